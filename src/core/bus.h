@@ -1,0 +1,104 @@
+/*
+ * The bus carries messages between members through durable inboxes.
+ *
+ * A message is committed to the store before bus_send() returns, and a
+ * member blocked in bus_wait() is woken at once through a condition
+ * variable: no polling happens inside the process. Messages written by
+ * another process into the same store are noticed by bus_poll(), which the
+ * main loop calls on its one-second tick.
+ *
+ * Draining an inbox marks its messages delivered and records each in the
+ * recipient's transcript in one transaction, so a crash at any moment
+ * leaves every message either still undelivered or already recorded.
+ */
+#ifndef HUDDLE_CORE_BUS_H
+#define HUDDLE_CORE_BUS_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/message.h"
+#include "core/store.h"
+
+struct bus;
+
+/* Called after a message is committed, on the sending thread, with no lock
+ * held. The message is valid only during the call. */
+typedef void (*bus_listener_fn)(void *ud, const struct message *m);
+
+/* Creates a bus over an open store (not owned). */
+struct bus *bus_new(struct store *s);
+
+/* Frees the bus; no thread may be waiting on it. NULL is ignored. */
+void bus_free(struct bus *bus);
+
+/* The store the bus writes to. */
+struct store *bus_store(struct bus *bus);
+
+/* Registers a listener for every committed message. Call before any
+ * thread sends; listeners cannot be removed. */
+void bus_listen(struct bus *bus, bus_listener_fn fn, void *ud);
+
+/*
+ * Sends one message and wakes its recipient. `metadata` (an object, or
+ * NULL) is not stolen. Returns the message id (> 0), or -1 with *err: the
+ * recipient is unknown or terminated, or the store failed.
+ */
+int64_t bus_send(struct bus *bus, const char *from, const char *to,
+    enum msg_type type, const char *content, json_t *metadata, char **err);
+
+/*
+ * Sends `content` as a broadcast to every live member except the sender.
+ * Returns the number of recipients, or -1 with *err.
+ */
+int bus_broadcast(struct bus *bus, const char *from, const char *content,
+    char **err);
+
+/*
+ * Inside a transaction: checks that `to` is a live member and inserts the
+ * message, filling *out (when not NULL) with a copy of what was stored. After
+ * committing, the caller wakes `to` with bus_wake() and tells listeners with
+ * bus_announce(). Returns the id, or -1 with *err.
+ */
+int64_t bus_post_tx(struct store *s, const char *from, const char *to,
+    enum msg_type type, const char *content, json_t *metadata,
+    struct message *out, char **err);
+
+/* Wakes anything waiting on name's inbox. */
+void bus_wake(struct bus *bus, const char *name);
+
+/* Calls the listeners for a message committed by bus_post_tx(). */
+void bus_announce(struct bus *bus, const struct message *m);
+
+/*
+ * Takes every undelivered message for `name`, oldest first, marks them
+ * delivered and appends each (as message_render() shows it) to name's
+ * transcript, all in one transaction. On success returns 0 with *out a
+ * malloc'd array of *n messages (free with message_free_array; NULL when
+ * *n is 0). Returns -1 with *err when the store failed; nothing is then
+ * delivered.
+ */
+int bus_drain(struct bus *bus, const char *name, struct message **out,
+    size_t *n, char **err);
+
+/* Returns the number of undelivered messages for name (0 on error). */
+size_t bus_pending(struct bus *bus, const char *name);
+
+/*
+ * Blocks until name's inbox has undelivered messages, bus_wake() is called
+ * for it, *stop becomes non-zero (checked race-free: set it, then call
+ * bus_wake), or the monotonic deadline (clock_mono_ms; -1 waits forever)
+ * passes. Returns 1 when woken or messages wait, 0 at the deadline.
+ */
+int bus_wait(struct bus *bus, const char *name, int64_t deadline_ms,
+    const atomic_int *stop);
+
+/*
+ * Notices commits by other processes (PRAGMA data_version) and wakes every
+ * waiter when there were any. Returns 1 when something changed, else 0.
+ */
+int bus_poll(struct bus *bus);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * Message types and the readable form of a message (see message.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/message.h"
+#include "util/xmalloc.h"
+
+static const char *const msg_type_names[MSG_TYPE_COUNT] = {
+	[MSG_MESSAGE] = "message",
+	[MSG_BROADCAST] = "broadcast",
+	[MSG_SHUTDOWN_REQUEST] = "shutdown_request",
+	[MSG_SHUTDOWN_RESPONSE] = "shutdown_response",
+	[MSG_PLAN_APPROVAL_REQUEST] = "plan_approval_request",
+	[MSG_PLAN_APPROVAL_RESPONSE] = "plan_approval_response",
+	[MSG_PERMISSION_REQUEST] = "permission_request",
+	[MSG_PERMISSION_RESPONSE] = "permission_response",
+	[MSG_IDLE_NOTIFICATION] = "idle_notification",
+	[MSG_TEAMMATE_TERMINATED] = "teammate_terminated",
+};
+
+const char *
+msg_type_name(enum msg_type type)
+{
+	if ((unsigned)type >= MSG_TYPE_COUNT)
+		return "unknown";
+	return msg_type_names[type];
+}
+
+int
+msg_type_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < MSG_TYPE_COUNT; i++) {
+		if (name != NULL && strcmp(name, msg_type_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static const char *
+message_meta_str(const struct message *m, const char *key)
+{
+	return json_string_value(json_object_get(m->metadata, key));
+}
+
+char *
+message_render(const struct message *m)
+{
+	const char *rid = message_meta_str(m, "request_id");
+	const char *status = message_meta_str(m, "status");
+	json_t *approve = json_object_get(m->metadata, "approve");
+	const char *verdict;
+
+	if (rid == NULL)
+		return xasprintf("[%s from %s] %s", msg_type_name(m->type),
+		    m->from, m->content);
+	if (status != NULL)
+		verdict = status;
+	else if (approve != NULL)
+		verdict = json_is_true(approve) ? "approved" : "rejected";
+	else
+		verdict = NULL;
+	if (verdict != NULL)
+		return xasprintf("[%s from %s, request_id %s: %s] %s",
+		    msg_type_name(m->type), m->from, rid, verdict,
+		    m->content);
+	return xasprintf("[%s from %s, request_id %s] %s",
+	    msg_type_name(m->type), m->from, rid, m->content);
+}
+
+void
+message_clear(struct message *m)
+{
+	free(m->from);
+	free(m->to);
+	free(m->content);
+	json_decref(m->metadata);
+	memset(m, 0, sizeof *m);
+}
+
+void
+message_free_array(struct message *array, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		message_clear(&array[i]);
+	free(array);
+}

@@ -1,0 +1,62 @@
+/*
+ * A message is what travels between agents through their inboxes: who sent
+ * it to whom, what kind it is, its text, and metadata (the request_id and
+ * decision fields of the protocols). Types are an enum in code and a name
+ * in the store and on the wire.
+ */
+#ifndef HUDDLE_CORE_MESSAGE_H
+#define HUDDLE_CORE_MESSAGE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum msg_type {
+	MSG_MESSAGE,
+	MSG_BROADCAST,
+	MSG_SHUTDOWN_REQUEST,
+	MSG_SHUTDOWN_RESPONSE,
+	MSG_PLAN_APPROVAL_REQUEST,
+	MSG_PLAN_APPROVAL_RESPONSE,
+	MSG_PERMISSION_REQUEST,
+	MSG_PERMISSION_RESPONSE,
+	MSG_IDLE_NOTIFICATION,
+	MSG_TEAMMATE_TERMINATED,
+	MSG_TYPE_COUNT
+};
+
+/* Reserved names that are not members: the person at the keyboard, and
+ * huddle itself as the sender of expiry and cancellation notices. */
+#define MSG_USER	"user"
+#define MSG_SYSTEM	"system"
+
+struct message {
+	int64_t		 id;
+	char		*from;
+	char		*to;
+	enum msg_type	 type;
+	char		*content;
+	json_t		*metadata;	/* an object; never NULL */
+	int64_t		 created_at;	/* wall-clock ms */
+};
+
+/* The wire name of a type ("shutdown_request"). */
+const char *msg_type_name(enum msg_type type);
+
+/* Parses a wire name. Returns the type, or -1 when unknown. */
+int msg_type_parse(const char *name);
+
+/*
+ * Returns a malloc'd line that shows the message to a model: who sent it,
+ * its kind, and for protocol messages the request_id and decision, so the
+ * model can answer with the right id.
+ */
+char *message_render(const struct message *m);
+
+/* Frees the fields of m (not m itself). */
+void message_clear(struct message *m);
+
+/* Frees an array of n messages. */
+void message_free_array(struct message *array, size_t n);
+
+#endif

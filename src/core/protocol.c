@@ -1,0 +1,674 @@
+/*
+ * The table-driven protocol engine (see protocol.h).
+ *
+ * Changes are made inside one store transaction and collected in an
+ * outbox: the messages to wake recipients for and the request states to
+ * announce. Only after the commit succeeds is the outbox flushed, so no one
+ * is ever woken for, or shown, a change that did not happen.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "core/protocol.h"
+#include "core/roster.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* What approving a request does beyond its state change; runs inside the
+ * deciding transaction. */
+typedef int (*proto_effect_fn)(struct store *s, const struct request *r,
+    char **err);
+
+struct proto_kind {
+	const char	*name;
+	enum msg_type	 request_msg;
+	enum msg_type	 response_msg;
+	const char	*text_field;	/* metadata key of the response text */
+	unsigned	 answerers;
+	int64_t		 timeout_ms;
+	proto_effect_fn	 on_approve;
+};
+
+static void proto_read_all(sqlite3_stmt *, struct request **, size_t *,
+    size_t *);
+static int proto_lift_plan_gate(struct store *, const struct request *,
+    char **);
+
+/* Adding a protocol is adding a row here (and its two message types). */
+static const struct proto_kind proto_kinds[REQ_TYPE_COUNT] = {
+	[REQ_SHUTDOWN] = {
+		"shutdown", MSG_SHUTDOWN_REQUEST, MSG_SHUTDOWN_RESPONSE,
+		"reason", PROTO_BY_TARGET, 60 * 1000, NULL,
+	},
+	[REQ_PLAN_APPROVAL] = {
+		"plan", MSG_PLAN_APPROVAL_REQUEST, MSG_PLAN_APPROVAL_RESPONSE,
+		"feedback", PROTO_BY_TARGET | PROTO_BY_USER, 30 * 60 * 1000,
+		proto_lift_plan_gate,
+	},
+	[REQ_PERMISSION] = {
+		"permission", MSG_PERMISSION_REQUEST, MSG_PERMISSION_RESPONSE,
+		"feedback", PROTO_BY_USER, 10 * 60 * 1000, NULL,
+	},
+};
+
+static const char *const req_status_names[REQ_STATUS_COUNT] = {
+	[REQ_PENDING] = "pending",
+	[REQ_APPROVED] = "approved",
+	[REQ_REJECTED] = "rejected",
+	[REQ_EXPIRED] = "expired",
+	[REQ_CANCELLED] = "cancelled",
+};
+
+struct proto_listener {
+	protocol_listener_fn	 fn;
+	void			*ud;
+};
+
+struct protocol {
+	struct bus		*bus;
+	struct store		*store;
+	struct proto_kind	 kinds[REQ_TYPE_COUNT];
+	struct proto_listener	 listeners[4];
+	int			 nlisteners;
+};
+
+/* What a transaction will announce once it has committed. */
+struct proto_outbox {
+	struct request	*reqs;
+	size_t		 nreqs, capreqs;
+	struct message	*msgs;
+	size_t		 nmsgs, capmsgs;
+};
+
+const char *
+req_type_name(enum req_type type)
+{
+	if ((unsigned)type >= REQ_TYPE_COUNT)
+		return "unknown";
+	return proto_kinds[type].name;
+}
+
+const char *
+req_status_name(enum req_status status)
+{
+	if ((unsigned)status >= REQ_STATUS_COUNT)
+		return "unknown";
+	return req_status_names[status];
+}
+
+enum msg_type
+req_request_msg(enum req_type type)
+{
+	return proto_kinds[type].request_msg;
+}
+
+enum msg_type
+req_response_msg(enum req_type type)
+{
+	return proto_kinds[type].response_msg;
+}
+
+static int
+req_type_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < REQ_TYPE_COUNT; i++) {
+		if (name != NULL && strcmp(name, proto_kinds[i].name) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static int
+req_status_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < REQ_STATUS_COUNT; i++) {
+		if (name != NULL && strcmp(name, req_status_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static int
+proto_lift_plan_gate(struct store *s, const struct request *r, char **err)
+{
+	return roster_approve_plan_tx(s, r->from, err);
+}
+
+struct protocol *
+protocol_new(struct bus *bus)
+{
+	struct protocol *p = xcalloc(1, sizeof *p);
+
+	p->bus = bus;
+	p->store = bus_store(bus);
+	memcpy(p->kinds, proto_kinds, sizeof p->kinds);
+	return p;
+}
+
+void
+protocol_free(struct protocol *p)
+{
+	free(p);
+}
+
+void
+protocol_listen(struct protocol *p, protocol_listener_fn fn, void *ud)
+{
+	if (p->nlisteners == (int)(sizeof p->listeners /
+	    sizeof *p->listeners))
+		abort();
+	p->listeners[p->nlisteners].fn = fn;
+	p->listeners[p->nlisteners].ud = ud;
+	p->nlisteners++;
+}
+
+void
+protocol_set_answerers(struct protocol *p, enum req_type type,
+    unsigned answerers)
+{
+	p->kinds[type].answerers = answerers;
+}
+
+void
+protocol_set_timeout(struct protocol *p, enum req_type type,
+    int64_t timeout_ms)
+{
+	p->kinds[type].timeout_ms = timeout_ms;
+}
+
+static void
+request_clear(struct request *r)
+{
+	free(r->from);
+	free(r->to);
+	free(r->body);
+	free(r->response);
+	free(r->decided_by);
+	memset(r, 0, sizeof *r);
+}
+
+void
+request_free(struct request *r)
+{
+	if (r == NULL)
+		return;
+	request_clear(r);
+	free(r);
+}
+
+void
+request_free_array(struct request *array, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		request_clear(&array[i]);
+	free(array);
+}
+
+static void
+request_copy(struct request *dst, const struct request *src)
+{
+	*dst = *src;
+	dst->from = xstrdup_or_null(src->from);
+	dst->to = xstrdup_or_null(src->to);
+	dst->body = xstrdup_or_null(src->body);
+	dst->response = xstrdup_or_null(src->response);
+	dst->decided_by = xstrdup_or_null(src->decided_by);
+}
+
+#define PROTO_COLUMNS "id, type, sender, target, status, body, response," \
+	" decided_by, created_at, expires_at, decided_at"
+
+/* Reads a row of PROTO_COLUMNS; returns -1 for a row this build cannot
+ * understand (written by a newer huddle). */
+static int
+proto_read_row(sqlite3_stmt *st, struct request *r)
+{
+	const char *id = (const char *)sqlite3_column_text(st, 0);
+	int type = req_type_parse((const char *)sqlite3_column_text(st, 1));
+	int status = req_status_parse(
+	    (const char *)sqlite3_column_text(st, 4));
+
+	memset(r, 0, sizeof *r);
+	if (id == NULL || strlen(id) != PROTO_ID_SIZE - 1 || type < 0 ||
+	    status < 0)
+		return -1;
+	memcpy(r->id, id, PROTO_ID_SIZE);
+	r->type = type;
+	r->status = status;
+	r->from = store_column_text(st, 2);
+	r->to = store_column_text(st, 3);
+	r->body = store_column_text(st, 5);
+	r->response = store_column_text(st, 6);
+	r->decided_by = store_column_text(st, 7);
+	r->created_at = sqlite3_column_int64(st, 8);
+	r->expires_at = sqlite3_column_int64(st, 9);
+	r->decided_at = sqlite3_column_int64(st, 10);
+	return 0;
+}
+
+/* Inside a transaction (or under the store lock): loads request id. */
+static int
+proto_load_tx(struct store *s, const char *id, struct request *r)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT " PROTO_COLUMNS
+	    " FROM requests WHERE id = ?");
+	int rc = -1;
+
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		rc = proto_read_row(st, r);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Inside a transaction: a fresh "req_" + 8 hex id not yet in the store. */
+static void
+proto_new_id(struct store *s, char id[PROTO_ID_SIZE])
+{
+	struct request taken;
+	uint32_t v;
+
+	for (;;) {
+		if (getrandom(&v, sizeof v, 0) != sizeof v)
+			v = (uint32_t)clock_mono_us() ^ (uint32_t)rand();
+		snprintf(id, PROTO_ID_SIZE, "req_%08x", v);
+		if (proto_load_tx(s, id, &taken) == -1)
+			return;
+		request_clear(&taken);
+	}
+}
+
+static int
+proto_is_live(struct store *s, const char *name)
+{
+	int status = roster_status_tx(s, name);
+
+	return status != -1 && status != MEMBER_TERMINATED;
+}
+
+/*
+ * Inside a transaction: posts a message to `to` through the outbox. A
+ * notice to the person, or to a member who is gone, is skipped: there is
+ * no inbox to read it, and the state change itself is announced anyway.
+ */
+static int
+proto_post_tx(struct protocol *p, struct proto_outbox *o, const char *from,
+    const char *to, enum msg_type type, const char *content, json_t *meta,
+    char **err)
+{
+	int64_t id;
+
+	if (strcmp(to, MSG_USER) == 0 || !proto_is_live(p->store, to))
+		return 0;
+	o->msgs = xgrow(o->msgs, &o->capmsgs, o->nmsgs + 1, sizeof *o->msgs);
+	memset(&o->msgs[o->nmsgs], 0, sizeof *o->msgs);
+	id = bus_post_tx(p->store, from, to, type, content, meta,
+	    &o->msgs[o->nmsgs], err);
+	if (id == -1)
+		return -1;
+	o->nmsgs++;
+	return 0;
+}
+
+static void
+proto_outbox_add(struct proto_outbox *o, const struct request *r)
+{
+	o->reqs = xgrow(o->reqs, &o->capreqs, o->nreqs + 1, sizeof *o->reqs);
+	request_copy(&o->reqs[o->nreqs++], r);
+}
+
+/* Wakes and announces what a committed transaction did; frees it all. */
+static void
+proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
+    int committed)
+{
+	size_t i;
+	int l;
+
+	for (i = 0; committed && i < o->nmsgs; i++) {
+		bus_wake(p->bus, o->msgs[i].to);
+		bus_announce(p->bus, &o->msgs[i]);
+	}
+	for (i = 0; committed && i < o->nreqs; i++) {
+		for (l = 0; l < p->nlisteners; l++)
+			p->listeners[l].fn(p->listeners[l].ud, &o->reqs[i]);
+	}
+	message_free_array(o->msgs, o->nmsgs);
+	request_free_array(o->reqs, o->nreqs);
+	memset(o, 0, sizeof *o);
+}
+
+int
+protocol_request(struct protocol *p, enum req_type type, const char *from,
+    const char *to, const char *body, char id_out[PROTO_ID_SIZE],
+    char **err)
+{
+	const struct proto_kind *k = &p->kinds[type];
+	struct proto_outbox o = { 0 };
+	struct request r = { 0 };
+	sqlite3_stmt *st;
+	json_t *meta;
+	int rc = -1;
+
+	if (store_begin(p->store, err) == -1)
+		return -1;
+	if (strcmp(from, MSG_USER) != 0 && !proto_is_live(p->store, from)) {
+		*err = xasprintf("'%s' is not a live member of the team", from);
+		goto done;
+	}
+	proto_new_id(p->store, r.id);
+	r.type = type;
+	r.status = REQ_PENDING;
+	r.from = (char *)from;
+	r.to = (char *)to;
+	r.body = (char *)(body ? body : "");
+	r.created_at = clock_wall_ms();
+	r.expires_at = k->timeout_ms > 0 ? r.created_at + k->timeout_ms : 0;
+
+	st = store_stmt(p->store, "INSERT INTO requests (id, type, sender,"
+	    " target, status, body, created_at, expires_at)"
+	    " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)");
+	sqlite3_bind_text(st, 1, r.id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, k->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, to, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, r.body, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, r.created_at);
+	if (r.expires_at > 0)
+		sqlite3_bind_int64(st, 7, r.expires_at);
+	if (store_step_done(p->store, st, err) == -1)
+		goto done;
+
+	/* The target must get the request: unlike a notice, a request to a
+	 * member who is gone is an error for the one asking. */
+	meta = json_pack("{s:s}", "request_id", r.id);
+	o.msgs = xgrow(o.msgs, &o.capmsgs, 1, sizeof *o.msgs);
+	memset(o.msgs, 0, sizeof *o.msgs);
+	if (bus_post_tx(p->store, from, to, k->request_msg, r.body, meta,
+	    &o.msgs[0], err) > 0) {
+		o.nmsgs = 1;
+		rc = 0;
+	}
+	json_decref(meta);
+	if (rc == 0)
+		proto_outbox_add(&o, &r);
+done:
+	if (store_end(p->store, rc == 0, rc == 0 ? err : NULL) == -1)
+		rc = -1;
+	proto_outbox_flush(p, &o, rc == 0);
+	if (rc == 0) {
+		memcpy(id_out, r.id, PROTO_ID_SIZE);
+		log_printf("request %s: %s %s -> %s", r.id, k->name, from, to);
+	}
+	return rc;
+}
+
+/*
+ * Inside a transaction: moves pending request r to `status`, recording who
+ * decided and why, and posts the outcome to the requester. The UPDATE only
+ * matches a pending row, so the first decision wins even against a
+ * concurrent one.
+ */
+static int
+proto_decide_tx(struct protocol *p, struct proto_outbox *o,
+    struct request *r, enum req_status status, const char *by,
+    const char *text, char **err)
+{
+	const struct proto_kind *k = &p->kinds[r->type];
+	sqlite3_stmt *st;
+	json_t *meta;
+	int rc;
+
+	st = store_stmt(p->store, "UPDATE requests SET status = ?,"
+	    " response = ?, decided_by = ?, decided_at = ?"
+	    " WHERE id = ? AND status = 'pending'");
+	sqlite3_bind_text(st, 1, req_status_name(status), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text ? text : "", -1, SQLITE_STATIC);
+	if (by != NULL)
+		sqlite3_bind_text(st, 3, by, -1, SQLITE_STATIC);
+	r->decided_at = clock_wall_ms();
+	sqlite3_bind_int64(st, 4, r->decided_at);
+	sqlite3_bind_text(st, 5, r->id, -1, SQLITE_STATIC);
+	if (store_step_done(p->store, st, err) == -1)
+		return -1;
+	if (sqlite3_changes(store_db(p->store)) != 1) {
+		*err = xasprintf("%s is no longer pending", r->id);
+		return -1;
+	}
+	r->status = status;
+	free(r->response);
+	r->response = xstrdup(text ? text : "");
+	free(r->decided_by);
+	r->decided_by = xstrdup_or_null(by);
+
+	if (status == REQ_APPROVED && k->on_approve != NULL &&
+	    k->on_approve(p->store, r, err) == -1)
+		return -1;
+
+	meta = json_pack("{s:s, s:b, s:s}", "request_id", r->id, "approve",
+	    status == REQ_APPROVED, k->text_field, r->response);
+	if (status == REQ_EXPIRED || status == REQ_CANCELLED)
+		json_object_set_new(meta, "status",
+		    json_string(req_status_name(status)));
+	rc = proto_post_tx(p, o, by ? by : MSG_SYSTEM, r->from,
+	    k->response_msg, r->response, meta, err);
+	json_decref(meta);
+	if (rc == 0)
+		proto_outbox_add(o, r);
+	return rc;
+}
+
+/* Checks a response against request r; fills *msg when it does not fit. */
+static enum proto_verdict
+proto_judge(const struct protocol *p, const struct request *r,
+    enum msg_type response_type, const char *from, char **msg)
+{
+	const struct proto_kind *k = &p->kinds[r->type];
+	unsigned may = k->answerers;
+
+	if (response_type != k->response_msg) {
+		*msg = xasprintf("%s is a %s request: answer it with %s, not "
+		    "%s", r->id, k->name, msg_type_name(k->response_msg),
+		    msg_type_name(response_type));
+		return PROTO_WRONG_TYPE;
+	}
+	if (!((may & PROTO_BY_TARGET && strcmp(from, r->to) == 0) ||
+	    (may & PROTO_BY_USER && strcmp(from, MSG_USER) == 0))) {
+		*msg = xasprintf("%s may not answer %s: %s requests are "
+		    "answered by %s", from, r->id, k->name,
+		    may == PROTO_BY_USER ? "the person at the keyboard" :
+		    may == PROTO_BY_TARGET ? r->to :
+		    "the lead or the person at the keyboard");
+		return PROTO_WRONG_SENDER;
+	}
+	if (r->status != REQ_PENDING) {
+		*msg = xasprintf("%s was already %s%s%s; this answer changes "
+		    "nothing", r->id, req_status_name(r->status),
+		    r->decided_by ? " by " : "",
+		    r->decided_by ? r->decided_by : "");
+		return PROTO_ALREADY_DECIDED;
+	}
+	return PROTO_DECIDED;
+}
+
+enum proto_verdict
+protocol_respond(struct protocol *p, const char *id,
+    enum msg_type response_type, const char *from, int approve,
+    const char *text, char **msg)
+{
+	struct proto_outbox o = { 0 };
+	struct request r;
+	enum proto_verdict v;
+	char *why = NULL;
+	int ok;
+
+	if (store_begin(p->store, &why) == -1) {
+		v = PROTO_FAILED;
+		goto done;
+	}
+	if (id == NULL || proto_load_tx(p->store, id, &r) == -1) {
+		why = xasprintf("no request has the id '%s'", id ? id : "");
+		store_end(p->store, 0, NULL);
+		v = PROTO_UNKNOWN;
+		goto done;
+	}
+	v = proto_judge(p, &r, response_type, from, &why);
+	ok = v == PROTO_DECIDED && proto_decide_tx(p, &o, &r, approve ?
+	    REQ_APPROVED : REQ_REJECTED, from, text, &why) == 0;
+	if (store_end(p->store, ok, ok ? &why : NULL) == -1 &&
+	    v == PROTO_DECIDED)
+		v = PROTO_FAILED;
+	proto_outbox_flush(p, &o, v == PROTO_DECIDED);
+	if (v == PROTO_DECIDED)
+		why = xasprintf("%s %s", r.id, req_status_name(r.status));
+	request_clear(&r);
+done:
+	if (v != PROTO_DECIDED)
+		log_printf("response to %s from %s ignored: %s", id ? id : "?",
+		    from, why ? why : "?");
+	if (msg != NULL)
+		*msg = why ? why : xstrdup("the store failed");
+	else
+		free(why);
+	return v;
+}
+
+/*
+ * Inside a transaction: loads the pending requests selected by st (which
+ * returns PROTO_COLUMNS), then moves each to `status`.
+ */
+static int
+proto_close_all_tx(struct protocol *p, struct proto_outbox *o,
+    sqlite3_stmt *st, enum req_status status, const char *text,
+    char **err)
+{
+	struct request *list = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc = 0;
+
+	proto_read_all(st, &list, &n, &cap);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = proto_decide_tx(p, o, &list[i], status, NULL, text, err);
+	request_free_array(list, n);
+	return rc < 0 ? -1 : (int)n;
+}
+
+int
+protocol_tick(struct protocol *p, int64_t now_ms)
+{
+	struct proto_outbox o = { 0 };
+	sqlite3_stmt *st;
+	char *err = NULL;
+	int n;
+
+	if (store_begin(p->store, &err) == -1) {
+		log_printf("expiring requests: %s", err);
+		free(err);
+		return 0;
+	}
+	st = store_stmt(p->store, "SELECT " PROTO_COLUMNS " FROM requests"
+	    " WHERE status = 'pending' AND expires_at IS NOT NULL"
+	    " AND expires_at <= ? ORDER BY created_at");
+	sqlite3_bind_int64(st, 1, now_ms);
+	n = proto_close_all_tx(p, &o, st, REQ_EXPIRED,
+	    "no answer before the deadline", &err);
+	if (store_end(p->store, n > 0, n > 0 ? &err : NULL) == -1 && n > 0)
+		n = -1;
+	proto_outbox_flush(p, &o, n > 0);
+	if (n < 0) {
+		log_printf("expiring requests: %s", err ? err : "?");
+		n = 0;
+	}
+	free(err);
+	return n;
+}
+
+int
+protocol_terminate(struct protocol *p, const char *name, const char *why,
+    char **err)
+{
+	struct proto_outbox o = { 0 };
+	sqlite3_stmt *st;
+	char *text;
+	int rc;
+
+	if (store_begin(p->store, err) == -1)
+		return -1;
+	text = xasprintf("%s has terminated", name);
+	rc = roster_set_status_tx(p->store, name, MEMBER_TERMINATED, err);
+	if (rc == 0) {
+		st = store_stmt(p->store, "SELECT " PROTO_COLUMNS
+		    " FROM requests WHERE status = 'pending'"
+		    " AND (sender = ?1 OR target = ?1) ORDER BY created_at");
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		rc = proto_close_all_tx(p, &o, st, REQ_CANCELLED, text, err);
+	}
+	if (rc >= 0 && strcmp(name, ROSTER_LEAD) != 0)
+		rc = proto_post_tx(p, &o, name, ROSTER_LEAD,
+		    MSG_TEAMMATE_TERMINATED, why && *why ? why : text, NULL,
+		    err);
+	free(text);
+	rc = store_end(p->store, rc >= 0, rc >= 0 ? err : NULL);
+	proto_outbox_flush(p, &o, rc == 0);
+	return rc;
+}
+
+struct request *
+protocol_get(struct protocol *p, const char *id)
+{
+	struct request *r = xcalloc(1, sizeof *r);
+
+	store_lock(p->store);
+	if (proto_load_tx(p->store, id, r) == -1) {
+		request_clear(r);
+		free(r);
+		r = NULL;
+	}
+	store_unlock(p->store);
+	return r;
+}
+
+/* Appends the rows of st (PROTO_COLUMNS) to *array. */
+static void
+proto_read_all(sqlite3_stmt *st, struct request **array, size_t *n,
+    size_t *cap)
+{
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*array = xgrow(*array, cap, *n + 1, sizeof **array);
+		if (proto_read_row(st, &(*array)[*n]) == 0)
+			(*n)++;
+	}
+	sqlite3_reset(st);
+}
+
+size_t
+protocol_list(struct protocol *p, size_t decided, struct request **out)
+{
+	struct request *array = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+
+	store_lock(p->store);
+	st = store_stmt(p->store, "SELECT " PROTO_COLUMNS " FROM requests"
+	    " WHERE status = 'pending' ORDER BY created_at, rowid");
+	proto_read_all(st, &array, &n, &cap);
+	st = store_stmt(p->store, "SELECT " PROTO_COLUMNS " FROM requests"
+	    " WHERE status != 'pending' ORDER BY decided_at DESC, rowid DESC"
+	    " LIMIT ?");
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)decided);
+	proto_read_all(st, &array, &n, &cap);
+	store_unlock(p->store);
+	*out = array;
+	return n;
+}

@@ -1,0 +1,273 @@
+/*
+ * Members of the team, persisted in the store's members table (see
+ * roster.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/roster.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+static const char *const member_status_names[MEMBER_STATUS_COUNT] = {
+	[MEMBER_STARTING] = "starting",
+	[MEMBER_WORKING] = "working",
+	[MEMBER_IDLE] = "idle",
+	[MEMBER_WAITING] = "waiting",
+	[MEMBER_ERROR] = "error",
+	[MEMBER_TERMINATED] = "terminated",
+};
+
+static const char *const roster_reserved[] = { "user", "system", "all" };
+
+const char *
+member_status_name(enum member_status status)
+{
+	if ((unsigned)status >= MEMBER_STATUS_COUNT)
+		return "unknown";
+	return member_status_names[status];
+}
+
+int
+member_status_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < MEMBER_STATUS_COUNT; i++) {
+		if (name != NULL && strcmp(name, member_status_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+int
+roster_check_name(const char *name, char **err)
+{
+	size_t i, len = name ? strlen(name) : 0;
+
+	if (len == 0 || len > 32 || name[0] < 'a' || name[0] > 'z')
+		goto bad;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == '-'))
+			goto bad;
+	}
+	for (i = 0; i < sizeof roster_reserved / sizeof *roster_reserved;
+	    i++) {
+		if (strcmp(name, roster_reserved[i]) == 0) {
+			*err = xasprintf("'%s' is a reserved name", name);
+			return -1;
+		}
+	}
+	return 0;
+bad:
+	*err = xasprintf("bad name '%s': use 1-32 lowercase letters, digits, "
+	    "'-' or '_', starting with a letter", name ? name : "");
+	return -1;
+}
+
+int
+roster_add(struct store *s, const char *name, const char *role,
+    const char *prompt, int plan_required, char **err)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_wall_ms();
+	int rc;
+
+	if (roster_check_name(name, err) == -1)
+		return -1;
+	if (store_begin(s, err) == -1)
+		return -1;
+	if (roster_status_tx(s, name) != -1) {
+		*err = xasprintf("a member named '%s' already exists", name);
+		store_end(s, 0, NULL);
+		return -1;
+	}
+	st = store_stmt(s, "INSERT INTO members (name, role, prompt, is_lead,"
+	    " status, plan_required, created_at, updated_at)"
+	    " VALUES (?, ?, ?, ?, 'starting', ?, ?, ?)");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, role ? role : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, prompt ? prompt : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, strcmp(name, ROSTER_LEAD) == 0);
+	sqlite3_bind_int(st, 5, plan_required != 0);
+	sqlite3_bind_int64(st, 6, now);
+	sqlite3_bind_int64(st, 7, now);
+	rc = store_step_done(s, st, err);
+	return store_end(s, rc == 0, err);
+}
+
+int
+roster_status_tx(struct store *s, const char *name)
+{
+	sqlite3_stmt *st = store_stmt(s,
+	    "SELECT status FROM members WHERE name = ?");
+	int status = -1;
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		status = member_status_parse(
+		    (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return status;
+}
+
+/* Runs a one-member UPDATE and fails when no member matched. */
+static int
+roster_update_one(struct store *s, sqlite3_stmt *st, const char *name,
+    char **err)
+{
+	if (store_step_done(s, st, err) == -1)
+		return -1;
+	if (sqlite3_changes(store_db(s)) == 0) {
+		*err = xasprintf("no member named '%s'", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+roster_set_status_tx(struct store *s, const char *name,
+    enum member_status status, char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET status = ?,"
+	    " updated_at = ? WHERE name = ?");
+
+	sqlite3_bind_text(st, 1, member_status_name(status), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, clock_wall_ms());
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	return roster_update_one(s, st, name, err);
+}
+
+int
+roster_set_status(struct store *s, const char *name,
+    enum member_status status, char **err)
+{
+	int rc;
+
+	if (store_begin(s, err) == -1)
+		return -1;
+	rc = roster_set_status_tx(s, name, status, err);
+	return store_end(s, rc == 0, err);
+}
+
+int
+roster_approve_plan_tx(struct store *s, const char *name, char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET"
+	    " plan_approved = 1, updated_at = ? WHERE name = ?");
+
+	sqlite3_bind_int64(st, 1, clock_wall_ms());
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	return roster_update_one(s, st, name, err);
+}
+
+int
+roster_add_tokens(struct store *s, const char *name, int64_t in,
+    int64_t out, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_begin(s, err) == -1)
+		return -1;
+	st = store_stmt(s, "UPDATE members SET tokens_in = tokens_in + ?,"
+	    " tokens_out = tokens_out + ? WHERE name = ?");
+	sqlite3_bind_int64(st, 1, in);
+	sqlite3_bind_int64(st, 2, out);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	rc = roster_update_one(s, st, name, err);
+	return store_end(s, rc == 0, err);
+}
+
+#define ROSTER_COLUMNS "name, role, prompt, is_lead, plan_required," \
+	" plan_approved, status, tokens_in, tokens_out, created_at, updated_at"
+
+static void
+roster_read_row(sqlite3_stmt *st, struct member *m)
+{
+	m->name = store_column_text(st, 0);
+	m->role = store_column_text(st, 1);
+	m->prompt = store_column_text(st, 2);
+	m->is_lead = sqlite3_column_int(st, 3);
+	m->plan_required = sqlite3_column_int(st, 4);
+	m->plan_approved = sqlite3_column_int(st, 5);
+	m->status = member_status_parse(
+	    (const char *)sqlite3_column_text(st, 6));
+	m->tokens_in = sqlite3_column_int64(st, 7);
+	m->tokens_out = sqlite3_column_int64(st, 8);
+	m->created_at = sqlite3_column_int64(st, 9);
+	m->updated_at = sqlite3_column_int64(st, 10);
+}
+
+struct member *
+roster_get(struct store *s, const char *name)
+{
+	struct member *m = NULL;
+	sqlite3_stmt *st;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT " ROSTER_COLUMNS
+	    " FROM members WHERE name = ?");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		m = xcalloc(1, sizeof *m);
+		roster_read_row(st, m);
+	}
+	sqlite3_reset(st);
+	store_unlock(s);
+	return m;
+}
+
+size_t
+roster_list(struct store *s, struct member **out)
+{
+	struct member *array = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT " ROSTER_COLUMNS " FROM members"
+	    " ORDER BY is_lead DESC, created_at, rowid");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		array = xgrow(array, &cap, n + 1, sizeof *array);
+		roster_read_row(st, &array[n++]);
+	}
+	sqlite3_reset(st);
+	store_unlock(s);
+	*out = array;
+	return n;
+}
+
+void
+member_clear(struct member *m)
+{
+	free(m->name);
+	free(m->role);
+	free(m->prompt);
+	memset(m, 0, sizeof *m);
+}
+
+void
+member_free(struct member *m)
+{
+	if (m == NULL)
+		return;
+	member_clear(m);
+	free(m);
+}
+
+void
+member_free_array(struct member *array, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		member_clear(&array[i]);
+	free(array);
+}

@@ -1,0 +1,97 @@
+/*
+ * The roster is the team as the store knows it: every member (the lead and
+ * each teammate) with its role, spawn prompt, status, plan gate and token
+ * counts. It is what --resume rebuilds the team from.
+ */
+#ifndef HUDDLE_CORE_ROSTER_H
+#define HUDDLE_CORE_ROSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/store.h"
+
+/* The lead's name: there is one lead per team. */
+#define ROSTER_LEAD "lead"
+
+enum member_status {
+	MEMBER_STARTING,
+	MEMBER_WORKING,
+	MEMBER_IDLE,
+	MEMBER_WAITING,		/* blocked on a protocol request */
+	MEMBER_ERROR,		/* last LLM call failed; waits for a message */
+	MEMBER_TERMINATED,
+	MEMBER_STATUS_COUNT
+};
+
+struct member {
+	char			*name;
+	char			*role;
+	char			*prompt;	/* the spawn prompt */
+	int			 is_lead;
+	int			 plan_required;
+	int			 plan_approved;
+	enum member_status	 status;
+	int64_t			 tokens_in;
+	int64_t			 tokens_out;
+	int64_t			 created_at;	/* wall-clock ms */
+	int64_t			 updated_at;
+};
+
+/* "working", "idle", … */
+const char *member_status_name(enum member_status status);
+/* Returns the status, or -1 for an unknown name. */
+int member_status_parse(const char *name);
+
+/*
+ * Checks a new member's name: 1–32 characters of [a-z0-9_-] starting with
+ * a letter, and not a reserved name ("user", "system", "all"). Returns 0 or
+ * -1 with a reason in *err.
+ */
+int roster_check_name(const char *name, char **err);
+
+/*
+ * Adds a member with status "starting". Fails (-1, *err) on a bad or taken
+ * name. Adding ROSTER_LEAD makes the lead.
+ */
+int roster_add(struct store *s, const char *name, const char *role,
+    const char *prompt, int plan_required, char **err);
+
+/* Sets a member's status. Returns 0, or -1 with *err (unknown member). */
+int roster_set_status(struct store *s, const char *name,
+    enum member_status status, char **err);
+
+/* Adds to a member's token counts. Returns 0 or -1 with *err. */
+int roster_add_tokens(struct store *s, const char *name, int64_t in,
+    int64_t out, char **err);
+
+/*
+ * Returns the member (free with member_free), or NULL when there is no
+ * such member.
+ */
+struct member *roster_get(struct store *s, const char *name);
+
+/*
+ * Lists every member, the lead first, then teammates in the order they were
+ * added. Returns the count; *out is a malloc'd array (free with
+ * member_free_array).
+ */
+size_t roster_list(struct store *s, struct member **out);
+
+void member_free(struct member *m);
+void member_clear(struct member *m);
+void member_free_array(struct member *array, size_t n);
+
+/*
+ * Inside a transaction: the status of `name`, or -1 when no such member.
+ */
+int roster_status_tx(struct store *s, const char *name);
+
+/* Inside a transaction: sets the status (0, or -1 with *err). */
+int roster_set_status_tx(struct store *s, const char *name,
+    enum member_status status, char **err);
+
+/* Inside a transaction: marks a member's plan approved. */
+int roster_approve_plan_tx(struct store *s, const char *name, char **err);
+
+#endif

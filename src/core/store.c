@@ -1,0 +1,379 @@
+/*
+ * The SQLite store: opening, permissions, schema migrations, the lock and
+ * the prepared-statement cache (see store.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/store.h"
+#include "util/xmalloc.h"
+
+struct store_cached {
+	const char	*sql;
+	sqlite3_stmt	*stmt;
+};
+
+struct store {
+	sqlite3			*db;
+	char			*path;
+	pthread_mutex_t		 lock;
+	struct store_cached	*cache;
+	size_t			 ncache;
+	size_t			 capcache;
+};
+
+/*
+ * Migrations, oldest first: migrations[i] brings a database from schema
+ * version i to i + 1. Never edit a released step; append a new one.
+ */
+static const char *const store_migrations[] = {
+	/* 0 -> 1: the first schema. */
+	"CREATE TABLE members ("
+	"  name TEXT PRIMARY KEY,"
+	"  role TEXT NOT NULL,"
+	"  prompt TEXT NOT NULL DEFAULT '',"
+	"  is_lead INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL,"
+	"  plan_required INTEGER NOT NULL DEFAULT 0,"
+	"  plan_approved INTEGER NOT NULL DEFAULT 0,"
+	"  tokens_in INTEGER NOT NULL DEFAULT 0,"
+	"  tokens_out INTEGER NOT NULL DEFAULT 0,"
+	"  created_at INTEGER NOT NULL,"
+	"  updated_at INTEGER NOT NULL);"
+	/* Messages are never deleted, so rowids are never reused. */
+	"CREATE TABLE messages ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sender TEXT NOT NULL,"
+	"  recipient TEXT NOT NULL,"
+	"  type TEXT NOT NULL,"
+	"  content TEXT NOT NULL,"
+	"  metadata TEXT NOT NULL DEFAULT '{}',"
+	"  created_at INTEGER NOT NULL,"
+	"  delivered_at INTEGER);"
+	"CREATE INDEX messages_undelivered ON messages(recipient, id)"
+	"  WHERE delivered_at IS NULL;"
+	"CREATE TABLE requests ("
+	"  id TEXT PRIMARY KEY,"
+	"  type TEXT NOT NULL,"
+	"  sender TEXT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN"
+	"    ('pending','approved','rejected','expired','cancelled')),"
+	"  body TEXT NOT NULL,"
+	"  response TEXT,"
+	"  decided_by TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  expires_at INTEGER,"
+	"  decided_at INTEGER);"
+	"CREATE INDEX requests_by_status ON requests(status, created_at);"
+	/* message_id ties an entry to the inbox message it records: UNIQUE
+	 * makes a second delivery of one message impossible. */
+	"CREATE TABLE transcripts ("
+	"  member TEXT NOT NULL,"
+	"  seq INTEGER NOT NULL,"
+	"  entry TEXT NOT NULL,"
+	"  message_id INTEGER UNIQUE,"
+	"  created_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (member, seq));",
+};
+
+int
+store_fail(struct store *s, char **err, const char *what)
+{
+	if (err != NULL)
+		*err = xasprintf("%s: %s", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+/* Creates dir with mode 0700, or tightens an existing one to 0700. */
+static int
+store_make_private_dir(const char *dir, char **err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		goto fail;
+	if (stat(dir, &st) == -1)
+		goto fail;
+	if (!S_ISDIR(st.st_mode)) {
+		*err = xasprintf("%s: not a directory", dir);
+		return -1;
+	}
+	if ((st.st_mode & 0777) != 0700 && chmod(dir, 0700) == -1)
+		goto fail;
+	return 0;
+fail:
+	*err = xasprintf("%s: %s", dir, strerror(errno));
+	return -1;
+}
+
+/*
+ * Creates path with mode 0600 (or tightens it) before SQLite opens it:
+ * SQLite gives its -wal and -shm files the mode of the database file.
+ */
+static int
+store_make_private_file(const char *path, char **err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd == -1 || fchmod(fd, 0600) == -1) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+store_exec(struct store *s, const char *sql, char **err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		*err = xasprintf("%s", msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+store_user_version(struct store *s, int *version, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK)
+		return store_fail(s, err, "reading the schema version");
+	rc = sqlite3_step(st);
+	*version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (*version < 0)
+		return store_fail(s, err, "reading the schema version");
+	return 0;
+}
+
+/* Brings the schema up to STORE_SCHEMA_VERSION, one step per transaction. */
+static int
+store_migrate(struct store *s, char **err)
+{
+	int version;
+
+	if (store_user_version(s, &version, err) == -1)
+		return -1;
+	if (version > STORE_SCHEMA_VERSION) {
+		*err = xasprintf("%s: schema version %d is newer than this "
+		    "huddle understands (%d)", s->path, version,
+		    STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	for (; version < STORE_SCHEMA_VERSION; version++) {
+		char *bump = xasprintf("PRAGMA user_version = %d",
+		    version + 1);
+		int rc = -1;
+
+		if (store_exec(s, "BEGIN IMMEDIATE", err) == 0) {
+			rc = store_exec(s, store_migrations[version], err);
+			if (rc == 0)
+				rc = store_exec(s, bump, err);
+			if (rc == 0)
+				rc = store_exec(s, "COMMIT", err);
+			else
+				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL,
+				    NULL);
+		}
+		free(bump);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+struct store *
+store_open(const char *workdir, int flags, char **err)
+{
+	struct store *s;
+	char *dir = xasprintf("%s/.huddle", workdir);
+	char *why = NULL;
+
+	s = xcalloc(1, sizeof *s);
+	pthread_mutex_init(&s->lock, NULL);
+	s->path = xasprintf("%s/team.db", dir);
+	if (store_make_private_dir(dir, err) == -1 ||
+	    store_make_private_file(s->path, err) == -1)
+		goto fail;
+	if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		*err = xasprintf("%s: %s", s->path, s->db ?
+		    sqlite3_errmsg(s->db) : "cannot open");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	if (store_exec(s, "PRAGMA journal_mode = WAL", &why) == -1 ||
+	    store_exec(s, flags & STORE_SYNC_FULL ?
+	    "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+	    &why) == -1 ||
+	    store_migrate(s, &why) == -1) {
+		*err = xasprintf("%s: %s", s->path, why);
+		free(why);
+		goto fail;
+	}
+	free(dir);
+	return s;
+fail:
+	free(dir);
+	store_close(s);
+	return NULL;
+}
+
+void
+store_close(struct store *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->ncache; i++)
+		sqlite3_finalize(s->cache[i].stmt);
+	free(s->cache);
+	sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->lock);
+	free(s->path);
+	free(s);
+}
+
+const char *
+store_path(const struct store *s)
+{
+	return s->path;
+}
+
+sqlite3 *
+store_db(struct store *s)
+{
+	return s->db;
+}
+
+void
+store_lock(struct store *s)
+{
+	pthread_mutex_lock(&s->lock);
+}
+
+void
+store_unlock(struct store *s)
+{
+	pthread_mutex_unlock(&s->lock);
+}
+
+int
+store_begin(struct store *s, char **err)
+{
+	sqlite3_stmt *st;
+
+	store_lock(s);
+	st = store_stmt(s, "BEGIN IMMEDIATE");
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		store_fail(s, err, "starting a transaction");
+		store_unlock(s);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_end(struct store *s, int ok, char **err)
+{
+	int rc = ok ? 0 : -1;
+
+	if (ok && sqlite3_step(store_stmt(s, "COMMIT")) != SQLITE_DONE)
+		rc = store_fail(s, err, "committing");
+	/* A failed COMMIT leaves the transaction open: roll it back too. */
+	if (rc == -1 && !sqlite3_get_autocommit(s->db))
+		sqlite3_step(store_stmt(s, "ROLLBACK"));
+	store_unlock(s);
+	return rc;
+}
+
+sqlite3_stmt *
+store_stmt(struct store *s, const char *sql)
+{
+	struct store_cached *c;
+	size_t i;
+
+	for (i = 0; i < s->ncache; i++) {
+		if (s->cache[i].sql == sql) {
+			sqlite3_reset(s->cache[i].stmt);
+			sqlite3_clear_bindings(s->cache[i].stmt);
+			return s->cache[i].stmt;
+		}
+	}
+	s->cache = xgrow(s->cache, &s->capcache, s->ncache + 1,
+	    sizeof *s->cache);
+	c = &s->cache[s->ncache];
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+	    &c->stmt, NULL) != SQLITE_OK) {
+		/* Our own SQL failing to compile is a bug, not a condition. */
+		fprintf(stderr, "huddle: bad SQL (%s): %s\n",
+		    sqlite3_errmsg(s->db), sql);
+		abort();
+	}
+	c->sql = sql;
+	s->ncache++;
+	return c->stmt;
+}
+
+int
+store_step_done(struct store *s, sqlite3_stmt *st, char **err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err, "writing to the store");
+	return 0;
+}
+
+char *
+store_column_text(sqlite3_stmt *st, int col)
+{
+	return xstrdup_or_null((const char *)sqlite3_column_text(st, col));
+}
+
+int
+store_check_integrity(struct store *s, char **err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	store_lock(s);
+	if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st,
+	    NULL) != SQLITE_OK) {
+		store_fail(s, err, "integrity check");
+		store_unlock(s);
+		return -1;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *r = (const char *)sqlite3_column_text(st, 0);
+
+		if (r != NULL && strcmp(r, "ok") == 0)
+			rc = 0;
+		else if (err != NULL)
+			*err = xasprintf("integrity check: %s", r ? r : "?");
+	} else
+		store_fail(s, err, "integrity check");
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return rc;
+}

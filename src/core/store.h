@@ -1,0 +1,85 @@
+/*
+ * The store is huddle's one durable home: a SQLite database in
+ * <workdir>/.huddle/team.db holding the members of the team, every inbox
+ * message, every protocol request and every agent's transcript.
+ *
+ * One connection is shared by all threads and serialised by the store's own
+ * mutex. Writers bracket their work with store_begin()/store_end(), which
+ * makes a group of changes (say, marking a message delivered and recording
+ * it in a transcript) commit together or not at all. Readers bracket theirs
+ * with store_lock()/store_unlock(). The SQL of each table lives with the
+ * module that owns the concept (bus.c for messages, protocol.c for requests,
+ * roster.c for members, transcript.c for transcripts); the store only opens,
+ * migrates, locks and caches prepared statements.
+ */
+#ifndef HUDDLE_CORE_STORE_H
+#define HUDDLE_CORE_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct store;
+
+/* store_open flags. */
+#define STORE_SYNC_FULL 0x1	/* fsync every commit: survives power loss */
+
+/* The schema version this build writes. */
+#define STORE_SCHEMA_VERSION 1
+
+/*
+ * Opens <workdir>/.huddle/team.db, creating the directory (0700) and the
+ * database (0600) when missing and migrating an older schema. Commits are
+ * durable against a crash of the process (WAL, synchronous=NORMAL); with
+ * STORE_SYNC_FULL also against power loss. Returns NULL and a malloc'd
+ * message in *err on failure.
+ */
+struct store *store_open(const char *workdir, int flags, char **err);
+
+/* Closes the database; NULL is ignored. */
+void store_close(struct store *s);
+
+/* The path of the database file; owned by the store. */
+const char *store_path(const struct store *s);
+
+/* Takes the store's lock for a group of reads. */
+void store_lock(struct store *s);
+void store_unlock(struct store *s);
+
+/*
+ * Takes the lock and opens a write transaction. Returns 0, or -1 with *err
+ * (the lock is then released). Every write of the modules' *_tx functions
+ * runs between store_begin() and store_end().
+ */
+int store_begin(struct store *s, char **err);
+
+/*
+ * Commits when ok is non-zero, else rolls back; then releases the lock.
+ * Returns 0 on a successful commit, -1 (with *err when err is not NULL) when
+ * the commit failed or ok was zero.
+ */
+int store_end(struct store *s, int ok, char **err);
+
+/*
+ * Returns the cached prepared statement for `sql`, reset and with its
+ * bindings cleared. `sql` must be a string literal (it is the cache key).
+ * The store's lock must be held. Aborts on a statement that does not
+ * compile, which is a programming error.
+ */
+sqlite3_stmt *store_stmt(struct store *s, const char *sql);
+
+/* Steps a statement that returns no rows. Returns 0 or -1 with *err. */
+int store_step_done(struct store *s, sqlite3_stmt *st, char **err);
+
+/* Sets *err to "what: <sqlite's message>" and returns -1. */
+int store_fail(struct store *s, char **err, const char *what);
+
+/* The raw connection, for tests and integrity checks; lock before use. */
+sqlite3 *store_db(struct store *s);
+
+/* Runs PRAGMA integrity_check. Returns 0 when the database is sound. */
+int store_check_integrity(struct store *s, char **err);
+
+/* Returns a column as a malloc'd string (NULL stays NULL). */
+char *store_column_text(sqlite3_stmt *st, int col);
+
+#endif

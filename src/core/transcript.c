@@ -1,0 +1,92 @@
+/*
+ * Agents' conversations in the store's transcripts table (see
+ * transcript.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "core/transcript.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+int
+transcript_append_tx(struct store *s, const char *member, json_t *entry,
+    int64_t message_id, char **err)
+{
+	char *text = json_dumps(entry, JSON_COMPACT);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (text == NULL) {
+		*err = xstrdup("transcript entry is not valid JSON");
+		return -1;
+	}
+	st = store_stmt(s, "INSERT INTO transcripts"
+	    " (member, seq, entry, message_id, created_at)"
+	    " VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM transcripts"
+	    "  WHERE member = ?1), ?2, ?3, ?4)");
+	sqlite3_bind_text(st, 1, member, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	if (message_id > 0)
+		sqlite3_bind_int64(st, 3, message_id);
+	sqlite3_bind_int64(st, 4, clock_wall_ms());
+	rc = store_step_done(s, st, err);
+	free(text);
+	return rc;
+}
+
+int
+transcript_append(struct store *s, const char *member, json_t *entry,
+    char **err)
+{
+	int rc;
+
+	if (store_begin(s, err) == -1)
+		return -1;
+	rc = transcript_append_tx(s, member, entry, 0, err);
+	return store_end(s, rc == 0, err);
+}
+
+json_t *
+transcript_load(struct store *s, const char *member, char **err)
+{
+	json_t *array = json_array();
+	sqlite3_stmt *st;
+	int rc;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT entry FROM transcripts WHERE member = ?"
+	    " ORDER BY seq");
+	sqlite3_bind_text(st, 1, member, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 0);
+		json_t *entry = json_loads(text ? text : "", 0, NULL);
+
+		/* A row we wrote ourselves that does not parse means the
+		 * file was damaged: say so rather than skip a turn. */
+		if (entry == NULL) {
+			*err = xasprintf("%s's transcript holds a damaged "
+			    "entry", member);
+			rc = SQLITE_CORRUPT;
+			break;
+		}
+		json_array_append_new(array, entry);
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_CORRUPT)
+		store_fail(s, err, "reading a transcript");
+	sqlite3_reset(st);
+	store_unlock(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(array);
+		return NULL;
+	}
+	return array;
+}
+
+json_t *
+transcript_user_text(const char *text)
+{
+	return json_pack("{s:s, s:[{s:s, s:s}]}", "role", "user", "content",
+	    "type", "text", "text", text);
+}

@@ -1,0 +1,67 @@
+/*
+ * UTF-8 validation and repair (see utf8.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+size_t
+utf8_valid_len(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0];
+	size_t len, i;
+	unsigned int cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else
+		return 0;
+	if (avail < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+char *
+utf8_sanitize(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t avail = strlen(s);
+	char *out = xmalloc(avail * 3 + 1), *o = out;
+
+	while (avail > 0) {
+		size_t n = utf8_valid_len(p, avail);
+
+		if (n == 0) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			n = 1;
+		} else {
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n;
+		avail -= n;
+	}
+	*o = '\0';
+	return out;
+}

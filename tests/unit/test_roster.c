@@ -1,0 +1,148 @@
+/*
+ * Unit tests of core/roster: names, statuses, the plan gate, tokens and
+ * persistence across a reopen (what --resume relies on).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/roster.h"
+#include "testutil.h"
+
+START_TEST(names_are_checked)
+{
+	static const char *const bad[] = {
+		"", "Alice", "1abc", "-x", "a b", "a/b", "user", "system", "all",
+		"abcdefghijabcdefghijabcdefghijabc",
+	};
+	static const char *const good[] = {
+		"a", "alice", "bob-2", "x_y", "abcdefghijabcdefghijabcdefghijab",
+	};
+	char *err = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_msg(roster_check_name(bad[i], &err) == -1, "%s",
+		    bad[i]);
+		ck_assert_ptr_nonnull(err);
+		free(err);
+		err = NULL;
+	}
+	ck_assert_int_eq(roster_check_name(NULL, &err), -1);
+	free(err);
+	for (i = 0; i < sizeof good / sizeof *good; i++)
+		ck_assert_msg(roster_check_name(good[i], &err) == 0, "%s",
+		    good[i]);
+}
+END_TEST
+
+START_TEST(add_get_list)
+{
+	struct tu_team t;
+	struct member *m, *all;
+	char *err = NULL;
+	size_t n;
+
+	tu_team_open(&t);
+	m = roster_get(t.store, "bob");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(m->role, "refactorer");
+	ck_assert_str_eq(m->prompt, "refactor");
+	ck_assert_int_eq(m->status, MEMBER_STARTING);
+	ck_assert_int_eq(m->plan_required, 1);
+	ck_assert_int_eq(m->plan_approved, 0);
+	ck_assert_int_eq(m->is_lead, 0);
+	member_free(m);
+	ck_assert_ptr_null(roster_get(t.store, "carol"));
+
+	/* A taken name is refused and the first member is untouched. */
+	ck_assert_int_eq(roster_add(t.store, "alice", "other", "", 1, &err),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(err, "already exists"));
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(roster_add(t.store, "Bad Name", "x", "", 0, &err),
+	    -1);
+	free(err);
+
+	n = roster_list(t.store, &all);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(all[0].name, "lead");
+	ck_assert_int_eq(all[0].is_lead, 1);
+	ck_assert_str_eq(all[1].name, "alice");
+	ck_assert_str_eq(all[1].role, "coder");
+	ck_assert_str_eq(all[2].name, "bob");
+	member_free_array(all, n);
+	tu_team_close(&t);
+}
+END_TEST
+
+START_TEST(status_tokens_and_plan_persist)
+{
+	struct tu_team t;
+	struct member *m;
+	char *err = NULL;
+	int i;
+
+	tu_team_open(&t);
+	for (i = 0; i < MEMBER_STATUS_COUNT; i++) {
+		ck_assert_int_eq(member_status_parse(member_status_name(i)), i);
+		ck_assert_int_eq(roster_set_status(t.store, "alice", i, &err),
+		    0);
+		m = roster_get(t.store, "alice");
+		ck_assert_int_eq(m->status, i);
+		member_free(m);
+	}
+	ck_assert_int_eq(member_status_parse("sleeping"), -1);
+	ck_assert_int_eq(roster_set_status(t.store, "carol", MEMBER_IDLE,
+	    &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "carol"));
+	free(err);
+	err = NULL;
+
+	ck_assert_int_eq(roster_set_status(t.store, "bob", MEMBER_WAITING,
+	    &err), 0);
+	ck_assert_int_eq(roster_add_tokens(t.store, "bob", 100, 20, &err), 0);
+	ck_assert_int_eq(roster_add_tokens(t.store, "bob", 5, 1, &err), 0);
+	ck_assert_int_eq(store_begin(t.store, &err), 0);
+	ck_assert_int_eq(roster_approve_plan_tx(t.store, "bob", &err), 0);
+	ck_assert_int_eq(store_end(t.store, 1, &err), 0);
+
+	/* Everything survives closing and reopening the store. */
+	store_close(t.store);
+	t.store = tu_store_open(t.dir);
+	bus_free(t.bus);
+	t.bus = bus_new(t.store);
+	protocol_free(t.proto);
+	t.proto = protocol_new(t.bus);
+	m = roster_get(t.store, "bob");
+	ck_assert_int_eq(m->status, MEMBER_WAITING);
+	ck_assert_int_eq(m->tokens_in, 105);
+	ck_assert_int_eq(m->tokens_out, 21);
+	ck_assert_int_eq(m->plan_required, 1);
+	ck_assert_int_eq(m->plan_approved, 1);
+	ck_assert_int_ge(m->updated_at, m->created_at);
+	member_free(m);
+	tu_team_close(&t);
+}
+END_TEST
+
+static Suite *
+roster_suite(void)
+{
+	Suite *s = suite_create("roster");
+	TCase *tc = tcase_create("roster");
+
+	tcase_add_test(tc, names_are_checked);
+	tcase_add_test(tc, add_get_list);
+	tcase_add_test(tc, status_tokens_and_plan_persist);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(roster_suite());
+}

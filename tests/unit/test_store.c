@@ -1,0 +1,250 @@
+/*
+ * Unit tests of core/store and core/transcript: permissions, schema
+ * versions, transactions and transcripts.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/store.h"
+#include "core/transcript.h"
+#include "testutil.h"
+#include "util/xmalloc.h"
+
+static mode_t
+mode_of(const char *path)
+{
+	struct stat st;
+
+	ck_assert_msg(stat(path, &st) == 0, "stat %s", path);
+	return st.st_mode & 0777;
+}
+
+START_TEST(open_makes_private_files)
+{
+	char *dir = tu_tmpdir(), *state, *db, *wal;
+	struct store *s;
+	json_t *e = transcript_user_text("hi");
+	char *err = NULL;
+
+	s = tu_store_open(dir);
+	ck_assert_int_eq(transcript_append(s, "lead", e, &err), 0);
+	state = xasprintf("%s/.huddle", dir);
+	db = xasprintf("%s/team.db", state);
+	wal = xasprintf("%s-wal", db);
+	ck_assert_int_eq(mode_of(state), 0700);
+	ck_assert_int_eq(mode_of(db), 0600);
+	ck_assert_int_eq(mode_of(wal), 0600);
+	ck_assert_str_eq(store_path(s), db);
+	store_close(s);
+	json_decref(e);
+	tu_rmtree(dir);
+	free(dir);
+	free(state);
+	free(db);
+	free(wal);
+}
+END_TEST
+
+START_TEST(open_tightens_loose_permissions)
+{
+	char *dir = tu_tmpdir(), *state = xasprintf("%s/.huddle", dir);
+	char *db = xasprintf("%s/team.db", state);
+	struct store *s;
+	int fd;
+
+	ck_assert_int_eq(mkdir(state, 0755), 0);
+	chmod(state, 0755);
+	fd = open(db, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	fchmod(fd, 0644);
+	close(fd);
+	s = tu_store_open(dir);
+	ck_assert_int_eq(mode_of(state), 0700);
+	ck_assert_int_eq(mode_of(db), 0600);
+	store_close(s);
+	tu_rmtree(dir);
+	free(dir);
+	free(state);
+	free(db);
+}
+END_TEST
+
+START_TEST(open_fails_cleanly)
+{
+	char *dir = tu_tmpdir(), *state = xasprintf("%s/.huddle", dir);
+	char *err = NULL;
+	int fd;
+
+	/* .huddle is a file, not a directory. */
+	fd = open(state, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	ck_assert_ptr_null(store_open(dir, 0, &err));
+	ck_assert_ptr_nonnull(strstr(err, "not a directory"));
+	free(err);
+	err = NULL;
+	ck_assert_ptr_null(store_open("/nonexistent/dir", 0, &err));
+	ck_assert_ptr_nonnull(err);
+	free(err);
+	tu_rmtree(dir);
+	free(dir);
+	free(state);
+}
+END_TEST
+
+START_TEST(schema_version_is_set_and_checked)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+	sqlite3_stmt *st;
+
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s),
+	    "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), STORE_SCHEMA_VERSION);
+	sqlite3_finalize(st);
+	/* Pretend a newer huddle wrote this database. */
+	ck_assert_int_eq(sqlite3_exec(store_db(s), "PRAGMA user_version = 99",
+	    NULL, NULL, NULL), SQLITE_OK);
+	store_unlock(s);
+	store_close(s);
+
+	ck_assert_ptr_null(store_open(dir, 0, &err));
+	ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
+	free(err);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(reopen_keeps_data_and_sync_full_works)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+	json_t *e = transcript_user_text("remember me"), *t;
+
+	ck_assert_int_eq(transcript_append(s, "alice", e, &err), 0);
+	store_close(s);
+	s = store_open(dir, STORE_SYNC_FULL, &err);
+	ck_assert_ptr_nonnull(s);
+	t = transcript_load(s, "alice", &err);
+	ck_assert_int_eq(json_array_size(t), 1);
+	ck_assert(json_equal(json_array_get(t, 0), e));
+	ck_assert_int_eq(store_check_integrity(s, &err), 0);
+	json_decref(t);
+	json_decref(e);
+	store_close(s);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(rollback_discards_everything)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+	json_t *e = transcript_user_text("never"), *t;
+
+	ck_assert_int_eq(store_begin(s, &err), 0);
+	ck_assert_int_eq(transcript_append_tx(s, "alice", e, 0, &err), 0);
+	ck_assert_int_eq(transcript_append_tx(s, "alice", e, 0, &err), 0);
+	ck_assert_int_eq(store_end(s, 0, NULL), -1);
+	t = transcript_load(s, "alice", &err);
+	ck_assert_int_eq(json_array_size(t), 0);
+	json_decref(t);
+	json_decref(e);
+	store_close(s);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(transcript_keeps_order_and_refuses_double_delivery)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+	json_t *t;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		char *text = xasprintf("entry %d", i);
+		json_t *e = transcript_user_text(text);
+
+		ck_assert_int_eq(transcript_append(s, i % 2 ? "a" : "b", e,
+		    &err), 0);
+		json_decref(e);
+		free(text);
+	}
+	t = transcript_load(s, "a", &err);
+	ck_assert_int_eq(json_array_size(t), 25);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(json_array_get(t, 24), "content"), 0), "text")),
+	    "entry 49");
+	json_decref(t);
+	t = transcript_load(s, "nobody", &err);
+	ck_assert_int_eq(json_array_size(t), 0);
+	json_decref(t);
+
+	/* One inbox message can be recorded once only. */
+	t = transcript_user_text("msg 7");
+	ck_assert_int_eq(store_begin(s, &err), 0);
+	ck_assert_int_eq(transcript_append_tx(s, "a", t, 7, &err), 0);
+	ck_assert_int_eq(transcript_append_tx(s, "a", t, 7, &err), -1);
+	ck_assert_ptr_nonnull(err);
+	free(err);
+	err = NULL;
+	store_end(s, 0, NULL);
+	json_decref(t);
+	store_close(s);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(damaged_transcript_is_reported)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_exec(store_db(s), "INSERT INTO transcripts"
+	    " (member, seq, entry, created_at) VALUES ('a', 1, '{bad', 0)",
+	    NULL, NULL, NULL), SQLITE_OK);
+	store_unlock(s);
+	ck_assert_ptr_null(transcript_load(s, "a", &err));
+	ck_assert_ptr_nonnull(strstr(err, "damaged"));
+	free(err);
+	store_close(s);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+static Suite *
+store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+
+	tcase_add_test(tc, open_makes_private_files);
+	tcase_add_test(tc, open_tightens_loose_permissions);
+	tcase_add_test(tc, open_fails_cleanly);
+	tcase_add_test(tc, schema_version_is_set_and_checked);
+	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
+	tcase_add_test(tc, rollback_discards_everything);
+	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);
+	tcase_add_test(tc, damaged_transcript_is_reported);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(store_suite());
+}

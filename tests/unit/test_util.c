@@ -1,0 +1,138 @@
+/*
+ * Unit tests of the small utilities and of core/message: UTF-8 repair,
+ * array growth, message types and how messages read to a model.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/message.h"
+#include "testutil.h"
+#include "util/clock.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+static void
+check_sanitize(const char *in, const char *want)
+{
+	char *out = utf8_sanitize(in);
+
+	ck_assert_str_eq(out, want);
+	free(out);
+}
+
+START_TEST(utf8_valid_text_is_kept)
+{
+	check_sanitize("", "");
+	check_sanitize("plain ascii", "plain ascii");
+	check_sanitize("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80",
+	    "h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80");
+}
+END_TEST
+
+START_TEST(utf8_invalid_bytes_become_replacement)
+{
+	/* A lone continuation byte, a truncated sequence, an overlong '/',
+	 * a surrogate, a code point above U+10FFFF, and 0xff. */
+	check_sanitize("a\x80z", "a\xef\xbf\xbdz");
+	check_sanitize("\xe2\x9c", "\xef\xbf\xbd\xef\xbf\xbd");
+	check_sanitize("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");
+	check_sanitize("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	check_sanitize("\xf4\x90\x80\x80",
+	    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	check_sanitize("\xff", "\xef\xbf\xbd");
+}
+END_TEST
+
+START_TEST(xgrow_doubles_and_keeps_contents)
+{
+	int *a = NULL;
+	size_t cap = 0, i;
+
+	for (i = 0; i < 1000; i++) {
+		a = xgrow(a, &cap, i + 1, sizeof *a);
+		a[i] = (int)i;
+	}
+	ck_assert_uint_ge(cap, 1000);
+	ck_assert_uint_lt(cap, 2048);
+	for (i = 0; i < 1000; i++)
+		ck_assert_int_eq(a[i], (int)i);
+	free(a);
+}
+END_TEST
+
+START_TEST(message_types_round_trip)
+{
+	int i;
+
+	for (i = 0; i < MSG_TYPE_COUNT; i++)
+		ck_assert_int_eq(msg_type_parse(msg_type_name(i)), i);
+	ck_assert_int_eq(msg_type_parse("shutdown_approved"), -1);
+	ck_assert_int_eq(msg_type_parse(NULL), -1);
+	ck_assert_str_eq(msg_type_name(MSG_TYPE_COUNT), "unknown");
+}
+END_TEST
+
+START_TEST(message_render_shows_request_id_and_decision)
+{
+	struct message m = {
+		.from = "lead", .to = "alice", .type = MSG_SHUTDOWN_REQUEST,
+		.content = "wrap up",
+	};
+	char *line;
+
+	m.metadata = json_pack("{s:s}", "request_id", "req_0123abcd");
+	line = message_render(&m);
+	ck_assert_str_eq(line, "[shutdown_request from lead, request_id "
+	    "req_0123abcd] wrap up");
+	free(line);
+	json_object_set_new(m.metadata, "approve", json_false());
+	m.type = MSG_PLAN_APPROVAL_RESPONSE;
+	line = message_render(&m);
+	ck_assert_str_eq(line, "[plan_approval_response from lead, "
+	    "request_id req_0123abcd: rejected] wrap up");
+	free(line);
+	json_decref(m.metadata);
+	m.metadata = json_object();
+	m.type = MSG_MESSAGE;
+	line = message_render(&m);
+	ck_assert_str_eq(line, "[message from lead] wrap up");
+	free(line);
+	json_decref(m.metadata);
+}
+END_TEST
+
+START_TEST(clocks_move_forward)
+{
+	int64_t a = clock_mono_ms(), w = clock_wall_ms();
+	struct timespec ts = clock_mono_timespec(12345);
+
+	ck_assert_int_ge(clock_mono_ms(), a);
+	ck_assert_int_gt(w, 1600000000000LL);
+	ck_assert_int_eq(ts.tv_sec, 12);
+	ck_assert_int_eq(ts.tv_nsec, 345000000);
+}
+END_TEST
+
+static Suite *
+util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("util");
+
+	tcase_add_test(tc, utf8_valid_text_is_kept);
+	tcase_add_test(tc, utf8_invalid_bytes_become_replacement);
+	tcase_add_test(tc, xgrow_doubles_and_keeps_contents);
+	tcase_add_test(tc, message_types_round_trip);
+	tcase_add_test(tc, message_render_shows_request_id_and_decision);
+	tcase_add_test(tc, clocks_move_forward);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(util_suite());
+}

@@ -1,0 +1,84 @@
+/*
+ * Helpers shared by the Check unit tests (see testutil.h).
+ */
+#include "config.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/roster.h"
+#include "testutil.h"
+#include "util/xmalloc.h"
+
+char *
+tu_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir = xasprintf("%s/huddle-test-XXXXXX", base && *base ? base :
+	    "/tmp");
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	return dir;
+}
+
+static int
+tu_rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(path);
+}
+
+void
+tu_rmtree(const char *dir)
+{
+	nftw(dir, tu_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+struct store *
+tu_store_open(const char *dir)
+{
+	char *err = NULL;
+	struct store *s = store_open(dir, 0, &err);
+
+	ck_assert_msg(s != NULL, "store_open: %s", err ? err : "?");
+	return s;
+}
+
+void
+tu_team_open(struct tu_team *t)
+{
+	char *err = NULL;
+
+	t->dir = tu_tmpdir();
+	t->store = tu_store_open(t->dir);
+	t->bus = bus_new(t->store);
+	t->proto = protocol_new(t->bus);
+	ck_assert_int_eq(roster_add(t->store, "lead", "lead", "", 0, &err), 0);
+	ck_assert_int_eq(roster_add(t->store, "alice", "coder", "write", 0,
+	    &err), 0);
+	ck_assert_int_eq(roster_add(t->store, "bob", "refactorer", "refactor",
+	    1, &err), 0);
+}
+
+void
+tu_team_close(struct tu_team *t)
+{
+	protocol_free(t->proto);
+	bus_free(t->bus);
+	store_close(t->store);
+	tu_rmtree(t->dir);
+	free(t->dir);
+}
+
+int
+tu_run(Suite *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
