@@ -1,0 +1,130 @@
+/*
+ * The LLM client: one provider-neutral call that sends a conversation to a
+ * model and streams back what it writes.
+ *
+ * A conversation is Messages-API JSON (the transcript's own format): a
+ * system prompt, messages of text, tool_use and tool_result blocks, and
+ * tools with an input_schema. Each provider translates it to its wire
+ * format (Anthropic Messages, OpenAI chat completions) or plays a script.
+ *
+ * One client belongs to one thread (it owns a CURL handle). Any thread, or
+ * a signal handler, may cancel the call in progress with llm_cancel(): the
+ * call then returns LLM_ERR_CANCELLED within 100 ms, whether it is
+ * connecting, streaming or waiting to retry.
+ */
+#ifndef HUDDLE_LLM_LLM_H
+#define HUDDLE_LLM_LLM_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum llm_provider_kind {
+	LLM_ANTHROPIC,
+	LLM_OPENAI,
+	LLM_SCRIPT
+};
+
+struct script;
+
+struct llm_config {
+	enum llm_provider_kind	 provider;
+	const char	*base_url;	/* Anthropic: no /v1; OpenAI: ends in /v1 */
+	const char	*api_key;	/* never logged or shown */
+	const char	*model;
+	const char	*agent;		/* sent as x-huddle-agent; may be NULL */
+	int		 max_tokens;	/* default 4096 */
+	int		 max_retries;	/* default 2 (3 attempts) */
+	int		 stream;	/* default 1 */
+	long		 connect_timeout_ms;	/* default 10000 */
+	long		 stall_timeout_s;	/* no bytes for this long: fail; 60 */
+	struct script	*script;	/* LLM_SCRIPT: the scenario (shared) */
+};
+
+/* Fills c with the defaults above (provider anthropic, no URL/key/model). */
+void llm_config_defaults(struct llm_config *c);
+
+struct llm_request {
+	const char	*system;	/* may be NULL */
+	json_t		*messages;	/* [{role, content: [blocks]}] */
+	json_t		*tools;		/* [{name, description, input_schema}]
+					 * or NULL */
+};
+
+enum llm_event_type {
+	LLM_EV_TEXT,		/* text, len: a piece of the reply */
+	LLM_EV_TOOL,		/* tool_id, tool_name: a tool call begins */
+	LLM_EV_RETRY		/* attempt failed (error); next in delay_ms */
+};
+
+struct llm_event {
+	enum llm_event_type	 type;
+	const char		*text;
+	size_t			 len;
+	const char		*tool_id;
+	const char		*tool_name;
+	int			 attempt;	/* the attempt that failed, 1.. */
+	int64_t			 delay_ms;
+	const char		*error;
+};
+
+/* Called on the calling thread while the reply streams in; the event and
+ * its strings are valid only during the call. */
+typedef void (*llm_event_fn)(void *ud, const struct llm_event *ev);
+
+enum llm_status {
+	LLM_OK,
+	LLM_ERR_API,		/* the API answered with an error status */
+	LLM_ERR_TRANSPORT,	/* connect failed, connection dropped, stall */
+	LLM_ERR_STREAM,		/* the stream failed after a 200 */
+	LLM_ERR_PARSE,		/* the response could not be understood */
+	LLM_ERR_CANCELLED
+};
+
+struct llm_result {
+	enum llm_status	 status;
+	json_t		*message;	/* LLM_OK: {"role":"assistant",
+					 * "content":[text|tool_use blocks]} */
+	char		*stop_reason;	/* "end_turn", "tool_use", … */
+	int64_t		 input_tokens;
+	int64_t		 output_tokens;
+	int		 http_status;	/* 0 when no response came */
+	char		*error_type;	/* "rate_limit_error", "connection_error" */
+	char		*error_message;
+	char		*request_id;	/* the server's request-id header */
+	int		 attempts;
+};
+
+/* Frees what a result holds and zeroes it. */
+void llm_result_clear(struct llm_result *r);
+
+/*
+ * Returns a malloc'd one-line description of a failed result, e.g.
+ * "HTTP 429 rate_limit_error: Too many requests (request-id req_…)".
+ */
+char *llm_result_error_line(const struct llm_result *r);
+
+struct llm_client;
+
+/* Creates a client for one thread. The config's strings must outlive it. */
+struct llm_client *llm_client_new(const struct llm_config *c);
+void llm_client_free(struct llm_client *cl);
+
+/*
+ * Sends the conversation and waits for the whole reply, calling fn (may be
+ * NULL) as it streams. Retries per the official SDK policy. Always fills
+ * *res; returns 0 when res->status is LLM_OK, else -1.
+ */
+int llm_call(struct llm_client *cl, const struct llm_request *req,
+    llm_event_fn fn, void *ud, struct llm_result *res);
+
+/*
+ * Cancels the call in progress (and the next one, until llm_reset_cancel).
+ * Safe from any thread and from a signal handler.
+ */
+void llm_cancel(struct llm_client *cl);
+
+/* Clears a cancellation so the client can be used again. */
+void llm_reset_cancel(struct llm_client *cl);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * An incremental parser for Server-Sent Events (text/event-stream).
+ *
+ * Bytes may arrive in chunks of any size, split anywhere: mid-line,
+ * between CR and LF, mid-UTF-8. Lines end in LF, CRLF or CR. Within an
+ * event, "event:" sets its name, several "data:" lines join with "\n",
+ * lines starting with ':' are comments, one space after the colon is
+ * dropped, and other fields (id, retry, unknown) are ignored. A blank line
+ * dispatches the event — unless it had no data line, in which case nothing
+ * is dispatched. A leading UTF-8 byte order mark is skipped. An event left
+ * unfinished when the stream ends is discarded, as the standard says.
+ */
+#ifndef HUDDLE_LLM_SSE_H
+#define HUDDLE_LLM_SSE_H
+
+#include <stddef.h>
+
+/* The largest event (name + data) accepted; beyond it feeding fails. */
+#define SSE_MAX_EVENT (16u * 1024 * 1024)
+
+/*
+ * Called once per dispatched event. `event` is the event name, or
+ * "message" when none was given; `data` is NUL-terminated and `len` long.
+ * Return 0 to go on, non-zero to stop parsing (sse_feed returns it).
+ */
+typedef int (*sse_event_fn)(void *ud, const char *event, const char *data,
+    size_t len);
+
+struct sse_parser;
+
+struct sse_parser *sse_new(sse_event_fn fn, void *ud);
+void sse_free(struct sse_parser *p);
+
+/*
+ * Feeds len bytes. Returns 0; the callback's non-zero value when it asked
+ * to stop; or -1 when an event exceeds SSE_MAX_EVENT.
+ */
+int sse_feed(struct sse_parser *p, const char *buf, size_t len);
+
+/* Forgets any partial event and line, ready for a new stream. */
+void sse_reset(struct sse_parser *p);
+
+#endif
