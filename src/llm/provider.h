@@ -52,6 +52,15 @@ struct llm_provider {
 	    struct llm_result *res);
 };
 
+/*
+ * For an error body that is not the API's JSON (an HTML page from a
+ * proxy, say): sets res->error_message to its first line, at most 200
+ * bytes, control characters dropped and UTF-8 repaired. An empty body
+ * leaves res untouched.
+ */
+void provider_error_text(struct llm_result *res, const char *body,
+    size_t len);
+
 extern const struct llm_provider provider_anthropic;
 extern const struct llm_provider provider_openai;
 

@@ -1,0 +1,235 @@
+/*
+ * The Anthropic Messages API provider: POST {base}/v1/messages, streamed
+ * (SSE) or whole. The conversation is already in this API's format, so
+ * the body passes it through; reading a reply maps each stream event onto
+ * the turn being assembled.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/provider.h"
+#include "util/xmalloc.h"
+
+#define ANTHROPIC_VERSION "2023-06-01"
+
+static struct curl_slist *
+anthropic_headers(const struct llm_config *c, struct curl_slist *list)
+{
+	if (c->api_key != NULL && *c->api_key != '\0') {
+		char *h = xasprintf("x-api-key: %s", c->api_key);
+
+		list = curl_slist_append(list, h);
+		/* The key must not linger in freed memory longer than it
+		 * must; libcurl keeps its own copy. */
+		memset(h, 0, strlen(h));
+		free(h);
+	}
+	return curl_slist_append(list, "anthropic-version: " ANTHROPIC_VERSION);
+}
+
+static char *
+anthropic_body(const struct llm_config *c, const struct llm_request *req)
+{
+	json_t *body = json_pack("{s:s, s:i, s:O, s:b}", "model", c->model,
+	    "max_tokens", c->max_tokens, "messages", req->messages, "stream",
+	    c->stream);
+	char *text;
+
+	if (req->system != NULL && *req->system != '\0')
+		json_object_set_new(body, "system", json_string(req->system));
+	if (req->tools != NULL && json_array_size(req->tools) > 0)
+		json_object_set(body, "tools", req->tools);
+	text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	return text;
+}
+
+/* Fills the error fields from an API error object {type, message}. */
+static void
+anthropic_error_object(json_t *error, struct llm_result *res)
+{
+	const char *type = json_string_value(json_object_get(error, "type"));
+	const char *msg = json_string_value(json_object_get(error,
+	    "message"));
+
+	free(res->error_type);
+	free(res->error_message);
+	res->error_type = xstrdup_or_null(type);
+	res->error_message = xstrdup_or_null(msg);
+}
+
+static void
+anthropic_usage(struct llm_turn *t, json_t *usage)
+{
+	json_t *in = json_object_get(usage, "input_tokens");
+	json_t *out = json_object_get(usage, "output_tokens");
+
+	turn_usage(t, json_is_integer(in) ? json_integer_value(in) : -1,
+	    json_is_integer(out) ? json_integer_value(out) : -1);
+}
+
+static int
+anthropic_stream_fail(struct llm_result *res, const char *type,
+    char *message)
+{
+	res->status = LLM_ERR_STREAM;
+	free(res->error_type);
+	free(res->error_message);
+	res->error_type = xstrdup(type);
+	res->error_message = message;
+	return PROVIDER_FAIL;
+}
+
+static int
+anthropic_stream_event(struct llm_turn *t, const char *event,
+    const char *data, size_t len, struct llm_result *res)
+{
+	json_t *ev, *block, *delta;
+	const char *type, *dtype;
+	long index;
+	int rc = PROVIDER_MORE;
+
+	if (strcmp(event, "ping") == 0)
+		return PROVIDER_MORE;
+	if ((ev = json_loadb(data, len, 0, NULL)) == NULL ||
+	    !json_is_object(ev)) {
+		json_decref(ev);
+		return anthropic_stream_fail(res, "invalid_response",
+		    xasprintf("malformed %s event in the stream: %.80s",
+		    event, data));
+	}
+	/* The event name and the JSON type agree; trust the JSON. */
+	type = json_string_value(json_object_get(ev, "type"));
+	if (type == NULL)
+		type = event;
+	index = (long)json_integer_value(json_object_get(ev, "index"));
+
+	if (strcmp(type, "message_start") == 0)
+		anthropic_usage(t, json_object_get(json_object_get(ev,
+		    "message"), "usage"));
+	else if (strcmp(type, "content_block_start") == 0) {
+		block = json_object_get(ev, "content_block");
+		dtype = json_string_value(json_object_get(block, "type"));
+		if (dtype != NULL && strcmp(dtype, "text") == 0) {
+			const char *s = json_string_value(json_object_get(
+			    block, "text"));
+
+			if (s != NULL)
+				turn_text(t, index, s, strlen(s));
+		} else if (dtype != NULL && strcmp(dtype, "tool_use") == 0)
+			turn_tool_start(t, index, json_string_value(
+			    json_object_get(block, "id")), json_string_value(
+			    json_object_get(block, "name")));
+	} else if (strcmp(type, "content_block_delta") == 0) {
+		delta = json_object_get(ev, "delta");
+		dtype = json_string_value(json_object_get(delta, "type"));
+		if (dtype != NULL && strcmp(dtype, "text_delta") == 0) {
+			json_t *s = json_object_get(delta, "text");
+
+			turn_text(t, index, json_string_value(s) ?
+			    json_string_value(s) : "", json_string_length(s));
+		} else if (dtype != NULL &&
+		    strcmp(dtype, "input_json_delta") == 0) {
+			json_t *s = json_object_get(delta, "partial_json");
+
+			turn_tool_input(t, index, json_string_value(s) ?
+			    json_string_value(s) : "", json_string_length(s));
+		}
+	} else if (strcmp(type, "message_delta") == 0) {
+		turn_stop_reason(t, json_string_value(json_object_get(
+		    json_object_get(ev, "delta"), "stop_reason")));
+		/* Cumulative counts: they replace, not add. */
+		anthropic_usage(t, json_object_get(ev, "usage"));
+	} else if (strcmp(type, "message_stop") == 0)
+		rc = PROVIDER_DONE;
+	else if (strcmp(type, "error") == 0) {
+		anthropic_error_object(json_object_get(ev, "error"), res);
+		res->status = LLM_ERR_STREAM;
+		if (res->error_message == NULL)
+			res->error_message = xstrdup("error event in the "
+			    "stream");
+		rc = PROVIDER_FAIL;
+	}
+	/* ping, content_block_stop and events yet unknown: nothing to do. */
+	json_decref(ev);
+	return rc;
+}
+
+static int
+anthropic_parse_body(struct llm_turn *t, const char *body, size_t len,
+    struct llm_result *res)
+{
+	json_t *msg = json_loadb(body, len, 0, NULL), *content, *block;
+	const char *type;
+	size_t i;
+
+	if (msg == NULL || !json_is_object(msg)) {
+		json_decref(msg);
+		res->status = LLM_ERR_PARSE;
+		res->error_type = xstrdup("invalid_response");
+		res->error_message = xstrdup("the reply is not valid JSON");
+		return -1;
+	}
+	type = json_string_value(json_object_get(msg, "type"));
+	if (type != NULL && strcmp(type, "error") == 0) {
+		anthropic_error_object(json_object_get(msg, "error"), res);
+		res->status = LLM_ERR_API;
+		json_decref(msg);
+		return -1;
+	}
+	content = json_object_get(msg, "content");
+	if (!json_is_array(content)) {
+		json_decref(msg);
+		res->status = LLM_ERR_PARSE;
+		res->error_type = xstrdup("invalid_response");
+		res->error_message = xstrdup("the reply has no content");
+		return -1;
+	}
+	json_array_foreach(content, i, block) {
+		type = json_string_value(json_object_get(block, "type"));
+		if (type == NULL)
+			continue;
+		if (strcmp(type, "text") == 0) {
+			json_t *s = json_object_get(block, "text");
+
+			turn_text(t, (long)i, json_string_value(s) ?
+			    json_string_value(s) : "", json_string_length(s));
+		} else if (strcmp(type, "tool_use") == 0) {
+			turn_tool_start(t, (long)i, json_string_value(
+			    json_object_get(block, "id")), json_string_value(
+			    json_object_get(block, "name")));
+			turn_tool_input_json(t, (long)i,
+			    json_object_get(block, "input"));
+		}
+	}
+	turn_stop_reason(t, json_string_value(json_object_get(msg,
+	    "stop_reason")));
+	anthropic_usage(t, json_object_get(msg, "usage"));
+	json_decref(msg);
+	return 0;
+}
+
+static void
+anthropic_parse_error(const char *body, size_t len, struct llm_result *res)
+{
+	json_t *doc = json_loadb(body, len, 0, NULL);
+	json_t *error = json_object_get(doc, "error");
+
+	if (json_is_object(error))
+		anthropic_error_object(error, res);
+	else
+		provider_error_text(res, body, len);
+	json_decref(doc);
+}
+
+const struct llm_provider provider_anthropic = {
+	.name = "anthropic",
+	.path = "/v1/messages",
+	.headers = anthropic_headers,
+	.body = anthropic_body,
+	.stream_event = anthropic_stream_event,
+	.parse_body = anthropic_parse_body,
+	.parse_error = anthropic_parse_error,
+};

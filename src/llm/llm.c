@@ -1,0 +1,343 @@
+/*
+ * The LLM client (see llm.h): builds the request through a provider, runs
+ * it over HTTP, splits a streamed reply into SSE events for the provider,
+ * and retries failed attempts per the official SDK policy.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "llm/cancel.h"
+#include "llm/http.h"
+#include "llm/provider.h"
+#include "llm/retry.h"
+#include "llm/script.h"
+#include "llm/sse.h"
+#include "llm/turn.h"
+#include "util/log.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+struct llm_client {
+	struct llm_config		 cfg;
+	const struct llm_provider	*prov;	/* NULL: the script plays */
+	struct cancel			 cancel;
+	struct http			*http;
+	unsigned int			 seed;	/* for retry jitter */
+};
+
+/* One attempt's streaming state. */
+struct llm_attempt {
+	const struct llm_provider	*prov;
+	struct llm_turn			*turn;
+	struct llm_result		*res;
+	struct sse_parser		*sse;
+	int				 done;	/* PROVIDER_DONE seen */
+	int				 failed; /* PROVIDER_FAIL seen */
+};
+
+void
+llm_config_defaults(struct llm_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->provider = LLM_ANTHROPIC;
+	c->max_tokens = 4096;
+	c->max_retries = 2;
+	c->stream = 1;
+	c->connect_timeout_ms = 10000;
+	c->stall_timeout_s = 60;
+}
+
+void
+llm_result_clear(struct llm_result *r)
+{
+	json_decref(r->message);
+	free(r->stop_reason);
+	free(r->error_type);
+	free(r->error_message);
+	free(r->request_id);
+	memset(r, 0, sizeof *r);
+}
+
+char *
+llm_result_error_line(const struct llm_result *r)
+{
+	char *status = r->http_status ? xasprintf("HTTP %d ", r->http_status)
+	    : xstrdup("");
+	char *rid = r->request_id ? xasprintf(" (request-id %s)",
+	    r->request_id) : xstrdup("");
+	char *line;
+
+	switch (r->status) {
+	case LLM_OK:
+		line = xstrdup("no error");
+		break;
+	case LLM_ERR_CANCELLED:
+		line = xstrdup("cancelled");
+		break;
+	default:
+		line = xasprintf("%s%s%s%s%s", status,
+		    r->error_type ? r->error_type : "error",
+		    r->error_message ? ": " : "",
+		    r->error_message ? r->error_message : "", rid);
+		break;
+	}
+	free(status);
+	free(rid);
+	return line;
+}
+
+void
+provider_error_text(struct llm_result *res, const char *body, size_t len)
+{
+	char line[201], *clean;
+	size_t i, n = 0;
+
+	for (i = 0; i < len && n < sizeof line - 1; i++) {
+		unsigned char c = (unsigned char)body[i];
+
+		if (c == '\n' && n > 0)
+			break;
+		if (c >= 0x20 && c != 0x7f)
+			line[n++] = (char)c;
+	}
+	line[n] = '\0';
+	if (n == 0)
+		return;
+	clean = utf8_sanitize(line);
+	free(res->error_message);
+	res->error_message = clean;
+}
+
+struct llm_client *
+llm_client_new(const struct llm_config *c)
+{
+	struct llm_client *cl = xcalloc(1, sizeof *cl);
+
+	cl->cfg = *c;
+	switch (c->provider) {
+	case LLM_ANTHROPIC:
+		cl->prov = &provider_anthropic;
+		break;
+	case LLM_OPENAI:
+		cl->prov = &provider_openai;
+		break;
+	case LLM_SCRIPT:
+		cl->prov = NULL;
+		break;
+	}
+	cancel_init(&cl->cancel);
+	if (cl->prov != NULL)
+		cl->http = http_new(&cl->cancel);
+	cl->seed = (unsigned int)time(NULL) ^ (unsigned int)(uintptr_t)cl;
+	return cl;
+}
+
+void
+llm_client_free(struct llm_client *cl)
+{
+	if (cl == NULL)
+		return;
+	http_free(cl->http);
+	cancel_destroy(&cl->cancel);
+	free(cl);
+}
+
+void
+llm_cancel(struct llm_client *cl)
+{
+	cancel_fire(&cl->cancel);
+}
+
+void
+llm_reset_cancel(struct llm_client *cl)
+{
+	cancel_reset(&cl->cancel);
+}
+
+static int
+llm_on_sse(void *ud, const char *event, const char *data, size_t len)
+{
+	struct llm_attempt *a = ud;
+	int rc;
+
+	if (a->done || a->failed)
+		return 0;
+	rc = a->prov->stream_event(a->turn, event, data, len, a->res);
+	if (rc == PROVIDER_DONE)
+		a->done = 1;
+	else if (rc == PROVIDER_FAIL) {
+		a->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+llm_on_data(void *ud, const char *buf, size_t len)
+{
+	struct llm_attempt *a = ud;
+	int rc = sse_feed(a->sse, buf, len);
+
+	if (rc == -1 && !a->failed) {
+		a->failed = 1;
+		a->res->status = LLM_ERR_STREAM;
+		a->res->error_type = xstrdup("invalid_response");
+		a->res->error_message = xstrdup("a stream event exceeds the "
+		    "size limit");
+	}
+	return rc != 0;
+}
+
+static struct curl_slist *
+llm_headers(const struct llm_client *cl)
+{
+	const struct llm_config *c = &cl->cfg;
+	struct curl_slist *h = cl->prov->headers(c, NULL);
+
+	h = curl_slist_append(h, "content-type: application/json");
+	h = curl_slist_append(h, c->stream ? "accept: text/event-stream" :
+	    "accept: application/json");
+	if (c->agent != NULL) {
+		char *line = xasprintf("x-huddle-agent: %s", c->agent);
+
+		h = curl_slist_append(h, line);
+		free(line);
+	}
+	return h;
+}
+
+static void
+llm_set(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = xstrdup_or_null(value);
+}
+
+/*
+ * Runs one attempt. Returns 1 when the attempt may be retried (res says
+ * why it failed), 0 when res is final (success or a final failure).
+ */
+static int
+llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
+    const char *body, llm_event_fn fn, void *ud, struct llm_result *res,
+    struct http_response *resp)
+{
+	struct llm_attempt a = { cl->prov, turn_new(fn, ud), res, NULL, 0, 0 };
+	const struct llm_config *c = &cl->cfg;
+	enum http_result hr;
+	int retry = 0;
+
+	if (c->stream)
+		a.sse = sse_new(llm_on_sse, &a);
+	hr = http_post(cl->http, url, hdrs, body, strlen(body),
+	    c->connect_timeout_ms, c->stall_timeout_s, c->stream ?
+	    llm_on_data : NULL, &a, resp);
+	res->http_status = (int)resp->status;
+	llm_set(&res->request_id, resp->request_id);
+
+	if (hr == HTTP_CANCELLED) {
+		res->status = LLM_ERR_CANCELLED;
+		llm_set(&res->error_type, "cancelled");
+		llm_set(&res->error_message, "the call was cancelled");
+	} else if (resp->status >= 200 && resp->status < 300) {
+		if (a.failed)
+			;	/* the provider filled res */
+		else if (c->stream && a.done)
+			turn_finish(a.turn, res);
+		else if (c->stream) {
+			/* The stream ended (or broke) before its end. */
+			res->status = LLM_ERR_STREAM;
+			llm_set(&res->error_type, resp->timed_out ?
+			    "timeout_error" : "connection_error");
+			free(res->error_message);
+			res->error_message = hr == HTTP_TRANSPORT ?
+			    xasprintf("the stream broke off: %s", resp->error) :
+			    xstrdup("the stream ended before the reply was "
+			    "complete");
+		} else if (hr == HTTP_TRANSPORT) {
+			res->status = LLM_ERR_TRANSPORT;
+			llm_set(&res->error_type, "connection_error");
+			llm_set(&res->error_message, resp->error);
+			retry = 1;
+		} else if (cl->prov->parse_body(a.turn, resp->body ?
+		    resp->body : "", resp->len, res) == 0)
+			turn_finish(a.turn, res);
+	} else if (resp->status == 0 || hr == HTTP_TRANSPORT) {
+		res->status = LLM_ERR_TRANSPORT;
+		llm_set(&res->error_type, resp->timed_out ? "timeout_error" :
+		    "connection_error");
+		llm_set(&res->error_message, resp->error);
+		retry = retry_should(0, NULL);
+	} else {
+		res->status = LLM_ERR_API;
+		llm_set(&res->error_type, NULL);
+		llm_set(&res->error_message, NULL);
+		cl->prov->parse_error(resp->body ? resp->body : "", resp->len,
+		    res);
+		retry = retry_should(resp->status, resp->should_retry);
+	}
+	sse_free(a.sse);
+	turn_free(a.turn);
+	return retry;
+}
+
+int
+llm_call(struct llm_client *cl, const struct llm_request *req,
+    llm_event_fn fn, void *ud, struct llm_result *res)
+{
+	const struct llm_config *c = &cl->cfg;
+	struct curl_slist *hdrs;
+	char *url, *body;
+	int attempt;
+
+	memset(res, 0, sizeof *res);
+	if (cl->prov == NULL)
+		return script_play(c->script, c->agent, req, &cl->cancel, fn,
+		    ud, res);
+
+	url = xasprintf("%s%s", c->base_url, cl->prov->path);
+	body = cl->prov->body(c, req);
+	hdrs = llm_headers(cl);
+	for (attempt = 1;; attempt++) {
+		struct http_response resp;
+		struct llm_event ev = { .type = LLM_EV_RETRY };
+		char *why;
+		int retry;
+
+		/* Each attempt starts from a clean result. */
+		llm_result_clear(res);
+		res->attempts = attempt;
+		retry = llm_attempt(cl, url, hdrs, body, fn, ud, res, &resp);
+		if (!retry || attempt > c->max_retries) {
+			http_response_clear(&resp);
+			break;
+		}
+		ev.attempt = attempt;
+		ev.delay_ms = retry_delay_ms(resp.retry_after_ms,
+		    resp.retry_after, attempt - 1,
+		    (double)rand_r(&cl->seed) / ((double)RAND_MAX + 1.0),
+		    time(NULL));
+		why = llm_result_error_line(res);
+		ev.error = why;
+		log_printf("llm %s: attempt %d failed: %s; retrying in %lld ms",
+		    c->agent ? c->agent : "-", attempt, why,
+		    (long long)ev.delay_ms);
+		if (fn != NULL)
+			fn(ud, &ev);
+		free(why);
+		http_response_clear(&resp);
+		if (cancel_sleep(&cl->cancel, ev.delay_ms) == -1) {
+			res->status = LLM_ERR_CANCELLED;
+			llm_set(&res->error_type, "cancelled");
+			llm_set(&res->error_message, "the call was cancelled");
+			break;
+		}
+	}
+	curl_slist_free_all(hdrs);
+	free(body);
+	free(url);
+	return res->status == LLM_OK ? 0 : -1;
+}

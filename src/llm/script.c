@@ -1,0 +1,343 @@
+/*
+ * The script provider (see script.h and doc/script.md).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/script.h"
+#include "llm/turn.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+struct script_cursor {
+	char	*agent;
+	size_t	 next;
+};
+
+struct script {
+	json_t			*agents;	/* {name: [turns]} */
+	pthread_mutex_t		 lock;
+	struct script_cursor	*cursors;
+	size_t			 ncursors, capcursors;
+	unsigned long		 tool_ids;
+};
+
+static int
+script_check(json_t *doc, char **err)
+{
+	json_t *agents = json_object_get(doc, "agents"), *turns, *turn;
+	const char *name;
+	size_t i;
+
+	if (!json_is_object(agents)) {
+		*err = xstrdup("a script needs an \"agents\" object");
+		return -1;
+	}
+	json_object_foreach(agents, name, turns) {
+		if (!json_is_array(turns)) {
+			*err = xasprintf("agents.%s must be a list of turns",
+			    name);
+			return -1;
+		}
+		json_array_foreach(turns, i, turn) {
+			json_t *tools = json_object_get(turn, "tools");
+
+			if (!json_is_object(turn) || (tools != NULL &&
+			    !json_is_array(tools))) {
+				*err = xasprintf("agents.%s[%zu] must be an "
+				    "object with an optional \"tools\" list",
+				    name, i);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+struct script *
+script_parse(const char *json, char **err)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(json, 0, &jerr);
+	struct script *s;
+
+	if (doc == NULL) {
+		*err = xasprintf("line %d: %s", jerr.line, jerr.text);
+		return NULL;
+	}
+	if (script_check(doc, err) == -1) {
+		json_decref(doc);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof *s);
+	s->agents = json_incref(json_object_get(doc, "agents"));
+	json_decref(doc);
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+struct script *
+script_load(const char *path, char **err)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, 0, &jerr);
+	struct script *s;
+	char *text, *why = NULL;
+
+	if (doc == NULL) {
+		*err = xasprintf("%s: line %d: %s", path, jerr.line,
+		    jerr.text);
+		return NULL;
+	}
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	s = script_parse(text, &why);
+	free(text);
+	if (s == NULL) {
+		*err = xasprintf("%s: %s", path, why);
+		free(why);
+	}
+	return s;
+}
+
+void
+script_free(struct script *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->ncursors; i++)
+		free(s->cursors[i].agent);
+	free(s->cursors);
+	json_decref(s->agents);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* Takes agent's next turn (a new reference), or NULL when none is left. */
+static json_t *
+script_next(struct script *s, const char *agent, unsigned long *tool_base)
+{
+	struct script_cursor *c = NULL;
+	json_t *turns, *turn;
+	size_t i;
+
+	agent = agent ? agent : "*";
+	pthread_mutex_lock(&s->lock);
+	turns = json_object_get(s->agents, agent);
+	if (turns == NULL)
+		turns = json_object_get(s->agents, "*");
+	for (i = 0; i < s->ncursors; i++) {
+		if (strcmp(s->cursors[i].agent, agent) == 0)
+			c = &s->cursors[i];
+	}
+	if (c == NULL) {
+		s->cursors = xgrow(s->cursors, &s->capcursors,
+		    s->ncursors + 1, sizeof *s->cursors);
+		c = &s->cursors[s->ncursors++];
+		c->agent = xstrdup(agent);
+		c->next = 0;
+	}
+	turn = json_incref(json_array_get(turns, c->next));
+	if (turn != NULL)
+		c->next++;
+	*tool_base = s->tool_ids;
+	s->tool_ids += 100;
+	pthread_mutex_unlock(&s->lock);
+	return turn;
+}
+
+/*
+ * The newest request id ("req_" + 8 hex) in the conversation, so a
+ * scripted answer can name a request whose id was random.
+ */
+static char *
+script_last_request_id(const struct llm_request *req)
+{
+	char *text = json_dumps(req->messages, JSON_COMPACT), *p, *found = NULL;
+	regex_t re;
+	regmatch_t m;
+
+	if (text == NULL)
+		return NULL;
+	if (regcomp(&re, "req_[0-9a-f]{8}", REG_EXTENDED) != 0) {
+		free(text);
+		return NULL;
+	}
+	for (p = text; regexec(&re, p, 1, &m, 0) == 0; p += m.rm_eo) {
+		free(found);
+		found = xasprintf("%.*s", (int)(m.rm_eo - m.rm_so),
+		    p + m.rm_so);
+	}
+	regfree(&re);
+	free(text);
+	return found;
+}
+
+/* Replaces every "{{request_id}}" in s; returns a malloc'd string. */
+static char *
+script_expand(const char *s, const char *request_id)
+{
+	static const char key[] = "{{request_id}}";
+	const char *p, *hit;
+	char *out = xstrdup(""), *next;
+
+	for (p = s; (hit = strstr(p, key)) != NULL; p = hit + sizeof key - 1) {
+		next = xasprintf("%s%.*s%s", out, (int)(hit - p), p,
+		    request_id ? request_id : "req_unknown");
+		free(out);
+		out = next;
+	}
+	next = xasprintf("%s%s", out, p);
+	free(out);
+	return next;
+}
+
+/* Expands placeholders in every string of a JSON value, in place. */
+static void
+script_expand_json(json_t *v, const char *request_id)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_string(v)) {
+		char *s = script_expand(json_string_value(v), request_id);
+
+		json_string_set(v, s);
+		free(s);
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, key, item)
+			script_expand_json(item, request_id);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+			script_expand_json(item, request_id);
+	}
+}
+
+static int64_t
+script_int(json_t *turn, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(turn, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+/* Streams text in chunks of `chars` characters. Returns -1 if cancelled. */
+static int
+script_stream_text(struct llm_turn *t, const char *text, int64_t chars,
+    int64_t delay_ms, struct cancel *cancel)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t avail = strlen(text);
+
+	while (avail > 0) {
+		size_t n = 0, k;
+		int64_t c;
+
+		for (c = 0; c < chars && n < avail; c++) {
+			k = utf8_valid_len(p + n, avail - n);
+			n += k ? k : 1;
+		}
+		if (cancel_fired(cancel) || (delay_ms > 0 && p !=
+		    (const unsigned char *)text && cancel_sleep(cancel,
+		    delay_ms) == -1))
+			return -1;
+		turn_text(t, 0, (const char *)p, n);
+		p += n;
+		avail -= n;
+	}
+	return 0;
+}
+
+static int
+script_fail(struct llm_result *res, enum llm_status status, const char *type,
+    char *message)
+{
+	res->status = status;
+	res->error_type = xstrdup(type);
+	res->error_message = message;
+	return -1;
+}
+
+int
+script_play(struct script *s, const char *agent,
+    const struct llm_request *req, struct cancel *cancel, llm_event_fn fn,
+    void *ud, struct llm_result *res)
+{
+	unsigned long tool_base;
+	json_t *turn, *tools, *tool, *error;
+	struct llm_turn *t;
+	char *rid, *text;
+	size_t i;
+	int rc = 0;
+
+	res->attempts = 1;
+	if ((turn = script_next(s, agent, &tool_base)) == NULL)
+		return script_fail(res, LLM_ERR_API, "script_exhausted",
+		    xasprintf("the script has no turn left for %s",
+		    agent ? agent : "this agent"));
+	if (cancel_sleep(cancel, script_int(turn, "delay_ms", 0)) == -1) {
+		json_decref(turn);
+		return script_fail(res, LLM_ERR_CANCELLED, "cancelled",
+		    xstrdup("the call was cancelled"));
+	}
+	error = json_object_get(turn, "error");
+	if (json_is_object(error)) {
+		const char *type = json_string_value(json_object_get(error,
+		    "type"));
+		const char *msg = json_string_value(json_object_get(error,
+		    "message"));
+
+		res->http_status = (int)script_int(error, "status", 500);
+		rc = script_fail(res, LLM_ERR_API, type ? type : "api_error",
+		    xstrdup(msg ? msg : "scripted error"));
+		json_decref(turn);
+		return rc;
+	}
+
+	rid = script_last_request_id(req);
+	t = turn_new(fn, ud);
+	text = script_expand(json_string_value(json_object_get(turn, "text")) ?
+	    json_string_value(json_object_get(turn, "text")) : "", rid);
+	if (script_stream_text(t, text, script_int(turn, "chunk_chars", 16),
+	    script_int(turn, "chunk_delay_ms", 0), cancel) == -1)
+		rc = -1;
+	tools = json_object_get(turn, "tools");
+	json_array_foreach(tools, i, tool) {
+		json_t *input = json_deep_copy(json_object_get(tool, "input"));
+		char *id = xasprintf("toolu_script_%lu", tool_base + i);
+
+		if (rc == -1)
+			break;
+		if (input == NULL)
+			input = json_object();
+		script_expand_json(input, rid);
+		turn_tool_start(t, (long)(i + 1), id, json_string_value(
+		    json_object_get(tool, "name")));
+		turn_tool_input_json(t, (long)(i + 1), input);
+		json_decref(input);
+		free(id);
+	}
+	turn_stop_reason(t, json_string_value(json_object_get(turn,
+	    "stop_reason")) ? json_string_value(json_object_get(turn,
+	    "stop_reason")) : json_array_size(tools) ? "tool_use" :
+	    "end_turn");
+	turn_usage(t, (int64_t)json_array_size(req->messages) * 50,
+	    (int64_t)strlen(text) / 4 + 1);
+	if (rc == -1)
+		script_fail(res, LLM_ERR_CANCELLED, "cancelled",
+		    xstrdup("the call was cancelled"));
+	else
+		rc = turn_finish(t, res);
+	turn_free(t);
+	free(text);
+	free(rid);
+	json_decref(turn);
+	return rc;
+}

@@ -1,0 +1,335 @@
+/*
+ * Unit tests of the Anthropic provider: the request body, a recorded
+ * stream re-fed at random chunk boundaries through the SSE parser, whole
+ * replies, error events and error bodies.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/provider.h"
+#include "llm/sse.h"
+#include "testutil.h"
+#include "util/xmalloc.h"
+
+/* The literal stream of LLM-API.md §2 (text, ping, then a tool call). */
+static const char recorded[] =
+    "event: message_start\n"
+    "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_014p\","
+    "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\","
+    "\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,"
+    "\"usage\":{\"input_tokens\":472,\"output_tokens\":2}}}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":0,"
+    "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+    "event: ping\n"
+    "data: {\"type\": \"ping\"}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,"
+    "\"delta\":{\"type\":\"text_delta\",\"text\":\"Okay, l\xc3\xa9t's check\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":1,"
+    "\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01T1\","
+    "\"name\":\"get_weather\",\"input\":{}}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":1,"
+    "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":1,"
+    "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":"
+    "\"{\\\"location\\\": \\\"San Fra\"}}\n\n"
+    "event: future_event_type\n"
+    "data: {\"type\":\"future_event_type\"}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":1,"
+    "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":"
+    "\"ncisco, CA\\\"}\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+    "event: message_delta\n"
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+    "\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":89}}\n\n"
+    "event: message_stop\n"
+    "data: {\"type\":\"message_stop\"}\n\n";
+
+struct replay {
+	struct llm_turn		*turn;
+	struct llm_result	*res;
+	int			 last;
+	int			 events;
+};
+
+static int
+replay_event(void *ud, const char *event, const char *data, size_t len)
+{
+	struct replay *r = ud;
+
+	r->events++;
+	r->last = provider_anthropic.stream_event(r->turn, event, data, len,
+	    r->res);
+	return r->last == PROVIDER_FAIL;
+}
+
+/* Feeds `stream` in chunks cut at random points (seeded), returns the
+ * last provider verdict. */
+static int
+replay(const char *stream, unsigned seed, struct llm_result *res)
+{
+	struct replay r = { turn_new(NULL, NULL), res, PROVIDER_MORE, 0 };
+	struct sse_parser *p = sse_new(replay_event, &r);
+	size_t len = strlen(stream), at = 0;
+
+	srand(seed);
+	while (at < len) {
+		size_t n = seed == 0 ? len : 1 + (size_t)rand() % 40;
+
+		if (n > len - at)
+			n = len - at;
+		if (sse_feed(p, stream + at, n) != 0)
+			break;
+		at += n;
+	}
+	if (r.last == PROVIDER_DONE)
+		turn_finish(r.turn, res);
+	sse_free(p);
+	turn_free(r.turn);
+	return r.last;
+}
+
+START_TEST(recorded_stream_at_any_chunking)
+{
+	json_t *want = json_loads("{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"text\",\"text\":\"Okay, l\xc3\xa9t's check\"},"
+	    "{\"type\":\"tool_use\",\"id\":\"toolu_01T1\",\"name\":"
+	    "\"get_weather\",\"input\":{\"location\":\"San Francisco, CA\"}}]}",
+	    0, NULL);
+	unsigned seed;
+
+	ck_assert_ptr_nonnull(want);
+	for (seed = 0; seed < 300; seed++) {
+		struct llm_result res = { 0 };
+
+		ck_assert_int_eq(replay(recorded, seed, &res), PROVIDER_DONE);
+		ck_assert_int_eq(res.status, LLM_OK);
+		ck_assert_msg(json_equal(res.message, want), "seed %u", seed);
+		ck_assert_str_eq(res.stop_reason, "tool_use");
+		/* message_delta's counts are cumulative: replaced. */
+		ck_assert_int_eq(res.input_tokens, 472);
+		ck_assert_int_eq(res.output_tokens, 89);
+		llm_result_clear(&res);
+	}
+	json_decref(want);
+}
+END_TEST
+
+START_TEST(error_event_mid_stream_fails_the_stream)
+{
+	static const char stream[] =
+	    "event: message_start\n"
+	    "data: {\"type\":\"message_start\",\"message\":{\"usage\":"
+	    "{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+	    "event: content_block_delta\n"
+	    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+	    "{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n"
+	    "event: error\n"
+	    "data: {\"type\": \"error\", \"error\": {\"type\": "
+	    "\"overloaded_error\", \"message\": \"Overloaded\"}}\n\n";
+	struct llm_result res = { 0 };
+
+	ck_assert_int_eq(replay(stream, 7, &res), PROVIDER_FAIL);
+	ck_assert_int_eq(res.status, LLM_ERR_STREAM);
+	ck_assert_str_eq(res.error_type, "overloaded_error");
+	ck_assert_str_eq(res.error_message, "Overloaded");
+	llm_result_clear(&res);
+}
+END_TEST
+
+START_TEST(malformed_event_json_fails_the_stream)
+{
+	static const char stream[] =
+	    "event: content_block_delta\n"
+	    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+	    "{\"type\":\"text_del\n\n";
+	struct llm_result res = { 0 };
+
+	ck_assert_int_eq(replay(stream, 3, &res), PROVIDER_FAIL);
+	ck_assert_int_eq(res.status, LLM_ERR_STREAM);
+	ck_assert_str_eq(res.error_type, "invalid_response");
+	ck_assert_ptr_nonnull(strstr(res.error_message, "malformed"));
+	llm_result_clear(&res);
+}
+END_TEST
+
+START_TEST(body_passes_the_conversation_through)
+{
+	struct llm_config c;
+	struct llm_request req = { 0 };
+	json_t *body;
+	char *text;
+
+	llm_config_defaults(&c);
+	c.model = "claude-x";
+	c.max_tokens = 99;
+	req.system = "be brief";
+	req.messages = json_loads("[{\"role\":\"user\",\"content\":[{\"type\":"
+	    "\"text\",\"text\":\"hi\"}]}]", 0, NULL);
+	req.tools = json_loads("[{\"name\":\"bash\",\"description\":\"run\","
+	    "\"input_schema\":{\"type\":\"object\"}}]", 0, NULL);
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(body, "model")),
+	    "claude-x");
+	ck_assert_int_eq(json_integer_value(json_object_get(body,
+	    "max_tokens")), 99);
+	ck_assert(json_is_true(json_object_get(body, "stream")));
+	ck_assert_str_eq(json_string_value(json_object_get(body, "system")),
+	    "be brief");
+	ck_assert(json_equal(json_object_get(body, "messages"), req.messages));
+	ck_assert(json_equal(json_object_get(body, "tools"), req.tools));
+	free(text);
+	json_decref(body);
+
+	/* No system, no tools, no stream: the keys are absent or false. */
+	json_decref(req.tools);
+	req.tools = NULL;
+	req.system = NULL;
+	c.stream = 0;
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_ptr_null(json_object_get(body, "system"));
+	ck_assert_ptr_null(json_object_get(body, "tools"));
+	ck_assert(json_is_false(json_object_get(body, "stream")));
+	free(text);
+	json_decref(body);
+	json_decref(req.messages);
+}
+END_TEST
+
+START_TEST(headers_carry_key_and_version)
+{
+	struct llm_config c;
+	struct curl_slist *h, *p;
+	int key = 0, version = 0;
+
+	llm_config_defaults(&c);
+	c.api_key = "sk-test";
+	h = provider_anthropic.headers(&c, NULL);
+	for (p = h; p != NULL; p = p->next) {
+		key += strcmp(p->data, "x-api-key: sk-test") == 0;
+		version += strcmp(p->data, "anthropic-version: 2023-06-01") == 0;
+	}
+	ck_assert_int_eq(key, 1);
+	ck_assert_int_eq(version, 1);
+	curl_slist_free_all(h);
+}
+END_TEST
+
+START_TEST(whole_reply_is_read)
+{
+	static const char body[] = "{\"id\":\"msg_1\",\"type\":\"message\","
+	    "\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+	    "\"thinking\":\"hmm\"},{\"type\":\"text\",\"text\":\"Let me check.\"},"
+	    "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\","
+	    "\"input\":{\"location\":\"Paris\"}}],\"stop_reason\":\"tool_use\","
+	    "\"usage\":{\"input_tokens\":472,\"output_tokens\":89,"
+	    "\"service_tier\":\"standard\"}}";
+	struct llm_turn *t = turn_new(NULL, NULL);
+	struct llm_result res = { 0 };
+	json_t *content;
+
+	ck_assert_int_eq(provider_anthropic.parse_body(t, body, strlen(body),
+	    &res), 0);
+	ck_assert_int_eq(turn_finish(t, &res), 0);
+	content = json_object_get(res.message, "content");
+	ck_assert_uint_eq(json_array_size(content), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    content, 1), "name")), "get_weather");
+	ck_assert_str_eq(res.stop_reason, "tool_use");
+	ck_assert_int_eq(res.output_tokens, 89);
+	turn_free(t);
+	llm_result_clear(&res);
+
+	t = turn_new(NULL, NULL);
+	ck_assert_int_eq(provider_anthropic.parse_body(t, "{\"id\":", 6, &res),
+	    -1);
+	ck_assert_int_eq(res.status, LLM_ERR_PARSE);
+	turn_free(t);
+	llm_result_clear(&res);
+}
+END_TEST
+
+START_TEST(error_bodies_are_read)
+{
+	static const char api[] = "{\"type\":\"error\",\"error\":{\"type\":"
+	    "\"rate_limit_error\",\"message\":\"Number of request tokens has "
+	    "exceeded your per-minute rate limit\"},\"request_id\":\"req_011\"}";
+	static const char html[] = "<html><head><title>413 Request Entity Too "
+	    "Large</title></head>\r\n<body>nginx</body></html>";
+	struct llm_result res = { 0 };
+
+	provider_anthropic.parse_error(api, strlen(api), &res);
+	ck_assert_str_eq(res.error_type, "rate_limit_error");
+	ck_assert_ptr_nonnull(strstr(res.error_message, "per-minute"));
+	llm_result_clear(&res);
+
+	provider_anthropic.parse_error(html, strlen(html), &res);
+	ck_assert_ptr_null(res.error_type);
+	ck_assert_str_eq(res.error_message, "<html><head><title>413 Request "
+	    "Entity Too Large</title></head>");
+	llm_result_clear(&res);
+
+	provider_anthropic.parse_error("", 0, &res);
+	ck_assert_ptr_null(res.error_message);
+}
+END_TEST
+
+START_TEST(error_line_names_status_type_message_and_id)
+{
+	struct llm_result res = { 0 };
+	char *line;
+
+	res.status = LLM_ERR_API;
+	res.http_status = 429;
+	res.error_type = xstrdup("rate_limit_error");
+	res.error_message = xstrdup("slow down");
+	res.request_id = xstrdup("req_abc");
+	line = llm_result_error_line(&res);
+	ck_assert_str_eq(line, "HTTP 429 rate_limit_error: slow down "
+	    "(request-id req_abc)");
+	free(line);
+	llm_result_clear(&res);
+	res.status = LLM_ERR_TRANSPORT;
+	res.error_type = xstrdup("connection_error");
+	line = llm_result_error_line(&res);
+	ck_assert_str_eq(line, "connection_error");
+	free(line);
+	llm_result_clear(&res);
+}
+END_TEST
+
+static Suite *
+anthropic_suite(void)
+{
+	Suite *s = suite_create("anthropic");
+	TCase *tc = tcase_create("anthropic");
+
+	tcase_add_test(tc, recorded_stream_at_any_chunking);
+	tcase_add_test(tc, error_event_mid_stream_fails_the_stream);
+	tcase_add_test(tc, malformed_event_json_fails_the_stream);
+	tcase_add_test(tc, body_passes_the_conversation_through);
+	tcase_add_test(tc, headers_carry_key_and_version);
+	tcase_add_test(tc, whole_reply_is_read);
+	tcase_add_test(tc, error_bodies_are_read);
+	tcase_add_test(tc, error_line_names_status_type_message_and_id);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(anthropic_suite());
+}
