@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "llm/provider.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
@@ -95,10 +96,17 @@ anthropic_stream_event(struct llm_turn *t, const char *event,
 		return PROVIDER_MORE;
 	if ((ev = json_loadb(data, len, 0, NULL)) == NULL ||
 	    !json_is_object(ev)) {
+		char *quote = utf8_clean(data, len, 80);
+		char *name = utf8_clean(event, strlen(event), 40);
+
 		json_decref(ev);
-		return anthropic_stream_fail(res, "invalid_response",
-		    xasprintf("malformed %s event in the stream: %.80s",
-		    event, data));
+		ev = NULL;
+		anthropic_stream_fail(res, "invalid_response",
+		    xasprintf("malformed %s event in the stream: %s", name,
+		    quote));
+		free(quote);
+		free(name);
+		return PROVIDER_FAIL;
 	}
 	/* The event name and the JSON type agree; trust the JSON. */
 	type = json_string_value(json_object_get(ev, "type"));

@@ -92,23 +92,21 @@ llm_result_error_line(const struct llm_result *r)
 void
 provider_error_text(struct llm_result *res, const char *body, size_t len)
 {
-	char line[201], *clean;
-	size_t i, n = 0;
+	size_t start, end;
 
-	for (i = 0; i < len && n < sizeof line - 1; i++) {
-		unsigned char c = (unsigned char)body[i];
-
-		if (c == '\n' && n > 0)
+	/* Quote the first line that is not blank. */
+	for (start = 0; start < len; start++) {
+		if (body[start] == '\0' || strchr(" \t\r\n", body[start]) == NULL)
 			break;
-		if (c >= 0x20 && c != 0x7f)
-			line[n++] = (char)c;
 	}
-	line[n] = '\0';
-	if (n == 0)
+	for (end = start; end < len; end++) {
+		if (body[end] == '\n' || body[end] == '\r')
+			break;
+	}
+	if (end == start)
 		return;
-	clean = utf8_sanitize(line);
 	free(res->error_message);
-	res->error_message = clean;
+	res->error_message = utf8_clean(body + start, end - start, 200);
 }
 
 struct llm_client *

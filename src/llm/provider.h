@@ -54,9 +54,9 @@ struct llm_provider {
 
 /*
  * For an error body that is not the API's JSON (an HTML page from a
- * proxy, say): sets res->error_message to its first line, at most 200
- * bytes, control characters dropped and UTF-8 repaired. An empty body
- * leaves res untouched.
+ * proxy, say): sets res->error_message to its first non-blank line, made
+ * printable and cut to 200 bytes (utf8_clean). A blank body leaves res
+ * untouched.
  */
 void provider_error_text(struct llm_result *res, const char *body,
     size_t len);

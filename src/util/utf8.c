@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/utf8.h"
@@ -63,5 +64,53 @@ utf8_sanitize(const char *s)
 		avail -= n;
 	}
 	*o = '\0';
+	return out;
+}
+
+char *
+utf8_clean(const char *s, size_t len, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *raw, *fixed, *out;
+	size_t i, n, avail;
+
+	if (len > max) {
+		len = max;
+		for (i = 0; i < 3 && len > 0 && (u[len] & 0xc0) == 0x80; i++)
+			len--;
+	}
+	raw = xmalloc(len + 1);
+	for (i = n = 0; i < len; i++) {
+		if (u[i] == '\t' || u[i] == '\n' || u[i] == '\r')
+			raw[n++] = ' ';
+		else if (u[i] >= 0x20 && u[i] != 0x7f)
+			raw[n++] = (char)u[i];
+	}
+	raw[n] = '\0';
+	fixed = utf8_sanitize(raw);
+	free(raw);
+
+	/* Repair can make the text longer (one byte to three); cut again,
+	 * on a character boundary, and drop U+0080..U+009F on the way. */
+	u = (const unsigned char *)fixed;
+	avail = strlen(fixed);
+	out = xmalloc(avail + 1);
+	n = 0;
+	while (avail > 0) {
+		size_t cl = utf8_valid_len(u, avail);
+
+		if (cl == 0)
+			cl = 1;		/* cannot happen after repair */
+		if (!(cl == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
+			if (n + cl > max)
+				break;
+			memcpy(out + n, u, cl);
+			n += cl;
+		}
+		u += cl;
+		avail -= cl;
+	}
+	out[n] = '\0';
+	free(fixed);
 	return out;
 }

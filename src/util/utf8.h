@@ -17,4 +17,13 @@ size_t utf8_valid_len(const unsigned char *s, size_t avail);
  */
 char *utf8_sanitize(const char *s);
 
+/*
+ * Returns a malloc'd one-line, printable copy of the first len bytes of s,
+ * for quoting untrusted text in a message: tabs and line ends become
+ * spaces, other control characters (C0, DEL and C1) are dropped, invalid
+ * UTF-8 is repaired, and the result is cut to at most max bytes on a
+ * character boundary.
+ */
+char *utf8_clean(const char *s, size_t len, size_t max);
+
 #endif

@@ -45,6 +45,28 @@ START_TEST(utf8_invalid_bytes_become_replacement)
 }
 END_TEST
 
+static void
+check_clean(const char *in, size_t max, const char *want)
+{
+	char *out = utf8_clean(in, strlen(in), max);
+
+	ck_assert_str_eq(out, want);
+	free(out);
+}
+
+START_TEST(utf8_clean_makes_one_printable_line)
+{
+	check_clean("a\tb\nc\r", 100, "a b c ");
+	/* ESC, BEL, DEL and a C1 control (U+009B, a CSI) are dropped. */
+	check_clean("x\x1b[31my\x07\x7f\xc2\x9bz", 100, "x[31myz");
+	check_clean("bad\xff", 100, "bad\xef\xbf\xbd");
+	/* The cap never splits a character. */
+	check_clean("ab\xe2\x82\xac", 4, "ab");
+	check_clean("ab\xe2\x82\xac", 5, "ab\xe2\x82\xac");
+	check_clean("", 10, "");
+}
+END_TEST
+
 START_TEST(xgrow_doubles_and_keeps_contents)
 {
 	int *a = NULL;
@@ -123,6 +145,7 @@ util_suite(void)
 
 	tcase_add_test(tc, utf8_valid_text_is_kept);
 	tcase_add_test(tc, utf8_invalid_bytes_become_replacement);
+	tcase_add_test(tc, utf8_clean_makes_one_printable_line);
 	tcase_add_test(tc, xgrow_doubles_and_keeps_contents);
 	tcase_add_test(tc, message_types_round_trip);
 	tcase_add_test(tc, message_render_shows_request_id_and_decision);
