@@ -131,6 +131,7 @@ settings(const struct options *o, struct llm_config *cfg, char **owned,
 }
 
 static struct llm_client *ask_client;
+static int ask_wrote;	/* the reply has started on stdout */
 
 static void
 ask_interrupt(int sig)
@@ -146,6 +147,7 @@ ask_event(void *ud, const struct llm_event *ev)
 	case LLM_EV_TEXT:
 		fwrite(ev->text, 1, ev->len, stdout);
 		fflush(stdout);
+		ask_wrote = 1;
 		break;
 	case LLM_EV_TOOL:
 		break;
@@ -184,6 +186,10 @@ ask(const struct llm_config *cfg, const char *text)
 		fputc('\n', stdout);
 		rc = 0;
 	} else {
+		/* End a reply that broke off, so the error gets its own line. */
+		if (ask_wrote)
+			fputc('\n', stdout);
+		fflush(stdout);
 		line = llm_result_error_line(&res);
 		fprintf(stderr, "huddle: %s\n", line);
 		free(line);

@@ -247,12 +247,11 @@ sse_scan(struct sse_parser *p, const char *buf, size_t len)
 					return -1;
 				p->state = p->target != NULL ? SSE_SPACE :
 				    SSE_SKIP;
-			} else if (p->fieldlen < sizeof p->field)
-				p->field[p->fieldlen++] = c;
-			else {
+			} else if (p->fieldlen == sizeof p->field) {
 				/* Longer than any field that matters. */
 				p->state = SSE_SKIP;
-			}
+			} else
+				p->field[p->fieldlen++] = c;
 			break;
 		case SSE_SPACE:
 			p->state = SSE_VALUE;

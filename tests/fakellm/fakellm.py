@@ -71,7 +71,8 @@ DEFAULT_ERROR_MESSAGE = {
     "permission_error": "Your API key does not have permission to use the "
                         "specified resource.",
     "not_found_error": "Not found",
-    "request_too_large": "Request exceeds the maximum allowed number of bytes.",
+    "request_too_large": "Request exceeds the maximum allowed number of "
+                         "bytes.",
     "rate_limit_error": "Number of request tokens has exceeded your "
                         "per-minute rate limit",
     "api_error": "Internal server error",
@@ -174,9 +175,12 @@ def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _is_count(value, minimum):
-    return isinstance(value, int) and not isinstance(value, bool) \
-        and value >= minimum
+    return _is_int(value) and value >= minimum
 
 
 def validate_script_item(item, where="item"):
@@ -205,20 +209,24 @@ def validate_script_item(item, where="item"):
                    f"{where}: {key} must be a number >= 0")
     for key in ("split", "delta_chars", "json_chars"):
         if key in item:
-            _check(_is_count(item[key], 1), f"{where}: {key} must be an integer >= 1")
+            _check(_is_count(item[key], 1),
+                   f"{where}: {key} must be an integer >= 1")
     if "fault_after" in item:
         _check(_is_count(item["fault_after"], 0),
                f"{where}: fault_after must be an integer >= 0")
     for key in ("pings", "chunked", "whole_call", "reuse_index"):
         if key in item:
-            _check(isinstance(item[key], bool), f"{where}: {key} must be a boolean")
+            _check(isinstance(item[key], bool),
+                   f"{where}: {key} must be a boolean")
     for key in ("text", "thinking", "stop_reason", "finish_reason", "type",
                 "message", "body", "content_type", "fault_error_type",
                 "fault_error_message"):
         if key in item:
-            _check(isinstance(item[key], str), f"{where}: {key} must be a string")
+            _check(isinstance(item[key], str),
+                   f"{where}: {key} must be a string")
     if "usage" in item:
-        _check(isinstance(item["usage"], dict), f"{where}: usage must be an object")
+        _check(isinstance(item["usage"], dict),
+               f"{where}: usage must be an object")
     if "details" in item:
         _check(isinstance(item["details"], dict),
                f"{where}: details must be an object")
@@ -239,11 +247,13 @@ def validate_script_item(item, where="item"):
             extra = [k for k in call
                      if k not in ("id", "name", "input", "raw_input")]
             _check(not extra, f"{cw}: unknown key(s): {', '.join(extra)}")
-            _check(isinstance(call.get("name"), str), f"{cw}: name must be a string")
+            _check(isinstance(call.get("name"), str),
+                   f"{cw}: name must be a string")
             _check(isinstance(call.get("input", {}), dict),
                    f"{cw}: input must be an object")
             if "id" in call:
-                _check(isinstance(call["id"], str), f"{cw}: id must be a string")
+                _check(isinstance(call["id"], str),
+                       f"{cw}: id must be a string")
             if "raw_input" in call:
                 _check(isinstance(call["raw_input"], str),
                        f"{cw}: raw_input must be a string")
@@ -394,7 +404,8 @@ def _check_tool_blocks(blocks, i):
                 if not isinstance(block.get(field), str):
                     raise _bad(f"{where}.{field}: Field required")
             if not isinstance(block.get("input"), dict):
-                raise _bad(f"{where}.input: Input should be a valid dictionary")
+                raise _bad(f"{where}.input: Input should be a valid "
+                           "dictionary")
         elif block["type"] == "tool_result":
             if not isinstance(block.get("tool_use_id"), str):
                 raise _bad(f"{where}.tool_use_id: Field required")
@@ -402,7 +413,8 @@ def _check_tool_blocks(blocks, i):
             if not isinstance(content, (str, list)):
                 raise _bad(f"{where}.content: Input should be a valid list")
             if "is_error" in block and not isinstance(block["is_error"], bool):
-                raise _bad(f"{where}.is_error: Input should be a valid boolean")
+                raise _bad(f"{where}.is_error: Input should be a valid "
+                           "boolean")
 
 
 def validate_anthropic(headers, raw, api_key):
@@ -429,7 +441,7 @@ def validate_anthropic(headers, raw, api_key):
         raise _bad("model: String should have at least 1 character")
     if "max_tokens" not in body:
         raise _bad("max_tokens: Field required")
-    if not isinstance(body["max_tokens"], int) or isinstance(body["max_tokens"], bool):
+    if not _is_int(body["max_tokens"]):
         raise _bad("max_tokens: Input should be a valid integer")
     if body["max_tokens"] < 1:
         raise _bad("max_tokens: Input should be greater than or equal to 1")
@@ -548,7 +560,8 @@ def validate_anthropic(headers, raw, api_key):
                 "auto", "any", "tool", "none"):
             raise _bad("tool_choice.type: Input should be 'auto', 'any', "
                        "'tool' or 'none'")
-        if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
+        if choice["type"] == "tool" \
+                and not isinstance(choice.get("name"), str):
             raise _bad("tool_choice.tool.name: Field required")
     return body
 
@@ -648,12 +661,14 @@ def validate_openai(headers, raw, api_key):
         ids = []
         for n, call in enumerate(calls):
             where = f"messages[{i}].tool_calls[{n}]"
-            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+            if not isinstance(call, dict) \
+                    or not isinstance(call.get("id"), str):
                 raise _oai_bad(f"Missing required parameter: '{where}.id'.",
                                param=f"{where}.id",
                                code="missing_required_parameter")
             function = call.get("function")
-            if call.get("type") != "function" or not isinstance(function, dict) \
+            if call.get("type") != "function" \
+                    or not isinstance(function, dict) \
                     or not isinstance(function.get("name"), str) \
                     or not isinstance(function.get("arguments"), str):
                 raise _oai_bad(f"Invalid '{where}': expected a function call "
@@ -1007,9 +1022,11 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
     # -- entry points -------------------------------------------------------
 
     def do_GET(self):
+        """Serve a GET (control routes; anything else is a 404)."""
         self._dispatch()
 
     def do_POST(self):
+        """Serve a POST (the API and control routes)."""
         self._dispatch()
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_GET
@@ -1034,6 +1051,7 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.send_error(400, f"bad request framing: {exc}")
             return
+        self.response_started = False
         self.number = state.next_number()
         self.request_id = f"req_fake{self.number}"
         path = urllib.parse.urlsplit(self.path).path
@@ -1045,41 +1063,39 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         if handler:
             handler(raw)
             return
-        if path.startswith("/_"):
-            self._send_json(404, {"error": f"no control route {self.command} "
-                                           f"{path}"}, [])
-            return
 
-        if self.command == "POST" and path == "/v1/messages":
-            api = "anthropic"
-        elif self.command == "POST" and path == "/v1/chat/completions":
-            api = "openai"
-        elif "chat/completions" in path or (
+        routes = {("POST", "/v1/messages"): "anthropic",
+                  ("POST", "/v1/chat/completions"): "openai"}
+        api = routes.get((self.command, path))
+        if api is None:
+            # Not a route: answer 404 in the shape the client seems to use.
+            openai_like = "chat/completions" in path or (
                 self.headers.get("authorization") is not None
-                and self.headers.get("x-api-key") is None):
-            api = "openai-404"
+                and self.headers.get("x-api-key") is None)
+            error_shape = "openai" if openai_like else "anthropic"
         else:
-            api = "anthropic-404"
+            error_shape = api
         record = self._record(arrival, raw)
         try:
-            if api.endswith("-404"):
+            if api is None:
                 raise ApiError(404, "not_found_error",
                                f"fakellm: no route for {self.command} {path}")
-            self._serve_api(api.split("-")[0], raw, record)
+            self._serve_api(api, raw, record)
         except ApiError as err:
             state.finish_record(record, err.status)
-            self._send_api_error(api.split("-")[0], err)
+            self._send_api_error(error_shape, err)
         except (ConnectionError, socket.timeout):
             self.close_connection = True
         except Exception as exc:  # a bug here: tell the client and stderr
             traceback.print_exc(file=sys.stderr)
             if record.get("response_status") is None:
                 state.finish_record(record, 500)
-            try:
-                self._send_api_error(api.split("-")[0], ApiError(
-                    500, "api_error", f"fakellm internal error: {exc}"))
-            except OSError:
-                pass
+            if not self.response_started:
+                try:
+                    self._send_api_error(error_shape, ApiError(
+                        500, "api_error", f"fakellm internal error: {exc}"))
+                except OSError:
+                    pass
             self.close_connection = True
 
     def _read_body(self):
@@ -1091,8 +1107,9 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                 line = self.rfile.readline(1024)
                 size = int(line.split(b";")[0].strip() or b"x", 16)
                 if size == 0:
-                    while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                        pass
+                    trailer = self.rfile.readline(1024)
+                    while trailer not in (b"\r\n", b"\n", b""):
+                        trailer = self.rfile.readline(1024)
                     return b"".join(parts)
                 parts.append(self.rfile.read(size))
                 self.rfile.readline(1024)
@@ -1158,11 +1175,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             body = validate_openai(self.headers, raw, state.api_key)
         item = state.take(record["agent"])
         if item is None:
-            raise ApiError(500, "api_error", "fakellm: no scripted response left",
+            raise ApiError(500, "api_error",
+                           "fakellm: no scripted response left",
                            headers={"x-should-retry": "false"})
         kind = item["kind"]
         status = item.get("status", 500 if kind == "error" else 200)
-        state.finish_record(record, None if kind == "stall_headers" else status)
+        state.finish_record(record,
+                            None if kind == "stall_headers" else status)
         if item.get("delay_ms"):
             self._idle_wait(item["delay_ms"] / 1000.0)
 
@@ -1238,15 +1257,18 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
 
     def _start(self, status, headers):
         """Send the status line and headers."""
+        self.response_started = True
         self.send_response(status, EXTRA_REASONS.get(status))
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
 
     def _send_json(self, status, obj, headers):
+        """Send a control-route JSON reply."""
         data = to_json(obj).encode("utf-8")
         self._start(status, [("Content-Type", JSON_CONTENT_TYPE),
-                             ("Content-Length", str(len(data)))] + headers)
+                             ("Content-Length", str(len(data)))]
+                    + self._id_headers() + headers)
         self.wfile.write(data)
 
     def _send_api_error(self, api, err, scripted=False):

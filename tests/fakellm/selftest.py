@@ -316,6 +316,7 @@ def assemble_openai(chunks):
 # ---------------------------------------------------------------------------
 
 def test_auth_anthropic():
+    """401 for a missing or wrong x-api-key, 400 without anthropic-version."""
     script([{"kind": "text", "text": "unused"}])
     no_key = dict(ANTHROPIC_HEADERS)
     del no_key["x-api-key"]
@@ -338,6 +339,7 @@ def test_auth_anthropic():
 
 
 def test_auth_openai():
+    """401 in the OpenAI shape for a missing or wrong bearer key."""
     script([{"kind": "text", "text": "unused"}])
     for headers in ({"content-type": "application/json"},
                     {"authorization": "Bearer wrong"},
@@ -354,6 +356,7 @@ def test_auth_openai():
 
 
 def test_bad_bodies():
+    """400s naming the field for malformed request bodies."""
     reply = call("POST", "/v1/messages", b"{not json", ANTHROPIC_HEADERS)
     check_eq(reply.status, 400, "non-JSON status")
     check_eq(reply.json()["error"]["type"], "invalid_request_error", "type")
@@ -389,6 +392,7 @@ def test_bad_bodies():
 
 
 def test_text_anthropic_json():
+    """A non-streamed Anthropic text reply and its headers."""
     script([{"kind": "text", "text": "Hello there",
              "usage": {"input_tokens": 12, "output_tokens": 3}}])
     reply = anthropic(anthropic_body())
@@ -415,6 +419,7 @@ def test_text_anthropic_json():
 
 
 def test_text_anthropic_stream_utf8_split():
+    """An Anthropic stream split every 3 bytes, with pings and UTF-8."""
     text = "héllo ✓ 😀 and some more text to split"
     script([{"kind": "text", "text": text, "split": 3, "pings": True,
              "delta_chars": 3, "stop_reason": "max_tokens"}])
@@ -443,6 +448,7 @@ def test_text_anthropic_stream_utf8_split():
 
 
 def test_text_openai():
+    """OpenAI text replies, non-streamed and streamed."""
     text = "héllo ✓ 😀 over OpenAI"
     script([{"kind": "text", "text": text},
             {"kind": "text", "text": text, "split": 3, "pings": True}])
@@ -474,6 +480,7 @@ def test_text_openai():
 
 
 def tool_calls_spec():
+    """Three scripted calls: a given id, a generated one, empty input."""
     return [{"id": "toolu_A", "name": "get_weather",
              "input": {"location": "Paris, France", "unit": "°C"}},
             {"name": "list_files", "input": {"path": "/tmp", "deep": True}},
@@ -481,6 +488,7 @@ def tool_calls_spec():
 
 
 def test_tool_use_anthropic():
+    """Anthropic tool_use replies, reassembled from the stream."""
     calls = tool_calls_spec()
     script([{"kind": "tool_use", "text": "Let me check.", "calls": calls},
             {"kind": "tool_use", "text": "Let me check.", "calls": calls,
@@ -517,6 +525,7 @@ def test_tool_use_anthropic():
 
 
 def test_tool_use_openai():
+    """OpenAI tool calls: fragments, whole_call and reuse_index."""
     calls = tool_calls_spec()
     want = [(c["name"], c["input"]) for c in calls]
     script([{"kind": "tool_use", "calls": calls},
@@ -553,6 +562,7 @@ def test_tool_use_openai():
 
 
 def test_tool_result_validation():
+    """tool_use/tool_result and tool_calls pairing errors."""
     use = {"role": "assistant", "content": [
         {"type": "text", "text": "Checking."},
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
@@ -628,6 +638,7 @@ def test_tool_result_validation():
 
 
 def test_empty_text_block():
+    """Empty text content is rejected."""
     script([{"kind": "text", "text": "unused"}])
     for content in ([{"type": "text", "text": ""}], ""):
         reply = anthropic(anthropic_body([{"role": "user",
@@ -643,6 +654,7 @@ def test_empty_text_block():
 
 
 def test_tool_name_pattern():
+    """Tool names and schemas are checked on both APIs."""
     bad_tools = [dict(TOOLS[0], name="get weather")]
     reply = anthropic(anthropic_body(tools=bad_tools))
     check_eq(reply.status, 400, "status")
@@ -660,6 +672,7 @@ def test_tool_name_pattern():
 
 
 def test_error_kind():
+    """Scripted API errors with their headers and shapes."""
     script([{"kind": "error", "status": 429, "type": "rate_limit_error",
              "message": "slow down", "headers": {"retry-after": "1"}},
             {"kind": "error", "status": 429, "type": "rate_limit_error",
@@ -692,6 +705,7 @@ def test_error_kind():
 
 
 def test_raw_413():
+    """A raw non-JSON 413 as a proxy would send it."""
     page = "<html><body><h1>413 Request Entity Too Large</h1></body></html>"
     script([{"kind": "raw", "status": 413, "body": page}])
     reply = anthropic(anthropic_body())
@@ -701,6 +715,7 @@ def test_raw_413():
 
 
 def test_drop():
+    """A dropped stream ends before message_stop / [DONE]."""
     script([{"kind": "text", "text": "x" * 80, "fault": "drop",
              "fault_after": 3},
             {"kind": "tool_use", "calls": tool_calls_spec(), "fault": "drop",
@@ -720,6 +735,7 @@ def test_drop():
 
 
 def test_reset_fault():
+    """A reset stream ends before message_stop."""
     script([{"kind": "text", "text": "x" * 80, "fault": "reset"}])
     parser = SSEParser()
     try:
@@ -732,6 +748,7 @@ def test_reset_fault():
 
 
 def test_error_event():
+    """A mid-stream error event ends the stream."""
     script([{"kind": "text", "text": "x" * 80, "fault": "error_event"},
             {"kind": "text", "text": "x" * 80, "fault": "error_event",
              "fault_after": 2}])
@@ -750,6 +767,7 @@ def test_error_event():
 
 
 def test_malformed():
+    """Broken SSE data and truncated JSON bodies."""
     script([{"kind": "text", "text": "hello world", "fault": "malformed_sse"},
             {"kind": "text", "text": "hello world",
              "fault": "malformed_json"}])
@@ -777,6 +795,7 @@ def test_malformed():
 
 
 def test_stall():
+    """A stalled stream makes a 0.5 s client time out."""
     script([{"kind": "text", "text": "x" * 80, "fault": "stall",
              "stall_s": 5}])
     parser = SSEParser()
@@ -793,6 +812,7 @@ def test_stall():
 
 
 def test_stall_headers():
+    """No status line: a 0.5 s client times out."""
     script([{"kind": "stall_headers", "stall_s": 5}])
     started = time.monotonic()
     try:
@@ -808,6 +828,7 @@ def test_stall_headers():
 
 
 def test_agent_queues():
+    """Per-agent queues with fallback to the shared queue."""
     script([{"agent": "alice", "kind": "text", "text": "for alice"},
             {"kind": "text", "text": "for anyone"},
             {"agent": "bob", "kind": "text", "text": "for bob"}])
@@ -829,6 +850,7 @@ def test_agent_queues():
 
 
 def test_nothing_left():
+    """The 500 when no scripted response is left."""
     reply = anthropic(anthropic_body())
     check_eq(reply.status, 500, "status")
     check_eq(reply.headers.get("x-should-retry"), "false", "x-should-retry")
@@ -842,6 +864,7 @@ def test_nothing_left():
 
 
 def test_requests_and_reset():
+    """/_requests records everything; /_reset clears it."""
     script([{"kind": "text", "text": "a"}, {"kind": "text", "text": "b"}])
     before = time.time()
     anthropic(anthropic_body(), agent="alice")
@@ -871,6 +894,7 @@ def test_requests_and_reset():
 
 
 def test_keep_alive():
+    """JSON replies (and chunked streams) keep the connection."""
     script([{"kind": "text", "text": "one"}, {"kind": "text", "text": "two"},
             {"kind": "text", "text": "three", "chunked": True},
             {"kind": "text", "text": "four"}])
@@ -901,6 +925,7 @@ def test_keep_alive():
 
 
 def test_delay_and_script_errors():
+    """delay_ms, script validation and the 404 route."""
     script([{"kind": "text", "text": "late", "delay_ms": 300}])
     started = time.monotonic()
     check_eq(anthropic(anthropic_body()).status, 200, "status")

@@ -677,7 +677,7 @@ START_TEST(mixed_stream_any_chunking)
 }
 END_TEST
 
-/* Feeds n bytes of c to p in chunks of at most 1 MiB. */
+/* Feeds n bytes to p, repeating chunk (1 MiB of filler) as needed. */
 static int
 feed_fill(struct sse_parser *p, char *chunk, size_t n)
 {

@@ -1,0 +1,151 @@
+"""Test-side helpers for driving the fake LLM server and the huddle binary.
+
+FakeLLM starts tests/fakellm/fakellm.py on a free port of 127.0.0.1 and
+talks to its control endpoints; run_huddle runs the real binary with a
+deadline. Tests wait for conditions with deadlines, never fixed sleeps.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+TOP_SRCDIR = os.environ.get("top_srcdir", ".")
+TOP_BUILDDIR = os.environ.get("top_builddir", ".")
+HUDDLE = os.path.join(TOP_BUILDDIR, "src", "huddle")
+API_KEY = "test-key"
+
+
+def wait_for(condition, timeout, what):
+    """Polls condition() until it is true or timeout seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("timed out after %.1f s waiting for %s" % (timeout, what))
+
+
+class FakeLLM:
+    """A running fake server; use as a context manager."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="huddle-fakellm-")
+        self.port_file = os.path.join(self.dir, "port")
+        self.proc = None
+        self.port = None
+
+    def __enter__(self):
+        server = os.path.join(TOP_SRCDIR, "tests", "fakellm", "fakellm.py")
+        self.proc = subprocess.Popen(
+            [sys.executable, server, "--port-file", self.port_file,
+             "--api-key", API_KEY],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "log"), "w"))
+        wait_for(lambda: os.path.exists(self.port_file), 10, "the fake server's port file")
+        with open(self.port_file) as f:
+            self.port = int(f.read().strip())
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        return False
+
+    @property
+    def anthropic_url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    @property
+    def openai_url(self):
+        return "http://127.0.0.1:%d/v1" % self.port
+
+    def _call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.anthropic_url + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read() or b"null")
+
+    def script(self, *items):
+        """Queues scripted responses."""
+        self._call("POST", "/_script", list(items))
+
+    def reset(self):
+        self._call("POST", "/_reset", {})
+
+    def requests(self):
+        """The API requests recorded so far, oldest first."""
+        return self._call("GET", "/_requests")
+
+
+def run_huddle(args, env=None, timeout=30, interrupt_when=None):
+    """Runs huddle; returns (status, stdout, stderr, seconds, interrupt_latency).
+
+    interrupt_when: a function of the output read so far; once it returns
+    true, SIGINT is sent and the time to exit is measured.
+    """
+    full_env = {k: v for k, v in os.environ.items()
+                if not k.startswith(("ANTHROPIC_", "OPENAI_", "HUDDLE_"))}
+    full_env.update(env or {})
+    start = time.monotonic()
+    proc = subprocess.Popen([HUDDLE] + args, env=full_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    latency = None
+    if interrupt_when is not None:
+        out = b""
+        os.set_blocking(proc.stdout.fileno(), False)
+        deadline = time.monotonic() + timeout
+        while not interrupt_when(out):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise AssertionError("huddle never reached the point to interrupt; "
+                                     "output so far: %r" % out)
+            chunk = proc.stdout.read()
+            if chunk:
+                out += chunk
+            time.sleep(0.005)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout)
+        latency = time.monotonic() - sent
+        os.set_blocking(proc.stdout.fileno(), True)
+        rest, err = proc.communicate()
+        return proc.returncode, (out + rest).decode(), err.decode(), \
+            time.monotonic() - start, latency
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError("huddle did not finish within %d s: %r %r" % (timeout, out, err))
+    return proc.returncode, out.decode(), err.decode(), time.monotonic() - start, None
+
+
+class Results:
+    """Counts checks and prints the closing 'N passed, N failed' line."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def run(self, name, fn, *args):
+        try:
+            fn(*args)
+        except Exception as e:  # a failed check of any kind
+            self.failed += 1
+            print("FAIL: %s: %s" % (name, e))
+        else:
+            self.passed += 1
+            print("ok: %s" % name)
+
+    def finish(self):
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        sys.exit(1 if self.failed else 0)
