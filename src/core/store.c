@@ -168,7 +168,7 @@ store_user_version(struct store *s, int *version, char **err)
 static int
 store_migrate(struct store *s, char **err)
 {
-	int version;
+	int version = 0;
 
 	if (store_user_version(s, &version, err) == -1)
 		return -1;

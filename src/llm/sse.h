@@ -20,8 +20,11 @@
 
 /*
  * Called once per dispatched event. `event` is the event name, or
- * "message" when none was given; `data` is NUL-terminated and `len` long.
- * Return 0 to go on, non-zero to stop parsing (sse_feed returns it).
+ * "message" when none was given (a NUL byte inside a name cuts it short);
+ * `data` is NUL-terminated and `len` long. Return 0 to go on, or a
+ * positive value to stop: sse_feed returns it, leaves the rest of that
+ * buffer unparsed, and the next sse_feed carries on after the event that
+ * stopped. The callback must not feed, reset or free its own parser.
  */
 typedef int (*sse_event_fn)(void *ud, const char *event, const char *data,
     size_t len);
@@ -32,8 +35,9 @@ struct sse_parser *sse_new(sse_event_fn fn, void *ud);
 void sse_free(struct sse_parser *p);
 
 /*
- * Feeds len bytes. Returns 0; the callback's non-zero value when it asked
- * to stop; or -1 when an event exceeds SSE_MAX_EVENT.
+ * Feeds len bytes. Returns 0; the callback's value when it asked to stop;
+ * or -1 when an event exceeds SSE_MAX_EVENT — and -1 again on every later
+ * feed until sse_reset().
  */
 int sse_feed(struct sse_parser *p, const char *buf, size_t len);
 
