@@ -147,13 +147,15 @@ START_TEST(request_id_placeholder_takes_the_newest_id)
 	struct cancel c;
 	struct llm_request req = { 0 };
 	struct llm_result res = { 0 };
-	json_t *input;
+	json_t *input, *newer;
 
 	cancel_init(&c);
 	req.messages = user_says("[shutdown_request from lead, request_id "
 	    "req_00000001] old");
-	json_array_extend(req.messages, user_says("[shutdown_request from "
-	    "lead, request_id req_0a1b2c3d] please stop"));
+	newer = user_says("[shutdown_request from lead, request_id "
+	    "req_0a1b2c3d] please stop");
+	json_array_extend(req.messages, newer);
+	json_decref(newer);
 	ck_assert_int_eq(script_play(s, "alice", &req, &c, NULL, NULL, &res),
 	    0);
 	input = json_object_get(json_array_get(json_object_get(res.message,
