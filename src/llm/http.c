@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -72,6 +73,7 @@ http_response_clear(struct http_response *resp)
 	free(resp->request_id);
 	free(resp->body);
 	free(resp->error);
+	json_decref(resp->ratelimit);
 	memset(resp, 0, sizeof *resp);
 }
 
@@ -90,6 +92,26 @@ http_keep(char **slot, const char *value, size_t len)
 	*slot = xmalloc(len + 1);
 	memcpy(*slot, value, len);
 	(*slot)[len] = '\0';
+}
+
+/* Records one rate-limit header under its lower-cased name. */
+static void
+http_keep_ratelimit(struct http_response *r, const char *name,
+    size_t namelen, const char *value, size_t len)
+{
+	char *key = xmalloc(namelen + 1), *val = NULL;
+	size_t i;
+
+	for (i = 0; i < namelen; i++)
+		key[i] = (char)tolower((unsigned char)name[i]);
+	key[namelen] = '\0';
+	http_keep(&val, value, len);
+	if (r->ratelimit == NULL)
+		r->ratelimit = json_object();
+	/* Header values are ASCII; anything else is not worth keeping. */
+	json_object_set_new(r->ratelimit, key, json_string(val));
+	free(key);
+	free(val);
 }
 
 static size_t
@@ -118,12 +140,18 @@ http_on_header(char *buf, size_t size, size_t n, void *arg)
 		free(r->retry_after);
 		free(r->retry_after_ms);
 		free(r->should_retry);
+		json_decref(r->ratelimit);
 		r->retry_after = r->retry_after_ms = r->should_retry = NULL;
+		r->ratelimit = NULL;
 		return len;
 	}
 	if (colon == NULL)
 		return len;
 	namelen = colon - buf;
+	if ((namelen > 21 && strncasecmp(buf, "anthropic-ratelimit-", 20) == 0) ||
+	    (namelen > 12 && strncasecmp(buf, "x-ratelimit-", 12) == 0))
+		http_keep_ratelimit(r, buf, namelen, colon + 1,
+		    len - namelen - 1);
 	for (i = 0; i < sizeof wanted / sizeof *wanted; i++) {
 		if (strlen(wanted[i].name) == namelen &&
 		    strncasecmp(buf, wanted[i].name, namelen) == 0) {

@@ -10,6 +10,7 @@
 #define HUDDLE_LLM_HTTP_H
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <stddef.h>
 
 #include "llm/cancel.h"
@@ -21,6 +22,8 @@ struct http_response {
 	char	*retry_after_ms;
 	char	*should_retry;		/* x-should-retry */
 	char	*request_id;		/* request-id or x-request-id */
+	json_t	*ratelimit;		/* {"anthropic-ratelimit-…": "value",
+					 * "x-ratelimit-…": …}, or NULL */
 	char	*body;			/* the body when not streamed to
 					 * on_data (error bodies always) */
 	size_t	 len;

@@ -58,6 +58,7 @@ llm_result_clear(struct llm_result *r)
 	free(r->error_type);
 	free(r->error_message);
 	free(r->request_id);
+	json_decref(r->ratelimit);
 	memset(r, 0, sizeof *r);
 }
 
@@ -235,6 +236,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 	    llm_on_data : NULL, &a, resp);
 	res->http_status = (int)resp->status;
 	llm_set(&res->request_id, resp->request_id);
+	json_decref(res->ratelimit);
+	res->ratelimit = json_incref(resp->ratelimit);
 
 	if (hr == HTTP_CANCELLED) {
 		res->status = LLM_ERR_CANCELLED;

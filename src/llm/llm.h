@@ -92,6 +92,8 @@ struct llm_result {
 	char		*error_type;	/* "rate_limit_error", "connection_error" */
 	char		*error_message;
 	char		*request_id;	/* the server's request-id header */
+	json_t		*ratelimit;	/* the last response's rate-limit
+					 * headers by name, or NULL */
 	int		 attempts;
 };
 

@@ -37,7 +37,8 @@ struct server {
 
 static const char stream_head[] =
     "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-    "request-id: req_stall\r\n\r\n"
+    "request-id: req_stall\r\nAnthropic-RateLimit-Requests-Remaining: 7\r\n"
+    "x-ratelimit-remaining-tokens: 900\r\n\r\n"
     "event: message_start\n"
     "data: {\"type\":\"message_start\",\"message\":{\"usage\":"
     "{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
@@ -264,6 +265,11 @@ START_TEST(a_stalled_stream_fails_after_the_stall_timeout)
 	ck_assert_int_eq(c.res.attempts, 1);
 	ck_assert_str_eq(c.res.error_type, "timeout_error");
 	ck_assert_str_eq(c.res.request_id, "req_stall");
+	/* Rate-limit headers are kept, by lower-cased name. */
+	ck_assert_str_eq(json_string_value(json_object_get(c.res.ratelimit,
+	    "anthropic-ratelimit-requests-remaining")), "7");
+	ck_assert_str_eq(json_string_value(json_object_get(c.res.ratelimit,
+	    "x-ratelimit-remaining-tokens")), "900");
 	ck_assert_int_ge(c.returned_ms - start, 900);
 	ck_assert_int_lt(c.returned_ms - start, 5000);
 	llm_result_clear(&c.res);
