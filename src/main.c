@@ -7,14 +7,20 @@
 #include "config.h"
 
 #include <curl/curl.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/team.h"
+#include "headless.h"
 #include "llm/llm.h"
 #include "llm/script.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
@@ -30,6 +36,15 @@ struct options {
 	const char	*ask;
 	int		 stream;
 	int		 max_retries;
+	const char	*workdir;
+	int		 resume;
+	int		 headless;
+	unsigned	 plan_review;
+	int		 max_teammates;
+	int		 quit_timeout_s;
+	int		 shutdown_timeout_s;
+	const char	*log;
+	const char	*risk_policy;
 };
 
 static void
@@ -43,6 +58,20 @@ usage(FILE *out)
 	    "teammates it spawns, coordinating through durable inboxes.\n"
 	    "\n"
 	    "options:\n"
+	    "  --workdir DIR         where the team works and keeps .huddle/\n"
+	    "                        (default: the current directory)\n"
+	    "  --resume              continue the team kept in DIR/.huddle\n"
+	    "  --headless            no screen: stdin lines are the input line,\n"
+	    "                        stdout is one JSON object per event\n"
+	    "  --plan-review WHO     who reviews plans: human, lead or any\n"
+	    "                        (default any)\n"
+	    "  --max-teammates N     at most N live teammates (default 8)\n"
+	    "  --quit-timeout S      seconds teammates get to shut down when\n"
+	    "                        you quit (default 10)\n"
+	    "  --shutdown-timeout S  a shutdown request expires after S seconds\n"
+	    "                        (default 60); then it can be forced\n"
+	    "  --risk-policy FILE    rules for commands that need your permission\n"
+	    "  --log FILE            write a debug log\n"
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
 	    "  --provider NAME       anthropic (default), openai, or script\n"
@@ -205,6 +234,71 @@ ask(const struct llm_config *cfg, const char *text)
 }
 
 /* Says what was wrong with the command line; returns the status 2. */
+/* Blocks the signals the main thread handles, so that every agent thread
+ * (and every thread those start) inherits a mask without them. */
+static void
+block_async_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGWINCH);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Runs the team with the headless front end. */
+static int
+run_team(const struct options *o, const struct llm_config *cfg)
+{
+	struct team_options to;
+	struct team *t;
+	sigset_t old;
+	char *workdir, *err = NULL;
+	int rc;
+
+	if ((workdir = realpath(o->workdir ? o->workdir : ".", NULL)) ==
+	    NULL) {
+		fprintf(stderr, "huddle: %s: %s\n", o->workdir ? o->workdir :
+		    ".", strerror(errno));
+		return 2;
+	}
+	team_options_defaults(&to);
+	to.workdir = workdir;
+	to.llm = *cfg;
+	to.resume = o->resume;
+	to.plan_review = o->plan_review;
+	if (o->max_teammates > 0)
+		to.max_teammates = o->max_teammates;
+	if (o->quit_timeout_s >= 0)
+		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
+	to.policy_path = o->risk_policy;
+	to.shutdown_timeout_ms = (int64_t)o->shutdown_timeout_s * 1000;
+	if ((t = team_open(&to, &err)) == NULL) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+		free(workdir);
+		return 1;
+	}
+	block_async_signals(&old);
+	rc = team_start(t, &err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == -1) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+		team_free(t);
+		free(workdir);
+		return 1;
+	}
+	rc = headless_run(t);
+	team_free(t);
+	free(workdir);
+	return rc;
+}
+
 static int
 bad_usage(const char *what)
 {
@@ -217,7 +311,9 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_ASK = 256, OPT_PROVIDER, OPT_MODEL, OPT_BASE_URL,
-	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES };
+	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_WORKDIR,
+	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
+	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -226,11 +322,23 @@ main(int argc, char **argv)
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-retries", required_argument, NULL, OPT_MAX_RETRIES },
+		{ "workdir", required_argument, NULL, OPT_WORKDIR },
+		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "headless", no_argument, NULL, OPT_HEADLESS },
+		{ "plan-review", required_argument, NULL, OPT_PLAN_REVIEW },
+		{ "max-teammates", required_argument, NULL, OPT_MAX_TEAMMATES },
+		{ "quit-timeout", required_argument, NULL, OPT_QUIT_TIMEOUT },
+		{ "shutdown-timeout", required_argument, NULL,
+		    OPT_SHUTDOWN_TIMEOUT },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "risk-policy", required_argument, NULL, OPT_RISK_POLICY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { "anthropic", NULL, NULL, NULL, NULL, 1, -1 };
+	struct options o = { "anthropic", NULL, NULL, NULL, NULL, 1, -1, NULL,
+	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL };
+	long v;
 	struct llm_config cfg;
 	char *owned = NULL, *err = NULL, *end;
 	int c, rc;
@@ -263,6 +371,55 @@ main(int argc, char **argv)
 				return bad_usage("--max-retries takes a number "
 				    "from 0 to 10");
 			break;
+		case OPT_WORKDIR:
+			o.workdir = optarg;
+			break;
+		case OPT_RESUME:
+			o.resume = 1;
+			break;
+		case OPT_HEADLESS:
+			o.headless = 1;
+			break;
+		case OPT_PLAN_REVIEW:
+			if (strcmp(optarg, "human") == 0)
+				o.plan_review = PROTO_BY_USER;
+			else if (strcmp(optarg, "lead") == 0)
+				o.plan_review = PROTO_BY_TARGET;
+			else if (strcmp(optarg, "any") == 0)
+				o.plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
+			else
+				return bad_usage("--plan-review takes human, "
+				    "lead or any");
+			break;
+		case OPT_MAX_TEAMMATES:
+			v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 64)
+				return bad_usage("--max-teammates takes a "
+				    "number from 1 to 64");
+			o.max_teammates = (int)v;
+			break;
+		case OPT_QUIT_TIMEOUT:
+			v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 0 ||
+			    v > 3600)
+				return bad_usage("--quit-timeout takes seconds "
+				    "from 0 to 3600");
+			o.quit_timeout_s = (int)v;
+			break;
+		case OPT_SHUTDOWN_TIMEOUT:
+			v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 1 ||
+			    v > 86400)
+				return bad_usage("--shutdown-timeout takes "
+				    "seconds from 1 to 86400");
+			o.shutdown_timeout_s = (int)v;
+			break;
+		case OPT_LOG:
+			o.log = optarg;
+			break;
+		case OPT_RISK_POLICY:
+			o.risk_policy = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -290,6 +447,12 @@ main(int argc, char **argv)
 	 * from a server that hangs up while we write. */
 	signal(SIGPIPE, SIG_IGN);
 	curl_global_init(CURL_GLOBAL_ALL);
+	if (o.log != NULL && log_open(o.log, &err) == -1) {
+		fprintf(stderr, "huddle: --log %s\n", err);
+		free(err);
+		curl_global_cleanup();
+		return 2;
+	}
 	if (settings(&o, &cfg, &owned, &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
@@ -298,11 +461,14 @@ main(int argc, char **argv)
 	}
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
+	else if (o.headless)
+		rc = run_team(&o, &cfg);
 	else {
-		fprintf(stderr, "huddle: the team is not built yet; this "
-		    "version provides --ask, --version and --help\n");
-		rc = 1;
+		fprintf(stderr, "huddle: the full-screen interface is not "
+		    "built yet; run the team with --headless\n");
+		rc = 2;
 	}
+	log_close();
 	script_free(cfg.script);
 	free(owned);
 	curl_global_cleanup();

@@ -298,9 +298,26 @@ bus_read_undelivered(struct store *s, const char *name,
 	return 0;
 }
 
+json_t *
+bus_entry(const struct message *m)
+{
+	char *line = message_render(m);
+	json_t *entry = transcript_user_text(line);
+
+	free(line);
+	return entry;
+}
+
 int
 bus_drain(struct bus *bus, const char *name, struct message **out,
     size_t *n, char **err)
+{
+	return bus_drain_filtered(bus, name, NULL, NULL, out, n, err);
+}
+
+int
+bus_drain_filtered(struct bus *bus, const char *name, bus_feed_fn feed,
+    void *ud, struct message **out, size_t *n, char **err)
 {
 	struct store *s = bus->store;
 	struct message *array = NULL;
@@ -313,15 +330,18 @@ bus_drain(struct bus *bus, const char *name, struct message **out,
 		return -1;
 	rc = bus_read_undelivered(s, name, &array, &count, err);
 	for (i = 0; i < count && rc == 0; i++) {
-		char *line = message_render(&array[i]);
-		json_t *entry = transcript_user_text(line);
 		sqlite3_stmt *st;
 
-		rc = transcript_append_tx(s, name, entry, array[i].id, err);
-		json_decref(entry);
-		free(line);
-		if (rc == -1)
-			break;
+		array[i].recorded = feed == NULL || feed(ud, &array[i]);
+		if (array[i].recorded) {
+			json_t *entry = bus_entry(&array[i]);
+
+			rc = transcript_append_tx(s, name, entry, array[i].id,
+			    err);
+			json_decref(entry);
+			if (rc == -1)
+				break;
+		}
 		st = store_stmt(s, "UPDATE messages SET delivered_at = ?"
 		    " WHERE id = ?");
 		sqlite3_bind_int64(st, 1, clock_wall_ms());
@@ -354,35 +374,48 @@ bus_pending(struct bus *bus, const char *name)
 	return n;
 }
 
+uint64_t
+bus_generation(struct bus *bus, const char *name)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&bus->lock);
+	gen = bus_inbox(bus, name)->gen;
+	pthread_mutex_unlock(&bus->lock);
+	return gen;
+}
+
 int
-bus_wait(struct bus *bus, const char *name, int64_t deadline_ms,
-    const atomic_int *stop)
+bus_wait_since(struct bus *bus, const char *name, uint64_t gen,
+    int64_t deadline_ms, const atomic_int *stop)
 {
 	struct bus_inbox *in;
-	struct timespec ts;
-	uint64_t gen;
+	struct timespec ts = clock_mono_timespec(deadline_ms);
 	int woke;
 
 	pthread_mutex_lock(&bus->lock);
 	in = bus_inbox(bus, name);
-	gen = in->gen;
-	pthread_mutex_unlock(&bus->lock);
-
-	if ((stop != NULL && atomic_load(stop)) || bus_pending(bus, name) > 0)
-		return 1;
-
-	pthread_mutex_lock(&bus->lock);
-	ts = clock_mono_timespec(deadline_ms);
-	while (in->gen == gen) {
+	while (in->gen == gen && (stop == NULL || !atomic_load(stop))) {
 		if (deadline_ms < 0)
 			pthread_cond_wait(&in->cond, &bus->lock);
 		else if (pthread_cond_timedwait(&in->cond, &bus->lock,
 		    &ts) != 0 && clock_mono_ms() >= deadline_ms)
 			break;
 	}
-	woke = in->gen != gen;
+	woke = in->gen != gen || (stop != NULL && atomic_load(stop));
 	pthread_mutex_unlock(&bus->lock);
 	return woke;
+}
+
+int
+bus_wait(struct bus *bus, const char *name, int64_t deadline_ms,
+    const atomic_int *stop)
+{
+	uint64_t gen = bus_generation(bus, name);
+
+	if ((stop != NULL && atomic_load(stop)) || bus_pending(bus, name) > 0)
+		return 1;
+	return bus_wait_since(bus, name, gen, deadline_ms, stop);
 }
 
 /* PRAGMA data_version; the store lock must be held. */

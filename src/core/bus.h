@@ -83,6 +83,25 @@ void bus_announce(struct bus *bus, const struct message *m);
 int bus_drain(struct bus *bus, const char *name, struct message **out,
     size_t *n, char **err);
 
+/* Decides whether a drained message goes into the recipient's
+ * transcript (non-zero) or is only marked delivered (0). */
+typedef int (*bus_feed_fn)(void *ud, const struct message *m);
+
+/*
+ * bus_drain with a say in what is recorded: messages for which feed
+ * returns 0 are marked delivered but left out of the transcript (the
+ * front ends still saw them when they were sent). Each message's
+ * `recorded` field tells which. feed NULL records everything. feed runs
+ * inside the store's transaction: it must be quick and must not call the
+ * store, the bus or the protocol engine.
+ */
+int bus_drain_filtered(struct bus *bus, const char *name, bus_feed_fn feed,
+    void *ud, struct message **out, size_t *n, char **err);
+
+/* The transcript entry that records message m (a new reference): a user
+ * turn with m's readable line. */
+json_t *bus_entry(const struct message *m);
+
 /* Returns the number of undelivered messages for name (0 on error). */
 size_t bus_pending(struct bus *bus, const char *name);
 
@@ -94,6 +113,22 @@ size_t bus_pending(struct bus *bus, const char *name);
  */
 int bus_wait(struct bus *bus, const char *name, int64_t deadline_ms,
     const atomic_int *stop);
+
+/*
+ * The wake-up generation of name's inbox: it changes with every message
+ * committed to it and every bus_wake(). Read it, look at what you are
+ * waiting for, then bus_wait_since() the value read: nothing that happens
+ * after the read can be missed.
+ */
+uint64_t bus_generation(struct bus *bus, const char *name);
+
+/*
+ * Blocks until name's generation differs from gen, *stop is set (then
+ * bus_wake), or the deadline passes — whether or not old messages wait.
+ * Returns 1 when woken, 0 at the deadline.
+ */
+int bus_wait_since(struct bus *bus, const char *name, uint64_t gen,
+    int64_t deadline_ms, const atomic_int *stop);
 
 /*
  * Notices commits by other processes (PRAGMA data_version) and wakes every

@@ -38,6 +38,7 @@ struct message {
 	char		*content;
 	json_t		*metadata;	/* an object; never NULL */
 	int64_t		 created_at;	/* wall-clock ms */
+	int		 recorded;	/* bus_drain put it in the transcript */
 };
 
 /* The wire name of a type ("shutdown_request"). */

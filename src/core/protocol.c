@@ -178,6 +178,12 @@ protocol_set_answerers(struct protocol *p, enum req_type type,
 	p->kinds[type].answerers = answerers;
 }
 
+unsigned
+protocol_answerers(struct protocol *p, enum req_type type)
+{
+	return p->kinds[type].answerers;
+}
+
 void
 protocol_set_timeout(struct protocol *p, enum req_type type,
     int64_t timeout_ms)
@@ -592,6 +598,32 @@ protocol_tick(struct protocol *p, int64_t now_ms)
 	}
 	free(err);
 	return n;
+}
+
+int
+protocol_cancel(struct protocol *p, const char *id, const char *why,
+    char **err)
+{
+	struct proto_outbox o = { 0 };
+	struct request r;
+	int rc = -1;
+
+	if (store_begin(p->store, err) == -1)
+		return -1;
+	if (proto_load_tx(p->store, id, &r) == -1)
+		*err = xasprintf("no request has the id '%s'", id);
+	else {
+		if (r.status != REQ_PENDING)
+			*err = xasprintf("%s is already %s", id,
+			    req_status_name(r.status));
+		else
+			rc = proto_decide_tx(p, &o, &r, REQ_CANCELLED, NULL,
+			    why, err);
+		request_clear(&r);
+	}
+	rc = store_end(p->store, rc == 0, rc == 0 ? err : NULL);
+	proto_outbox_flush(p, &o, rc == 0);
+	return rc;
 }
 
 int

@@ -88,6 +88,9 @@ void protocol_listen(struct protocol *p, protocol_listener_fn fn, void *ud);
 void protocol_set_answerers(struct protocol *p, enum req_type type,
     unsigned answerers);
 
+/* Who may answer a type (PROTO_BY_* bits). */
+unsigned protocol_answerers(struct protocol *p, enum req_type type);
+
 /* Overrides a type's timeout in ms (0: never expires). */
 void protocol_set_timeout(struct protocol *p, enum req_type type,
     int64_t timeout_ms);
@@ -127,6 +130,14 @@ enum proto_verdict protocol_respond(struct protocol *p, const char *id,
  * (wall clock) and tells each requester. Returns how many expired.
  */
 int protocol_tick(struct protocol *p, int64_t now_ms);
+
+/*
+ * Withdraws pending request `id` (its status becomes cancelled, with
+ * `why`), telling the requester like any other decision. Returns 0, or -1
+ * with *err when there is no such pending request.
+ */
+int protocol_cancel(struct protocol *p, const char *id, const char *why,
+    char **err);
 
 /*
  * Marks member `name` terminated, cancels every pending request it sent or

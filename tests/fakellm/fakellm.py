@@ -723,6 +723,31 @@ def validate_openai(headers, raw, api_key):
 # Response bodies
 # ---------------------------------------------------------------------------
 
+REQUEST_ID_RE = re.compile(r"req_[0-9a-f]{8}")
+
+
+def newest_request_id(body):
+    """The last protocol request id ("req_" + 8 hex) in a request body.
+
+    Protocol ids are random, so a script cannot know them; a scripted tool
+    input writes {{request_id}} to answer the request the agent was just
+    shown.
+    """
+    found = REQUEST_ID_RE.findall(json.dumps(body.get("messages", [])))
+    return found[-1] if found else "req_unknown"
+
+
+def expand_request_id(value, request_id):
+    """Replaces {{request_id}} in every string inside value."""
+    if isinstance(value, str):
+        return value.replace("{{request_id}}", request_id)
+    if isinstance(value, list):
+        return [expand_request_id(v, request_id) for v in value]
+    if isinstance(value, dict):
+        return {k: expand_request_id(v, request_id) for k, v in value.items()}
+    return value
+
+
 class Reply:
     """What a scripted response turns into for one request.
 
@@ -742,8 +767,9 @@ class Reply:
         self.thinking = item.get("thinking")
         self.calls = []
         id_prefix = "toolu_fake" if api == "anthropic" else "call_fake"
+        request_id = newest_request_id(body)
         for n, call in enumerate(item.get("calls", [])):
-            arguments = call.get("input", {})
+            arguments = expand_request_id(call.get("input", {}), request_id)
             if "raw_input" in call:
                 streamed = call["raw_input"]
             elif api == "anthropic":

@@ -599,6 +599,36 @@ START_TEST(list_shows_pending_first_and_survives_reopen)
 }
 END_TEST
 
+START_TEST(a_request_can_be_withdrawn_once)
+{
+	struct tu_team t;
+	char id[PROTO_ID_SIZE];
+	struct message *m;
+	char *err = NULL;
+
+	tu_team_open(&t);
+	open_request(&t, REQ_SHUTDOWN, "lead", "alice", "", id);
+	ck_assert_int_eq(protocol_cancel(t.proto, id, "never mind", &err), 0);
+	ck_assert_int_eq(status_of(&t, id), REQ_CANCELLED);
+	m = only_message(&t, "lead");
+	ck_assert_str_eq(json_string_value(json_object_get(m->metadata,
+	    "status")), "cancelled");
+	message_free_array(m, 1);
+	ck_assert_int_eq(protocol_cancel(t.proto, id, "again", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "already cancelled"));
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(protocol_cancel(t.proto, "req_ffffffff", "x", &err),
+	    -1);
+	free(err);
+	expect_verdict(&t, id, MSG_SHUTDOWN_RESPONSE, "alice", 1,
+	    PROTO_ALREADY_DECIDED, "cancelled");
+	ck_assert_uint_eq(protocol_answerers(t.proto, REQ_PERMISSION),
+	    PROTO_BY_USER);
+	tu_team_close(&t);
+}
+END_TEST
+
 START_TEST(names_of_types_and_states)
 {
 	ck_assert_str_eq(req_type_name(REQ_SHUTDOWN), "shutdown");
@@ -637,6 +667,7 @@ protocol_suite(void)
 	tcase_add_test(tc, listeners_hear_every_committed_change);
 	tcase_add_test(tc, concurrent_answers_decide_once);
 	tcase_add_test(tc, list_shows_pending_first_and_survives_reopen);
+	tcase_add_test(tc, a_request_can_be_withdrawn_once);
 	tcase_add_test(tc, names_of_types_and_states);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,493 @@
+/*
+ * One agent's loop, run in its own thread for the lead and for every
+ * teammate:
+ *
+ *	drain the inbox (messages go into the transcript)
+ *	if there is something to answer: a turn of model calls and tools
+ *	else: idle, and wait on the inbox — no CPU until a message comes
+ *
+ * A turn calls the model, runs the tools it asks for, stores the results,
+ * takes in messages that arrived meanwhile (after the tool results, so the
+ * model sees them before its next call), and goes on until the model stops
+ * asking for tools. Everything is stored as it happens, so a crash loses
+ * at most the call in flight; after a restart the loop simply continues.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/history.h"
+#include "agent/internal.h"
+#include "agent/tool.h"
+#include "core/transcript.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* About 150k tokens of history: older turns are left out beyond it. */
+#define AGENT_HISTORY_CHARS (600u * 1024)
+
+void
+agent_set_status(struct agent *a, enum member_status status,
+    const char *detail)
+{
+	struct team *t = a->team;
+	char *err = NULL;
+	json_t *data;
+
+	if (a->status == status && detail == NULL)
+		return;
+	a->status = status;
+	if (roster_set_status(t->store, a->name, status, &err) == -1) {
+		log_printf("%s: status: %s", a->name, err);
+		free(err);
+	}
+	data = json_pack("{s:s}", "status", member_status_name(status));
+	if (detail != NULL)
+		json_object_set_new(data, "detail", json_string(detail));
+	evq_push(&t->events, EV_STATUS, a->name, data);
+}
+
+static void agent_error(struct agent *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Shows an error in the agent's pane (and the log). */
+static void
+agent_error(struct agent *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+
+	log_printf("%s: %s", a->name, msg);
+	evq_push(&a->team->events, EV_ERROR, a->name, json_pack("{s:s}",
+	    "message", msg));
+	free(msg);
+}
+
+/* Stores an entry and keeps it in memory. Returns 0 or -1. */
+static int
+agent_record(struct agent *a, json_t *entry)
+{
+	char *err = NULL;
+
+	if (transcript_append(a->team->store, a->name, entry, &err) == -1) {
+		agent_error(a, "could not store the transcript: %s", err);
+		free(err);
+		json_decref(entry);
+		return -1;
+	}
+	json_array_append_new(a->transcript, entry);
+	return 0;
+}
+
+/* The lead's model hears a teammate's idle notice only when it waits for
+ * that teammate; other messages always go in. Runs under the store lock. */
+static int
+agent_lead_feed(void *ud, const struct message *m)
+{
+	struct agent *a = ud;
+
+	if (m->type != MSG_IDLE_NOTIFICATION)
+		return 1;
+	return team_lead_takes_idle(a->team, m->from);
+}
+
+/* Takes the inbox into the transcript. Returns the number recorded. */
+static int
+agent_drain(struct agent *a)
+{
+	struct message *msgs;
+	size_t n, i;
+	int recorded = 0;
+	char *err = NULL;
+
+	if (bus_drain_filtered(a->team->bus, a->name, a->is_lead ?
+	    agent_lead_feed : NULL, a, &msgs, &n, &err) == -1) {
+		agent_error(a, "could not read the inbox: %s", err);
+		free(err);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (!msgs[i].recorded)
+			continue;
+		json_array_append_new(a->transcript, bus_entry(&msgs[i]));
+		recorded++;
+	}
+	message_free_array(msgs, n);
+	if (recorded > 0)
+		a->errored = 0;
+	return recorded;
+}
+
+int
+agent_take_inbox(struct agent *a)
+{
+	return agent_drain(a);
+}
+
+static const char *
+agent_last_role(struct agent *a)
+{
+	size_t n = json_array_size(a->transcript);
+
+	if (n == 0)
+		return NULL;
+	return json_string_value(json_object_get(json_array_get(
+	    a->transcript, n - 1), "role"));
+}
+
+/* Whether something in the transcript waits for the model's answer. */
+static int
+agent_has_work(struct agent *a)
+{
+	const char *role = agent_last_role(a);
+
+	return !a->errored && role != NULL && strcmp(role, "user") == 0 &&
+	    json_array_size(a->transcript) != a->answered;
+}
+
+static void
+agent_on_llm(void *ud, const struct llm_event *ev)
+{
+	struct agent *a = ud;
+
+	switch (ev->type) {
+	case LLM_EV_TEXT:
+		evq_push_text(&a->team->events, a->name, ev->text, ev->len);
+		break;
+	case LLM_EV_TOOL:
+		break;
+	case LLM_EV_RETRY:
+		evq_push(&a->team->events, EV_RETRY, a->name, json_pack(
+		    "{s:s, s:i, s:I}", "message", ev->error, "attempt",
+		    ev->attempt, "delay_ms", (json_int_t)ev->delay_ms));
+		break;
+	}
+}
+
+/* Runs the tool calls of an assistant message; returns the user entry
+ * with their results. */
+static json_t *
+agent_run_tools(struct agent *a, json_t *calls)
+{
+	json_t *results = json_array(), *call;
+	size_t i;
+
+	json_array_foreach(calls, i, call) {
+		const char *id = json_string_value(json_object_get(call, "id"));
+		const char *name = json_string_value(json_object_get(call,
+		    "name"));
+		json_t *input = json_object_get(call, "input");
+		struct tool_output out = { 0, NULL };
+
+		evq_push(&a->team->events, EV_TOOL_CALL, a->name, json_pack(
+		    "{s:s, s:s, s:O}", "tool", name ? name : "", "id",
+		    id ? id : "", "input", input ? input : json_null()));
+		if (atomic_load(&a->stop))
+			tool_error(&out, "not run: the agent is stopping");
+		else
+			tools_run(a, name ? name : "", input, &out);
+		if (out.text == NULL || *out.text == '\0') {
+			free(out.text);
+			out.text = xstrdup("(no output)");
+		}
+		evq_push(&a->team->events, EV_TOOL_RESULT, a->name, json_pack(
+		    "{s:s, s:s, s:b, s:s}", "tool", name ? name : "", "id",
+		    id ? id : "", "is_error", out.is_error, "output",
+		    out.text));
+		json_array_append_new(results, json_pack("{s:s, s:s, s:s, "
+		    "s:b}", "type", "tool_result", "tool_use_id", id ? id : "",
+		    "content", out.text, "is_error", out.is_error));
+		tool_output_clear(&out);
+	}
+	return json_pack("{s:s, s:o}", "role", "user", "content", results);
+}
+
+/* The tool_use blocks of an assistant message (a new array). */
+static json_t *
+agent_tool_calls(json_t *message)
+{
+	json_t *calls = json_array(), *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(message, "content"), i, b) {
+		const char *type = json_string_value(json_object_get(b,
+		    "type"));
+
+		if (type != NULL && strcmp(type, "tool_use") == 0)
+			json_array_append(calls, b);
+	}
+	return calls;
+}
+
+/* The text of an assistant message, for the idle notice. */
+static char *
+agent_last_text(struct agent *a)
+{
+	size_t n = json_array_size(a->transcript), i;
+	json_t *b;
+
+	while (n > 0) {
+		json_t *e = json_array_get(a->transcript, --n);
+		const char *role = json_string_value(json_object_get(e,
+		    "role"));
+
+		if (role == NULL || strcmp(role, "assistant") != 0)
+			continue;
+		json_array_foreach(json_object_get(e, "content"), i, b) {
+			const char *text = json_string_value(json_object_get(b,
+			    "text"));
+
+			if (text != NULL && *text != '\0')
+				return xasprintf("%.300s", text);
+		}
+	}
+	return NULL;
+}
+
+/* One call to the model; returns its result (caller clears it). */
+static int
+agent_call(struct agent *a, int round, struct llm_result *res)
+{
+	struct team *t = a->team;
+	struct llm_request req = { 0 };
+	char *system = prompt_system(t, a), *err = NULL;
+	int rc;
+
+	req.system = system;
+	req.messages = history_build(a->transcript, AGENT_HISTORY_CHARS);
+	req.tools = tools_for(a->is_lead);
+	evq_push(&t->events, EV_LLM_CALL, a->name, json_pack("{s:i}",
+	    "round", round));
+	rc = llm_call(a->llm, &req, agent_on_llm, a, res);
+	if (res->input_tokens > 0 || res->output_tokens > 0) {
+		struct member *m;
+
+		if (roster_add_tokens(t->store, a->name, res->input_tokens,
+		    res->output_tokens, &err) == -1) {
+			log_printf("%s: tokens: %s", a->name, err);
+			free(err);
+		}
+		if ((m = roster_get(t->store, a->name)) != NULL) {
+			evq_push(&t->events, EV_USAGE, a->name, json_pack(
+			    "{s:I, s:I}", "input_tokens",
+			    (json_int_t)m->tokens_in, "output_tokens",
+			    (json_int_t)m->tokens_out));
+			member_free(m);
+		}
+	}
+	json_decref(req.messages);
+	json_decref(req.tools);
+	free(system);
+	return rc;
+}
+
+/* A turn: model calls and tool rounds until the model is done. */
+static void
+agent_turn(struct agent *a)
+{
+	struct team *t = a->team;
+	struct llm_result res;
+	int round;
+	char *line;
+
+	agent_set_status(a, MEMBER_WORKING, NULL);
+	a->worked = 1;
+	for (round = 1; !atomic_load(&a->stop); round++) {
+		json_t *calls, *results;
+
+		if (round > t->opts.max_rounds) {
+			a->answered = json_array_size(a->transcript);
+			agent_error(a, "stopped after %d tool rounds in one "
+			    "turn; send a message to go on",
+			    t->opts.max_rounds);
+			return;
+		}
+		if (agent_call(a, round, &res) == -1) {
+			if (res.status != LLM_ERR_CANCELLED ||
+			    !atomic_load(&a->stop)) {
+				line = llm_result_error_line(&res);
+				agent_error(a, "the model call failed: %s",
+				    line);
+				free(line);
+				a->errored = 1;
+				agent_set_status(a, MEMBER_ERROR, NULL);
+			}
+			llm_result_clear(&res);
+			return;
+		}
+		calls = agent_tool_calls(res.message);
+		if (json_array_size(json_object_get(res.message,
+		    "content")) == 0) {
+			/* Nothing said and nothing asked: the turn is over
+			 * without an entry (an empty one would be refused). */
+			a->answered = json_array_size(a->transcript);
+		} else if (agent_record(a, json_incref(res.message)) == -1) {
+			a->errored = 1;
+			json_decref(calls);
+			llm_result_clear(&res);
+			return;
+		}
+		llm_result_clear(&res);
+		if (json_array_size(calls) == 0) {
+			json_decref(calls);
+			a->answered = json_array_size(a->transcript);
+			return;
+		}
+		results = agent_run_tools(a, calls);
+		json_decref(calls);
+		if (agent_record(a, results) == -1) {
+			a->errored = 1;
+			return;
+		}
+		if (a->leaving)
+			return;
+		/* Messages that came in meanwhile join the tool results. */
+		agent_drain(a);
+	}
+}
+
+/* After a crash in the middle of a tool call the transcript ends with
+ * calls that have no results: say so, rather than run them twice. */
+static void
+agent_repair(struct agent *a)
+{
+	json_t *calls = history_unanswered(a->transcript), *call, *results;
+	size_t i;
+
+	if (json_array_size(calls) == 0) {
+		json_decref(calls);
+		return;
+	}
+	results = json_array();
+	json_array_foreach(calls, i, call)
+		json_array_append_new(results, json_pack("{s:s, s:O, s:s, "
+		    "s:b}", "type", "tool_result", "tool_use_id",
+		    json_object_get(call, "id"), "content", "interrupted: "
+		    "huddle stopped while this tool call ran; it may or may not "
+		    "have taken effect — check before repeating it",
+		    "is_error", 1));
+	json_decref(calls);
+	agent_record(a, json_pack("{s:s, s:o}", "role", "user", "content",
+	    results));
+}
+
+/* Tells the lead that this teammate has finished its turn. */
+static void
+agent_notify_idle(struct agent *a)
+{
+	char *last = agent_last_text(a), *text, *err = NULL;
+
+	text = last ? xasprintf("%s is idle: %s", a->name, last) :
+	    xasprintf("%s is idle", a->name);
+	if (bus_send(a->team->bus, a->name, ROSTER_LEAD,
+	    MSG_IDLE_NOTIFICATION, text, NULL, &err) < 0) {
+		log_printf("%s: idle notification: %s", a->name, err);
+		free(err);
+	}
+	free(text);
+	free(last);
+}
+
+static void
+agent_finish(struct agent *a)
+{
+	struct team *t = a->team;
+	char *err = NULL;
+	const char *why = NULL;
+
+	if (a->leaving)
+		why = a->leave_reason;
+	else if (atomic_load(&a->forced))
+		why = "stopped by force";
+	if (why != NULL && !a->is_lead) {
+		char *text = xasprintf("%s has terminated: %s", a->name, why);
+
+		if (protocol_terminate(t->proto, a->name, text, &err) == -1) {
+			agent_error(a, "could not record the end: %s", err);
+			free(err);
+		}
+		free(text);
+		a->status = MEMBER_TERMINATED;
+		evq_push(&t->events, EV_STATUS, a->name, json_pack("{s:s}",
+		    "status", "terminated"));
+	} else
+		agent_set_status(a, MEMBER_IDLE, NULL);
+}
+
+void *
+agent_main(void *arg)
+{
+	struct agent *a = arg;
+	struct team *t = a->team;
+	char *err = NULL;
+	const char *role;
+
+	a->transcript = transcript_load(t->store, a->name, &err);
+	if (a->transcript == NULL) {
+		agent_error(a, "%s", err);
+		free(err);
+		a->transcript = json_array();
+		a->errored = 1;
+	}
+	role = agent_last_role(a);
+	if (role != NULL && strcmp(role, "assistant") == 0)
+		a->answered = json_array_size(a->transcript);
+	agent_repair(a);
+
+	while (!atomic_load(&a->stop) && !a->leaving) {
+		uint64_t gen = bus_generation(t->bus, a->name);
+
+		agent_drain(a);
+		if (agent_has_work(a)) {
+			agent_turn(a);
+			continue;
+		}
+		if (a->worked && !a->is_lead && !a->errored)
+			agent_notify_idle(a);
+		a->worked = 0;
+		if (!a->errored)
+			agent_set_status(a, MEMBER_IDLE, NULL);
+		/* Anything sent after gen was read wakes us. */
+		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
+	}
+	agent_finish(a);
+	atomic_store(&a->finished, 1);
+	/* Wake the main thread so it reaps this thread. */
+	evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s}", "message",
+	    "stopped"));
+	return NULL;
+}
+
+struct request *
+agent_await(struct agent *a, const char *id, int early)
+{
+	struct team *t = a->team;
+	struct request *r;
+
+	agent_set_status(a, MEMBER_WAITING, id);
+	for (;;) {
+		uint64_t gen = bus_generation(t->bus, a->name);
+
+		if ((r = protocol_get(t->proto, id)) == NULL)
+			return NULL;
+		if (r->status != REQ_PENDING)
+			break;
+		if (early && bus_pending(t->bus, a->name) > 0)
+			break;
+		request_free(r);
+		if (atomic_load(&a->stop))
+			return NULL;
+		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
+	}
+	agent_set_status(a, MEMBER_WORKING, NULL);
+	return r;
+}

@@ -1,0 +1,193 @@
+/*
+ * Parsing the input line (see command.h).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/command.h"
+#include "util/xmalloc.h"
+
+static const struct {
+	const char		*word;
+	enum command_kind	 kind;
+} command_words[] = {
+	{ "approve", CMD_APPROVE },
+	{ "reject", CMD_REJECT },
+	{ "shutdown", CMD_SHUTDOWN },
+	{ "stop", CMD_STOP },
+	{ "msg", CMD_MSG },
+	{ "team", CMD_TEAM },
+	{ "requests", CMD_REQUESTS },
+	{ "zoom", CMD_ZOOM },
+	{ "help", CMD_HELP },
+	{ "quit", CMD_QUIT },
+};
+
+const char *
+command_help(void)
+{
+	return
+	    "text                    send text to the focused agent\n"
+	    "/approve [id] [text]    approve a request (default: the oldest "
+	    "waiting for you)\n"
+	    "/reject [id] [text]     reject a request, with feedback\n"
+	    "/shutdown NAME          ask a teammate to shut down\n"
+	    "/stop NAME              stop a teammate at once (forced)\n"
+	    "/msg NAME TEXT          send text to a member\n"
+	    "/team                   list the team\n"
+	    "/requests               list the requests\n"
+	    "/zoom                   zoom the focused pane\n"
+	    "/help                   this help\n"
+	    "/quit                   quit (teammates are asked to shut down)\n"
+	    "//text                  send text that starts with /\n";
+}
+
+static const char *
+skip_space(const char *s)
+{
+	while (*s != '\0' && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Copies the next word of *s and moves *s past it (NULL at the end). */
+static char *
+next_word(const char **s)
+{
+	const char *p = skip_space(*s), *end = p;
+	char *w;
+
+	while (*end != '\0' && !isspace((unsigned char)*end))
+		end++;
+	if (end == p)
+		return NULL;
+	w = xmalloc(end - p + 1);
+	memcpy(w, p, end - p);
+	w[end - p] = '\0';
+	*s = end;
+	return w;
+}
+
+/* The rest of the line, trimmed; NULL when empty. */
+static char *
+rest_of(const char *s)
+{
+	const char *p = skip_space(s);
+	size_t len = strlen(p);
+
+	while (len > 0 && isspace((unsigned char)p[len - 1]))
+		len--;
+	if (len == 0)
+		return NULL;
+	return xasprintf("%.*s", (int)len, p);
+}
+
+static int
+looks_like_id(const char *w)
+{
+	size_t i;
+
+	if (w == NULL || strlen(w) != 12 || strncmp(w, "req_", 4) != 0)
+		return 0;
+	for (i = 4; i < 12; i++) {
+		if (!isdigit((unsigned char)w[i]) && (w[i] < 'a' || w[i] > 'f'))
+			return 0;
+	}
+	return 1;
+}
+
+static enum command_kind
+command_bad(struct command *c, char *why)
+{
+	free(c->error);
+	c->error = why;
+	c->kind = CMD_BAD;
+	return c->kind;
+}
+
+enum command_kind
+command_parse(const char *line, struct command *c)
+{
+	const char *p = skip_space(line), *args;
+	char *word;
+	size_t i;
+
+	memset(c, 0, sizeof *c);
+	if (*p == '\0')
+		return c->kind = CMD_EMPTY;
+	if (*p != '/' || p[1] == '/') {
+		c->text = rest_of(*p == '/' ? p + 1 : p);
+		return c->kind = CMD_SAY;
+	}
+	args = p + 1;
+	word = next_word(&args);
+	c->kind = CMD_BAD;
+	for (i = 0; word != NULL &&
+	    i < sizeof command_words / sizeof *command_words; i++) {
+		if (strcmp(word, command_words[i].word) == 0)
+			c->kind = command_words[i].kind;
+	}
+	if (c->kind == CMD_BAD) {
+		command_bad(c, xasprintf("unknown command '/%s' (try /help)",
+		    word ? word : ""));
+		free(word);
+		return c->kind;
+	}
+	free(word);
+
+	switch (c->kind) {
+	case CMD_APPROVE:
+	case CMD_REJECT: {
+		const char *save = args;
+		char *first = next_word(&args);
+
+		if (looks_like_id(first))
+			c->id = first;
+		else {
+			free(first);
+			args = save;
+		}
+		c->text = rest_of(args);
+		break;
+	}
+	case CMD_SHUTDOWN:
+	case CMD_STOP:
+		c->name = next_word(&args);
+		if (c->name == NULL)
+			return command_bad(c, xasprintf("/%s needs a "
+			    "teammate's name", c->kind == CMD_STOP ? "stop" :
+			    "shutdown"));
+		if ((word = rest_of(args)) != NULL) {
+			free(word);
+			return command_bad(c, xstrdup("give one name only"));
+		}
+		break;
+	case CMD_MSG:
+		c->name = next_word(&args);
+		c->text = rest_of(args);
+		if (c->name == NULL || c->text == NULL)
+			return command_bad(c, xstrdup("usage: /msg NAME TEXT"));
+		break;
+	default:
+		if ((word = rest_of(args)) != NULL) {
+			free(word);
+			return command_bad(c, xstrdup("this command takes no "
+			    "arguments"));
+		}
+		break;
+	}
+	return c->kind;
+}
+
+void
+command_clear(struct command *c)
+{
+	free(c->id);
+	free(c->name);
+	free(c->text);
+	free(c->error);
+	memset(c, 0, sizeof *c);
+}

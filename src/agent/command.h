@@ -1,0 +1,49 @@
+/*
+ * The input line's language, shared by the screen and --headless: plain
+ * text goes to an agent, and slash commands act on the team.
+ *
+ *	/approve [id] [feedback]	/reject [id] [feedback]
+ *	/shutdown NAME			/stop NAME (forced stop)
+ *	/msg NAME TEXT			/team   /requests   /zoom
+ *	/help				/quit
+ *
+ * Without an id, /approve and /reject act on the oldest pending request
+ * that waits for the person. A line starting with "//" is text that
+ * begins with one "/".
+ */
+#ifndef HUDDLE_AGENT_COMMAND_H
+#define HUDDLE_AGENT_COMMAND_H
+
+enum command_kind {
+	CMD_EMPTY,	/* a blank line */
+	CMD_SAY,	/* text: to the focused agent */
+	CMD_APPROVE,	/* id?, text (feedback) */
+	CMD_REJECT,	/* id?, text (feedback) */
+	CMD_SHUTDOWN,	/* name */
+	CMD_STOP,	/* name */
+	CMD_MSG,	/* name, text */
+	CMD_TEAM,
+	CMD_REQUESTS,
+	CMD_ZOOM,
+	CMD_HELP,
+	CMD_QUIT,
+	CMD_BAD		/* error says why */
+};
+
+struct command {
+	enum command_kind	 kind;
+	char			*id;	/* each NULL when absent */
+	char			*name;
+	char			*text;
+	char			*error;
+};
+
+/* Parses one line (without its newline) into c; returns c->kind. */
+enum command_kind command_parse(const char *line, struct command *c);
+
+void command_clear(struct command *c);
+
+/* The help text listing every command (static). */
+const char *command_help(void);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * What the files of the agent layer share about a team and its agents:
+ * team.c runs the team, agent.c is one agent's loop, tools.c its tools,
+ * prompt.c its system prompt. Nothing outside src/agent/ includes this.
+ */
+#ifndef HUDDLE_AGENT_INTERNAL_H
+#define HUDDLE_AGENT_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "agent/event.h"
+#include "agent/team.h"
+#include "core/bus.h"
+#include "core/protocol.h"
+#include "core/roster.h"
+#include "core/store.h"
+#include "llm/cancel.h"
+#include "llm/llm.h"
+
+struct policy;
+struct tool_output;
+
+struct agent {
+	struct team		*team;
+	char			*name;
+	char			*role;
+	int			 is_lead;
+
+	pthread_t		 thread;
+	atomic_int		 stop;		/* end at the next boundary */
+	atomic_int		 finished;	/* the thread has returned */
+	atomic_int		 forced;	/* stopped by force: terminate */
+	struct cancel		 cancel;	/* waits and commands */
+	struct llm_client	*llm;		/* used by the thread only;
+						 * others may llm_cancel it */
+	char			 quit_req[PROTO_ID_SIZE]; /* asked at quit */
+
+	/* Owned by the agent's thread. */
+	json_t			*transcript;
+	size_t			 answered;	/* transcript length when the
+						 * model last ended a turn */
+	int			 errored;	/* last call failed */
+	int			 leaving;	/* approved its shutdown */
+	char			*leave_reason;
+	int			 worked;	/* a turn ran since idle */
+	enum member_status	 status;
+};
+
+struct team {
+	struct team_options	 opts;
+	char			*workdir;
+	struct store		*store;
+	struct bus		*bus;
+	struct protocol		*proto;
+	struct evq		 events;
+	struct policy		*policy;
+
+	pthread_mutex_t		 lock;		/* agents, lead_waits */
+	struct agent		**agents;
+	size_t			 nagents, capagents;
+	json_t			*lead_waits;	/* names the lead waits on */
+
+	atomic_int		 quitting;	/* no new teammates */
+	int			 closing;	/* team_free: no new agents
+						 * (under lock) */
+	int64_t			 quit_deadline;	/* clock_mono_ms */
+	int			 lead_stopping;
+};
+
+/* team.c */
+
+/* Starts a new teammate's thread (the member exists in the store).
+ * Returns 0 or -1 with *err. Safe from any thread. */
+int team_launch(struct team *t, const char *name, const char *role,
+    char **err);
+
+/* Adds and starts a teammate whose first message is `prompt` from the
+ * lead. Checks the name and the team size. Safe from any thread. */
+int team_spawn(struct team *t, const char *name, const char *role,
+    const char *prompt, int plan_required, char **err);
+
+/* Notes that the lead waits for `name` (its idle notice will be fed to
+ * the lead's model), or forgets it. Safe from any thread. */
+void team_lead_waits(struct team *t, const char *name, int waiting);
+int team_lead_takes_idle(struct team *t, const char *name);
+
+/* agent.c */
+
+/* The thread body of every agent. */
+void *agent_main(void *arg);
+
+/* Sets the agent's status in the store and tells the front end. */
+void agent_set_status(struct agent *a, enum member_status status,
+    const char *detail);
+
+/* Takes the inbox into the transcript now (read_inbox). Returns the
+ * number of messages the model will see. */
+int agent_take_inbox(struct agent *a);
+
+/*
+ * Blocks until request `id` is decided, the agent is stopped, or — when
+ * early is set — other messages arrive. Returns the request (free it), or
+ * NULL when the agent was stopped.
+ */
+struct request *agent_await(struct agent *a, const char *id, int early);
+
+/* tools.c */
+
+/* The tool definitions (name, description, input_schema) for a lead or a
+ * teammate, as the API wants them (a new reference). */
+json_t *tools_for(int is_lead);
+
+/* Runs one tool call for agent a. Bad input is a tool error. */
+void tools_run(struct agent *a, const char *name, json_t *input,
+    struct tool_output *out);
+
+/* prompt.c */
+
+/* The system prompt of an agent (malloc'd). */
+char *prompt_system(struct team *t, struct agent *a);
+
+#endif

@@ -1,0 +1,522 @@
+/*
+ * The team (see team.h): starting agents, passing on the person's words
+ * and decisions, the tick, and the orderly quit.
+ *
+ * The team's lock guards only the list of agents and the set of
+ * teammates the lead waits for; it is never held while calling the store,
+ * the bus or an agent, so it cannot take part in a deadlock.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/internal.h"
+#include "agent/policy.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+void
+team_options_defaults(struct team_options *o)
+{
+	memset(o, 0, sizeof *o);
+	llm_config_defaults(&o->llm);
+	o->plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
+	o->max_teammates = 8;
+	o->max_rounds = 40;
+	o->bash_timeout_s = 120;
+	o->quit_timeout_ms = 10000;
+}
+
+/* --- events from the core layers ------------------------------------------ */
+
+static void
+team_on_message(void *ud, const struct message *m)
+{
+	struct team *t = ud;
+
+	evq_push(&t->events, EV_MESSAGE, m->to, json_pack("{s:I, s:s, s:s, "
+	    "s:s, s:s, s:O}", "id", (json_int_t)m->id, "from", m->from, "to",
+	    m->to, "type", msg_type_name(m->type), "content", m->content,
+	    "metadata", m->metadata));
+}
+
+static void
+team_on_request(void *ud, const struct request *r)
+{
+	struct team *t = ud;
+
+	evq_push(&t->events, EV_REQUEST, r->to, json_pack("{s:s, s:s, s:s, "
+	    "s:s, s:s, s:s, s:s, s:s?, s:I, s:I}", "id", r->id, "type",
+	    req_type_name(r->type), "from", r->from, "to", r->to, "status",
+	    req_status_name(r->status), "body", r->body ? r->body : "",
+	    "response", r->response ? r->response : "", "decided_by",
+	    r->decided_by, "created_at", (json_int_t)r->created_at,
+	    "expires_at", (json_int_t)r->expires_at));
+}
+
+/* --- opening ------------------------------------------------------------------- */
+
+struct team *
+team_open(const struct team_options *o, char **err)
+{
+	struct team *t = xcalloc(1, sizeof *t);
+	struct member *members;
+	size_t n;
+
+	t->opts = *o;
+	t->workdir = xstrdup(o->workdir);
+	t->opts.workdir = t->workdir;
+	pthread_mutex_init(&t->lock, NULL);
+	evq_init(&t->events);
+	t->lead_waits = json_object();
+	if ((t->store = store_open(t->workdir, 0, err)) == NULL)
+		goto fail;
+	n = roster_list(t->store, &members);
+	member_free_array(members, n);
+	if (o->resume && n == 0) {
+		*err = xasprintf("there is no team to resume in %s/.huddle",
+		    t->workdir);
+		goto fail;
+	}
+	if (!o->resume && n > 0) {
+		*err = xasprintf("a team already lives in %s/.huddle: use "
+		    "--resume to continue it, or remove that directory to "
+		    "start afresh", t->workdir);
+		goto fail;
+	}
+	if (!o->resume && roster_add(t->store, ROSTER_LEAD, "lead", "", 0,
+	    err) == -1)
+		goto fail;
+	if (o->policy_path != NULL) {
+		if ((t->policy = policy_load(o->policy_path, err)) == NULL)
+			goto fail;
+	} else
+		t->policy = policy_default();
+	t->bus = bus_new(t->store);
+	t->proto = protocol_new(t->bus);
+	protocol_set_answerers(t->proto, REQ_PLAN_APPROVAL, o->plan_review);
+	if (o->shutdown_timeout_ms > 0)
+		protocol_set_timeout(t->proto, REQ_SHUTDOWN,
+		    o->shutdown_timeout_ms);
+	bus_listen(t->bus, team_on_message, t);
+	protocol_listen(t->proto, team_on_request, t);
+	return t;
+fail:
+	team_free(t);
+	return NULL;
+}
+
+struct evq *
+team_events(struct team *t)
+{
+	return &t->events;
+}
+
+struct store *
+team_store(struct team *t)
+{
+	return t->store;
+}
+
+struct protocol *
+team_protocol(struct team *t)
+{
+	return t->proto;
+}
+
+/* --- agents --------------------------------------------------------------------- */
+
+static struct agent *
+team_find(struct team *t, const char *name)
+{
+	struct agent *a = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->nagents; i++) {
+		if (strcmp(t->agents[i]->name, name) == 0 &&
+		    !atomic_load(&t->agents[i]->finished))
+			a = t->agents[i];
+	}
+	pthread_mutex_unlock(&t->lock);
+	return a;
+}
+
+static void
+agent_free(struct agent *a)
+{
+	llm_client_free(a->llm);
+	cancel_destroy(&a->cancel);
+	json_decref(a->transcript);
+	free(a->leave_reason);
+	free(a->name);
+	free(a->role);
+	free(a);
+}
+
+int
+team_launch(struct team *t, const char *name, const char *role, char **err)
+{
+	struct agent *a = xcalloc(1, sizeof *a);
+	struct llm_config cfg = t->opts.llm;
+	struct member *m = roster_get(t->store, name);
+	int rc;
+
+	a->team = t;
+	a->name = xstrdup(name);
+	a->role = xstrdup(role ? role : "");
+	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
+	a->status = m ? m->status : MEMBER_STARTING;
+	member_free(m);
+	cancel_init(&a->cancel);
+	cfg.agent = a->name;
+	a->llm = llm_client_new(&cfg);
+	pthread_mutex_lock(&t->lock);
+	t->agents = xgrow(t->agents, &t->capagents, t->nagents + 1,
+	    sizeof *t->agents);
+	/* Started under the lock so a reaper never sees a half-made agent,
+	 * and never once team_free has begun. */
+	rc = t->closing ? -1 : pthread_create(&a->thread, NULL, agent_main, a);
+	if (rc == 0)
+		t->agents[t->nagents++] = a;
+	pthread_mutex_unlock(&t->lock);
+	if (rc != 0) {
+		*err = xasprintf("cannot start a thread for %s", name);
+		agent_free(a);
+		return -1;
+	}
+	return 0;
+}
+
+static size_t
+team_live_teammates(struct team *t)
+{
+	struct member *m;
+	size_t n = roster_list(t->store, &m), i, live = 0;
+
+	for (i = 0; i < n; i++)
+		live += !m[i].is_lead && m[i].status != MEMBER_TERMINATED;
+	member_free_array(m, n);
+	return live;
+}
+
+int
+team_spawn(struct team *t, const char *name, const char *role,
+    const char *prompt, int plan_required, char **err)
+{
+	if (atomic_load(&t->quitting)) {
+		*err = xstrdup("the team is shutting down");
+		return -1;
+	}
+	if (team_live_teammates(t) >= (size_t)t->opts.max_teammates) {
+		*err = xasprintf("the team is full (%d teammates); shut one "
+		    "down first", t->opts.max_teammates);
+		return -1;
+	}
+	if (roster_add(t->store, name, role, prompt, plan_required, err) == -1)
+		return -1;
+	/* The task is the teammate's first message, committed before its
+	 * thread starts: a crash in between loses nothing. */
+	if (bus_send(t->bus, ROSTER_LEAD, name, MSG_MESSAGE, prompt, NULL,
+	    err) < 0)
+		return -1;
+	team_lead_waits(t, name, 1);
+	evq_push(&t->events, EV_SPAWNED, name, json_pack("{s:s, s:b}", "role",
+	    role, "plan_required", plan_required));
+	return team_launch(t, name, role, err);
+}
+
+void
+team_lead_waits(struct team *t, const char *name, int waiting)
+{
+	pthread_mutex_lock(&t->lock);
+	if (waiting)
+		json_object_set_new(t->lead_waits, name, json_true());
+	else
+		json_object_del(t->lead_waits, name);
+	pthread_mutex_unlock(&t->lock);
+}
+
+int
+team_lead_takes_idle(struct team *t, const char *name)
+{
+	int waiting;
+
+	pthread_mutex_lock(&t->lock);
+	waiting = json_object_get(t->lead_waits, name) != NULL;
+	json_object_del(t->lead_waits, name);
+	pthread_mutex_unlock(&t->lock);
+	return waiting;
+}
+
+int
+team_start(struct team *t, char **err)
+{
+	struct member *m;
+	size_t n, i;
+	int rc = 0;
+
+	n = roster_list(t->store, &m);
+	for (i = 0; i < n && rc == 0; i++) {
+		if (m[i].status == MEMBER_TERMINATED)
+			continue;
+		if (!m[i].is_lead)
+			evq_push(&t->events, EV_SPAWNED, m[i].name, json_pack(
+			    "{s:s, s:b, s:b}", "role", m[i].role,
+			    "plan_required", m[i].plan_required, "resumed",
+			    t->opts.resume));
+		rc = team_launch(t, m[i].name, m[i].role, err);
+	}
+	member_free_array(m, n);
+	return rc;
+}
+
+/* Asks an agent's thread to end: at its next boundary, or at once when
+ * it is waiting, calling a model or running a command. */
+static void
+team_stop_agent(struct team *t, struct agent *a, int forced)
+{
+	if (forced)
+		atomic_store(&a->forced, 1);
+	atomic_store(&a->stop, 1);
+	cancel_fire(&a->cancel);
+	llm_cancel(a->llm);
+	bus_wake(t->bus, a->name);
+}
+
+/* Joins and frees the agents whose threads have ended. */
+static void
+team_reap(struct team *t)
+{
+	struct agent *done[64];
+	size_t i, j, n = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = j = 0; i < t->nagents; i++) {
+		if (atomic_load(&t->agents[i]->finished) && n < 64)
+			done[n++] = t->agents[i];
+		else
+			t->agents[j++] = t->agents[i];
+	}
+	t->nagents = j;
+	pthread_mutex_unlock(&t->lock);
+	for (i = 0; i < n; i++) {
+		pthread_join(done[i]->thread, NULL);
+		agent_free(done[i]);
+	}
+}
+
+/* --- what the person does ------------------------------------------------ */
+
+int
+team_say(struct team *t, const char *to, const char *text, char **err)
+{
+	return bus_send(t->bus, MSG_USER, to ? to : ROSTER_LEAD, MSG_MESSAGE,
+	    text, NULL, err) < 0 ? -1 : 0;
+}
+
+enum proto_verdict
+team_decide(struct team *t, const char *id, int approve,
+    const char *feedback, char **msg)
+{
+	struct request *list, *r;
+	size_t n, i;
+	enum proto_verdict v;
+	enum msg_type response;
+	char pick[PROTO_ID_SIZE] = "";
+
+	n = protocol_list(t->proto, 0, &list);
+	for (i = 0; i < n && *pick == '\0'; i++) {
+		if (id != NULL ? strcmp(list[i].id, id) == 0 :
+		    (protocol_answerers(t->proto, list[i].type) &
+		    PROTO_BY_USER) != 0)
+			memcpy(pick, list[i].id, PROTO_ID_SIZE);
+	}
+	request_free_array(list, n);
+	if (*pick == '\0' && id == NULL) {
+		*msg = xstrdup("no pending request waits for your decision");
+		return PROTO_UNKNOWN;
+	}
+	/* A decided or unknown id still goes to the engine, which says why
+	 * it changes nothing. */
+	r = protocol_get(t->proto, *pick ? pick : id);
+	response = r ? req_response_msg(r->type) :
+	    MSG_PLAN_APPROVAL_RESPONSE;
+	request_free(r);
+	v = protocol_respond(t->proto, *pick ? pick : id, response, MSG_USER,
+	    approve, feedback ? feedback : "", msg);
+	return v;
+}
+
+int
+team_request_shutdown(struct team *t, const char *name, char **err)
+{
+	char id[PROTO_ID_SIZE];
+
+	if (strcmp(name, ROSTER_LEAD) == 0) {
+		*err = xstrdup("the lead stops when you quit (F10 or /quit)");
+		return -1;
+	}
+	return protocol_request(t->proto, REQ_SHUTDOWN, MSG_USER, name,
+	    "requested by the person", id, err);
+}
+
+int
+team_force_stop(struct team *t, const char *name, char **err)
+{
+	struct agent *a = team_find(t, name);
+	struct member *m;
+
+	if (strcmp(name, ROSTER_LEAD) == 0) {
+		*err = xstrdup("the lead stops when you quit (F10 or /quit)");
+		return -1;
+	}
+	if (a != NULL) {
+		team_stop_agent(t, a, 1);
+		return 0;
+	}
+	/* No thread runs for it (it never started, or it ended): record
+	 * the end directly. */
+	if ((m = roster_get(t->store, name)) == NULL) {
+		*err = xasprintf("no teammate named '%s'", name);
+		return -1;
+	}
+	member_free(m);
+	return protocol_terminate(t->proto, name, "stopped by force", err);
+}
+
+/* --- time ------------------------------------------------------------------ */
+
+void
+team_tick(struct team *t)
+{
+	protocol_tick(t->proto, clock_wall_ms());
+	bus_poll(t->bus);
+	team_reap(t);
+}
+
+int
+team_quitting(struct team *t)
+{
+	return atomic_load(&t->quitting);
+}
+
+/*
+ * A copy of the list of agents. Only the main thread reaps agents, so on
+ * the main thread the pointers stay valid without the lock — which must
+ * not be held while calling the protocol engine (a drain holds the store
+ * lock and then takes the team lock).
+ */
+static size_t
+team_snapshot(struct team *t, struct agent ***out)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->nagents;
+	*out = xcalloc(n ? n : 1, sizeof **out);
+	memcpy(*out, t->agents, n * sizeof **out);
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+void
+team_quit_begin(struct team *t)
+{
+	struct agent **agents;
+	size_t n, i, asked = 0;
+	char *err = NULL;
+
+	if (atomic_load(&t->quitting))
+		return;
+	atomic_store(&t->quitting, 1);
+	t->quit_deadline = clock_mono_ms() + t->opts.quit_timeout_ms;
+	n = team_snapshot(t, &agents);
+	for (i = 0; i < n; i++) {
+		struct agent *a = agents[i];
+
+		if (a->is_lead || atomic_load(&a->finished))
+			continue;
+		if (protocol_request(t->proto, REQ_SHUTDOWN, MSG_USER,
+		    a->name, "the person is quitting huddle", a->quit_req,
+		    &err) == -1) {
+			log_printf("quit: %s", err);
+			free(err);
+			err = NULL;
+		} else
+			asked++;
+	}
+	free(agents);
+	evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s, s:i}",
+	    "message", "quitting: asked every teammate to shut down",
+	    "asked", (int)asked));
+}
+
+int
+team_quit_poll(struct team *t)
+{
+	struct agent **agents, *lead = NULL;
+	size_t n, i, running = 0;
+	int late = clock_mono_ms() >= t->quit_deadline;
+	char *err = NULL;
+
+	team_tick(t);
+	n = team_snapshot(t, &agents);
+	for (i = 0; i < n; i++) {
+		struct agent *a = agents[i];
+
+		if (a->is_lead) {
+			lead = a;
+			continue;
+		}
+		running++;
+		if (late && !atomic_load(&a->stop)) {
+			/* Out of time: stop it, keeping it for --resume, and
+			 * withdraw the request it did not answer. */
+			team_stop_agent(t, a, 0);
+			if (*a->quit_req != '\0' && protocol_cancel(t->proto,
+			    a->quit_req, "huddle quit first", &err) == -1) {
+				free(err);
+				err = NULL;
+			}
+		}
+	}
+	if (running == 0 && lead != NULL && !t->lead_stopping) {
+		t->lead_stopping = 1;
+		team_stop_agent(t, lead, 0);
+	}
+	free(agents);
+	return running == 0 && lead == NULL;
+}
+
+void
+team_free(struct team *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->closing = 1;
+	pthread_mutex_unlock(&t->lock);
+	/* No agent can be added now; the list only shrinks here. */
+	for (i = 0; i < t->nagents; i++)
+		team_stop_agent(t, t->agents[i], 0);
+	for (i = 0; i < t->nagents; i++) {
+		pthread_join(t->agents[i]->thread, NULL);
+		agent_free(t->agents[i]);
+	}
+	free(t->agents);
+	protocol_free(t->proto);
+	bus_free(t->bus);
+	store_close(t->store);
+	policy_free(t->policy);
+	evq_destroy(&t->events);
+	json_decref(t->lead_waits);
+	pthread_mutex_destroy(&t->lock);
+	free(t->workdir);
+	free(t);
+}

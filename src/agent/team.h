@@ -1,0 +1,91 @@
+/*
+ * The team: the lead and its teammates, each an agent loop in its own
+ * thread, over one store, bus and protocol engine. This is the whole of
+ * what a front end (the screen, or the JSONL stream of --headless) needs:
+ * it starts the team, reads its events, passes on what the person types
+ * and decides, ticks it once a second, and quits it.
+ *
+ * Every team_* function here is for the main thread.
+ */
+#ifndef HUDDLE_AGENT_TEAM_H
+#define HUDDLE_AGENT_TEAM_H
+
+#include <stdint.h>
+
+#include "agent/event.h"
+#include "core/protocol.h"
+#include "core/store.h"
+#include "llm/llm.h"
+
+struct team_options {
+	const char		*workdir;	/* absolute and canonical */
+	struct llm_config	 llm;		/* for every agent */
+	int			 resume;
+	unsigned		 plan_review;	/* PROTO_BY_* for plans */
+	int			 max_teammates;	/* default 8 */
+	int			 max_rounds;	/* per turn, default 40 */
+	int			 bash_timeout_s; /* default 120 */
+	int64_t			 quit_timeout_ms; /* default 10 s */
+	int64_t			 shutdown_timeout_ms; /* 0: the engine's */
+	const char		*policy_path;	/* risk policy file, or NULL */
+};
+
+/* Fills o with the defaults above. */
+void team_options_defaults(struct team_options *o);
+
+struct team;
+
+/*
+ * Opens the team's store in workdir. A fresh start needs a workdir with no
+ * team in it yet (the lead is created); --resume needs one. Returns NULL
+ * with *err.
+ */
+struct team *team_open(const struct team_options *o, char **err);
+
+/* Starts the lead and, on resume, every teammate that was not
+ * terminated. Returns 0 or -1 with *err. */
+int team_start(struct team *t, char **err);
+
+/* The queue of events to show. */
+struct evq *team_events(struct team *t);
+
+struct store *team_store(struct team *t);
+struct protocol *team_protocol(struct team *t);
+
+/* The person says `text` to member `to` (the lead by default). */
+int team_say(struct team *t, const char *to, const char *text, char **err);
+
+/*
+ * The person approves or rejects request `id` (NULL: the oldest pending
+ * request the person may answer) with optional feedback. Returns the
+ * verdict; *msg always gets a sentence to show.
+ */
+enum proto_verdict team_decide(struct team *t, const char *id, int approve,
+    const char *feedback, char **msg);
+
+/* The person asks teammate `name` to shut down (a shutdown request). */
+int team_request_shutdown(struct team *t, const char *name, char **err);
+
+/* Stops teammate `name` now: its model call and commands are cancelled,
+ * its thread ends, and it is marked terminated. */
+int team_force_stop(struct team *t, const char *name, char **err);
+
+/* The one-second tick: expires requests, notices other processes' writes
+ * and reaps agent threads that ended. */
+void team_tick(struct team *t);
+
+/*
+ * Starts a graceful quit: a shutdown request to every live teammate; those
+ * that have not stopped by the quit timeout are cancelled, then the lead
+ * is stopped. Call team_quit_poll() on each pass until it returns 1.
+ */
+void team_quit_begin(struct team *t);
+int team_quit_poll(struct team *t);
+
+/* Whether a quit is under way. */
+int team_quitting(struct team *t);
+
+/* Stops every thread (cancelling what runs) and frees the team. */
+void team_free(struct team *t);
+
+#endif

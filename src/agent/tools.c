@@ -1,0 +1,555 @@
+/*
+ * The tools an agent may call: their names, descriptions and input
+ * schemas (the contract of DESIGN §4), who may use each, and how a call
+ * runs. Two gates live here because they must hold whatever the model
+ * says: a teammate whose plan must be approved cannot run bash,
+ * write_file or edit_file before it is, and a teammate's risky command
+ * waits for the person's permission.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/bash.h"
+#include "agent/fstools.h"
+#include "agent/internal.h"
+#include "agent/policy.h"
+#include "agent/tool.h"
+#include "util/xmalloc.h"
+
+#define FOR_LEAD	0x1
+#define FOR_TEAMMATE	0x2
+#define FOR_BOTH	(FOR_LEAD | FOR_TEAMMATE)
+
+typedef void (*tool_fn)(struct agent *a, json_t *in, struct tool_output *o);
+
+struct tool_def {
+	const char	*name;
+	unsigned	 who;
+	int		 gated;		/* needs an approved plan */
+	tool_fn		 run;
+	const char	*description;
+	const char	*schema;	/* input_schema, as JSON */
+};
+
+/* --- reading the input ---------------------------------------------------- */
+
+/* Each returns 0, or -1 after setting a tool error the model can act on. */
+
+static int
+arg_str(json_t *in, const char *key, int required, const char **out,
+    struct tool_output *o)
+{
+	json_t *v = json_object_get(in, key);
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v)) {
+		if (required)
+			return tool_error(o, "missing required field '%s' "
+			    "(a string)", key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return tool_error(o, "field '%s' must be a string", key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int
+arg_bool(json_t *in, const char *key, int required, int *out,
+    struct tool_output *o)
+{
+	json_t *v = json_object_get(in, key);
+
+	if (v == NULL || json_is_null(v)) {
+		if (required)
+			return tool_error(o, "missing required field '%s' "
+			    "(true or false)", key);
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return tool_error(o, "field '%s' must be true or false", key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int
+arg_int(json_t *in, const char *key, long *out, struct tool_output *o)
+{
+	json_t *v = json_object_get(in, key);
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return tool_error(o, "field '%s' must be a whole number >= 0",
+		    key);
+	*out = (long)json_integer_value(v);
+	return 0;
+}
+
+/* --- files and commands ----------------------------------------------------- */
+
+static void
+tool_bash(struct agent *a, json_t *in, struct tool_output *o)
+{
+	struct team *t = a->team;
+	struct bash_options bo = { 0 };
+	const char *command;
+	char *risk, *body, *err = NULL;
+	char id[PROTO_ID_SIZE];
+	struct request *r;
+
+	if (arg_str(in, "command", 1, &command, o) == -1)
+		return;
+	if (!a->is_lead &&
+	    (risk = policy_check(t->policy, t->workdir, command)) != NULL) {
+		body = xasprintf("bash: %s — %s", command, risk);
+		free(risk);
+		if (protocol_request(t->proto, REQ_PERMISSION, a->name,
+		    ROSTER_LEAD, body, id, &err) == -1) {
+			tool_error(o, "could not ask for permission: %s", err);
+			free(err);
+			free(body);
+			return;
+		}
+		free(body);
+		if ((r = agent_await(a, id, 0)) == NULL) {
+			tool_error(o, "not run: stopped while waiting for "
+			    "permission (%s)", id);
+			return;
+		}
+		if (r->status != REQ_APPROVED) {
+			tool_error(o, "not run: permission %s was %s%s%s", id,
+			    req_status_name(r->status),
+			    r->response && *r->response ? ": " : "",
+			    r->response ? r->response : "");
+			request_free(r);
+			return;
+		}
+		request_free(r);
+	}
+	bo.workdir = t->workdir;
+	bo.timeout_s = t->opts.bash_timeout_s;
+	bo.cancel = &a->cancel;
+	bash_run(command, &bo, o);
+}
+
+static void
+tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *path;
+	long limit = 0;
+
+	if (arg_str(in, "path", 1, &path, o) == -1 ||
+	    arg_int(in, "limit", &limit, o) == -1)
+		return;
+	fstools_read(a->team->workdir, path, limit, o);
+}
+
+static void
+tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *path, *content;
+
+	if (arg_str(in, "path", 1, &path, o) == -1 ||
+	    arg_str(in, "content", 1, &content, o) == -1)
+		return;
+	fstools_write(a->team->workdir, path, content, o);
+}
+
+static void
+tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *path, *old_text, *new_text;
+
+	if (arg_str(in, "path", 1, &path, o) == -1 ||
+	    arg_str(in, "old_text", 1, &old_text, o) == -1 ||
+	    arg_str(in, "new_text", 1, &new_text, o) == -1)
+		return;
+	fstools_edit(a->team->workdir, path, old_text, new_text, o);
+}
+
+/* --- messages ----------------------------------------------------------------- */
+
+static void
+tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *to, *content;
+	char *err = NULL;
+
+	if (arg_str(in, "to", 1, &to, o) == -1 ||
+	    arg_str(in, "content", 1, &content, o) == -1)
+		return;
+	if (strcmp(to, a->name) == 0) {
+		tool_error(o, "you cannot send a message to yourself");
+		return;
+	}
+	if (bus_send(a->team->bus, a->name, to, MSG_MESSAGE, content, NULL,
+	    &err) < 0) {
+		tool_error(o, "not sent: %s", err);
+		free(err);
+		return;
+	}
+	if (a->is_lead)
+		team_lead_waits(a->team, to, 1);
+	tool_ok(o, "sent to %s", to);
+}
+
+static void
+tool_read_inbox(struct agent *a, json_t *in, struct tool_output *o)
+{
+	int n = agent_take_inbox(a);
+
+	if (n == 0)
+		tool_ok(o, "no new messages");
+	else
+		tool_ok(o, "%d new message%s: %s follow these tool results", n,
+		    n == 1 ? "" : "s", n == 1 ? "it" : "they");
+}
+
+static void
+tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *content;
+	char *err = NULL;
+	int n;
+
+	if (arg_str(in, "content", 1, &content, o) == -1)
+		return;
+	if ((n = bus_broadcast(a->team->bus, a->name, content, &err)) < 0) {
+		tool_error(o, "not sent: %s", err);
+		free(err);
+		return;
+	}
+	tool_ok(o, "sent to %d teammate%s", n, n == 1 ? "" : "s");
+}
+
+/* --- the team ------------------------------------------------------------------- */
+
+static void
+tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *name, *role, *prompt;
+	int plan_required = 0;
+	char *err = NULL;
+
+	if (arg_str(in, "name", 1, &name, o) == -1 ||
+	    arg_str(in, "role", 1, &role, o) == -1 ||
+	    arg_str(in, "prompt", 1, &prompt, o) == -1 ||
+	    arg_bool(in, "plan_required", 0, &plan_required, o) == -1)
+		return;
+	if (team_spawn(a->team, name, role, prompt, plan_required,
+	    &err) == -1) {
+		tool_error(o, "not spawned: %s", err);
+		free(err);
+		return;
+	}
+	tool_ok(o, "spawned %s (%s)%s; it starts on your prompt now and "
+	    "you will hear when it is idle", name, role, plan_required ?
+	    "; it must have its plan approved before it may act" : "");
+}
+
+static void
+tool_list_teammates(struct agent *a, json_t *in, struct tool_output *o)
+{
+	struct member *m;
+	size_t n, i;
+	char *text = xstrdup(""), *next;
+
+	n = roster_list(a->team->store, &m);
+	for (i = 0; i < n; i++) {
+		if (m[i].is_lead)
+			continue;
+		next = xasprintf("%s%s (%s): %s%s\n", text, m[i].name,
+		    m[i].role, member_status_name(m[i].status),
+		    !m[i].plan_required ? "" : m[i].plan_approved ?
+		    ", plan approved" : ", plan not approved yet");
+		free(text);
+		text = next;
+	}
+	member_free_array(m, n);
+	if (*text == '\0')
+		tool_ok(o, "no teammates yet");
+	else
+		tool_ok(o, "%s", text);
+	free(text);
+}
+
+static void
+tool_request_shutdown(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *name, *reason;
+	char id[PROTO_ID_SIZE], *err = NULL;
+
+	if (arg_str(in, "teammate", 1, &name, o) == -1 ||
+	    arg_str(in, "reason", 0, &reason, o) == -1)
+		return;
+	if (strcmp(name, ROSTER_LEAD) == 0) {
+		tool_error(o, "the lead cannot be shut down this way");
+		return;
+	}
+	if (protocol_request(a->team->proto, REQ_SHUTDOWN, a->name, name,
+	    reason ? reason : "", id, &err) == -1) {
+		tool_error(o, "not sent: %s", err);
+		free(err);
+		return;
+	}
+	team_lead_waits(a->team, name, 1);
+	tool_ok(o, "asked %s to shut down (%s); it will answer with a "
+	    "shutdown_response", name, id);
+}
+
+static void
+tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *id, *feedback;
+	int approve = 0;
+	char *msg = NULL;
+	enum proto_verdict v;
+
+	if (arg_str(in, "request_id", 1, &id, o) == -1 ||
+	    arg_bool(in, "approve", 1, &approve, o) == -1 ||
+	    arg_str(in, "feedback", 0, &feedback, o) == -1)
+		return;
+	v = protocol_respond(a->team->proto, id, MSG_PLAN_APPROVAL_RESPONSE,
+	    a->name, approve, feedback ? feedback : "", &msg);
+	if (v == PROTO_DECIDED)
+		tool_ok(o, "%s", msg);
+	else
+		tool_error(o, "%s", msg);
+	free(msg);
+}
+
+static void
+tool_submit_plan(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *plan;
+	char id[PROTO_ID_SIZE], *err = NULL;
+	struct request *r;
+
+	if (arg_str(in, "plan", 1, &plan, o) == -1)
+		return;
+	if (*plan == '\0') {
+		tool_error(o, "the plan is empty: write the steps you intend "
+		    "to take");
+		return;
+	}
+	if (protocol_request(a->team->proto, REQ_PLAN_APPROVAL, a->name,
+	    ROSTER_LEAD, plan, id, &err) == -1) {
+		tool_error(o, "not submitted: %s", err);
+		free(err);
+		return;
+	}
+	/* Wait for the decision, but not past other messages: one may be
+	 * a shutdown request that needs an answer. */
+	if ((r = agent_await(a, id, 1)) == NULL) {
+		tool_error(o, "stopped while %s was pending", id);
+		return;
+	}
+	switch (r->status) {
+	case REQ_APPROVED:
+		tool_ok(o, "plan %s approved by %s%s%s. You may act on it now.",
+		    id, r->decided_by, *r->response ? ": " : "", r->response);
+		break;
+	case REQ_REJECTED:
+		tool_ok(o, "plan %s rejected by %s%s%s. Revise it and call "
+		    "submit_plan again.", id, r->decided_by, *r->response ?
+		    ": " : "", r->response);
+		break;
+	case REQ_PENDING:
+		tool_ok(o, "plan %s is still pending; new messages arrived "
+		    "and follow these tool results. The decision will come "
+		    "as a plan_approval_response message.", id);
+		break;
+	default:
+		tool_ok(o, "plan %s %s without a decision; submit it again "
+		    "when you are ready", id, req_status_name(r->status));
+		break;
+	}
+	request_free(r);
+}
+
+static void
+tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *id, *reason;
+	int approve = 0;
+	char *msg = NULL;
+	enum proto_verdict v;
+
+	if (arg_str(in, "request_id", 1, &id, o) == -1 ||
+	    arg_bool(in, "approve", 1, &approve, o) == -1 ||
+	    arg_str(in, "reason", 0, &reason, o) == -1)
+		return;
+	v = protocol_respond(a->team->proto, id, MSG_SHUTDOWN_RESPONSE,
+	    a->name, approve, reason ? reason : "", &msg);
+	if (v != PROTO_DECIDED) {
+		tool_error(o, "%s", msg);
+		free(msg);
+		return;
+	}
+	free(msg);
+	if (approve) {
+		a->leaving = 1;
+		free(a->leave_reason);
+		a->leave_reason = xasprintf("approved shutdown %s%s%s", id,
+		    reason && *reason ? ": " : "", reason ? reason : "");
+		tool_ok(o, "shutdown approved; you stop after this tool call");
+	} else
+		tool_ok(o, "shutdown refused; keep working");
+}
+
+/* --- the table ------------------------------------------------------------------ */
+
+static const struct tool_def tool_defs[] = {
+	{ "bash", FOR_BOTH, 1, tool_bash,
+	  "Run a shell command (/bin/sh -c) in the working directory. Output "
+	  "and exit status come back; long output is cut. Risky commands of a "
+	  "teammate wait for the person's permission.",
+	  "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
+	  "\"string\",\"description\":\"the command line\"}},"
+	  "\"required\":[\"command\"]}" },
+	{ "read_file", FOR_BOTH, 0, tool_read_file,
+	  "Read a text file inside the working directory.",
+	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+	  "\"limit\":{\"type\":\"integer\",\"description\":\"read at most "
+	  "this many lines\"}},\"required\":[\"path\"]}" },
+	{ "write_file", FOR_BOTH, 1, tool_write_file,
+	  "Create or replace a file inside the working directory.",
+	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+	  "\"content\":{\"type\":\"string\"}},\"required\":[\"path\","
+	  "\"content\"]}" },
+	{ "edit_file", FOR_BOTH, 1, tool_edit_file,
+	  "Replace one exact occurrence of old_text by new_text in a file.",
+	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+	  "\"old_text\":{\"type\":\"string\"},\"new_text\":{\"type\":"
+	  "\"string\"}},\"required\":[\"path\",\"old_text\",\"new_text\"]}" },
+	{ "send_message", FOR_BOTH, 0, tool_send_message,
+	  "Send a message to a member of the team (\"lead\" or a teammate's "
+	  "name).",
+	  "{\"type\":\"object\",\"properties\":{\"to\":{\"type\":\"string\"},"
+	  "\"content\":{\"type\":\"string\"}},\"required\":[\"to\","
+	  "\"content\"]}" },
+	{ "read_inbox", FOR_BOTH, 0, tool_read_inbox,
+	  "Take the messages that arrived since your last model call now.",
+	  "{\"type\":\"object\",\"properties\":{}}" },
+	{ "spawn_teammate", FOR_LEAD, 0, tool_spawn_teammate,
+	  "Start a teammate: an agent with its own thread that begins on your "
+	  "prompt. With plan_required it must have a plan approved before it "
+	  "may run commands or change files.",
+	  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","
+	  "\"description\":\"lowercase, e.g. alice\"},\"role\":{\"type\":"
+	  "\"string\"},\"prompt\":{\"type\":\"string\",\"description\":\"the "
+	  "task\"},\"plan_required\":{\"type\":\"boolean\"}},"
+	  "\"required\":[\"name\",\"role\",\"prompt\"]}" },
+	{ "list_teammates", FOR_LEAD, 0, tool_list_teammates,
+	  "List the teammates with their roles and statuses.",
+	  "{\"type\":\"object\",\"properties\":{}}" },
+	{ "broadcast", FOR_LEAD, 0, tool_broadcast,
+	  "Send a message to every live teammate.",
+	  "{\"type\":\"object\",\"properties\":{\"content\":{\"type\":"
+	  "\"string\"}},\"required\":[\"content\"]}" },
+	{ "request_shutdown", FOR_LEAD, 0, tool_request_shutdown,
+	  "Ask a teammate to finish up and stop. It answers with a "
+	  "shutdown_response carrying the same request_id.",
+	  "{\"type\":\"object\",\"properties\":{\"teammate\":{\"type\":"
+	  "\"string\"},\"reason\":{\"type\":\"string\"}},"
+	  "\"required\":[\"teammate\"]}" },
+	{ "review_plan", FOR_LEAD, 0, tool_review_plan,
+	  "Approve or reject a teammate's plan (a plan_approval_request), "
+	  "with feedback.",
+	  "{\"type\":\"object\",\"properties\":{\"request_id\":{\"type\":"
+	  "\"string\"},\"approve\":{\"type\":\"boolean\"},\"feedback\":"
+	  "{\"type\":\"string\"}},\"required\":[\"request_id\","
+	  "\"approve\"]}" },
+	{ "submit_plan", FOR_TEAMMATE, 0, tool_submit_plan,
+	  "Submit your plan for approval and wait for the decision.",
+	  "{\"type\":\"object\",\"properties\":{\"plan\":{\"type\":\"string\","
+	  "\"description\":\"the numbered steps you will take\"}},"
+	  "\"required\":[\"plan\"]}" },
+	{ "shutdown_response", FOR_TEAMMATE, 0, tool_shutdown_response,
+	  "Answer a shutdown_request: approve (after wrapping up) to stop, or "
+	  "refuse with a reason. Use the request's request_id.",
+	  "{\"type\":\"object\",\"properties\":{\"request_id\":{\"type\":"
+	  "\"string\"},\"approve\":{\"type\":\"boolean\"},\"reason\":"
+	  "{\"type\":\"string\"}},\"required\":[\"request_id\","
+	  "\"approve\"]}" },
+};
+
+#define TOOL_COUNT (sizeof tool_defs / sizeof *tool_defs)
+
+static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
+static json_t *tools_json[2];	/* [0] teammates, [1] the lead */
+
+static void
+tools_build(void)
+{
+	size_t i;
+	int lead;
+
+	for (lead = 0; lead < 2; lead++) {
+		tools_json[lead] = json_array();
+		for (i = 0; i < TOOL_COUNT; i++) {
+			const struct tool_def *d = &tool_defs[i];
+			json_t *schema = json_loads(d->schema, 0, NULL);
+
+			if (schema == NULL)
+				abort();	/* a typo above */
+			if (!(d->who & (lead ? FOR_LEAD : FOR_TEAMMATE))) {
+				json_decref(schema);
+				continue;
+			}
+			json_array_append_new(tools_json[lead], json_pack(
+			    "{s:s, s:s, s:o}", "name", d->name, "description",
+			    d->description, "input_schema", schema));
+		}
+	}
+}
+
+json_t *
+tools_for(int is_lead)
+{
+	pthread_once(&tools_once, tools_build);
+	return json_incref(tools_json[is_lead ? 1 : 0]);
+}
+
+/* Whether a teammate must still get its plan approved. */
+static int
+tools_plan_blocks(struct agent *a)
+{
+	struct member *m = roster_get(a->team->store, a->name);
+	int blocked = m != NULL && m->plan_required && !m->plan_approved;
+
+	member_free(m);
+	return blocked;
+}
+
+void
+tools_run(struct agent *a, const char *name, json_t *input,
+    struct tool_output *out)
+{
+	const struct tool_def *d = NULL;
+	size_t i;
+
+	for (i = 0; i < TOOL_COUNT; i++) {
+		if (strcmp(tool_defs[i].name, name) == 0)
+			d = &tool_defs[i];
+	}
+	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE))) {
+		tool_error(out, "there is no tool named '%s' for you", name);
+		return;
+	}
+	if (!json_is_object(input)) {
+		tool_error(out, "the input of %s must be a JSON object", name);
+		return;
+	}
+	if (d->gated && !a->is_lead && tools_plan_blocks(a)) {
+		tool_error(out, "plan not approved yet: call submit_plan with "
+		    "your plan and wait for its approval before using bash, "
+		    "write_file or edit_file");
+		return;
+	}
+	d->run(a, input, out);
+}

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""The team, end to end: the real binary in --headless mode, real HTTP to
+the fake LLM server, each agent scripted through its own queue.
+
+Covers the seed scenario (spawn, a write, a plan gated until approved, a
+shutdown handshake), plan review by the lead, rejection and resubmission,
+a refused shutdown, an expired one ended by force, messages that arrive
+while a teammate goes idle, permission for risky commands, and kill -9 in
+the middle of a turn followed by --resume.
+"""
+
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakellm_client import FakeLLM, Results  # noqa: E402
+from team_driver import Huddle, contains, ev  # noqa: E402
+
+
+def say(agent, text, **extra):
+    item = {"agent": agent, "kind": "text", "text": text}
+    item.update(extra)
+    return item
+
+
+def call(agent, tool, **inputs):
+    return {"agent": agent, "kind": "tool_use",
+            "calls": [{"name": tool, "input": inputs}]}
+
+
+def notes(agent, n=8):
+    return [say(agent, "Noted.") for _ in range(n)]
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def requests_of(fake, agent):
+    return [r for r in fake.requests() if r.get("agent") == agent
+            or r["headers"].get("x-huddle-agent") == agent]
+
+
+def quit_cleanly(h):
+    h.send("/quit")
+    status = h.wait_exit()
+    expect(status == 0, "exit status %s; stderr %s" % (status, h.stderr))
+    expect(any(e["event"] == "exit" for e in h.events), "no exit event")
+
+
+def test_seed_scenario(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder",
+             prompt="Write hello.txt saying hi."),
+        call("lead", "spawn_teammate", name="bob", role="refactorer",
+             prompt="Refactor the code.", plan_required=True),
+        say("lead", "Both are on it."), *notes("lead"),
+        call("alice", "write_file", path="hello.txt", content="hi\n"),
+        say("alice", "Wrote hello.txt."),
+        call("alice", "shutdown_response", request_id="{{request_id}}",
+             approve=True, reason="all done"),
+        call("bob", "write_file", path="refactored.txt", content="early"),
+        call("bob", "submit_plan", plan="1. rename foo to bar"),
+        call("bob", "write_file", path="refactored.txt", content="bar\n"),
+        say("bob", "Refactor done."),
+        call("bob", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait(ev("tool_result", "alice", tool="write_file", is_error=False),
+               what="alice's write")
+        expect(open(os.path.join(h.workdir, "hello.txt")).read() == "hi\n",
+               "hello.txt is wrong")
+        h.wait(ev("status", "alice", status="idle"), what="alice idle")
+        refused = h.wait(ev("tool_result", "bob", tool="write_file", is_error=True),
+                         what="bob refused a write before approval")
+        expect("plan not approved" in refused["output"], refused["output"])
+        expect(not os.path.exists(os.path.join(h.workdir, "refactored.txt")),
+               "the gate let a write through")
+        plan = h.wait(ev("request", type="plan", status="pending", **{"from": "bob"}),
+                      what="bob's plan request")
+        h.wait(ev("status", "bob", status="waiting"), what="bob waiting")
+        h.send("/approve")
+        h.wait(ev("request", id=plan["id"], status="approved", decided_by="user"),
+               what="plan approved")
+        h.wait(ev("tool_result", "bob", tool="write_file", is_error=False),
+               what="bob's write after approval")
+        expect(open(os.path.join(h.workdir, "refactored.txt")).read() == "bar\n",
+               "refactored.txt is wrong")
+
+        mark = len(h.events)
+        h.send("/shutdown alice")
+        req = h.wait(ev("request", type="shutdown", to="alice", status="pending"),
+                     since=mark, what="the shutdown request")
+        answer = h.wait(ev("tool_call", "alice", tool="shutdown_response"), since=mark,
+                        what="alice's answer")
+        expect(answer["input"]["request_id"] == req["id"],
+               "alice answered %s, asked %s" % (answer["input"]["request_id"], req["id"]))
+        h.wait(ev("request", id=req["id"], status="approved", decided_by="alice"),
+               since=mark, what="shutdown approved")
+        h.wait(ev("status", "alice", status="terminated"), since=mark,
+               what="alice terminated")
+        h.wait(ev("message", type="teammate_terminated", **{"from": "alice"}),
+               since=mark, what="teammate_terminated to the lead")
+        h.send("/msg alice are you there?")
+        h.wait(ev("error", command="msg", message=contains("terminated")), since=mark,
+               what="a message to a terminated teammate is refused")
+        quit_cleanly(h)
+
+
+def test_lead_reviews_plan(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="bob", role="refactorer",
+             prompt="Refactor.", plan_required=True),
+        say("lead", "Spawned bob."),
+        call("lead", "review_plan", request_id="{{request_id}}", approve=True,
+             feedback="go ahead"),
+        *notes("lead"),
+        call("bob", "submit_plan", plan="1. do it"),
+        call("bob", "write_file", path="done.txt", content="ok"),
+        say("bob", "Done."),
+        call("bob", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake) as h:
+        h.send("go")
+        plan = h.wait(ev("request", type="plan", status="pending"), what="plan request")
+        h.wait(ev("request", id=plan["id"], status="approved", decided_by="lead",
+                  response="go ahead"), what="the lead's approval")
+        res = h.wait(ev("tool_result", "bob", tool="submit_plan"), what="bob hears")
+        expect("approved by lead: go ahead" in res["output"], res["output"])
+        h.wait(ev("tool_result", "bob", tool="write_file", is_error=False),
+               what="bob acts")
+        quit_cleanly(h)
+
+
+def test_rejected_plan_is_revised(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="bob", role="refactorer",
+             prompt="Refactor.", plan_required=True),
+        *notes("lead"),
+        call("bob", "submit_plan", plan="1. delete everything"),
+        call("bob", "submit_plan", plan="1. write tests 2. rename"),
+        call("bob", "write_file", path="done.txt", content="ok"),
+        say("bob", "Done."),
+        call("bob", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake, args=["--plan-review", "human"]) as h:
+        h.send("go")
+        first = h.wait(ev("request", type="plan", status="pending"), what="first plan")
+        h.send("/reject add tests first")
+        h.wait(ev("request", id=first["id"], status="rejected",
+                  response="add tests first"), what="rejection")
+        res = h.wait(ev("tool_result", "bob", tool="submit_plan"), what="bob told")
+        expect("rejected" in res["output"] and "add tests first" in res["output"],
+               res["output"])
+        second = h.wait(ev("request", type="plan", status="pending",
+                           body=contains("write tests")), what="revised plan")
+        expect(second["id"] != first["id"], "same id twice")
+        # The lead may not answer when only the person reviews.
+        h.send("/approve %s fine" % second["id"])
+        h.wait(ev("tool_result", "bob", tool="write_file", is_error=False),
+               what="bob acts after the revised plan")
+        quit_cleanly(h)
+
+
+def test_refused_shutdown_keeps_working(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder", prompt="Wait."),
+        *notes("lead"),
+        say("alice", "Ready."),
+        call("alice", "shutdown_response", request_id="{{request_id}}",
+             approve=False, reason="still busy"),
+        say("alice", "Still here."),
+        say("alice", "Got your message."),
+        call("alice", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait(ev("status", "alice", status="idle"), what="alice idle")
+        h.send("/shutdown alice")
+        req = h.wait(ev("request", type="shutdown", status="pending"), what="request")
+        h.wait(ev("request", id=req["id"], status="rejected", response="still busy"),
+               what="refusal with its reason")
+        mark = len(h.events)
+        h.send("/msg alice one more thing")
+        h.wait_text("alice", "Got your message", since=mark)
+        team_mark = len(h.events)
+        h.send("/team")
+        team = h.wait(ev("team"), since=team_mark, what="team listing")
+        alice = [m for m in team["members"] if m["name"] == "alice"][0]
+        expect(alice["status"] != "terminated", "alice terminated")
+        quit_cleanly(h)
+
+
+def test_expired_shutdown_then_forced_stop(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder", prompt="Loop."),
+        *notes("lead"),
+        say("alice", "Ready."),
+        say("alice", "I will ignore that."))
+    with Huddle(fake, args=["--shutdown-timeout", "1"]) as h:
+        h.send("go")
+        h.wait(ev("status", "alice", status="idle"), what="alice idle")
+        h.send("/shutdown alice")
+        req = h.wait(ev("request", type="shutdown", status="pending"), what="request")
+        h.wait(ev("request", id=req["id"], status="expired"), timeout=10,
+               what="expiry")
+        h.send("/stop alice")
+        h.wait(ev("status", "alice", status="terminated"), what="forced stop")
+        h.wait(ev("message", type="teammate_terminated", **{"from": "alice"}),
+               what="the lead hears of it")
+        quit_cleanly(h)
+
+
+def test_message_while_going_idle(fake):
+    fake.reset()
+    rounds = 12
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder", prompt="Echo."),
+        *notes("lead", 3 * rounds),
+        say("alice", "Ready."),
+        *[say("alice", "ok %d" % i, delay_ms=30) for i in range(rounds)],
+        call("alice", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait(ev("status", "alice", status="idle"), what="alice idle")
+        for i in range(rounds):
+            mark = len(h.events)
+            h.send("/msg alice ping %d" % i)
+            # Send the next one while this reply is still being written,
+            # so it lands as alice finishes her turn.
+            h.wait(ev("llm_call", "alice"), since=mark, what="alice's call %d" % i)
+        h.wait_text("alice", "ok %d" % (rounds - 1), timeout=20)
+        h.wait(ev("status", "alice", status="idle"), since=len(h.events) - 1)
+        bodies = json.dumps([r["body"] for r in requests_of(fake, "alice")])
+        for i in range(rounds):
+            expect("ping %d" % i in bodies, "ping %d never reached alice's model" % i)
+        quit_cleanly(h)
+
+
+def test_permission_for_risky_commands(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="carl", role="ops", prompt="Clean up."),
+        *notes("lead"),
+        call("carl", "bash", command="rm -rf build"),
+        call("carl", "bash", command="sudo true"),
+        say("carl", "Done."),
+        call("carl", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake) as h:
+        os.makedirs(os.path.join(h.workdir, "build", "obj"))
+        h.send("go")
+        req = h.wait(ev("request", type="permission", status="pending",
+                        body=contains("rm -rf build")), what="permission request")
+        h.wait(ev("status", "carl", status="waiting"), what="carl waits")
+        time.sleep(0.3)  # give a wrongly ungated command time to run
+        expect(os.path.isdir(os.path.join(h.workdir, "build")),
+               "the command ran before permission")
+        h.send("/approve")
+        h.wait(ev("tool_result", "carl", tool="bash", is_error=False), what="rm ran")
+        expect(not os.path.exists(os.path.join(h.workdir, "build")), "build remains")
+        second = h.wait(ev("request", type="permission", status="pending",
+                           body=contains("sudo")), what="sudo request")
+        expect(second["id"] != req["id"], "one request for two commands")
+        h.send("/reject no sudo here")
+        res = h.wait(ev("tool_result", "carl", tool="bash", is_error=True),
+                     what="sudo refused")
+        expect("rejected" in res["output"] and "no sudo here" in res["output"],
+               res["output"])
+        quit_cleanly(h)
+
+
+def test_kill9_mid_turn_then_resume(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder",
+             prompt="Write a.txt"),
+        say("lead", "On it."),
+        # A slow model: huddle is killed while this call is in flight.
+        say("alice", "never seen", delay_ms=30000))
+    with Huddle(fake) as h:
+        workdir = h.workdir
+        h.send("go")
+        h.wait(ev("llm_call", "alice"), what="alice's slow call")
+        h.wait_text("lead", "On it")
+        before = requests_of(fake, "alice")[-1]["body"]["messages"]
+        h.kill9()
+
+    fake.reset()
+    fake.script(
+        call("alice", "write_file", path="a.txt", content="a"),
+        say("alice", "Done."),
+        *notes("lead"),
+        call("alice", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake, workdir=workdir, resume=True) as h:
+        h.wait(ev("tool_result", "alice", tool="write_file", is_error=False),
+               what="alice continues after --resume")
+        first = requests_of(fake, "alice")[0]["body"]["messages"]
+        expect(first == before, "the resumed call differs from the interrupted "
+               "one:\n%s\n%s" % (before, first))
+        quit_cleanly(h)
+        lead_bodies = json.dumps([r["body"] for r in requests_of(fake, "lead")])
+        expect(lead_bodies.count("[message from user] go") <= 1,
+               "the person's message was delivered twice")
+
+
+def main():
+    r = Results()
+    with FakeLLM() as fake:
+        r.run("seed scenario: spawn, gate, /approve, shutdown", test_seed_scenario, fake)
+        r.run("the lead reviews a plan", test_lead_reviews_plan, fake)
+        r.run("a rejected plan is revised and resubmitted",
+              test_rejected_plan_is_revised, fake)
+        r.run("a refused shutdown keeps the teammate working",
+              test_refused_shutdown_keeps_working, fake)
+        r.run("an expired shutdown, then a forced stop",
+              test_expired_shutdown_then_forced_stop, fake)
+        r.run("messages sent while a teammate goes idle are processed",
+              test_message_while_going_idle, fake)
+        r.run("permission blocks risky commands", test_permission_for_risky_commands,
+              fake)
+        r.run("kill -9 mid-turn, then --resume", test_kill9_mid_turn_then_resume, fake)
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""Drives `huddle --headless` as a test: starts it against the fake LLM
+server in a fresh working directory, reads its JSONL events on a thread,
+and waits for events with deadlines.
+"""
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from fakellm_client import API_KEY, HUDDLE
+
+
+class Huddle:
+    """One running huddle --headless; use as a context manager."""
+
+    def __init__(self, fake, workdir=None, args=(), resume=False):
+        self.fake = fake
+        self.workdir = workdir or tempfile.mkdtemp(prefix="huddle-team-")
+        self.args = list(args)
+        self.resume = resume
+        self.events = []          # every event seen, in order
+        self.lines = queue.Queue()
+        self.proc = None
+        self.stderr = b""
+
+    def __enter__(self):
+        return self.start()
+
+    def start(self):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ANTHROPIC_", "OPENAI_", "HUDDLE_"))}
+        env.update({"ANTHROPIC_API_KEY": API_KEY,
+                    "ANTHROPIC_BASE_URL": self.fake.anthropic_url})
+        cmd = [HUDDLE, "--headless", "--workdir", self.workdir,
+               "--quit-timeout", "3"] + self.args
+        if self.resume:
+            cmd.append("--resume")
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+        return self
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            try:
+                self.lines.put(json.loads(raw))
+            except ValueError:
+                self.lines.put({"event": "garbage", "raw": raw.decode(errors="replace")})
+        self.lines.put(None)
+
+    def _read_err(self):
+        self.stderr = self.proc.stderr.read()
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        return False
+
+    def send(self, line):
+        """Types one line into huddle's input."""
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+
+    def close_input(self):
+        self.proc.stdin.close()
+
+    def _pump(self, timeout):
+        try:
+            ev = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return False
+        if ev is None:
+            raise AssertionError("huddle exited (status %s); stderr: %s"
+                                 % (self.proc.poll(), self.stderr.decode(errors="replace")))
+        self.events.append(ev)
+        return True
+
+    def wait(self, match, timeout=15, what=None, since=0):
+        """Returns the first event (from index `since`) for which match(ev)."""
+        deadline = time.monotonic() + timeout
+        i = since
+        while True:
+            while i < len(self.events):
+                if match(self.events[i]):
+                    return self.events[i]
+                i += 1
+            left = deadline - time.monotonic()
+            if left <= 0:
+                tail = "\n".join(json.dumps(e) for e in self.events[-15:])
+                raise AssertionError("timed out waiting for %s; last events:\n%s"
+                                     % (what or "an event", tail))
+            try:
+                self._pump(min(left, 0.5))
+            except AssertionError:
+                while i < len(self.events):
+                    if match(self.events[i]):
+                        return self.events[i]
+                    i += 1
+                raise
+
+    def wait_text(self, agent, text, timeout=15, since=0):
+        """Waits until the text `agent` streamed after event `since`
+        contains `text` (streamed text arrives in pieces)."""
+        def seen():
+            return "".join(e.get("text", "") for e in self.events[since:]
+                           if e.get("event") == "text" and e.get("agent") == agent)
+        deadline = time.monotonic() + timeout
+        while text not in seen():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out waiting for %s to write %r; it wrote %r"
+                                     % (agent, text, seen()))
+            self._pump(min(left, 0.5))
+
+    def wait_exit(self, timeout=20):
+        """Waits for the process to end; returns its status."""
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            try:
+                self._pump(0.2)
+            except AssertionError:
+                break
+        try:
+            return self.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise AssertionError("huddle did not exit within %d s" % timeout)
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+
+def ev(name, agent=None, **fields):
+    """A matcher for an event by name, agent and field values (callables
+    are predicates)."""
+    def match(e):
+        if e.get("event") != name:
+            return False
+        if agent is not None and e.get("agent") != agent:
+            return False
+        for k, v in fields.items():
+            got = e.get(k)
+            if callable(v):
+                if not v(got):
+                    return False
+            elif got != v:
+                return False
+        return True
+    return match
+
+
+def contains(text):
+    return lambda v: isinstance(v, str) and text in v

@@ -1,0 +1,504 @@
+/*
+ * Unit tests of agent/bash: output, status and errors; the working
+ * directory; secrets kept out of the environment; a clean signal state;
+ * timeouts and cancellation that kill the whole process group (also when
+ * it ignores SIGTERM) and leave nothing behind; the output cap; repair of
+ * binary output; and many commands at once from many threads.
+ *
+ * Each test process makes itself a child subreaper, as huddle's main
+ * should: the orphans of a killed shell then become ours, bash_run reaps
+ * them, and "no process of the group remains" does not depend on how
+ * promptly this machine's init reaps zombies (some container inits take
+ * seconds).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/bash.h"
+#include "llm/cancel.h"
+#include "testutil.h"
+#include "util/clock.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+static char *wd;
+
+static void
+setup(void)
+{
+	char *t = tu_tmpdir(), buf[PATH_MAX];
+
+	ck_assert_ptr_nonnull(realpath(t, buf));
+	free(t);
+	wd = xstrdup(buf);
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+}
+
+static void
+teardown(void)
+{
+	tu_rmtree(wd);
+	free(wd);
+}
+
+/* Runs command in wd with the given timeout and cap; returns bash_run's
+ * result and leaves the output in *o. */
+static int
+run(const char *command, int timeout_s, size_t cap, struct cancel *c,
+    struct tool_output *o)
+{
+	struct bash_options bo = { wd, timeout_s, cap, c };
+
+	tool_output_clear(o);
+	return bash_run(command, &bo, o);
+}
+
+/* The process group named by the first line of the output ($$). */
+static pid_t
+first_line_pid(const char *text)
+{
+	long v = strtol(text, NULL, 10);
+
+	ck_assert_int_gt(v, 1);
+	return (pid_t)v;
+}
+
+static void
+assert_group_gone(pid_t pgid)
+{
+	ck_assert_int_eq(kill(-pgid, 0), -1);
+	ck_assert_int_eq(errno, ESRCH);
+}
+
+static int
+is_valid_utf8(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t avail = strlen(s), n;
+
+	while (avail > 0) {
+		if ((n = utf8_valid_len(u, avail)) == 0)
+			return 0;
+		u += n;
+		avail -= n;
+	}
+	return 1;
+}
+
+START_TEST(output_and_exit_status)
+{
+	struct tool_output o = { 0, NULL };
+
+	ck_assert_int_eq(run("echo hello", 0, 0, NULL, &o), 0);
+	ck_assert_int_eq(o.is_error, 0);
+	ck_assert_str_eq(o.text, "hello\n[exit status 0]");
+
+	/* A non-zero exit is the model's to read, not a tool error. */
+	ck_assert_int_eq(run("echo oops; exit 3", 0, 0, NULL, &o), 0);
+	ck_assert_int_eq(o.is_error, 0);
+	ck_assert_str_eq(o.text, "oops\n[exit status 3]");
+
+	/* No output, and output without a final newline. */
+	ck_assert_int_eq(run("true", 0, 0, NULL, &o), 0);
+	ck_assert_str_eq(o.text, "[exit status 0]");
+	ck_assert_int_eq(run("printf abc", 0, 0, NULL, &o), 0);
+	ck_assert_str_eq(o.text, "abc\n[exit status 0]");
+
+	/* Death by a signal is reported as such. */
+	ck_assert_int_eq(run("kill -KILL $$", 0, 0, NULL, &o), 0);
+	ck_assert_int_eq(o.is_error, 0);
+	ck_assert_str_eq(o.text, "[killed by signal SIGKILL]");
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(stderr_is_captured_in_order)
+{
+	struct tool_output o = { 0, NULL };
+
+	ck_assert_int_eq(run("echo out; echo err >&2; echo out2", 0, 0, NULL,
+	    &o), 0);
+	ck_assert_str_eq(o.text, "out\nerr\nout2\n[exit status 0]");
+	ck_assert_int_eq(run("ls /nonexistent-huddle", 0, 0, NULL, &o), 0);
+	ck_assert_ptr_nonnull(strstr(o.text, "nonexistent-huddle"));
+	ck_assert_ptr_null(strstr(o.text, "[exit status 0]"));
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(runs_in_workdir_with_no_stdin)
+{
+	struct tool_output o = { 0, NULL };
+	char *want = xasprintf("%s\n[exit status 0]", wd);
+
+	ck_assert_int_eq(run("pwd", 0, 0, NULL, &o), 0);
+	ck_assert_str_eq(o.text, want);
+	/* stdin is /dev/null: cat ends at once. */
+	ck_assert_int_eq(run("cat; echo after", 5, 0, NULL, &o), 0);
+	ck_assert_str_eq(o.text, "after\n[exit status 0]");
+	free(want);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(bad_requests_are_tool_errors)
+{
+	struct tool_output o = { 0, NULL };
+	struct bash_options bo = { "/nonexistent-huddle-dir", 0, 0, NULL };
+
+	ck_assert_int_eq(bash_run("echo hi", &bo, &o), -1);
+	ck_assert_int_eq(o.is_error, 1);
+	ck_assert_ptr_nonnull(strstr(o.text, "cannot run /bin/sh in "
+	    "/nonexistent-huddle-dir"));
+	ck_assert_int_eq(run("", 0, 0, NULL, &o), -1);
+	ck_assert_int_eq(o.is_error, 1);
+	ck_assert_int_eq(run(NULL, 0, 0, NULL, &o), -1);
+	ck_assert_int_eq(bash_run("echo hi", NULL, &o), -1);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(secrets_are_not_in_the_environment)
+{
+	struct tool_output o = { 0, NULL };
+
+	setenv("ANTHROPIC_API_KEY", "sk-ant-secret", 1);
+	setenv("OPENAI_API_KEY", "sk-openai-secret", 1);
+	setenv("FOO_API_KEY", "foo-secret", 1);
+	setenv("GH_TOKEN", "gh-secret", 1);
+	setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
+	setenv("lower_api_key", "lower-secret", 1);
+	setenv("HUDDLE_VISIBLE", "yes-visible", 1);
+	setenv("TOKENIZER", "tok-visible", 1);
+	setenv("MONKEY", "monkey-visible", 1);
+	ck_assert_int_eq(run("env", 0, 0, NULL, &o), 0);
+	ck_assert_ptr_null(strstr(o.text, "secret"));
+	ck_assert_ptr_null(strstr(o.text, "API_KEY"));
+	ck_assert_ptr_null(strstr(o.text, "GH_TOKEN"));
+	ck_assert_ptr_nonnull(strstr(o.text, "HUDDLE_VISIBLE=yes-visible\n"));
+	ck_assert_ptr_nonnull(strstr(o.text, "TOKENIZER=tok-visible\n"));
+	ck_assert_ptr_nonnull(strstr(o.text, "MONKEY=monkey-visible\n"));
+	ck_assert_ptr_nonnull(strstr(o.text, "PATH="));
+	tool_output_clear(&o);
+
+	ck_assert(bash_env_hidden("ANTHROPIC_API_KEY", 17));
+	ck_assert(bash_env_hidden("OPENAI_API_KEY", 14));
+	ck_assert(bash_env_hidden("X_TOKEN", 7));
+	ck_assert(bash_env_hidden("DB_PASSWORD", 11));
+	ck_assert(bash_env_hidden("TOKEN", 5));
+	ck_assert(bash_env_hidden("MY_SECRET=x", 9));
+	ck_assert(!bash_env_hidden("MY_SECRET=x", 11));
+	ck_assert(!bash_env_hidden("PATH", 4));
+	ck_assert(!bash_env_hidden("TOKENS", 6));
+	ck_assert(!bash_env_hidden("APIKEY", 6));
+	ck_assert(!bash_env_hidden("ANTHROPIC_BASE_URL", 18));
+}
+END_TEST
+
+START_TEST(child_gets_a_clean_signal_state)
+{
+	struct tool_output o = { 0, NULL };
+	const char *ign;
+	sigset_t set;
+
+	/* As huddle's threads have: async signals blocked, SIGPIPE and
+	 * SIGHUP ignored. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &set, NULL), 0);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	ck_assert_int_eq(run("grep -E '^Sig(Blk|Ign)' /proc/self/status", 0,
+	    0, NULL, &o), 0);
+	ck_assert_ptr_nonnull(strstr(o.text, "SigBlk:\t0000000000000000\n"));
+	ign = strstr(o.text, "SigIgn:\t");
+	ck_assert_ptr_nonnull(ign);
+	/* glibc's posix_spawn leaves its two internal signals (32 and 33,
+	 * below SIGRTMIN) ignored, and no API can reset them; every other
+	 * signal must have its default disposition. */
+	ck_assert_uint_eq(strtoull(ign + 8, NULL, 16) & ~0x180000000ULL, 0);
+	/* And so yes | head ends: yes dies of SIGPIPE. */
+	ck_assert_int_eq(run("yes | head -n 2", 10, 0, NULL, &o), 0);
+	ck_assert_str_eq(o.text, "y\ny\n[exit status 0]");
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(timeout_kills_the_whole_group)
+{
+	struct tool_output o = { 0, NULL };
+	int64_t t0 = clock_mono_ms(), took;
+	pid_t pgid;
+
+	ck_assert_int_eq(run("echo $$; sleep 100 & sleep 100", 1, 0, NULL,
+	    &o), -1);
+	took = clock_mono_ms() - t0;
+	ck_assert_int_eq(o.is_error, 1);
+	pgid = first_line_pid(o.text);
+	assert_group_gone(pgid);
+	ck_assert_ptr_nonnull(strstr(o.text, "[timed out after 1 s;"));
+	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGTERM]"));
+	/* They died of SIGTERM: no need to wait for the SIGKILL. */
+	ck_assert_int_lt(took, 1000 + BASH_GRACE_MS / 2);
+	tool_output_clear(&o);
+}
+END_TEST
+
+struct firer {
+	struct cancel		*cancel;
+	int			 after_ms;
+	_Atomic int64_t		 fired_at;
+};
+
+static void *
+fire_later(void *arg)
+{
+	struct firer *f = arg;
+
+	poll(NULL, 0, f->after_ms);
+	atomic_store(&f->fired_at, clock_mono_ms());
+	cancel_fire(f->cancel);
+	return NULL;
+}
+
+/* Runs command and cancels it from another thread after 300 ms;
+ * returns how long bash_run took after the token fired. */
+static int64_t
+run_cancelled(const char *command, struct tool_output *o, pid_t *pgid)
+{
+	struct cancel c;
+	struct firer f;
+	pthread_t th;
+	int64_t done;
+
+	cancel_init(&c);
+	f.cancel = &c;
+	f.after_ms = 300;
+	atomic_init(&f.fired_at, 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, fire_later, &f), 0);
+	ck_assert_int_eq(run(command, 60, 0, &c, o), -1);
+	done = clock_mono_ms();
+	pthread_join(th, NULL);
+	cancel_destroy(&c);
+	ck_assert_int_eq(o->is_error, 1);
+	ck_assert_ptr_nonnull(strstr(o->text, "[cancelled;"));
+	*pgid = first_line_pid(o->text);
+	assert_group_gone(*pgid);
+	return done - atomic_load(&f.fired_at);
+}
+
+START_TEST(cancel_ends_a_command_at_once)
+{
+	struct tool_output o = { 0, NULL };
+	int64_t took;
+	pid_t pgid;
+
+	took = run_cancelled("echo $$; sleep 100", &o, &pgid);
+	ck_assert_msg(took < 100, "cancel took %lld ms", (long long)took);
+	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGTERM]"));
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(cancel_kills_what_ignores_sigterm)
+{
+	struct tool_output o = { 0, NULL };
+	int64_t took;
+	pid_t pgid;
+
+	took = run_cancelled("echo $$; trap '' TERM; sleep 100 & sleep 100",
+	    &o, &pgid);
+	ck_assert_msg(took >= BASH_GRACE_MS - 50 && took < BASH_GRACE_MS + 500,
+	    "took %lld ms", (long long)took);
+	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGKILL]"));
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(a_fired_token_runs_nothing)
+{
+	struct tool_output o = { 0, NULL };
+	struct cancel c;
+	char *marker = xasprintf("%s/ran", wd);
+
+	cancel_init(&c);
+	cancel_fire(&c);
+	ck_assert_int_eq(run("touch ran", 0, 0, &c, &o), -1);
+	ck_assert_int_eq(o.is_error, 1);
+	ck_assert_ptr_nonnull(strstr(o.text, "cancelled"));
+	ck_assert_int_eq(access(marker, F_OK), -1);
+	cancel_destroy(&c);
+	free(marker);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(background_jobs_do_not_hold_the_command)
+{
+	struct tool_output o = { 0, NULL };
+	int64_t t0 = clock_mono_ms();
+	pid_t pgid;
+
+	/* The job keeps the output pipe open; the shell's exit still ends
+	 * the command. */
+	ck_assert_int_eq(run("echo $$; sleep 100 & echo started", 30, 0, NULL,
+	    &o), 0);
+	ck_assert_int_lt(clock_mono_ms() - t0, 2000);
+	ck_assert_ptr_nonnull(strstr(o.text, "started\n[exit status 0]"));
+	pgid = first_line_pid(o.text);
+	/* It is still running: bash_run left it alone. Clean up. */
+	ck_assert_int_eq(kill(-pgid, SIGKILL), 0);
+	while (waitpid(-pgid, NULL, 0) > 0)
+		;
+	assert_group_gone(pgid);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(output_cap_keeps_head_and_tail)
+{
+	struct tool_output o = { 0, NULL };
+	char *mark;
+
+	/* seq 1 100000 writes 588895 bytes; 1000 are kept. */
+	ck_assert_int_eq(run("seq 1 100000", 0, 1000, NULL, &o), 0);
+	ck_assert_int_eq(strncmp(o.text, "1\n2\n3\n", 6), 0);
+	mark = strstr(o.text, "[... 587895 bytes of output left out ...]\n");
+	ck_assert_ptr_nonnull(mark);
+	ck_assert_uint_eq((size_t)(mark - o.text), 500);	/* the head */
+	ck_assert_ptr_nonnull(strstr(o.text, "99999\n100000\n[exit status 0]"));
+	ck_assert_uint_lt(strlen(o.text), 1000 + 80);
+
+	/* Within the cap nothing is cut. */
+	ck_assert_int_eq(run("seq 1 10", 0, 21, NULL, &o), 0);
+	ck_assert_str_eq(o.text, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+	    "[exit status 0]");
+
+	/* Two-byte characters: cut between them, never into a U+FFFD. */
+	ck_assert_int_eq(run("i=0; while [ $i -lt 500 ]; do printf "
+	    "'\\303\\251'; i=$((i+1)); done", 0, 101, NULL, &o), 0);
+	ck_assert(is_valid_utf8(o.text));
+	ck_assert_ptr_null(strstr(o.text, "\xef\xbf\xbd"));
+	ck_assert_ptr_nonnull(strstr(o.text, "[... 900 bytes of output left "
+	    "out ...]"));
+	/* Shifted by one byte, so that the tail starts inside one. */
+	ck_assert_int_eq(run("printf x; i=0; while [ $i -lt 500 ]; do printf "
+	    "'\\303\\251'; i=$((i+1)); done", 0, 102, NULL, &o), 0);
+	ck_assert(is_valid_utf8(o.text));
+	ck_assert_ptr_null(strstr(o.text, "\xef\xbf\xbd"));
+	ck_assert_ptr_nonnull(strstr(o.text, "[... 900 bytes of output left "
+	    "out ...]\n\xc3\xa9"));
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(invalid_utf8_is_repaired)
+{
+	struct tool_output o = { 0, NULL };
+
+	ck_assert_int_eq(run("printf 'a\\377b\\000c\\n'", 0, 0, NULL, &o), 0);
+	ck_assert(is_valid_utf8(o.text));
+	ck_assert_str_eq(o.text, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\n"
+	    "[exit status 0]");
+	tool_output_clear(&o);
+}
+END_TEST
+
+struct worker {
+	int	 id;
+	int	 ok;
+};
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+	struct bash_options bo = { wd, 10, 0, NULL };
+	struct tool_output o = { 0, NULL };
+	char *cmd, *want;
+	int i;
+
+	w->ok = 1;
+	for (i = 0; i < 3; i++) {
+		cmd = xasprintf("echo start %d.%d; sleep 0.2; echo end %d.%d; "
+		    "exit %d", w->id, i, w->id, i, w->id);
+		want = xasprintf("start %d.%d\nend %d.%d\n[exit status %d]",
+		    w->id, i, w->id, i, w->id);
+		if (bash_run(cmd, &bo, &o) != 0 || strcmp(o.text, want) != 0)
+			w->ok = 0;
+		free(cmd);
+		free(want);
+	}
+	tool_output_clear(&o);
+	return NULL;
+}
+
+START_TEST(eight_threads_at_once)
+{
+	struct worker w[8];
+	pthread_t th[8];
+	int64_t t0 = clock_mono_ms();
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		w[i].id = i;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, work, &w[i]), 0);
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(w[i].ok, "thread %d got wrong output", i);
+	}
+	/* 24 commands of 0.2 s each: in parallel, not one after another. */
+	ck_assert_int_lt(clock_mono_ms() - t0, 3000);
+}
+END_TEST
+
+static Suite *
+bash_suite(void)
+{
+	Suite *s = suite_create("bash");
+	TCase *tc = tcase_create("bash");
+	TCase *kill = tcase_create("kill");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, output_and_exit_status);
+	tcase_add_test(tc, stderr_is_captured_in_order);
+	tcase_add_test(tc, runs_in_workdir_with_no_stdin);
+	tcase_add_test(tc, bad_requests_are_tool_errors);
+	tcase_add_test(tc, secrets_are_not_in_the_environment);
+	tcase_add_test(tc, child_gets_a_clean_signal_state);
+	tcase_add_test(tc, output_cap_keeps_head_and_tail);
+	tcase_add_test(tc, invalid_utf8_is_repaired);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(kill, setup, teardown);
+	tcase_set_timeout(kill, 60);
+	tcase_add_test(kill, timeout_kills_the_whole_group);
+	tcase_add_test(kill, cancel_ends_a_command_at_once);
+	tcase_add_test(kill, cancel_kills_what_ignores_sigterm);
+	tcase_add_test(kill, a_fired_token_runs_nothing);
+	tcase_add_test(kill, background_jobs_do_not_hold_the_command);
+	tcase_add_test(kill, eight_threads_at_once);
+	suite_add_tcase(s, kill);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(bash_suite());
+}

@@ -1,0 +1,104 @@
+/*
+ * Unit tests of agent/command: the input line's slash commands.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "agent/command.h"
+#include "testutil.h"
+
+static void
+parse(const char *line, enum command_kind want, const char *id,
+    const char *name, const char *text)
+{
+	struct command c;
+
+	ck_assert_msg(command_parse(line, &c) == want, "'%s' parsed as %d",
+	    line, c.kind);
+	if (id)
+		ck_assert_str_eq(c.id, id);
+	else
+		ck_assert_ptr_null(c.id);
+	if (name)
+		ck_assert_str_eq(c.name, name);
+	if (text)
+		ck_assert_str_eq(c.text, text);
+	else if (want != CMD_BAD)
+		ck_assert_ptr_null(c.text);
+	if (want == CMD_BAD)
+		ck_assert_ptr_nonnull(c.error);
+	command_clear(&c);
+}
+
+START_TEST(text_and_blank_lines)
+{
+	parse("", CMD_EMPTY, NULL, NULL, NULL);
+	parse("   \t", CMD_EMPTY, NULL, NULL, NULL);
+	parse("hello there ", CMD_SAY, NULL, NULL, "hello there");
+	parse("//etc is a dir", CMD_SAY, NULL, NULL, "/etc is a dir");
+}
+END_TEST
+
+START_TEST(approve_and_reject)
+{
+	parse("/approve", CMD_APPROVE, NULL, NULL, NULL);
+	parse("/approve req_0a1b2c3d", CMD_APPROVE, "req_0a1b2c3d", NULL,
+	    NULL);
+	parse("/approve req_0a1b2c3d  looks good", CMD_APPROVE,
+	    "req_0a1b2c3d", NULL, "looks good");
+	parse("/approve fine by me", CMD_APPROVE, NULL, NULL, "fine by me");
+	parse("/reject req_0a1b2c3d add tests", CMD_REJECT, "req_0a1b2c3d",
+	    NULL, "add tests");
+	parse("/reject too risky", CMD_REJECT, NULL, NULL, "too risky");
+	/* Not an id: upper case, too short. */
+	parse("/reject req_0A1B2C3D x", CMD_REJECT, NULL, NULL,
+	    "req_0A1B2C3D x");
+	parse("/reject req_123 x", CMD_REJECT, NULL, NULL, "req_123 x");
+}
+END_TEST
+
+START_TEST(names_and_messages)
+{
+	parse("/shutdown alice", CMD_SHUTDOWN, NULL, "alice", NULL);
+	parse("/stop bob", CMD_STOP, NULL, "bob", NULL);
+	parse("/shutdown", CMD_BAD, NULL, NULL, NULL);
+	parse("/shutdown alice bob", CMD_BAD, NULL, NULL, NULL);
+	parse("/msg bob please rebase", CMD_MSG, NULL, "bob", "please rebase");
+	parse("/msg bob", CMD_BAD, NULL, NULL, NULL);
+}
+END_TEST
+
+START_TEST(plain_commands_and_mistakes)
+{
+	parse("/team", CMD_TEAM, NULL, NULL, NULL);
+	parse("/requests", CMD_REQUESTS, NULL, NULL, NULL);
+	parse("/zoom", CMD_ZOOM, NULL, NULL, NULL);
+	parse("/help", CMD_HELP, NULL, NULL, NULL);
+	parse(" /quit ", CMD_QUIT, NULL, NULL, NULL);
+	parse("/quit now", CMD_BAD, NULL, NULL, NULL);
+	parse("/frobnicate", CMD_BAD, NULL, NULL, NULL);
+	parse("/", CMD_BAD, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(command_help(), "/approve"));
+}
+END_TEST
+
+static Suite *
+command_suite(void)
+{
+	Suite *s = suite_create("command");
+	TCase *tc = tcase_create("command");
+
+	tcase_add_test(tc, text_and_blank_lines);
+	tcase_add_test(tc, approve_and_reject);
+	tcase_add_test(tc, names_and_messages);
+	tcase_add_test(tc, plain_commands_and_mistakes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(command_suite());
+}
