@@ -188,9 +188,12 @@ agent_run_tools(struct agent *a, json_t *calls)
 		json_t *input = json_object_get(call, "input");
 		struct tool_output out = { 0, NULL };
 
+		/* Events cross threads: they get copies, never shared JSON
+		 * (jansson's reference counts are not for sharing). */
 		evq_push(&a->team->events, EV_TOOL_CALL, a->name, json_pack(
-		    "{s:s, s:s, s:O}", "tool", name ? name : "", "id",
-		    id ? id : "", "input", input ? input : json_null()));
+		    "{s:s, s:s, s:o}", "tool", name ? name : "", "id",
+		    id ? id : "", "input", input ? json_deep_copy(input) :
+		    json_null()));
 		if (atomic_load(&a->stop))
 			tool_error(&out, "not run: the agent is stopping");
 		else

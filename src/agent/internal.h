@@ -109,7 +109,7 @@ struct request *agent_await(struct agent *a, const char *id, int early);
 /* tools.c */
 
 /* The tool definitions (name, description, input_schema) for a lead or a
- * teammate, as the API wants them (a new reference). */
+ * teammate, as the API wants them (a new array of its own). */
 json_t *tools_for(int is_lead);
 
 /* Runs one tool call for agent a. Bad input is a tool error. */

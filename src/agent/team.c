@@ -37,10 +37,11 @@ team_on_message(void *ud, const struct message *m)
 {
 	struct team *t = ud;
 
+	/* A copy: the sender frees its message on its own thread. */
 	evq_push(&t->events, EV_MESSAGE, m->to, json_pack("{s:I, s:s, s:s, "
-	    "s:s, s:s, s:O}", "id", (json_int_t)m->id, "from", m->from, "to",
+	    "s:s, s:s, s:o}", "id", (json_int_t)m->id, "from", m->from, "to",
 	    m->to, "type", msg_type_name(m->type), "content", m->content,
-	    "metadata", m->metadata));
+	    "metadata", json_deep_copy(m->metadata)));
 }
 
 static void

@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -480,39 +479,27 @@ static const struct tool_def tool_defs[] = {
 
 #define TOOL_COUNT (sizeof tool_defs / sizeof *tool_defs)
 
-static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
-static json_t *tools_json[2];	/* [0] teammates, [1] the lead */
-
-static void
-tools_build(void)
-{
-	size_t i;
-	int lead;
-
-	for (lead = 0; lead < 2; lead++) {
-		tools_json[lead] = json_array();
-		for (i = 0; i < TOOL_COUNT; i++) {
-			const struct tool_def *d = &tool_defs[i];
-			json_t *schema = json_loads(d->schema, 0, NULL);
-
-			if (schema == NULL)
-				abort();	/* a typo above */
-			if (!(d->who & (lead ? FOR_LEAD : FOR_TEAMMATE))) {
-				json_decref(schema);
-				continue;
-			}
-			json_array_append_new(tools_json[lead], json_pack(
-			    "{s:s, s:s, s:o}", "name", d->name, "description",
-			    d->description, "input_schema", schema));
-		}
-	}
-}
-
 json_t *
 tools_for(int is_lead)
 {
-	pthread_once(&tools_once, tools_build);
-	return json_incref(tools_json[is_lead ? 1 : 0]);
+	json_t *list = json_array();
+	size_t i;
+
+	/* Built afresh for each call: a JSON value shared between agent
+	 * threads would race on its reference count. */
+	for (i = 0; i < TOOL_COUNT; i++) {
+		const struct tool_def *d = &tool_defs[i];
+		json_t *schema;
+
+		if (!(d->who & (is_lead ? FOR_LEAD : FOR_TEAMMATE)))
+			continue;
+		if ((schema = json_loads(d->schema, 0, NULL)) == NULL)
+			abort();	/* a typo in the table above */
+		json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "name",
+		    d->name, "description", d->description, "input_schema",
+		    schema));
+	}
+	return list;
 }
 
 /* Whether a teammate must still get its plan approved. */

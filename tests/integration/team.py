@@ -184,6 +184,10 @@ def test_refused_shutdown_keeps_working(fake):
         req = h.wait(ev("request", type="shutdown", status="pending"), what="request")
         h.wait(ev("request", id=req["id"], status="rejected", response="still busy"),
                what="refusal with its reason")
+        # She finishes the turn that refused, then waits for work again.
+        h.wait_text("alice", "Still here.")
+        h.wait(ev("status", "alice", status="idle"),
+               since=len(h.events) - 1, what="alice idle again")
         mark = len(h.events)
         h.send("/msg alice one more thing")
         h.wait_text("alice", "Got your message", since=mark)
