@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "agent/team.h"
 #include "headless.h"
@@ -283,6 +284,9 @@ run_team(const struct options *o, const struct llm_config *cfg)
 		free(workdir);
 		return 1;
 	}
+	/* Orphaned background jobs of bash commands become our children, so
+	 * bash_run can reap a command's whole process group itself. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	block_async_signals(&old);
 	rc = team_start(t, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
