@@ -25,4 +25,9 @@ check "-V" 0 "^huddle " -- -V
 check "--help" 0 "usage: huddle" -- --help
 check "unknown option" 2 "Try 'huddle --help'" -- --no-such-option
 check "stray argument" 2 "unexpected argument 'stray'" -- stray
+check "bad --plan-review" 2 "human, lead or any" -- --plan-review maybe
+check "bad --max-teammates" 2 "from 1 to 64" -- --max-teammates 0
+check "bad --shutdown-timeout" 2 "seconds" -- --shutdown-timeout x
+check "bad --max-retries" 2 "from 0 to 10" -- --max-retries 99
+check "missing option argument" 2 "Try 'huddle --help'" -- --workdir
 exit $fail

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results  # noqa: E402
+from fakellm_client import FakeLLM, Results, wait_for  # noqa: E402
 from team_driver import Huddle, contains, ev  # noqa: E402
 
 
@@ -291,6 +291,8 @@ def test_kill9_mid_turn_then_resume(fake):
         h.send("go")
         h.wait(ev("llm_call", "alice"), what="alice's slow call")
         h.wait_text("lead", "On it")
+        # The call event comes just before the request goes out.
+        wait_for(lambda: requests_of(fake, "alice"), 10, "alice's request to arrive")
         before = requests_of(fake, "alice")[-1]["body"]["messages"]
         h.kill9()
 
@@ -312,6 +314,29 @@ def test_kill9_mid_turn_then_resume(fake):
                "the person's message was delivered twice")
 
 
+def test_model_error_then_recovery(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder", prompt="Start."),
+        *notes("lead"),
+        {"agent": "alice", "kind": "error", "status": 400,
+         "type": "invalid_request_error", "message": "prompt is too long"},
+        say("alice", "Back again."),
+        call("alice", "shutdown_response", request_id="{{request_id}}", approve=True))
+    with Huddle(fake) as h:
+        h.send("go")
+        err = h.wait(ev("error", "alice", message=contains("prompt is too long")),
+                     what="the API's message in alice's error")
+        expect("invalid_request_error" in err["message"] and "HTTP 400" in err["message"],
+               err["message"])
+        h.wait(ev("status", "alice", status="error"), what="alice in error")
+        mark = len(h.events)
+        h.send("/msg alice try again")
+        h.wait_text("alice", "Back again.", since=mark)
+        h.wait(ev("status", "alice", status="idle"), since=mark, what="alice recovers")
+        quit_cleanly(h)
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -328,6 +353,8 @@ def main():
         r.run("permission blocks risky commands", test_permission_for_risky_commands,
               fake)
         r.run("kill -9 mid-turn, then --resume", test_kill9_mid_turn_then_resume, fake)
+        r.run("a failed model call shows the error and recovers on a message",
+              test_model_error_then_recovery, fake)
     r.finish()
 
 
