@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <getopt.h>
 #include <signal.h>
@@ -16,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "agent/team.h"
+#include "demo.h"
 #include "headless.h"
 #include "llm/llm.h"
 #include "llm/script.h"
+#include "ui/ui.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -46,6 +50,7 @@ struct options {
 	int		 shutdown_timeout_s;
 	const char	*log;
 	const char	*risk_policy;
+	int		 demo;
 };
 
 static void
@@ -59,6 +64,8 @@ usage(FILE *out)
 	    "teammates it spawns, coordinating through durable inboxes.\n"
 	    "\n"
 	    "options:\n"
+	    "  --demo                a scripted team in a temporary directory: no\n"
+	    "                        network, no key\n"
 	    "  --workdir DIR         where the team works and keeps .huddle/\n"
 	    "                        (default: the current directory)\n"
 	    "  --resume              continue the team kept in DIR/.huddle\n"
@@ -115,7 +122,7 @@ settings(const struct options *o, struct llm_config *cfg, char **owned,
 	cfg->stream = o->stream;
 	if (o->max_retries >= 0)
 		cfg->max_retries = o->max_retries;
-	if (strcmp(o->provider, "anthropic") == 0) {
+	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
 		cfg->provider = LLM_ANTHROPIC;
 		cfg->api_key = env_or("ANTHROPIC_API_KEY", NULL);
 		cfg->base_url = o->base_url ? o->base_url :
@@ -135,6 +142,11 @@ settings(const struct options *o, struct llm_config *cfg, char **owned,
 		    env_or("OPENAI_BASE_URL", DEFAULT_OPENAI_URL);
 		cfg->model = o->model ? o->model :
 		    env_or("HUDDLE_MODEL", DEFAULT_OPENAI_MODEL);
+	} else if (o->demo) {
+		cfg->provider = LLM_SCRIPT;
+		cfg->model = "script";
+		if ((cfg->script = script_parse(demo_scenario(), err)) == NULL)
+			return -1;
 	} else if (strcmp(o->provider, "script") == 0) {
 		cfg->provider = LLM_SCRIPT;
 		cfg->model = "script";
@@ -261,8 +273,16 @@ run_team(const struct options *o, const struct llm_config *cfg)
 	char *workdir, *err = NULL;
 	int rc;
 
-	if ((workdir = realpath(o->workdir ? o->workdir : ".", NULL)) ==
-	    NULL) {
+	if (o->demo && o->workdir == NULL) {
+		char tmpl[] = "/tmp/huddle-demo-XXXXXX";
+
+		if (mkdtemp(tmpl) == NULL) {
+			perror("huddle: a demo directory");
+			return 1;
+		}
+		workdir = xstrdup(tmpl);
+	} else if ((workdir = realpath(o->workdir ? o->workdir : ".",
+	    NULL)) == NULL) {
 		fprintf(stderr, "huddle: %s: %s\n", o->workdir ? o->workdir :
 		    ".", strerror(errno));
 		return 2;
@@ -297,8 +317,15 @@ run_team(const struct options *o, const struct llm_config *cfg)
 		free(workdir);
 		return 1;
 	}
-	rc = headless_run(t);
+	if (o->demo && team_say(t, NULL, DEMO_PROMPT, &err) == -1) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+	}
+	rc = o->headless ? headless_run(t) : ui_run(t, o->demo ? DEMO_HINT :
+	    NULL);
 	team_free(t);
+	if (o->demo && !o->headless)
+		printf("huddle: the demo's files are in %s\n", workdir);
 	free(workdir);
 	return rc;
 }
@@ -317,7 +344,8 @@ main(int argc, char **argv)
 	enum { OPT_ASK = 256, OPT_PROVIDER, OPT_MODEL, OPT_BASE_URL,
 	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_WORKDIR,
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
-	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY };
+	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
+	    OPT_DEMO };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -326,6 +354,7 @@ main(int argc, char **argv)
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-retries", required_argument, NULL, OPT_MAX_RETRIES },
+		{ "demo", no_argument, NULL, OPT_DEMO },
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
 		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "headless", no_argument, NULL, OPT_HEADLESS },
@@ -341,12 +370,13 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { "anthropic", NULL, NULL, NULL, NULL, 1, -1, NULL,
-	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL };
+	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL, 0 };
 	long v;
 	struct llm_config cfg;
 	char *owned = NULL, *err = NULL, *end;
 	int c, rc;
 
+	setlocale(LC_ALL, "");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		switch (c) {
@@ -374,6 +404,9 @@ main(int argc, char **argv)
 			    o.max_retries < 0 || o.max_retries > 10)
 				return bad_usage("--max-retries takes a number "
 				    "from 0 to 10");
+			break;
+		case OPT_DEMO:
+			o.demo = 1;
 			break;
 		case OPT_WORKDIR:
 			o.workdir = optarg;
@@ -465,13 +498,13 @@ main(int argc, char **argv)
 	}
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
-	else if (o.headless)
-		rc = run_team(&o, &cfg);
-	else {
-		fprintf(stderr, "huddle: the full-screen interface is not "
-		    "built yet; run the team with --headless\n");
+	else if (!o.headless && (!isatty(STDIN_FILENO) ||
+	    !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "huddle: the screen needs a terminal; use "
+		    "--headless for pipes and scripts\n");
 		rc = 2;
-	}
+	} else
+		rc = run_team(&o, &cfg);
 	log_close();
 	script_free(cfg.script);
 	free(owned);

@@ -1,0 +1,234 @@
+/*
+ * The input line editor (see input.h).
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/color.h"
+#include "ui/input.h"
+#include "ui/text.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+void
+input_init(struct input *in)
+{
+	memset(in, 0, sizeof *in);
+	in->cap = 64;
+	in->buf = xcalloc(1, in->cap);
+	in->browsing = -1;
+}
+
+void
+input_free(struct input *in)
+{
+	int i;
+
+	for (i = 0; i < in->nhistory; i++)
+		free(in->history[i]);
+	free(in->buf);
+	memset(in, 0, sizeof *in);
+}
+
+/* Encodes wc as UTF-8 into out (4 bytes at most); returns the length. */
+static size_t
+input_encode(wchar_t wc, char *out)
+{
+	unsigned int c = (unsigned int)wc;
+
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | (c >> 6));
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c >= 0xd800 && c <= 0xdfff)
+		c = 0xfffd;
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | (c >> 12));
+		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	if (c > 0x10ffff)
+		return input_encode(0xfffd, out);
+	out[0] = (char)(0xf0 | (c >> 18));
+	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+void
+input_insert(struct input *in, wchar_t wc)
+{
+	char enc[4];
+	size_t n = input_encode(wc, enc);
+
+	if ((unsigned int)wc < 0x20 || wc == 0x7f)
+		return;
+	in->buf = xgrow(in->buf, &in->cap, in->len + n + 1, 1);
+	memmove(in->buf + in->cursor + n, in->buf + in->cursor,
+	    in->len - in->cursor + 1);
+	memcpy(in->buf + in->cursor, enc, n);
+	in->len += n;
+	in->cursor += n;
+}
+
+/* The start of the character before byte offset at. */
+static size_t
+input_prev(const struct input *in, size_t at)
+{
+	while (at > 0 && ((unsigned char)in->buf[--at] & 0xc0) == 0x80)
+		;
+	return at;
+}
+
+static size_t
+input_next(const struct input *in, size_t at)
+{
+	if (at < in->len)
+		at++;
+	while (at < in->len && ((unsigned char)in->buf[at] & 0xc0) == 0x80)
+		at++;
+	return at;
+}
+
+static void
+input_cut(struct input *in, size_t from, size_t to)
+{
+	memmove(in->buf + from, in->buf + to, in->len - to + 1);
+	in->len -= to - from;
+	in->cursor = from;
+}
+
+void
+input_backspace(struct input *in)
+{
+	if (in->cursor > 0)
+		input_cut(in, input_prev(in, in->cursor), in->cursor);
+}
+
+void
+input_delete(struct input *in)
+{
+	if (in->cursor < in->len)
+		input_cut(in, in->cursor, input_next(in, in->cursor));
+}
+
+void
+input_left(struct input *in)
+{
+	in->cursor = input_prev(in, in->cursor);
+}
+
+void
+input_right(struct input *in)
+{
+	in->cursor = input_next(in, in->cursor);
+}
+
+void
+input_home(struct input *in)
+{
+	in->cursor = 0;
+}
+
+void
+input_end(struct input *in)
+{
+	in->cursor = in->len;
+}
+
+void
+input_kill(struct input *in)
+{
+	in->len = in->cursor = 0;
+	in->buf[0] = '\0';
+}
+
+void
+input_kill_word(struct input *in)
+{
+	size_t at = in->cursor;
+
+	while (at > 0 && in->buf[at - 1] == ' ')
+		at--;
+	while (at > 0 && in->buf[at - 1] != ' ')
+		at--;
+	input_cut(in, at, in->cursor);
+}
+
+static void
+input_set(struct input *in, const char *s)
+{
+	in->len = strlen(s);
+	in->buf = xgrow(in->buf, &in->cap, in->len + 1, 1);
+	memcpy(in->buf, s, in->len + 1);
+	in->cursor = in->len;
+}
+
+void
+input_history(struct input *in, int dir)
+{
+	int i;
+
+	if (in->nhistory == 0)
+		return;
+	i = in->browsing < 0 ? in->nhistory : in->browsing;
+	i += dir;
+	if (i < 0)
+		i = 0;
+	if (i >= in->nhistory) {
+		in->browsing = -1;
+		input_kill(in);
+		return;
+	}
+	in->browsing = i;
+	input_set(in, in->history[i]);
+}
+
+char *
+input_take(struct input *in)
+{
+	char *line = xstrdup(in->buf);
+
+	if (*line != '\0') {
+		if (in->nhistory == INPUT_HISTORY) {
+			free(in->history[0]);
+			memmove(in->history, in->history + 1,
+			    (INPUT_HISTORY - 1) * sizeof *in->history);
+			in->nhistory--;
+		}
+		in->history[in->nhistory++] = xstrdup(line);
+	}
+	in->browsing = -1;
+	input_kill(in);
+	return line;
+}
+
+void
+input_draw(struct input *in, const char *prompt, int y, int x, int width)
+{
+	size_t plen = strlen(prompt), start = 0;
+	int pw = (int)text_width(prompt, plen), avail = width - pw - 1, cw;
+
+	attrset(color_attr(ROLE_YOU));
+	mvaddnstr(y, x, prompt, (int)text_fit(prompt, plen, width));
+	attrset(A_NORMAL);
+	if (avail < 1)
+		return;
+	/* Scroll the text so the cursor stays within the line. */
+	while ((cw = (int)text_width(in->buf + start, in->cursor - start)) >
+	    avail)
+		start = input_next(in, start);
+	mvaddnstr(y, x + pw, in->buf + start, (int)text_fit(in->buf + start,
+	    in->len - start, avail));
+	move(y, x + pw + cw);
+}

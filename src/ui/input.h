@@ -1,0 +1,50 @@
+/*
+ * The input line: a one-line UTF-8 editor with a prompt ("lead> "),
+ * cursor movement by character, and a history of what was sent.
+ */
+#ifndef HUDDLE_UI_INPUT_H
+#define HUDDLE_UI_INPUT_H
+
+#include <stddef.h>
+#include <wchar.h>
+
+#define INPUT_HISTORY 100
+
+struct input {
+	char	*buf;
+	size_t	 len, cap;
+	size_t	 cursor;		/* byte offset */
+	char	*history[INPUT_HISTORY];
+	int	 nhistory;
+	int	 browsing;		/* index into history, or -1 */
+};
+
+void input_init(struct input *in);
+void input_free(struct input *in);
+
+/* Inserts one character at the cursor. */
+void input_insert(struct input *in, wchar_t wc);
+
+/* Editing keys: backspace, delete, left, right, home, end, kill line,
+ * kill word (Ctrl-W). */
+void input_backspace(struct input *in);
+void input_delete(struct input *in);
+void input_left(struct input *in);
+void input_right(struct input *in);
+void input_home(struct input *in);
+void input_end(struct input *in);
+void input_kill(struct input *in);
+void input_kill_word(struct input *in);
+
+/* Steps through the history (-1 older, +1 newer). */
+void input_history(struct input *in, int dir);
+
+/* Returns the line (malloc'd) and empties the editor; remembers it. */
+char *input_take(struct input *in);
+
+/* Draws prompt and line at (y, x) in width columns, scrolling so that the
+ * cursor shows; leaves the terminal cursor at the editing position. */
+void input_draw(struct input *in, const char *prompt, int y, int x,
+    int width);
+
+#endif

@@ -1,0 +1,409 @@
+/*
+ * Keys and the input line's commands (see view.h). Each handler returns
+ * KEY_* flags; the loop in ui.c acts on them (redraw, repaint, quit), as
+ * htop's panels do.
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/command.h"
+#include "core/roster.h"
+#include "ui/view.h"
+#include "util/xmalloc.h"
+
+#define CTRL(c) ((c) & 0x1f)
+
+/* --- what the person decides -------------------------------------------- */
+
+static int
+keys_approve(struct view *v)
+{
+	const struct table_row *r = table_selected(&v->table);
+	char *msg = NULL;
+
+	if (r == NULL || !r->pending) {
+		view_hint(v, ROLE_HINT, "no pending request is selected (Tab "
+		    "to the table, Up/Down to choose)");
+		return KEY_REDRAW;
+	}
+	team_decide(v->team, r->id, 1, NULL, &msg);
+	view_hint(v, ROLE_HINT, "%s", msg);
+	free(msg);
+	return KEY_REDRAW;
+}
+
+static int
+keys_reject_prompt(struct view *v)
+{
+	const struct table_row *r = table_selected(&v->table);
+
+	if (r == NULL || !r->pending) {
+		view_hint(v, ROLE_HINT, "no pending request is selected (Tab "
+		    "to the table, Up/Down to choose)");
+		return KEY_REDRAW;
+	}
+	memcpy(v->reject_id, r->id, sizeof v->reject_id);
+	input_kill(&v->feedback);
+	v->popup = POPUP_FEEDBACK;
+	return KEY_REDRAW;
+}
+
+size_t
+keys_menu_items(struct view *v, struct pane **items, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 1; i < v->npanes && n < max; i++) {
+		if (strcmp(v->panes[i]->status, "terminated") != 0)
+			items[n++] = v->panes[i];
+	}
+	return n;
+}
+
+int
+keys_shutdown_expired(struct view *v, const char *name)
+{
+	const struct table_row *newest = NULL;
+	size_t i;
+
+	for (i = 0; i < v->table.n; i++) {
+		const struct table_row *r = &v->table.rows[i];
+
+		if (strcmp(r->type, "shutdown") == 0 &&
+		    strcmp(r->to, name) == 0 && (newest == NULL ||
+		    r->created_at > newest->created_at))
+			newest = r;
+	}
+	return newest != NULL && strcmp(newest->status, "expired") == 0;
+}
+
+static int
+keys_menu_choose(struct view *v)
+{
+	struct pane *items[64];
+	size_t n = keys_menu_items(v, items, 64);
+	char *err = NULL;
+	const char *name;
+
+	v->popup = POPUP_NONE;
+	if (n == 0 || v->menu_sel < 0 || (size_t)v->menu_sel >= n)
+		return KEY_REDRAW;
+	name = items[v->menu_sel]->name;
+	if (keys_shutdown_expired(v, name)) {
+		if (team_force_stop(v->team, name, &err) == -1)
+			view_hint(v, ROLE_ERROR, "%s", err);
+		else
+			view_hint(v, ROLE_HINT, "stopping %s now", name);
+	} else if (team_request_shutdown(v->team, name, &err) == -1)
+		view_hint(v, ROLE_ERROR, "%s", err);
+	else
+		view_hint(v, ROLE_HINT, "asked %s to shut down", name);
+	free(err);
+	return KEY_REDRAW;
+}
+
+static int
+keys_popup(struct view *v, int is_key, wint_t wc)
+{
+	struct pane *items[64];
+	size_t n;
+	char *text, *msg = NULL;
+
+	if (!is_key && wc == 0x1b) {
+		v->popup = POPUP_NONE;
+		return KEY_REDRAW;
+	}
+	switch (v->popup) {
+	case POPUP_HELP:
+		v->popup = POPUP_NONE;
+		break;
+	case POPUP_MENU:
+		n = keys_menu_items(v, items, 64);
+		if (is_key && wc == KEY_UP && v->menu_sel > 0)
+			v->menu_sel--;
+		else if (is_key && wc == KEY_DOWN && (size_t)v->menu_sel + 1 < n)
+			v->menu_sel++;
+		else if ((!is_key && (wc == '\r' || wc == '\n')) ||
+		    (is_key && wc == KEY_ENTER))
+			return keys_menu_choose(v);
+		else if (is_key && wc == KEY_F(9))
+			v->popup = POPUP_NONE;
+		break;
+	case POPUP_FEEDBACK:
+		if ((!is_key && (wc == '\r' || wc == '\n')) ||
+		    (is_key && wc == KEY_ENTER)) {
+			text = input_take(&v->feedback);
+			team_decide(v->team, v->reject_id, 0, text, &msg);
+			view_hint(v, ROLE_HINT, "%s", msg);
+			free(msg);
+			free(text);
+			v->popup = POPUP_NONE;
+		} else if (!is_key && (wc == 127 || wc == 8))
+			input_backspace(&v->feedback);
+		else if (is_key && wc == KEY_BACKSPACE)
+			input_backspace(&v->feedback);
+		else if (is_key && wc == KEY_LEFT)
+			input_left(&v->feedback);
+		else if (is_key && wc == KEY_RIGHT)
+			input_right(&v->feedback);
+		else if (!is_key)
+			input_insert(&v->feedback, (wchar_t)wc);
+		break;
+	case POPUP_NONE:
+		break;
+	}
+	return KEY_REDRAW;
+}
+
+/* --- focus, scrolling, the mouse ------------------------------------------- */
+
+static void
+keys_focus(struct view *v, int dir)
+{
+	int n = (int)v->npanes + 1, i = v->focus == FOCUS_TABLE ?
+	    (int)v->npanes : v->focus;
+
+	i = ((i + dir) % n + n) % n;
+	v->focus = i == (int)v->npanes ? FOCUS_TABLE : i;
+}
+
+static struct pane *
+keys_focused_pane(struct view *v)
+{
+	if (v->focus < 0 || (size_t)v->focus >= v->npanes)
+		return NULL;
+	return v->panes[v->focus];
+}
+
+static int
+keys_page(struct view *v, int dir)
+{
+	struct pane *p = keys_focused_pane(v);
+	size_t i = v->focus < 0 ? 0 : (size_t)v->focus;
+	int rows = i < v->npanes && v->rects ? v->rects[i].h - 1 : 10;
+
+	if (v->focus == FOCUS_TABLE)
+		table_move(&v->table, dir * 5);
+	else if (p != NULL)
+		pane_scroll(p, dir * (rows > 1 ? rows : 1));
+	return KEY_REDRAW;
+}
+
+static int
+keys_mouse(struct view *v)
+{
+	MEVENT me;
+	size_t i;
+
+	if (getmouse(&me) != OK || !(me.bstate & (BUTTON1_CLICKED |
+	    BUTTON1_PRESSED | BUTTON1_RELEASED)))
+		return KEY_HANDLED;
+	for (i = 0; i < v->npanes && v->rects != NULL; i++) {
+		struct rect *r = &v->rects[i];
+
+		if (me.y >= r->y && me.y < r->y + r->h && me.x >= r->x &&
+		    me.x < r->x + r->w) {
+			v->focus = (int)i;
+			return KEY_REDRAW;
+		}
+	}
+	if (me.y > v->table_rect.y && me.y < v->table_rect.y +
+	    v->table_rect.h) {
+		v->focus = FOCUS_TABLE;
+		table_select(&v->table, (size_t)(v->table.first + me.y -
+		    v->table_rect.y - 1));
+	}
+	return KEY_REDRAW;
+}
+
+/* --- the input line ----------------------------------------------------------- */
+
+int
+view_key(struct view *v, int is_key, wint_t wc)
+{
+	struct pane *p;
+	char *line;
+
+	if (v->popup != POPUP_NONE)
+		return keys_popup(v, is_key, wc);
+	if (!is_key) {
+		switch (wc) {
+		case '\r':
+		case '\n':
+			line = input_take(&v->input);
+			view_command(v, line);
+			free(line);
+			return KEY_REDRAW | (v->quitting ? KEY_QUIT : 0);
+		case '\t':
+			keys_focus(v, 1);
+			return KEY_REDRAW;
+		case 127:
+		case CTRL('h'):
+			input_backspace(&v->input);
+			return KEY_REDRAW;
+		case CTRL('l'):
+			return KEY_FULL_REDRAW;
+		case CTRL('u'):
+			input_kill(&v->input);
+			return KEY_REDRAW;
+		case CTRL('w'):
+			input_kill_word(&v->input);
+			return KEY_REDRAW;
+		case CTRL('a'):
+			input_home(&v->input);
+			return KEY_REDRAW;
+		case CTRL('e'):
+			input_end(&v->input);
+			return KEY_REDRAW;
+		case CTRL('c'):
+			return KEY_QUIT;
+		case 0x1b:
+			return KEY_HANDLED;
+		default:
+			input_insert(&v->input, (wchar_t)wc);
+			return KEY_REDRAW;
+		}
+	}
+	switch (wc) {
+	case KEY_ENTER:
+		return view_key(v, 0, '\n');
+	case KEY_BACKSPACE:
+		input_backspace(&v->input);
+		break;
+	case KEY_DC:
+		input_delete(&v->input);
+		break;
+	case KEY_LEFT:
+		input_left(&v->input);
+		break;
+	case KEY_RIGHT:
+		input_right(&v->input);
+		break;
+	case KEY_HOME:
+		input_home(&v->input);
+		break;
+	case KEY_END:
+		/* End returns a scrolled pane to its live tail first. */
+		if ((p = keys_focused_pane(v)) != NULL && p->scroll > 0)
+			pane_scroll_end(p);
+		else
+			input_end(&v->input);
+		break;
+	case KEY_UP:
+	case KEY_DOWN:
+		if (v->focus == FOCUS_TABLE)
+			table_move(&v->table, wc == KEY_UP ? -1 : 1);
+		else
+			input_history(&v->input, wc == KEY_UP ? -1 : 1);
+		break;
+	case KEY_PPAGE:
+		return keys_page(v, 1);
+	case KEY_NPAGE:
+		return keys_page(v, -1);
+	case KEY_BTAB:
+		keys_focus(v, -1);
+		break;
+	case KEY_F(1):
+		v->popup = POPUP_HELP;
+		break;
+	case KEY_F(5):
+		return keys_approve(v);
+	case KEY_F(6):
+		return keys_reject_prompt(v);
+	case KEY_F(8):
+		v->zoom = !v->zoom;
+		break;
+	case KEY_F(9):
+		v->popup = POPUP_MENU;
+		v->menu_sel = 0;
+		break;
+	case KEY_F(10):
+		return KEY_QUIT;
+	case KEY_MOUSE:
+		return keys_mouse(v);
+	case KEY_RESIZE:
+		return KEY_REDRAW;
+	default:
+		return KEY_HANDLED;
+	}
+	return KEY_REDRAW;
+}
+
+static void
+keys_team_lines(struct view *v)
+{
+	struct member *m;
+	size_t n = roster_list(team_store(v->team), &m), i;
+	struct pane *lead = v->panes[0];
+
+	pane_add(lead, ROLE_DIM, "team:");
+	for (i = 0; i < n; i++) {
+		char *line = xasprintf("  %s · %s · %s%s", m[i].name, m[i].role,
+		    member_status_name(m[i].status), !m[i].plan_required ? "" :
+		    m[i].plan_approved ? " · plan approved" :
+		    " · plan not approved");
+
+		pane_add(lead, ROLE_DIM, line);
+		free(line);
+	}
+	member_free_array(m, n);
+}
+
+void
+view_command(struct view *v, const char *line)
+{
+	struct command c;
+	char *msg = NULL;
+	int rc;
+
+	switch (command_parse(line, &c)) {
+	case CMD_EMPTY:
+		break;
+	case CMD_SAY:
+		if (team_say(v->team, view_focus_name(v), c.text, &msg) == -1)
+			view_hint(v, ROLE_ERROR, "%s", msg);
+		break;
+	case CMD_APPROVE:
+	case CMD_REJECT:
+		team_decide(v->team, c.id, c.kind == CMD_APPROVE, c.text, &msg);
+		view_hint(v, ROLE_HINT, "%s", msg);
+		break;
+	case CMD_SHUTDOWN:
+		rc = team_request_shutdown(v->team, c.name, &msg);
+		view_hint(v, rc == 0 ? ROLE_HINT : ROLE_ERROR, "%s", rc == 0 ?
+		    "shutdown requested" : msg);
+		break;
+	case CMD_STOP:
+		rc = team_force_stop(v->team, c.name, &msg);
+		view_hint(v, rc == 0 ? ROLE_HINT : ROLE_ERROR, "%s", rc == 0 ?
+		    "stopping" : msg);
+		break;
+	case CMD_MSG:
+		if (team_say(v->team, c.name, c.text, &msg) == -1)
+			view_hint(v, ROLE_ERROR, "%s", msg);
+		break;
+	case CMD_TEAM:
+		keys_team_lines(v);
+		break;
+	case CMD_REQUESTS:
+		v->focus = FOCUS_TABLE;
+		break;
+	case CMD_ZOOM:
+		v->zoom = !v->zoom;
+		break;
+	case CMD_HELP:
+		v->popup = POPUP_HELP;
+		break;
+	case CMD_QUIT:
+		v->quitting = 1;
+		break;
+	case CMD_BAD:
+		view_hint(v, ROLE_ERROR, "%s", c.error);
+		break;
+	}
+	free(msg);
+	command_clear(&c);
+}

@@ -1,0 +1,322 @@
+/*
+ * The layout of the screen and drawing it (view_draw, see view.h):
+ *
+ *	┌ lead ─────────┐┌ alice ────────┐
+ *	│               ││               │   teammates stacked on the right,
+ *	│               │├ bob ──────────┤   two columns when they no longer
+ *	│               ││               │   fit one above the other
+ *	├ requests ─────────────────────────┤
+ *	│ id  type  from → to  age  status │
+ *	├ hint ─────────────────────────────┤
+ *	lead> input line
+ *	F1 Help  F5 Approve  F6 Reject  F8 Zoom  F9 Shutdown  F10 Quit
+ *
+ * Everything is drawn on stdscr in one pass; curses sends only the cells
+ * that changed, so a redraw never flickers.
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/command.h"
+#include "ui/view.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+#define MIN_COLS	80
+#define MIN_ROWS	24
+#define TABLE_ROWS	6	/* border + header + 4 requests */
+#define MIN_PANE_ROWS	5
+
+static void
+layout_text(int y, int x, int width, enum color_role role, const char *s)
+{
+	if (width <= 0)
+		return;
+	attrset(color_attr(role));
+	mvaddnstr(y, x, s, (int)text_fit(s, strlen(s), width));
+	attrset(A_NORMAL);
+}
+
+/* A box with a title in its top border. */
+static void
+layout_box(int y, int x, int h, int w, const char *title, int focused)
+{
+	char *t;
+
+	if (h < 2 || w < 4)
+		return;
+	/* The wide-character forms draw real box characters in a UTF-8
+	 * locale, not the terminal's alternate character set. */
+	attrset(color_attr(ROLE_BORDER));
+	mvhline_set(y, x + 1, WACS_HLINE, w - 2);
+	mvhline_set(y + h - 1, x + 1, WACS_HLINE, w - 2);
+	mvvline_set(y + 1, x, WACS_VLINE, h - 2);
+	mvvline_set(y + 1, x + w - 1, WACS_VLINE, h - 2);
+	mvadd_wch(y, x, WACS_ULCORNER);
+	mvadd_wch(y, x + w - 1, WACS_URCORNER);
+	mvadd_wch(y + h - 1, x, WACS_LLCORNER);
+	mvadd_wch(y + h - 1, x + w - 1, WACS_LRCORNER);
+	t = xasprintf(" %s ", title);
+	layout_text(y, x + 1, w - 2, focused ? ROLE_TITLE_FOCUS : ROLE_TITLE,
+	    t);
+	free(t);
+}
+
+static char *
+layout_pane_title(const struct pane *p)
+{
+	char tokens[32] = "";
+
+	if (p->tokens >= 10000)
+		snprintf(tokens, sizeof tokens, " · %.0fk tok",
+		    (double)p->tokens / 1000.0);
+	else if (p->tokens > 0)
+		snprintf(tokens, sizeof tokens, " · %lld tok",
+		    (long long)p->tokens);
+	if (strcmp(p->name, "lead") == 0 || *p->role == '\0')
+		return xasprintf("%s · %s%s", p->name, p->status, tokens);
+	return xasprintf("%s · %s · %s%s", p->name, p->role, p->status,
+	    tokens);
+}
+
+static void
+layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
+{
+	struct pane *p = v->panes[i];
+	char *title = layout_pane_title(p);
+
+	v->rects[i] = (struct rect){ y, x, h, w };
+	layout_box(y, x, h, w, title, v->focus == (int)i);
+	free(title);
+	pane_draw(p, y + 1, x + 1, h - 2, w - 2);
+	if (p->scroll > 0)
+		layout_text(y + h - 1, x + w - 12, 10, ROLE_HINT, " ↑ scrolled ");
+}
+
+/* Teammates in the rectangle: stacked, or in two columns. */
+static void
+layout_teammates(struct view *v, int y, int x, int h, int w)
+{
+	size_t n = v->npanes - 1, i, cols, rows;
+
+	if (n == 0)
+		return;
+	cols = n * MIN_PANE_ROWS > (size_t)h ? 2 : 1;
+	rows = (n + cols - 1) / cols;
+	for (i = 0; i < n; i++) {
+		size_t r = i / cols, c = i % cols;
+		int py = y + (int)(r * (size_t)h / rows);
+		int ph = y + (int)((r + 1) * (size_t)h / rows) - py;
+		int px = x + (int)(c * (size_t)w / cols);
+		int pw = x + (int)((c + 1) * (size_t)w / cols) - px;
+
+		/* The last pane of an odd grid takes the whole row. */
+		if (cols == 2 && i == n - 1 && n % 2 == 1)
+			pw = w;
+		if (ph < 3)
+			continue;
+		layout_pane(v, i + 1, py, px, ph, pw);
+	}
+}
+
+static void
+layout_table(struct view *v, int y, int h, int64_t now)
+{
+	char *title = xasprintf("requests · %zu pending",
+	    table_pending(&v->table));
+
+	v->table_rect = (struct rect){ y, 0, h, COLS };
+	layout_box(y, 0, h, COLS, title, v->focus == FOCUS_TABLE);
+	free(title);
+	table_draw(&v->table, y + 1, 1, h - 2, COLS - 2,
+	    v->focus == FOCUS_TABLE, now);
+}
+
+static void
+layout_fkeys(int y)
+{
+	static const char *const keys[][2] = {
+		{ "F1", "Help" }, { "F5", "Approve" }, { "F6", "Reject" },
+		{ "F8", "Zoom" }, { "F9", "Shutdown" }, { "F10", "Quit" },
+	};
+	size_t i;
+	int x = 0;
+
+	move(y, 0);
+	for (i = 0; i < sizeof keys / sizeof *keys && x < COLS; i++) {
+		layout_text(y, x, COLS - x, ROLE_FKEY, keys[i][0]);
+		x += (int)strlen(keys[i][0]);
+		layout_text(y, x, COLS - x, ROLE_FKEY_LABEL, keys[i][1]);
+		x += (int)strlen(keys[i][1]) + 1;
+	}
+	attrset(color_attr(ROLE_FKEY_LABEL));
+	if (x < COLS)
+		mvhline(y, x, ' ', COLS - x);
+	attrset(A_NORMAL);
+}
+
+/* --- popups ------------------------------------------------------------------ */
+
+static void
+layout_popup_box(int h, int w, const char *title, int *py, int *px)
+{
+	int y = (LINES - h) / 2, x = (COLS - w) / 2, r;
+
+	attrset(color_attr(ROLE_POPUP));
+	for (r = 0; r < h; r++)
+		mvhline(y + r, x, ' ', w);
+	attrset(A_NORMAL);
+	layout_box(y, x, h, w, title, 1);
+	*py = y;
+	*px = x;
+}
+
+static void
+layout_help(void)
+{
+	static const char *const keys[] = {
+		"Enter       send the input line to the focused agent",
+		"Tab/S-Tab   focus: lead → teammates → request table",
+		"Up/Down     choose a request (table focused); history",
+		"F5          approve the selected request",
+		"F6          reject it, with feedback",
+		"F8          zoom the focused pane",
+		"F9          shutdown menu (forced stop after expiry)",
+		"PgUp/PgDn   scroll the focused pane; End: live tail",
+		"F10, C-c    quit (teammates are asked to shut down)",
+		"C-l         redraw    mouse: focus a pane, pick a row",
+		"",
+	};
+	const char *cmds = command_help(), *p, *nl;
+	int h = (int)(sizeof keys / sizeof *keys) + 14, w = 72, y, x, r = 0;
+	size_t i;
+
+	if (h > LINES)
+		h = LINES;
+	if (w > COLS)
+		w = COLS;
+	layout_popup_box(h, w, "help · any key closes", &y, &x);
+	for (i = 0; i < sizeof keys / sizeof *keys && r < h - 2; i++, r++)
+		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, keys[i]);
+	for (p = cmds; *p != '\0' && r < h - 2; p = nl + 1, r++) {
+		char *line;
+
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		line = xasprintf("%.*s", (int)(nl - p), p);
+		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, line);
+		free(line);
+	}
+}
+
+static void
+layout_menu(struct view *v)
+{
+	struct pane *items[64];
+	size_t n = keys_menu_items(v, items, 64), i;
+	int h = (int)n + 4, w = 56, y, x;
+
+	if (h < 5)
+		h = 5;
+	if (h > LINES - 2)
+		h = LINES - 2;
+	layout_popup_box(h, w, "shut a teammate down", &y, &x);
+	if (n == 0)
+		layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, "no live teammates");
+	for (i = 0; i < n && (int)i < h - 3; i++) {
+		int forced = keys_shutdown_expired(v, items[i]->name);
+		char *line = xasprintf("%s · %s%s", items[i]->name,
+		    items[i]->status, forced ?
+		    " · no answer: Enter stops it now" : "");
+
+		if ((int)i == v->menu_sel) {
+			attrset(color_attr(ROLE_SELECTED));
+			mvhline(y + 1 + (int)i, x + 1, ' ', w - 2);
+		}
+		layout_text(y + 1 + (int)i, x + 2, w - 4, (int)i == v->menu_sel ?
+		    ROLE_SELECTED : ROLE_POPUP, line);
+		free(line);
+	}
+	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP,
+	    "Enter: request shutdown · Esc: close");
+}
+
+static void
+layout_feedback(struct view *v)
+{
+	int h = 5, w = 64, y, x;
+	char *title = xasprintf("reject %s", v->reject_id);
+
+	layout_popup_box(h, w, title, &y, &x);
+	free(title);
+	layout_text(y + 3, x + 2, w - 4, ROLE_POPUP,
+	    "Enter sends · Esc cancels");
+	input_draw(&v->feedback, "feedback: ", y + 1, x + 2, w - 4);
+}
+
+/* --- the whole screen ---------------------------------------------------------- */
+
+void
+view_draw(struct view *v)
+{
+	int64_t now = clock_wall_ms();
+	int top_h, table_y, lead_w;
+	char *prompt;
+
+	erase();
+	v->rects = xgrow(v->rects, &v->caprects, v->npanes, sizeof *v->rects);
+	memset(v->rects, 0, v->npanes * sizeof *v->rects);
+	v->table_rect = (struct rect){ 0, 0, 0, 0 };
+	v->too_small = COLS < MIN_COLS || LINES < MIN_ROWS;
+	if (v->too_small) {
+		char *msg = xasprintf("terminal too small: huddle needs %dx%d, "
+		    "this is %dx%d", MIN_COLS, MIN_ROWS, COLS, LINES);
+
+		layout_text(LINES / 2, 0, COLS, ROLE_HINT, msg);
+		free(msg);
+		return;
+	}
+	table_y = LINES - 3 - TABLE_ROWS;
+	top_h = table_y;
+	if (v->zoom && v->focus == FOCUS_TABLE)
+		layout_table(v, 0, LINES - 3, now);
+	else if (v->zoom && v->focus >= 0)
+		layout_pane(v, (size_t)v->focus, 0, 0, LINES - 3, COLS);
+	else {
+		lead_w = v->npanes > 1 ? COLS / 2 : COLS;
+		layout_pane(v, 0, 0, 0, top_h, lead_w);
+		layout_teammates(v, 0, lead_w, top_h, COLS - lead_w);
+		layout_table(v, table_y, TABLE_ROWS, now);
+	}
+	/* The hint line, then the input line and the keys. */
+	attrset(color_attr(ROLE_BORDER));
+	mvhline_set(LINES - 3, 0, WACS_HLINE, COLS);
+	if (v->hint != NULL) {
+		char *h = xasprintf(" %s ", v->hint);
+
+		layout_text(LINES - 3, 1, COLS - 2, v->hint_role, h);
+		free(h);
+	}
+	layout_fkeys(LINES - 1);
+	prompt = xasprintf("%s> ", view_focus_name(v));
+	input_draw(&v->input, prompt, LINES - 2, 0, COLS);
+	free(prompt);
+	switch (v->popup) {
+	case POPUP_HELP:
+		layout_help();
+		break;
+	case POPUP_MENU:
+		layout_menu(v);
+		break;
+	case POPUP_FEEDBACK:
+		layout_feedback(v);
+		break;
+	case POPUP_NONE:
+		break;
+	}
+}

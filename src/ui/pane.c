@@ -1,0 +1,227 @@
+/*
+ * Agent panes: scrollback, streaming text and drawing (see pane.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/pane.h"
+#include "util/xmalloc.h"
+
+struct pane *
+pane_new(const char *name, const char *role)
+{
+	struct pane *p = xcalloc(1, sizeof *p);
+
+	p->name = xstrdup(name);
+	p->role = xstrdup(role ? role : "");
+	p->status = xstrdup("starting");
+	p->lines = xcalloc(PANE_MAX_LINES, sizeof *p->lines);
+	text_stream_init(&p->ts);
+	return p;
+}
+
+void
+pane_free(struct pane *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < PANE_MAX_LINES; i++)
+		free(p->lines[i].text);
+	free(p->lines);
+	free(p->name);
+	free(p->role);
+	free(p->status);
+	free(p);
+}
+
+size_t
+pane_line_count(const struct pane *p)
+{
+	return p->count;
+}
+
+void
+pane_set_status(struct pane *p, const char *status)
+{
+	free(p->status);
+	p->status = xstrdup(status);
+}
+
+static struct pane_line *
+pane_last(struct pane *p)
+{
+	return &p->lines[(p->first + p->count - 1) % PANE_MAX_LINES];
+}
+
+/* Starts a new empty line, dropping the oldest when full. */
+static struct pane_line *
+pane_open(struct pane *p, enum color_role role)
+{
+	struct pane_line *l;
+
+	if (p->count == PANE_MAX_LINES) {
+		p->first = (p->first + 1) % PANE_MAX_LINES;
+		p->count--;
+	}
+	p->count++;
+	l = pane_last(p);
+	l->role = role;
+	l->len = 0;
+	if (l->text == NULL) {
+		l->cap = 64;
+		l->text = xmalloc(l->cap);
+	}
+	l->text[0] = '\0';
+	/* A reader looking back keeps its place as lines arrive. */
+	if (p->scroll > 0)
+		p->scroll++;
+	return l;
+}
+
+static void
+pane_append(struct pane_line *l, const char *s, size_t len)
+{
+	l->text = xgrow(l->text, &l->cap, l->len + len + 1, 1);
+	memcpy(l->text + l->len, s, len);
+	l->len += len;
+	l->text[l->len] = '\0';
+}
+
+/* Appends clean text to the open line, opening lines at each '\n'. */
+static void
+pane_put(struct pane *p, enum color_role role, const char *s, size_t len)
+{
+	const char *nl;
+
+	while (len > 0) {
+		if (!p->streaming) {
+			pane_open(p, role);
+			p->streaming = 1;
+		}
+		if ((nl = memchr(s, '\n', len)) == NULL) {
+			pane_append(pane_last(p), s, len);
+			return;
+		}
+		pane_append(pane_last(p), s, (size_t)(nl - s));
+		p->streaming = 0;
+		len -= (size_t)(nl - s) + 1;
+		s = nl + 1;
+	}
+}
+
+void
+pane_end_stream(struct pane *p)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+
+	text_stream_flush(&p->ts, &out, &len, &cap);
+	if (len > 0)
+		pane_put(p, ROLE_NORMAL, out, len);
+	free(out);
+	p->streaming = 0;
+}
+
+void
+pane_stream(struct pane *p, const char *text, size_t len)
+{
+	char *out = NULL;
+	size_t olen = 0, cap = 0;
+
+	text_stream_feed(&p->ts, text, len, &out, &olen, &cap);
+	if (olen > 0)
+		pane_put(p, ROLE_NORMAL, out, olen);
+	free(out);
+}
+
+void
+pane_add(struct pane *p, enum color_role role, const char *text)
+{
+	char *clean = text_sanitize(text, strlen(text));
+	const char *s = clean, *nl;
+
+	pane_end_stream(p);
+	do {
+		nl = strchr(s, '\n');
+		pane_open(p, role);
+		pane_append(pane_last(p), s, nl ? (size_t)(nl - s) :
+		    strlen(s));
+		s = nl ? nl + 1 : NULL;
+	} while (s != NULL);
+	free(clean);
+}
+
+void
+pane_scroll(struct pane *p, int rows)
+{
+	p->scroll += rows;
+	if (p->scroll < 0)
+		p->scroll = 0;
+}
+
+void
+pane_scroll_end(struct pane *p)
+{
+	p->scroll = 0;
+}
+
+/* One wrapped row of a line. */
+struct pane_row {
+	const struct pane_line	*line;
+	size_t			 start;
+	size_t			 end;
+};
+
+void
+pane_draw(struct pane *p, int top, int left, int height, int width)
+{
+	static struct pane_row *rows;
+	static size_t caprows;
+	static size_t *starts;
+	static size_t capstarts;
+	size_t want, n = 0, i, k, r;
+
+	if (height <= 0 || width <= 0)
+		return;
+	want = (size_t)height + (size_t)p->scroll;
+	/* Wrap from the newest line back until enough rows are known. */
+	for (i = p->count; i > 0 && n < want; i--) {
+		const struct pane_line *l =
+		    &p->lines[(p->first + i - 1) % PANE_MAX_LINES];
+		size_t nrows;
+
+		starts = xgrow(starts, &capstarts, l->len + 2, sizeof *starts);
+		nrows = text_wrap(l->text, l->len, width, starts, l->len + 1);
+		for (r = nrows; r > 0; r--) {
+			rows = xgrow(rows, &caprows, n + 1, sizeof *rows);
+			rows[n].line = l;
+			rows[n].start = starts[r - 1];
+			rows[n].end = r < nrows ? starts[r] : l->len;
+			n++;
+		}
+	}
+	/* Not that much history: scroll no further than the top. */
+	if ((size_t)p->scroll + (size_t)height > n)
+		p->scroll = n > (size_t)height ? (int)(n - (size_t)height) : 0;
+	for (k = 0; k < (size_t)height; k++) {
+		size_t idx = (size_t)p->scroll + k;
+		const struct pane_row *row;
+		size_t end;
+
+		if (idx >= n)
+			break;
+		row = &rows[idx];
+		end = row->end;
+		/* The break at a space leaves the space out of the row. */
+		while (end > row->start && row->line->text[end - 1] == ' ')
+			end--;
+		attrset(color_attr(row->line->role));
+		mvaddnstr(top + height - 1 - (int)k, left,
+		    row->line->text + row->start, (int)(end - row->start));
+	}
+	attrset(A_NORMAL);
+}

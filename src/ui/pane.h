@@ -1,0 +1,67 @@
+/*
+ * A pane is one agent's window on the screen: a title (name, role,
+ * status, tokens) over a scrollback of lines, each with a colour role. Text
+ * that streams in joins the open line; anything else starts a new one.
+ * Lines are stored whole and wrapped only when drawn, so a resize costs
+ * nothing until the next frame and only visible lines are wrapped.
+ */
+#ifndef HUDDLE_UI_PANE_H
+#define HUDDLE_UI_PANE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ui/color.h"
+#include "ui/text.h"
+
+/* Lines kept per pane; older ones are dropped. */
+#define PANE_MAX_LINES 5000
+
+struct pane_line {
+	enum color_role	 role;
+	char		*text;		/* sanitized UTF-8, no '\n' */
+	size_t		 len;
+	size_t		 cap;
+};
+
+struct pane {
+	char			*name;
+	char			*role;
+	char			*status;
+	int64_t			 tokens;
+	struct pane_line	*lines;		/* a ring of PANE_MAX_LINES */
+	size_t			 first;		/* index of the oldest line */
+	size_t			 count;
+	int			 streaming;	/* the last line is open */
+	struct text_stream	 ts;
+	int			 scroll;	/* rows up from the live tail */
+};
+
+struct pane *pane_new(const char *name, const char *role);
+void pane_free(struct pane *p);
+
+void pane_set_status(struct pane *p, const char *status);
+
+/* Adds text (sanitized here; '\n' starts further lines) as new lines. */
+void pane_add(struct pane *p, enum color_role role, const char *text);
+
+/* Appends streamed text to the open line (opening one if needed). */
+void pane_stream(struct pane *p, const char *text, size_t len);
+
+/* Closes the open line, if any. */
+void pane_end_stream(struct pane *p);
+
+/* Scrolls by rows (positive: back in time); End is pane_scroll_end. */
+void pane_scroll(struct pane *p, int rows);
+void pane_scroll_end(struct pane *p);
+
+/*
+ * Draws the scrollback into the rectangle, newest line at the bottom,
+ * wrapped to `width` columns. Keeps the scroll offset within bounds.
+ */
+void pane_draw(struct pane *p, int top, int left, int height, int width);
+
+/* The number of lines held (for tests and benchmarks). */
+size_t pane_line_count(const struct pane *p);
+
+#endif

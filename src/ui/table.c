@@ -1,0 +1,255 @@
+/*
+ * The live table of protocol requests (see table.h).
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/color.h"
+#include "ui/table.h"
+#include "ui/text.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+void
+table_init(struct table *t)
+{
+	memset(t, 0, sizeof *t);
+}
+
+static void
+table_row_clear(struct table_row *r)
+{
+	free(r->type);
+	free(r->from);
+	free(r->to);
+	free(r->status);
+	free(r->summary);
+	memset(r, 0, sizeof *r);
+}
+
+void
+table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		table_row_clear(&t->rows[i]);
+	free(t->rows);
+	memset(t, 0, sizeof *t);
+}
+
+static const char *
+jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* Pending first, oldest first; then decisions, newest first. */
+static int
+table_order(const void *a, const void *b)
+{
+	const struct table_row *x = a, *y = b;
+
+	if (x->pending != y->pending)
+		return y->pending - x->pending;
+	if (x->pending)
+		return (x->created_at > y->created_at) -
+		    (x->created_at < y->created_at);
+	return (x->changed_at < y->changed_at) -
+	    (x->changed_at > y->changed_at);
+}
+
+void
+table_update(struct table *t, json_t *req)
+{
+	const char *id = jstr(req, "id"), *body = jstr(req, "body");
+	struct table_row *r = NULL;
+	size_t i, decided = 0, keep;
+	char *line, *nl;
+
+	for (i = 0; i < t->n; i++) {
+		if (strcmp(t->rows[i].id, id) == 0)
+			r = &t->rows[i];
+	}
+	if (r == NULL) {
+		t->rows = xgrow(t->rows, &t->cap, t->n + 1, sizeof *t->rows);
+		r = &t->rows[t->n++];
+		memset(r, 0, sizeof *r);
+	} else
+		table_row_clear(r);
+	snprintf(r->id, sizeof r->id, "%s", id);
+	r->type = xstrdup(jstr(req, "type"));
+	r->from = xstrdup(jstr(req, "from"));
+	r->to = xstrdup(jstr(req, "to"));
+	r->status = xstrdup(jstr(req, "status"));
+	line = xstrdup(body);
+	if ((nl = strchr(line, '\n')) != NULL)
+		*nl = '\0';
+	r->summary = text_sanitize(line, strlen(line));
+	free(line);
+	r->created_at = (int64_t)json_integer_value(json_object_get(req,
+	    "created_at"));
+	r->changed_at = clock_wall_ms();
+	r->pending = strcmp(r->status, "pending") == 0;
+
+	qsort(t->rows, t->n, sizeof *t->rows, table_order);
+	/* Forget the oldest decisions. */
+	for (i = keep = 0; i < t->n; i++) {
+		if (!t->rows[i].pending && ++decided > TABLE_KEEP_DECIDED) {
+			table_row_clear(&t->rows[i]);
+			continue;
+		}
+		t->rows[keep++] = t->rows[i];
+	}
+	t->n = keep;
+	/* A decided request keeps the selection only if nothing waits. */
+	if (table_selected(t) == NULL || (!table_selected(t)->pending &&
+	    table_pending(t) > 0))
+		*t->selected = '\0';
+	if (*t->selected == '\0' && t->n > 0)
+		memcpy(t->selected, t->rows[0].id, sizeof t->selected);
+}
+
+const struct table_row *
+table_selected(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (strcmp(t->rows[i].id, t->selected) == 0)
+			return &t->rows[i];
+	}
+	return NULL;
+}
+
+static int
+table_index(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (strcmp(t->rows[i].id, t->selected) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+void
+table_move(struct table *t, int delta)
+{
+	int i = table_index(t) + delta;
+
+	if (t->n == 0)
+		return;
+	if (i < 0)
+		i = 0;
+	if (i >= (int)t->n)
+		i = (int)t->n - 1;
+	memcpy(t->selected, t->rows[i].id, sizeof t->selected);
+}
+
+void
+table_select(struct table *t, size_t i)
+{
+	if (i < t->n)
+		memcpy(t->selected, t->rows[i].id, sizeof t->selected);
+}
+
+size_t
+table_pending(const struct table *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += t->rows[i].pending;
+	return n;
+}
+
+void
+table_age(int64_t ms, char *buf, size_t len)
+{
+	int64_t s = ms / 1000;
+
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(buf, len, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm", (long long)(s / 60));
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh", (long long)(s / 3600));
+	else
+		snprintf(buf, len, "%lldd", (long long)(s / 86400));
+}
+
+static enum color_role
+table_role(const struct table_row *r)
+{
+	if (r->pending)
+		return ROLE_PENDING;
+	if (strcmp(r->status, "approved") == 0)
+		return ROLE_APPROVED;
+	return ROLE_REJECTED;
+}
+
+void
+table_draw(struct table *t, int top, int left, int height, int width,
+    int focused, int64_t now_ms)
+{
+	int sel = table_index(t), y, rows = height - 1;
+	size_t i;
+
+	if (height <= 0 || width <= 0)
+		return;
+	static const char header[] = "id            type        "
+	    "from → to              age   status     summary";
+
+	attrset(color_attr(ROLE_TABLE_HEADER));
+	mvaddnstr(top, left, header, (int)text_fit(header, strlen(header),
+	    width));
+	if (t->n == 0) {
+		attrset(color_attr(ROLE_DIM));
+		if (rows > 0)
+			mvaddnstr(top + 1, left, "no requests yet", width);
+		attrset(A_NORMAL);
+		return;
+	}
+	/* Keep the selection in view. */
+	if (sel >= 0 && sel < t->first)
+		t->first = sel;
+	if (sel >= 0 && rows > 0 && sel >= t->first + rows)
+		t->first = sel - rows + 1;
+	if (t->first > (int)t->n - 1)
+		t->first = 0;
+	for (i = (size_t)t->first, y = top + 1; i < t->n && y < top + height;
+	    i++, y++) {
+		const struct table_row *r = &t->rows[i];
+		char age[16], *line, *who;
+		size_t fit;
+
+		table_age((r->pending ? now_ms : r->changed_at) - r->created_at,
+		    age, sizeof age);
+		/* "→" is three bytes and one column: pad by columns. */
+		who = xasprintf("%s → %s%*s", r->from, r->to,
+		    (int)(22 - (text_width(r->from, strlen(r->from)) +
+		    text_width(r->to, strlen(r->to)) + 3) > 0 ? 22 -
+		    (text_width(r->from, strlen(r->from)) +
+		    text_width(r->to, strlen(r->to)) + 3) : 0), "");
+		line = xasprintf("%-13s %-11s %s %-5s %-10s %s", r->id, r->type,
+		    who, age, r->status, r->summary);
+		fit = text_fit(line, strlen(line), width);
+		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
+		    (focused ? A_BOLD : 0) : color_attr(table_role(r)));
+		mvhline(y, left, ' ', (int)i == sel ? width : 0);
+		mvaddnstr(y, left, line, (int)fit);
+		free(line);
+		free(who);
+	}
+	attrset(A_NORMAL);
+}

@@ -1,0 +1,62 @@
+/*
+ * The request table: every protocol request the team has seen, pending
+ * ones first (oldest at the top), then the latest decisions. It keeps a
+ * selection that F5/F6 act on; the selection follows its request as rows
+ * move, and falls back to the oldest pending request.
+ */
+#ifndef HUDDLE_UI_TABLE_H
+#define HUDDLE_UI_TABLE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decided requests kept on show. */
+#define TABLE_KEEP_DECIDED 30
+
+struct table_row {
+	char	 id[16];
+	char	*type;
+	char	*from;
+	char	*to;
+	char	*status;
+	char	*summary;	/* the first line of the body */
+	int64_t	 created_at;	/* wall-clock ms */
+	int64_t	 changed_at;
+	int	 pending;
+};
+
+struct table {
+	struct table_row	*rows;		/* in display order */
+	size_t			 n, cap;
+	char			 selected[16];	/* an id, or "" */
+	int			 first;		/* first row shown */
+};
+
+void table_init(struct table *t);
+void table_free(struct table *t);
+
+/* Applies a request event's data ({id, type, from, to, status, body,
+ * created_at, …}). */
+void table_update(struct table *t, json_t *request);
+
+/* The row selected, or NULL. */
+const struct table_row *table_selected(struct table *t);
+
+/* Moves the selection by delta rows. */
+void table_move(struct table *t, int delta);
+
+/* Selects row index i (a click). */
+void table_select(struct table *t, size_t i);
+
+/* The number of pending requests. */
+size_t table_pending(const struct table *t);
+
+/* Draws rows into the rectangle (a header row first). */
+void table_draw(struct table *t, int top, int left, int height, int width,
+    int focused, int64_t now_ms);
+
+/* Formats an age ("12s", "3m", "2h", "4d") into buf. */
+void table_age(int64_t ms, char *buf, size_t len);
+
+#endif

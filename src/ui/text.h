@@ -1,0 +1,102 @@
+/*
+ * Text for the screen. Model output, tool output and messages are
+ * untrusted: before they reach the terminal they lose every escape
+ * sequence and control character and their invalid UTF-8 is repaired.
+ * Clean text is then measured in display columns, word-wrapped into rows
+ * and cut to fit cells. Pure text logic: nothing here draws, so this file
+ * does not include curses.
+ */
+#ifndef HUDDLE_UI_TEXT_H
+#define HUDDLE_UI_TEXT_H
+
+#include <stddef.h>
+
+/*
+ * Sanitiser state for text that arrives in pieces (streamed model output).
+ * Treat the fields as private; set them up with text_stream_init.
+ */
+struct text_stream {
+	int		state;		/* where the escape parser is */
+	unsigned char	part[4];	/* a UTF-8 sequence cut by a piece's end */
+	size_t		partlen;
+};
+
+/*
+ * Returns a malloc'd, NUL-terminated clean copy of the len bytes at s
+ * (which may hold NULs; s may be NULL when len is 0). Removed: CSI
+ * (ESC [ ... final byte), OSC (ESC ] ... BEL or ST), DCS, SOS, PM and APC
+ * strings (ESC P, X, ^, _ ... ST), other ESC sequences, and the same
+ * introduced by C1 controls, whether as UTF-8 (U+0080..U+009F) or as raw
+ * bytes 0x80..0x9f; CAN and SUB abort a sequence. An unterminated string
+ * hides the rest of the text, as it would on a terminal. '\n' is kept,
+ * '\t' becomes one space, '\r' and every other control character (C0,
+ * DEL, C1) is dropped, and any other invalid UTF-8 byte becomes U+FFFD.
+ * The result is never more than 3 * len + 1 bytes.
+ */
+char *text_sanitize(const char *s, size_t len);
+
+/* Starts (or restarts) a stream in its initial state. */
+void text_stream_init(struct text_stream *ts);
+
+/*
+ * Sanitises the next piece of a stream exactly as text_sanitize would the
+ * whole: an escape or UTF-8 sequence split between pieces is handled as
+ * if whole. The clean text is appended to *out, a malloc'd buffer of *outcap
+ * bytes holding *outlen (*out may start NULL with both sizes 0); the buffer
+ * grows as needed and is always left NUL-terminated.
+ */
+void text_stream_feed(struct text_stream *ts, const char *s, size_t len,
+    char **out, size_t *outlen, size_t *outcap);
+
+/*
+ * Ends the stream, appending to *out as text_stream_feed does: an
+ * unfinished escape sequence is dropped and an unfinished UTF-8 sequence
+ * becomes U+FFFD. The stream is then ready for reuse.
+ */
+void text_stream_flush(struct text_stream *ts, char **out, size_t *outlen,
+    size_t *outcap);
+
+/*
+ * Returns the display columns of code point cp, from wcwidth(3) in the
+ * current LC_CTYPE: 0 for combining marks and zero-width characters, 2 for
+ * East Asian wide characters and most emoji, else 1. Code points wcwidth
+ * calls non-printable count 1 (U+FFFD and unknowns still take a cell; the
+ * draw code should show such a code point as U+FFFD). In a locale that is
+ * not multibyte (LC_CTYPE "C", Latin-1) wcwidth knows no wide or combining
+ * characters, so a small built-in table stands in for it: combining
+ * diacritics and zero-width characters 0; Hangul, CJK, fullwidth forms and
+ * emoji U+1F300..U+1FAFF 2; the rest 1.
+ */
+int text_cp_width(unsigned int cp);
+
+/* Returns the display width of the len bytes at s (clean, valid UTF-8). */
+size_t text_width(const char *s, size_t len);
+
+/*
+ * Word-wraps one logical line (clean text without '\n') into rows of at
+ * most cols columns (cols < 1 counts as 1). A row breaks after a space when
+ * it can; a word too long for a row is broken between characters; a wide
+ * character never straddles the edge, so a row may end a column short; a
+ * character wider than cols gets a row of its own. When a row breaks at a
+ * space, that one space is dropped: the next row starts after it (further
+ * spaces are kept), and a trailing space alone makes no new row.
+ *
+ * Stores the byte offset at which each row starts in starts[] (starts[0]
+ * is 0), at most maxrows of them; starts may be NULL to only count. Returns
+ * the number of rows, at least 1 (an empty line is one empty row), which
+ * may exceed maxrows. Row i is the bytes from starts[i] to starts[i + 1]
+ * (or len); it may end in the space it broke at, which can lie beyond the
+ * edge, so draw text_fit(row, rowlen, cols) bytes of it.
+ */
+size_t text_wrap(const char *s, size_t len, int cols, size_t *starts,
+    size_t maxrows);
+
+/*
+ * Returns how many of the len bytes at s fit in cols columns (0 when
+ * cols < 1), cutting on a character boundary and keeping any zero-width
+ * characters that follow the last one kept (a base letter keeps its
+ * combining accents). For titles, cells and rows of text_wrap.
+ */
+size_t text_fit(const char *s, size_t len, int cols);
+
+#endif

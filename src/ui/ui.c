@@ -1,0 +1,241 @@
+/*
+ * The screen's main loop (see ui.h).
+ *
+ * Each pass: wait in select() for a key, an event, a signal or the tick;
+ * take every queued event into the view; handle every pending key; then,
+ * if anything changed, draw the whole view and send it with a single
+ * doupdate(). Streaming text is drawn at most about 30 times a second; a
+ * key is answered at once. Signal handlers only write a byte to a pipe.
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "agent/team.h"
+#include "ui/ui.h"
+#include "ui/view.h"
+#include "util/clock.h"
+
+#define FRAME_US	33000	/* ~30 frames a second while streaming */
+
+static int ui_sigpipe[2] = { -1, -1 };
+static struct termios ui_saved_tty;
+static int ui_have_tty;
+
+static void
+ui_on_signal(int sig)
+{
+	int saved = errno;
+	char b = (char)sig;
+
+	if (write(ui_sigpipe[1], &b, 1) == -1) {
+	}
+	errno = saved;
+}
+
+/*
+ * A fatal signal: put the terminal back (the alternate screen, the
+ * cursor, mouse reporting, the tty modes) with async-signal-safe calls
+ * only, then die of the signal as we would have.
+ */
+static void
+ui_on_fatal(int sig)
+{
+	static const char reset[] = "\033[?1000l\033[?1002l\033[?1006l"
+	    "\033[0m\033[?25h\033[?1049l\r\n";
+
+	if (write(STDOUT_FILENO, reset, sizeof reset - 1) == -1) {
+	}
+	if (ui_have_tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &ui_saved_tty);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+ui_signals(void)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = ui_on_signal;
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = ui_on_fatal;
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < sizeof fatal / sizeof *fatal; i++)
+		sigaction(fatal[i], &sa, NULL);
+}
+
+/* Takes the new size from the terminal (our SIGWINCH handler replaced
+ * curses' own, so resizeterm is ours to call). */
+static void
+ui_resize(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+	    ws.ws_col > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+}
+
+static int
+ui_events(struct view *v)
+{
+	struct event *list = evq_take(team_events(v->team)), *e;
+	int changed = 0;
+
+	for (e = list; e != NULL; e = e->next)
+		changed |= view_apply(v, e);
+	event_free_list(list);
+	return changed;
+}
+
+/* Reads every key waiting; returns the KEY_* flags they produced. */
+static int
+ui_keys(struct view *v)
+{
+	wint_t wc;
+	int rc, flags = 0;
+
+	while ((rc = wget_wch(stdscr, &wc)) != ERR)
+		flags |= view_key(v, rc == KEY_CODE_YES, wc);
+	return flags;
+}
+
+static void
+ui_quit_progress(struct view *v)
+{
+	size_t i, live = 0;
+
+	for (i = 1; i < v->npanes; i++)
+		live += strcmp(v->panes[i]->status, "terminated") != 0 &&
+		    strcmp(v->panes[i]->status, "idle") != 0;
+	view_hint(v, ROLE_HINT, "quitting: teammates were asked to shut "
+	    "down; %zu still busy", live);
+}
+
+static void
+ui_setup(void)
+{
+	ui_have_tty = tcgetattr(STDIN_FILENO, &ui_saved_tty) == 0;
+	initscr();
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED, NULL);
+	mouseinterval(0);
+	curs_set(1);
+	color_init();
+	ui_signals();
+}
+
+int
+ui_run(struct team *t, const char *hint)
+{
+	struct view *v;
+	int64_t next_tick = clock_mono_ms() + 1000, last_draw = 0;
+	int dirty = 1, done = 0, evfd = evq_fd(team_events(t));
+
+	if (pipe2(ui_sigpipe, O_NONBLOCK | O_CLOEXEC) == -1)
+		return 1;
+	ui_setup();
+	v = view_new(t);
+	if (hint != NULL)
+		view_hint(v, ROLE_HINT, "%s", hint);
+
+	while (!done) {
+		int64_t now_us = clock_mono_us(), wait_ms;
+		int top = evfd > ui_sigpipe[0] ? evfd : ui_sigpipe[0], flags;
+		struct timeval tv;
+		fd_set rd;
+		char sigs[16];
+		ssize_t n, i;
+
+		/* Draw when something changed and the last frame is old
+		 * enough; otherwise sleep until it is (or the tick). */
+		wait_ms = next_tick - now_us / 1000;
+		if (dirty && now_us - last_draw >= FRAME_US) {
+			view_draw(v);
+			wnoutrefresh(stdscr);
+			doupdate();
+			last_draw = now_us;
+			dirty = 0;
+		} else if (dirty && (FRAME_US - (now_us - last_draw)) / 1000 <
+		    wait_ms)
+			wait_ms = (FRAME_US - (now_us - last_draw)) / 1000 + 1;
+		if (v->quitting && wait_ms > 100)
+			wait_ms = 100;
+		if (wait_ms < 0)
+			wait_ms = 0;
+		tv.tv_sec = wait_ms / 1000;
+		tv.tv_usec = (wait_ms % 1000) * 1000;
+		FD_ZERO(&rd);
+		FD_SET(STDIN_FILENO, &rd);
+		FD_SET(evfd, &rd);
+		FD_SET(ui_sigpipe[0], &rd);
+		if (select(top + 1, &rd, NULL, NULL, &tv) == -1 &&
+		    errno != EINTR)
+			break;
+
+		if (FD_ISSET(ui_sigpipe[0], &rd) &&
+		    (n = read(ui_sigpipe[0], sigs, sizeof sigs)) > 0) {
+			for (i = 0; i < n; i++) {
+				if (sigs[i] == SIGWINCH)
+					ui_resize();
+				else
+					v->quitting = 1;
+			}
+			dirty = 1;
+			last_draw = 0;
+		}
+		dirty |= ui_events(v);
+		flags = ui_keys(v);
+		if (flags & KEY_QUIT)
+			v->quitting = 1;
+		if (flags & KEY_FULL_REDRAW)
+			clearok(curscr, TRUE);
+		if (flags & (KEY_REDRAW | KEY_FULL_REDRAW | KEY_QUIT)) {
+			/* Answer a key at once, not at the next frame. */
+			dirty = 1;
+			last_draw = 0;
+		}
+		if (v->quitting && !team_quitting(t))
+			team_quit_begin(t);
+		if (clock_mono_ms() >= next_tick) {
+			team_tick(t);
+			next_tick = clock_mono_ms() + 1000;
+			/* Ages in the table move on. */
+			dirty |= table_pending(&v->table) > 0;
+		}
+		if (team_quitting(t)) {
+			ui_quit_progress(v);
+			dirty = 1;
+			done = team_quit_poll(t);
+		}
+	}
+	ui_events(v);
+	endwin();
+	view_free(v);
+	close(ui_sigpipe[0]);
+	close(ui_sigpipe[1]);
+	return 0;
+}

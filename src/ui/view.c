@@ -1,0 +1,257 @@
+/*
+ * The view and how team events change it (see view.h).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/roster.h"
+#include "ui/view.h"
+#include "util/xmalloc.h"
+
+struct view *
+view_new(struct team *t)
+{
+	struct view *v = xcalloc(1, sizeof *v);
+
+	v->team = t;
+	table_init(&v->table);
+	input_init(&v->input);
+	input_init(&v->feedback);
+	view_pane(v, ROSTER_LEAD, "lead");
+	return v;
+}
+
+void
+view_free(struct view *v)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < v->npanes; i++)
+		pane_free(v->panes[i]);
+	free(v->panes);
+	free(v->rects);
+	table_free(&v->table);
+	input_free(&v->input);
+	input_free(&v->feedback);
+	free(v->hint);
+	free(v);
+}
+
+struct pane *
+view_pane(struct view *v, const char *name, const char *role)
+{
+	size_t i;
+
+	for (i = 0; i < v->npanes; i++) {
+		if (strcmp(v->panes[i]->name, name) == 0) {
+			if (role != NULL && *role != '\0') {
+				free(v->panes[i]->role);
+				v->panes[i]->role = xstrdup(role);
+			}
+			return v->panes[i];
+		}
+	}
+	v->panes = xgrow(v->panes, &v->cap, v->npanes + 1, sizeof *v->panes);
+	v->panes[v->npanes] = pane_new(name, role);
+	return v->panes[v->npanes++];
+}
+
+void
+view_hint(struct view *v, enum color_role role, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(v->hint);
+	va_start(ap, fmt);
+	if (vasprintf(&v->hint, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	v->hint_role = role;
+}
+
+const char *
+view_focus_name(struct view *v)
+{
+	if (v->focus < 0 || (size_t)v->focus >= v->npanes)
+		return ROSTER_LEAD;
+	return v->panes[v->focus]->name;
+}
+
+static const char *
+jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* A one-line summary of a tool call's input: its most telling field. */
+static char *
+view_tool_summary(const char *tool, json_t *input)
+{
+	static const char *const keys[] = {
+		"command", "path", "name", "teammate", "request_id", "to",
+		"plan", "content",
+	};
+	const char *val = NULL, *nl;
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof *keys && val == NULL; i++)
+		val = json_string_value(json_object_get(input, keys[i]));
+	if (val == NULL)
+		return xstrdup(tool);
+	nl = strchr(val, '\n');
+	return xasprintf("%s %.*s%s", tool, nl ? (int)(nl - val) :
+	    (int)strlen(val), val, nl ? " …" : "");
+}
+
+/* The first line of s with a count of the rest. */
+static char *
+view_first_line(const char *s)
+{
+	const char *nl = strchr(s, '\n');
+	size_t more = 0;
+	const char *p;
+
+	if (nl == NULL)
+		return xstrdup(s);
+	for (p = nl; *p != '\0'; p++)
+		more += *p == '\n' && p[1] != '\0';
+	return xasprintf("%.*s (+%zu line%s)", (int)(nl - s), s, more,
+	    more == 1 ? "" : "s");
+}
+
+static void
+view_message(struct view *v, json_t *d)
+{
+	const char *type = jstr(d, "type"), *from = jstr(d, "from");
+	const char *to = jstr(d, "to"), *content = jstr(d, "content");
+	const char *rid = jstr(json_object_get(d, "metadata"), "request_id");
+	struct pane *p = view_pane(v, to, NULL);
+	char *line;
+
+	if (strcmp(type, "message") == 0) {
+		if (strcmp(from, "user") == 0)
+			line = xasprintf("you  %s", content);
+		else
+			line = xasprintf("✉ %s: %s", from, content);
+		pane_add(p, strcmp(from, "user") == 0 ? ROLE_YOU :
+		    ROLE_MESSAGE, line);
+	} else if (strcmp(type, "broadcast") == 0) {
+		line = xasprintf("✉ %s (to all): %s", from, content);
+		pane_add(p, ROLE_MESSAGE, line);
+	} else if (strcmp(type, "idle_notification") == 0) {
+		line = xasprintf("· %s", content);
+		pane_add(p, ROLE_DIM, line);
+	} else {
+		line = xasprintf("⚑ %s from %s%s%s%s%s", type, from,
+		    *rid ? " " : "", rid, *content ? ": " : "", content);
+		pane_add(p, ROLE_PROTOCOL, line);
+	}
+	free(line);
+}
+
+static void
+view_request(struct view *v, json_t *d)
+{
+	const char *type = jstr(d, "type"), *status = jstr(d, "status");
+	const char *from = jstr(d, "from"), *to = jstr(d, "to");
+
+	table_update(&v->table, d);
+	if (strcmp(status, "pending") == 0 && (strcmp(type, "permission") == 0
+	    || strcmp(type, "plan") == 0))
+		view_hint(v, ROLE_HINT, "%s's %s waits for you: F5 approves, "
+		    "F6 rejects", from, strcmp(type, "plan") == 0 ? "plan" :
+		    "command");
+	else if (strcmp(status, "expired") == 0 &&
+	    strcmp(type, "shutdown") == 0)
+		view_hint(v, ROLE_HINT, "%s did not answer the shutdown "
+		    "request: F9 offers a forced stop", to);
+}
+
+int
+view_apply(struct view *v, const struct event *e)
+{
+	json_t *d = e->data;
+	struct pane *p = e->agent ? view_pane(v, e->agent, NULL) : NULL;
+	char *line;
+
+	switch (e->type) {
+	case EV_TEXT:
+		pane_stream(p, jstr(d, "text"), strlen(jstr(d, "text")));
+		break;
+	case EV_LLM_CALL:
+		pane_end_stream(p);
+		break;
+	case EV_TOOL_CALL: {
+		char *summary = view_tool_summary(jstr(d, "tool"),
+		    json_object_get(d, "input"));
+
+		line = xasprintf("▸ %s", summary);
+		pane_add(p, ROLE_TOOL, line);
+		free(line);
+		free(summary);
+		break;
+	}
+	case EV_TOOL_RESULT: {
+		char *first = view_first_line(jstr(d, "output"));
+
+		if (json_is_true(json_object_get(d, "is_error")))
+			line = xasprintf("✗ %s: %s", jstr(d, "tool"), first);
+		else
+			line = xasprintf("  %s", first);
+		pane_add(p, json_is_true(json_object_get(d, "is_error")) ?
+		    ROLE_TOOL_ERROR : ROLE_DIM, line);
+		free(line);
+		free(first);
+		break;
+	}
+	case EV_STATUS:
+		pane_set_status(p, jstr(d, "status"));
+		if (strcmp(jstr(d, "status"), "terminated") == 0)
+			pane_add(p, ROLE_DIM, "— terminated —");
+		break;
+	case EV_MESSAGE:
+		view_message(v, d);
+		break;
+	case EV_REQUEST:
+		view_request(v, d);
+		break;
+	case EV_ERROR:
+		if (p != NULL) {
+			line = xasprintf("✗ %s", jstr(d, "message"));
+			pane_add(p, ROLE_ERROR, line);
+			free(line);
+		} else
+			view_hint(v, ROLE_ERROR, "%s", jstr(d, "message"));
+		break;
+	case EV_RETRY:
+		line = xasprintf("↻ %s; retrying in %.1f s", jstr(d, "message"),
+		    (double)json_integer_value(json_object_get(d,
+		    "delay_ms")) / 1000.0);
+		pane_add(p, ROLE_DIM, line);
+		free(line);
+		break;
+	case EV_USAGE:
+		p->tokens = json_integer_value(json_object_get(d,
+		    "input_tokens")) + json_integer_value(json_object_get(d,
+		    "output_tokens"));
+		break;
+	case EV_SPAWNED:
+		view_pane(v, e->agent, jstr(d, "role"));
+		break;
+	case EV_NOTICE:
+		if (e->agent == NULL)
+			view_hint(v, ROLE_HINT, "%s", jstr(d, "message"));
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}

@@ -1,0 +1,96 @@
+/*
+ * The view is everything the screen shows, owned by the main thread: one
+ * pane per agent (the lead's first), the request table, the input line,
+ * which pane has the focus, zoom, the open popup and the hint line. Team
+ * events change it (view_apply); keys change it (view_key, in keys.c); it
+ * is drawn in one pass (view_draw, in layout.c).
+ */
+#ifndef HUDDLE_UI_VIEW_H
+#define HUDDLE_UI_VIEW_H
+
+#include <stdint.h>
+#include <wchar.h>
+
+#include "agent/event.h"
+#include "agent/team.h"
+#include "ui/color.h"
+#include "ui/input.h"
+#include "ui/pane.h"
+#include "ui/table.h"
+
+#define FOCUS_TABLE (-1)
+
+enum popup {
+	POPUP_NONE,
+	POPUP_HELP,
+	POPUP_MENU,		/* F9: shut a teammate down */
+	POPUP_FEEDBACK		/* F6: why the request is rejected */
+};
+
+/* What a key did (view_key's result flags). */
+#define KEY_HANDLED	0x1
+#define KEY_REDRAW	0x2
+#define KEY_FULL_REDRAW	0x4	/* Ctrl-L: repaint every cell */
+#define KEY_QUIT	0x8
+
+struct rect {
+	int	y, x, h, w;
+};
+
+struct view {
+	struct team	*team;
+	struct pane	**panes;
+	size_t		 npanes, cap;
+	struct table	 table;
+	struct input	 input;
+	int		 focus;		/* pane index or FOCUS_TABLE */
+	int		 zoom;
+	enum popup	 popup;
+	int		 menu_sel;
+	struct input	 feedback;
+	char		 reject_id[16];
+	char		*hint;
+	enum color_role	 hint_role;
+	int		 quitting;
+
+	/* Where things were drawn, for the mouse. */
+	struct rect	*rects;		/* per pane */
+	size_t		 caprects;
+	struct rect	 table_rect;
+	int		 too_small;
+};
+
+struct view *view_new(struct team *t);
+void view_free(struct view *v);
+
+/* Applies one event. Returns 1 when the screen should be redrawn. */
+int view_apply(struct view *v, const struct event *e);
+
+/* The pane of agent `name`, created when missing. */
+struct pane *view_pane(struct view *v, const char *name, const char *role);
+
+/* Sets the hint line. */
+void view_hint(struct view *v, enum color_role role, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Handles a key from wget_wch (is_key: a KEY_* code). Returns KEY_*
+ * flags. */
+int view_key(struct view *v, int is_key, wint_t wc);
+
+/* The live teammates, in pane order (the F9 menu). Returns the count. */
+size_t keys_menu_items(struct view *v, struct pane **items, size_t max);
+
+/* Whether the newest shutdown request to name expired unanswered (the F9
+ * menu then offers a forced stop). */
+int keys_shutdown_expired(struct view *v, const char *name);
+
+/* Runs one line of the input line. */
+void view_command(struct view *v, const char *line);
+
+/* Draws the whole screen (no refresh). */
+void view_draw(struct view *v);
+
+/* The name of the focused agent (the lead when the table has focus). */
+const char *view_focus_name(struct view *v);
+
+#endif

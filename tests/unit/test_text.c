@@ -1,0 +1,503 @@
+/*
+ * Unit tests of ui/text: escape sequences and control characters stripped
+ * from untrusted text, whole and streamed; display widths; word wrapping
+ * and cutting to a number of columns.
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "testutil.h"
+#include "ui/text.h"
+
+#define REPL "\xef\xbf\xbd"	/* U+FFFD */
+
+static void
+setup_locale(void)
+{
+	ck_assert_ptr_nonnull(setlocale(LC_CTYPE, "C.UTF-8"));
+}
+
+/* Sanitises len bytes (strings may hold NULs) and compares. */
+static void
+check_clean_len(const char *in, size_t len, const char *want)
+{
+	char *out = text_sanitize(in, len);
+
+	ck_assert_str_eq(out, want);
+	free(out);
+}
+
+static void
+check_clean(const char *in, const char *want)
+{
+	check_clean_len(in, strlen(in), want);
+}
+
+START_TEST(sanitize_plain_text)
+{
+	check_clean_len(NULL, 0, "");
+	check_clean("", "");
+	check_clean("plain ascii, 100% {ok} ~", "plain ascii, 100% {ok} ~");
+	check_clean("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80 \xe4\xb8\xad",
+	    "h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80 \xe4\xb8\xad");
+	/* U+015B has a 0x9b byte; it is a letter, not a CSI. */
+	check_clean("\xc5\x9b!", "\xc5\x9b!");
+}
+END_TEST
+
+START_TEST(sanitize_controls)
+{
+	check_clean("a\nb\n\n", "a\nb\n\n");
+	check_clean("a\r\nb\rc", "a\nbc");
+	check_clean("a\tb\t\tc", "a b  c");
+	check_clean_len("a\0b\x07" "c\x7f" "d\x01\x08\x0b\x0c\x1f" "e", 12,
+	    "abcde");
+	/* C1 controls other than sequence introducers: NEL, as UTF-8. */
+	check_clean("a\xc2\x85z", "az");
+}
+END_TEST
+
+START_TEST(sanitize_csi)
+{
+	check_clean("\x1b[31mred\x1b[0m plain", "red plain");
+	check_clean("\x1b[1;38;5;208mx\x1b[m", "x");
+	check_clean("a\x1b[10;20Hb\x1b[Ac\x1b[2Jd\x1b[K", "abcd");
+	check_clean("\x1b[?25l\x1b[?1049hscreen\x1b[>c", "screen");
+	check_clean("\x1b[ q.", ".");		/* intermediate byte */
+	/* A byte that cannot be in a CSI ends it and shows. */
+	check_clean("\x1b[3\nx", "\nx");
+	check_clean("\x1b[3\xc3\xa9x", "\xc3\xa9x");
+	/* CAN and SUB abort a sequence; ESC starts a new one. */
+	check_clean("\x1b[31\x18x", "x");
+	check_clean("\x1b[31\x1ax", "x");
+	check_clean("\x1b[31\x1b[32mx", "x");
+}
+END_TEST
+
+START_TEST(sanitize_osc)
+{
+	check_clean("\x1b]0;my title\x07text", "text");
+	check_clean("\x1b]2;my title\x1b\\text", "text");
+	check_clean("\x1b]0;t\xc3\xa9tle \xc5\x9b\x07ok", "ok");
+	check_clean("see \x1b]8;;https://example.com/\x1b\\the link"
+	    "\x1b]8;;\x1b\\ here", "see the link here");
+	check_clean("\x1b]52;c;aGVsbG8=\x07x", "x");
+	/* Newlines do not end an OSC; ESC does; unterminated hides all. */
+	check_clean("\x1b]0;a\nb\x07" "c", "c");
+	check_clean("\x1b]0;t\x1b[1mx", "x");
+	check_clean("a\x1b]0;never ended\nmore", "a");
+}
+END_TEST
+
+START_TEST(sanitize_strings_and_short_escapes)
+{
+	check_clean("\x1bPq#0;2;0;0;0#0~~@@\x1b\\six", "six");
+	check_clean("\x1bP1$r0m\x1b\\x", "x");
+	check_clean("\x1bXsos\x1b\\a\x1b^pm\x1b\\b\x1b_Gf=100;AAAA\x1b\\c",
+	    "abc");
+	/* BEL ends an OSC only. */
+	check_clean("\x1bPx\x07y\x1b\\z", "z");
+	check_clean("\x1b(Ba\x1b)0b\x1b" "7c\x1b" "8d\x1b" "ce\x1b=f\x1b>g"
+	    "\x1b#8h\x1bMi\x1b\\j", "abcdefghij");
+	check_clean("\x1b\x1b[1mx", "x");
+	/* An ESC before a control or non-ASCII is dropped alone. */
+	check_clean("a\x1b\nb", "a\nb");
+	check_clean("a\x1b\xc3\xa9", "a\xc3\xa9");
+	/* A bare ESC at the end, alone, or a sequence cut short. */
+	check_clean("abc\x1b", "abc");
+	check_clean("\x1b", "");
+	check_clean("abc\x1b[", "abc");
+	check_clean("abc\x1b[12;", "abc");
+}
+END_TEST
+
+START_TEST(sanitize_c1_sequences)
+{
+	/* 8-bit CSI, OSC, DCS and ST as raw bytes. */
+	check_clean("\x9b" "31mx\x9b" "0m", "x");
+	check_clean("\x9d" "0;title\x07x", "x");
+	check_clean("\x9d" "0;title\x9cx", "x");
+	check_clean("\x90q#0\x9cx", "x");
+	/* The same as UTF-8 (U+009B, U+009D, U+0090, U+009C). */
+	check_clean("\xc2\x9b" "31mx\xc2\x9b" "0m", "x");
+	check_clean("\xc2\x9d" "0;t\xc2\x9cx", "x");
+	check_clean("\xc2\x90q#0\xc2\x9cx", "x");
+	check_clean("\x1b]0;t\xc2\x9cx", "x");
+}
+END_TEST
+
+START_TEST(sanitize_invalid_utf8)
+{
+	check_clean("a\xffz", "a" REPL "z");
+	check_clean("\xc3(", REPL "(");
+	check_clean("\xc0\xaf", REPL REPL);		/* overlong '/' */
+	check_clean("\xf5\xbf\xbf\xbf", REPL REPL REPL REPL);
+	check_clean("\xe2\x82", REPL);			/* cut short */
+	/* A surrogate: 0xed and 0xa0 are repaired, the 0x80 is a C1. */
+	check_clean("\xed\xa0\x80", REPL REPL);
+	/* A stray 0x80..0x9f is a C1 control, not U+FFFD. */
+	check_clean("a\x80z\x85", "az");
+}
+END_TEST
+
+/* A sample that mixes everything, for the streaming tests. */
+static const char stream_sample[] =
+    "plain \xc3\xa9t\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x98\x80\n"
+    "\x1b[1;31mred\x1b[0m\r\n\ttab\x1b]0;ti\xc5\x9btle\x07 "
+    "\x1b]8;;http://x/\x1b\\link\x1b]8;;\x1b\\ \x1bPq#0\x1b\\dcs "
+    "\x9b" "2Jraw \xc2\x9b" "5mutf \xc2\x9d" "0;t\xc2\x9c "
+    "bad\xff\xc3(\xe2\x82 \xed\xa0\x80 \xf0\x9f\x98 x\x1b(B\x1b" "7y"
+    "\x18\x1b[3\x1a z\x07\x7f\xc2\x85 \xf4\x8f\xbf\xbf end\x1b";
+
+static char *
+stream_pieces(const char *s, size_t len, const size_t *cuts, size_t ncuts)
+{
+	struct text_stream ts;
+	char *out = NULL;
+	size_t outlen = 0, outcap = 0, at = 0, i;
+
+	text_stream_init(&ts);
+	for (i = 0; i <= ncuts; i++) {
+		size_t end = i < ncuts ? cuts[i] : len;
+
+		text_stream_feed(&ts, s + at, end - at, &out, &outlen, &outcap);
+		ck_assert_ptr_nonnull(out);
+		ck_assert_uint_eq(strlen(out), outlen);
+		at = end;
+	}
+	text_stream_flush(&ts, &out, &outlen, &outcap);
+	ck_assert_uint_eq(strlen(out), outlen);
+	return out;
+}
+
+START_TEST(stream_matches_whole_at_every_split)
+{
+	size_t len = sizeof stream_sample - 1, cuts[2], i, j;
+	char *whole = text_sanitize(stream_sample, len), *got;
+
+	/* Guard against a sample that sanitises to nothing. */
+	ck_assert_uint_gt(strlen(whole), 40);
+	ck_assert_ptr_nonnull(strstr(whole, "link dcs raw utf "));
+
+	for (i = 0; i <= len; i++) {
+		cuts[0] = i;
+		got = stream_pieces(stream_sample, len, cuts, 1);
+		ck_assert_str_eq(got, whole);
+		free(got);
+		for (j = i; j <= len; j++) {
+			cuts[1] = j;
+			got = stream_pieces(stream_sample, len, cuts, 2);
+			ck_assert_str_eq(got, whole);
+			free(got);
+		}
+	}
+	free(whole);
+}
+END_TEST
+
+START_TEST(stream_matches_whole_byte_by_byte)
+{
+	size_t len = sizeof stream_sample - 1, cuts[sizeof stream_sample], i;
+	char *whole = text_sanitize(stream_sample, len), *got;
+
+	for (i = 0; i < len; i++)
+		cuts[i] = i + 1;
+	got = stream_pieces(stream_sample, len, cuts, len);
+	ck_assert_str_eq(got, whole);
+	free(got);
+	free(whole);
+}
+END_TEST
+
+START_TEST(stream_appends_and_flushes)
+{
+	struct text_stream ts;
+	char *out = NULL;
+	size_t outlen = 0, outcap = 0;
+
+	text_stream_init(&ts);
+	/* Nothing clean yet: still a NUL-terminated buffer. */
+	text_stream_feed(&ts, "\x1b[3", 3, &out, &outlen, &outcap);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(out, "");
+	ck_assert_uint_eq(outlen, 0);
+	text_stream_feed(&ts, "1mab\xe2\x82", 6, &out, &outlen, &outcap);
+	ck_assert_str_eq(out, "ab");
+	text_stream_feed(&ts, "\xac!", 2, &out, &outlen, &outcap);
+	ck_assert_str_eq(out, "ab\xe2\x82\xac!");
+	/* A cut UTF-8 sequence left at the end becomes U+FFFD. */
+	text_stream_feed(&ts, "\xf0\x9f", 2, &out, &outlen, &outcap);
+	ck_assert_str_eq(out, "ab\xe2\x82\xac!");
+	text_stream_flush(&ts, &out, &outlen, &outcap);
+	ck_assert_str_eq(out, "ab\xe2\x82\xac!" REPL);
+	ck_assert_uint_eq(outlen, strlen(out));
+	/* An unfinished sequence is dropped and the stream starts over. */
+	text_stream_feed(&ts, "\x1b]0;title", 9, &out, &outlen, &outcap);
+	text_stream_flush(&ts, &out, &outlen, &outcap);
+	text_stream_feed(&ts, "x", 1, &out, &outlen, &outcap);
+	ck_assert_str_eq(out, "ab\xe2\x82\xac!" REPL "x");
+	free(out);
+}
+END_TEST
+
+START_TEST(widths)
+{
+	ck_assert_int_eq(text_cp_width('a'), 1);
+	ck_assert_int_eq(text_cp_width(' '), 1);
+	ck_assert_int_eq(text_cp_width(0xe9), 1);	/* é */
+	ck_assert_int_eq(text_cp_width(0x301), 0);	/* combining acute */
+	ck_assert_int_eq(text_cp_width(0x200b), 0);	/* zero-width space */
+	ck_assert_int_eq(text_cp_width(0x4e2d), 2);	/* 中 */
+	ck_assert_int_eq(text_cp_width(0xac00), 2);	/* 가 */
+	ck_assert_int_eq(text_cp_width(0xff21), 2);	/* fullwidth A */
+	ck_assert_int_eq(text_cp_width(0x1f600), 2);	/* 😀 */
+	ck_assert_int_eq(text_cp_width(0xfffd), 1);
+	/* Not printable still takes a cell. */
+	ck_assert_int_eq(text_cp_width(0x9b), 1);
+	ck_assert_int_eq(text_cp_width(0x378), 1);	/* unassigned */
+	ck_assert_int_eq(text_cp_width(0x110000), 1);
+
+	ck_assert_uint_eq(text_width(NULL, 0), 0);
+	ck_assert_uint_eq(text_width("hello", 5), 5);
+	ck_assert_uint_eq(text_width("caf\xc3\xa9", 5), 4);
+	ck_assert_uint_eq(text_width("cafe\xcc\x81", 6), 4);
+	ck_assert_uint_eq(text_width("\xe4\xb8\xad\xe6\x96\x87", 6), 4);
+	ck_assert_uint_eq(text_width("a\xf0\x9f\x98\x80" "b", 6), 4);
+	ck_assert_uint_eq(text_width(REPL REPL, 6), 2);
+}
+END_TEST
+
+START_TEST(widths_without_utf8_locale)
+{
+	/* In "C", wcwidth knows no wide or combining characters. */
+	ck_assert_ptr_nonnull(setlocale(LC_CTYPE, "C"));
+	ck_assert_int_eq(text_cp_width('a'), 1);
+	ck_assert_int_eq(text_cp_width(0xe9), 1);
+	ck_assert_int_eq(text_cp_width(0x301), 0);
+	ck_assert_int_eq(text_cp_width(0x4e2d), 2);
+	ck_assert_int_eq(text_cp_width(0xac00), 2);
+	ck_assert_int_eq(text_cp_width(0x1f600), 2);
+	ck_assert_int_eq(text_cp_width(0xfffd), 1);
+	ck_assert_uint_eq(text_width("cafe\xcc\x81 \xe4\xb8\xad", 10), 6);
+}
+END_TEST
+
+/*
+ * Wraps s to cols and returns its rows, each cut with text_fit as the
+ * screen draws them, joined with '|'; checks the row count on the way.
+ */
+static char *
+wrapped(const char *s, int cols)
+{
+	size_t len = strlen(s), starts[64], n, i, end, fit;
+	char *out, *o;
+
+	n = text_wrap(s, len, cols, starts, 64);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_uint_le(n, 64);
+	ck_assert_uint_eq(text_wrap(s, len, cols, NULL, 0), n);
+	ck_assert_uint_eq(starts[0], 0);
+	o = out = malloc(len + n + 1);
+	ck_assert_ptr_nonnull(out);
+	for (i = 0; i < n; i++) {
+		end = i + 1 < n ? starts[i + 1] : len;
+		ck_assert_uint_lt(starts[i], end + (i + 1 == n));
+		fit = text_fit(s + starts[i], end - starts[i], cols < 1 ? 1 :
+		    cols);
+		if (i > 0)
+			*o++ = '|';
+		memcpy(o, s + starts[i], fit);
+		o += fit;
+	}
+	*o = '\0';
+	return out;
+}
+
+static void
+check_wrap(const char *s, int cols, const char *want)
+{
+	char *got = wrapped(s, cols);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(wrap_edges)
+{
+	size_t starts[4] = { 99, 99, 99, 99 };
+
+	ck_assert_uint_eq(text_wrap("", 0, 10, starts, 4), 1);
+	ck_assert_uint_eq(starts[0], 0);
+	ck_assert_uint_eq(starts[1], 99);
+	ck_assert_uint_eq(text_wrap(NULL, 0, 10, NULL, 0), 1);
+	check_wrap("", 10, "");
+	check_wrap("hello", 5, "hello");
+	check_wrap("hello", 80, "hello");
+	check_wrap("hello ", 5, "hello");
+	check_wrap("hello!", 5, "hello|!");
+	/* More rows than room: all counted, only maxrows stored. */
+	ck_assert_uint_eq(text_wrap("abcdefghij", 10, 2, starts, 2), 5);
+	ck_assert_uint_eq(starts[0], 0);
+	ck_assert_uint_eq(starts[1], 2);
+	ck_assert_uint_eq(starts[2], 99);
+}
+END_TEST
+
+START_TEST(wrap_words)
+{
+	size_t starts[4];
+
+	ck_assert_uint_eq(text_wrap("hello world", 11, 5, starts, 4), 2);
+	ck_assert_uint_eq(starts[1], 6);
+	check_wrap("hello world", 5, "hello|world");
+	check_wrap("hello world", 8, "hello |world");
+	check_wrap("the quick brown fox", 10, "the quick |brown fox");
+	check_wrap("the quick brown fox", 9, "the quick|brown fox");
+	check_wrap("a b c d e", 3, "a b|c d|e");
+	/* The space broken at goes; others stay. */
+	check_wrap("hello   world", 6, "hello | world");
+	check_wrap("hello   world", 7, "hello  |world");
+	/* Long words break between characters. */
+	check_wrap("abcdefghij", 4, "abcd|efgh|ij");
+	check_wrap("a verylongword", 5, "a |veryl|ongwo|rd");
+	check_wrap("go supercalifragilistic", 8, "go super|califrag|ilistic");
+	/* A combining accent stays with its letter. */
+	check_wrap("abcde\xcc\x81", 5, "abcde\xcc\x81");
+	check_wrap("abcdef\xcc\x81 g", 5, "abcde|f\xcc\x81 g");
+}
+END_TEST
+
+START_TEST(wrap_wide_and_narrow)
+{
+	size_t starts[4];
+
+	/* A wide character never straddles the edge. */
+	ck_assert_uint_eq(text_wrap("abcd\xe4\xb8\xad", 7, 5, starts, 4), 2);
+	ck_assert_uint_eq(starts[1], 4);
+	check_wrap("abcd\xe4\xb8\xad\xe6\x96\x87", 5,
+	    "abcd|\xe4\xb8\xad\xe6\x96\x87");
+	check_wrap("\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad", 5,
+	    "\xe4\xb8\xad\xe6\x96\x87|\xe4\xb8\xad");
+	check_wrap("\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad", 4,
+	    "\xe4\xb8\xad\xe6\x96\x87|\xe4\xb8\xad");
+	check_wrap("ok \xf0\x9f\x98\x80\xf0\x9f\x98\x80", 4,
+	    "ok |\xf0\x9f\x98\x80\xf0\x9f\x98\x80");
+	/* One column, and less. */
+	check_wrap("abc", 1, "a|b|c");
+	check_wrap("a b", 1, "a|b");
+	check_wrap("abc", 0, "a|b|c");
+	check_wrap("abc", -5, "a|b|c");
+	/* Too wide for any row: a row of its own (text_fit then shows none). */
+	ck_assert_uint_eq(text_wrap("\xe4\xb8\xad", 3, 1, starts, 4), 1);
+	ck_assert_uint_eq(text_wrap("a\xe4\xb8\xad" "b", 5, 1, starts, 4), 3);
+	ck_assert_uint_eq(starts[1], 1);
+	ck_assert_uint_eq(starts[2], 4);
+}
+END_TEST
+
+static double
+elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Wraps a 100 KB line of pattern, timing it; returns the row count. */
+static size_t
+wrap_big(const char *pattern, int cols, size_t *starts, size_t maxrows)
+{
+	size_t plen = strlen(pattern), len = 100 * 1024, i, rows;
+	char *s = malloc(len);
+	struct timespec t0, t1;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i + plen <= len; i += plen)
+		memcpy(s + i, pattern, plen);
+	len = i;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rows = text_wrap(s, len, cols, starts, maxrows);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_msg(elapsed_ms(&t0, &t1) < 10.0,
+	    "wrapping 100 KB took %.2f ms", elapsed_ms(&t0, &t1));
+	free(s);
+	return rows;
+}
+
+START_TEST(wrap_100k_is_fast)
+{
+	size_t *starts = calloc(20000, sizeof *starts), i;
+
+	ck_assert_ptr_nonnull(starts);
+	/* 8-byte words ("lorem 1 ") at 80 columns: 10 per row. */
+	ck_assert_uint_eq(wrap_big("lorem 1 ", 80, starts, 20000),
+	    100 * 1024 / 80);
+	for (i = 1; i < 100 * 1024 / 80; i++)
+		ck_assert_uint_eq(starts[i] - starts[i - 1], 80);
+	/* One long word of CJK: 40 characters (120 bytes) a row. */
+	ck_assert_uint_eq(wrap_big("\xe4\xb8\xad", 80, starts, 20000),
+	    (100 * 1024 / 3 + 39) / 40);
+	ck_assert_uint_eq(starts[1], 120);
+	free(starts);
+}
+END_TEST
+
+START_TEST(fit)
+{
+	const char *cjk = "\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad";
+
+	ck_assert_uint_eq(text_fit(NULL, 0, 5), 0);
+	ck_assert_uint_eq(text_fit("abc", 3, 10), 3);
+	ck_assert_uint_eq(text_fit("abc", 3, 3), 3);
+	ck_assert_uint_eq(text_fit("abc", 3, 2), 2);
+	ck_assert_uint_eq(text_fit("abc", 3, 0), 0);
+	ck_assert_uint_eq(text_fit("abc", 3, -1), 0);
+	ck_assert_uint_eq(text_fit(cjk, 9, 6), 9);
+	ck_assert_uint_eq(text_fit(cjk, 9, 5), 6);
+	ck_assert_uint_eq(text_fit(cjk, 9, 4), 6);
+	ck_assert_uint_eq(text_fit(cjk, 9, 3), 3);
+	ck_assert_uint_eq(text_fit(cjk, 9, 1), 0);
+	ck_assert_uint_eq(text_fit("a\xf0\x9f\x98\x80", 5, 2), 1);
+	ck_assert_uint_eq(text_fit("a\xf0\x9f\x98\x80", 5, 3), 5);
+	/* Combining accents stay with the letter before them. */
+	ck_assert_uint_eq(text_fit("e\xcc\x81x", 4, 1), 3);
+	ck_assert_uint_eq(text_fit("caf\xc3\xa9!", 6, 4), 5);
+}
+END_TEST
+
+static Suite *
+text_suite(void)
+{
+	Suite *s = suite_create("text");
+	TCase *tc = tcase_create("text");
+
+	tcase_add_checked_fixture(tc, setup_locale, NULL);
+	tcase_add_test(tc, sanitize_plain_text);
+	tcase_add_test(tc, sanitize_controls);
+	tcase_add_test(tc, sanitize_csi);
+	tcase_add_test(tc, sanitize_osc);
+	tcase_add_test(tc, sanitize_strings_and_short_escapes);
+	tcase_add_test(tc, sanitize_c1_sequences);
+	tcase_add_test(tc, sanitize_invalid_utf8);
+	tcase_add_test(tc, stream_matches_whole_at_every_split);
+	tcase_add_test(tc, stream_matches_whole_byte_by_byte);
+	tcase_add_test(tc, stream_appends_and_flushes);
+	tcase_add_test(tc, widths);
+	tcase_add_test(tc, widths_without_utf8_locale);
+	tcase_add_test(tc, wrap_edges);
+	tcase_add_test(tc, wrap_words);
+	tcase_add_test(tc, wrap_wide_and_narrow);
+	tcase_add_test(tc, wrap_100k_is_fast);
+	tcase_add_test(tc, fit);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(text_suite());
+}
