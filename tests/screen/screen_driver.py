@@ -151,14 +151,13 @@ def region(text, top, left, height, width):
                 continue
             start, end = col, col + w
             col = end
+            if start >= right:
+                break
             kept = start >= left and end <= right
             if kept:
                 cells.append(c)
-            else:                   # a wide character cut by an edge
-                cells.extend(" " * (min(end, right) - max(start, left)) if
-                             end > left and start < right else "")
-            if col >= right:
-                break
+            elif end > left:        # a wide character cut by an edge
+                cells.append(" " * (min(end, right) - max(start, left)))
         out.append("".join(cells).rstrip())
     return "\n".join(out)
 

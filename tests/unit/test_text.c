@@ -54,7 +54,7 @@ START_TEST(sanitize_controls)
 	check_clean("a\nb\n\n", "a\nb\n\n");
 	check_clean("a\r\nb\rc", "a\nbc");
 	check_clean("a\tb\t\tc", "a b  c");
-	check_clean_len("a\0b\x07" "c\x7f" "d\x01\x08\x0b\x0c\x1f" "e", 12,
+	check_clean_len("a\0b\x07" "c\x7f" "d\x01\x08\x0b\x0c\x1f" "e", 13,
 	    "abcde");
 	/* C1 controls other than sequence introducers: NEL, as UTF-8. */
 	check_clean("a\xc2\x85z", "az");
@@ -259,6 +259,9 @@ START_TEST(widths)
 	/* Not printable still takes a cell. */
 	ck_assert_int_eq(text_cp_width(0x9b), 1);
 	ck_assert_int_eq(text_cp_width(0x378), 1);	/* unassigned */
+	/* Unassigned, in a range the built-in table calls wide: in a UTF-8
+	 * locale wcwidth rules, and it says not printable. */
+	ck_assert_int_eq(text_cp_width(0x3097), 1);
 	ck_assert_int_eq(text_cp_width(0x110000), 1);
 
 	ck_assert_uint_eq(text_width(NULL, 0), 0);
@@ -282,7 +285,7 @@ START_TEST(widths_without_utf8_locale)
 	ck_assert_int_eq(text_cp_width(0xac00), 2);
 	ck_assert_int_eq(text_cp_width(0x1f600), 2);
 	ck_assert_int_eq(text_cp_width(0xfffd), 1);
-	ck_assert_uint_eq(text_width("cafe\xcc\x81 \xe4\xb8\xad", 10), 6);
+	ck_assert_uint_eq(text_width("cafe\xcc\x81 \xe4\xb8\xad", 10), 7);
 }
 END_TEST
 
@@ -364,9 +367,12 @@ START_TEST(wrap_words)
 	/* Long words break between characters. */
 	check_wrap("abcdefghij", 4, "abcd|efgh|ij");
 	check_wrap("a verylongword", 5, "a |veryl|ongwo|rd");
-	check_wrap("go supercalifragilistic", 8, "go super|califrag|ilistic");
-	/* A combining accent stays with its letter. */
+	check_wrap("go supercalifragilistic", 8, "go |supercal|ifragili|stic");
+	/* Breaking at the space would not make the word fit. */
+	check_wrap(" abc\xe4\xb8\xad", 4, " abc|\xe4\xb8\xad");
+	/* A combining accent stays with its letter, or its space. */
 	check_wrap("abcde\xcc\x81", 5, "abcde\xcc\x81");
+	check_wrap("ab \xcc\x81" "cd", 4, "ab \xcc\x81|cd");
 	check_wrap("abcdef\xcc\x81 g", 5, "abcde|f\xcc\x81 g");
 }
 END_TEST
