@@ -239,8 +239,10 @@ text_stream_run(struct text_stream *ts, const unsigned char *s, size_t len,
 			}
 			o = text_stream_cp(ts, cp, o);
 		}
-		s += pos - held;
-		len -= pos - held;
+		if (pos > held) {	/* s may be NULL */
+			s += pos - held;
+			len -= pos - held;
+		}
 	}
 
 	for (pos = 0; pos < len; pos += n) {
