@@ -94,7 +94,7 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 	free(title);
 	pane_draw(p, y + 1, x + 1, h - 2, w - 2);
 	if (p->scroll > 0)
-		layout_text(y + h - 1, x + w - 12, 10, ROLE_HINT, " ↑ scrolled ");
+		layout_text(y + h - 1, x + w - 14, 12, ROLE_HINT, " ↑ scrolled ");
 }
 
 /* Teammates in the rectangle: stacked, or in two columns. */

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""The screen, as a person uses it: the real binary in a real terminal
+(tmux), driven with keys and read back with capture-pane, against the
+built-in demo (script provider) and the fake LLM server over HTTP.
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from screen_driver import Results, Screen, expect, region, tmux_available  # noqa: E402
+from fakellm_client import API_KEY, FakeLLM  # noqa: E402
+
+BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
+HUDDLE = os.path.join(BUILD, "src", "huddle")
+
+
+def demo(cols=120, rows=40, env=None):
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    return Screen([HUDDLE, "--demo", "--workdir", work, "--quit-timeout", "3"],
+                  env=env, cols=cols, rows=rows), work
+
+
+def with_fake(fake, cols=120, rows=40):
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    return Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2"],
+                  env={"ANTHROPIC_API_KEY": API_KEY,
+                       "ANTHROPIC_BASE_URL": fake.anthropic_url},
+                  cols=cols, rows=rows)
+
+
+def quit_clean(s):
+    s.send_keys("F10")
+    status = s.exit_status(30)
+    expect(status == 0, "exit status %s" % status)
+
+
+def test_start_and_layout():
+    s, _ = demo()
+    with s:
+        s.wait_for("F10Quit", what="the key bar")
+        screen = s.wait_for(lambda t: "alice · coder" in t and "bob · refactorer" in t,
+                            what="both teammate panes")
+        rows = screen.split("\n")
+        expect(rows[0].startswith("┌ lead"), "the lead's pane is not top left: %r" % rows[0])
+        expect(any("requests ·" in r for r in rows), "no request table")
+        expect(rows[-2 if rows[-1] == "" else -1].startswith("F1Help"), "no key bar")
+        expect(any(r.startswith("lead> ") or r == "lead>" for r in rows), "no input prompt")
+        quit_clean(s)
+
+
+def test_streamed_text_in_the_right_pane():
+    s, _ = demo()
+    with s:
+        screen = s.wait_for("I'll write hello.py first.", 15, "alice's streamed text")
+        rows = screen.split("\n")
+        row = next(i for i, r in enumerate(rows) if "I'll write hello.py first." in r)
+        col = rows[row].index("I'll write")
+        expect(col > 40, "alice's text is not in the right-hand pane (column %d)" % col)
+        quit_clean(s)
+
+
+def test_f5_approves_the_plan():
+    s, work = demo()
+    with s:
+        s.wait_for(re.compile(r"req_[0-9a-f]{8}\s+plan\s+bob → lead\s+\S+\s+pending"), 20,
+                   "bob's pending plan")
+        s.send_keys("F5")
+        s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+approved"), 10, "approved")
+        s.wait_for("Refactor done", 20, "bob acts on the plan")
+        expect("def greet(" in open(os.path.join(work, "hello.py")).read(), "no edit")
+        quit_clean(s)
+
+
+def test_f6_rejects_with_feedback():
+    s, work = demo()
+    with s:
+        s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+pending"), 20, "bob's plan")
+        s.send_keys("F6")
+        s.wait_for("feedback:", 5, "the feedback prompt")
+        s.send_text("add tests first")
+        s.send_keys("Enter")
+        s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+rejected"), 10, "rejected")
+        s.wait_for("add tests first", 10, "the feedback reaches bob")
+        s.wait_for("plan not approved", 20, "bob's edits stay gated")
+        expect("def greeting(" in open(os.path.join(work, "hello.py")).read(),
+               "the file changed without an approved plan")
+        quit_clean(s)
+
+
+def test_f9_shuts_a_teammate_down():
+    s, _ = demo()
+    with s:
+        s.wait_for("Done. Waiting for more work.", 20, "alice idle")
+        s.send_keys("F9")
+        s.wait_for("shut a teammate down", 5, "the menu")
+        s.send_keys("Enter")
+        s.wait_for("alice · coder · terminated", 15, "alice terminated")
+        quit_clean(s)
+
+
+def test_zoom_and_scroll():
+    # A small terminal, so the lead's pane has more than it can show.
+    s, _ = demo(cols=80, rows=24)
+    with s:
+        s.wait_for("Both are working", 15, "the lead's text")
+        s.send_keys("F8")
+        screen = s.wait_for(lambda t: "alice · coder" not in t, 5, "zoomed")
+        first = screen.split("\n")[0]
+        expect(first.startswith("┌ lead") and first.endswith("┐") and len(first) == 80,
+               "the lead's pane is not full width: %r" % first)
+        s.send_keys("F8")
+        s.wait_for("alice · coder", 5, "unzoomed")
+        s.send_keys("PageUp")
+        s.wait_for("↑ scrolled", 5, "scrolled back")
+        s.send_keys("End")
+        s.wait_gone("↑ scrolled", 5)
+        quit_clean(s)
+
+
+def test_typing_and_focus(fake):
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "tool_use",
+                 "calls": [{"name": "spawn_teammate",
+                            "input": {"name": "alice", "role": "coder", "prompt": "Hi."}}]},
+                {"agent": "lead", "kind": "text", "text": "Spawned alice for you.",
+                 "delta_chars": 3, "chunk_delay_ms": 20},
+                *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 6,
+                {"agent": "alice", "kind": "text", "text": "Hello from alice."},
+                {"agent": "alice", "kind": "text", "text": "You said: thanks"},
+                {"agent": "alice", "kind": "tool_use",
+                 "calls": [{"name": "shutdown_response",
+                            "input": {"request_id": "{{request_id}}", "approve": True}}]})
+    with with_fake(fake) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("please spawn alice")
+        s.send_keys("Enter")
+        s.wait_for("you  please spawn alice", 5, "what the person typed")
+        s.wait_for("Spawned alice for you.", 10, "the lead's streamed reply")
+        s.wait_for("Hello from alice.", 10, "alice's reply in her pane")
+        s.send_keys("Tab")
+        s.wait_for(re.compile(r"^alice>", re.M), 5, "focus moves to alice")
+        s.send_text("thanks")
+        s.send_keys("Enter")
+        s.wait_for("You said: thanks", 10, "a message to the focused teammate")
+        s.send_keys("Tab")
+        s.send_keys("Tab")
+        s.wait_for(re.compile(r"^lead>", re.M), 5, "focus cycles back to the lead")
+        quit_clean(s)
+
+
+def test_resize_while_streaming(fake):
+    fake.reset()
+    long_text = " ".join("word%d" % i for i in range(400)) + " THE-END"
+    fake.script({"agent": "lead", "kind": "text", "text": long_text,
+                 "delta_chars": 10, "chunk_delay_ms": 10},
+                *[{"agent": "lead", "kind": "text", "text": "ok"}] * 3)
+    with with_fake(fake) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("word20 ", 10, "streaming started")
+        s.resize(90, 26)
+        s.wait_for(lambda t: t.split("\n")[0].endswith("┐") and
+                   len(t.split("\n")[0]) == 90, 5, "redrawn at 90 columns")
+        s.resize(70, 20)
+        s.wait_for("terminal too small", 5, "the small-terminal notice")
+        s.resize(140, 45)
+        s.wait_for("THE-END", 20, "the end of the stream after resizing")
+        screen = s.text()
+        expect(len(screen.split("\n")[0]) == 140, "not redrawn at 140 columns")
+        quit_clean(s)
+
+
+def test_mouse_focuses_a_pane():
+    s, _ = demo()
+    with s:
+        screen = s.wait_for("bob · refactorer", 15)
+        rows = screen.split("\n")
+        row = next(i for i, r in enumerate(rows) if "bob · refactorer" in r)
+        s.click(80, row + 2)
+        s.wait_for(re.compile(r"^bob>", re.M), 5, "a click focuses bob")
+        quit_clean(s)
+
+
+def test_quit_returns_the_shell():
+    s, _ = demo()
+    with s:
+        s.wait_for("F10Quit")
+        s.send_keys("F10")
+        expect(s.exit_status(30) == 0, "huddle did not exit cleanly")
+        s.wait_for("[exited 0]", 5)
+
+
+def main():
+    if not tmux_available():
+        print("tmux is missing: screen tests skipped")
+        sys.exit(77)
+    r = Results()
+    r.run("start: the layout of DESIGN §6", test_start_and_layout)
+    r.run("streamed text appears in the right pane", test_streamed_text_in_the_right_pane)
+    r.run("F5 approves bob's plan and he acts", test_f5_approves_the_plan)
+    r.run("F6 rejects with feedback; the gate holds", test_f6_rejects_with_feedback)
+    r.run("F9 + Enter shuts a teammate down", test_f9_shuts_a_teammate_down)
+    r.run("F8 zooms, PgUp scrolls, End returns", test_zoom_and_scroll)
+    r.run("a click focuses a pane", test_mouse_focuses_a_pane)
+    r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
+    with FakeLLM() as fake:
+        r.run("typing to the lead and to a focused teammate", test_typing_and_focus, fake)
+        r.run("resizing in the middle of streaming", test_resize_while_streaming, fake)
+    sys.exit(r.finish())
+
+
+if __name__ == "__main__":
+    main()
