@@ -100,10 +100,14 @@ def p7():
 
 
 def huddle_pid(workdir):
-    """The pid of the huddle running in workdir (inside tmux)."""
-    out = subprocess.run(["pgrep", "-f", "src/huddle .*--workdir %s" % workdir],
+    """The huddle process working in workdir (not the shell around it)."""
+    out = subprocess.run(["pgrep", "-f", "--", "--workdir %s" % workdir],
                          capture_output=True, text=True).stdout.split()
-    return int(out[0])
+    for pid in out:
+        with open("/proc/%s/comm" % pid) as f:
+            if f.read().strip() == "huddle":
+                return int(pid)
+    raise SystemExit("bench/screen.py: huddle is not running")
 
 
 def rss_mib(pid):

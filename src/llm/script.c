@@ -310,11 +310,13 @@ script_play(struct script *s, const char *agent,
 		rc = -1;
 	tools = json_object_get(turn, "tools");
 	json_array_foreach(tools, i, tool) {
-		json_t *input = json_deep_copy(json_object_get(tool, "input"));
-		char *id = xasprintf("toolu_script_%lu", tool_base + i);
+		json_t *input;
+		char *id;
 
 		if (rc == -1)
 			break;
+		input = json_deep_copy(json_object_get(tool, "input"));
+		id = xasprintf("toolu_script_%lu", tool_base + i);
 		if (input == NULL)
 			input = json_object();
 		script_expand_json(input, rid);

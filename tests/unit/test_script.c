@@ -29,7 +29,8 @@ static const char scenario[] =
     "   \"status\": 529}}],"
     " \"*\": [{\"text\": \"h\\u00e9llo w\\u00f6rld\", \"chunk_chars\": 2}],"
     " \"slow\": [{\"text\": \"abcdefghij\", \"chunk_chars\": 1,"
-    "   \"chunk_delay_ms\": 1000}]"
+    "   \"chunk_delay_ms\": 1000, \"tools\": [{\"name\": \"bash\","
+    "   \"input\": {\"command\": \"ls\"}}]}]"
     "}}";
 
 struct heard {
