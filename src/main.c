@@ -322,7 +322,7 @@ run_team(const struct options *o, const struct llm_config *cfg)
 		free(err);
 	}
 	rc = o->headless ? headless_run(t) : ui_run(t, o->demo ? DEMO_HINT :
-	    NULL);
+	    NULL, o->resume);
 	team_free(t);
 	if (o->demo && !o->headless)
 		printf("huddle: the demo's files are in %s\n", workdir);

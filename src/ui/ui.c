@@ -149,7 +149,7 @@ ui_setup(void)
 }
 
 int
-ui_run(struct team *t, const char *hint)
+ui_run(struct team *t, const char *hint, int resumed)
 {
 	struct view *v;
 	int64_t next_tick = clock_mono_ms() + 1000, last_draw = 0;
@@ -159,6 +159,8 @@ ui_run(struct team *t, const char *hint)
 		return 1;
 	ui_setup();
 	v = view_new(t);
+	if (resumed)
+		view_load_history(v, 200);
 	if (hint != NULL)
 		view_hint(v, ROLE_HINT, "%s", hint);
 

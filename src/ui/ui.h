@@ -10,9 +10,10 @@ struct team;
 
 /*
  * Runs the screen until the person quits and the team has shut down.
- * `hint`, when not NULL, is shown first (the demo's guide). Returns the
- * exit status.
+ * `hint`, when not NULL, is shown first (the demo's guide); `resumed`
+ * fills the panes with the stored conversations first. Returns the exit
+ * status.
  */
-int ui_run(struct team *t, const char *hint);
+int ui_run(struct team *t, const char *hint, int resumed);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/roster.h"
+#include "core/transcript.h"
 #include "ui/view.h"
 #include "util/xmalloc.h"
 
@@ -125,6 +126,83 @@ view_first_line(const char *s)
 		more += *p == '\n' && p[1] != '\0';
 	return xasprintf("%.*s (+%zu line%s)", (int)(nl - s), s, more,
 	    more == 1 ? "" : "s");
+}
+
+/* Shows one stored transcript entry in a pane, as it looked live. */
+static void
+view_entry(struct pane *p, json_t *entry)
+{
+	const char *role = jstr(entry, "role");
+	int user = strcmp(role, "user") == 0;
+	json_t *content = json_object_get(entry, "content"), *b;
+	size_t i;
+
+	json_array_foreach(content, i, b) {
+		const char *type = jstr(b, "type");
+		char *line = NULL;
+
+		if (strcmp(type, "text") == 0 && !user)
+			pane_add(p, ROLE_NORMAL, jstr(b, "text"));
+		else if (strcmp(type, "text") == 0) {
+			const char *t = jstr(b, "text");
+			static const char you[] = "[message from user] ";
+
+			if (strncmp(t, you, sizeof you - 1) == 0) {
+				line = xasprintf("you  %s", t + sizeof you - 1);
+				pane_add(p, ROLE_YOU, line);
+			} else
+				pane_add(p, ROLE_MESSAGE, t);
+		} else if (strcmp(type, "tool_use") == 0) {
+			char *summary = view_tool_summary(jstr(b, "name"),
+			    json_object_get(b, "input"));
+
+			line = xasprintf("▸ %s", summary);
+			free(summary);
+			pane_add(p, ROLE_TOOL, line);
+		} else if (strcmp(type, "tool_result") == 0) {
+			char *first = view_first_line(json_is_string(
+			    json_object_get(b, "content")) ? jstr(b, "content") :
+			    "(output)");
+
+			line = xasprintf("  %s", first);
+			free(first);
+			pane_add(p, json_is_true(json_object_get(b, "is_error")) ?
+			    ROLE_TOOL_ERROR : ROLE_DIM, line);
+		}
+		free(line);
+	}
+}
+
+void
+view_load_history(struct view *v, size_t last)
+{
+	struct member *m;
+	size_t n = roster_list(team_store(v->team), &m), i, k, len;
+	char *err = NULL;
+
+	for (i = 0; i < n; i++) {
+		struct pane *p = view_pane(v, m[i].name, m[i].is_lead ? "lead" :
+		    m[i].role);
+		json_t *t = transcript_load(team_store(v->team), m[i].name,
+		    &err);
+
+		pane_set_status(p, member_status_name(m[i].status));
+		p->tokens = m[i].tokens_in + m[i].tokens_out;
+		if (t == NULL) {
+			pane_add(p, ROLE_ERROR, err);
+			free(err);
+			err = NULL;
+			continue;
+		}
+		len = json_array_size(t);
+		if (len > 0) {
+			for (k = len > last ? len - last : 0; k < len; k++)
+				view_entry(p, json_array_get(t, k));
+			pane_add(p, ROLE_DIM, "— resumed —");
+		}
+		json_decref(t);
+	}
+	member_free_array(m, n);
 }
 
 static void

@@ -63,6 +63,10 @@ struct view {
 struct view *view_new(struct team *t);
 void view_free(struct view *v);
 
+/* Fills the panes with the last `last` stored turns of every member
+ * (after --resume). */
+void view_load_history(struct view *v, size_t last);
+
 /* Applies one event. Returns 1 when the screen should be redrawn. */
 int view_apply(struct view *v, const struct event *e);
 

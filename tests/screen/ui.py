@@ -6,6 +6,8 @@ built-in demo (script provider) and the fake LLM server over HTTP.
 
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
 
@@ -187,6 +189,39 @@ def test_mouse_focuses_a_pane():
         quit_clean(s)
 
 
+def test_resume_shows_the_conversation():
+    s, work = demo()
+    with s:
+        s.wait_for("I'll write hello.py first.", 15, "alice at work")
+        s.send_keys("F10")
+        expect(s.exit_status(30) == 0, "the demo did not quit cleanly")
+    script = os.path.join(work, "none.json")
+    with open(script, "w") as f:
+        f.write('{"agents": {}}')
+    with Screen([HUDDLE, "--resume", "--provider", "script", "--script", script,
+                 "--workdir", work, "--quit-timeout", "1"], cols=120, rows=40) as s:
+        screen = s.wait_for("— resumed —", 10, "the stored conversations")
+        expect("you  Show me how a team works." in screen, "the lead's history is missing")
+        expect("I'll write hello.py first." in screen, "alice's history is missing")
+        quit_clean(s)
+
+
+def test_fatal_signal_restores_the_terminal():
+    s, work = demo()
+    with s:
+        s.wait_for("F10Quit")
+        pid = int(subprocess.run(["pgrep", "-f", "--", "--workdir %s" % work],
+                                 capture_output=True, text=True).stdout.split()[-1])
+        with open("/proc/%d/comm" % pid) as f:
+            expect(f.read().strip() == "huddle", "not huddle's pid")
+        os.kill(pid, signal.SIGSEGV)
+        s.wait_for("[exited 139]", 10, "huddle dies of the signal")
+        screen = s.text()
+        # The alternate screen was left: huddle's frame is gone.
+        expect("F10Quit" not in screen and "┌ lead" not in screen,
+               "the terminal was not restored:\n" + screen)
+
+
 def test_quit_returns_the_shell():
     s, _ = demo()
     with s:
@@ -209,6 +244,8 @@ def main():
     r.run("F8 zooms, PgUp scrolls, End returns", test_zoom_and_scroll)
     r.run("a click focuses a pane", test_mouse_focuses_a_pane)
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
+    r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
+    r.run("a fatal signal restores the terminal", test_fatal_signal_restores_the_terminal)
     with FakeLLM() as fake:
         r.run("typing to the lead and to a focused teammate", test_typing_and_focus, fake)
         r.run("resizing in the middle of streaming", test_resize_while_streaming, fake)
