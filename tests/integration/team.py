@@ -120,7 +120,9 @@ def test_lead_reviews_plan(fake):
         call("lead", "review_plan", request_id="{{request_id}}", approve=True,
              feedback="go ahead"),
         *notes("lead"),
-        call("bob", "submit_plan", plan="1. do it"),
+        # Late enough that the lead has ended its turn: its next turn is
+        # then the review.
+        dict(call("bob", "submit_plan", plan="1. do it"), delay_ms=2000),
         call("bob", "write_file", path="done.txt", content="ok"),
         say("bob", "Done."),
         call("bob", "shutdown_response", request_id="{{request_id}}", approve=True))
