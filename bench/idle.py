@@ -58,7 +58,7 @@ def huddle_pid(workdir):
         with open("/proc/%s/comm" % pid) as f:
             if f.read().strip() == "huddle":
                 return int(pid)
-    raise SystemExit("bench/idle.py: huddle is not running")
+    raise SystemExit("bench: no huddle runs in %s" % workdir)
 
 
 def measure(pid, seconds):

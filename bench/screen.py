@@ -30,6 +30,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
 sys.path.insert(0, os.path.join(TOP, "tests", "screen"))
+sys.path.insert(0, os.path.join(TOP, "bench"))
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "build"))
 HUDDLE = os.path.join(BUILD, "src", "huddle")
 os.environ["top_srcdir"] = TOP
@@ -37,6 +38,7 @@ os.environ["top_builddir"] = BUILD
 
 from fakellm_client import API_KEY, FakeLLM  # noqa: E402
 from screen_driver import Screen  # noqa: E402
+from idle import huddle_pid  # noqa: E402
 
 ENV = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 
@@ -97,17 +99,6 @@ def p7():
                                   "--workdir", work, "--quit-timeout", "0"]))
     print("P7 --resume of a team with 1,000 messages -> first frame (5 runs): "
           "median %.1f ms, max %.1f ms" % (median(times) * 1000, max(times) * 1000))
-
-
-def huddle_pid(workdir):
-    """The huddle process working in workdir (not the shell around it)."""
-    out = subprocess.run(["pgrep", "-f", "--", "--workdir %s" % workdir],
-                         capture_output=True, text=True).stdout.split()
-    for pid in out:
-        with open("/proc/%s/comm" % pid) as f:
-            if f.read().strip() == "huddle":
-                return int(pid)
-    raise SystemExit("bench/screen.py: huddle is not running")
 
 
 def rss_mib(pid):
