@@ -1,7 +1,7 @@
 /*
  * bench/screen: the cost of the screen (TARGETS.md P5, P7 preparation).
  *
- *   bench/screen redraw [PANES] [LINES]
+ *   bench/screen redraw [PANES] [LINES] [COLS] [ROWS]
  *	Builds a view with PANES panes (default 33: the lead and 32
  *	teammates) of LINES lines each (default 5,000), in a real curses
  *	terminal writing to /dev/null, and prints the time of a full redraw
@@ -54,7 +54,7 @@ cmp(const void *a, const void *b)
 }
 
 static int
-redraw(int npanes, int nlines)
+redraw(int npanes, int nlines, int cols, int rows)
 {
 	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
 	SCREEN *scr;
@@ -69,7 +69,7 @@ redraw(int npanes, int nlines)
 		return 1;
 	}
 	set_term(scr);
-	resizeterm(50, 200);
+	resizeterm(rows, cols);
 	color_init();
 	v = view_new(NULL);
 	for (i = 0; i < npanes; i++) {
@@ -99,9 +99,9 @@ redraw(int npanes, int nlines)
 		us[i] = clock_mono_us() - start;
 	}
 	qsort(us, 50, sizeof *us, cmp);
-	printf("P5 full redraw: %d panes x %d lines, 200x50 terminal\n"
-	    "  p50 %.3f ms  max %.3f ms\n", npanes, nlines, us[25] / 1000.0,
-	    us[49] / 1000.0);
+	printf("P5 full redraw: %d panes x %d lines, %dx%d terminal\n"
+	    "  p50 %.3f ms  max %.3f ms\n", npanes, nlines, cols, rows,
+	    us[25] / 1000.0, us[49] / 1000.0);
 	printf("P5 RSS with that scrollback: %.1f MiB (%.1f MiB before the "
 	    "panes)\n", rss_kib() / 1024.0, before / 1024.0);
 	view_free(v);
@@ -170,10 +170,13 @@ main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "redraw") == 0)
 		return redraw(argc > 2 ? atoi(argv[2]) : 33,
-		    argc > 3 ? atoi(argv[3]) : 5000);
+		    argc > 3 ? atoi(argv[3]) : 5000,
+		    argc > 4 ? atoi(argv[4]) : 200,
+		    argc > 5 ? atoi(argv[5]) : 50);
 	if (argc == 4 && strcmp(argv[1], "make-team") == 0)
 		return make_team(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: bench/screen redraw [PANES] [LINES]\n"
+	fprintf(stderr, "usage: bench/screen redraw [PANES] [LINES] [COLS] "
+	    "[ROWS]\n"
 	    "       bench/screen make-team DIR MESSAGES\n");
 	return 2;
 }
