@@ -231,6 +231,33 @@ def test_quit_returns_the_shell():
         s.wait_for("[exited 0]", 5)
 
 
+def test_escape_sequences_are_stripped(fake):
+    fake.reset()
+    evil = ("before\x1b[2J\x1b[H\x1b]0;pwned-title\x07\x1b]8;;http://x\x1b\\link"
+            "\x1b]8;;\x1b\\ \x1b[31mRED\x1b[0m \x1bPdcs\x1b\\\u009b2Jafter")
+    fake.script({"agent": "lead", "kind": "tool_use", "text": evil, "split": 3,
+                 "calls": [{"name": "bash",
+                            "input": {"command": "printf 'out\\033[2J\\033]0;tool-title\\007put'"}}]},
+                {"agent": "lead", "kind": "text", "text": "done"},
+                *[{"agent": "lead", "kind": "text", "text": "ok"}] * 3)
+    with with_fake(fake) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        screen = s.wait_for("done", 10, "the lead's replies")
+        expect("beforelink RED after" in screen,
+               "the text is not shown cleanly:\n" + screen)
+        expect("output" in screen, "the tool output is not shown cleanly")
+        expect("┌ lead" in screen and "F10Quit" in screen,
+               "an escape sequence cleared the screen")
+        title = s.info("#{pane_title}")
+        expect("pwned" not in title and "tool-title" not in title,
+               "model output set the terminal title: %r" % title)
+        raw = s.text(escapes=True)
+        expect("\x1b[31mRED" not in raw, "the model's colour reached the terminal")
+        quit_clean(s)
+
+
 def main():
     if not tmux_available():
         print("tmux is missing: screen tests skipped")
@@ -249,6 +276,8 @@ def main():
     with FakeLLM() as fake:
         r.run("typing to the lead and to a focused teammate", test_typing_and_focus, fake)
         r.run("resizing in the middle of streaming", test_resize_while_streaming, fake)
+        r.run("model and tool output cannot inject escape sequences",
+              test_escape_sequences_are_stripped, fake)
     sys.exit(r.finish())
 
 
