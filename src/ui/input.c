@@ -10,7 +10,6 @@
 #include "ui/color.h"
 #include "ui/input.h"
 #include "ui/text.h"
-#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 void
