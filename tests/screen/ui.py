@@ -222,6 +222,20 @@ def test_fatal_signal_restores_the_terminal():
                "the terminal was not restored:\n" + screen)
 
 
+def test_no_color():
+    colour = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5;\d+|48;5;\d+)[0-9;]*m")
+    s, _ = demo(env={"NO_COLOR": "1"})
+    with s:
+        s.wait_for("alice · coder", 15)
+        expect(not colour.search(s.text(escapes=True)), "colours despite NO_COLOR")
+        quit_clean(s)
+    s, _ = demo()
+    with s:
+        s.wait_for("alice · coder", 15)
+        expect(colour.search(s.text(escapes=True)), "no colours without NO_COLOR")
+        quit_clean(s)
+
+
 def test_quit_returns_the_shell():
     s, _ = demo()
     with s:
@@ -271,6 +285,7 @@ def main():
     r.run("F8 zooms, PgUp scrolls, End returns", test_zoom_and_scroll)
     r.run("a click focuses a pane", test_mouse_focuses_a_pane)
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
+    r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
     r.run("a fatal signal restores the terminal", test_fatal_signal_restores_the_terminal)
     with FakeLLM() as fake:
