@@ -3,7 +3,7 @@
  * team's event queue and a signal pipe, with a one-second tick.
  *
  * Each output line is {"event": NAME, "agent": WHO, "t": MS, …fields}; "t"
- * is milliseconds since start. Commands answer with "reply" events (or
+ * is milliseconds since the team was opened. Commands answer with "reply" events (or
  * "error" ones), so a script can tell what its input did.
  */
 #include "config.h"
@@ -217,7 +217,7 @@ headless_events(struct headless *h)
 int
 headless_run(struct team *t)
 {
-	struct headless h = { t, clock_mono_us(), NULL, 0, 0, 0, 0 };
+	struct headless h = { t, team_epoch_us(t), NULL, 0, 0, 0, 0 };
 	struct sigaction sa;
 	int64_t next_tick = clock_mono_ms() + 1000;
 	int evfd = evq_fd(team_events(t));

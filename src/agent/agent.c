@@ -196,6 +196,8 @@ agent_run_tools(struct agent *a, json_t *calls)
 		    json_null()));
 		if (atomic_load(&a->stop))
 			tool_error(&out, "not run: the agent is stopping");
+		else if (a->leaving)
+			tool_error(&out, "not run: you approved your shutdown");
 		else
 			tools_run(a, name ? name : "", input, &out);
 		if (out.text == NULL || *out.text == '\0') {
@@ -405,20 +407,15 @@ agent_finish(struct agent *a)
 {
 	struct team *t = a->team;
 	char *err = NULL;
-	const char *why = NULL;
 
-	if (a->leaving)
-		why = a->leave_reason;
-	else if (atomic_load(&a->forced))
-		why = "stopped by force";
-	if (why != NULL && !a->is_lead) {
-		char *text = xasprintf("%s has terminated: %s", a->name, why);
-
-		if (protocol_terminate(t->proto, a->name, text, &err) == -1) {
-			agent_error(a, "could not record the end: %s", err);
-			free(err);
-		}
-		free(text);
+	/* An approved shutdown was recorded with the approval itself. */
+	if (atomic_load(&a->forced) && !a->leaving && !a->is_lead &&
+	    protocol_terminate(t->proto, a->name, "stopped by force",
+	    &err) == -1) {
+		agent_error(a, "could not record the end: %s", err);
+		free(err);
+	}
+	if (a->leaving || (atomic_load(&a->forced) && !a->is_lead)) {
 		a->status = MEMBER_TERMINATED;
 		evq_push(&t->events, EV_STATUS, a->name, json_pack("{s:s}",
 		    "status", "terminated"));
@@ -445,6 +442,15 @@ agent_main(void *arg)
 	if (role != NULL && strcmp(role, "assistant") == 0)
 		a->answered = json_array_size(a->transcript);
 	agent_repair(a);
+	/* A permission request is only worth anything to the call blocked
+	 * on it; after a restart nobody waits for an old one. */
+	if (protocol_cancel_from(t->proto, a->name, REQ_PERMISSION, "huddle "
+	    "restarted while the command waited; it was not run", &err) ==
+	    -1) {
+		agent_error(a, "%s", err);
+		free(err);
+		err = NULL;
+	}
 
 	while (!atomic_load(&a->stop) && !a->leaving) {
 		uint64_t gen = bus_generation(t->bus, a->name);

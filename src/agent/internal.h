@@ -56,6 +56,7 @@ struct team {
 	struct protocol		*proto;
 	struct evq		 events;
 	struct policy		*policy;
+	int64_t			 epoch_us;	/* when opened */
 
 	pthread_mutex_t		 lock;		/* agents, lead_waits */
 	struct agent		**agents;

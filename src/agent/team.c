@@ -68,6 +68,7 @@ team_open(const struct team_options *o, char **err)
 	size_t n;
 
 	t->opts = *o;
+	t->epoch_us = clock_mono_us();
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
@@ -120,6 +121,12 @@ struct store *
 team_store(struct team *t)
 {
 	return t->store;
+}
+
+int64_t
+team_epoch_us(struct team *t)
+{
+	return t->epoch_us;
 }
 
 struct protocol *
@@ -208,6 +215,9 @@ int
 team_spawn(struct team *t, const char *name, const char *role,
     const char *prompt, int plan_required, char **err)
 {
+	struct message task = { 0 };
+	int rc;
+
 	if (atomic_load(&t->quitting)) {
 		*err = xstrdup("the team is shutting down");
 		return -1;
@@ -217,13 +227,21 @@ team_spawn(struct team *t, const char *name, const char *role,
 		    "down first", t->opts.max_teammates);
 		return -1;
 	}
-	if (roster_add(t->store, name, role, prompt, plan_required, err) == -1)
+	/* The member and its task, its first message, commit together and
+	 * before its thread starts: a crash at any point loses nothing. */
+	if (store_begin(t->store, err) == -1)
 		return -1;
-	/* The task is the teammate's first message, committed before its
-	 * thread starts: a crash in between loses nothing. */
-	if (bus_send(t->bus, ROSTER_LEAD, name, MSG_MESSAGE, prompt, NULL,
-	    err) < 0)
+	rc = roster_add_tx(t->store, name, role, prompt, plan_required, err);
+	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, name, MSG_MESSAGE,
+	    prompt, NULL, &task, err) < 0)
+		rc = -1;
+	if (store_end(t->store, rc == 0, rc == 0 ? err : NULL) == -1) {
+		message_clear(&task);
 		return -1;
+	}
+	bus_wake(t->bus, name);
+	bus_announce(t->bus, &task);
+	message_clear(&task);
 	team_lead_waits(t, name, 1);
 	evq_push(&t->events, EV_SPAWNED, name, json_pack("{s:s, s:b}", "role",
 	    role, "plan_required", plan_required));

@@ -50,6 +50,9 @@ int team_start(struct team *t, char **err);
 struct evq *team_events(struct team *t);
 
 struct store *team_store(struct team *t);
+
+/* When the team was opened (clock_mono_us): the zero of event times. */
+int64_t team_epoch_us(struct team *t);
 struct protocol *team_protocol(struct team *t);
 
 /* The person says `text` to member `to` (the lead by default). */

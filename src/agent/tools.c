@@ -115,6 +115,10 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		}
 		free(body);
 		if ((r = agent_await(a, id, 0)) == NULL) {
+			/* Nobody will wait for the answer any more. */
+			if (protocol_cancel(t->proto, id, "the teammate stopped "
+			    "before the decision", &err) == -1)
+				free(err);
 			tool_error(o, "not run: stopped while waiting for "
 			    "permission (%s)", id);
 			return;

@@ -19,10 +19,13 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
+struct protocol;
+struct proto_outbox;
+
 /* What approving a request does beyond its state change; runs inside the
- * deciding transaction. */
-typedef int (*proto_effect_fn)(struct store *s, const struct request *r,
-    char **err);
+ * deciding transaction, so the decision and its effect commit together. */
+typedef int (*proto_effect_fn)(struct protocol *p, struct proto_outbox *o,
+    const struct request *r, char **err);
 
 struct proto_kind {
 	const char	*name;
@@ -36,14 +39,16 @@ struct proto_kind {
 
 static void proto_read_all(sqlite3_stmt *, struct request **, size_t *,
     size_t *);
-static int proto_lift_plan_gate(struct store *, const struct request *,
-    char **);
+static int proto_lift_plan_gate(struct protocol *, struct proto_outbox *,
+    const struct request *, char **);
+static int proto_retire_target(struct protocol *, struct proto_outbox *,
+    const struct request *, char **);
 
 /* Adding a protocol is adding a row here (and its two message types). */
 static const struct proto_kind proto_kinds[REQ_TYPE_COUNT] = {
 	[REQ_SHUTDOWN] = {
 		"shutdown", MSG_SHUTDOWN_REQUEST, MSG_SHUTDOWN_RESPONSE,
-		"reason", PROTO_BY_TARGET, 60 * 1000, NULL,
+		"reason", PROTO_BY_TARGET, 60 * 1000, proto_retire_target,
 	},
 	[REQ_PLAN_APPROVAL] = {
 		"plan", MSG_PLAN_APPROVAL_REQUEST, MSG_PLAN_APPROVAL_RESPONSE,
@@ -138,9 +143,10 @@ req_status_parse(const char *name)
 }
 
 static int
-proto_lift_plan_gate(struct store *s, const struct request *r, char **err)
+proto_lift_plan_gate(struct protocol *p, struct proto_outbox *o,
+    const struct request *r, char **err)
 {
-	return roster_approve_plan_tx(s, r->from, err);
+	return roster_approve_plan_tx(p->store, r->from, err);
 }
 
 struct protocol *
@@ -458,10 +464,6 @@ proto_decide_tx(struct protocol *p, struct proto_outbox *o,
 	free(r->decided_by);
 	r->decided_by = xstrdup_or_null(by);
 
-	if (status == REQ_APPROVED && k->on_approve != NULL &&
-	    k->on_approve(p->store, r, err) == -1)
-		return -1;
-
 	meta = json_pack("{s:s, s:b, s:s}", "request_id", r->id, "approve",
 	    status == REQ_APPROVED, k->text_field, r->response);
 	if (status == REQ_EXPIRED || status == REQ_CANCELLED)
@@ -472,6 +474,10 @@ proto_decide_tx(struct protocol *p, struct proto_outbox *o,
 	json_decref(meta);
 	if (rc == 0)
 		proto_outbox_add(o, r);
+	/* The effect comes after the answer, so the requester hears the
+	 * decision before its consequences. */
+	if (rc == 0 && status == REQ_APPROVED && k->on_approve != NULL)
+		rc = k->on_approve(p, o, r, err);
 	return rc;
 }
 
@@ -626,34 +632,87 @@ protocol_cancel(struct protocol *p, const char *id, const char *why,
 	return rc;
 }
 
-int
-protocol_terminate(struct protocol *p, const char *name, const char *why,
-    char **err)
+/*
+ * Inside a transaction: marks `name` terminated, cancels every pending
+ * request it sent or had to answer, and tells the lead.
+ */
+static int
+proto_terminate_tx(struct protocol *p, struct proto_outbox *o,
+    const char *name, const char *why, char **err)
 {
-	struct proto_outbox o = { 0 };
 	sqlite3_stmt *st;
-	char *text;
+	char *text = xasprintf("%s has terminated", name);
 	int rc;
 
-	if (store_begin(p->store, err) == -1)
-		return -1;
-	text = xasprintf("%s has terminated", name);
 	rc = roster_set_status_tx(p->store, name, MEMBER_TERMINATED, err);
 	if (rc == 0) {
 		st = store_stmt(p->store, "SELECT " PROTO_COLUMNS
 		    " FROM requests WHERE status = 'pending'"
 		    " AND (sender = ?1 OR target = ?1) ORDER BY created_at");
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		rc = proto_close_all_tx(p, &o, st, REQ_CANCELLED, text, err);
+		rc = proto_close_all_tx(p, o, st, REQ_CANCELLED, text, err);
 	}
 	if (rc >= 0 && strcmp(name, ROSTER_LEAD) != 0)
-		rc = proto_post_tx(p, &o, name, ROSTER_LEAD,
+		rc = proto_post_tx(p, o, name, ROSTER_LEAD,
 		    MSG_TEAMMATE_TERMINATED, why && *why ? why : text, NULL,
 		    err);
 	free(text);
-	rc = store_end(p->store, rc >= 0, rc >= 0 ? err : NULL);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * An approved shutdown ends the teammate in the same transaction: a crash
+ * right after the answer cannot bring it back on --resume. Its thread
+ * only finishes the tool round in hand.
+ */
+static int
+proto_retire_target(struct protocol *p, struct proto_outbox *o,
+    const struct request *r, char **err)
+{
+	char *why = xasprintf("%s has terminated: approved shutdown %s%s%s",
+	    r->to, r->id, r->response && *r->response ? ": " : "",
+	    r->response ? r->response : "");
+	int rc = proto_terminate_tx(p, o, r->to, why, err);
+
+	free(why);
+	return rc;
+}
+
+int
+protocol_terminate(struct protocol *p, const char *name, const char *why,
+    char **err)
+{
+	struct proto_outbox o = { 0 };
+	int rc;
+
+	if (store_begin(p->store, err) == -1)
+		return -1;
+	rc = proto_terminate_tx(p, &o, name, why, err);
+	rc = store_end(p->store, rc == 0, rc == 0 ? err : NULL);
 	proto_outbox_flush(p, &o, rc == 0);
 	return rc;
+}
+
+int
+protocol_cancel_from(struct protocol *p, const char *name,
+    enum req_type type, const char *why, char **err)
+{
+	struct proto_outbox o = { 0 };
+	sqlite3_stmt *st;
+	int n;
+
+	if (store_begin(p->store, err) == -1)
+		return -1;
+	st = store_stmt(p->store, "SELECT " PROTO_COLUMNS " FROM requests"
+	    " WHERE status = 'pending' AND sender = ? AND type = ?"
+	    " ORDER BY created_at");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, p->kinds[type].name, -1, SQLITE_STATIC);
+	n = proto_close_all_tx(p, &o, st, REQ_CANCELLED, why, err);
+	if (store_end(p->store, n >= 0, n >= 0 ? err : NULL) == -1)
+		n = -1;
+	proto_outbox_flush(p, &o, n >= 0);
+	return n;
 }
 
 struct request *

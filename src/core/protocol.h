@@ -10,7 +10,8 @@
  *	pending --target or sender gone--> cancelled
  *
  * and differs only in one row of a table: its message names, who may
- * answer, its timeout and what approval does. A request and the message
+ * answer, its timeout and what approval does (a plan lifts the
+ * teammate's gate; a shutdown ends the teammate). A request and the message
  * that carries it are committed together; so are a decision, its side
  * effect and the message that reports it. Listeners hear of every state
  * change after it is committed.
@@ -138,6 +139,14 @@ int protocol_tick(struct protocol *p, int64_t now_ms);
  */
 int protocol_cancel(struct protocol *p, const char *id, const char *why,
     char **err);
+
+/*
+ * Cancels every pending request of `type` that `name` sent (say, the
+ * permission requests of an agent that no longer waits for them). Returns
+ * how many, or -1 with *err.
+ */
+int protocol_cancel_from(struct protocol *p, const char *name,
+    enum req_type type, const char *why, char **err);
 
 /*
  * Marks member `name` terminated, cancels every pending request it sent or

@@ -71,20 +71,16 @@ bad:
 }
 
 int
-roster_add(struct store *s, const char *name, const char *role,
+roster_add_tx(struct store *s, const char *name, const char *role,
     const char *prompt, int plan_required, char **err)
 {
 	sqlite3_stmt *st;
 	int64_t now = clock_wall_ms();
-	int rc;
 
 	if (roster_check_name(name, err) == -1)
 		return -1;
-	if (store_begin(s, err) == -1)
-		return -1;
 	if (roster_status_tx(s, name) != -1) {
 		*err = xasprintf("a member named '%s' already exists", name);
-		store_end(s, 0, NULL);
 		return -1;
 	}
 	st = store_stmt(s, "INSERT INTO members (name, role, prompt, is_lead,"
@@ -97,8 +93,21 @@ roster_add(struct store *s, const char *name, const char *role,
 	sqlite3_bind_int(st, 5, plan_required != 0);
 	sqlite3_bind_int64(st, 6, now);
 	sqlite3_bind_int64(st, 7, now);
-	rc = store_step_done(s, st, err);
-	return store_end(s, rc == 0, err);
+	return store_step_done(s, st, err);
+}
+
+int
+roster_add(struct store *s, const char *name, const char *role,
+    const char *prompt, int plan_required, char **err)
+{
+	int rc;
+
+	if (roster_check_name(name, err) == -1)
+		return -1;
+	if (store_begin(s, err) == -1)
+		return -1;
+	rc = roster_add_tx(s, name, role, prompt, plan_required, err);
+	return store_end(s, rc == 0, rc == 0 ? err : NULL);
 }
 
 int

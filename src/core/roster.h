@@ -57,6 +57,10 @@ int roster_check_name(const char *name, char **err);
 int roster_add(struct store *s, const char *name, const char *role,
     const char *prompt, int plan_required, char **err);
 
+/* Inside a transaction: roster_add. */
+int roster_add_tx(struct store *s, const char *name, const char *role,
+    const char *prompt, int plan_required, char **err);
+
 /* Sets a member's status. Returns 0, or -1 with *err (unknown member). */
 int roster_set_status(struct store *s, const char *name,
     enum member_status status, char **err);

@@ -154,11 +154,16 @@ END_TEST
 START_TEST(shutdown_approved_by_target_reaches_requester)
 {
 	struct tu_team t;
-	char id[PROTO_ID_SIZE];
-	struct message *m;
+	char id[PROTO_ID_SIZE], plan[PROTO_ID_SIZE];
+	struct message *msgs;
+	struct member *alice;
 	struct request *r;
+	char *err = NULL;
+	size_t n;
 
 	tu_team_open(&t);
+	open_request(&t, REQ_PLAN_APPROVAL, "alice", "lead", "p", plan);
+	message_free_array(only_message(&t, "lead"), 1);
 	open_request(&t, REQ_SHUTDOWN, "lead", "alice", "", id);
 	expect_verdict(&t, id, MSG_SHUTDOWN_RESPONSE, "alice", 1,
 	    PROTO_DECIDED, "approved");
@@ -169,15 +174,47 @@ START_TEST(shutdown_approved_by_target_reaches_requester)
 	ck_assert_int_ge(r->decided_at, r->created_at);
 	request_free(r);
 
-	m = only_message(&t, "lead");
-	ck_assert_int_eq(m->type, MSG_SHUTDOWN_RESPONSE);
-	ck_assert_str_eq(m->from, "alice");
-	ck_assert_str_eq(json_string_value(json_object_get(m->metadata,
+	/* The approval ends alice in the same transaction: terminated, her
+	 * own pending requests cancelled, the lead told. */
+	alice = roster_get(t.store, "alice");
+	ck_assert_int_eq(alice->status, MEMBER_TERMINATED);
+	member_free(alice);
+	ck_assert_int_eq(status_of(&t, plan), REQ_CANCELLED);
+
+	/* The lead hears the answer first, then its consequence. */
+	ck_assert_int_eq(bus_drain(t.bus, "lead", &msgs, &n, &err), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(msgs[0].type, MSG_SHUTDOWN_RESPONSE);
+	ck_assert_str_eq(msgs[0].from, "alice");
+	ck_assert_str_eq(json_string_value(json_object_get(msgs[0].metadata,
 	    "request_id")), id);
-	ck_assert(json_is_true(json_object_get(m->metadata, "approve")));
-	ck_assert_str_eq(json_string_value(json_object_get(m->metadata,
+	ck_assert(json_is_true(json_object_get(msgs[0].metadata, "approve")));
+	ck_assert_str_eq(json_string_value(json_object_get(msgs[0].metadata,
 	    "reason")), "because");
-	message_free_array(m, 1);
+	ck_assert_int_eq(msgs[1].type, MSG_TEAMMATE_TERMINATED);
+	ck_assert_ptr_nonnull(strstr(msgs[1].content, id));
+	message_free_array(msgs, n);
+	tu_team_close(&t);
+}
+END_TEST
+
+START_TEST(cancel_from_withdraws_a_members_requests_of_one_type)
+{
+	struct tu_team t;
+	char p1[PROTO_ID_SIZE], p2[PROTO_ID_SIZE], plan[PROTO_ID_SIZE];
+	char *err = NULL;
+
+	tu_team_open(&t);
+	open_request(&t, REQ_PERMISSION, "alice", "lead", "sudo a", p1);
+	open_request(&t, REQ_PERMISSION, "alice", "lead", "sudo b", p2);
+	open_request(&t, REQ_PLAN_APPROVAL, "alice", "lead", "plan", plan);
+	ck_assert_int_eq(protocol_cancel_from(t.proto, "alice", REQ_PERMISSION,
+	    "restarted", &err), 2);
+	ck_assert_int_eq(status_of(&t, p1), REQ_CANCELLED);
+	ck_assert_int_eq(status_of(&t, p2), REQ_CANCELLED);
+	ck_assert_int_eq(status_of(&t, plan), REQ_PENDING);
+	ck_assert_int_eq(protocol_cancel_from(t.proto, "alice", REQ_PERMISSION,
+	    "again", &err), 0);
 	tu_team_close(&t);
 }
 END_TEST
@@ -655,6 +692,8 @@ protocol_suite(void)
 	tcase_add_test(tc,
 	    request_to_unknown_or_gone_member_fails_and_leaves_nothing);
 	tcase_add_test(tc, shutdown_approved_by_target_reaches_requester);
+	tcase_add_test(tc,
+	    cancel_from_withdraws_a_members_requests_of_one_type);
 	tcase_add_test(tc, wrong_type_never_decides);
 	tcase_add_test(tc, wrong_sender_never_decides);
 	tcase_add_test(tc, first_decision_wins);
