@@ -72,8 +72,6 @@ REQ_STATUSES = {"pending", "approved", "rejected", "expired", "cancelled"}
 STORE_ERRORS = ("could not store", "could not read the inbox",
                 "could not record")
 QUIT_REASON = "the person is quitting huddle"
-SANITIZER_MARKS = ("AddressSanitizer", "LeakSanitizer", "ThreadSanitizer",
-                   "runtime error:", "UndefinedBehaviorSanitizer")
 
 
 def expect(cond, what):
@@ -142,8 +140,9 @@ def teammate_turns(name, team):
         if plan_required(name):
             out.append(turn("%s: asking for a plan." % name,
                             ("submit_plan", {"plan": "1. %s step %d" % (name, k)})))
-        elif k % 4 == 1:
-            # A risky command: it waits for the person's /approve.
+        elif k % 4 == 2:
+            # A risky command: it waits for the person's /approve (late in
+            # the list, or the teammates would spend most runs waiting).
             out.append(turn("%s: cleaning up." % name,
                             ("bash", {"command": "rm -rf scratch_%s" % name})))
         out.append(turn("%s: done for now, %d." % (name, k)))
@@ -167,6 +166,19 @@ def roster(db):
         return dict(con.execute("SELECT name, status FROM members"))
     except sqlite3.OperationalError:      # killed before the schema was made
         return {}
+    finally:
+        con.close()
+
+
+def has_schema(db):
+    """Whether db exists and holds huddle's tables (a kill may come before
+    the first migration commits)."""
+    if not os.path.exists(db):
+        return False
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return con.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'members'"
+                           ).fetchone()[0] == 1
     finally:
         con.close()
 
@@ -205,7 +217,8 @@ class Run:
         if resume:
             cmd.append("--resume")
         self.events = []
-        self.bad_lines = []
+        self.bad_lines = []       # lines that are not JSON
+        self.cut = None           # a last line without its newline
         self.cond = threading.Condition()
         self.eof = False
         self.stderr = b""
@@ -219,12 +232,16 @@ class Run:
 
     def _read(self):
         for raw in self.proc.stdout:
-            try:
-                ev = json.loads(raw)
-            except ValueError:
-                ev = None
+            ev = None
+            if raw.endswith(b"\n"):
+                try:
+                    ev = json.loads(raw)
+                except ValueError:
+                    pass
             with self.cond:
-                if ev is None or raw[-1:] != b"\n":
+                if not raw.endswith(b"\n"):
+                    self.cut = raw      # only the last line can lack it
+                elif ev is None:
                     self.bad_lines.append(raw)
                 else:
                     self.events.append(ev)
@@ -313,11 +330,11 @@ def _check_store(con, events, quit_done):
     expect(rows == [("ok",)], "integrity_check: %r" % rows[:10])
 
     members = {}
-    for name, role, prompt, status, preq, pok in con.execute(
-            "SELECT name, role, prompt, status, plan_required, plan_approved FROM members"):
+    for name, prompt, status, plan_approved in con.execute(
+            "SELECT name, prompt, status, plan_approved FROM members"):
         expect(status in MEMBER_STATUSES, "member %s has status %r" % (name, status))
-        members[name] = {"prompt": prompt, "status": status, "plan_required": preq,
-                         "plan_approved": pok}
+        members[name] = {"prompt": prompt, "status": status,
+                         "plan_approved": plan_approved}
     msgs = {}
     for mid, sender, to, typ, content, meta, delivered in con.execute(
             "SELECT id, sender, recipient, type, content, metadata, delivered_at"
@@ -422,20 +439,17 @@ def _check_store(con, events, quit_done):
     return len(msgs)
 
 
-def check_events(run):
-    """What the process itself said: no store failure, no sanitizer report."""
+def check_events(run, killed):
+    """What the process itself said: JSON lines (the last one may be cut by
+    a kill), no store failure, nothing on stderr (huddle writes there only
+    when it fails, and so do the sanitizers)."""
+    expect(not run.bad_lines, "lines of stdout that are not JSON: %r" % run.bad_lines[:3])
+    expect(killed or run.cut is None, "the last line of stdout is cut: %r" % run.cut)
     for e in run.events:
         if e.get("event") == "error" and any(s in e.get("message", "") for s in STORE_ERRORS):
             raise AssertionError("%s reported a store failure: %s"
                                  % (e.get("agent"), e["message"]))
-    err = run.stderr.decode(errors="replace")
-    for mark in SANITIZER_MARKS:
-        expect(mark not in err, "a sanitizer report:%s" % run.stderr_note())
-    expect(len(run.bad_lines) <= 1, "lines of stdout that are not JSON: %r"
-           % run.bad_lines[:3])
-    if run.bad_lines:
-        # Only the line being written when the kill came may be cut.
-        expect(run.bad_lines[0] == run.bad_lines[-1], "a cut line before the end")
+    expect(not run.stderr.strip(), "huddle wrote to stderr:%s" % run.stderr_note())
 
 
 def approved_but_live(db):
@@ -491,7 +505,7 @@ def person_lines(rng, team, kill_after, round_no):
             line = "person: note %d of run %d" % (i, round_no)
         elif roll < 0.6:
             line = "/msg %s person to %s, run %d" % (rng.choice(team), "you", round_no)
-        elif roll < 0.8:
+        elif roll < 0.85:
             line = "/approve"
         elif roll < 0.95:
             line = "/shutdown %s" % rng.choice(team)
@@ -518,23 +532,31 @@ def crash_round(state, workdir, script, round_no, seed):
     run = Run(workdir, script, resume)
     start = run.started
     hit = False
-    for at, line in inputs:
-        if at >= kill_after:
-            break
-        hit = run.wait_until(start + at, kill_events)
-        if run.eof or hit:
-            break
-        run.send(line)
-    if not hit:
-        hit = run.wait_until(start + kill_after, kill_events)
-    died = run.proc.poll()
-    run.kill9()
+    try:
+        for at, line in inputs:
+            if at >= kill_after:
+                break
+            hit = run.wait_until(start + at, kill_events)
+            if run.eof or hit:
+                break
+            run.send(line)
+        if not hit:
+            hit = run.wait_until(start + kill_after, kill_events)
+        died = run.proc.poll()
+    finally:
+        run.kill9()
     killed_at = time.monotonic() - start
     expect(died is None, "huddle ended by itself (status %s) before the kill%s"
            % (died, run.stderr_note()))
     expect(resume or not state["team"], "no team to resume: the store lost its roster")
     state["team"] = "lead" in roster(db)
-    check_events(run)
+    check_events(run, killed=True)
+    if not state["team"] and not has_schema(db):
+        # Killed before huddle made its store: nothing can have been sent.
+        expect(not any(e.get("event") == "message" for e in run.events),
+               "messages were shown but there is no store")
+        return "seed %d, killed at %.3f s before the store was made" % (
+            seed, time.monotonic() - start)
     n = check_store(db, run.events)
     check_no_revenant(revenants, run.events)
     shown = sum(e.get("event") == "message" for e in run.events)
@@ -569,9 +591,11 @@ def final_round(state, workdir, script):
     huddle with status 0."""
     db = os.path.join(workdir, ".huddle", "team.db")
     members, team = write_scenario(workdir, db, script)
-    expect("lead" in members, "no team to resume")
+    # Every kill may have come before the team was stored.
+    resume = "lead" in members
+    expect(resume or not state["team"], "no team to resume: the store lost its roster")
     revenants = approved_but_live(db)
-    run = Run(workdir, script, True)
+    run = Run(workdir, script, resume)
     try:
         text = "person: are you still there after all those crashes?"
         run.send(text)
@@ -600,8 +624,7 @@ def final_round(state, workdir, script):
     expect(status == 0, "exit status %s%s" % (status, run.stderr_note()))
     expect(run.events and run.events[-1].get("event") == "exit",
            "the last event is not exit: %r" % (run.events[-1:],))
-    expect(not run.bad_lines, "lines of stdout that are not JSON: %r" % run.bad_lines[:3])
-    check_events(run)
+    check_events(run, killed=False)
     n = check_store(db, run.events, quit_done=True)
     check_no_revenant(revenants, run.events)
     return ("the lead answered message %d, /quit gave status 0 after %d events\n  %s"
@@ -617,7 +640,8 @@ def store_summary(db):
         reqs = q("SELECT type || ' ' || status, COUNT(*) FROM requests GROUP BY 1")
         msgs = q("SELECT COUNT(*), COUNT(delivered_at) FROM messages")[0]
         entries = q("SELECT COUNT(*) FROM transcripts")[0][0]
-        cut = q("SELECT COUNT(*) FROM transcripts WHERE entry LIKE '%interrupted: huddle stopped%'")
+        cut = q("SELECT COUNT(*) FROM transcripts"
+                " WHERE entry LIKE '%interrupted: huddle stopped%'")
     finally:
         con.close()
     return ("the store: members %s; requests %s; %d messages (%d delivered); %d transcript "
