@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -208,6 +209,36 @@ llm_headers(const struct llm_client *cl)
 	return h;
 }
 
+/* The headers of attempt n: the shared ones plus the SDKs' retry count
+ * (0 on the first attempt). */
+static struct curl_slist *
+llm_attempt_headers(const struct curl_slist *base, int n)
+{
+	struct curl_slist *h = NULL;
+	char line[64];
+
+	for (; base != NULL; base = base->next)
+		h = curl_slist_append(h, base->data);
+	snprintf(line, sizeof line, "x-stainless-retry-count: %d", n);
+	return curl_slist_append(h, line);
+}
+
+/* A 429 for a spent monthly budget will not pass by waiting: the API
+ * says so with error.details.error_code and no retry-after. */
+static int
+llm_spend_capped(const struct http_response *resp)
+{
+	json_t *doc = json_loadb(resp->body ? resp->body : "", resp->len, 0,
+	    NULL);
+	const char *code = json_string_value(json_object_get(json_object_get(
+	    json_object_get(doc, "error"), "details"), "error_code"));
+	int capped = code != NULL &&
+	    strcmp(code, "enforced_spend_limit_reached") == 0;
+
+	json_decref(doc);
+	return capped;
+}
+
 static void
 llm_set(char **slot, const char *value)
 {
@@ -231,8 +262,11 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 
 	if (c->stream)
 		a.sse = sse_new(llm_on_sse, &a);
+	/* A whole reply sends nothing until it is done: allow it the SDKs'
+	 * ten minutes rather than the stream's stall limit. */
 	hr = http_post(cl->http, url, hdrs, body, strlen(body),
-	    c->connect_timeout_ms, c->stall_timeout_s, c->stream ?
+	    c->connect_timeout_ms, c->stream ? c->stall_timeout_s :
+	    (c->stall_timeout_s > 600 ? c->stall_timeout_s : 600), c->stream ?
 	    llm_on_data : NULL, &a, resp);
 	res->http_status = (int)resp->status;
 	llm_set(&res->request_id, resp->request_id);
@@ -278,7 +312,9 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 		llm_set(&res->error_message, NULL);
 		cl->prov->parse_error(resp->body ? resp->body : "", resp->len,
 		    res);
-		retry = retry_should(resp->status, resp->should_retry);
+		retry = retry_should(resp->status, resp->should_retry) &&
+		    !(resp->status == 429 && resp->retry_after == NULL &&
+		    llm_spend_capped(resp));
 	}
 	sse_free(a.sse);
 	turn_free(a.turn);
@@ -305,13 +341,15 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 	for (attempt = 1;; attempt++) {
 		struct http_response resp;
 		struct llm_event ev = { .type = LLM_EV_RETRY };
+		struct curl_slist *ah = llm_attempt_headers(hdrs, attempt - 1);
 		char *why;
 		int retry;
 
 		/* Each attempt starts from a clean result. */
 		llm_result_clear(res);
 		res->attempts = attempt;
-		retry = llm_attempt(cl, url, hdrs, body, fn, ud, res, &resp);
+		retry = llm_attempt(cl, url, ah, body, fn, ud, res, &resp);
+		curl_slist_free_all(ah);
 		if (!retry || attempt > c->max_retries) {
 			http_response_clear(&resp);
 			break;

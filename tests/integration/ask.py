@@ -109,6 +109,30 @@ def case_retry_after_honoured(fake, api):
     expect("retrying in 1.0 s" in err and "rate_limit_error" in err, err)
 
 
+def case_retry_count_header(fake):
+    fake.reset()
+    fake.script({"kind": "error", "status": 529, "type": "overloaded_error",
+                 "message": "Overloaded"},
+                {"kind": "text", "text": "ok"})
+    args, env = anthropic(fake)
+    code, _, err, _, _ = run_huddle(args, env)
+    expect(code == 0, err)
+    counts = [r["headers"].get("x-stainless-retry-count") for r in fake.requests()]
+    expect(counts == ["0", "1"], "retry counts %r" % counts)
+
+
+def case_spend_cap_not_retried(fake):
+    fake.reset()
+    fake.script({"kind": "error", "status": 429, "type": "rate_limit_error",
+                 "message": "monthly spend limit reached",
+                 "details": {"error_code": "enforced_spend_limit_reached"},
+                 "headers": {"retry-after": None}})
+    args, env = anthropic(fake)
+    code, _, err, _, _ = run_huddle(args, env)
+    expect(code == 1 and "spend limit" in err, err)
+    expect(len(fake.requests()) == 1, "a spent budget was retried")
+
+
 def case_no_retry_when_told(fake, api):
     fake.reset()
     fake.script({"kind": "error", "status": 500, "type": "api_error",
@@ -224,6 +248,8 @@ def main():
         r.run("anthropic: 529 backoff, 2 retries", case_overloaded_backoff, fake, anthropic)
         r.run("openai: 529 backoff, 2 retries", case_overloaded_backoff, fake, openai)
         r.run("--max-retries 0", case_retries_configurable, fake)
+        r.run("x-stainless-retry-count on each attempt", case_retry_count_header, fake)
+        r.run("a 429 for a spent budget is not retried", case_spend_cap_not_retried, fake)
         r.run("model, headers, HUDDLE_MODEL", case_model_and_headers, fake)
         r.run("malformed JSON reply", case_malformed_whole_reply, fake)
         r.run("cancel while waiting for headers", case_cancel, fake,

@@ -23,6 +23,7 @@ completes; and that /quit still exits 0 quickly afterwards.
 
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -167,6 +168,7 @@ def close(h):
     if h.proc.poll() is None:
         h.proc.kill()
         h.proc.wait()
+    shutil.rmtree(h.workdir, ignore_errors=True)
 
 
 def fault_case(fake, alice, delays, statuses, error=None, waits=None,
