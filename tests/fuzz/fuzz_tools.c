@@ -8,14 +8,15 @@
  * approved) and carol (plan required; the plans the lead reviews are
  * hers). No agent thread is ever started: the target makes the `struct
  * agent` of the lead, alice and bob itself, and calls tools_run on the
- * fuzzer's thread. The team is thrown away and made afresh when its
- * store has grown large.
+ * fuzzer's thread. The team is thrown away and made afresh when a
+ * member has terminated (an approved shutdown ends its teammate) and when
+ * its store has grown large.
  *
  * Input: the first byte chooses the tool, the second the agent (and, for
  * inputs built from raw text, `approve`), the rest is the tool input as
  * JSON, objects or not. Text that is not JSON is split at newlines into
  * the tool's string fields in order, so that raw paths and texts get
- * through too. Three things in the input are replaced, to reach what a
+ * through too. Two things in the input are replaced, to reach what a
  * fuzzer cannot guess: a request_id "PLAN", "STOP", "PERM" or "DONE"
  * becomes the id of a fresh pending plan request from carol, a fresh
  * pending shutdown request to the acting teammate, a pending permission
@@ -31,19 +32,21 @@
  *   - a tool not meant for the agent, an input that is not an object, a
  *     missing or mistyped field, or a gated tool of bob's is a tool error;
  *   - results that follow from the team's state: send_message to another
- *     member and request_shutdown of a teammate succeed, review_plan and
+ *     member and request_shutdown of a teammate succeed; review_plan and
  *     shutdown_response decide exactly the request they may decide (and
- *     the store says so) and nothing else, the gate on bob never lifts,
- *     edit_file of notes.txt succeeds exactly when old_text occurs once
- *     there and leaves the expected text, write_file of a plain new name
- *     succeeds and leaves exactly the content;
+ *     the store says so; an approved shutdown has ended the teammate)
+ *     and nothing else; the gate on bob never lifts; edit_file of
+ *     notes.txt succeeds exactly when old_text occurs once there and
+ *     leaves the expected text; write_file of a plain new name succeeds
+ *     and leaves exactly the content;
  *   - the sandbox: the directory above the working directory holds only
  *     work/ and outside/, outside/ holds only its secret file, unchanged;
  *     no path named in an input that did not exist before exists after
  *     the call unless it is inside the working directory; a failed write
  *     or edit leaves the working directory as it was (names, modes,
- *     contents); what read_file returns is the text of a seed file, never
- *     the secret or the store; nothing new appears in .huddle.
+ *     contents), empty parent directories aside (see FINDING below);
+ *     what read_file returns is the text of a seed file, never the
+ *     secret or the store; nothing new appears in .huddle.
  * ASan, UBSan and the leak checker watch the memory. With
  * FUZZ_TOOLS_VERBOSE set in the environment, each call is printed with
  * what was expected of it (for replaying an input).
@@ -336,20 +339,47 @@ static char *
 fuzz_listing(void)
 {
 	struct fuzz_lines l = { NULL, 0, 0 };
-	char *s = xstrdup(""), *next;
-	size_t i;
+	char *s = NULL;
+	size_t i, len = 0, cap = 0, n;
 
 	fuzz_walk(fz.workdir, "", &l);
 	if (l.n > 0)
 		qsort(l.v, l.n, sizeof *l.v, fuzz_cmp_str);
+	s = xgrow(s, &cap, 1, 1);
 	for (i = 0; i < l.n; i++) {
-		next = xasprintf("%s%s\n", s, l.v[i]);
-		free(s);
-		s = next;
+		n = strlen(l.v[i]);
+		s = xgrow(s, &cap, len + n + 2, 1);
+		memcpy(s + len, l.v[i], n);
+		len += n;
+		s[len++] = '\n';
 		free(l.v[i]);
 	}
+	s[len] = '\0';
 	free(l.v);
 	return s;
+}
+
+/* The listing without the directories that are not in the seeds'. */
+static char *
+fuzz_without_new_dirs(const char *listing, const char *seeds)
+{
+	char *out = xmalloc(strlen(listing) + 1), *line;
+	const char *p = listing, *nl;
+	size_t n, len = 0;
+
+	for (; *p != '\0'; p = nl + 1) {
+		nl = strchr(p, '\n');
+		n = (size_t)(nl - p) + 1;
+		line = xasprintf("\n%.*s", (int)n, p);
+		if (n < 2 || p[n - 2] != '/' || strncmp(seeds, line + 1, n) ==
+		    0 || strstr(seeds, line) != NULL) {
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		free(line);
+	}
+	out[len] = '\0';
+	return out;
 }
 
 /* Whether dir holds exactly the names given (NULL-terminated). */
@@ -513,13 +543,36 @@ fuzz_init(void)
 	atexit(fuzz_cleanup);
 }
 
-/* A fresh team when the store has grown past FUZZ_MAX_STORE. */
+/* Whether a member has terminated (an approved shutdown ends its
+ * target). */
+static int
+fuzz_anyone_ended(void)
+{
+	struct member *m;
+	size_t n, i;
+	int ended = 0;
+
+	n = roster_list(team_store(fz.team), &m);
+	for (i = 0; i < n; i++)
+		ended |= m[i].status == MEMBER_TERMINATED;
+	member_free_array(m, n);
+	return ended;
+}
+
+/* A fresh team when a member has terminated, or when the store has grown
+ * past FUZZ_MAX_STORE. */
 static void
 fuzz_maybe_renew(void)
 {
 	struct stat st;
 	char *p;
 	off_t total = 0;
+
+	if (fuzz_anyone_ended()) {
+		fuzz_team_close();
+		fuzz_team_open();
+		return;
+	}
 
 	p = xasprintf("%s/.huddle/team.db", fz.workdir);
 	if (stat(p, &st) == 0)
@@ -815,7 +868,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tool_output out = { 0, NULL };
 	struct fuzz_ids ids = { "", "", "", "" };
 	struct agent *a;
-	struct member *bob;
+	struct member *bob, *who;
 	struct stat st;
 	enum fuzz_expect expect = FUZZ_ANY;
 	const char *text, *path, *s, *decided = NULL;
@@ -893,6 +946,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		existed = lstat(full, &st) == 0;
 	}
 
+	/* bash of bob's must be refused by his gate; make sure the gate is
+	 * still closed before a fuzzed command could run. */
+	if (t->refuse_only && a == fz.agents[FUZZ_BOB]) {
+		bob = roster_get(team_store(fz.team), "bob");
+		if (bob == NULL || bob->plan_approved)
+			fuzz_die("gate", "bob's plan is approved");
+		member_free(bob);
+	}
+
 	tools_run(a, t->name, in, &out);
 
 	if (getenv("FUZZ_TOOLS_VERBOSE") != NULL)
@@ -914,6 +976,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_check_requests(&ids, out.is_error ? NULL : decided, approve,
 	    a->name);
+	if (!out.is_error && approve &&
+	    strcmp(t->name, "shutdown_response") == 0) {
+		who = roster_get(team_store(fz.team), a->name);
+		if (who == NULL || who->status != MEMBER_TERMINATED)
+			fuzz_die(a->name, "an approved shutdown left it live");
+		member_free(who);
+	}
 	bob = roster_get(team_store(fz.team), "bob");
 	if (bob == NULL || bob->plan_approved)
 		fuzz_die("gate", "bob's plan is approved");
@@ -942,13 +1011,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(want);
 			free(file);
 		}
-		before = fz.seeds;
-		after = fuzz_listing();
-		if (out.is_error && strcmp(before, after) != 0)
-			fuzz_die(t->name, "a failed call changed the files");
-		if (!out.is_error)
+		/*
+		 * FINDING: write_file creates the missing parent directories
+		 * before it writes, and leaves them when the write then
+		 * fails (say, a file name too long). Those empty directories
+		 * are let through here; anything else a failed call changed
+		 * is not.
+		 */
+		if (out.is_error) {
+			before = fz.seeds;
+			after = fuzz_listing();
+			file = fuzz_without_new_dirs(after, before);
+			if (strcmp(before, file) != 0)
+				fuzz_die(t->name, "a failed call changed the "
+				    "files");
+			if (strcmp(before, after) != 0)
+				fuzz_reset_files();
+			free(file);
+			free(after);
+		} else
 			fuzz_reset_files();
-		free(after);
 	}
 
 done:

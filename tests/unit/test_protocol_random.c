@@ -3,8 +3,9 @@
  * several threads interleave requests of every type between members and
  * the person, responses of the right and the wrong type from allowed and
  * disallowed senders (so duplicates, contrary and late answers happen all
- * the time), ticks of a fake clock that runs ahead, and terminations of
- * members, against one store.
+ * the time), ticks of a fake clock that runs ahead and ticks right at
+ * (or just before) a request's deadline, and terminations of members,
+ * against one store.
  *
  * Every operation checks its own outcome against the rules of
  * doc/protocol.md: the verdict a response must get, whether a request
@@ -24,6 +25,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +39,8 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-#define RT_THREADS	5
-#define RT_OPS		800		/* per thread */
+#define RT_THREADS	6
+#define RT_OPS		1000		/* per thread */
 #define RT_CHECK_EVERY	40		/* operations between full checks */
 #define RT_MAX_RECS	(RT_THREADS * RT_OPS + 16)
 #define RT_HASH		16384		/* > 2 * RT_MAX_RECS, power of 2 */
@@ -58,9 +60,12 @@ static const char *const rt_members[] = { "lead", "alice", "bob", "carol",
 static const char *const rt_strangers[] = { MSG_USER, MSG_SYSTEM, "nobody" };
 #define RT_NSTRANGERS	(sizeof rt_strangers / sizeof *rt_strangers)
 
+/* What the test knows of a member's life: a member may be ended by
+ * protocol_terminate or, where approval of a shutdown ends its target,
+ * by such an approval. */
 enum rt_life {
 	RT_LIVE,
-	RT_DYING,	/* protocol_terminate is running */
+	RT_DYING,	/* an operation that may end it is running */
 	RT_DEAD
 };
 
@@ -85,22 +90,27 @@ struct rt {
 	struct tu_team		 team;
 	pthread_rwlock_t	 gate;	/* shared: an operation; exclusive:
 					 * a full check */
+	pthread_mutex_t		 fail_lock; /* failure */
+	char			 failure[512];	/* the first failure */
 	pthread_mutex_t		 lock;	/* everything below */
 	struct rt_rec		 recs[RT_MAX_RECS];
 	size_t			 nrecs;
 	int			 hash[RT_HASH];	/* index + 1, or 0 */
 	struct rt_tick		 ticks[RT_MAX_TICKS];
 	size_t			 nticks;
-	enum rt_life		 life[RT_NMEMBERS];
+	int			 dead[RT_NMEMBERS];	/* known ended */
+	int			 dying[RT_NMEMBERS];	/* operations that
+							 * may end it */
 	unsigned		 verdicts[PROTO_FAILED + 1];
 	unsigned		 statuses[REQ_STATUS_COUNT];
 	unsigned		 user_plan_failures;
 	unsigned		 checks;
-	char			 failure[512];	/* the first failure */
 
 	atomic_int		 failed;
 	atomic_uint_fast64_t	 seq;
+	atomic_uint		 ops;	/* operations begun, all threads */
 	_Atomic int64_t		 fake_now;
+	_Atomic int64_t		 max_now;	/* the latest tick begun */
 };
 
 static struct rt *rt;
@@ -117,14 +127,14 @@ rt_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&rt->lock);
+	pthread_mutex_lock(&rt->fail_lock);
 	if (!atomic_load(&rt->failed)) {
 		va_start(ap, fmt);
 		vsnprintf(rt->failure, sizeof rt->failure, fmt, ap);
 		va_end(ap);
 		atomic_store(&rt->failed, 1);
 	}
-	pthread_mutex_unlock(&rt->lock);
+	pthread_mutex_unlock(&rt->fail_lock);
 }
 
 static unsigned
@@ -263,12 +273,20 @@ rt_max_tick(void)
 	return max;
 }
 
-static void
-rt_check_request(const struct request *r, struct rt_rec *rec)
+/* Whether the store says member i has terminated. */
+static int
+rt_ended(const int *ended, const char *name)
 {
-	int from = rt_member_index(r->from), to = rt_member_index(r->to);
-	int gone = (from >= 0 && rt->life[from] == RT_DEAD) ||
-	    (to >= 0 && rt->life[to] == RT_DEAD);
+	int i = rt_member_index(name);
+
+	return i >= 0 && ended[i];
+}
+
+static void
+rt_check_request(const struct request *r, struct rt_rec *rec,
+    const int *ended)
+{
+	int gone = rt_ended(ended, r->from) || rt_ended(ended, r->to);
 	struct member *m;
 
 	if (rec == NULL) {
@@ -320,7 +338,7 @@ rt_check_request(const struct request *r, struct rt_rec *rec)
 			rt_fail("%s expired before its deadline", r->id);
 		break;
 	case REQ_CANCELLED:
-		/* This test cancels only by terminating. */
+		/* This test cancels only by ending members. */
 		if (!gone)
 			rt_fail("%s cancelled, yet %s and %s are live", r->id,
 			    r->from, r->to);
@@ -358,18 +376,32 @@ static void
 rt_check_all(void)
 {
 	struct request *list;
+	struct member *members;
 	int64_t rows, bad;
-	size_t n, i, known;
+	int ended[RT_NMEMBERS] = { 0 }, m;
+	size_t n, i, known, nm;
 
+	nm = roster_list(rt->team.store, &members);
+	for (i = 0; i < nm; i++) {
+		if ((m = rt_member_index(members[i].name)) >= 0)
+			ended[m] = members[i].status == MEMBER_TERMINATED;
+	}
+	member_free_array(members, nm);
 	n = protocol_list(rt->team.proto, (size_t)1 << 30, &list);
 	rt_count_rows(&rows, &bad);
 	pthread_mutex_lock(&rt->lock);
 	rt->checks++;
+	for (i = 0; i < RT_NMEMBERS; i++) {
+		if (ended[i] != rt->dead[i])
+			rt_fail("the store says %s %s terminated, the test "
+			    "says otherwise", rt_members[i], ended[i] ? "is" :
+			    "is not");
+	}
 	if (bad != 0 || (int64_t)n != rows)
 		rt_fail("%" PRId64 " request rows, %zu readable, %" PRId64
 		    " with an unknown status", rows, n, bad);
 	for (i = 0; i < n; i++)
-		rt_check_request(&list[i], rt_find(list[i].id));
+		rt_check_request(&list[i], rt_find(list[i].id), ended);
 	/* Every announced request is in the store. */
 	for (i = known = 0; i < rt->nrecs; i++)
 		known += rt->recs[i].announced_pending;
@@ -417,9 +449,60 @@ rt_life_of(const char *name)
 	if (i < 0)
 		return RT_DEAD;
 	pthread_mutex_lock(&rt->lock);
-	l = rt->life[i];
+	l = rt->dead[i] ? RT_DEAD : rt->dying[i] > 0 ? RT_DYING : RT_LIVE;
 	pthread_mutex_unlock(&rt->lock);
 	return l;
+}
+
+/*
+ * Whether an operation may end live member m now: never the lead or bob
+ * (plans need them), and the others spread over the run, so that most of
+ * it has several live teammates. If so, m is marked dying until
+ * rt_ending_done. Under rt->lock.
+ */
+static int
+rt_may_end(int m)
+{
+	int i, n = 0;
+
+	if (m < 0 || m == 0 || m == 2 || rt->dead[m])
+		return 0;
+	for (i = 0; i < (int)RT_NMEMBERS; i++)
+		n += rt->dead[i] || rt->dying[i] > 0;
+	if (rt->dying[m] == 0 && (unsigned)n >= (RT_NMEMBERS - 2) *
+	    atomic_load(&rt->ops) / (RT_THREADS * RT_OPS))
+		return 0;
+	rt->dying[m]++;
+	return 1;
+}
+
+/* After an operation that may have ended member m: it is dead if the
+ * store says so, and then nothing it sent or had to answer is pending,
+ * nor can it be again (it can neither ask nor be asked). */
+static void
+rt_ending_done(int m)
+{
+	struct member *mem = roster_get(rt->team.store, rt_members[m]);
+	struct request *list;
+	size_t n, i;
+	int ended = mem != NULL && mem->status == MEMBER_TERMINATED;
+
+	member_free(mem);
+	pthread_mutex_lock(&rt->lock);
+	if (ended)
+		rt->dead[m] = 1;
+	rt->dying[m]--;
+	pthread_mutex_unlock(&rt->lock);
+	if (!ended)
+		return;
+	n = protocol_list(rt->team.proto, 0, &list);
+	for (i = 0; i < n; i++) {
+		if (strcmp(list[i].from, rt_members[m]) == 0 ||
+		    strcmp(list[i].to, rt_members[m]) == 0)
+			rt_fail("%s still pending after %s terminated",
+			    list[i].id, rt_members[m]);
+	}
+	request_free_array(list, n);
 }
 
 /* Opens a request: mostly the documented directions, sometimes any. */
@@ -445,6 +528,8 @@ rt_op_request(struct rt_thread *th)
 		from = rt_any_name(th);
 		to = rt_any_name(th);
 	}
+	/* Lives only go live -> dying -> dead: dead before the call means
+	 * it must fail, live after it means it must succeed. */
 	lf = strcmp(from, MSG_USER) == 0 ? RT_LIVE : rt_life_of(from);
 	lt = rt_life_of(to);
 	rc = protocol_request(rt->team.proto, type, from, to, "body", id,
@@ -460,6 +545,8 @@ rt_op_request(struct rt_thread *th)
 			rec->created_seq = atomic_fetch_add(&rt->seq, 1) + 1;
 		pthread_mutex_unlock(&rt->lock);
 	} else {
+		lf = strcmp(from, MSG_USER) == 0 ? RT_LIVE : rt_life_of(from);
+		lt = rt_life_of(to);
 		if (lf == RT_LIVE && lt == RT_LIVE)
 			rt_fail("a %s request %s -> %s failed: %s",
 			    req_type_name(type), from, to, err ? err : "?");
@@ -483,7 +570,7 @@ rt_op_respond(struct rt_thread *th)
 	struct request *now;
 	const char *from;
 	char *msg = NULL;
-	int approve = rt_rand(th, 2), unknown;
+	int approve = rt_rand(th, 2), unknown, ending;
 	size_t n, i;
 
 	pthread_mutex_lock(&rt->lock);
@@ -522,8 +609,21 @@ rt_op_respond(struct rt_thread *th)
 	else
 		want = PROTO_DECIDED;	/* or already decided */
 
-	v = protocol_respond(rt->team.proto, unknown ? rec.id : rec.id, type,
-	    from, approve, "text", &msg);
+	/* Approving a shutdown may end its target: only as rt_may_end
+	 * allows, else the answer is a refusal. */
+	ending = -1;
+	if (want == PROTO_DECIDED && rec.type == REQ_SHUTDOWN && approve) {
+		pthread_mutex_lock(&rt->lock);
+		if (rt_may_end(rt_member_index(rec.to)))
+			ending = rt_member_index(rec.to);
+		else
+			approve = 0;
+		pthread_mutex_unlock(&rt->lock);
+	}
+	v = protocol_respond(rt->team.proto, rec.id, type, from, approve,
+	    "text", &msg);
+	if (ending >= 0)
+		rt_ending_done(ending);
 	if (msg == NULL)
 		rt_fail("a response to %s got no sentence", rec.id);
 	free(msg);
@@ -544,11 +644,7 @@ rt_op_respond(struct rt_thread *th)
 		pthread_mutex_lock(&rt->lock);
 		rt->user_plan_failures++;
 		pthread_mutex_unlock(&rt->lock);
-		v = PROTO_ALREADY_DECIDED;	/* checked as "no change" */
-		want = PROTO_DECIDED;
-		if ((now = protocol_get(rt->team.proto, rec.id)) != NULL &&
-		    now->decided_by != NULL &&
-		    strcmp(now->decided_by, from) == 0 &&
+		if ((now = protocol_get(rt->team.proto, rec.id)) == NULL ||
 		    now->status == REQ_APPROVED)
 			rt_fail("%s: a failed approval decided", rec.id);
 		request_free(now);
@@ -591,36 +687,82 @@ rt_op_respond(struct rt_thread *th)
 	request_free(now);
 }
 
-/* A tick of a clock that runs ahead of the wall clock. */
+/* Raises rt->max_now to at least now. */
+static void
+rt_note_tick(int64_t now)
+{
+	int64_t seen = atomic_load(&rt->max_now);
+
+	while (seen < now &&
+	    !atomic_compare_exchange_weak(&rt->max_now, &seen, now))
+		;
+}
+
+/*
+ * A tick. Half of them follow a fake clock that runs ahead of the wall
+ * clock; the other half fall on the deadline of a recent pending request,
+ * or one millisecond before it: at its deadline it must expire (if
+ * nothing else decided it first), and before it, it must not, unless
+ * another tick reached the deadline.
+ */
 static void
 rt_op_tick(struct rt_thread *th)
 {
-	int64_t step = rt_rand(th, 20000), now;
+	int64_t step = rt_rand(th, 1000), now, deadline = 0;
+	struct request *r = NULL;
+	char id[PROTO_ID_SIZE];
 	uint64_t seq;
-	int n;
+	size_t n;
+	int early = rt_rand(th, 2), got;
 
-	now = atomic_fetch_add(&rt->fake_now, step) + step;
+	pthread_mutex_lock(&rt->lock);
+	n = rt->nrecs;
+	got = n > 0 && rt_rand(th, 2);
+	if (got)
+		memcpy(id, rt->recs[n - 1 - rt_rand(th, n < 8 ? (unsigned)n :
+		    8)].id, PROTO_ID_SIZE);
+	pthread_mutex_unlock(&rt->lock);
+	if (got && (r = protocol_get(rt->team.proto, id)) != NULL &&
+	    r->status == REQ_PENDING && r->expires_at > 0)
+		deadline = r->expires_at;
+	request_free(r);
+
+	if (deadline > 0)
+		now = early ? deadline - 1 : deadline;
+	else
+		now = atomic_fetch_add(&rt->fake_now, step) + step;
+	rt_note_tick(now);
 	seq = atomic_fetch_add(&rt->seq, 1) + 1;
-	n = protocol_tick(rt->team.proto, now);
-	if (n < 0)
-		rt_fail("protocol_tick returned %d", n);
+	if (protocol_tick(rt->team.proto, now) < 0)
+		rt_fail("protocol_tick failed");
 	pthread_mutex_lock(&rt->lock);
 	rt->ticks[rt->nticks].seq = seq;
 	rt->ticks[rt->nticks].now = now;
 	rt->nticks++;
 	pthread_mutex_unlock(&rt->lock);
+
+	if (deadline == 0)
+		return;
+	if ((r = protocol_get(rt->team.proto, id)) == NULL) {
+		rt_fail("%s vanished", id);
+		return;
+	}
+	if (!early && r->status == REQ_PENDING)
+		rt_fail("%s still pending after a tick at its deadline", id);
+	if (early && r->status == REQ_EXPIRED &&
+	    atomic_load(&rt->max_now) < deadline)
+		rt_fail("%s expired a millisecond before its deadline", id);
+	request_free(r);
 }
 
-/* Terminates a live member (any but the lead and bob), now and then one
- * already terminated or one that does not exist. */
+/* Terminates a member (as rt_may_end allows), or one already
+ * terminated, or one that does not exist. */
 static void
 rt_op_terminate(struct rt_thread *th)
 {
-	struct request *list;
 	const char *name;
-	size_t n, i;
 	char *err = NULL;
-	int m, again = 0, rc;
+	int m, again, go, rc;
 
 	if (rt_rand(th, 8) == 0) {
 		if (protocol_terminate(rt->team.proto, "nobody", NULL,
@@ -630,39 +772,27 @@ rt_op_terminate(struct rt_thread *th)
 		return;
 	}
 	m = 1 + (int)rt_rand(th, RT_NMEMBERS - 1);
-	if (m == 2)
-		return;		/* bob stays, for plans */
 	name = rt_members[m];
 	pthread_mutex_lock(&rt->lock);
-	if (rt->life[m] == RT_LIVE)
-		rt->life[m] = RT_DYING;
-	else if (rt->life[m] == RT_DEAD)
-		again = 1;
-	else
-		name = NULL;	/* another thread is at it */
+	again = rt->dead[m];
+	go = again || rt_may_end(m);
 	pthread_mutex_unlock(&rt->lock);
-	if (name == NULL)
+	if (!go)
 		return;
 
+	/* Terminating a member again is harmless: it stays terminated. */
 	rc = protocol_terminate(rt->team.proto, name, "random", &err);
 	if (rc != 0)
 		rt_fail("terminating %s%s: %s", name, again ? " again" : "",
 		    err ? err : "?");
 	free(err);
+	if (!again)
+		rt_ending_done(m);
 	pthread_mutex_lock(&rt->lock);
-	rt->life[m] = RT_DEAD;
+	if (!rt->dead[m])
+		rt_fail("%s is not terminated after protocol_terminate",
+		    name);
 	pthread_mutex_unlock(&rt->lock);
-
-	/* Nothing it sent or had to answer is pending any more, and since
-	 * it can neither ask nor be asked now, nothing will be. */
-	n = protocol_list(rt->team.proto, 0, &list);
-	for (i = 0; i < n; i++) {
-		if (strcmp(list[i].from, name) == 0 ||
-		    strcmp(list[i].to, name) == 0)
-			rt_fail("%s still pending after %s terminated",
-			    list[i].id, name);
-	}
-	request_free_array(list, n);
 }
 
 static void *
@@ -674,6 +804,7 @@ rt_run(void *arg)
 
 	for (i = 0; i < RT_OPS && !atomic_load(&rt->failed); i++) {
 		op = rt_rand(th, 100);
+		atomic_fetch_add(&rt->ops, 1);
 		pthread_rwlock_rdlock(&rt->gate);
 		if (op < 35)
 			rt_op_request(th);
@@ -708,6 +839,7 @@ START_TEST(random_interleavings_keep_every_rule)
 		ck_assert_int_eq(roster_add(rt->team.store, rt_members[i],
 		    "extra", "", i % 2, &err), 0);
 	pthread_mutex_init(&rt->lock, NULL);
+	pthread_mutex_init(&rt->fail_lock, NULL);
 	pthread_rwlockattr_init(&attr);
 	/* A checker waiting for the gate must not starve. */
 	pthread_rwlockattr_setkind_np(&attr,
@@ -716,7 +848,9 @@ START_TEST(random_interleavings_keep_every_rule)
 	pthread_rwlockattr_destroy(&attr);
 	atomic_init(&rt->failed, 0);
 	atomic_init(&rt->seq, 0);
+	atomic_init(&rt->ops, 0);
 	atomic_init(&rt->fake_now, clock_wall_ms());
+	atomic_init(&rt->max_now, 0);
 	/* Short timeouts, so that ticks expire requests of every type but
 	 * permissions, which never expire. */
 	protocol_set_timeout(rt->team.proto, REQ_SHUTDOWN, 30000);
@@ -737,6 +871,19 @@ START_TEST(random_interleavings_keep_every_rule)
 	ck_assert_msg(!atomic_load(&rt->failed), "seed %u: %s", rt_seed,
 	    rt->failure);
 
+	printf("test_protocol_random: %u operations, %zu requests, %u full "
+	    "checks; verdicts: %u decided, %u unknown, %u wrong type, %u wrong "
+	    "sender, %u already decided, %u failed (%u approvals of a plan "
+	    "from a non-member); ends: %u approved, %u rejected, %u expired, "
+	    "%u cancelled\n", atomic_load(&rt->ops), rt->nrecs, rt->checks,
+	    rt->verdicts[PROTO_DECIDED], rt->verdicts[PROTO_UNKNOWN],
+	    rt->verdicts[PROTO_WRONG_TYPE], rt->verdicts[PROTO_WRONG_SENDER],
+	    rt->verdicts[PROTO_ALREADY_DECIDED], rt->verdicts[PROTO_FAILED],
+	    rt->user_plan_failures, rt->statuses[REQ_APPROVED],
+	    rt->statuses[REQ_REJECTED], rt->statuses[REQ_EXPIRED],
+	    rt->statuses[REQ_CANCELLED]);
+	fflush(stdout);
+
 	/* The run exercised what it claims to: every verdict and every
 	 * end of a request happened. */
 	for (s = PROTO_DECIDED; s <= PROTO_ALREADY_DECIDED; s++)
@@ -750,6 +897,7 @@ START_TEST(random_interleavings_keep_every_rule)
 
 	pthread_rwlock_destroy(&rt->gate);
 	pthread_mutex_destroy(&rt->lock);
+	pthread_mutex_destroy(&rt->fail_lock);
 	tu_team_close(&rt->team);
 	free(rt);
 	rt = NULL;
