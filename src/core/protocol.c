@@ -375,8 +375,12 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 
 	if (store_begin(p->store, err) == -1)
 		return -1;
-	if (strcmp(from, MSG_USER) != 0 && !proto_is_live(p->store, from)) {
-		*err = xasprintf("'%s' is not a live member of the team", from);
+	/* Only a shutdown may come from the person; a plan or a command to
+	 * permit belongs to a member, whose gate approval acts on. */
+	if (strcmp(from, MSG_USER) == 0 ? type != REQ_SHUTDOWN :
+	    !proto_is_live(p->store, from)) {
+		*err = xasprintf("'%s' cannot ask for %s: not a live member of "
+		    "the team", from, k->name);
 		goto done;
 	}
 	proto_new_id(p->store, r.id);

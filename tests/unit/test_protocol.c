@@ -141,6 +141,16 @@ START_TEST(request_to_unknown_or_gone_member_fails_and_leaves_nothing)
 	    "lead", "plan", id, &err), -1);
 	free(err);
 	err = NULL;
+	/* The person may ask for a shutdown, not submit a plan or ask
+	 * permission: approval would have no member's gate to act on. */
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PLAN_APPROVAL, MSG_USER,
+	    "lead", "plan", id, &err), -1);
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PERMISSION, MSG_USER,
+	    "lead", "sudo", id, &err), -1);
+	free(err);
+	err = NULL;
 	ck_assert_int_eq(protocol_terminate(t.proto, "alice", NULL, &err), 0);
 	ck_assert_int_eq(protocol_request(t.proto, REQ_SHUTDOWN, "lead",
 	    "alice", "", id, &err), -1);

@@ -427,7 +427,9 @@ wrap_big(const char *pattern, int cols, size_t *starts, size_t maxrows)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rows = text_wrap(s, len, cols, starts, maxrows);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ck_assert_msg(elapsed_ms(&t0, &t1) < 10.0,
+	/* About 0.3 ms optimised and 15 ms under TSan on a busy machine;
+	 * a quadratic wrap would take seconds. */
+	ck_assert_msg(elapsed_ms(&t0, &t1) < 250.0,
 	    "wrapping 100 KB took %.2f ms", elapsed_ms(&t0, &t1));
 	free(s);
 	return rows;
