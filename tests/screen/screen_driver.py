@@ -364,6 +364,7 @@ class Screen:
         signal N).  Reads the wrapper's "[exited N]" line, or tmux's record
         if the wrapper itself died."""
         deadline = time.monotonic() + timeout
+        settle = time.monotonic() + 0.5
         while True:
             found = EXITED.findall(self.text())
             if found:
@@ -371,7 +372,14 @@ class Screen:
             dead, status, sig = (self.info("#{pane_dead}|#{pane_dead_status}|"
                                            "#{pane_dead_signal}").split("|"))
             if dead == "1":
-                return 128 + int(sig) if sig else int(status or 0)
+                if sig:
+                    return 128 + int(sig)
+                # tmux can mark the pane dead a moment before it records
+                # how it died: give the signal a little time to show.
+                if status and status != "0" or time.monotonic() >= settle:
+                    return int(status or 0)
+            else:
+                settle = time.monotonic() + 0.5
             if time.monotonic() >= deadline:
                 self._fail("the program did not exit within %.1f s" % timeout)
             time.sleep(POLL)
