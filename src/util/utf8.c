@@ -42,6 +42,21 @@ utf8_valid_len(const unsigned char *s, size_t avail)
 	return len;
 }
 
+int
+utf8_valid(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t avail = strlen(s), n;
+
+	while (avail > 0) {
+		if ((n = utf8_valid_len(u, avail)) == 0)
+			return 0;
+		u += n;
+		avail -= n;
+	}
+	return 1;
+}
+
 char *
 utf8_sanitize(const char *s)
 {

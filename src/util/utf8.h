@@ -10,6 +10,9 @@
 /* Returns the length of the valid UTF-8 sequence at s (1-4), or 0. */
 size_t utf8_valid_len(const unsigned char *s, size_t avail);
 
+/* Whether the NUL-terminated s is valid UTF-8 throughout. */
+int utf8_valid(const char *s);
+
 /*
  * Returns a malloc'd copy of s in which every byte that does not start a
  * valid UTF-8 sequence (overlongs, surrogates and > U+10FFFF included) is

@@ -768,20 +768,6 @@ enum fuzz_expect {
 
 /* --- checks after the call ------------------------------------------------------ */
 
-static int
-fuzz_valid_utf8(const char *s)
-{
-	size_t len = strlen(s), i = 0, n;
-
-	while (i < len) {
-		if ((n = utf8_valid_len((const unsigned char *)s + i,
-		    len - i)) == 0)
-			return 0;
-		i += n;
-	}
-	return 1;
-}
-
 static enum req_status
 fuzz_status(const char *id, char **decided_by)
 {
@@ -962,7 +948,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    a->name, expect == FUZZ_OK ? "ok" : expect == FUZZ_ERROR ?
 		    "error" : "any", out.is_error ? "error" : "ok",
 		    out.text ? out.text : "(null)");
-	if (out.text == NULL || !fuzz_valid_utf8(out.text))
+	if (out.text == NULL || !utf8_valid(out.text))
 		fuzz_die(t->name, "no text, or text that is not UTF-8");
 	if ((expect == FUZZ_ERROR && !out.is_error) ||
 	    (expect == FUZZ_OK && out.is_error))

@@ -82,21 +82,6 @@ assert_group_gone(pid_t pgid)
 	ck_assert_int_eq(errno, ESRCH);
 }
 
-static int
-is_valid_utf8(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t avail = strlen(s), n;
-
-	while (avail > 0) {
-		if ((n = utf8_valid_len(u, avail)) == 0)
-			return 0;
-		u += n;
-		avail -= n;
-	}
-	return 1;
-}
-
 START_TEST(output_and_exit_status)
 {
 	struct tool_output o = { 0, NULL };
@@ -391,14 +376,14 @@ START_TEST(output_cap_keeps_head_and_tail)
 	/* Two-byte characters: cut between them, never into a U+FFFD. */
 	ck_assert_int_eq(run("i=0; while [ $i -lt 500 ]; do printf "
 	    "'\\303\\251'; i=$((i+1)); done", 0, 101, NULL, &o), 0);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	ck_assert_ptr_null(strstr(o.text, "\xef\xbf\xbd"));
 	ck_assert_ptr_nonnull(strstr(o.text, "[... 900 bytes of output left "
 	    "out ...]"));
 	/* Shifted by one byte, so that the tail starts inside one. */
 	ck_assert_int_eq(run("printf x; i=0; while [ $i -lt 500 ]; do printf "
 	    "'\\303\\251'; i=$((i+1)); done", 0, 102, NULL, &o), 0);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	ck_assert_ptr_null(strstr(o.text, "\xef\xbf\xbd"));
 	ck_assert_ptr_nonnull(strstr(o.text, "[... 900 bytes of output left "
 	    "out ...]\n\xc3\xa9"));
@@ -411,7 +396,7 @@ START_TEST(invalid_utf8_is_repaired)
 	struct tool_output o = { 0, NULL };
 
 	ck_assert_int_eq(run("printf 'a\\377b\\000c\\n'", 0, 0, NULL, &o), 0);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	ck_assert_str_eq(o.text, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\n"
 	    "[exit status 0]");
 	tool_output_clear(&o);

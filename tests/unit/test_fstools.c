@@ -73,21 +73,6 @@ mode_of(const char *name)
 	return st.st_mode & 07777;
 }
 
-static int
-is_valid_utf8(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t avail = strlen(s), n;
-
-	while (avail > 0) {
-		if ((n = utf8_valid_len(u, avail)) == 0)
-			return 0;
-		u += n;
-		avail -= n;
-	}
-	return 1;
-}
-
 /* No temporary file of an atomic write is left behind in dir. */
 static void
 no_leftovers(const char *dir)
@@ -246,7 +231,7 @@ START_TEST(read_binary_is_repaired)
 	put("bin", "ab\0cd\xff\n", 7, 0644);
 	ck_assert_int_eq(fstools_read(wd, "bin", 0, &o), 0);
 	ck_assert_int_eq(o.is_error, 0);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	ck_assert_ptr_nonnull(strstr(o.text,
 	    "ab\xef\xbf\xbd" "cd\xef\xbf\xbd\n"));
 	ck_assert_ptr_nonnull(strstr(o.text, "looks binary (1 NUL bytes)"));
@@ -255,7 +240,7 @@ START_TEST(read_binary_is_repaired)
 	/* Invalid UTF-8 alone: repaired and said so, but not "binary". */
 	put("latin1", "caf\xe9\n", 5, 0644);
 	ck_assert_int_eq(fstools_read(wd, "latin1", 0, &o), 0);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	ck_assert_ptr_nonnull(strstr(o.text, "caf\xef\xbf\xbd\n"));
 	ck_assert_ptr_nonnull(strstr(o.text, "invalid UTF-8"));
 	ck_assert_ptr_null(strstr(o.text, "binary"));
@@ -304,7 +289,7 @@ START_TEST(read_is_capped_at_100_kib)
 		memcpy(big + i, "\xc3\xa9", 2);
 	put("wide", big, n - 1, 0644);
 	ck_assert_int_eq(fstools_read(wd, "wide", 0, &o), 0);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	ck_assert_ptr_null(strstr(o.text, "\xef\xbf\xbd"));
 	ck_assert_ptr_null(strstr(o.text, "invalid UTF-8"));
 	ck_assert_ptr_nonnull(strstr(o.text, "[cut at 100 KiB"));
@@ -317,7 +302,7 @@ START_TEST(read_is_capped_at_100_kib)
 	note = strstr(o.text, "\n[cut at 100 KiB");
 	ck_assert_ptr_nonnull(note);
 	ck_assert_uint_le((size_t)(note - o.text), cap);
-	ck_assert(is_valid_utf8(o.text));
+	ck_assert(utf8_valid(o.text));
 	tool_output_clear(&o);
 	free(big);
 }

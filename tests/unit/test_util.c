@@ -31,6 +31,16 @@ START_TEST(utf8_valid_text_is_kept)
 }
 END_TEST
 
+START_TEST(utf8_valid_tells_valid_from_invalid)
+{
+	ck_assert(utf8_valid(""));
+	ck_assert(utf8_valid("h\xc3\xa9llo \xf0\x9f\x98\x80"));
+	ck_assert(!utf8_valid("a\x80z"));
+	ck_assert(!utf8_valid("\xe2\x9c"));
+	ck_assert(!utf8_valid("\xed\xa0\x80"));
+}
+END_TEST
+
 START_TEST(utf8_invalid_bytes_become_replacement)
 {
 	/* A lone continuation byte, a truncated sequence, an overlong '/',
@@ -144,6 +154,7 @@ util_suite(void)
 	TCase *tc = tcase_create("util");
 
 	tcase_add_test(tc, utf8_valid_text_is_kept);
+	tcase_add_test(tc, utf8_valid_tells_valid_from_invalid);
 	tcase_add_test(tc, utf8_invalid_bytes_become_replacement);
 	tcase_add_test(tc, utf8_clean_makes_one_printable_line);
 	tcase_add_test(tc, xgrow_doubles_and_keeps_contents);
