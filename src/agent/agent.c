@@ -72,14 +72,27 @@ agent_error(struct agent *a, const char *fmt, ...)
 	free(msg);
 }
 
-/* Stores an entry and keeps it in memory. Returns 0 or -1. */
+/* The agent cannot go on until a new message comes: shows why, and keeps
+ * it (owned) for the idle notice to the lead. */
+static void
+agent_fail(struct agent *a, char *why)
+{
+	agent_error(a, "%s", why);
+	free(a->failure);
+	a->failure = why;
+	a->errored = 1;
+}
+
+/* Stores an entry and keeps it in memory. Returns 0, or -1 with the
+ * agent failed. */
 static int
 agent_record(struct agent *a, json_t *entry)
 {
 	char *err = NULL;
 
 	if (transcript_append(a->team->store, a->name, entry, &err) == -1) {
-		agent_error(a, "could not store the transcript: %s", err);
+		agent_fail(a, xasprintf("could not store the transcript: %s",
+		    err));
 		free(err);
 		json_decref(entry);
 		return -1;
@@ -97,7 +110,7 @@ agent_lead_feed(void *ud, const struct message *m)
 
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;
-	return team_lead_takes_idle(a->team, m->from);
+	return roster_take_awaited_tx(a->team->store, m->from);
 }
 
 /* Takes the inbox into the transcript. Returns the number recorded. */
@@ -122,8 +135,11 @@ agent_drain(struct agent *a)
 		recorded++;
 	}
 	message_free_array(msgs, n);
-	if (recorded > 0)
+	if (recorded > 0) {
 		a->errored = 0;
+		free(a->failure);
+		a->failure = NULL;
+	}
 	return recorded;
 }
 
@@ -320,10 +336,9 @@ agent_turn(struct agent *a)
 			if (res.status != LLM_ERR_CANCELLED ||
 			    !atomic_load(&a->stop)) {
 				line = llm_result_error_line(&res);
-				agent_error(a, "the model call failed: %s",
-				    line);
+				agent_fail(a, xasprintf("the model call "
+				    "failed: %s", line));
 				free(line);
-				a->errored = 1;
 				agent_set_status(a, MEMBER_ERROR, NULL);
 			}
 			llm_result_clear(&res);
@@ -336,7 +351,6 @@ agent_turn(struct agent *a)
 			 * without an entry (an empty one would be refused). */
 			a->answered = json_array_size(a->transcript);
 		} else if (agent_record(a, json_incref(res.message)) == -1) {
-			a->errored = 1;
 			json_decref(calls);
 			llm_result_clear(&res);
 			return;
@@ -349,10 +363,8 @@ agent_turn(struct agent *a)
 		}
 		results = agent_run_tools(a, calls);
 		json_decref(calls);
-		if (agent_record(a, results) == -1) {
-			a->errored = 1;
+		if (agent_record(a, results) == -1)
 			return;
-		}
 		if (a->leaving)
 			return;
 		/* Messages that came in meanwhile join the tool results. */
@@ -385,14 +397,21 @@ agent_repair(struct agent *a)
 	    results));
 }
 
-/* Tells the lead that this teammate has finished its turn. */
+/* Tells the lead that this teammate has finished its turn, or could not
+ * (then the lead learns why, and that a message makes it try again). */
 static void
 agent_notify_idle(struct agent *a)
 {
 	char *last = agent_last_text(a), *text, *err = NULL;
 
-	text = last ? xasprintf("%s is idle: %s", a->name, last) :
-	    xasprintf("%s is idle", a->name);
+	if (a->errored)
+		text = xasprintf("%s stopped on an error and waits for a "
+		    "message to try again: %s", a->name, a->failure ?
+		    a->failure : "unknown error");
+	else if (last != NULL)
+		text = xasprintf("%s is idle: %s", a->name, last);
+	else
+		text = xasprintf("%s is idle", a->name);
 	if (bus_send(a->team->bus, a->name, ROSTER_LEAD,
 	    MSG_IDLE_NOTIFICATION, text, NULL, &err) < 0) {
 		log_printf("%s: idle notification: %s", a->name, err);
@@ -433,10 +452,8 @@ agent_main(void *arg)
 
 	a->transcript = transcript_load(t->store, a->name, &err);
 	if (a->transcript == NULL) {
-		agent_error(a, "%s", err);
-		free(err);
+		agent_fail(a, err);
 		a->transcript = json_array();
-		a->errored = 1;
 	}
 	role = agent_last_role(a);
 	if (role != NULL && strcmp(role, "assistant") == 0)
@@ -460,7 +477,7 @@ agent_main(void *arg)
 			agent_turn(a);
 			continue;
 		}
-		if (a->worked && !a->is_lead && !a->errored)
+		if (a->worked && !a->is_lead)
 			agent_notify_idle(a);
 		a->worked = 0;
 		if (!a->errored)

@@ -42,6 +42,7 @@ struct agent {
 	size_t			 answered;	/* transcript length when the
 						 * model last ended a turn */
 	int			 errored;	/* last call failed */
+	char			*failure;	/* why, for the lead */
 	int			 leaving;	/* approved its shutdown */
 	char			*leave_reason;
 	int			 worked;	/* a turn ran since idle */
@@ -58,10 +59,9 @@ struct team {
 	struct policy		*policy;
 	int64_t			 epoch_us;	/* when opened */
 
-	pthread_mutex_t		 lock;		/* agents, lead_waits */
+	pthread_mutex_t		 lock;		/* agents */
 	struct agent		**agents;
 	size_t			 nagents, capagents;
-	json_t			*lead_waits;	/* names the lead waits on */
 
 	atomic_int		 quitting;	/* no new teammates */
 	int			 closing;	/* team_free: no new agents
@@ -82,10 +82,10 @@ int team_launch(struct team *t, const char *name, const char *role,
 int team_spawn(struct team *t, const char *name, const char *role,
     const char *prompt, int plan_required, char **err);
 
-/* Notes that the lead waits for `name` (its idle notice will be fed to
- * the lead's model), or forgets it. Safe from any thread. */
-void team_lead_waits(struct team *t, const char *name, int waiting);
-int team_lead_takes_idle(struct team *t, const char *name);
+/* Notes, in the store, that the lead waits for `name`: its next idle
+ * notice will be fed to the lead's model. Call it before the message the
+ * lead waits on an answer to is sent. Safe from any thread. */
+void team_lead_waits(struct team *t, const char *name);
 
 /* agent.c */
 

@@ -73,7 +73,6 @@ team_open(const struct team_options *o, char **err)
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
 	evq_init(&t->events);
-	t->lead_waits = json_object();
 	if ((t->store = store_open(t->workdir, 0, err)) == NULL)
 		goto fail;
 	n = roster_list(t->store, &members);
@@ -160,6 +159,7 @@ agent_free(struct agent *a)
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->leave_reason);
+	free(a->failure);
 	free(a->name);
 	free(a->role);
 	free(a);
@@ -232,6 +232,8 @@ team_spawn(struct team *t, const char *name, const char *role,
 	if (store_begin(t->store, err) == -1)
 		return -1;
 	rc = roster_add_tx(t->store, name, role, prompt, plan_required, err);
+	if (rc == 0)
+		rc = roster_set_awaited_tx(t->store, name, 1, err);
 	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, name, MSG_MESSAGE,
 	    prompt, NULL, &task, err) < 0)
 		rc = -1;
@@ -242,33 +244,20 @@ team_spawn(struct team *t, const char *name, const char *role,
 	bus_wake(t->bus, name);
 	bus_announce(t->bus, &task);
 	message_clear(&task);
-	team_lead_waits(t, name, 1);
 	evq_push(&t->events, EV_SPAWNED, name, json_pack("{s:s, s:b}", "role",
 	    role, "plan_required", plan_required));
 	return team_launch(t, name, role, err);
 }
 
 void
-team_lead_waits(struct team *t, const char *name, int waiting)
+team_lead_waits(struct team *t, const char *name)
 {
-	pthread_mutex_lock(&t->lock);
-	if (waiting)
-		json_object_set_new(t->lead_waits, name, json_true());
-	else
-		json_object_del(t->lead_waits, name);
-	pthread_mutex_unlock(&t->lock);
-}
+	char *err = NULL;
 
-int
-team_lead_takes_idle(struct team *t, const char *name)
-{
-	int waiting;
-
-	pthread_mutex_lock(&t->lock);
-	waiting = json_object_get(t->lead_waits, name) != NULL;
-	json_object_del(t->lead_waits, name);
-	pthread_mutex_unlock(&t->lock);
-	return waiting;
+	if (roster_set_awaited(t->store, name, 1, &err) == -1) {
+		log_printf("lead waits for %s: %s", name, err);
+		free(err);
+	}
 }
 
 int
@@ -534,7 +523,6 @@ team_free(struct team *t)
 	store_close(t->store);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
-	json_decref(t->lead_waits);
 	pthread_mutex_destroy(&t->lock);
 	free(t->workdir);
 	free(t);

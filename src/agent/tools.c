@@ -189,14 +189,16 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 		tool_error(o, "you cannot send a message to yourself");
 		return;
 	}
+	/* Waiting first: a crash between the two can only make the lead
+	 * hear one idle notice it did not need. */
+	if (a->is_lead)
+		team_lead_waits(a->team, to);
 	if (bus_send(a->team->bus, a->name, to, MSG_MESSAGE, content, NULL,
 	    &err) < 0) {
 		tool_error(o, "not sent: %s", err);
 		free(err);
 		return;
 	}
-	if (a->is_lead)
-		team_lead_waits(a->team, to, 1);
 	tool_ok(o, "sent to %s", to);
 }
 
@@ -293,13 +295,13 @@ tool_request_shutdown(struct agent *a, json_t *in, struct tool_output *o)
 		tool_error(o, "the lead cannot be shut down this way");
 		return;
 	}
+	team_lead_waits(a->team, name);
 	if (protocol_request(a->team->proto, REQ_SHUTDOWN, a->name, name,
 	    reason ? reason : "", id, &err) == -1) {
 		tool_error(o, "not sent: %s", err);
 		free(err);
 		return;
 	}
-	team_lead_waits(a->team, name, 1);
 	tool_ok(o, "asked %s to shut down (%s); it will answer with a "
 	    "shutdown_response", name, id);
 }

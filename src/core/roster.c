@@ -177,6 +177,42 @@ roster_approve_plan_tx(struct store *s, const char *name, char **err)
 }
 
 int
+roster_set_awaited_tx(struct store *s, const char *name, int awaited,
+    char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET"
+	    " lead_awaits = ? WHERE name = ?");
+
+	sqlite3_bind_int(st, 1, awaited != 0);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	return store_step_done(s, st, err);
+}
+
+int
+roster_set_awaited(struct store *s, const char *name, int awaited,
+    char **err)
+{
+	int rc;
+
+	if (store_begin(s, err) == -1)
+		return -1;
+	rc = roster_set_awaited_tx(s, name, awaited, err);
+	return store_end(s, rc == 0, err);
+}
+
+int
+roster_take_awaited_tx(struct store *s, const char *name)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET"
+	    " lead_awaits = 0 WHERE name = ? AND lead_awaits = 1");
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (store_step_done(s, st, NULL) == -1)
+		return 0;
+	return sqlite3_changes(store_db(s)) > 0;
+}
+
+int
 roster_add_tokens(struct store *s, const char *name, int64_t in,
     int64_t out, char **err)
 {

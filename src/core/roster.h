@@ -95,6 +95,20 @@ int roster_status_tx(struct store *s, const char *name);
 int roster_set_status_tx(struct store *s, const char *name,
     enum member_status status, char **err);
 
+/*
+ * Notes whether the lead waits for `name`: its next idle notice is then
+ * fed to the lead's model. Stored, so it survives a restart. Naming no
+ * member is not an error (there is nothing to wait for).
+ */
+int roster_set_awaited(struct store *s, const char *name, int awaited,
+    char **err);
+int roster_set_awaited_tx(struct store *s, const char *name, int awaited,
+    char **err);
+
+/* Inside a transaction: whether the lead waits for `name`, forgetting it
+ * (one idle notice answers one wait). */
+int roster_take_awaited_tx(struct store *s, const char *name);
+
 /* Inside a transaction: marks a member's plan approved. */
 int roster_approve_plan_tx(struct store *s, const char *name, char **err);
 

@@ -83,6 +83,9 @@ static const char *const store_migrations[] = {
 	"  message_id INTEGER UNIQUE,"
 	"  created_at INTEGER NOT NULL,"
 	"  PRIMARY KEY (member, seq));",
+	/* 1 -> 2: the lead waits for this member's idle notice. */
+	"ALTER TABLE members ADD COLUMN lead_awaits INTEGER NOT NULL"
+	"  DEFAULT 0;",
 };
 
 int

@@ -5,8 +5,9 @@ the fake LLM server, each agent scripted through its own queue.
 Covers the seed scenario (spawn, a write, a plan gated until approved, a
 shutdown handshake), plan review by the lead, rejection and resubmission,
 a refused shutdown, an expired one ended by force, messages that arrive
-while a teammate goes idle, permission for risky commands, and kill -9 in
-the middle of a turn followed by --resume.
+while a teammate goes idle, permission for risky commands, kill -9 in the
+middle of a turn followed by --resume (what the lead waits for survives
+it), and a failed model call the lead's model is told about.
 """
 
 import json
@@ -310,6 +311,11 @@ def test_kill9_mid_turn_then_resume(fake):
         first = requests_of(fake, "alice")[0]["body"]["messages"]
         expect(first == before, "the resumed call differs from the interrupted "
                "one:\n%s\n%s" % (before, first))
+        # The lead waited for alice before the crash, and still does: her
+        # idle notice reaches its model.
+        wait_for(lambda: any("alice is idle: Done." in json.dumps(r["body"])
+                             for r in requests_of(fake, "lead")), 10,
+                 "alice's idle notice to reach the lead's model after --resume")
         quit_cleanly(h)
         for req in requests_of(fake, "lead"):
             expect(json.dumps(req["body"]).count("[message from user] go") <= 1,
@@ -332,6 +338,12 @@ def test_model_error_then_recovery(fake):
         expect("invalid_request_error" in err["message"] and "HTTP 400" in err["message"],
                err["message"])
         h.wait(ev("status", "alice", status="error"), what="alice in error")
+        # The lead waits for alice (it spawned her), so its model hears why
+        # she stopped.
+        wait_for(lambda: any("alice stopped on an error" in json.dumps(r["body"])
+                             and "prompt is too long" in json.dumps(r["body"])
+                             for r in requests_of(fake, "lead")), 10,
+                 "alice's error to reach the lead's model")
         mark = len(h.events)
         h.send("/msg alice try again")
         h.wait_text("alice", "Back again.", since=mark)

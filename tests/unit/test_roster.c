@@ -1,6 +1,7 @@
 /*
  * Unit tests of core/roster: names, statuses, the plan gate, tokens and
- * persistence across a reopen (what --resume relies on).
+ * persistence across a reopen (what --resume relies on), and what the lead
+ * waits for.
  */
 #include "config.h"
 
@@ -128,6 +129,48 @@ START_TEST(status_tokens_and_plan_persist)
 }
 END_TEST
 
+/* Takes the lead's wait for `name` the way the lead's inbox drain does. */
+static int
+take_awaited(struct store *s, const char *name)
+{
+	char *err = NULL;
+	int taken;
+
+	ck_assert_int_eq(store_begin(s, &err), 0);
+	taken = roster_take_awaited_tx(s, name);
+	ck_assert_int_eq(store_end(s, 1, &err), 0);
+	return taken;
+}
+
+START_TEST(lead_waits_are_stored_and_taken_once)
+{
+	struct tu_team t;
+	char *err = NULL;
+
+	tu_team_open(&t);
+	ck_assert_int_eq(take_awaited(t.store, "alice"), 0);
+	ck_assert_int_eq(roster_set_awaited(t.store, "alice", 1, &err), 0);
+	ck_assert_int_eq(roster_set_awaited(t.store, "alice", 1, &err), 0);
+	ck_assert_int_eq(roster_set_awaited(t.store, "bob", 1, &err), 0);
+	ck_assert_int_eq(roster_set_awaited(t.store, "bob", 0, &err), 0);
+	/* Nobody by that name: nothing to wait for, and no error. */
+	ck_assert_int_eq(roster_set_awaited(t.store, "carol", 1, &err), 0);
+
+	/* The wait survives a restart; one notice answers it. */
+	store_close(t.store);
+	t.store = tu_store_open(t.dir);
+	bus_free(t.bus);
+	t.bus = bus_new(t.store);
+	protocol_free(t.proto);
+	t.proto = protocol_new(t.bus);
+	ck_assert_int_eq(take_awaited(t.store, "bob"), 0);
+	ck_assert_int_eq(take_awaited(t.store, "carol"), 0);
+	ck_assert_int_eq(take_awaited(t.store, "alice"), 1);
+	ck_assert_int_eq(take_awaited(t.store, "alice"), 0);
+	tu_team_close(&t);
+}
+END_TEST
+
 static Suite *
 roster_suite(void)
 {
@@ -137,6 +180,7 @@ roster_suite(void)
 	tcase_add_test(tc, names_are_checked);
 	tcase_add_test(tc, add_get_list);
 	tcase_add_test(tc, status_tokens_and_plan_persist);
+	tcase_add_test(tc, lead_waits_are_stored_and_taken_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

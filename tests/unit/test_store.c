@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/roster.h"
 #include "core/store.h"
 #include "core/transcript.h"
 #include "testutil.h"
@@ -117,6 +118,40 @@ START_TEST(schema_version_is_set_and_checked)
 	ck_assert_ptr_null(store_open(dir, 0, &err));
 	ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
 	free(err);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* A database written by schema version 1 is brought up to date, and what
+ * it held is kept. */
+START_TEST(version_1_database_is_migrated)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+	sqlite3_stmt *st;
+
+	ck_assert_int_eq(roster_add(s, "alice", "coder", "go", 0, &err), 0);
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_exec(store_db(s), "ALTER TABLE members DROP"
+	    " COLUMN lead_awaits; PRAGMA user_version = 1", NULL, NULL, NULL),
+	    SQLITE_OK);
+	store_unlock(s);
+	store_close(s);
+
+	s = tu_store_open(dir);
+	ck_assert_int_eq(roster_set_awaited(s, "alice", 1, &err), 0);
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT role,"
+	    " lead_awaits, (SELECT user_version FROM pragma_user_version)"
+	    " FROM members WHERE name = 'alice'", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "coder");
+	ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
+	ck_assert_int_eq(sqlite3_column_int(st, 2), STORE_SCHEMA_VERSION);
+	sqlite3_finalize(st);
+	store_unlock(s);
+	store_close(s);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -235,6 +270,7 @@ store_suite(void)
 	tcase_add_test(tc, open_tightens_loose_permissions);
 	tcase_add_test(tc, open_fails_cleanly);
 	tcase_add_test(tc, schema_version_is_set_and_checked);
+	tcase_add_test(tc, version_1_database_is_migrated);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
 	tcase_add_test(tc, rollback_discards_everything);
 	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);
