@@ -252,18 +252,27 @@ fstools_read(const char *workdir, const char *path, long limit,
 	return rc;
 }
 
-/* Creates the missing directories between workdir and full's parent. */
+/*
+ * Creates the missing directories between workdir and full's parent.
+ * *created is the topmost one it made (malloc'd), or NULL when it made
+ * none; fstools_rmparents takes them away again.
+ */
 static int
-fstools_mkparents(const char *workdir, const char *full, char **why)
+fstools_mkparents(const char *workdir, const char *full, char **created,
+    char **why)
 {
 	char *p = xstrdup(full), *s = p + strlen(workdir);
 	int rc = 0;
 
+	*created = NULL;
 	while (*s == '/')
 		s++;
 	while ((s = strchr(s, '/')) != NULL) {
 		*s = '\0';
-		if (mkdir(p, 0755) == -1 && errno != EEXIST) {
+		if (mkdir(p, 0755) == 0) {
+			if (*created == NULL)
+				*created = xstrdup(p);
+		} else if (errno != EEXIST) {
 			*why = xasprintf("cannot create directory %s: %s", p,
 			    strerror(errno));
 			rc = -1;
@@ -273,6 +282,25 @@ fstools_mkparents(const char *workdir, const char *full, char **why)
 	}
 	free(p);
 	return rc;
+}
+
+/* Removes the directories fstools_mkparents made for full, deepest first,
+ * as far as they are still empty: a failed write leaves nothing behind. */
+static void
+fstools_rmparents(const char *full, const char *created)
+{
+	char *p = xstrdup(full), *slash;
+	size_t top = strlen(created);
+
+	while ((slash = strrchr(p, '/')) != NULL) {
+		*slash = '\0';
+		if (strlen(p) < top)
+			break;
+		/* Below where mkdir failed there is nothing; a directory
+		 * someone filled meanwhile stays, and so do its parents. */
+		(void)rmdir(p);
+	}
+	free(p);
 }
 
 static int
@@ -389,7 +417,7 @@ int
 fstools_write(const char *workdir, const char *path, const char *content,
     struct tool_output *out)
 {
-	char *full, *why = NULL, *q;
+	char *full, *why = NULL, *created = NULL, *q;
 	size_t len;
 	int rc;
 
@@ -402,14 +430,17 @@ fstools_write(const char *workdir, const char *path, const char *content,
 		return rc;
 	}
 	len = strlen(content);
-	if (fstools_mkparents(workdir, full, &why) == -1 ||
-	    fstools_replace(full, content, len, &why) == -1)
+	if (fstools_mkparents(workdir, full, &created, &why) == -1 ||
+	    fstools_replace(full, content, len, &why) == -1) {
+		if (created != NULL)
+			fstools_rmparents(full, created);
 		rc = fstools_fail(out, "write", path, why);
-	else {
+	} else {
 		q = fstools_quote(path);
 		rc = tool_ok(out, "wrote %zu bytes to %s", len, q);
 		free(q);
 	}
+	free(created);
 	free(full);
 	return rc;
 }

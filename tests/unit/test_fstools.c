@@ -331,6 +331,57 @@ START_TEST(write_creates_parents)
 }
 END_TEST
 
+/* Whether name exists in the working directory (as anything). */
+static int
+exists(const char *name)
+{
+	char *p = in_wd(name);
+	struct stat st;
+	int rc = lstat(p, &st) == 0;
+
+	free(p);
+	return rc;
+}
+
+/* A failed write takes away the directories it made, and only those. */
+START_TEST(failed_write_leaves_no_directories)
+{
+	struct tool_output o = { 0, NULL };
+	char longname[NAME_MAX + 2], *path, *keep = in_wd("keep");
+
+	memset(longname, 'n', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	ck_assert_int_eq(mkdir(keep, 0755), 0);
+	free(keep);
+
+	/* The file's name is too long: every new directory goes. */
+	path = xasprintf("keep/new/deeper/%s", longname);
+	ck_assert_int_eq(fstools_write(wd, path, "x", &o), -1);
+	ck_assert_int_eq(o.is_error, 1);
+	ck_assert_int_eq(exists("keep/new"), 0);
+	ck_assert_int_eq(exists("keep"), 1);
+	free(path);
+	tool_output_clear(&o);
+
+	/* A directory's name is too long: the ones above it go too. */
+	path = xasprintf("fresh/%s/f.txt", longname);
+	ck_assert_int_eq(fstools_write(wd, path, "x", &o), -1);
+	ck_assert_int_eq(o.is_error, 1);
+	ck_assert_msg(strstr(o.text, "cannot create directory") != NULL,
+	    "%s", o.text);
+	ck_assert_int_eq(exists("fresh"), 0);
+	free(path);
+	tool_output_clear(&o);
+
+	/* The target is a directory: nothing was made, nothing goes. */
+	ck_assert_int_eq(fstools_write(wd, "keep", "x", &o), -1);
+	ck_assert_int_eq(o.is_error, 1);
+	ck_assert_int_eq(exists("keep"), 1);
+	tool_output_clear(&o);
+	no_leftovers(wd);
+}
+END_TEST
+
 START_TEST(write_replaces_and_keeps_mode)
 {
 	struct tool_output o = { 0, NULL };
@@ -468,6 +519,7 @@ fstools_suite(void)
 	tcase_add_test(tc, read_binary_is_repaired);
 	tcase_add_test(tc, read_is_capped_at_100_kib);
 	tcase_add_test(tc, write_creates_parents);
+	tcase_add_test(tc, failed_write_leaves_no_directories);
 	tcase_add_test(tc, write_replaces_and_keeps_mode);
 	tcase_add_test(tc, write_refuses_escapes);
 	tcase_add_test(tc, edit_replaces_exactly_once);
