@@ -51,6 +51,7 @@ struct options {
 	const char	*log;
 	const char	*risk_policy;
 	int		 demo;
+	int		 stall_timeout_s;
 };
 
 static void
@@ -91,6 +92,8 @@ usage(FILE *out)
 	    "  --script FILE         the scenario for --provider script\n"
 	    "  --no-stream           ask for whole replies instead of streams\n"
 	    "  --max-retries N       retries of a failed call (default 2)\n"
+	    "  --stall-timeout S     a streamed call that receives nothing for S\n"
+	    "                        seconds fails (default 60)\n"
 	    "  -h, --help            show this help and exit\n"
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
@@ -122,6 +125,8 @@ settings(const struct options *o, struct llm_config *cfg, char **owned,
 	cfg->stream = o->stream;
 	if (o->max_retries >= 0)
 		cfg->max_retries = o->max_retries;
+	if (o->stall_timeout_s > 0)
+		cfg->stall_timeout_s = o->stall_timeout_s;
 	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
 		cfg->provider = LLM_ANTHROPIC;
 		cfg->api_key = env_or("ANTHROPIC_API_KEY", NULL);
@@ -345,7 +350,7 @@ main(int argc, char **argv)
 	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_WORKDIR,
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
-	    OPT_DEMO };
+	    OPT_DEMO, OPT_STALL_TIMEOUT };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -354,6 +359,7 @@ main(int argc, char **argv)
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-retries", required_argument, NULL, OPT_MAX_RETRIES },
+		{ "stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT },
 		{ "demo", no_argument, NULL, OPT_DEMO },
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
 		{ "resume", no_argument, NULL, OPT_RESUME },
@@ -370,7 +376,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { "anthropic", NULL, NULL, NULL, NULL, 1, -1, NULL,
-	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL, 0 };
+	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL, 0,
+	    0 };
 	long v;
 	struct llm_config cfg;
 	char *owned = NULL, *err = NULL, *end;
@@ -404,6 +411,14 @@ main(int argc, char **argv)
 			    o.max_retries < 0 || o.max_retries > 10)
 				return bad_usage("--max-retries takes a number "
 				    "from 0 to 10");
+			break;
+		case OPT_STALL_TIMEOUT:
+			v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 1 ||
+			    v > 3600)
+				return bad_usage("--stall-timeout takes "
+				    "seconds from 1 to 3600");
+			o.stall_timeout_s = (int)v;
 			break;
 		case OPT_DEMO:
 			o.demo = 1;

@@ -167,6 +167,32 @@ def case_retries_configurable(fake):
     expect(code == 1 and len(fake.requests()) == 1, "max-retries 0 not honoured")
 
 
+def case_stall_timeout(fake):
+    # Silence before the headers is a connection that failed: retried.
+    fake.reset()
+    fake.script(*[{"kind": "stall_headers", "stall_s": 20}] * 2,
+                {"kind": "text", "text": "finally"})
+    args, env = anthropic(fake, "--stall-timeout", "1")
+    code, out, err, took, _ = run_huddle(args, env)
+    expect(code == 0 and out == "finally\n", "status %d %r %r" % (code, out, err))
+    reqs = fake.requests()
+    expect(len(reqs) == 3, "%d attempts" % len(reqs))
+    expect(all(1.0 <= g < 4.0 for g in gaps(reqs)), "gaps %r" % gaps(reqs))
+    # Silence in the middle of a stream: the call fails after S seconds.
+    fake.reset()
+    fake.script({"kind": "text", "text": "partial reply then silence", "fault": "stall",
+                 "fault_after": 4, "stall_s": 20})
+    args, env = anthropic(fake, "--stall-timeout", "1")
+    code, out, err, took, _ = run_huddle(args, env)
+    expect(code == 1 and "no data from the server for 1 s" in err,
+           "status %d, stderr %r" % (code, err))
+    expect(len(fake.requests()) == 1 and took < 5,
+           "%d attempts, %.1f s" % (len(fake.requests()), took))
+    for bad in ("0", "x", "3601"):
+        code, _, err, _, _ = run_huddle(["--stall-timeout", bad, "--ask", "hi"], env)
+        expect(code == 2 and "--stall-timeout" in err, "%r: %d %r" % (bad, code, err))
+
+
 def case_non_json_413(fake, api):
     fake.reset()
     fake.script({"kind": "raw", "status": 413,
@@ -248,6 +274,8 @@ def main():
         r.run("anthropic: 529 backoff, 2 retries", case_overloaded_backoff, fake, anthropic)
         r.run("openai: 529 backoff, 2 retries", case_overloaded_backoff, fake, openai)
         r.run("--max-retries 0", case_retries_configurable, fake)
+        r.run("--stall-timeout: retried before headers, fails mid-stream",
+              case_stall_timeout, fake)
         r.run("x-stainless-retry-count on each attempt", case_retry_count_header, fake)
         r.run("a 429 for a spent budget is not retried", case_spend_cap_not_retried, fake)
         r.run("model, headers, HUDDLE_MODEL", case_model_and_headers, fake)
