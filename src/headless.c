@@ -189,10 +189,7 @@ headless_read(struct headless *h)
 			h->eof = 1;
 		return;
 	}
-	h->buf = xgrow(h->buf, &h->cap, h->len + (size_t)n + 1, 1);
-	memcpy(h->buf + h->len, chunk, (size_t)n);
-	h->len += (size_t)n;
-	h->buf[h->len] = '\0';
+	h->buf = xappend(h->buf, &h->len, &h->cap, chunk, (size_t)n);
 	while ((nl = memchr(h->buf, '\n', h->len)) != NULL) {
 		*nl = '\0';
 		if (nl > h->buf && nl[-1] == '\r')

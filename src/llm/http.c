@@ -189,10 +189,7 @@ http_on_body(char *buf, size_t size, size_t n, void *arg)
 	}
 	if (r->len + len > HTTP_MAX_BODY)
 		return CURL_WRITEFUNC_ERROR;
-	r->body = xgrow(r->body, &call->cap, r->len + len + 1, 1);
-	memcpy(r->body + r->len, buf, len);
-	r->len += len;
-	r->body[r->len] = '\0';
+	r->body = xappend(r->body, &r->len, &call->cap, buf, len);
 	return len;
 }
 

@@ -41,10 +41,7 @@ struct openai_buf {
 static void
 openai_buf_add(struct openai_buf *b, const char *s, size_t len)
 {
-	b->p = xgrow(b->p, &b->cap, b->len + len + 1, 1);
-	memcpy(b->p + b->len, s, len);
-	b->len += len;
-	b->p[b->len] = '\0';
+	b->p = xappend(b->p, &b->len, &b->cap, s, len);
 }
 
 /* Appends a non-empty JSON string, after "\n\n" when it is not the first. */

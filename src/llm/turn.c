@@ -94,10 +94,7 @@ turn_add(struct llm_turn *t, enum turn_kind kind, long index)
 static void
 turn_append(struct turn_block *b, const char *s, size_t len)
 {
-	b->buf = xgrow(b->buf, &b->cap, b->len + len + 1, 1);
-	memcpy(b->buf + b->len, s, len);
-	b->len += len;
-	b->buf[b->len] = '\0';
+	b->buf = xappend(b->buf, &b->len, &b->cap, s, len);
 }
 
 void

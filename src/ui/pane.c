@@ -85,10 +85,7 @@ pane_open(struct pane *p, enum color_role role)
 static void
 pane_append(struct pane_line *l, const char *s, size_t len)
 {
-	l->text = xgrow(l->text, &l->cap, l->len + len + 1, 1);
-	memcpy(l->text + l->len, s, len);
-	l->len += len;
-	l->text[l->len] = '\0';
+	l->text = xappend(l->text, &l->len, &l->cap, s, len);
 }
 
 /* Appends clean text to the open line, opening lines at each '\n'. */

@@ -60,6 +60,16 @@ xgrow(void *array, size_t *cap, size_t need, size_t size)
 }
 
 char *
+xappend(char *buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	buf = xgrow(buf, cap, *len + n + 1, 1);
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+	return buf;
+}
+
+char *
 xstrdup(const char *s)
 {
 	size_t len = strlen(s) + 1;

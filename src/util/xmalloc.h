@@ -13,6 +13,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 /* Grows *array to hold at least `need` elements of `size` bytes, doubling. */
 void *xgrow(void *array, size_t *cap, size_t need, size_t size);
+/* Appends n bytes of s to the string buf (len bytes long, cap allocated),
+ * keeping it NUL-terminated; returns the string, perhaps moved. */
+char *xappend(char *buf, size_t *len, size_t *cap, const char *s, size_t n);
 char *xstrdup(const char *s);
 /* Returns a malloc'd copy of s, or NULL when s is NULL. */
 char *xstrdup_or_null(const char *s);

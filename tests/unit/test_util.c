@@ -94,6 +94,24 @@ START_TEST(xgrow_doubles_and_keeps_contents)
 }
 END_TEST
 
+START_TEST(xappend_keeps_a_terminated_string)
+{
+	char *s = NULL;
+	size_t len = 0, cap = 0;
+	int i;
+
+	s = xappend(s, &len, &cap, "", 0);
+	ck_assert_str_eq(s, "");
+	for (i = 0; i < 100; i++)
+		s = xappend(s, &len, &cap, "ab\0cd", i % 2 ? 2 : 5);
+	ck_assert_uint_eq(len, 50 * 2 + 50 * 5);
+	ck_assert_uint_ge(cap, len + 1);
+	ck_assert_int_eq(s[len], '\0');
+	ck_assert_int_eq(memcmp(s, "ab\0cdabab", 9), 0);
+	free(s);
+}
+END_TEST
+
 START_TEST(message_types_round_trip)
 {
 	int i;
@@ -158,6 +176,7 @@ util_suite(void)
 	tcase_add_test(tc, utf8_invalid_bytes_become_replacement);
 	tcase_add_test(tc, utf8_clean_makes_one_printable_line);
 	tcase_add_test(tc, xgrow_doubles_and_keeps_contents);
+	tcase_add_test(tc, xappend_keeps_a_terminated_string);
 	tcase_add_test(tc, message_types_round_trip);
 	tcase_add_test(tc, message_render_shows_request_id_and_decision);
 	tcase_add_test(tc, clocks_move_forward);
