@@ -16,6 +16,17 @@
 
 #define CTRL(c) ((c) & 0x1f)
 
+/* Rows one turn of the mouse wheel scrolls a pane. */
+#define KEYS_WHEEL_ROWS 3
+
+/* The wheel turning down is button 5, which only the version-2 mouse
+ * protocol of ncurses knows; without it the wheel scrolls up only. */
+#if NCURSES_MOUSE_VERSION > 1
+#define KEYS_WHEEL_DOWN BUTTON5_PRESSED
+#else
+#define KEYS_WHEEL_DOWN 0
+#endif
+
 /* --- what the person decides -------------------------------------------- */
 
 static int
@@ -192,26 +203,59 @@ keys_page(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
+mmask_t
+view_mouse_mask(void)
+{
+	return BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED |
+	    BUTTON4_PRESSED | KEYS_WHEEL_DOWN;
+}
+
+/* The pane at a screen cell, or -1. */
+static int
+keys_pane_at(struct view *v, int y, int x)
+{
+	size_t i;
+
+	for (i = 0; i < v->npanes && v->rects != NULL; i++) {
+		struct rect *r = &v->rects[i];
+
+		if (y >= r->y && y < r->y + r->h && x >= r->x &&
+		    x < r->x + r->w)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A click focuses a pane or selects a table row; the wheel scrolls the
+ * pane under the pointer, or moves the table's selection. */
 static int
 keys_mouse(struct view *v)
 {
 	MEVENT me;
-	size_t i;
+	int pane, in_table, wheel = 0;
 
-	if (getmouse(&me) != OK || !(me.bstate & (BUTTON1_CLICKED |
-	    BUTTON1_PRESSED | BUTTON1_RELEASED)))
+	if (getmouse(&me) != OK)
 		return KEY_HANDLED;
-	for (i = 0; i < v->npanes && v->rects != NULL; i++) {
-		struct rect *r = &v->rects[i];
-
-		if (me.y >= r->y && me.y < r->y + r->h && me.x >= r->x &&
-		    me.x < r->x + r->w) {
-			v->focus = (int)i;
-			return KEY_REDRAW;
-		}
+	if (me.bstate & BUTTON4_PRESSED)
+		wheel = 1;
+	else if (me.bstate & KEYS_WHEEL_DOWN)
+		wheel = -1;
+	else if (!(me.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED |
+	    BUTTON1_RELEASED)))
+		return KEY_HANDLED;
+	pane = keys_pane_at(v, me.y, me.x);
+	in_table = me.y > v->table_rect.y && me.y < v->table_rect.y +
+	    v->table_rect.h;
+	if (wheel != 0) {
+		if (pane >= 0)
+			pane_scroll(v->panes[pane], wheel * KEYS_WHEEL_ROWS);
+		else if (in_table)
+			table_move(&v->table, -wheel);
+		return KEY_REDRAW;
 	}
-	if (me.y > v->table_rect.y && me.y < v->table_rect.y +
-	    v->table_rect.h) {
+	if (pane >= 0)
+		v->focus = pane;
+	else if (in_table) {
 		v->focus = FOCUS_TABLE;
 		table_select(&v->table, (size_t)(v->table.first + me.y -
 		    v->table_rect.y - 1));

@@ -188,7 +188,7 @@ layout_help(void)
 		"F9          shutdown menu (forced stop after expiry)",
 		"PgUp/PgDn   scroll the focused pane; End: live tail",
 		"F10, C-c    quit (teammates are asked to shut down)",
-		"C-l         redraw    mouse: focus a pane, pick a row",
+		"C-l         redraw    mouse: click focuses, wheel scrolls",
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;

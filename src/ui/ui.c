@@ -141,7 +141,7 @@ ui_setup(void)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
-	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED, NULL);
+	mousemask(view_mouse_mask(), NULL);
 	mouseinterval(0);
 	curs_set(1);
 	color_init();

@@ -8,6 +8,7 @@
 #ifndef HUDDLE_UI_VIEW_H
 #define HUDDLE_UI_VIEW_H
 
+#include <curses.h>
 #include <stdint.h>
 #include <wchar.h>
 
@@ -80,6 +81,9 @@ void view_hint(struct view *v, enum color_role role, const char *fmt, ...)
 /* Handles a key from wget_wch (is_key: a KEY_* code). Returns KEY_*
  * flags. */
 int view_key(struct view *v, int is_key, wint_t wc);
+
+/* The mouse events view_key understands (for mousemask). */
+mmask_t view_mouse_mask(void);
 
 /* The live teammates, in pane order (the F9 menu). Returns the count. */
 size_t keys_menu_items(struct view *v, struct pane **items, size_t max);

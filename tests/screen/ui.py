@@ -189,6 +189,20 @@ def test_mouse_focuses_a_pane():
         quit_clean(s)
 
 
+def test_mouse_wheel_scrolls_the_pane_under_it():
+    # A small terminal, so the lead's pane has more than it can show.
+    s, _ = demo(cols=80, rows=24)
+    with s:
+        s.wait_for("Both are working", 15, "the lead's text")
+        s.wheel(5, 3, up=True)
+        s.wait_for("↑ scrolled", 5, "the wheel scrolls the lead's pane back")
+        expect(re.search(r"^lead>", s.text(), re.M), "the wheel moved the focus")
+        for _ in range(10):
+            s.wheel(5, 3, up=False)
+        s.wait_gone("↑ scrolled", 5)
+        quit_clean(s)
+
+
 def test_resume_shows_the_conversation():
     s, work = demo()
     with s:
@@ -284,6 +298,8 @@ def main():
     r.run("F9 + Enter shuts a teammate down", test_f9_shuts_a_teammate_down)
     r.run("F8 zooms, PgUp scrolls, End returns", test_zoom_and_scroll)
     r.run("a click focuses a pane", test_mouse_focuses_a_pane)
+    r.run("the mouse wheel scrolls the pane under it",
+          test_mouse_wheel_scrolls_the_pane_under_it)
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
