@@ -28,8 +28,8 @@ enum text_state {
 	TEXT_ESC,		/* after ESC */
 	TEXT_ESC_INTER,		/* after ESC and intermediate bytes */
 	TEXT_CSI,		/* in a control sequence, before its final byte */
-	TEXT_OSC,		/* in an OSC string, which BEL or ST ends */
-	TEXT_STRING		/* in a DCS, SOS, PM or APC string, which ST ends */
+	TEXT_OSC,		/* in an OSC string: BEL, ST or a newline ends it */
+	TEXT_STRING		/* in a DCS, SOS, PM or APC string: ST or a newline */
 };
 
 #define TEXT_REPLACEMENT 0xfffd
@@ -183,11 +183,15 @@ text_stream_cp(struct text_stream *ts, unsigned int cp, char *o)
 		}
 		break;
 	case TEXT_OSC:
-		if (cp == 0x07)
-			ts->state = TEXT_GROUND;
-		return o;
 	case TEXT_STRING:
-		return o;
+		/* BEL ends an OSC. A newline ends any string here, though
+		 * not on a terminal: what was lost to one is then a line at
+		 * most, not the rest of a reply. */
+		if (cp == 0x07 && ts->state == TEXT_OSC)
+			ts->state = TEXT_GROUND;
+		if (cp != '\n')
+			return o;
+		break;
 	}
 
 	ts->state = TEXT_GROUND;

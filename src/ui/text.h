@@ -27,8 +27,9 @@ struct text_stream {
  * (ESC [ ... final byte), OSC (ESC ] ... BEL or ST), DCS, SOS, PM and APC
  * strings (ESC P, X, ^, _ ... ST), other ESC sequences, and the same
  * introduced by C1 controls, whether as UTF-8 (U+0080..U+009F) or as raw
- * bytes 0x80..0x9f; CAN and SUB abort a sequence. An unterminated string
- * hides the rest of the text, as it would on a terminal. '\n' is kept,
+ * bytes 0x80..0x9f; CAN and SUB abort a sequence. A newline ends a
+ * string too (unlike on a terminal), so an unterminated one hides the
+ * rest of its line only. '\n' is kept,
  * '\t' becomes one space, '\r' and every other control character (C0,
  * DEL, C1) is dropped, and any other invalid UTF-8 byte becomes U+FFFD.
  * The result is never more than 3 * len + 1 bytes.

@@ -86,10 +86,13 @@ START_TEST(sanitize_osc)
 	check_clean("see \x1b]8;;https://example.com/\x1b\\the link"
 	    "\x1b]8;;\x1b\\ here", "see the link here");
 	check_clean("\x1b]52;c;aGVsbG8=\x07x", "x");
-	/* Newlines do not end an OSC; ESC does; unterminated hides all. */
-	check_clean("\x1b]0;a\nb\x07" "c", "c");
+	/* ESC ends an OSC; so does a newline, which is kept: an
+	 * unterminated string hides the rest of its line, no more. */
+	check_clean("\x1b]0;a\nb\x07" "c", "\nbc");
 	check_clean("\x1b]0;t\x1b[1mx", "x");
-	check_clean("a\x1b]0;never ended\nmore", "a");
+	check_clean("a\x1b]0;never ended\nmore", "a\nmore");
+	check_clean("a\x1bPnever ended\nmore\x1b_x\n", "a\nmore\n");
+	check_clean("a\x9dnever ended\nmore", "a\nmore");
 }
 END_TEST
 
