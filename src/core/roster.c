@@ -79,7 +79,16 @@ roster_add_tx(struct store *s, const char *name, const char *role,
 
 	if (roster_check_name(name, err) == -1)
 		return -1;
-	if (roster_status_tx(s, name) != -1) {
+	switch (roster_status_tx(s, name)) {
+	case -1:
+		break;
+	case MEMBER_TERMINATED:
+		/* Its transcript and requests stay on record under it. */
+		*err = xasprintf("'%s' was a teammate that has been shut "
+		    "down; names are not reused: choose another, such as "
+		    "'%.29s-2'", name, name);
+		return -1;
+	default:
 		*err = xasprintf("a member named '%s' already exists", name);
 		return -1;
 	}

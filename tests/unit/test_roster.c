@@ -63,6 +63,16 @@ START_TEST(add_get_list)
 	ck_assert_ptr_nonnull(strstr(err, "already exists"));
 	free(err);
 	err = NULL;
+	/* A shut-down teammate's name is not reused; the refusal says so
+	 * and offers another. */
+	ck_assert_int_eq(roster_set_status(t.store, "alice", MEMBER_TERMINATED,
+	    &err), 0);
+	ck_assert_int_eq(roster_add(t.store, "alice", "other", "", 0, &err),
+	    -1);
+	ck_assert_msg(strstr(err, "shut down") != NULL &&
+	    strstr(err, "'alice-2'") != NULL, "%s", err);
+	free(err);
+	err = NULL;
 	ck_assert_int_eq(roster_add(t.store, "Bad Name", "x", "", 0, &err),
 	    -1);
 	free(err);
