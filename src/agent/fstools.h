@@ -29,9 +29,9 @@ int fstools_read(const char *workdir, const char *path, long limit,
 /*
  * write_file: creates or replaces the file (missing parent directories
  * created, inside the sandbox, and taken away again if the write fails),
- * writes through a temporary file + rename so
- * a crash never leaves half a file; mode 0644 for new files, existing mode
- * kept. Says "wrote N bytes to PATH". Returns 0, or -1 on a tool error.
+ * writes through a temporary file + rename so a crash never leaves half a
+ * file; mode 0644 for new files, existing mode kept. Says "wrote N bytes
+ * to PATH". Returns 0, or -1 on a tool error.
  */
 int fstools_write(const char *workdir, const char *path, const char *content,
     struct tool_output *out);
