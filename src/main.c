@@ -343,6 +343,19 @@ bad_usage(const char *what)
 	return 2;
 }
 
+/* Reads a whole decimal number from lo to hi into *v; 0, or -1. */
+static int
+number_arg(const char *arg, long lo, long hi, int *v)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*arg == '\0' || *end != '\0' || n < lo || n > hi)
+		return -1;
+	*v = (int)n;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -378,9 +391,8 @@ main(int argc, char **argv)
 	struct options o = { "anthropic", NULL, NULL, NULL, NULL, 1, -1, NULL,
 	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL, 0,
 	    0 };
-	long v;
 	struct llm_config cfg;
-	char *owned = NULL, *err = NULL, *end;
+	char *owned = NULL, *err = NULL;
 	int c, rc;
 
 	setlocale(LC_ALL, "");
@@ -406,19 +418,15 @@ main(int argc, char **argv)
 			o.stream = 0;
 			break;
 		case OPT_MAX_RETRIES:
-			o.max_retries = (int)strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' ||
-			    o.max_retries < 0 || o.max_retries > 10)
+			if (number_arg(optarg, 0, 10, &o.max_retries) == -1)
 				return bad_usage("--max-retries takes a number "
 				    "from 0 to 10");
 			break;
 		case OPT_STALL_TIMEOUT:
-			v = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || v < 1 ||
-			    v > 3600)
+			if (number_arg(optarg, 1, 3600, &o.stall_timeout_s) ==
+			    -1)
 				return bad_usage("--stall-timeout takes "
 				    "seconds from 1 to 3600");
-			o.stall_timeout_s = (int)v;
 			break;
 		case OPT_DEMO:
 			o.demo = 1;
@@ -444,27 +452,20 @@ main(int argc, char **argv)
 				    "lead or any");
 			break;
 		case OPT_MAX_TEAMMATES:
-			v = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 64)
+			if (number_arg(optarg, 1, 64, &o.max_teammates) == -1)
 				return bad_usage("--max-teammates takes a "
 				    "number from 1 to 64");
-			o.max_teammates = (int)v;
 			break;
 		case OPT_QUIT_TIMEOUT:
-			v = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || v < 0 ||
-			    v > 3600)
+			if (number_arg(optarg, 0, 3600, &o.quit_timeout_s) == -1)
 				return bad_usage("--quit-timeout takes seconds "
 				    "from 0 to 3600");
-			o.quit_timeout_s = (int)v;
 			break;
 		case OPT_SHUTDOWN_TIMEOUT:
-			v = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || v < 1 ||
-			    v > 86400)
+			if (number_arg(optarg, 1, 86400,
+			    &o.shutdown_timeout_s) == -1)
 				return bad_usage("--shutdown-timeout takes "
 				    "seconds from 1 to 86400");
-			o.shutdown_timeout_s = (int)v;
 			break;
 		case OPT_LOG:
 			o.log = optarg;

@@ -621,12 +621,7 @@ START_TEST(list_shows_pending_first_and_survives_reopen)
 	expect_verdict(&t, b, MSG_PLAN_APPROVAL_RESPONSE, "lead", 1,
 	    PROTO_DECIDED, NULL);
 
-	protocol_free(t.proto);
-	bus_free(t.bus);
-	store_close(t.store);
-	t.store = tu_store_open(t.dir);
-	t.bus = bus_new(t.store);
-	t.proto = protocol_new(t.bus);
+	tu_team_reopen(&t);
 
 	n = protocol_list(t.proto, 10, &list);
 	ck_assert_uint_eq(n, 3);

@@ -121,12 +121,7 @@ START_TEST(status_tokens_and_plan_persist)
 	ck_assert_int_eq(store_end(t.store, 1, &err), 0);
 
 	/* Everything survives closing and reopening the store. */
-	store_close(t.store);
-	t.store = tu_store_open(t.dir);
-	bus_free(t.bus);
-	t.bus = bus_new(t.store);
-	protocol_free(t.proto);
-	t.proto = protocol_new(t.bus);
+	tu_team_reopen(&t);
 	m = roster_get(t.store, "bob");
 	ck_assert_int_eq(m->status, MEMBER_WAITING);
 	ck_assert_int_eq(m->tokens_in, 105);
@@ -167,12 +162,7 @@ START_TEST(lead_waits_are_stored_and_taken_once)
 	ck_assert_int_eq(roster_set_awaited(t.store, "carol", 1, &err), 0);
 
 	/* The wait survives a restart; one notice answers it. */
-	store_close(t.store);
-	t.store = tu_store_open(t.dir);
-	bus_free(t.bus);
-	t.bus = bus_new(t.store);
-	protocol_free(t.proto);
-	t.proto = protocol_new(t.bus);
+	tu_team_reopen(&t);
 	ck_assert_int_eq(take_awaited(t.store, "bob"), 0);
 	ck_assert_int_eq(take_awaited(t.store, "carol"), 0);
 	ck_assert_int_eq(take_awaited(t.store, "alice"), 1);

@@ -62,6 +62,17 @@ tu_team_open(struct tu_team *t)
 }
 
 void
+tu_team_reopen(struct tu_team *t)
+{
+	protocol_free(t->proto);
+	bus_free(t->bus);
+	store_close(t->store);
+	t->store = tu_store_open(t->dir);
+	t->bus = bus_new(t->store);
+	t->proto = protocol_new(t->bus);
+}
+
+void
 tu_team_close(struct tu_team *t)
 {
 	protocol_free(t->proto);

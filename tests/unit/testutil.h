@@ -25,7 +25,11 @@ char *tu_tmpdir(void);
 /* Removes a directory tree. */
 void tu_rmtree(const char *dir);
 
+/* A team in a fresh directory: the store, its bus and protocol engine,
+ * and the members lead, alice and bob (bob must have his plan approved). */
 void tu_team_open(struct tu_team *t);
+/* Closes the store and opens it again, as a restart would. */
+void tu_team_reopen(struct tu_team *t);
 void tu_team_close(struct tu_team *t);
 
 /* Opens a store in dir, failing the test on error. */
