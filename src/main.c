@@ -196,6 +196,7 @@ ask_event(void *ud, const struct llm_event *ev)
 		fflush(stdout);
 		ask_wrote = 1;
 		break;
+	case LLM_EV_THINKING:	/* --ask shows the answer only */
 	case LLM_EV_TOOL:
 		break;
 	case LLM_EV_RETRY:

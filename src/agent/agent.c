@@ -177,7 +177,16 @@ agent_on_llm(void *ud, const struct llm_event *ev)
 
 	switch (ev->type) {
 	case LLM_EV_TEXT:
-		evq_push_text(&a->team->events, a->name, ev->text, ev->len);
+		evq_push_text(&a->team->events, EV_TEXT, a->name, ev->text,
+		    ev->len);
+		break;
+	case LLM_EV_THINKING:
+		if (ev->redacted)
+			evq_push(&a->team->events, EV_THINKING, a->name,
+			    json_pack("{s:b}", "redacted", 1));
+		else
+			evq_push_text(&a->team->events, EV_THINKING, a->name,
+			    ev->text, ev->len);
 		break;
 	case LLM_EV_TOOL:
 		break;
@@ -289,11 +298,11 @@ agent_call(struct agent *a, int round, struct llm_result *res)
 	evq_push(&t->events, EV_LLM_CALL, a->name, json_pack("{s:i}",
 	    "round", round));
 	rc = llm_call(a->llm, &req, agent_on_llm, a, res);
-	if (res->input_tokens > 0 || res->output_tokens > 0) {
+	if (res->usage.input > 0 || res->usage.output > 0) {
 		struct member *m;
 
-		if (roster_add_tokens(t->store, a->name, res->input_tokens,
-		    res->output_tokens, &err) == -1) {
+		if (roster_add_tokens(t->store, a->name, res->usage.input,
+		    res->usage.output, &err) == -1) {
 			log_printf("%s: tokens: %s", a->name, err);
 			free(err);
 		}

@@ -17,6 +17,7 @@
 
 static const char *const event_type_names[EV_TYPE_COUNT] = {
 	[EV_TEXT] = "text",
+	[EV_THINKING] = "thinking",
 	[EV_LLM_CALL] = "llm_call",
 	[EV_TOOL_CALL] = "tool_call",
 	[EV_TOOL_RESULT] = "tool_result",
@@ -101,15 +102,15 @@ evq_push(struct evq *q, enum event_type type, const char *agent,
 }
 
 void
-evq_push_text(struct evq *q, const char *agent, const char *text,
-    size_t len)
+evq_push_text(struct evq *q, enum event_type type, const char *agent,
+    const char *text, size_t len)
 {
 	struct event *t;
 	char *joined;
 
 	pthread_mutex_lock(&q->lock);
 	t = q->tail;
-	if (t != NULL && t->type == EV_TEXT && t->agent != NULL &&
+	if (t != NULL && t->type == type && t->agent != NULL &&
 	    agent != NULL && strcmp(t->agent, agent) == 0) {
 		const char *old = json_string_value(json_object_get(t->data,
 		    "text"));
@@ -121,7 +122,7 @@ evq_push_text(struct evq *q, const char *agent, const char *text,
 		return;
 	}
 	pthread_mutex_unlock(&q->lock);
-	evq_push(q, EV_TEXT, agent, json_pack("{s:s%}", "text", text, len));
+	evq_push(q, type, agent, json_pack("{s:s%}", "text", text, len));
 }
 
 struct event *

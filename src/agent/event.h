@@ -18,6 +18,9 @@
 
 enum event_type {
 	EV_TEXT,		/* {text} a piece of the model's reply */
+	EV_THINKING,		/* {text} a piece of the model's thinking,
+				 * or {redacted: true} for an encrypted
+				 * block */
 	EV_LLM_CALL,		/* {round} a model call starts */
 	EV_TOOL_CALL,		/* {tool, id, input} */
 	EV_TOOL_RESULT,		/* {tool, id, is_error, output} */
@@ -27,7 +30,10 @@ enum event_type {
 				 *  response, decided_by} */
 	EV_ERROR,		/* {message} */
 	EV_RETRY,		/* {message, attempt, delay_ms} */
-	EV_USAGE,		/* {input_tokens, output_tokens} totals */
+	EV_USAGE,		/* the agent's totals {input_tokens,
+				 * output_tokens, cache_write_tokens,
+				 * cache_read_tokens, cost_usd, model} and
+				 * the team's {team_cost_usd} */
 	EV_SPAWNED,		/* {role, plan_required} */
 	EV_NOTICE,		/* {message} from huddle itself */
 	EV_TYPE_COUNT
@@ -58,10 +64,11 @@ void evq_destroy(struct evq *q);
 void evq_push(struct evq *q, enum event_type type, const char *agent,
     json_t *data);
 
-/* Queues a piece of text, joined to the last event when that is text from
- * the same agent that the reader has not taken yet. */
-void evq_push_text(struct evq *q, const char *agent, const char *text,
-    size_t len);
+/* Queues a piece of streamed text (type EV_TEXT or EV_THINKING), joined
+ * to the last event when that is of the same type from the same agent and
+ * the reader has not taken it yet. */
+void evq_push_text(struct evq *q, enum event_type type, const char *agent,
+    const char *text, size_t len);
 
 /* Takes every queued event, oldest first (free with event_free_list). */
 struct event *evq_take(struct evq *q);

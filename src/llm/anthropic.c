@@ -30,18 +30,50 @@ anthropic_headers(const struct llm_config *c, struct curl_slist *list)
 	return curl_slist_append(list, "anthropic-version: " ANTHROPIC_VERSION);
 }
 
+/* The request's "thinking" object for the config, or NULL for none. */
+static json_t *
+anthropic_thinking(const struct llm_config *c)
+{
+	switch (c->thinking) {
+	case LLM_THINKING_ADAPTIVE:
+		return json_pack("{s:s}", "type", "adaptive");
+	case LLM_THINKING_DISABLED:
+		return json_pack("{s:s}", "type", "disabled");
+	case LLM_THINKING_BUDGET:
+		return json_pack("{s:s, s:i}", "type", "enabled",
+		    "budget_tokens", c->thinking_budget);
+	case LLM_THINKING_UNSET:
+		break;
+	}
+	return NULL;
+}
+
+/*
+ * The body passes the conversation through as it is: what was sent
+ * before goes again byte for byte, and only new messages are added.
+ * Caching is asked for with the top-level marker (automatic caching): the
+ * breakpoint sits on the last block and moves forward with the
+ * conversation, so each request reads what the one before it wrote. No
+ * sampling parameter is ever sent; today's models refuse them.
+ */
 static char *
 anthropic_body(const struct llm_config *c, const struct llm_request *req)
 {
 	json_t *body = json_pack("{s:s, s:i, s:O, s:b}", "model", c->model,
 	    "max_tokens", c->max_tokens, "messages", req->messages, "stream",
 	    c->stream);
+	json_t *thinking = anthropic_thinking(c);
 	char *text;
 
 	if (req->system != NULL && *req->system != '\0')
 		json_object_set_new(body, "system", json_string(req->system));
 	if (req->tools != NULL && json_array_size(req->tools) > 0)
 		json_object_set(body, "tools", req->tools);
+	if (thinking != NULL)
+		json_object_set_new(body, "thinking", thinking);
+	if (c->cache)
+		json_object_set_new(body, "cache_control", json_pack("{s:s}",
+		    "type", "ephemeral"));
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	return text;
@@ -61,14 +93,46 @@ anthropic_error_object(json_t *error, struct llm_result *res)
 	res->error_message = xstrdup_or_null(msg);
 }
 
+/* A count from a usage object, or -1 when it is not there. */
+static int64_t
+anthropic_count(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) && json_integer_value(v) >= 0 ?
+	    (int64_t)json_integer_value(v) : -1;
+}
+
+/*
+ * Records a usage object: input_tokens is the uncached part of the input;
+ * cache writes are split by TTL when the API says how (else they count as
+ * 5-minute writes, the default TTL).
+ */
 static void
 anthropic_usage(struct llm_turn *t, json_t *usage)
 {
-	json_t *in = json_object_get(usage, "input_tokens");
-	json_t *out = json_object_get(usage, "output_tokens");
+	json_t *split = json_object_get(usage, "cache_creation");
+	struct llm_usage u;
+	int64_t written = anthropic_count(usage,
+	    "cache_creation_input_tokens");
 
-	turn_usage(t, json_is_integer(in) ? json_integer_value(in) : -1,
-	    json_is_integer(out) ? json_integer_value(out) : -1);
+	if (!json_is_object(usage))
+		return;
+	u.input = anthropic_count(usage, "input_tokens");
+	u.output = anthropic_count(usage, "output_tokens");
+	u.cache_read = anthropic_count(usage, "cache_read_input_tokens");
+	u.cache_write_5m = written;
+	u.cache_write_1h = written >= 0 ? 0 : -1;
+	if (json_is_object(split) && written >= 0) {
+		int64_t h1 = anthropic_count(split,
+		    "ephemeral_1h_input_tokens");
+
+		if (h1 > 0 && h1 <= written) {
+			u.cache_write_1h = h1;
+			u.cache_write_5m = written - h1;
+		}
+	}
+	turn_usage(t, &u);
 }
 
 static int
@@ -119,32 +183,33 @@ anthropic_stream_event(struct llm_turn *t, const char *event,
 		    "message"), "usage"));
 	else if (strcmp(type, "content_block_start") == 0) {
 		block = json_object_get(ev, "content_block");
-		dtype = json_string_value(json_object_get(block, "type"));
-		if (dtype != NULL && strcmp(dtype, "text") == 0) {
-			const char *s = json_string_value(json_object_get(
-			    block, "text"));
-
-			if (s != NULL)
-				turn_text(t, index, s, strlen(s));
-		} else if (dtype != NULL && strcmp(dtype, "tool_use") == 0)
-			turn_tool_start(t, index, json_string_value(
-			    json_object_get(block, "id")), json_string_value(
-			    json_object_get(block, "name")));
+		if (json_is_object(block))
+			turn_block(t, index, block);
 	} else if (strcmp(type, "content_block_delta") == 0) {
+		json_t *s;
+
 		delta = json_object_get(ev, "delta");
 		dtype = json_string_value(json_object_get(delta, "type"));
-		if (dtype != NULL && strcmp(dtype, "text_delta") == 0) {
-			json_t *s = json_object_get(delta, "text");
-
+		if (dtype == NULL)
+			dtype = "";
+		if (strcmp(dtype, "text_delta") == 0) {
+			s = json_object_get(delta, "text");
 			turn_text(t, index, json_string_value(s) ?
 			    json_string_value(s) : "", json_string_length(s));
-		} else if (dtype != NULL &&
-		    strcmp(dtype, "input_json_delta") == 0) {
-			json_t *s = json_object_get(delta, "partial_json");
-
+		} else if (strcmp(dtype, "input_json_delta") == 0) {
+			s = json_object_get(delta, "partial_json");
 			turn_tool_input(t, index, json_string_value(s) ?
 			    json_string_value(s) : "", json_string_length(s));
-		}
+		} else if (strcmp(dtype, "thinking_delta") == 0) {
+			s = json_object_get(delta, "thinking");
+			turn_thinking(t, index, json_string_value(s) ?
+			    json_string_value(s) : "", json_string_length(s));
+		} else if (strcmp(dtype, "signature_delta") == 0) {
+			s = json_object_get(delta, "signature");
+			turn_signature(t, index, json_string_value(s) ?
+			    json_string_value(s) : "", json_string_length(s));
+		} else if (json_is_object(delta))
+			turn_block_delta(t, index, delta);
 	} else if (strcmp(type, "message_delta") == 0) {
 		turn_stop_reason(t, json_string_value(json_object_get(
 		    json_object_get(ev, "delta"), "stop_reason")));
@@ -195,22 +260,11 @@ anthropic_parse_body(struct llm_turn *t, const char *body, size_t len,
 		res->error_message = xstrdup("the reply has no content");
 		return -1;
 	}
+	/* Every block is kept as it came, thinking and unknown types too. */
 	json_array_foreach(content, i, block) {
-		type = json_string_value(json_object_get(block, "type"));
-		if (type == NULL)
-			continue;
-		if (strcmp(type, "text") == 0) {
-			json_t *s = json_object_get(block, "text");
-
-			turn_text(t, (long)i, json_string_value(s) ?
-			    json_string_value(s) : "", json_string_length(s));
-		} else if (strcmp(type, "tool_use") == 0) {
-			turn_tool_start(t, (long)i, json_string_value(
-			    json_object_get(block, "id")), json_string_value(
-			    json_object_get(block, "name")));
-			turn_tool_input_json(t, (long)i,
-			    json_object_get(block, "input"));
-		}
+		if (json_is_object(block) && json_is_string(json_object_get(
+		    block, "type")))
+			turn_block(t, (long)i, block);
 	}
 	turn_stop_reason(t, json_string_value(json_object_get(msg,
 	    "stop_reason")));

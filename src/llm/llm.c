@@ -45,6 +45,7 @@ llm_config_defaults(struct llm_config *c)
 	memset(c, 0, sizeof *c);
 	c->provider = LLM_ANTHROPIC;
 	c->max_tokens = 4096;
+	c->cache = 1;
 	c->max_retries = 2;
 	c->stream = 1;
 	c->connect_timeout_ms = 10000;

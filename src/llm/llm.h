@@ -27,6 +27,14 @@ enum llm_provider_kind {
 
 struct script;
 
+/* What a request asks of the model's thinking (Anthropic). */
+enum llm_thinking {
+	LLM_THINKING_UNSET,	/* send nothing: the model's own default */
+	LLM_THINKING_ADAPTIVE,	/* {"type":"adaptive"} */
+	LLM_THINKING_DISABLED,	/* {"type":"disabled"} */
+	LLM_THINKING_BUDGET	/* {"type":"enabled","budget_tokens":N} */
+};
+
 struct llm_config {
 	enum llm_provider_kind	 provider;
 	const char	*base_url;	/* Anthropic: no /v1; OpenAI: ends in /v1 */
@@ -34,6 +42,9 @@ struct llm_config {
 	const char	*model;
 	const char	*agent;		/* sent as x-huddle-agent; may be NULL */
 	int		 max_tokens;	/* default 4096 */
+	enum llm_thinking thinking;	/* default LLM_THINKING_UNSET */
+	int		 thinking_budget; /* LLM_THINKING_BUDGET's tokens */
+	int		 cache;		/* ask for prompt caching; 1 */
 	int		 max_retries;	/* default 2 (3 attempts) */
 	int		 stream;	/* default 1 */
 	long		 connect_timeout_ms;	/* default 10000 */
@@ -53,6 +64,8 @@ struct llm_request {
 
 enum llm_event_type {
 	LLM_EV_TEXT,		/* text, len: a piece of the reply */
+	LLM_EV_THINKING,	/* text, len: a piece of the model's thinking;
+				 * redacted: an encrypted block (no text) */
 	LLM_EV_TOOL,		/* tool_id, tool_name: a tool call begins */
 	LLM_EV_RETRY		/* attempt failed (error); next in delay_ms */
 };
@@ -61,6 +74,7 @@ struct llm_event {
 	enum llm_event_type	 type;
 	const char		*text;
 	size_t			 len;
+	int			 redacted;
 	const char		*tool_id;
 	const char		*tool_name;
 	int			 attempt;	/* the attempt that failed, 1.. */
@@ -81,13 +95,24 @@ enum llm_status {
 	LLM_ERR_CANCELLED
 };
 
+/*
+ * The tokens of one call. Input is split the way it is billed: `input`
+ * is what was neither written to nor read from the prompt cache.
+ */
+struct llm_usage {
+	int64_t	 input;
+	int64_t	 output;
+	int64_t	 cache_write_5m;	/* written to the cache, 5-minute TTL */
+	int64_t	 cache_write_1h;	/* written with the 1-hour TTL */
+	int64_t	 cache_read;		/* read from the cache */
+};
+
 struct llm_result {
 	enum llm_status	 status;
 	json_t		*message;	/* LLM_OK: {"role":"assistant",
-					 * "content":[text|tool_use blocks]} */
+					 * "content":[blocks as received]} */
 	char		*stop_reason;	/* "end_turn", "tool_use", … */
-	int64_t		 input_tokens;
-	int64_t		 output_tokens;
+	struct llm_usage usage;
 	int		 http_status;	/* 0 when no response came */
 	char		*error_type;	/* "rate_limit_error", "connection_error" */
 	char		*error_message;

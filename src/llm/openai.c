@@ -8,7 +8,10 @@
  * a message of role "tool" that comes before the user's own text. Coming
  * back, streamed chunks carry text deltas and tool-call fragments keyed by
  * the call's index; they are handed to a turn, text under index -1 so it
- * never meets a call's index.
+ * never meets a call's index. Reasoning servers (DeepSeek-style) add the
+ * model's reasoning as reasoning_content (others call it reasoning); it
+ * is kept as a block of its own and sent back with the message's tool
+ * calls, which those servers require.
  *
  * The servers differ in small ways that are handled here rather than by
  * the caller: Ollama sends a whole call in one chunk and may reuse index 0
@@ -197,21 +200,76 @@ openai_stop_reason(const char *reason)
 	return reason;
 }
 
-/* Records a choice's finish_reason and the chunk's usage, when present. */
+/* A count from a usage object, or -1 when it is not there. */
+static int64_t
+openai_count(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) && json_integer_value(v) >= 0 ?
+	    (int64_t)json_integer_value(v) : -1;
+}
+
+/*
+ * Records a choice's finish_reason and the chunk's usage, when present.
+ * prompt_tokens includes the cached part, which servers that cache report
+ * in prompt_tokens_details.cached_tokens: it is split off as a cache
+ * read, so the input counts only what was not cached, as on the Messages
+ * API.
+ */
 static void
 openai_finish_and_usage(struct llm_turn *t, json_t *choice, json_t *root)
 {
 	const char *reason = openai_str(choice, "finish_reason");
-	json_t *usage = json_object_get(root, "usage"), *in, *out;
+	json_t *usage = json_object_get(root, "usage");
+	struct llm_usage u = { -1, -1, -1, -1, -1 };
+	int64_t cached;
 
 	if (reason != NULL && *reason != '\0')
 		turn_stop_reason(t, openai_stop_reason(reason));
 	if (!json_is_object(usage))
 		return;
-	in = json_object_get(usage, "prompt_tokens");
-	out = json_object_get(usage, "completion_tokens");
-	turn_usage(t, json_is_integer(in) ? json_integer_value(in) : -1,
-	    json_is_integer(out) ? json_integer_value(out) : -1);
+	u.input = openai_count(usage, "prompt_tokens");
+	u.output = openai_count(usage, "completion_tokens");
+	cached = openai_count(json_object_get(usage, "prompt_tokens_details"),
+	    "cached_tokens");
+	if (u.input >= 0) {
+		u.cache_read = cached > 0 && cached <= u.input ? cached : 0;
+		u.input -= u.cache_read;
+	}
+	turn_usage(t, &u);
+}
+
+/* The reasoning a server sends beside the reply, under whichever name it
+ * uses; NULL when there is none. */
+static json_t *
+openai_reasoning(json_t *obj, const char **field)
+{
+	static const char *const names[] = { "reasoning_content",
+	    "reasoning" };
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		json_t *v = json_object_get(obj, names[i]);
+
+		if (json_is_string(v) && json_string_length(v) > 0) {
+			*field = names[i];
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* Hands the reasoning in obj (a delta or a message) to the turn. */
+static void
+openai_reasoning_to_turn(struct llm_turn *t, json_t *obj)
+{
+	const char *field;
+	json_t *v = openai_reasoning(obj, &field);
+
+	if (v != NULL)
+		turn_reasoning(t, field, json_string_value(v),
+		    json_string_length(v));
 }
 
 /* Hands a tool call's arguments to the turn: a string is JSON text (maybe
@@ -327,12 +385,17 @@ openai_tool_call(json_t *block)
 	return call;
 }
 
-/* Appends the message for an assistant message, unless it is empty. */
+/*
+ * Appends the message for an assistant message, unless it is empty. The
+ * reasoning the server sent goes back under the name it came with:
+ * reasoning servers refuse tool calls sent back without it.
+ */
 static void
 openai_assistant(json_t *msgs, json_t *content)
 {
 	struct openai_buf text = { 0 };
-	json_t *calls = json_array(), *block, *m;
+	json_t *calls = json_array(), *block, *m, *reasoning = NULL;
+	const char *field = NULL;
 	size_t i;
 
 	json_array_foreach(content, i, block) {
@@ -340,6 +403,13 @@ openai_assistant(json_t *msgs, json_t *content)
 
 		if (type != NULL && strcmp(type, "tool_use") == 0)
 			json_array_append_new(calls, openai_tool_call(block));
+		else if (type != NULL && strcmp(type, "reasoning") == 0 &&
+		    reasoning == NULL) {
+			field = openai_str(block, "field");
+			reasoning = json_object_get(block, "reasoning");
+			if (field == NULL || !json_is_string(reasoning))
+				reasoning = NULL;
+		}
 	}
 	openai_buf_join_text(&text, content);
 	if (text.len == 0 && json_array_size(calls) == 0) {
@@ -348,6 +418,8 @@ openai_assistant(json_t *msgs, json_t *content)
 	}
 	m = json_pack("{s:s, s:o}", "role", "assistant", "content",
 	    text.len > 0 ? openai_buf_json(&text) : json_null());
+	if (reasoning != NULL)
+		json_object_set(m, field, reasoning);
 	if (json_array_size(calls) > 0)
 		json_object_set_new(m, "tool_calls", calls);
 	else
@@ -526,6 +598,7 @@ openai_stream_event(struct llm_turn *t, const char *event, const char *data,
 	/* The usage chunk has "choices": [], and choice is NULL. */
 	choice = json_array_get(json_object_get(root, "choices"), 0);
 	delta = json_object_get(choice, "delta");
+	openai_reasoning_to_turn(t, delta);
 	if (json_is_string(json_object_get(delta, "content")))
 		openai_text(t, json_object_get(delta, "content"));
 	openai_tool_deltas(t, json_object_get(delta, "tool_calls"));
@@ -563,6 +636,7 @@ openai_parse_body(struct llm_turn *t, const char *body, size_t len,
 		return -1;
 	}
 
+	openai_reasoning_to_turn(t, msg);
 	openai_text(t, json_object_get(msg, "content"));
 	json_array_foreach(json_object_get(msg, "tool_calls"), i, call) {
 		fn = json_object_get(call, "function");

@@ -228,10 +228,13 @@ script_int(json_t *turn, const char *key, int64_t dflt)
 	return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
-/* Streams text in chunks of `chars` characters. Returns -1 if cancelled. */
+/*
+ * Streams text into block `index` in chunks of `chars` characters, as
+ * thinking or as the reply's text. Returns -1 if cancelled.
+ */
 static int
-script_stream_text(struct llm_turn *t, const char *text, int64_t chars,
-    int64_t delay_ms, struct cancel *cancel)
+script_stream_text(struct llm_turn *t, long index, int thinking,
+    const char *text, int64_t chars, int64_t delay_ms, struct cancel *cancel)
 {
 	const unsigned char *p = (const unsigned char *)text;
 	size_t avail = strlen(text);
@@ -248,7 +251,10 @@ script_stream_text(struct llm_turn *t, const char *text, int64_t chars,
 		    (const unsigned char *)text && cancel_sleep(cancel,
 		    delay_ms) == -1))
 			return -1;
-		turn_text(t, 0, (const char *)p, n);
+		if (thinking)
+			turn_thinking(t, index, (const char *)p, n);
+		else
+			turn_text(t, index, (const char *)p, n);
 		p += n;
 		avail -= n;
 	}
@@ -273,6 +279,8 @@ script_play(struct script *s, const char *agent,
 	unsigned long tool_base;
 	json_t *turn, *tools, *tool, *error;
 	struct llm_turn *t;
+	struct llm_usage usage = { 0, 0, 0, 0, 0 };
+	const char *thinking;
 	char *rid, *text;
 	size_t i;
 	int rc = 0;
@@ -303,10 +311,19 @@ script_play(struct script *s, const char *agent,
 
 	rid = script_last_request_id(req);
 	t = turn_new(fn, ud);
+	thinking = json_string_value(json_object_get(turn, "thinking"));
+	if (thinking != NULL) {
+		if (script_stream_text(t, 0, 1, thinking, script_int(turn,
+		    "chunk_chars", 16), script_int(turn, "chunk_delay_ms", 0),
+		    cancel) == -1)
+			rc = -1;
+		turn_signature(t, 0, "script", 6);
+	}
 	text = script_expand(json_string_value(json_object_get(turn, "text")) ?
 	    json_string_value(json_object_get(turn, "text")) : "", rid);
-	if (script_stream_text(t, text, script_int(turn, "chunk_chars", 16),
-	    script_int(turn, "chunk_delay_ms", 0), cancel) == -1)
+	if (rc == 0 && script_stream_text(t, 1, 0, text, script_int(turn,
+	    "chunk_chars", 16), script_int(turn, "chunk_delay_ms", 0),
+	    cancel) == -1)
 		rc = -1;
 	tools = json_object_get(turn, "tools");
 	json_array_foreach(tools, i, tool) {
@@ -320,9 +337,9 @@ script_play(struct script *s, const char *agent,
 		if (input == NULL)
 			input = json_object();
 		script_expand_json(input, rid);
-		turn_tool_start(t, (long)(i + 1), id, json_string_value(
+		turn_tool_start(t, (long)(i + 2), id, json_string_value(
 		    json_object_get(tool, "name")));
-		turn_tool_input_json(t, (long)(i + 1), input);
+		turn_tool_input_json(t, (long)(i + 2), input);
 		json_decref(input);
 		free(id);
 	}
@@ -330,8 +347,10 @@ script_play(struct script *s, const char *agent,
 	    "stop_reason")) ? json_string_value(json_object_get(turn,
 	    "stop_reason")) : json_array_size(tools) ? "tool_use" :
 	    "end_turn");
-	turn_usage(t, (int64_t)json_array_size(req->messages) * 50,
-	    (int64_t)strlen(text) / 4 + 1);
+	usage.input = (int64_t)json_array_size(req->messages) * 50;
+	usage.output = (int64_t)(strlen(text) + (thinking ? strlen(thinking) :
+	    0)) / 4 + 1;
+	turn_usage(t, &usage);
 	if (rc == -1)
 		script_fail(res, LLM_ERR_CANCELLED, "cancelled",
 		    xstrdup("the call was cancelled"));

@@ -1,5 +1,11 @@
 /*
  * Assembling one assistant message from streamed pieces (see turn.h).
+ *
+ * Each block keeps the JSON it began with (`base`) and, for each string
+ * field that grows by deltas, a buffer of what was appended. Buffers
+ * rather than jansson strings, because a long thinking block arrives in
+ * thousands of small deltas and re-copying the string each time would be
+ * quadratic. The block is put together once, at the end.
  */
 #include "config.h"
 
@@ -9,16 +15,29 @@
 #include "llm/turn.h"
 #include "util/xmalloc.h"
 
-enum turn_kind { TURN_TEXT, TURN_TOOL };
+enum turn_kind {
+	TURN_TEXT,
+	TURN_THINKING,
+	TURN_TOOL,
+	TURN_REASONING,
+	TURN_KEPT		/* any other type: kept as received */
+};
+
+/* A string field of a block that grows by deltas. */
+struct turn_field {
+	char	*name;
+	char	*buf;
+	size_t	 len, cap;
+};
 
 struct turn_block {
-	enum turn_kind	 kind;
-	long		 index;
-	char		*buf;		/* text, or the tool input's JSON */
-	size_t		 len, cap;
-	char		*id;
-	char		*name;
-	json_t		*input;		/* a whole input, when given at once */
+	enum turn_kind		 kind;
+	long			 index;
+	json_t			*base;		/* the block as it began */
+	struct turn_field	*fields;
+	size_t			 nfields, capfields;
+	char			*id;		/* tool_use */
+	json_t			*input;		/* a whole tool input */
 };
 
 struct llm_turn {
@@ -27,9 +46,12 @@ struct llm_turn {
 	struct turn_block	*blocks;
 	size_t			 n, cap;
 	char			*stop_reason;
-	int64_t			 input_tokens;
-	int64_t			 output_tokens;
+	struct llm_usage	 usage;
 };
+
+/* The provider's index for OpenAI reasoning: below any real index, so it
+ * never meets text (-1) or a tool call (0 and up). */
+#define TURN_REASONING_INDEX	(-2)
 
 struct llm_turn *
 turn_new(llm_event_fn fn, void *ud)
@@ -44,15 +66,21 @@ turn_new(llm_event_fn fn, void *ud)
 void
 turn_free(struct llm_turn *t)
 {
-	size_t i;
+	size_t i, j;
 
 	if (t == NULL)
 		return;
 	for (i = 0; i < t->n; i++) {
-		free(t->blocks[i].buf);
-		free(t->blocks[i].id);
-		free(t->blocks[i].name);
-		json_decref(t->blocks[i].input);
+		struct turn_block *b = &t->blocks[i];
+
+		for (j = 0; j < b->nfields; j++) {
+			free(b->fields[j].name);
+			free(b->fields[j].buf);
+		}
+		free(b->fields);
+		free(b->id);
+		json_decref(b->base);
+		json_decref(b->input);
 	}
 	free(t->blocks);
 	free(t->stop_reason);
@@ -63,6 +91,20 @@ size_t
 turn_block_count(const struct llm_turn *t)
 {
 	return t->n;
+}
+
+static void
+turn_emit(struct llm_turn *t, enum llm_event_type type, const char *text,
+    size_t len, int redacted)
+{
+	struct llm_event ev = { .type = type };
+
+	if (t->fn == NULL)
+		return;
+	ev.text = text;
+	ev.len = len;
+	ev.redacted = redacted;
+	t->fn(t->ud, &ev);
 }
 
 /* The newest block at index, or NULL. */
@@ -78,8 +120,9 @@ turn_find(struct llm_turn *t, long index)
 	return NULL;
 }
 
+/* Adds a block; takes base. */
 static struct turn_block *
-turn_add(struct llm_turn *t, enum turn_kind kind, long index)
+turn_add(struct llm_turn *t, enum turn_kind kind, long index, json_t *base)
 {
 	struct turn_block *b;
 
@@ -88,31 +131,109 @@ turn_add(struct llm_turn *t, enum turn_kind kind, long index)
 	memset(b, 0, sizeof *b);
 	b->kind = kind;
 	b->index = index;
+	b->base = base;
 	return b;
 }
 
+/* Appends to the named growing field of b. */
 static void
-turn_append(struct turn_block *b, const char *s, size_t len)
+turn_field_append(struct turn_block *b, const char *name, const char *s,
+    size_t len)
 {
-	b->buf = xappend(b->buf, &b->len, &b->cap, s, len);
+	struct turn_field *f = NULL;
+	size_t i;
+
+	for (i = 0; i < b->nfields; i++) {
+		if (strcmp(b->fields[i].name, name) == 0) {
+			f = &b->fields[i];
+			break;
+		}
+	}
+	if (f == NULL) {
+		b->fields = xgrow(b->fields, &b->capfields, b->nfields + 1,
+		    sizeof *b->fields);
+		f = &b->fields[b->nfields++];
+		memset(f, 0, sizeof *f);
+		f->name = xstrdup(name);
+	}
+	f->buf = xappend(f->buf, &f->len, &f->cap, s, len);
+}
+
+static const char *
+turn_type(json_t *block)
+{
+	const char *type = json_string_value(json_object_get(block, "type"));
+
+	return type != NULL ? type : "";
 }
 
 void
 turn_text(struct llm_turn *t, long index, const char *text, size_t len)
 {
 	struct turn_block *b = turn_find(t, index);
-	struct llm_event ev = { .type = LLM_EV_TEXT };
 
 	if (len == 0)
 		return;
 	if (b == NULL || b->kind != TURN_TEXT)
-		b = turn_add(t, TURN_TEXT, index);
-	turn_append(b, text, len);
-	if (t->fn != NULL) {
-		ev.text = text;
-		ev.len = len;
-		t->fn(t->ud, &ev);
+		b = turn_add(t, TURN_TEXT, index, json_pack("{s:s, s:s}",
+		    "type", "text", "text", ""));
+	turn_field_append(b, "text", text, len);
+	turn_emit(t, LLM_EV_TEXT, text, len, 0);
+}
+
+static struct turn_block *
+turn_thinking_block(struct llm_turn *t, long index)
+{
+	struct turn_block *b = turn_find(t, index);
+
+	if (b == NULL || b->kind != TURN_THINKING)
+		b = turn_add(t, TURN_THINKING, index, json_pack("{s:s, s:s, "
+		    "s:s}", "type", "thinking", "thinking", "", "signature",
+		    ""));
+	return b;
+}
+
+void
+turn_thinking(struct llm_turn *t, long index, const char *text, size_t len)
+{
+	struct turn_block *b = turn_thinking_block(t, index);
+
+	if (len == 0)
+		return;
+	turn_field_append(b, "thinking", text, len);
+	turn_emit(t, LLM_EV_THINKING, text, len, 0);
+}
+
+void
+turn_signature(struct llm_turn *t, long index, const char *sig, size_t len)
+{
+	turn_field_append(turn_thinking_block(t, index), "signature", sig,
+	    len);
+}
+
+void
+turn_reasoning(struct llm_turn *t, const char *field, const char *text,
+    size_t len)
+{
+	struct turn_block *b = turn_find(t, TURN_REASONING_INDEX);
+
+	if (len == 0)
+		return;
+	if (b == NULL) {
+		/* It comes before anything else the reply holds. */
+		t->blocks = xgrow(t->blocks, &t->cap, t->n + 1,
+		    sizeof *t->blocks);
+		memmove(t->blocks + 1, t->blocks, t->n * sizeof *t->blocks);
+		t->n++;
+		b = &t->blocks[0];
+		memset(b, 0, sizeof *b);
+		b->kind = TURN_REASONING;
+		b->index = TURN_REASONING_INDEX;
+		b->base = json_pack("{s:s, s:s, s:s}", "type", "reasoning",
+		    "field", field, "reasoning", "");
 	}
+	turn_field_append(b, "reasoning", text, len);
+	turn_emit(t, LLM_EV_THINKING, text, len, 0);
 }
 
 void
@@ -125,12 +246,13 @@ turn_tool_start(struct llm_turn *t, long index, const char *id,
 	if (b != NULL && b->kind == TURN_TOOL &&
 	    (id == NULL || b->id == NULL || strcmp(b->id, id) == 0))
 		return;
-	b = turn_add(t, TURN_TOOL, index);
+	b = turn_add(t, TURN_TOOL, index, json_pack("{s:s, s:s, s:s}",
+	    "type", "tool_use", "id", id ? id : "", "name", name ? name :
+	    ""));
 	b->id = xstrdup(id ? id : "");
-	b->name = xstrdup(name ? name : "");
 	if (t->fn != NULL) {
 		ev.tool_id = b->id;
-		ev.tool_name = b->name;
+		ev.tool_name = name ? name : "";
 		t->fn(t->ud, &ev);
 	}
 }
@@ -145,8 +267,9 @@ turn_tool_input(struct llm_turn *t, long index, const char *frag,
 	 * finished message then shows a tool_use without a name, which the
 	 * caller reports rather than silently dropping input. */
 	if (b == NULL || b->kind != TURN_TOOL)
-		b = turn_add(t, TURN_TOOL, index);
-	turn_append(b, frag, len);
+		b = turn_add(t, TURN_TOOL, index, json_pack("{s:s, s:s, s:s}",
+		    "type", "tool_use", "id", "", "name", ""));
+	turn_field_append(b, "input", frag, len);
 }
 
 void
@@ -155,9 +278,68 @@ turn_tool_input_json(struct llm_turn *t, long index, json_t *input)
 	struct turn_block *b = turn_find(t, index);
 
 	if (b == NULL || b->kind != TURN_TOOL)
-		b = turn_add(t, TURN_TOOL, index);
+		b = turn_add(t, TURN_TOOL, index, json_pack("{s:s, s:s, s:s}",
+		    "type", "tool_use", "id", "", "name", ""));
 	json_decref(b->input);
 	b->input = json_incref(input);
+}
+
+void
+turn_block(struct llm_turn *t, long index, json_t *block)
+{
+	const char *type = turn_type(block);
+	struct turn_block *b;
+	json_t *v;
+
+	if (strcmp(type, "tool_use") == 0) {
+		turn_tool_start(t, index, json_string_value(json_object_get(
+		    block, "id")), json_string_value(json_object_get(block,
+		    "name")));
+		b = turn_find(t, index);
+		/* Keep every field the block came with; the input is set at
+		 * the end from what streamed in, or from the block. */
+		json_decref(b->base);
+		b->base = json_deep_copy(block);
+		if (json_is_object(v = json_object_get(block, "input")) &&
+		    json_object_size(v) > 0 && b->input == NULL)
+			b->input = json_incref(v);
+		return;
+	}
+	if (strcmp(type, "text") == 0) {
+		v = json_object_get(block, "text");
+		b = turn_add(t, TURN_TEXT, index, json_deep_copy(block));
+		if (json_string_length(v) > 0)
+			turn_emit(t, LLM_EV_TEXT, json_string_value(v),
+			    json_string_length(v), 0);
+		return;
+	}
+	if (strcmp(type, "thinking") == 0) {
+		v = json_object_get(block, "thinking");
+		b = turn_add(t, TURN_THINKING, index, json_deep_copy(block));
+		if (json_string_length(v) > 0)
+			turn_emit(t, LLM_EV_THINKING, json_string_value(v),
+			    json_string_length(v), 0);
+		return;
+	}
+	b = turn_add(t, TURN_KEPT, index, json_deep_copy(block));
+	if (strcmp(type, "redacted_thinking") == 0)
+		turn_emit(t, LLM_EV_THINKING, "", 0, 1);
+}
+
+void
+turn_block_delta(struct llm_turn *t, long index, json_t *delta)
+{
+	struct turn_block *b = turn_find(t, index);
+	const char *key;
+	json_t *v;
+
+	if (b == NULL || b->kind == TURN_TOOL)
+		return;
+	json_object_foreach(delta, key, v) {
+		if (strcmp(key, "type") != 0 && json_is_string(v))
+			turn_field_append(b, key, json_string_value(v),
+			    json_string_length(v));
+	}
 }
 
 void
@@ -170,12 +352,18 @@ turn_stop_reason(struct llm_turn *t, const char *reason)
 }
 
 void
-turn_usage(struct llm_turn *t, int64_t input_tokens, int64_t output_tokens)
+turn_usage(struct llm_turn *t, const struct llm_usage *u)
 {
-	if (input_tokens >= 0)
-		t->input_tokens = input_tokens;
-	if (output_tokens >= 0)
-		t->output_tokens = output_tokens;
+	if (u->input >= 0)
+		t->usage.input = u->input;
+	if (u->output >= 0)
+		t->usage.output = u->output;
+	if (u->cache_write_5m >= 0)
+		t->usage.cache_write_5m = u->cache_write_5m;
+	if (u->cache_write_1h >= 0)
+		t->usage.cache_write_1h = u->cache_write_1h;
+	if (u->cache_read >= 0)
+		t->usage.cache_read = u->cache_read;
 }
 
 /* Parses a tool block's input: an empty input is {}, anything else must
@@ -183,53 +371,91 @@ turn_usage(struct llm_turn *t, int64_t input_tokens, int64_t output_tokens)
 static json_t *
 turn_tool_json(struct turn_block *b, char **why)
 {
+	const char *name = json_string_value(json_object_get(b->base,
+	    "name"));
+	struct turn_field *f = NULL;
 	json_error_t jerr;
 	json_t *input;
+	size_t i;
 
-	if (b->input != NULL)
-		input = json_incref(b->input);
-	else if (b->len == 0)
-		return json_object();
-	else if ((input = json_loadb(b->buf, b->len, 0, &jerr)) == NULL) {
+	for (i = 0; i < b->nfields; i++) {
+		if (strcmp(b->fields[i].name, "input") == 0 &&
+		    b->fields[i].len > 0)
+			f = &b->fields[i];
+	}
+	if (f == NULL)
+		return b->input != NULL ? json_incref(b->input) :
+		    json_object();
+	if ((input = json_loadb(f->buf, f->len, 0, &jerr)) == NULL) {
 		*why = xasprintf("tool call %s (%s): its input is not valid "
-		    "JSON: %s", b->id ? b->id : "?", b->name ? b->name : "?",
+		    "JSON: %s", b->id ? b->id : "?", name ? name : "?",
 		    jerr.text);
 		return NULL;
 	}
 	if (!json_is_object(input)) {
 		*why = xasprintf("tool call %s (%s): its input is not a JSON "
-		    "object", b->id ? b->id : "?", b->name ? b->name : "?");
+		    "object", b->id ? b->id : "?", name ? name : "?");
 		json_decref(input);
 		return NULL;
 	}
 	return input;
 }
 
+/* The finished block (a new reference), or NULL when it is an empty text
+ * block. Deltas join what the block began with. */
+static json_t *
+turn_block_json(struct turn_block *b, char **why)
+{
+	json_t *out, *input;
+	size_t i;
+
+	out = json_deep_copy(b->base);
+	if (b->kind == TURN_TOOL) {
+		if ((input = turn_tool_json(b, why)) == NULL) {
+			json_decref(out);
+			return NULL;
+		}
+		json_object_set_new(out, "input", input);
+		return out;
+	}
+	for (i = 0; i < b->nfields; i++) {
+		struct turn_field *f = &b->fields[i];
+		json_t *old = json_object_get(out, f->name);
+		char *joined = NULL;
+		size_t len = 0, cap = 0;
+		json_t *s;
+
+		if (json_is_string(old))
+			joined = xappend(joined, &len, &cap,
+			    json_string_value(old), json_string_length(old));
+		joined = xappend(joined, &len, &cap, f->buf, f->len);
+		/* Each piece was a valid JSON string, so the join is valid
+		 * UTF-8; NULL here can only be out of memory. */
+		if ((s = json_stringn(joined, len)) == NULL)
+			abort();
+		json_object_set_new(out, f->name, s);
+		free(joined);
+	}
+	if (b->kind == TURN_TEXT &&
+	    json_string_length(json_object_get(out, "text")) == 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
 int
 turn_finish(struct llm_turn *t, struct llm_result *res)
 {
-	json_t *content = json_array(), *input;
+	json_t *content = json_array(), *block;
 	char *why = NULL;
 	size_t i;
 
 	for (i = 0; i < t->n && why == NULL; i++) {
-		struct turn_block *b = &t->blocks[i];
-
-		if (b->kind == TURN_TEXT) {
-			if (b->len > 0)
-				json_array_append_new(content, json_pack(
-				    "{s:s, s:s%}", "type", "text", "text",
-				    b->buf, b->len));
-			continue;
-		}
-		if ((input = turn_tool_json(b, &why)) == NULL)
-			break;
-		json_array_append_new(content, json_pack("{s:s, s:s, s:s, "
-		    "s:o}", "type", "tool_use", "id", b->id ? b->id : "",
-		    "name", b->name ? b->name : "", "input", input));
+		if ((block = turn_block_json(&t->blocks[i], &why)) != NULL)
+			json_array_append_new(content, block);
 	}
-	res->input_tokens = t->input_tokens;
-	res->output_tokens = t->output_tokens;
+	res->usage = t->usage;
 	if (why != NULL) {
 		json_decref(content);
 		res->status = LLM_ERR_PARSE;

@@ -117,8 +117,8 @@ START_TEST(recorded_stream_at_any_chunking)
 		ck_assert_msg(json_equal(res.message, want), "seed %u", seed);
 		ck_assert_str_eq(res.stop_reason, "tool_use");
 		/* message_delta's counts are cumulative: replaced. */
-		ck_assert_int_eq(res.input_tokens, 472);
-		ck_assert_int_eq(res.output_tokens, 89);
+		ck_assert_int_eq(res.usage.input, 472);
+		ck_assert_int_eq(res.usage.output, 89);
 		llm_result_clear(&res);
 	}
 	json_decref(want);
@@ -244,11 +244,14 @@ START_TEST(whole_reply_is_read)
 	    &res), 0);
 	ck_assert_int_eq(turn_finish(t, &res), 0);
 	content = json_object_get(res.message, "content");
-	ck_assert_uint_eq(json_array_size(content), 2);
+	/* The thinking block is kept, first, as it came. */
+	ck_assert_uint_eq(json_array_size(content), 3);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
-	    content, 1), "name")), "get_weather");
+	    content, 0), "thinking")), "hmm");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    content, 2), "name")), "get_weather");
 	ck_assert_str_eq(res.stop_reason, "tool_use");
-	ck_assert_int_eq(res.output_tokens, 89);
+	ck_assert_int_eq(res.usage.output, 89);
 	turn_free(t);
 	llm_result_clear(&res);
 
@@ -310,6 +313,216 @@ START_TEST(error_line_names_status_type_message_and_id)
 }
 END_TEST
 
+/* Today's models: signed thinking, redacted thinking, a block type of
+ * the future, text, a tool call, and cache figures in the usage. */
+static const char thinking_stream[] =
+    "event: message_start\n"
+    "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\","
+    "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\","
+    "\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":5,"
+    "\"cache_creation_input_tokens\":300,\"cache_read_input_tokens\":"
+    "4000,\"cache_creation\":{\"ephemeral_5m_input_tokens\":100,"
+    "\"ephemeral_1h_input_tokens\":200},\"output_tokens\":1}}}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":0,"
+    "\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\","
+    "\"signature\":\"\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,"
+    "\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"The user "
+    "w\u00e4nts\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,"
+    "\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\" the "
+    "weather.\\n\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,"
+    "\"delta\":{\"type\":\"signature_delta\",\"signature\":"
+    "\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":1,"
+    "\"content_block\":{\"type\":\"redacted_thinking\",\"data\":"
+    "\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"}}"
+    "\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":2,"
+    "\"content_block\":{\"type\":\"future_block\",\"note\":\"a\","
+    "\"extra\":{\"k\":[1,2]}}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":2,"
+    "\"delta\":{\"type\":\"future_delta\",\"note\":\"bc\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":2}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":3,"
+    "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":3,"
+    "\"delta\":{\"type\":\"text_delta\",\"text\":\"Checking.\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":3}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":4,"
+    "\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_9\","
+    "\"name\":\"bash\",\"input\":{}}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":4,"
+    "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":"
+    "\"{\\\"command\\\": \\\"ls\\\"}\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":4}\n\n"
+    "event: message_delta\n"
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+    "\"tool_use\"},\"usage\":{\"output_tokens\":77}}\n\n"
+    "event: message_stop\n"
+    "data: {\"type\":\"message_stop\"}\n\n";
+
+START_TEST(thinking_and_unknown_blocks_are_kept_as_received)
+{
+	json_t *want = json_loads("{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"thinking\",\"thinking\":\"The user w\u00e4nts the "
+	    "weather.\\n\",\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdj"
+	    "rkzLoky3dl1pkiMOYds\"},"
+	    "{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/"
+	    "LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"},"
+	    "{\"type\":\"future_block\",\"note\":\"abc\",\"extra\":{\"k\":"
+	    "[1,2]}},"
+	    "{\"type\":\"text\",\"text\":\"Checking.\"},"
+	    "{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"bash\","
+	    "\"input\":{\"command\":\"ls\"}}]}", 0, NULL);
+	unsigned seed;
+
+	ck_assert_ptr_nonnull(want);
+	for (seed = 0; seed < 200; seed++) {
+		struct llm_result res = { 0 };
+		char *got;
+
+		ck_assert_int_eq(replay(thinking_stream, seed, &res),
+		    PROVIDER_DONE);
+		ck_assert_int_eq(res.status, LLM_OK);
+		got = json_dumps(res.message, JSON_COMPACT);
+		ck_assert_msg(json_equal(res.message, want), "seed %u: %s",
+		    seed, got);
+		free(got);
+		ck_assert_int_eq(res.usage.input, 5);
+		ck_assert_int_eq(res.usage.output, 77);
+		ck_assert_int_eq(res.usage.cache_read, 4000);
+		ck_assert_int_eq(res.usage.cache_write_5m, 100);
+		ck_assert_int_eq(res.usage.cache_write_1h, 200);
+		llm_result_clear(&res);
+	}
+	json_decref(want);
+}
+END_TEST
+
+START_TEST(whole_reply_keeps_every_block_byte_for_byte)
+{
+	static const char body[] = "{\"id\":\"msg_1\",\"type\":\"message\","
+	    "\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"thinking\",\"thinking\":\"a\\u0001b \\ud83d\\ude00\","
+	    "\"signature\":\"c2lnbmF0dXJl+/==\"},"
+	    "{\"type\":\"redacted_thinking\",\"data\":\"cmVkYWN0ZWQ=\"},"
+	    "{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_1\",\"name\":"
+	    "\"web_search\",\"input\":{\"query\":\"q\"}},"
+	    "{\"type\":\"text\",\"text\":\"ok\",\"citations\":[{\"url\":\"u\"}]}],"
+	    "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":3,"
+	    "\"output_tokens\":4,\"cache_creation_input_tokens\":50,"
+	    "\"cache_read_input_tokens\":60}}";
+	json_t *doc = json_loads(body, 0, NULL);
+	struct llm_turn *t = turn_new(NULL, NULL);
+	struct llm_result res = { 0 };
+	char *sent, *got;
+
+	ck_assert_int_eq(provider_anthropic.parse_body(t, body, strlen(body),
+	    &res), 0);
+	ck_assert_int_eq(turn_finish(t, &res), 0);
+	/* What goes back is what came, to the byte. */
+	sent = json_dumps(json_object_get(doc, "content"), JSON_COMPACT |
+	    JSON_SORT_KEYS);
+	got = json_dumps(json_object_get(res.message, "content"),
+	    JSON_COMPACT | JSON_SORT_KEYS);
+	ck_assert_str_eq(got, sent);
+	ck_assert_int_eq(res.usage.cache_write_5m, 50);
+	ck_assert_int_eq(res.usage.cache_write_1h, 0);
+	ck_assert_int_eq(res.usage.cache_read, 60);
+	free(sent);
+	free(got);
+	json_decref(doc);
+	turn_free(t);
+	llm_result_clear(&res);
+}
+END_TEST
+
+START_TEST(body_asks_for_thinking_and_caching_and_nothing_else)
+{
+	struct llm_config c;
+	struct llm_request req = { 0 };
+	json_t *body, *prev;
+	char *text;
+
+	llm_config_defaults(&c);
+	c.model = "claude-x";
+	req.messages = json_loads("[{\"role\":\"user\",\"content\":\"hi\"},"
+	    "{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+	    "\"thinking\":\"t\",\"signature\":\"s\"},{\"type\":\"tool_use\","
+	    "\"id\":\"toolu_1\",\"name\":\"bash\",\"input\":{}}]},"
+	    "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
+	    "\"tool_use_id\":\"toolu_1\",\"content\":\"ok\"}]}]", 0, NULL);
+	prev = json_deep_copy(req.messages);
+
+	c.thinking = LLM_THINKING_ADAPTIVE;
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    body, "thinking"), "type")), "adaptive");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    body, "cache_control"), "type")), "ephemeral");
+	ck_assert_ptr_null(json_object_get(body, "temperature"));
+	ck_assert_ptr_null(json_object_get(body, "top_p"));
+	ck_assert_ptr_null(json_object_get(body, "top_k"));
+	/* The messages are passed through untouched, the request's own
+	 * copy too. */
+	ck_assert(json_equal(json_object_get(body, "messages"), prev));
+	ck_assert(json_equal(req.messages, prev));
+	free(text);
+	json_decref(body);
+
+	c.thinking = LLM_THINKING_BUDGET;
+	c.thinking_budget = 2048;
+	c.cache = 0;
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    body, "thinking"), "type")), "enabled");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    body, "thinking"), "budget_tokens")), 2048);
+	ck_assert_ptr_null(json_object_get(body, "cache_control"));
+	free(text);
+	json_decref(body);
+
+	c.thinking = LLM_THINKING_UNSET;
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_ptr_null(json_object_get(body, "thinking"));
+	free(text);
+	json_decref(body);
+
+	c.thinking = LLM_THINKING_DISABLED;
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    body, "thinking"), "type")), "disabled");
+	free(text);
+	json_decref(body);
+	json_decref(prev);
+	json_decref(req.messages);
+}
+END_TEST
+
 static Suite *
 anthropic_suite(void)
 {
@@ -322,6 +535,9 @@ anthropic_suite(void)
 	tcase_add_test(tc, body_passes_the_conversation_through);
 	tcase_add_test(tc, headers_carry_key_and_version);
 	tcase_add_test(tc, whole_reply_is_read);
+	tcase_add_test(tc, thinking_and_unknown_blocks_are_kept_as_received);
+	tcase_add_test(tc, whole_reply_keeps_every_block_byte_for_byte);
+	tcase_add_test(tc, body_asks_for_thinking_and_caching_and_nothing_else);
 	tcase_add_test(tc, error_bodies_are_read);
 	tcase_add_test(tc, error_line_names_status_type_message_and_id);
 	suite_add_tcase(s, tc);

@@ -323,8 +323,8 @@ START_TEST(stream_of_the_documented_example)
 	    "{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"get_weather\","
 	    "\"input\":{\"location\":\"Paris\"}}]}");
 	ck_assert_str_eq(res.stop_reason, "tool_use");
-	ck_assert_int_eq(res.input_tokens, 10);
-	ck_assert_int_eq(res.output_tokens, 5);
+	ck_assert_int_eq(res.usage.input, 10);
+	ck_assert_int_eq(res.usage.output, 5);
 	ck_assert_int_eq(seen.tools, 1);
 	ck_assert_str_eq(seen.tool_ids, "call_1:get_weather ");
 	ck_assert_str_eq(seen.text, "");
@@ -649,8 +649,8 @@ START_TEST(parse_body_of_text_and_of_tool_calls)
 	check_json(res.message, "{\"role\":\"assistant\",\"content\":["
 	    "{\"type\":\"text\",\"text\":\"Hello \\u00e9\"}]}");
 	ck_assert_str_eq(res.stop_reason, "end_turn");
-	ck_assert_int_eq(res.input_tokens, 12);
-	ck_assert_int_eq(res.output_tokens, 2);
+	ck_assert_int_eq(res.usage.input, 12);
+	ck_assert_int_eq(res.usage.output, 2);
 	ck_assert_str_eq(seen.text, "Hello \xc3\xa9");
 	turn_free(t);
 	result_free(&res);
@@ -668,7 +668,7 @@ START_TEST(parse_body_of_text_and_of_tool_calls)
 	    " {\"type\":\"tool_use\",\"id\":\"call_3\",\"name\":\"grep\","
 	    "  \"input\":{\"pat\":\"x\"}}]");
 	ck_assert_str_eq(res.stop_reason, "tool_use");
-	ck_assert_int_eq(res.input_tokens, 0);
+	ck_assert_int_eq(res.usage.input, 0);
 	ck_assert_str_eq(seen.tool_ids, "call_q7:read call_1:ls call_3:grep ");
 	turn_free(t);
 	result_free(&res);
@@ -815,6 +815,83 @@ START_TEST(parse_error_of_other_bodies)
 }
 END_TEST
 
+START_TEST(reasoning_is_kept_and_sent_back_with_the_tool_calls)
+{
+	static const char *chunks[] = {
+	    "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":"
+	    "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,"
+	    "\"reasoning_content\":\"Need the \"}}]}",
+	    "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":"
+	    "[{\"index\":0,\"delta\":{\"reasoning_content\":\"listing.\"}}]}",
+	    "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":"
+	    "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
+	    "\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"bash\","
+	    "\"arguments\":\"{}\"}}]}}]}",
+	    "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":"
+	    "[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}",
+	    "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":"
+	    "[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":9,"
+	    "\"prompt_tokens_details\":{\"cached_tokens\":896}}}",
+	    "[DONE]",
+	    NULL
+	};
+	struct seen seen = { 0 };
+	struct llm_result res = { 0 };
+	struct llm_turn *t = turn_new(record, &seen);
+	struct llm_config c;
+	json_t *msgs, *got;
+	char *dump;
+
+	ck_assert_int_eq(feed(t, &res, chunks), PROVIDER_DONE);
+	ck_assert_int_eq(turn_finish(t, &res), 0);
+	check_json(json_object_get(res.message, "content"),
+	    "[{\"type\":\"reasoning\",\"field\":\"reasoning_content\","
+	    "\"reasoning\":\"Need the listing.\"},"
+	    "{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"bash\","
+	    "\"input\":{}}]");
+	/* The cached part of the prompt is a cache read, not input. */
+	ck_assert_int_eq(res.usage.input, 104);
+	ck_assert_int_eq(res.usage.cache_read, 896);
+	ck_assert_int_eq(res.usage.output, 9);
+
+	/* The next request carries the reasoning back under its name. */
+	msgs = json_pack("[{s:s, s:s}, O, {s:s, s:[{s:s, s:s, s:s}]}]",
+	    "role", "user", "content", "go", res.message, "role", "user",
+	    "content", "type", "tool_result", "tool_use_id", "call_1",
+	    "content", "ok");
+	dump = json_dumps(msgs, JSON_COMPACT);
+	config(&c, 1);
+	got = body_for(&c, NULL, dump, NULL);
+	check_json(json_array_get(json_object_get(got, "messages"), 1),
+	    "{\"role\":\"assistant\",\"content\":null,"
+	    "\"reasoning_content\":\"Need the listing.\",\"tool_calls\":"
+	    "[{\"id\":\"call_1\",\"type\":\"function\",\"function\":"
+	    "{\"name\":\"bash\",\"arguments\":\"{}\"}}]}");
+	free(dump);
+	json_decref(got);
+	json_decref(msgs);
+	turn_free(t);
+	result_free(&res);
+
+	/* A whole reply naming it "reasoning" keeps that name. */
+	t = turn_new(NULL, NULL);
+	{
+		static const char body[] = "{\"choices\":[{\"index\":0,"
+		    "\"message\":{\"role\":\"assistant\",\"content\":\"hi\","
+		    "\"reasoning\":\"short\"},\"finish_reason\":\"stop\"}]}";
+
+		ck_assert_int_eq(provider_openai.parse_body(t, body,
+		    strlen(body), &res), 0);
+	}
+	ck_assert_int_eq(turn_finish(t, &res), 0);
+	check_json(json_object_get(res.message, "content"),
+	    "[{\"type\":\"reasoning\",\"field\":\"reasoning\","
+	    "\"reasoning\":\"short\"},{\"type\":\"text\",\"text\":\"hi\"}]");
+	turn_free(t);
+	result_free(&res);
+}
+END_TEST
+
 static Suite *
 openai_suite(void)
 {
@@ -845,6 +922,7 @@ openai_suite(void)
 	tcase_add_test(reply, parse_body_garbage_fails);
 	tcase_add_test(reply, parse_error_of_json_bodies);
 	tcase_add_test(reply, parse_error_of_other_bodies);
+	tcase_add_test(reply, reasoning_is_kept_and_sent_back_with_the_tool_calls);
 	suite_add_tcase(s, reply);
 	return s;
 }

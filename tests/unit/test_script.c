@@ -111,7 +111,7 @@ START_TEST(turns_play_in_order_per_agent)
 	    "spawn_teammate");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
 	    tool, "input"), "name")), "alice");
-	ck_assert_int_gt(res.output_tokens, 0);
+	ck_assert_int_gt(res.usage.output, 0);
 	llm_result_clear(&res);
 
 	ck_assert_int_eq(script_play(s, "lead", &req, &c, NULL, NULL, &res),
