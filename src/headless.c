@@ -84,14 +84,19 @@ headless_team(struct headless *h)
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:b, "
-		    "s:b, s:I, s:I}", "name", m[i].name, "role", m[i].role,
-		    "status", member_status_name(m[i].status),
-		    "plan_required", m[i].plan_required, "plan_approved",
-		    m[i].plan_approved, "input_tokens",
+		    "s:b, s:I, s:I, s:I, s:I, s:f, s:s}", "name", m[i].name,
+		    "role", m[i].role, "status", member_status_name(
+		    m[i].status), "plan_required", m[i].plan_required,
+		    "plan_approved", m[i].plan_approved, "input_tokens",
 		    (json_int_t)m[i].tokens_in, "output_tokens",
-		    (json_int_t)m[i].tokens_out));
+		    (json_int_t)m[i].tokens_out, "cache_write_tokens",
+		    (json_int_t)m[i].cache_write, "cache_read_tokens",
+		    (json_int_t)m[i].cache_read, "cost_usd", m[i].cost,
+		    "model", team_model_of(h->team, &m[i])));
 	member_free_array(m, n);
-	headless_reply(h, "team", json_pack("{s:o}", "members", list));
+	headless_reply(h, "team", json_pack("{s:o, s:f, s:f}", "members",
+	    list, "team_cost_usd", team_cost(h->team), "max_cost_usd",
+	    team_budget(h->team)));
 }
 
 static void
@@ -153,6 +158,15 @@ headless_command(struct headless *h, const char *line)
 	case CMD_MSG:
 		ok = team_say(h->team, c.name, c.text, &msg) == 0;
 		headless_outcome(h, "msg", ok, msg);
+		break;
+	case CMD_INTERRUPT:
+		ok = team_interrupt(h->team, c.name, &msg) == 0;
+		headless_outcome(h, "interrupt", ok, msg);
+		break;
+	case CMD_BUDGET:
+		if (c.amount >= 0)
+			team_set_budget(h->team, c.amount);
+		headless_outcome(h, "budget", 1, team_budget_text(h->team));
 		break;
 	case CMD_TEAM:
 		headless_team(h);

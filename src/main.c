@@ -22,6 +22,7 @@
 #include "agent/team.h"
 #include "demo.h"
 #include "headless.h"
+#include "llm/catalog.h"
 #include "llm/llm.h"
 #include "llm/script.h"
 #include "ui/ui.h"
@@ -30,7 +31,6 @@
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
 #define DEFAULT_OPENAI_URL	"https://api.openai.com/v1"
-#define DEFAULT_ANTHROPIC_MODEL	"claude-sonnet-4-5"
 #define DEFAULT_OPENAI_MODEL	"gpt-4o-mini"
 
 struct options {
@@ -52,6 +52,12 @@ struct options {
 	const char	*risk_policy;
 	int		 demo;
 	int		 stall_timeout_s;
+	const char	*catalog;
+	int		 list_models;
+	struct model_choice choice;
+	int		 no_cache;
+	double		 max_cost;
+	const char	*teammate_model;
 };
 
 static void
@@ -84,9 +90,20 @@ usage(FILE *out)
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
 	    "  --provider NAME       anthropic (default), openai, or script\n"
-	    "  --model NAME          the model (default: $HUDDLE_MODEL, else\n"
-	    "                        " DEFAULT_ANTHROPIC_MODEL " / "
-	    DEFAULT_OPENAI_MODEL ")\n"
+	    "  --model NAME          the model (default: $HUDDLE_MODEL, else the\n"
+	    "                        catalog's default / " DEFAULT_OPENAI_MODEL ")\n"
+	    "  --teammate-model NAME teammates' model (default: the lead's)\n"
+	    "  --models              list the model catalog and exit\n"
+	    "  --catalog FILE        read the model catalog from FILE\n"
+	    "  --thinking HOW        adaptive, off, or a budget in tokens\n"
+	    "                        (default: as the catalog says per model)\n"
+	    "  --max-tokens N        cap each reply at N tokens (default: the\n"
+	    "                        model's largest)\n"
+	    "  --context-window N    the model's context in tokens, for a model\n"
+	    "                        the catalog does not know\n"
+	    "  --no-cache            do not ask for prompt caching\n"
+	    "  --max-cost USD        start no model call once the team has\n"
+	    "                        spent USD (raise it with /budget)\n"
 	    "  --base-url URL        the API's base URL (default: $ANTHROPIC_BASE_URL\n"
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
 	    "  --script FILE         the scenario for --provider script\n"
@@ -116,13 +133,16 @@ env_or(const char *name, const char *fallback)
 /* Fills cfg from the options and the environment. The strings it points
  * to live in opts, the environment, or `owned` (free it afterwards). */
 static int
-settings(const struct options *o, struct llm_config *cfg, char **owned,
-    char **err)
+settings(const struct options *o, const struct catalog *cat,
+    struct llm_config *cfg, char **owned, char **err)
 {
+	struct model_info m;
+
 	size_t len;
 
 	llm_config_defaults(cfg);
 	cfg->stream = o->stream;
+	cfg->cache = !o->no_cache;
 	if (o->max_retries >= 0)
 		cfg->max_retries = o->max_retries;
 	if (o->stall_timeout_s > 0)
@@ -133,7 +153,7 @@ settings(const struct options *o, struct llm_config *cfg, char **owned,
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("ANTHROPIC_BASE_URL", DEFAULT_ANTHROPIC_URL);
 		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", DEFAULT_ANTHROPIC_MODEL);
+		    env_or("HUDDLE_MODEL", catalog_default_model(cat));
 		if (cfg->api_key == NULL) {
 			*err = xstrdup("ANTHROPIC_API_KEY is not set (or use "
 			    "--provider openai for a local server)");
@@ -174,7 +194,41 @@ settings(const struct options *o, struct llm_config *cfg, char **owned,
 			(*owned)[--len] = '\0';
 		cfg->base_url = *owned;
 	}
+	/* The lead's model and the person's choices must fit together
+	 * before anything starts (team_launch applies them per agent). */
+	catalog_lookup(cat, cfg->model, &m);
+	if (o->choice.context_window > 0)
+		m.context_window = o->choice.context_window;
+	if (catalog_configure(&m, &o->choice, cfg, err) == -1)
+		return -1;
+	if (o->teammate_model != NULL) {
+		struct llm_config tcfg = *cfg;
+
+		catalog_lookup(cat, o->teammate_model, &m);
+		if (catalog_configure(&m, &o->choice, &tcfg, err) == -1)
+			return -1;
+	}
 	return 0;
+}
+
+/* --models: the catalog as a table. */
+static void
+list_models(const struct catalog *cat)
+{
+	const struct model_info *m;
+	size_t i;
+
+	printf("%-28s %-8s %9s %8s %-9s %7s %7s  %s\n", "MODEL", "STATUS",
+	    "CONTEXT", "OUTPUT", "THINKING", "IN $/M", "OUT $/M", "NAME");
+	for (i = 0; (m = catalog_model(cat, i)) != NULL; i++)
+		printf("%-28s %-8s %9lld %8lld %-9s %7.2f %7.2f  %s%s\n",
+		    m->id, m->status, (long long)m->context_window,
+		    (long long)m->max_output, m->thinking ==
+		    MODEL_THINKING_ADAPTIVE ? "adaptive" : m->thinking ==
+		    MODEL_THINKING_MANUAL ? "budget" : "none",
+		    m->prices.input, m->prices.output, m->name,
+		    strcmp(m->id, catalog_default_model(cat)) == 0 ?
+		    " (default)" : "");
 }
 
 static struct llm_client *ask_client;
@@ -271,7 +325,8 @@ block_async_signals(sigset_t *old)
 
 /* Runs the team with the headless front end. */
 static int
-run_team(const struct options *o, const struct llm_config *cfg)
+run_team(const struct options *o, const struct catalog *cat,
+    const struct llm_config *cfg)
 {
 	struct team_options to;
 	struct team *t;
@@ -303,6 +358,10 @@ run_team(const struct options *o, const struct llm_config *cfg)
 	if (o->quit_timeout_s >= 0)
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
+	to.catalog = cat;
+	to.choice = o->choice;
+	to.teammate_model = o->teammate_model;
+	to.max_cost = o->max_cost;
 	to.shutdown_timeout_ms = (int64_t)o->shutdown_timeout_s * 1000;
 	if ((t = team_open(&to, &err)) == NULL) {
 		fprintf(stderr, "huddle: %s\n", err);
@@ -357,6 +416,34 @@ number_arg(const char *arg, long lo, long hi, int *v)
 	return 0;
 }
 
+/* Reads --thinking: adaptive, off, or a budget in tokens. */
+static int
+thinking_arg(const char *arg, struct model_choice *c)
+{
+	if (strcmp(arg, "adaptive") == 0)
+		c->thinking = LLM_THINKING_ADAPTIVE;
+	else if (strcmp(arg, "off") == 0)
+		c->thinking = LLM_THINKING_DISABLED;
+	else if (number_arg(arg, 1024, 10000000, &c->thinking_budget) == 0)
+		c->thinking = LLM_THINKING_BUDGET;
+	else
+		return -1;
+	return 0;
+}
+
+/* Reads an amount of US dollars above 0; 0, or -1. */
+static int
+dollars_arg(const char *arg, double *v)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (*arg == '\0' || *end != '\0' || !(d > 0) || d > 1e9)
+		return -1;
+	*v = d;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -364,7 +451,9 @@ main(int argc, char **argv)
 	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_WORKDIR,
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
-	    OPT_DEMO, OPT_STALL_TIMEOUT };
+	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
+	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
+	    OPT_TEAMMATE_MODEL };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -385,16 +474,31 @@ main(int argc, char **argv)
 		    OPT_SHUTDOWN_TIMEOUT },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "risk-policy", required_argument, NULL, OPT_RISK_POLICY },
+		{ "catalog", required_argument, NULL, OPT_CATALOG },
+		{ "models", no_argument, NULL, OPT_MODELS },
+		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
+		{ "context-window", required_argument, NULL,
+		    OPT_CONTEXT_WINDOW },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "max-cost", required_argument, NULL, OPT_MAX_COST },
+		{ "teammate-model", required_argument, NULL,
+		    OPT_TEAMMATE_MODEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { "anthropic", NULL, NULL, NULL, NULL, 1, -1, NULL,
-	    0, 0, PROTO_BY_TARGET | PROTO_BY_USER, 0, -1, 0, NULL, NULL, 0,
-	    0 };
+	struct options o = { 0 };
+	struct catalog *cat;
 	struct llm_config cfg;
 	char *owned = NULL, *err = NULL;
-	int c, rc;
+	int c, rc, n;
+
+	o.provider = "anthropic";
+	o.stream = 1;
+	o.max_retries = -1;
+	o.plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
+	o.quit_timeout_s = -1;
 
 	setlocale(LC_ALL, "");
 	opterr = 0;
@@ -474,6 +578,40 @@ main(int argc, char **argv)
 		case OPT_RISK_POLICY:
 			o.risk_policy = optarg;
 			break;
+		case OPT_CATALOG:
+			o.catalog = optarg;
+			break;
+		case OPT_MODELS:
+			o.list_models = 1;
+			break;
+		case OPT_THINKING:
+			if (thinking_arg(optarg, &o.choice) == -1)
+				return bad_usage("--thinking takes adaptive, off "
+				    "or a budget of at least 1024 tokens");
+			break;
+		case OPT_MAX_TOKENS:
+			if (number_arg(optarg, 1, 100000000, &n) == -1)
+				return bad_usage("--max-tokens takes a number of "
+				    "tokens");
+			o.choice.max_tokens = n;
+			break;
+		case OPT_CONTEXT_WINDOW:
+			if (number_arg(optarg, 1024, 1000000000, &n) == -1)
+				return bad_usage("--context-window takes a "
+				    "number of tokens, at least 1024");
+			o.choice.context_window = n;
+			break;
+		case OPT_NO_CACHE:
+			o.no_cache = 1;
+			break;
+		case OPT_MAX_COST:
+			if (dollars_arg(optarg, &o.max_cost) == -1)
+				return bad_usage("--max-cost takes US dollars, "
+				    "e.g. 5 or 2.50");
+			break;
+		case OPT_TEAMMATE_MODEL:
+			o.teammate_model = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -507,9 +645,22 @@ main(int argc, char **argv)
 		curl_global_cleanup();
 		return 2;
 	}
-	if (settings(&o, &cfg, &owned, &err) == -1) {
+	if ((cat = catalog_load(o.catalog, &err)) == NULL) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
+		curl_global_cleanup();
+		return 2;
+	}
+	if (o.list_models) {
+		list_models(cat);
+		catalog_free(cat);
+		curl_global_cleanup();
+		return 0;
+	}
+	if (settings(&o, cat, &cfg, &owned, &err) == -1) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+		catalog_free(cat);
 		curl_global_cleanup();
 		return 2;
 	}
@@ -521,8 +672,9 @@ main(int argc, char **argv)
 		    "--headless for pipes and scripts\n");
 		rc = 2;
 	} else
-		rc = run_team(&o, &cfg);
+		rc = run_team(&o, cat, &cfg);
 	log_close();
+	catalog_free(cat);
 	script_free(cfg.script);
 	free(owned);
 	curl_global_cleanup();

@@ -27,9 +27,6 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
-/* About 150k tokens of history: older turns are left out beyond it. */
-#define AGENT_HISTORY_CHARS (600u * 1024)
-
 void
 agent_set_status(struct agent *a, enum member_status status,
     const char *detail)
@@ -221,6 +218,9 @@ agent_run_tools(struct agent *a, json_t *calls)
 		    json_null()));
 		if (atomic_load(&a->stop))
 			tool_error(&out, "not run: the agent is stopping");
+		else if (atomic_load(&a->interrupt))
+			tool_error(&out, "not run: the person interrupted the "
+			    "turn");
 		else if (a->leaving)
 			tool_error(&out, "not run: you approved your shutdown");
 		else
@@ -283,41 +283,115 @@ agent_last_text(struct agent *a)
 	return NULL;
 }
 
+/* Adds a call's usage and its price to the agent's sums in the store and
+ * tells the front end the new totals. */
+static void
+agent_count_usage(struct agent *a, const struct llm_usage *u)
+{
+	struct team *t = a->team;
+	struct member *m;
+	char *err = NULL;
+
+	if (u->input == 0 && u->output == 0 && u->cache_write_5m == 0 &&
+	    u->cache_write_1h == 0 && u->cache_read == 0)
+		return;
+	if (roster_add_usage(t->store, a->name, u->input, u->output,
+	    u->cache_write_5m + u->cache_write_1h, u->cache_read,
+	    catalog_cost(&a->model.prices, u), &err) == -1) {
+		log_printf("%s: usage: %s", a->name, err);
+		free(err);
+	}
+	if ((m = roster_get(t->store, a->name)) == NULL)
+		return;
+	evq_push(&t->events, EV_USAGE, a->name, json_pack("{s:I, s:I, s:I, "
+	    "s:I, s:f, s:s, s:f}", "input_tokens", (json_int_t)m->tokens_in,
+	    "output_tokens", (json_int_t)m->tokens_out, "cache_write_tokens",
+	    (json_int_t)m->cache_write, "cache_read_tokens",
+	    (json_int_t)m->cache_read, "cost_usd", m->cost, "model",
+	    a->model_id, "team_cost_usd", roster_team_cost(t->store)));
+	member_free(m);
+}
+
+/*
+ * Waits while the team has spent its budget: no new model call starts
+ * until the person raises it. Returns 0 to go on, -1 when stopped.
+ */
+static int
+agent_within_budget(struct agent *a)
+{
+	struct team *t = a->team;
+	int told = 0;
+
+	for (;;) {
+		uint64_t gen = bus_generation(t->bus, a->name);
+		double max = team_budget(t), spent = team_cost(t);
+
+		if (max <= 0 || spent < max)
+			break;
+		if (!told) {
+			agent_set_status(a, MEMBER_WAITING, "budget");
+			evq_push(&t->events, EV_BUDGET, a->name, json_pack(
+			    "{s:f, s:f}", "team_cost_usd", spent,
+			    "max_cost_usd", max));
+			told = 1;
+		}
+		if (atomic_load(&a->stop))
+			return -1;
+		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
+	}
+	if (told)
+		agent_set_status(a, MEMBER_WORKING, NULL);
+	return 0;
+}
+
 /* One call to the model; returns its result (caller clears it). */
 static int
 agent_call(struct agent *a, int round, struct llm_result *res)
 {
 	struct team *t = a->team;
 	struct llm_request req = { 0 };
-	char *system = prompt_system(t, a), *err = NULL;
 	int rc;
 
-	req.system = system;
-	req.messages = history_build(a->transcript, AGENT_HISTORY_CHARS);
+	if (agent_within_budget(a) == -1) {
+		memset(res, 0, sizeof *res);
+		res->status = LLM_ERR_CANCELLED;
+		return -1;
+	}
+	req.system = a->system;
+	req.messages = history_build(a->transcript);
 	req.tools = tools_for(a->is_lead);
 	evq_push(&t->events, EV_LLM_CALL, a->name, json_pack("{s:i}",
 	    "round", round));
 	rc = llm_call(a->llm, &req, agent_on_llm, a, res);
-	if (res->usage.input > 0 || res->usage.output > 0) {
-		struct member *m;
-
-		if (roster_add_tokens(t->store, a->name, res->usage.input,
-		    res->usage.output, &err) == -1) {
-			log_printf("%s: tokens: %s", a->name, err);
-			free(err);
-		}
-		if ((m = roster_get(t->store, a->name)) != NULL) {
-			evq_push(&t->events, EV_USAGE, a->name, json_pack(
-			    "{s:I, s:I}", "input_tokens",
-			    (json_int_t)m->tokens_in, "output_tokens",
-			    (json_int_t)m->tokens_out));
-			member_free(m);
-		}
-	}
+	agent_count_usage(a, &res->usage);
 	json_decref(req.messages);
 	json_decref(req.tools);
-	free(system);
 	return rc;
+}
+
+/*
+ * Re-arms the agent's cancellation for a new turn. An interrupt asked for
+ * while idle is forgotten; a stop is a flag read after this, so a stop
+ * asked for at any time still ends the turn.
+ */
+static void
+agent_arm(struct agent *a)
+{
+	atomic_store(&a->interrupt, 0);
+	cancel_reset(&a->cancel);
+	llm_reset_cancel(a->llm);
+}
+
+/* The person interrupted the turn: the history stays valid (every tool
+ * call has its result), the model is told, and the agent waits. */
+static void
+agent_interrupted(struct agent *a)
+{
+	agent_record(a, transcript_user_text("(The person interrupted your "
+	    "turn here. Wait for their next message.)"));
+	a->answered = json_array_size(a->transcript);
+	evq_push(&a->team->events, EV_NOTICE, a->name, json_pack("{s:s}",
+	    "message", "interrupted"));
 }
 
 /* A turn: model calls and tool rounds until the model is done. */
@@ -329,6 +403,7 @@ agent_turn(struct agent *a)
 	int round;
 	char *line;
 
+	agent_arm(a);
 	agent_set_status(a, MEMBER_WORKING, NULL);
 	a->worked = 1;
 	for (round = 1; !atomic_load(&a->stop); round++) {
@@ -342,7 +417,11 @@ agent_turn(struct agent *a)
 			return;
 		}
 		if (agent_call(a, round, &res) == -1) {
-			if (res.status != LLM_ERR_CANCELLED ||
+			if (res.status == LLM_ERR_CANCELLED &&
+			    atomic_load(&a->interrupt) &&
+			    !atomic_load(&a->stop))
+				agent_interrupted(a);
+			else if (res.status != LLM_ERR_CANCELLED ||
 			    !atomic_load(&a->stop)) {
 				line = llm_result_error_line(&res);
 				agent_fail(a, xasprintf("the model call "
@@ -376,6 +455,10 @@ agent_turn(struct agent *a)
 			return;
 		if (a->leaving)
 			return;
+		if (atomic_load(&a->interrupt)) {
+			agent_interrupted(a);
+			return;
+		}
 		/* Messages that came in meanwhile join the tool results. */
 		agent_drain(a);
 	}
@@ -459,6 +542,9 @@ agent_main(void *arg)
 	char *err = NULL;
 	const char *role;
 
+	/* Written once: the system prompt never changes in an agent's
+	 * life, so every request extends the one before. */
+	a->system = prompt_system(t, a);
 	a->transcript = transcript_load(t->store, a->name, &err);
 	if (a->transcript == NULL) {
 		agent_fail(a, err);
@@ -497,8 +583,8 @@ agent_main(void *arg)
 	agent_finish(a);
 	atomic_store(&a->finished, 1);
 	/* Wake the main thread so it reaps this thread. */
-	evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s}", "message",
-	    "stopped"));
+	evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s, s:b}",
+	    "message", "stopped", "quiet", 1));
 	return NULL;
 }
 
@@ -511,15 +597,17 @@ agent_await(struct agent *a, const char *id, int early)
 	agent_set_status(a, MEMBER_WAITING, id);
 	for (;;) {
 		uint64_t gen = bus_generation(t->bus, a->name);
+		/* Count the inbox before reading the request: the decision
+		 * and its message commit together, so a message that arrived
+		 * first is never taken for one that came with the decision. */
+		size_t waiting = early ? bus_pending(t->bus, a->name) : 0;
 
 		if ((r = protocol_get(t->proto, id)) == NULL)
 			return NULL;
-		if (r->status != REQ_PENDING)
-			break;
-		if (early && bus_pending(t->bus, a->name) > 0)
+		if (r->status != REQ_PENDING || waiting > 0)
 			break;
 		request_free(r);
-		if (atomic_load(&a->stop))
+		if (atomic_load(&a->stop) || atomic_load(&a->interrupt))
 			return NULL;
 		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
 	}

@@ -19,6 +19,8 @@ static const struct {
 	{ "shutdown", CMD_SHUTDOWN },
 	{ "stop", CMD_STOP },
 	{ "msg", CMD_MSG },
+	{ "interrupt", CMD_INTERRUPT },
+	{ "budget", CMD_BUDGET },
 	{ "team", CMD_TEAM },
 	{ "requests", CMD_REQUESTS },
 	{ "zoom", CMD_ZOOM },
@@ -37,6 +39,8 @@ command_help(void)
 	    "/shutdown NAME          ask a teammate to shut down\n"
 	    "/stop NAME              stop a teammate at once (forced)\n"
 	    "/msg NAME TEXT          send text to a member\n"
+	    "/interrupt NAME         stop a member's turn (Esc: the focused)\n"
+	    "/budget [USD|off]       show or set the team's spending limit\n"
 	    "/team                   list the team\n"
 	    "/requests               list the requests\n"
 	    "/zoom                   zoom the focused pane\n"
@@ -108,6 +112,29 @@ command_bad(struct command *c, char *why)
 	return c->kind;
 }
 
+/* /budget: nothing shows it, "off" lifts it, dollars set it. */
+static enum command_kind
+command_budget(struct command *c, const char *args)
+{
+	char *arg = rest_of(args), *end;
+
+	c->amount = -1;
+	if (arg == NULL)
+		return c->kind;
+	if (strcmp(arg, "off") == 0)
+		c->amount = 0;
+	else {
+		c->amount = strtod(arg, &end);
+		if (*end != '\0' || !(c->amount >= 0) || c->amount > 1e9) {
+			free(arg);
+			return command_bad(c, xstrdup("usage: /budget [USD|off]"
+			    ", e.g. /budget 12.50"));
+		}
+	}
+	free(arg);
+	return c->kind;
+}
+
 enum command_kind
 command_parse(const char *line, struct command *c)
 {
@@ -155,11 +182,13 @@ command_parse(const char *line, struct command *c)
 	}
 	case CMD_SHUTDOWN:
 	case CMD_STOP:
+	case CMD_INTERRUPT:
 		c->name = next_word(&args);
 		if (c->name == NULL)
-			return command_bad(c, xasprintf("/%s needs a "
-			    "teammate's name", c->kind == CMD_STOP ? "stop" :
-			    "shutdown"));
+			return command_bad(c, xasprintf("/%s needs a%s name",
+			    c->kind == CMD_STOP ? "stop" : c->kind ==
+			    CMD_SHUTDOWN ? "shutdown" : "interrupt", c->kind ==
+			    CMD_INTERRUPT ? "" : " teammate's"));
 		if ((word = rest_of(args)) != NULL) {
 			free(word);
 			return command_bad(c, xstrdup("give one name only"));
@@ -171,6 +200,8 @@ command_parse(const char *line, struct command *c)
 		if (c->name == NULL || c->text == NULL)
 			return command_bad(c, xstrdup("usage: /msg NAME TEXT"));
 		break;
+	case CMD_BUDGET:
+		return command_budget(c, args);
 	default:
 		if ((word = rest_of(args)) != NULL) {
 			free(word);

@@ -5,6 +5,7 @@
  *	/approve [id] [feedback]	/reject [id] [feedback]
  *	/shutdown NAME			/stop NAME (forced stop)
  *	/msg NAME TEXT			/team   /requests   /zoom
+ *	/interrupt NAME			/budget [USD|off]
  *	/help				/quit
  *
  * Without an id, /approve and /reject act on the oldest pending request
@@ -22,6 +23,8 @@ enum command_kind {
 	CMD_SHUTDOWN,	/* name */
 	CMD_STOP,	/* name */
 	CMD_MSG,	/* name, text */
+	CMD_INTERRUPT,	/* name */
+	CMD_BUDGET,	/* amount: dollars, 0 for none, -1 to show */
 	CMD_TEAM,
 	CMD_REQUESTS,
 	CMD_ZOOM,
@@ -36,6 +39,7 @@ struct command {
 	char			*name;
 	char			*text;
 	char			*error;
+	double			 amount;
 };
 
 /* Parses one line (without its newline) into c; returns c->kind. */

@@ -29,6 +29,7 @@ static const char *const event_type_names[EV_TYPE_COUNT] = {
 	[EV_USAGE] = "usage",
 	[EV_SPAWNED] = "spawned",
 	[EV_NOTICE] = "notice",
+	[EV_BUDGET] = "budget",
 };
 
 const char *

@@ -36,6 +36,8 @@ enum event_type {
 				 * the team's {team_cost_usd} */
 	EV_SPAWNED,		/* {role, plan_required} */
 	EV_NOTICE,		/* {message} from huddle itself */
+	EV_BUDGET,		/* {team_cost_usd, max_cost_usd}: the team
+				 * has spent its budget; the agent waits */
 	EV_TYPE_COUNT
 };
 

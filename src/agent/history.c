@@ -237,31 +237,17 @@ history_repair(json_t *merged)
 }
 
 json_t *
-history_build(json_t *transcript, size_t max_chars)
+history_build(json_t *transcript)
 {
 	json_t *merged = history_merge(transcript);
 	json_t *repaired = history_repair(merged), *msgs, *out;
-	size_t start = 0, i, total = 0, n;
+	size_t start = 0, i, n;
 
 	/* Dropping an empty turn can leave two turns of one role in a row. */
 	msgs = history_merge(repaired);
 	n = json_array_size(msgs);
 	json_decref(repaired);
 	json_decref(merged);
-	/* Roll back from the end to find where the budget runs out. */
-	if (max_chars > 0) {
-		for (i = n; i > 0; i--) {
-			char *s = json_dumps(json_array_get(msgs, i - 1),
-			    JSON_COMPACT);
-
-			total += s ? strlen(s) : 0;
-			free(s);
-			if (total > max_chars) {
-				start = i;
-				break;
-			}
-		}
-	}
 	/* Start at a user message that answers no tool call. */
 	while (start < n) {
 		json_t *m = json_array_get(msgs, start);

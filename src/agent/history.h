@@ -3,9 +3,16 @@
  * valid for the Messages API. Consecutive turns of one role are merged,
  * tool_result blocks lead their user message, empty text blocks and empty
  * messages are dropped, a tool_use that was never answered (a crash in the
- * middle of a tool call) gets an error result, and a long history is cut
- * from the front — only ever before a user message that answers no tool
- * call, so a tool_use is never separated from its tool_result.
+ * middle of a tool call) gets an error result, and every other block —
+ * thinking, redacted thinking, types yet unknown — goes back exactly as it
+ * was stored.
+ *
+ * It is append-only: the history of a transcript with entries appended
+ * starts with the history of the transcript before (only its last message
+ * may grow, when more user entries join it). Today's models bind each
+ * thinking block to everything before it, so nothing that was sent may
+ * change; the one deliberate cut is compaction. Nothing is ever left out
+ * from the front to fit a window.
  */
 #ifndef HUDDLE_AGENT_HISTORY_H
 #define HUDDLE_AGENT_HISTORY_H
@@ -15,11 +22,10 @@
 
 /*
  * Returns a new array of messages built from `transcript` (an array of
- * {role, content} entries, not modified), at most about max_chars of JSON
- * long (0: no limit). The result always starts with a user message; it is
- * empty when the transcript has nothing to say.
+ * {role, content} entries, not modified). The result always starts with a
+ * user message; it is empty when the transcript has nothing to say.
  */
-json_t *history_build(json_t *transcript, size_t max_chars);
+json_t *history_build(json_t *transcript);
 
 /*
  * Returns the tool_use blocks of the last entry of a transcript when it

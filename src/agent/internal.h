@@ -17,6 +17,7 @@
 #include "core/roster.h"
 #include "core/store.h"
 #include "llm/cancel.h"
+#include "llm/catalog.h"
 #include "llm/llm.h"
 
 struct policy;
@@ -32,12 +33,16 @@ struct agent {
 	atomic_int		 stop;		/* end at the next boundary */
 	atomic_int		 finished;	/* the thread has returned */
 	atomic_int		 forced;	/* stopped by force: terminate */
+	atomic_int		 interrupt;	/* end this turn, then idle */
 	struct cancel		 cancel;	/* waits and commands */
 	struct llm_client	*llm;		/* used by the thread only;
 						 * others may llm_cancel it */
 	char			 quit_req[PROTO_ID_SIZE]; /* asked at quit */
+	char			*model_id;	/* the model it talks to */
+	struct model_info	 model;		/* what the catalog says */
 
 	/* Owned by the agent's thread. */
+	char			*system;	/* its system prompt, fixed */
 	json_t			*transcript;
 	size_t			 answered;	/* transcript length when the
 						 * model last ended a turn */
@@ -68,6 +73,7 @@ struct team {
 						 * (under lock) */
 	int64_t			 quit_deadline;	/* clock_mono_ms */
 	int			 lead_stopping;
+	double			 max_cost;	/* under lock; 0: none */
 };
 
 /* team.c */
@@ -78,9 +84,10 @@ int team_launch(struct team *t, const char *name, const char *role,
     char **err);
 
 /* Adds and starts a teammate whose first message is `prompt` from the
- * lead. Checks the name and the team size. Safe from any thread. */
+ * lead, talking to `model` (NULL: the team's default for teammates).
+ * Checks the name, the model and the team size. Safe from any thread. */
 int team_spawn(struct team *t, const char *name, const char *role,
-    const char *prompt, int plan_required, char **err);
+    const char *prompt, int plan_required, const char *model, char **err);
 
 /* Notes, in the store, that the lead waits for `name`: its next idle
  * notice will be fed to the lead's model. Call it before the message the

@@ -1,6 +1,9 @@
 /*
  * The system prompts: what each agent is told about the team, its tools
- * and the protocols before its conversation begins.
+ * and the protocols before its conversation begins. A prompt depends only
+ * on what never changes in an agent's life (its name, role, the working
+ * directory, the team's options), so every request of an agent carries
+ * the same one: facts that change reach the model as new messages.
  */
 #include "config.h"
 
@@ -54,7 +57,10 @@ static char *
 prompt_teammate(struct team *t, struct agent *a)
 {
 	struct member *m = roster_get(t->store, a->name);
-	int plan = m != NULL && m->plan_required && !m->plan_approved;
+	/* Whether the plan was approved yet is not said here: the system
+	 * prompt of an agent never changes (the model binds its thinking
+	 * to it), and the gate's answers tell the model where it stands. */
+	int plan = m != NULL && m->plan_required;
 	char *p;
 
 	p = xasprintf(

@@ -68,6 +68,7 @@ team_open(const struct team_options *o, char **err)
 	size_t n;
 
 	t->opts = *o;
+	t->max_cost = o->max_cost;
 	t->epoch_us = clock_mono_us();
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
@@ -156,8 +157,10 @@ static void
 agent_free(struct agent *a)
 {
 	llm_client_free(a->llm);
+	free(a->model_id);
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
+	free(a->system);
 	free(a->leave_reason);
 	free(a->failure);
 	free(a->name);
@@ -165,11 +168,35 @@ agent_free(struct agent *a)
 	free(a);
 }
 
+const char *
+team_model_of(struct team *t, const struct member *m)
+{
+	if (m != NULL && !m->is_lead && m->model != NULL && *m->model != '\0')
+		return m->model;
+	if (m != NULL && !m->is_lead && t->opts.teammate_model != NULL)
+		return t->opts.teammate_model;
+	return t->opts.llm.model;
+}
+
+/* Fills cfg for talking to model `id` as the catalog and the person's
+ * choice say; *info gets what the catalog knows of it. */
+static int
+team_model_config(struct team *t, const char *id, struct model_info *info,
+    struct llm_config *cfg, char **err)
+{
+	*cfg = t->opts.llm;
+	cfg->model = id;
+	catalog_lookup(t->opts.catalog, id, info);
+	if (t->opts.choice.context_window > 0)
+		info->context_window = t->opts.choice.context_window;
+	return catalog_configure(info, &t->opts.choice, cfg, err);
+}
+
 int
 team_launch(struct team *t, const char *name, const char *role, char **err)
 {
 	struct agent *a = xcalloc(1, sizeof *a);
-	struct llm_config cfg = t->opts.llm;
+	struct llm_config cfg;
 	struct member *m = roster_get(t->store, name);
 	int rc;
 
@@ -178,8 +205,19 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->role = xstrdup(role ? role : "");
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
 	a->status = m ? m->status : MEMBER_STARTING;
+	a->model_id = xstrdup(team_model_of(t, m));
 	member_free(m);
 	cancel_init(&a->cancel);
+	if (team_model_config(t, a->model_id, &a->model, &cfg, err) == -1) {
+		agent_free(a);
+		return -1;
+	}
+	a->model.id = a->model_id;
+	if (!a->model.known && cfg.provider != LLM_SCRIPT)
+		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
+		    "message", a->model_id, " is not in the model catalog: "
+		    "huddle assumes a small context and output, and no price "
+		    "(see --models, --context-window, --max-tokens)"));
 	cfg.agent = a->name;
 	a->llm = llm_client_new(&cfg);
 	pthread_mutex_lock(&t->lock);
@@ -213,9 +251,11 @@ team_live_teammates(struct team *t)
 
 int
 team_spawn(struct team *t, const char *name, const char *role,
-    const char *prompt, int plan_required, char **err)
+    const char *prompt, int plan_required, const char *model, char **err)
 {
 	struct message task = { 0 };
+	struct model_info info;
+	struct llm_config cfg;
 	int rc;
 
 	if (atomic_load(&t->quitting)) {
@@ -227,6 +267,13 @@ team_spawn(struct team *t, const char *name, const char *role,
 		    "down first", t->opts.max_teammates);
 		return -1;
 	}
+	/* A model the person's choices cannot work with is refused here,
+	 * before anything is written. */
+	if (model == NULL)
+		model = t->opts.teammate_model;
+	if (model != NULL && team_model_config(t, model, &info, &cfg,
+	    err) == -1)
+		return -1;
 	/* The member and its task, its first message, commit together and
 	 * before its thread starts: a crash at any point loses nothing. */
 	if (store_begin(t->store, err) == -1)
@@ -234,6 +281,8 @@ team_spawn(struct team *t, const char *name, const char *role,
 	rc = roster_add_tx(t->store, name, role, prompt, plan_required, err);
 	if (rc == 0)
 		rc = roster_set_awaited_tx(t->store, name, 1, err);
+	if (rc == 0 && model != NULL)
+		rc = roster_set_model_tx(t->store, name, model, err);
 	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, name, MSG_MESSAGE,
 	    prompt, NULL, &task, err) < 0)
 		rc = -1;
@@ -244,9 +293,88 @@ team_spawn(struct team *t, const char *name, const char *role,
 	bus_wake(t->bus, name);
 	bus_announce(t->bus, &task);
 	message_clear(&task);
-	evq_push(&t->events, EV_SPAWNED, name, json_pack("{s:s, s:b}", "role",
-	    role, "plan_required", plan_required));
+	evq_push(&t->events, EV_SPAWNED, name, json_pack("{s:s, s:b, s:s}",
+	    "role", role, "plan_required", plan_required, "model", model ?
+	    model : t->opts.llm.model));
 	return team_launch(t, name, role, err);
+}
+
+void
+team_set_budget(struct team *t, double max_cost)
+{
+	struct member *m;
+	size_t n, i;
+
+	pthread_mutex_lock(&t->lock);
+	t->max_cost = max_cost > 0 ? max_cost : 0;
+	pthread_mutex_unlock(&t->lock);
+	/* Whoever waits on the old limit looks again. */
+	n = roster_list(t->store, &m);
+	for (i = 0; i < n; i++)
+		bus_wake(t->bus, m[i].name);
+	member_free_array(m, n);
+}
+
+double
+team_budget(struct team *t)
+{
+	double max;
+
+	pthread_mutex_lock(&t->lock);
+	max = t->max_cost;
+	pthread_mutex_unlock(&t->lock);
+	return max;
+}
+
+double
+team_cost(struct team *t)
+{
+	return roster_team_cost(t->store);
+}
+
+const char *
+team_lead_model(struct team *t)
+{
+	return t->opts.llm.model;
+}
+
+char *
+team_budget_text(struct team *t)
+{
+	double max = team_budget(t), spent = team_cost(t);
+
+	if (max <= 0)
+		return xasprintf("the team has spent $%.2f; no limit is set",
+		    spent);
+	return xasprintf("the team has spent $%.2f of its $%.2f limit%s",
+	    spent, max, spent >= max ? ": no new model call starts until "
+	    "you raise it (/budget USD)" : "");
+}
+
+int
+team_interrupt(struct team *t, const char *name, char **err)
+{
+	struct member *m = roster_get(t->store, name);
+	struct agent *a = team_find(t, name);
+	int busy = m != NULL && (m->status == MEMBER_WORKING ||
+	    m->status == MEMBER_WAITING);
+
+	member_free(m);
+	if (a == NULL) {
+		*err = xasprintf("no running member is called '%s'", name);
+		return -1;
+	}
+	if (!busy) {
+		*err = xasprintf("%s is not working", name);
+		return -1;
+	}
+	/* The agent may be reaped only by this (the main) thread, so a
+	 * stays valid here. */
+	atomic_store(&a->interrupt, 1);
+	cancel_fire(&a->cancel);
+	llm_cancel(a->llm);
+	bus_wake(t->bus, a->name);
+	return 0;
 }
 
 void

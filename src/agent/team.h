@@ -14,12 +14,19 @@
 
 #include "agent/event.h"
 #include "core/protocol.h"
+#include "core/roster.h"
 #include "core/store.h"
+#include "llm/catalog.h"
 #include "llm/llm.h"
 
 struct team_options {
 	const char		*workdir;	/* absolute and canonical */
-	struct llm_config	 llm;		/* for every agent */
+	struct llm_config	 llm;		/* for every agent; its model
+						 * is the lead's */
+	const struct catalog	*catalog;	/* the models (required) */
+	struct model_choice	 choice;	/* the person's overrides */
+	const char		*teammate_model; /* NULL: the lead's */
+	double			 max_cost;	/* US dollars; 0: no limit */
 	int			 resume;
 	unsigned		 plan_review;	/* PROTO_BY_* for plans */
 	int			 max_teammates;	/* default 8 */
@@ -65,6 +72,31 @@ int team_say(struct team *t, const char *to, const char *text, char **err);
  */
 enum proto_verdict team_decide(struct team *t, const char *id, int approve,
     const char *feedback, char **msg);
+
+/* Raises (or lowers) the team's spending limit; 0 lifts it. Agents
+ * waiting on the old limit go on. */
+void team_set_budget(struct team *t, double max_cost);
+
+/* The team's spending limit in US dollars (0: none) and its spend. */
+double team_budget(struct team *t);
+double team_cost(struct team *t);
+
+/* The model member m talks to: the one it was given, else the team's. */
+const char *team_model_of(struct team *t, const struct member *m);
+
+/* The lead's model. */
+const char *team_lead_model(struct team *t);
+
+/* A line for the person: what the team has spent, and of what limit. */
+char *team_budget_text(struct team *t);
+
+/*
+ * The person interrupts member `name`'s turn: its model call and running
+ * command are cancelled, its remaining tool calls get error results, and
+ * it waits for a message. Returns 0, or -1 with *err when it is not
+ * working.
+ */
+int team_interrupt(struct team *t, const char *name, char **err);
 
 /* The person asks teammate `name` to shut down (a shutdown request). */
 int team_request_shutdown(struct team *t, const char *name, char **err);

@@ -236,24 +236,34 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 static void
 tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 {
-	const char *name, *role, *prompt;
+	const char *name, *role, *prompt, *model;
 	int plan_required = 0;
-	char *err = NULL;
+	char *err = NULL, *notice = NULL;
+	struct model_info info;
 
 	if (arg_str(in, "name", 1, &name, o) == -1 ||
 	    arg_str(in, "role", 1, &role, o) == -1 ||
 	    arg_str(in, "prompt", 1, &prompt, o) == -1 ||
-	    arg_bool(in, "plan_required", 0, &plan_required, o) == -1)
+	    arg_bool(in, "plan_required", 0, &plan_required, o) == -1 ||
+	    arg_str(in, "model", 0, &model, o) == -1)
 		return;
-	if (team_spawn(a->team, name, role, prompt, plan_required,
+	if (model != NULL && *model == '\0')
+		model = NULL;
+	if (team_spawn(a->team, name, role, prompt, plan_required, model,
 	    &err) == -1) {
 		tool_error(o, "not spawned: %s", err);
 		free(err);
 		return;
 	}
-	tool_ok(o, "spawned %s (%s)%s; it starts on your prompt now and "
+	if (model != NULL && !catalog_lookup(a->team->opts.catalog, model,
+	    &info))
+		notice = xasprintf("; %s is not in the model catalog, so it "
+		    "runs with cautious limits", model);
+	tool_ok(o, "spawned %s (%s)%s%s; it starts on your prompt now and "
 	    "you will hear when it is idle", name, role, plan_required ?
-	    "; it must have its plan approved before it may act" : "");
+	    "; it must have its plan approved before it may act" : "",
+	    notice ? notice : "");
+	free(notice);
 }
 
 static void
@@ -350,7 +360,8 @@ tool_submit_plan(struct agent *a, json_t *in, struct tool_output *o)
 	/* Wait for the decision, but not past other messages: one may be
 	 * a shutdown request that needs an answer. */
 	if ((r = agent_await(a, id, 1)) == NULL) {
-		tool_error(o, "stopped while %s was pending", id);
+		tool_error(o, "stopped waiting for %s; a decision will still "
+		    "come as a plan_approval_response message", id);
 		return;
 	}
 	switch (r->status) {
@@ -447,7 +458,9 @@ static const struct tool_def tool_defs[] = {
 	  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","
 	  "\"description\":\"lowercase, e.g. alice\"},\"role\":{\"type\":"
 	  "\"string\"},\"prompt\":{\"type\":\"string\",\"description\":\"the "
-	  "task\"},\"plan_required\":{\"type\":\"boolean\"}},"
+	  "task\"},\"plan_required\":{\"type\":\"boolean\"},\"model\":{"
+	  "\"type\":\"string\",\"description\":\"a model id; leave it out "
+	  "for the team's default\"}},"
 	  "\"required\":[\"name\",\"role\",\"prompt\"]}" },
 	{ "list_teammates", FOR_LEAD, 0, tool_list_teammates,
 	  "List the teammates with their roles and statuses.",

@@ -222,8 +222,9 @@ roster_take_awaited_tx(struct store *s, const char *name)
 }
 
 int
-roster_add_tokens(struct store *s, const char *name, int64_t in,
-    int64_t out, char **err)
+roster_add_usage(struct store *s, const char *name, int64_t in,
+    int64_t out, int64_t cache_write, int64_t cache_read, double cost,
+    char **err)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -231,16 +232,48 @@ roster_add_tokens(struct store *s, const char *name, int64_t in,
 	if (store_begin(s, err) == -1)
 		return -1;
 	st = store_stmt(s, "UPDATE members SET tokens_in = tokens_in + ?,"
-	    " tokens_out = tokens_out + ? WHERE name = ?");
+	    " tokens_out = tokens_out + ?, cache_write = cache_write + ?,"
+	    " cache_read = cache_read + ?, cost = cost + ? WHERE name = ?");
 	sqlite3_bind_int64(st, 1, in);
 	sqlite3_bind_int64(st, 2, out);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, cache_write);
+	sqlite3_bind_int64(st, 4, cache_read);
+	sqlite3_bind_double(st, 5, cost);
+	sqlite3_bind_text(st, 6, name, -1, SQLITE_STATIC);
 	rc = roster_update_one(s, st, name, err);
 	return store_end(s, rc == 0, err);
 }
 
+double
+roster_team_cost(struct store *s)
+{
+	sqlite3_stmt *st;
+	double cost = 0;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT total(cost) FROM members");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		cost = sqlite3_column_double(st, 0);
+	sqlite3_reset(st);
+	store_unlock(s);
+	return cost;
+}
+
+int
+roster_set_model_tx(struct store *s, const char *name, const char *model,
+    char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET model = ?"
+	    " WHERE name = ?");
+
+	sqlite3_bind_text(st, 1, model ? model : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	return roster_update_one(s, st, name, err);
+}
+
 #define ROSTER_COLUMNS "name, role, prompt, is_lead, plan_required," \
-	" plan_approved, status, tokens_in, tokens_out, created_at, updated_at"
+	" plan_approved, status, tokens_in, tokens_out, created_at," \
+	" updated_at, cache_write, cache_read, cost, model"
 
 static void
 roster_read_row(sqlite3_stmt *st, struct member *m)
@@ -257,6 +290,10 @@ roster_read_row(sqlite3_stmt *st, struct member *m)
 	m->tokens_out = sqlite3_column_int64(st, 8);
 	m->created_at = sqlite3_column_int64(st, 9);
 	m->updated_at = sqlite3_column_int64(st, 10);
+	m->cache_write = sqlite3_column_int64(st, 11);
+	m->cache_read = sqlite3_column_int64(st, 12);
+	m->cost = sqlite3_column_double(st, 13);
+	m->model = store_column_text(st, 14);
 }
 
 struct member *
@@ -304,6 +341,7 @@ member_clear(struct member *m)
 	free(m->name);
 	free(m->role);
 	free(m->prompt);
+	free(m->model);
 	memset(m, 0, sizeof *m);
 }
 

@@ -1,7 +1,7 @@
 /*
  * The roster is the team as the store knows it: every member (the lead and
- * each teammate) with its role, spawn prompt, status, plan gate and token
- * counts. It is what --resume rebuilds the team from.
+ * each teammate) with its role, spawn prompt, model, status, plan gate,
+ * token counts and cost. It is what --resume rebuilds the team from.
  */
 #ifndef HUDDLE_CORE_ROSTER_H
 #define HUDDLE_CORE_ROSTER_H
@@ -32,8 +32,13 @@ struct member {
 	int			 plan_required;
 	int			 plan_approved;
 	enum member_status	 status;
-	int64_t			 tokens_in;
+	int64_t			 tokens_in;	/* input, uncached */
 	int64_t			 tokens_out;
+	int64_t			 cache_write;	/* input written to the
+						 * prompt cache */
+	int64_t			 cache_read;	/* input read from it */
+	double			 cost;		/* US dollars so far */
+	char			*model;		/* "" for the team's */
 	int64_t			 created_at;	/* wall-clock ms */
 	int64_t			 updated_at;
 };
@@ -65,9 +70,18 @@ int roster_add_tx(struct store *s, const char *name, const char *role,
 int roster_set_status(struct store *s, const char *name,
     enum member_status status, char **err);
 
-/* Adds to a member's token counts. Returns 0 or -1 with *err. */
-int roster_add_tokens(struct store *s, const char *name, int64_t in,
-    int64_t out, char **err);
+/* Adds a model call's tokens (in: uncached input) and cost to a member's
+ * sums. Returns 0 or -1 with *err. */
+int roster_add_usage(struct store *s, const char *name, int64_t in,
+    int64_t out, int64_t cache_write, int64_t cache_read, double cost,
+    char **err);
+
+/* What the whole team has cost so far, in US dollars. */
+double roster_team_cost(struct store *s);
+
+/* Inside a transaction: records the model a member was given. */
+int roster_set_model_tx(struct store *s, const char *name,
+    const char *model, char **err);
 
 /*
  * Returns the member (free with member_free), or NULL when there is no

@@ -86,6 +86,14 @@ static const char *const store_migrations[] = {
 	/* 1 -> 2: the lead waits for this member's idle notice. */
 	"ALTER TABLE members ADD COLUMN lead_awaits INTEGER NOT NULL"
 	"  DEFAULT 0;",
+	/* 2 -> 3: each member's model, its prompt-cache tokens and what it
+	 * has cost (US dollars). An empty model is the team's default. */
+	"ALTER TABLE members ADD COLUMN model TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE members ADD COLUMN cache_write INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"ALTER TABLE members ADD COLUMN cache_read INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"ALTER TABLE members ADD COLUMN cost REAL NOT NULL DEFAULT 0;",
 };
 
 int

@@ -24,7 +24,7 @@ struct store;
 #define STORE_SYNC_FULL 0x1	/* fsync every commit: survives power loss */
 
 /* The schema version this build writes. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /*
  * Opens <workdir>/.huddle/team.db, creating the directory (0700) and the

@@ -23,6 +23,7 @@ static const struct color_spec color_specs[ROLE_COUNT] = {
 	[ROLE_TOOL] = { COLOR_YELLOW, -1, A_NORMAL, A_NORMAL },
 	[ROLE_TOOL_ERROR] = { COLOR_RED, -1, A_NORMAL, A_BOLD },
 	[ROLE_DIM] = { -1, -1, A_DIM, A_DIM },
+	[ROLE_THINKING] = { -1, -1, A_DIM | A_ITALIC, A_DIM },
 	[ROLE_MESSAGE] = { COLOR_MAGENTA, -1, A_NORMAL, A_NORMAL },
 	[ROLE_PROTOCOL] = { COLOR_CYAN, -1, A_BOLD, A_BOLD },
 	[ROLE_ERROR] = { COLOR_RED, -1, A_BOLD, A_BOLD | A_REVERSE },

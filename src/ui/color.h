@@ -18,6 +18,7 @@ enum color_role {
 	ROLE_TOOL,		/* a tool call */
 	ROLE_TOOL_ERROR,
 	ROLE_DIM,		/* tool output, notices */
+	ROLE_THINKING,		/* the model's thinking */
 	ROLE_MESSAGE,		/* a message between agents */
 	ROLE_PROTOCOL,		/* a protocol message */
 	ROLE_ERROR,

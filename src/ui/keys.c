@@ -189,6 +189,23 @@ keys_focused_pane(struct view *v)
 	return v->panes[v->focus];
 }
 
+/* Esc: with the input line empty, interrupts the focused agent's turn
+ * (the lead's when the table has the focus). */
+static int
+keys_interrupt(struct view *v)
+{
+	char *err = NULL;
+
+	if (v->input.len > 0)
+		return KEY_HANDLED;
+	if (team_interrupt(v->team, view_focus_name(v), &err) == -1) {
+		view_hint(v, ROLE_HINT, "%s", err);
+		free(err);
+	} else
+		view_hint(v, ROLE_HINT, "interrupting %s", view_focus_name(v));
+	return KEY_REDRAW;
+}
+
 static int
 keys_page(struct view *v, int dir)
 {
@@ -304,8 +321,13 @@ view_key(struct view *v, int is_key, wint_t wc)
 			return KEY_REDRAW;
 		case CTRL('c'):
 			return KEY_QUIT;
+		case CTRL('t'):
+			v->show_thinking = !v->show_thinking;
+			view_hint(v, ROLE_HINT, "thinking is %s (C-t)",
+			    v->show_thinking ? "shown in full" : "folded");
+			return KEY_REDRAW;
 		case 0x1b:
-			return KEY_HANDLED;
+			return keys_interrupt(v);
 		default:
 			input_insert(&v->input, (wchar_t)wc);
 			return KEY_REDRAW;
@@ -382,18 +404,25 @@ keys_team_lines(struct view *v)
 	struct member *m;
 	size_t n = roster_list(team_store(v->team), &m), i;
 	struct pane *lead = v->panes[0];
+	char *line;
 
 	pane_add(lead, ROLE_DIM, "team:");
 	for (i = 0; i < n; i++) {
-		char *line = xasprintf("  %s · %s · %s%s", m[i].name, m[i].role,
-		    member_status_name(m[i].status), !m[i].plan_required ? "" :
-		    m[i].plan_approved ? " · plan approved" :
-		    " · plan not approved");
-
+		line = xasprintf("  %s · %s · %s%s · %s · %lld in, %lld out, "
+		    "%lld cache write, %lld cache read · $%.2f", m[i].name,
+		    m[i].role, member_status_name(m[i].status),
+		    !m[i].plan_required ? "" : m[i].plan_approved ?
+		    " · plan approved" : " · plan not approved",
+		    team_model_of(v->team, &m[i]), (long long)m[i].tokens_in,
+		    (long long)m[i].tokens_out, (long long)m[i].cache_write,
+		    (long long)m[i].cache_read, m[i].cost);
 		pane_add(lead, ROLE_DIM, line);
 		free(line);
 	}
 	member_free_array(m, n);
+	line = team_budget_text(v->team);
+	pane_add(lead, ROLE_DIM, line);
+	free(line);
 }
 
 void
@@ -428,6 +457,17 @@ view_command(struct view *v, const char *line)
 	case CMD_MSG:
 		if (team_say(v->team, c.name, c.text, &msg) == -1)
 			view_hint(v, ROLE_ERROR, "%s", msg);
+		break;
+	case CMD_INTERRUPT:
+		rc = team_interrupt(v->team, c.name, &msg);
+		view_hint(v, rc == 0 ? ROLE_HINT : ROLE_ERROR, "%s", rc == 0 ?
+		    "interrupting" : msg);
+		break;
+	case CMD_BUDGET:
+		if (c.amount >= 0)
+			team_set_budget(v->team, c.amount);
+		msg = team_budget_text(v->team);
+		view_hint(v, ROLE_HINT, "%s", msg);
 		break;
 	case CMD_TEAM:
 		keys_team_lines(v);

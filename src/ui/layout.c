@@ -66,21 +66,28 @@ layout_box(int y, int x, int h, int w, const char *title, int focused)
 	free(t);
 }
 
+/* "alice · coder · working · claude-x · 12k tok · $0.04" */
 static char *
 layout_pane_title(const struct pane *p)
 {
-	char tokens[32] = "";
+	char tokens[48] = "", *model = NULL, *title;
 
 	if (p->tokens >= 10000)
-		snprintf(tokens, sizeof tokens, " · %.0fk tok",
-		    (double)p->tokens / 1000.0);
+		snprintf(tokens, sizeof tokens, " · %.0fk tok · $%.2f",
+		    (double)p->tokens / 1000.0, p->cost);
 	else if (p->tokens > 0)
-		snprintf(tokens, sizeof tokens, " · %lld tok",
-		    (long long)p->tokens);
+		snprintf(tokens, sizeof tokens, " · %lld tok · $%.2f",
+		    (long long)p->tokens, p->cost);
+	if (p->model != NULL)
+		model = xasprintf(" · %s", p->model);
 	if (strcmp(p->name, "lead") == 0 || *p->role == '\0')
-		return xasprintf("%s · %s%s", p->name, p->status, tokens);
-	return xasprintf("%s · %s · %s%s", p->name, p->role, p->status,
-	    tokens);
+		title = xasprintf("%s · %s%s%s", p->name, p->status,
+		    model ? model : "", tokens);
+	else
+		title = xasprintf("%s · %s · %s%s%s", p->name, p->role,
+		    p->status, model ? model : "", tokens);
+	free(model);
+	return title;
 }
 
 static void
@@ -92,7 +99,7 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 	v->rects[i] = (struct rect){ y, x, h, w };
 	layout_box(y, x, h, w, title, v->focus == (int)i);
 	free(title);
-	pane_draw(p, y + 1, x + 1, h - 2, w - 2);
+	pane_draw(p, y + 1, x + 1, h - 2, w - 2, v->show_thinking);
 	if (p->scroll > 0)
 		layout_text(y + h - 1, x + w - 14, 12, ROLE_HINT, " ↑ scrolled ");
 }
@@ -186,15 +193,19 @@ layout_help(void)
 		"F6          reject it, with feedback",
 		"F8          zoom the focused pane",
 		"F9          shutdown menu (forced stop after expiry)",
+		"Esc         interrupt the focused agent (input line empty)",
+		"C-t         show the models' thinking in full, or folded",
 		"PgUp/PgDn   scroll the focused pane; End: live tail",
 		"F10, C-c    quit (teammates are asked to shut down)",
 		"C-l         redraw    mouse: click focuses, wheel scrolls",
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;
-	int h = (int)(sizeof keys / sizeof *keys) + 14, w = 72, y, x, r = 0;
+	int h = (int)(sizeof keys / sizeof *keys) + 2, w = 72, y, x, r = 0;
 	size_t i;
 
+	for (p = cmds; (p = strchr(p, '\n')) != NULL; p++)
+		h++;
 	if (h > LINES)
 		h = LINES;
 	if (w > COLS)

@@ -35,6 +35,7 @@ pane_free(struct pane *p)
 	free(p->name);
 	free(p->role);
 	free(p->status);
+	free(p->model);
 	free(p);
 }
 
@@ -118,20 +119,25 @@ pane_end_stream(struct pane *p)
 
 	text_stream_flush(&p->ts, &out, &len, &cap);
 	if (len > 0)
-		pane_put(p, ROLE_NORMAL, out, len);
+		pane_put(p, p->stream_role, out, len);
 	free(out);
 	p->streaming = 0;
 }
 
 void
-pane_stream(struct pane *p, const char *text, size_t len)
+pane_stream(struct pane *p, enum color_role role, const char *text,
+    size_t len)
 {
 	char *out = NULL;
 	size_t olen = 0, cap = 0;
 
+	if (role != p->stream_role) {
+		pane_end_stream(p);
+		p->stream_role = role;
+	}
 	text_stream_feed(&p->ts, text, len, &out, &olen, &cap);
 	if (olen > 0)
-		pane_put(p, ROLE_NORMAL, out, olen);
+		pane_put(p, role, out, olen);
 	free(out);
 }
 
@@ -166,15 +172,59 @@ pane_scroll_end(struct pane *p)
 	p->scroll = 0;
 }
 
-/* One wrapped row of a line. */
+/* One wrapped row of a line; a folded row stands for `folded` lines of
+ * thinking. */
 struct pane_row {
 	const struct pane_line	*line;
 	size_t			 start;
 	size_t			 end;
+	size_t			 folded;
 };
 
+#define PANE_FOLD_MARK	"thinking · "
+#define PANE_FOLD_COLS	11	/* the mark's columns */
+
+static const struct pane_line *
+pane_line_at(const struct pane *p, size_t i)
+{
+	return &p->lines[(p->first + i) % PANE_MAX_LINES];
+}
+
+/*
+ * Folds the run of thinking lines that ends at line `last` (an index) into
+ * one row showing the end of its newest non-empty line. Returns the index
+ * of the first line of the run.
+ */
+static size_t
+pane_fold(const struct pane *p, size_t last, int width, size_t **starts,
+    size_t *capstarts, struct pane_row *row)
+{
+	size_t first = last, nrows, w = (size_t)width;
+	const struct pane_line *l = NULL;
+
+	while (first > 0 && pane_line_at(p, first - 1)->role == ROLE_THINKING)
+		first--;
+	for (size_t i = last + 1; i > first && l == NULL; i--) {
+		if (pane_line_at(p, i - 1)->len > 0)
+			l = pane_line_at(p, i - 1);
+	}
+	if (l == NULL)
+		l = pane_line_at(p, last);
+	row->line = l;
+	row->folded = last - first + 1;
+	row->end = l->len;
+	row->start = 0;
+	w = w > PANE_FOLD_COLS ? w - PANE_FOLD_COLS : 1;
+	*starts = xgrow(*starts, capstarts, l->len + 2, sizeof **starts);
+	nrows = text_wrap(l->text, l->len, (int)w, *starts, l->len + 1);
+	if (nrows > 0)
+		row->start = (*starts)[nrows - 1];
+	return first;
+}
+
 void
-pane_draw(struct pane *p, int top, int left, int height, int width)
+pane_draw(struct pane *p, int top, int left, int height, int width,
+    int show_thinking)
 {
 	static struct pane_row *rows;
 	static size_t caprows;
@@ -187,10 +237,15 @@ pane_draw(struct pane *p, int top, int left, int height, int width)
 	want = (size_t)height + (size_t)p->scroll;
 	/* Wrap from the newest line back until enough rows are known. */
 	for (i = p->count; i > 0 && n < want; i--) {
-		const struct pane_line *l =
-		    &p->lines[(p->first + i - 1) % PANE_MAX_LINES];
+		const struct pane_line *l = pane_line_at(p, i - 1);
 		size_t nrows;
 
+		if (l->role == ROLE_THINKING && !show_thinking) {
+			rows = xgrow(rows, &caprows, n + 1, sizeof *rows);
+			i = pane_fold(p, i - 1, width, &starts, &capstarts,
+			    &rows[n++]) + 1;
+			continue;
+		}
 		starts = xgrow(starts, &capstarts, l->len + 2, sizeof *starts);
 		nrows = text_wrap(l->text, l->len, width, starts, l->len + 1);
 		for (r = nrows; r > 0; r--) {
@@ -198,6 +253,7 @@ pane_draw(struct pane *p, int top, int left, int height, int width)
 			rows[n].line = l;
 			rows[n].start = starts[r - 1];
 			rows[n].end = r < nrows ? starts[r] : l->len;
+			rows[n].folded = 0;
 			n++;
 		}
 	}
@@ -217,6 +273,15 @@ pane_draw(struct pane *p, int top, int left, int height, int width)
 		while (end > row->start && row->line->text[end - 1] == ' ')
 			end--;
 		attrset(color_attr(row->line->role));
+		if (row->folded > 0) {
+			if (width <= PANE_FOLD_COLS)
+				continue;
+			mvaddstr(top + height - 1 - (int)k, left,
+			    PANE_FOLD_MARK);
+			addnstr(row->line->text + row->start,
+			    (int)(end - row->start));
+			continue;
+		}
 		mvaddnstr(top + height - 1 - (int)k, left,
 		    row->line->text + row->start, (int)(end - row->start));
 	}

@@ -1,9 +1,11 @@
 /*
  * A pane is one agent's window on the screen: a title (name, role,
- * status, tokens) over a scrollback of lines, each with a colour role. Text
- * that streams in joins the open line; anything else starts a new one.
- * Lines are stored whole and wrapped only when drawn, so a resize costs
- * nothing until the next frame and only visible lines are wrapped.
+ * status, model, tokens, cost) over a scrollback of lines, each with a
+ * colour role. Text that streams in joins the open line; anything else
+ * starts a new one. Lines are stored whole and wrapped only when drawn, so
+ * a resize costs nothing until the next frame and only visible lines are
+ * wrapped. The model's thinking is kept whole but drawn folded — each run
+ * of thinking lines as one row showing its newest words — unless asked.
  */
 #ifndef HUDDLE_UI_PANE_H
 #define HUDDLE_UI_PANE_H
@@ -28,11 +30,15 @@ struct pane {
 	char			*name;
 	char			*role;
 	char			*status;
+	char			*model;		/* shown when not the lead's;
+						 * or NULL */
 	int64_t			 tokens;
+	double			 cost;		/* US dollars */
 	struct pane_line	*lines;		/* a ring of PANE_MAX_LINES */
 	size_t			 first;		/* index of the oldest line */
 	size_t			 count;
 	int			 streaming;	/* the last line is open */
+	enum color_role		 stream_role;	/* the open line's */
 	struct text_stream	 ts;
 	int			 scroll;	/* rows up from the live tail */
 };
@@ -45,8 +51,10 @@ void pane_set_status(struct pane *p, const char *status);
 /* Adds text (sanitized here; '\n' starts further lines) as new lines. */
 void pane_add(struct pane *p, enum color_role role, const char *text);
 
-/* Appends streamed text to the open line (opening one if needed). */
-void pane_stream(struct pane *p, const char *text, size_t len);
+/* Appends streamed text to the open line (opening one if needed); text
+ * of another role than the open line's starts a new line. */
+void pane_stream(struct pane *p, enum color_role role, const char *text,
+    size_t len);
 
 /* Closes the open line, if any. */
 void pane_end_stream(struct pane *p);
@@ -57,9 +65,11 @@ void pane_scroll_end(struct pane *p);
 
 /*
  * Draws the scrollback into the rectangle, newest line at the bottom,
- * wrapped to `width` columns. Keeps the scroll offset within bounds.
+ * wrapped to `width` columns, thinking folded unless show_thinking. Keeps
+ * the scroll offset within bounds.
  */
-void pane_draw(struct pane *p, int top, int left, int height, int width);
+void pane_draw(struct pane *p, int top, int left, int height, int width,
+    int show_thinking);
 
 /* The number of lines held (for tests and benchmarks). */
 size_t pane_line_count(const struct pane *p);

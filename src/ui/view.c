@@ -92,6 +92,32 @@ jstr(json_t *o, const char *key)
 	return s ? s : "";
 }
 
+static int64_t
+jint(json_t *o, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
+/* Shows the model in p's title when it is not the lead's. */
+static void
+view_model(struct view *v, struct pane *p, const char *model)
+{
+	free(p->model);
+	p->model = *model != '\0' && strcmp(model, team_lead_model(v->team)) !=
+	    0 ? xstrdup(model) : NULL;
+}
+
+/* The pane title's figures: every token the agent's calls counted, and
+ * their price. */
+static void
+view_usage(struct view *v, struct pane *p, json_t *d)
+{
+	p->tokens = jint(d, "input_tokens") + jint(d, "output_tokens") +
+	    jint(d, "cache_write_tokens") + jint(d, "cache_read_tokens");
+	p->cost = json_real_value(json_object_get(d, "cost_usd"));
+	view_model(v, p, jstr(d, "model"));
+}
+
 /* A one-line summary of a tool call's input: its most telling field. */
 static char *
 view_tool_summary(const char *tool, json_t *input)
@@ -187,7 +213,10 @@ view_load_history(struct view *v, size_t last)
 		    &err);
 
 		pane_set_status(p, member_status_name(m[i].status));
-		p->tokens = m[i].tokens_in + m[i].tokens_out;
+		p->tokens = m[i].tokens_in + m[i].tokens_out +
+		    m[i].cache_write + m[i].cache_read;
+		p->cost = m[i].cost;
+		view_model(v, p, team_model_of(v->team, &m[i]));
 		if (t == NULL) {
 			pane_add(p, ROLE_ERROR, err);
 			free(err);
@@ -262,7 +291,16 @@ view_apply(struct view *v, const struct event *e)
 
 	switch (e->type) {
 	case EV_TEXT:
-		pane_stream(p, jstr(d, "text"), strlen(jstr(d, "text")));
+		pane_stream(p, ROLE_NORMAL, jstr(d, "text"),
+		    strlen(jstr(d, "text")));
+		break;
+	case EV_THINKING:
+		if (json_is_true(json_object_get(d, "redacted")))
+			pane_add(p, ROLE_THINKING, "[thinking, encrypted by "
+			    "the provider]");
+		else
+			pane_stream(p, ROLE_THINKING, jstr(d, "text"),
+			    strlen(jstr(d, "text")));
 		break;
 	case EV_LLM_CALL:
 		pane_end_stream(p);
@@ -317,16 +355,26 @@ view_apply(struct view *v, const struct event *e)
 		free(line);
 		break;
 	case EV_USAGE:
-		p->tokens = json_integer_value(json_object_get(d,
-		    "input_tokens")) + json_integer_value(json_object_get(d,
-		    "output_tokens"));
+		view_usage(v, p, d);
+		break;
+	case EV_BUDGET:
+		view_hint(v, ROLE_ERROR, "the team has spent $%.2f of its "
+		    "$%.2f limit: no new model call starts (/budget USD raises "
+		    "it)", json_real_value(json_object_get(d, "team_cost_usd")),
+		    json_real_value(json_object_get(d, "max_cost_usd")));
 		break;
 	case EV_SPAWNED:
-		view_pane(v, e->agent, jstr(d, "role"));
+		view_model(v, view_pane(v, e->agent, jstr(d, "role")),
+		    jstr(d, "model"));
 		break;
 	case EV_NOTICE:
 		if (e->agent == NULL)
 			view_hint(v, ROLE_HINT, "%s", jstr(d, "message"));
+		else if (!json_is_true(json_object_get(d, "quiet"))) {
+			line = xasprintf("— %s —", jstr(d, "message"));
+			pane_add(p, ROLE_DIM, line);
+			free(line);
+		}
 		break;
 	default:
 		return 0;

@@ -53,6 +53,7 @@ struct view {
 	char		*hint;
 	enum color_role	 hint_role;
 	int		 quitting;
+	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
 
 	/* Where things were drawn, for the mouse. */
 	struct rect	*rects;		/* per pane */

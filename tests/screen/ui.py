@@ -215,7 +215,7 @@ def test_resume_shows_the_conversation():
     with Screen([HUDDLE, "--resume", "--provider", "script", "--script", script,
                  "--workdir", work, "--quit-timeout", "1"], cols=120, rows=40) as s:
         screen = s.wait_for("— resumed —", 10, "the stored conversations")
-        expect("you  Show me how a team works." in screen, "the lead's history is missing")
+        expect("you  Show me how a team works." in screen, "the lead's history is missing:\n" + screen)
         expect("I'll write hello.py first." in screen, "alice's history is missing")
         quit_clean(s)
 

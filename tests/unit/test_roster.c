@@ -114,8 +114,16 @@ START_TEST(status_tokens_and_plan_persist)
 
 	ck_assert_int_eq(roster_set_status(t.store, "bob", MEMBER_WAITING,
 	    &err), 0);
-	ck_assert_int_eq(roster_add_tokens(t.store, "bob", 100, 20, &err), 0);
-	ck_assert_int_eq(roster_add_tokens(t.store, "bob", 5, 1, &err), 0);
+	ck_assert_int_eq(roster_add_usage(t.store, "bob", 100, 20, 7, 300,
+	    0.25, &err), 0);
+	ck_assert_int_eq(roster_add_usage(t.store, "bob", 5, 1, 0, 50, 0.5,
+	    &err), 0);
+	ck_assert_int_eq(roster_add_usage(t.store, "alice", 1, 1, 0, 0,
+	    1.0, &err), 0);
+	ck_assert_int_eq(store_begin(t.store, &err), 0);
+	ck_assert_int_eq(roster_set_model_tx(t.store, "bob", "claude-x",
+	    &err), 0);
+	ck_assert_int_eq(store_end(t.store, 1, &err), 0);
 	ck_assert_int_eq(store_begin(t.store, &err), 0);
 	ck_assert_int_eq(roster_approve_plan_tx(t.store, "bob", &err), 0);
 	ck_assert_int_eq(store_end(t.store, 1, &err), 0);
@@ -126,6 +134,11 @@ START_TEST(status_tokens_and_plan_persist)
 	ck_assert_int_eq(m->status, MEMBER_WAITING);
 	ck_assert_int_eq(m->tokens_in, 105);
 	ck_assert_int_eq(m->tokens_out, 21);
+	ck_assert_int_eq(m->cache_write, 7);
+	ck_assert_int_eq(m->cache_read, 350);
+	ck_assert_double_eq_tol(m->cost, 0.75, 1e-9);
+	ck_assert_str_eq(m->model, "claude-x");
+	ck_assert_double_eq_tol(roster_team_cost(t.store), 1.75, 1e-9);
 	ck_assert_int_eq(m->plan_required, 1);
 	ck_assert_int_eq(m->plan_approved, 1);
 	ck_assert_int_ge(m->updated_at, m->created_at);

@@ -123,8 +123,8 @@ START_TEST(schema_version_is_set_and_checked)
 }
 END_TEST
 
-/* A database written by schema version 1 is brought up to date, and what
- * it held is kept. */
+/* A database written by schema version 1 is brought up to date through
+ * every step, and what it held is kept. */
 START_TEST(version_1_database_is_migrated)
 {
 	char *dir = tu_tmpdir(), *err = NULL;
@@ -134,21 +134,33 @@ START_TEST(version_1_database_is_migrated)
 	ck_assert_int_eq(roster_add(s, "alice", "coder", "go", 0, &err), 0);
 	store_lock(s);
 	ck_assert_int_eq(sqlite3_exec(store_db(s), "ALTER TABLE members DROP"
-	    " COLUMN lead_awaits; PRAGMA user_version = 1", NULL, NULL, NULL),
+	    " COLUMN lead_awaits; ALTER TABLE members DROP COLUMN model;"
+	    " ALTER TABLE members DROP COLUMN cache_write;"
+	    " ALTER TABLE members DROP COLUMN cache_read;"
+	    " ALTER TABLE members DROP COLUMN cost; PRAGMA user_version = 1",
+	    NULL, NULL, NULL),
 	    SQLITE_OK);
 	store_unlock(s);
 	store_close(s);
 
 	s = tu_store_open(dir);
 	ck_assert_int_eq(roster_set_awaited(s, "alice", 1, &err), 0);
+	ck_assert_int_eq(roster_add_usage(s, "alice", 1, 2, 3, 4, 0.5, &err),
+	    0);
 	store_lock(s);
 	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT role,"
-	    " lead_awaits, (SELECT user_version FROM pragma_user_version)"
+	    " lead_awaits, (SELECT user_version FROM pragma_user_version),"
+	    " model, cache_write, cache_read, cost"
 	    " FROM members WHERE name = 'alice'", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "coder");
 	ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
 	ck_assert_int_eq(sqlite3_column_int(st, 2), STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 3);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 3), "");
+	ck_assert_int_eq(sqlite3_column_int(st, 4), 3);
+	ck_assert_int_eq(sqlite3_column_int(st, 5), 4);
+	ck_assert_double_eq_tol(sqlite3_column_double(st, 6), 0.5, 1e-9);
 	sqlite3_finalize(st);
 	store_unlock(s);
 	store_close(s);
