@@ -2,6 +2,7 @@
  * The demo's scenario (see demo.h and doc/script.md). The lead spawns
  * alice, who writes and runs a small program, and bob, who must have his
  * refactoring plan approved — by the person, with F5 — before he may edit.
+ * Some turns think first, so the screen shows folded thinking offline.
  */
 #include "config.h"
 
@@ -10,7 +11,10 @@
 static const char demo_json[] =
 "{\"agents\": {\n"
 " \"lead\": [\n"
-"  {\"text\": \"Hello! I'll show you a team at work. alice will write a "
+"  {\"thinking\": \"The person wants to see a team. Two teammates show "
+"it best: one who just works, and one whose plan must be approved.\", "
+"\"chunk_chars\": 8, \"chunk_delay_ms\": 20,\n"
+"   \"text\": \"Hello! I'll show you a team at work. alice will write a "
 "small program; bob will refactor it, but he must get his plan approved "
 "before he may touch a file.\", \"chunk_chars\": 6, \"chunk_delay_ms\": 25,\n"
 "   \"tools\": [{\"name\": \"spawn_teammate\", \"input\": {\"name\": "
@@ -31,7 +35,8 @@ static const char demo_json[] =
 "  {\"text\": \"Noted.\"}, {\"text\": \"Noted.\"}, {\"text\": \"Noted.\"}\n"
 " ],\n"
 " \"alice\": [\n"
-"  {\"text\": \"I'll write hello.py first.\", \"chunk_chars\": 4, "
+"  {\"thinking\": \"A greeting function and a call to it; then I run "
+"it to be sure.\", \"text\": \"I'll write hello.py first.\", \"chunk_chars\": 4, "
 "\"chunk_delay_ms\": 40, \"tools\": [{\"name\": \"write_file\", \"input\": "
 "{\"path\": \"hello.py\", \"content\": \"def greeting(name):\\n    return "
 "f\\\"Hello, {name}!\\\"\\n\\n\\nprint(greeting(\\\"huddle\\\"))\\n\"}}]},\n"
@@ -51,7 +56,9 @@ static const char demo_json[] =
 "  {\"delay_ms\": 2500, \"text\": \"Let me read the code before I plan.\", "
 "\"chunk_chars\": 4, \"chunk_delay_ms\": 40, \"tools\": [{\"name\": "
 "\"read_file\", \"input\": {\"path\": \"hello.py\"}}]},\n"
-"  {\"text\": \"Here is my plan.\", \"chunk_chars\": 4, \"chunk_delay_ms\": "
+"  {\"thinking\": \"Two places use the name: the definition and the "
+"call. Nothing else imports it.\", \"text\": \"Here is my plan.\", "
+"\"chunk_chars\": 4, \"chunk_delay_ms\": "
 "40, \"tools\": [{\"name\": \"submit_plan\", \"input\": {\"plan\": \"1. "
 "Rename greeting() to greet() in hello.py\\n2. Update the call\\n3. Show "
 "the result\"}}]},\n"

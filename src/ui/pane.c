@@ -182,7 +182,7 @@ struct pane_row {
 };
 
 #define PANE_FOLD_MARK	"thinking · "
-#define PANE_FOLD_COLS	11	/* the mark's columns */
+#define PANE_FOLD_COLS	12	/* the mark's columns and an ellipsis */
 
 static const struct pane_line *
 pane_line_at(const struct pane *p, size_t i)
@@ -278,6 +278,8 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 				continue;
 			mvaddstr(top + height - 1 - (int)k, left,
 			    PANE_FOLD_MARK);
+			if (row->start > 0)
+				addstr("…");
 			addnstr(row->line->text + row->start,
 			    (int)(end - row->start));
 			continue;

@@ -215,8 +215,17 @@ def test_resume_shows_the_conversation():
     with Screen([HUDDLE, "--resume", "--provider", "script", "--script", script,
                  "--workdir", work, "--quit-timeout", "1"], cols=120, rows=40) as s:
         screen = s.wait_for("— resumed —", 10, "the stored conversations")
-        expect("you  Show me how a team works." in screen, "the lead's history is missing:\n" + screen)
         expect("I'll write hello.py first." in screen, "alice's history is missing")
+        # How much the lead said before the quit varies with timing, so
+        # its first line may be above the pane: scroll back to it.
+        for _ in range(10):
+            if "you  Show me how a team works." in screen:
+                break
+            s.send_keys("PageUp")
+            before = screen
+            screen = s.wait_for(lambda t: t != before, 5, "scrolled back")
+        expect("you  Show me how a team works." in screen,
+               "the lead's history is missing:\n" + screen)
         quit_clean(s)
 
 

@@ -69,6 +69,38 @@ START_TEST(names_and_messages)
 }
 END_TEST
 
+/* The amount /budget parses, or the kind when it is refused. */
+static double
+budget(const char *line)
+{
+	struct command c;
+	double amount;
+
+	if (command_parse(line, &c) != CMD_BUDGET) {
+		command_clear(&c);
+		return -2;
+	}
+	amount = c.amount;
+	command_clear(&c);
+	return amount;
+}
+
+START_TEST(interrupt_and_budget)
+{
+	parse("/interrupt alice", CMD_INTERRUPT, NULL, "alice", NULL);
+	parse("/interrupt lead", CMD_INTERRUPT, NULL, "lead", NULL);
+	parse("/interrupt", CMD_BAD, NULL, NULL, NULL);
+	parse("/interrupt alice bob", CMD_BAD, NULL, NULL, NULL);
+	ck_assert_double_eq(budget("/budget"), -1);
+	ck_assert_double_eq(budget("/budget 12.50"), 12.5);
+	ck_assert_double_eq(budget("/budget 0"), 0);
+	ck_assert_double_eq(budget("/budget off"), 0);
+	ck_assert_double_eq(budget("/budget lots"), -2);
+	ck_assert_double_eq(budget("/budget -3"), -2);
+	ck_assert_double_eq(budget("/budget 5 dollars"), -2);
+}
+END_TEST
+
 START_TEST(plain_commands_and_mistakes)
 {
 	parse("/team", CMD_TEAM, NULL, NULL, NULL);
@@ -93,6 +125,7 @@ command_suite(void)
 	tcase_add_test(tc, approve_and_reject);
 	tcase_add_test(tc, names_and_messages);
 	tcase_add_test(tc, plain_commands_and_mistakes);
+	tcase_add_test(tc, interrupt_and_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }
