@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Today's models, end to end: the real binary in --headless mode against
+the fake LLM server speaking as today's models do (thinking on).
+
+Covers the thinking round trip in tool loops with the requests of every
+agent extending the one before, thinking kept out of what the lead hears,
+a teammate on its own model, usage with its cache figures and price (kept
+across --resume), the spending limit and /budget, and interrupting a model
+call and a running command.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakellm_client import FakeLLM, Results  # noqa: E402
+from team_driver import Huddle, contains, ev  # noqa: E402
+
+PRICES = {"input": 3.0, "output": 15.0, "cache_write_5m": 3.75,
+          "cache_write_1h": 3.75, "cache_read": 0.3}
+CHEAP = {"input": 1.0, "output": 5.0, "cache_write_5m": 1.25,
+         "cache_write_1h": 1.25, "cache_read": 0.1}
+
+
+def catalog_file():
+    """A catalog of two adaptive models with known prices."""
+    def model(mid, prices):
+        return {"id": mid, "name": mid, "provider": "anthropic",
+                "status": "current", "context_window": 200000,
+                "max_output": 16000, "thinking": "adaptive",
+                "sampling_params": False, "compaction": False,
+                "cache_min_tokens": 1024, "prices": prices}
+    fd, path = tempfile.mkstemp(prefix="huddle-catalog-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"default_model": "test-main",
+                   "models": [model("test-main", PRICES),
+                              model("test-cheap", CHEAP)]}, f)
+    return path
+
+
+def say(agent, text, **extra):
+    item = {"agent": agent, "kind": "text", "text": text}
+    item.update(extra)
+    return item
+
+
+def call(agent, tool, **inputs):
+    return {"agent": agent, "kind": "tool_use",
+            "calls": [{"name": tool, "input": inputs}]}
+
+
+def leave(agent):
+    return call(agent, "shutdown_response", request_id="{{request_id}}",
+                approve=True)
+
+
+def notes(agent, n=8):
+    return [say(agent, "Noted.") for _ in range(n)]
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def quit_cleanly(h):
+    h.send("/quit")
+    expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+
+
+def strip_cache_marks(v):
+    """A copy of v without cache_control keys: cache markers are not
+    content."""
+    if isinstance(v, dict):
+        return {k: strip_cache_marks(x) for k, x in v.items()
+                if k != "cache_control"}
+    if isinstance(v, list):
+        return [strip_cache_marks(x) for x in v]
+    return v
+
+
+def flatten(messages):
+    """The blocks of a conversation in order, each with its role: blocks
+    that arrive later may join the last message, which still extends."""
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        out.extend((m["role"], json.dumps(b, sort_keys=True))
+                   for b in strip_cache_marks(content))
+    return out
+
+
+def check_append_only(fake):
+    """Each agent's every request extends the one before it: the same
+    system prompt and tools, and the earlier blocks unchanged and in
+    order. Returns the number of agents checked."""
+    by_agent = {}
+    for r in fake.requests():
+        if r.get("agent") and isinstance(r.get("body"), dict):
+            by_agent.setdefault(r["agent"], []).append(r["body"])
+    for agent, bodies in by_agent.items():
+        for n, (prev, cur) in enumerate(zip(bodies, bodies[1:]), 2):
+            where = "%s's request %d" % (agent, n)
+            expect(strip_cache_marks(prev.get("system")) ==
+                   strip_cache_marks(cur.get("system")),
+                   where + " changed the system prompt")
+            expect(strip_cache_marks(prev.get("tools")) ==
+                   strip_cache_marks(cur.get("tools")),
+                   where + " changed the tools")
+            a, b = flatten(prev["messages"]), flatten(cur["messages"])
+            expect(b[:len(a)] == a, where + " does not extend the one before")
+            expect(len(b) > len(a), where + " adds nothing")
+    return len(by_agent)
+
+
+def test_thinking_tool_loops(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder",
+             prompt="Write a.txt, then check it."),
+        *notes("lead"),
+        call("alice", "write_file", path="a.txt", content="one\n"),
+        call("alice", "bash", command="cat a.txt"),
+        say("alice", "Written and checked.", thinking="SECRET-THOUGHT"),
+        call("alice", "shutdown_response", request_id="{{request_id}}",
+             approve=True))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait(ev("thinking", "lead"), what="the lead's thinking")
+        h.wait(ev("tool_result", "alice", tool="bash", is_error=False),
+               what="alice's second round")
+        idle = h.wait(ev("message", "lead", type="idle_notification"),
+                      what="alice's idle notice")
+        expect("Written and checked." in idle["content"], idle["content"])
+        expect("SECRET-THOUGHT" not in idle["content"],
+               "thinking reached the lead: " + idle["content"])
+        expect(any(e.get("event") == "thinking" and e.get("agent") == "alice"
+                   for e in h.events), "no thinking event for alice")
+        quit_cleanly(h)
+    refused = [r for r in fake.requests() if r["response_status"] != 200]
+    expect(not refused, "requests refused: %s" % [
+        (r.get("agent"), r["response_status"]) for r in refused])
+    # Every assistant turn went back with its thinking first.
+    alice = [r["body"] for r in fake.requests() if r.get("agent") == "alice"]
+    last = alice[-1]["messages"]
+    turns = [m for m in last if m["role"] == "assistant"]
+    expect(len(turns) >= 3, "alice's history has %d turns" % len(turns))
+    for m in turns:
+        expect(m["content"][0]["type"] in ("thinking", "redacted_thinking"),
+               "an assistant turn went back without its thinking: %s"
+               % json.dumps(m)[:200])
+    expect(check_append_only(fake) == 2, "not every agent was checked")
+
+
+def usage_cost(u, prices):
+    return (u["input_tokens"] * prices["input"] +
+            u["output_tokens"] * prices["output"] +
+            u["cache_write_tokens"] * prices["cache_write_5m"] +
+            u["cache_read_tokens"] * prices["cache_read"]) / 1e6
+
+
+def test_teammate_model_and_cost(fake):
+    fake.reset()
+    big = {"input_tokens": 1000, "output_tokens": 200,
+           "cache_creation_input_tokens": 3000,
+           "cache_read_input_tokens": 50000}
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder",
+             prompt="Say hi.", model="test-cheap"),
+        call("lead", "spawn_teammate", name="bob", role="tester",
+             prompt="Say hi.", model="mystery-model-9"),
+        *notes("lead"),
+        say("alice", "Hi.", usage=big),
+        say("bob", "Hi."),
+        leave("bob"),
+        say("alice", "Back again."),
+        leave("alice"))
+    cat = catalog_file()
+    work = tempfile.mkdtemp(prefix="huddle-team-")
+    with Huddle(fake, workdir=work, args=["--catalog", cat]) as h:
+        h.send("go")
+        spawned = h.wait(ev("spawned", "alice"), what="alice spawned")
+        expect(spawned.get("model") == "test-cheap", spawned)
+        res = h.wait(ev("tool_result", "lead", tool="spawn_teammate",
+                        output=contains("bob")), what="bob spawned")
+        expect("not in the model catalog" in res["output"], res["output"])
+        h.wait(ev("notice", "bob", message=contains("not in the model catalog")),
+               what="the notice about bob's model")
+        usage = h.wait(ev("usage", "alice"), what="alice's usage")
+        for k in ("input_tokens", "output_tokens", "cache_write_tokens",
+                  "cache_read_tokens", "cost_usd", "team_cost_usd"):
+            expect(k in usage, "usage without %s: %s" % (k, usage))
+        expect(usage["cache_read_tokens"] == 50000 and
+               usage["cache_write_tokens"] == 3000, usage)
+        expect(abs(usage["cost_usd"] - usage_cost(usage, CHEAP)) < 1e-9,
+               "alice's cost %r is not her tokens at her prices" % usage)
+        expect(usage["model"] == "test-cheap", usage)
+        h.wait(ev("status", "bob", status="idle"), what="bob idle")
+        mark = len(h.events)
+        h.send("/team")
+        team = h.wait(ev("team"), since=mark, what="the team listing")
+        members = {m["name"]: m for m in team["members"]}
+        expect(members["alice"]["model"] == "test-cheap", members["alice"])
+        expect(members["bob"]["model"] == "mystery-model-9", members["bob"])
+        expect(members["lead"]["model"] == "test-main", members["lead"])
+        total = sum(m["cost_usd"] for m in team["members"])
+        expect(abs(team["team_cost_usd"] - total) < 1e-9, team)
+        expect(members["alice"]["cost_usd"] > 0 and
+               members["lead"]["cost_usd"] > 0, team)
+        h.kill9()  # so that the teammates are still there to resume
+    by_agent = {}
+    for r in fake.requests():
+        by_agent.setdefault(r.get("agent"), set()).add(r["body"]["model"])
+    expect(by_agent["alice"] == {"test-cheap"}, by_agent)
+    expect(by_agent["lead"] == {"test-main"}, by_agent)
+    expect(by_agent["bob"] == {"mystery-model-9"}, by_agent)
+
+    # --resume continues the sums, and alice keeps her model.
+    with Huddle(fake, workdir=work, args=["--catalog", cat],
+                resume=True) as h:
+        mark = len(h.events)
+        h.send("/team")
+        again = h.wait(ev("team"), since=mark, what="the team after resume")
+        before = {m["name"]: m for m in team["members"]}
+        for m in again["members"]:
+            expect(m["cost_usd"] >= before[m["name"]]["cost_usd"] - 1e-9 and
+                   m["cache_read_tokens"] >= before[m["name"]]["cache_read_tokens"],
+                   "the sums restarted: %s" % m)
+        h.send("/msg alice once more")
+        h.wait_text("alice", "Back again.")
+        quit_cleanly(h)
+    alice = [r for r in fake.requests() if r.get("agent") == "alice"]
+    expect(alice[-1]["body"]["model"] == "test-cheap",
+           "after --resume alice talks to %s" % alice[-1]["body"]["model"])
+
+
+def test_budget_stops_new_calls(fake):
+    fake.reset()
+    usage = {"input_tokens": 100000, "output_tokens": 1000}
+    first = call("lead", "list_teammates")
+    first["usage"] = usage
+    fake.script(first, say("lead", "All done."))
+    cat = catalog_file()
+    with Huddle(fake, args=["--catalog", cat, "--max-cost", "0.10"]) as h:
+        h.send("go")
+        # 100k input at $3/M and 1k output at $15/M: $0.315 > $0.10.
+        b = h.wait(ev("budget", "lead"), what="the limit reached")
+        expect(b["max_cost_usd"] == 0.10 and b["team_cost_usd"] > 0.3, b)
+        h.wait(ev("status", "lead", status="waiting"), what="the lead waits")
+        calls = len([r for r in fake.requests() if r.get("agent") == "lead"])
+        time.sleep(0.5)  # a wrongly started call would show by now
+        expect(len([r for r in fake.requests() if r.get("agent") == "lead"])
+               == calls, "a model call started past the limit")
+        mark = len(h.events)
+        h.send("/budget")
+        reply = h.wait(ev("reply", command="budget"), since=mark,
+                       what="the budget shown")
+        expect("$0.10" in reply["message"], reply)
+        h.send("/budget 5")
+        h.wait_text("lead", "All done.")
+        quit_cleanly(h)
+
+
+def test_interrupt_a_model_call(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder",
+             prompt="Think hard."),
+        *notes("lead"),
+        say("alice", "never seen", delay_ms=30000),
+        say("alice", "Back to work."),
+        leave("alice"))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait(ev("llm_call", "alice"), what="alice calls her model")
+        h.wait(ev("status", "alice", status="working"), what="alice works")
+        time.sleep(0.2)  # the request is on its way to the fake
+        mark = len(h.events)
+        sent = time.monotonic()
+        h.send("/interrupt alice")
+        h.wait(ev("notice", "alice", message="interrupted"), since=mark,
+               what="the interrupt")
+        took = time.monotonic() - sent
+        expect(took < 1.0, "the interrupt took %.3f s" % took)
+        h.wait(ev("status", "alice", status="idle"), since=mark,
+               what="alice idle")
+        mark = len(h.events)
+        h.send("/interrupt alice")
+        err = h.wait(ev("error", command="interrupt"), since=mark,
+                     what="a second interrupt refused")
+        expect("not working" in err["message"], err)
+        h.send("/msg alice go on")
+        h.wait_text("alice", "Back to work.", since=mark)
+        quit_cleanly(h)
+    alice = [r for r in fake.requests() if r.get("agent") == "alice"]
+    expect(all(r["response_status"] == 200 for r in alice[1:]),
+           "alice's requests after the interrupt: %s"
+           % [r["response_status"] for r in alice])
+    expect("interrupted your turn" in json.dumps(alice[1]["body"]["messages"]),
+           "the model was not told")
+
+
+def test_interrupt_a_running_command(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="alice", role="coder",
+             prompt="Wait."),
+        *notes("lead"),
+        {"agent": "alice", "kind": "tool_use",
+         "calls": [{"name": "bash", "input": {"command": "sleep 30"}},
+                   {"name": "write_file",
+                    "input": {"path": "late.txt", "content": "x"}}]},
+        say("alice", "Stopped as asked."),
+        leave("alice"))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait(ev("tool_call", "alice", tool="bash"), what="sleep runs")
+        mark = len(h.events)
+        sent = time.monotonic()
+        h.send("/interrupt alice")
+        res = h.wait(ev("tool_result", "alice", tool="bash"), since=mark,
+                     what="the command's result")
+        took = time.monotonic() - sent
+        expect(res["is_error"], res)
+        expect(took < 1.0, "the command ran on for %.3f s" % took)
+        skipped = h.wait(ev("tool_result", "alice", tool="write_file"),
+                         since=mark, what="the second call's result")
+        expect(skipped["is_error"] and "interrupted" in skipped["output"],
+               skipped)
+        expect(not os.path.exists(os.path.join(h.workdir, "late.txt")),
+               "a call after the interrupt ran")
+        h.wait(ev("status", "alice", status="idle"), since=mark,
+               what="alice idle")
+        h.send("/msg alice carry on")
+        h.wait_text("alice", "Stopped as asked.", since=mark)
+        quit_cleanly(h)
+    refused = [r for r in fake.requests() if r["response_status"] != 200]
+    expect(not refused, "requests refused after the interrupt")
+
+
+def main():
+    r = Results()
+    with FakeLLM() as fake:
+        r.run("thinking goes back in tool loops; requests only grow",
+              test_thinking_tool_loops, fake)
+        r.run("a teammate on its own model; usage, cost and --resume",
+              test_teammate_model_and_cost, fake)
+        r.run("--max-cost stops new calls; /budget raises it",
+              test_budget_stops_new_calls, fake)
+        r.run("Esc-style interrupt of a model call", test_interrupt_a_model_call,
+              fake)
+        r.run("interrupt of a running command", test_interrupt_a_running_command,
+              fake)
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()
