@@ -30,4 +30,29 @@ check "bad --max-teammates" 2 "from 1 to 64" -- --max-teammates 0
 check "bad --shutdown-timeout" 2 "seconds" -- --shutdown-timeout x
 check "bad --max-retries" 2 "from 0 to 10" -- --max-retries 99
 check "missing option argument" 2 "Try 'huddle --help'" -- --workdir
+
+# The model catalog and the choices that go with it.
+check "--models lists the default" 0 "(default)" -- --models
+check "--models shows prices" 0 "IN \$/M" -- --models
+check "bad --thinking" 2 "adaptive, off" -- --thinking sometimes
+check "too small a thinking budget" 2 "at least 1024" -- --thinking 10
+check "bad --max-cost" 2 "US dollars" -- --max-cost 0
+check "bad --max-tokens" 2 "number of tokens" -- --max-tokens x
+check "missing catalog" 2 "model catalog /nonexistent" -- --catalog /nonexistent --models
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '{"default_model": "x", "models": []}' > "$tmp/bad.json"
+check "bad catalog" 2 "non-empty" -- --catalog "$tmp/bad.json" --models
+cat > "$tmp/models.json" <<'JSON'
+{"default_model": "always",
+ "models": [{"id": "always", "context_window": 1000, "max_output": 100,
+             "thinking": "adaptive", "thinking_always_on": true,
+             "prices": {"input": 1, "output": 1, "cache_write_5m": 1,
+                        "cache_write_1h": 1, "cache_read": 1}}]}
+JSON
+check "--catalog replaces the catalog" 0 "^always " -- --catalog "$tmp/models.json" --models
+ANTHROPIC_API_KEY=unused check "thinking off on a model that always thinks" 2 \
+    "always thinks" -- --catalog "$tmp/models.json" --thinking off --ask hi
+ANTHROPIC_API_KEY=unused check "a budget for an adaptive model" 2 \
+    "adaptive or off" -- --catalog "$tmp/models.json" --thinking 2048 --ask hi
 exit $fail
