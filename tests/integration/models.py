@@ -286,7 +286,8 @@ def test_interrupt_a_model_call(fake):
         h.wait(ev("notice", "alice", message="interrupted"), since=mark,
                what="the interrupt")
         took = time.monotonic() - sent
-        expect(took < 1.0, "the interrupt took %.3f s" % took)
+        print("  the model call was interrupted in %.0f ms" % (took * 1000))
+        expect(took < 0.5, "the interrupt took %.3f s" % took)
         h.wait(ev("status", "alice", status="idle"), since=mark,
                what="alice idle")
         mark = len(h.events)
@@ -326,8 +327,9 @@ def test_interrupt_a_running_command(fake):
         res = h.wait(ev("tool_result", "alice", tool="bash"), since=mark,
                      what="the command's result")
         took = time.monotonic() - sent
+        print("  the command was interrupted in %.0f ms" % (took * 1000))
         expect(res["is_error"], res)
-        expect(took < 1.0, "the command ran on for %.3f s" % took)
+        expect(took < 0.5, "the command ran on for %.3f s" % took)
         skipped = h.wait(ev("tool_result", "alice", tool="write_file"),
                          since=mark, what="the second call's result")
         expect(skipped["is_error"] and "interrupted" in skipped["output"],
