@@ -191,12 +191,12 @@ START_TEST(each_request_extends_the_one_before)
 {
 	unsigned seed;
 
-	for (seed = 1; seed <= 300; seed++) {
+	for (seed = 1; seed <= 60; seed++) {
 		unsigned s = seed;
 		json_t *t = json_array(), *prev = NULL, *h;
 		int next = 0, step, pending = 0, requests = 0;
 
-		for (step = 0; step < 60; step++) {
+		for (step = 0; step < 40; step++) {
 			int r = (int)(rand_r(&s) % 10), k;
 
 			if (pending > 0) {
