@@ -33,8 +33,9 @@ def catalog_file():
                 "max_output": 16000, "thinking": "adaptive",
                 "sampling_params": False, "compaction": False,
                 "cache_min_tokens": 1024, "prices": prices}
-    fd, path = tempfile.mkstemp(prefix="huddle-catalog-", suffix=".json")
-    with os.fdopen(fd, "w") as f:
+    path = os.path.join(tempfile.mkdtemp(prefix="huddle-catalog-"),
+                        "models.json")
+    with open(path, "w") as f:
         json.dump({"default_model": "test-main",
                    "models": [model("test-main", PRICES),
                               model("test-cheap", CHEAP)]}, f)

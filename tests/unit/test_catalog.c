@@ -36,16 +36,32 @@ static const char small[] =
 "   \"cache_write_5m\": 1, \"cache_write_1h\": 1, \"cache_read\": 1}}\n"
 " ]}\n";
 
+/* The directory of the catalog files a test writes; removed at its end. */
+static char *scratch;
+
+static void
+scratch_make(void)
+{
+	scratch = tu_tmpdir();
+}
+
+static void
+scratch_remove(void)
+{
+	tu_rmtree(scratch);
+	free(scratch);
+	scratch = NULL;
+}
+
 static char *
 write_catalog(const char *text)
 {
-	char *dir = tu_tmpdir(), *path = xasprintf("%s/models.json", dir);
+	char *path = xasprintf("%s/models.json", scratch);
 	FILE *f = fopen(path, "w");
 
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	fclose(f);
-	free(dir);
 	return path;
 }
 
@@ -274,6 +290,7 @@ catalog_suite(void)
 	Suite *s = suite_create("catalog");
 	TCase *tc = tcase_create("catalog");
 
+	tcase_add_checked_fixture(tc, scratch_make, scratch_remove);
 	tcase_add_test(tc, builtin_catalog_is_complete);
 	tcase_add_test(tc, lookup_by_id_alias_and_date);
 	tcase_add_test(tc, thinking_follows_the_model);
