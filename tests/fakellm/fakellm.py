@@ -29,7 +29,14 @@ import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import today
+
 DEFAULT_API_KEY = "test-key"
+
+# What the server behaves like unless told otherwise (--thinking,
+# --reasoning, --cache-min-tokens, POST /_config).
+DEFAULT_SETTINGS = {"thinking": "on", "reasoning": "off",
+                    "cache_min_tokens": 1024}
 AGENT_HEADER = "x-huddle-agent"
 
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,64}$"
@@ -45,7 +52,7 @@ ITEM_KEYS = frozenset((
     "agent", "kind", "status", "headers", "delay_ms", "chunk_delay_ms",
     "split", "pings", "chunked",
     "text", "delta_chars", "usage", "stop_reason", "finish_reason",
-    "thinking",
+    "thinking", "redacted",
     "calls", "whole_call", "reuse_index", "json_chars",
     "fault", "fault_after", "stall_s", "fault_error_type",
     "fault_error_message",
@@ -278,9 +285,13 @@ def parse_script(text, where):
 class FakeState:
     """Everything the request handlers share: queues, records and counters."""
 
-    def __init__(self, api_key, log_path=None, verbose=False):
+    def __init__(self, api_key, log_path=None, verbose=False, settings=None):
         self.api_key = api_key
         self.verbose = verbose
+        self.defaults = dict(settings or DEFAULT_SETTINGS)
+        self.settings = dict(self.defaults)
+        self.signer = today.Signer()
+        self.cache = today.PromptCache()
         self._lock = threading.Lock()
         self._queues = collections.defaultdict(collections.deque)
         self._records = []
@@ -321,10 +332,33 @@ class FakeState:
         return {"total": sum(by_agent.values()), "by_agent": by_agent}
 
     def reset(self):
-        """Forget every queued response and every recorded request."""
+        """Forget every queued response and every recorded request, the
+        prompt cache and any /_config change."""
         with self._lock:
             self._queues.clear()
             self._records.clear()
+            self.settings = dict(self.defaults)
+        self.cache.reset()
+
+    def configure(self, changes):
+        """Apply /_config changes after checking them all."""
+        if not isinstance(changes, dict):
+            raise ValueError("the body must be an object of settings")
+        for key, value in changes.items():
+            if key not in DEFAULT_SETTINGS:
+                raise ValueError(f"unknown setting {key!r}")
+            if key == "cache_min_tokens":
+                if not _is_count(value, 0):
+                    raise ValueError("cache_min_tokens must be a count")
+            elif value not in ("on", "off"):
+                raise ValueError(f"{key} must be \"on\" or \"off\"")
+        with self._lock:
+            self.settings.update(changes)
+            return dict(self.settings)
+
+    def setting(self, key):
+        with self._lock:
+            return self.settings[key]
 
     def begin_record(self, record):
         """Record an arriving request (its status is filled in later)."""
@@ -755,7 +789,8 @@ class Reply:
     streaming) and the normalised content of the scripted item.
     """
 
-    def __init__(self, item, body, raw_len, number, api):
+    def __init__(self, item, body, raw_len, number, api, extras=None):
+        extras = extras or {}
         self.item = item
         self.number = number
         self.model = body.get("model", "fake-model")
@@ -764,7 +799,21 @@ class Reply:
         self.include_usage = isinstance(options, dict) \
             and options.get("include_usage") is True
         self.text = item.get("text", "")
+        # Today's models think before every reply; the block is signed
+        # and bound to the request it answers (today.py).
         self.thinking = item.get("thinking")
+        self.redacted = None
+        self.signature = None
+        if extras.get("thinks") and self.thinking is None:
+            self.thinking = f"Request {number}: deciding what to do next."
+        if api == "anthropic" and self.thinking is not None:
+            signer, digest = extras["signer"], extras["digest"]
+            if item.get("redacted"):
+                self.redacted = signer.redacted_data(digest, number)
+                self.thinking = None
+            else:
+                self.signature = signer.sign(digest, self.thinking)
+        self.cached_tokens = extras.get("cached_tokens", 0)
         self.calls = []
         id_prefix = "toolu_fake" if api == "anthropic" else "call_fake"
         request_id = newest_request_id(body)
@@ -788,7 +837,14 @@ class Reply:
         self.stop_reason = item.get("stop_reason", default_stop)
         self.finish_reason = item.get(
             "finish_reason", FINISH_BY_STOP.get(self.stop_reason, "stop"))
-        usage = dict(item.get("usage", {}))
+        usage = dict(extras.get("usage", {}))
+        usage.update(item.get("usage", {}))
+        if "cache_creation_input_tokens" in item.get("usage", {}) and \
+                "cache_creation" not in item["usage"]:
+            usage["cache_creation"] = {
+                "ephemeral_5m_input_tokens":
+                    item["usage"]["cache_creation_input_tokens"],
+                "ephemeral_1h_input_tokens": 0}
         produced = len(self.text) + len(self.thinking or "") \
             + sum(len(c["json"]) for c in self.calls)
         self.input_tokens = usage.pop("input_tokens", max(1, raw_len // 4))
@@ -819,9 +875,12 @@ class Reply:
     def anthropic_message(self):
         """The non-streamed Message JSON object."""
         content = []
+        if self.redacted is not None:
+            content.append({"type": "redacted_thinking",
+                            "data": self.redacted})
         if self.thinking is not None:
             content.append({"type": "thinking", "thinking": self.thinking,
-                            "signature": f"fakesig{self.number}"})
+                            "signature": self.signature})
         if self._has_text_block():
             content.append({"type": "text", "text": self.text})
         for call in self.calls:
@@ -855,6 +914,12 @@ class Reply:
                        usage=self.anthropic_usage(1))
         event({"type": "message_start", "message": message})
         index = 0
+        if self.redacted is not None:
+            event({"type": "content_block_start", "index": index,
+                   "content_block": {"type": "redacted_thinking",
+                                     "data": self.redacted}})
+            event({"type": "content_block_stop", "index": index})
+            index += 1
         if self.thinking is not None:
             event({"type": "content_block_start", "index": index,
                    "content_block": {"type": "thinking", "thinking": "",
@@ -862,7 +927,7 @@ class Reply:
             for piece in chunks_of(self.thinking, self.delta_chars):
                 delta(index, {"type": "thinking_delta", "thinking": piece})
             delta(index, {"type": "signature_delta",
-                          "signature": f"fakesig{self.number}"})
+                          "signature": self.signature})
             event({"type": "content_block_stop", "index": index})
             index += 1
         if self._has_text_block():
@@ -896,7 +961,9 @@ class Reply:
         """The usage object of a chat completion."""
         return {"prompt_tokens": self.input_tokens,
                 "completion_tokens": self.output_tokens,
-                "total_tokens": self.input_tokens + self.output_tokens}
+                "total_tokens": self.input_tokens + self.output_tokens,
+                "prompt_tokens_details": {
+                    "cached_tokens": self.cached_tokens}}
 
     def openai_completion(self):
         """The non-streamed chat.completion JSON object."""
@@ -1084,7 +1151,8 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         control = {("POST", "/_script"): self._control_script,
                    ("POST", "/_reset"): self._control_reset,
                    ("GET", "/_requests"): self._control_requests,
-                   ("GET", "/_pending"): self._control_pending}
+                   ("GET", "/_pending"): self._control_pending,
+                   ("POST", "/_config"): self._control_config}
         handler = control.get((self.command, path))
         if handler:
             handler(raw)
@@ -1191,14 +1259,64 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
     def _control_pending(self, raw):
         self._send_json(200, self.server.state.pending(), [])
 
+    def _control_config(self, raw):
+        try:
+            now = self.server.state.configure(json.loads(raw or b"{}"))
+        except ValueError as exc:
+            self._send_json(400, {"error": str(exc)}, [])
+            return
+        self._send_json(200, now, [])
+
+    def _today_anthropic(self, body, record):
+        """Today's rules for a valid /v1/messages request; returns the
+        reply's extras: thinking, signature and usage."""
+        state = self.server.state
+        thinking_on = state.setting("thinking") == "on"
+        try:
+            if thinking_on:
+                today.check_request_settings(body)
+            today.count_breakpoints(body)
+            today.check_thinking_blocks(body, state.signer)
+            thinks = today.thinking_requested(body, thinking_on)
+            if thinks:
+                today.check_tool_loop(body)
+        except today.Refusal as refusal:
+            raise _bad(str(refusal))
+        inp, read, w5, w1 = state.cache.account(
+            body, state.api_key, state.setting("cache_min_tokens"))
+        digest = today.prefix_digest(body, len(body["messages"]), 0)
+        usage = {"input_tokens": inp, "cache_read_input_tokens": read,
+                 "cache_creation_input_tokens": w5 + w1,
+                 "cache_creation": {"ephemeral_5m_input_tokens": w5,
+                                    "ephemeral_1h_input_tokens": w1}}
+        record["usage"] = usage
+        return {"thinks": thinks, "digest": digest, "usage": usage,
+                "signer": state.signer}
+
+    def _today_openai(self, body, record):
+        """Reasoning and cached tokens on the OpenAI route."""
+        state = self.server.state
+        reasoning = state.setting("reasoning") == "on"
+        if reasoning:
+            try:
+                today.check_reasoning_returned(body)
+            except today.Refusal as refusal:
+                raise _oai_bad(str(refusal))
+        cached = state.cache.openai_cached(
+            body, state.api_key, state.setting("cache_min_tokens"))
+        record["usage"] = {"cached_tokens": cached}
+        return {"thinks": reasoning, "cached_tokens": cached}
+
     # -- API routes ---------------------------------------------------------
 
     def _serve_api(self, api, raw, record):
         state = self.server.state
         if api == "anthropic":
             body = validate_anthropic(self.headers, raw, state.api_key)
+            extras = self._today_anthropic(body, record)
         else:
             body = validate_openai(self.headers, raw, state.api_key)
+            extras = self._today_openai(body, record)
         item = state.take(record["agent"])
         if item is None:
             raise ApiError(500, "api_error",
@@ -1234,7 +1352,7 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             return
 
-        reply = Reply(item, body, len(raw), self.number, api)
+        reply = Reply(item, body, len(raw), self.number, api, extras)
         base = self._id_headers()
         if api == "anthropic":
             base += self._ratelimit_headers(status)
@@ -1493,9 +1611,17 @@ def main(argv=None):
                         help="exit when this process no longer exists")
     parser.add_argument("--verbose", action="store_true",
                         help="log each HTTP request to stderr")
+    parser.add_argument("--thinking", choices=("on", "off"), default="on",
+                        help="reply as today's thinking models (default on)")
+    parser.add_argument("--reasoning", choices=("on", "off"), default="off",
+                        help="OpenAI route: reply as a reasoning server")
+    parser.add_argument("--cache-min-tokens", type=int, default=1024,
+                        help="the shortest prefix the prompt cache keeps")
     args = parser.parse_args(argv)
 
-    state = FakeState(args.api_key, args.log, args.verbose)
+    state = FakeState(args.api_key, args.log, args.verbose, {
+        "thinking": args.thinking, "reasoning": args.reasoning,
+        "cache_min_tokens": args.cache_min_tokens})
     if args.script:
         try:
             with open(args.script, encoding="utf-8") as handle:

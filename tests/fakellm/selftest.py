@@ -250,6 +250,10 @@ def assemble_anthropic(events):
             delta, index = payload["delta"], payload["index"]
             if delta["type"] == "text_delta":
                 blocks[index]["text"] += delta["text"]
+            elif delta["type"] == "thinking_delta":
+                blocks[index]["thinking"] += delta["thinking"]
+            elif delta["type"] == "signature_delta":
+                blocks[index]["signature"] += delta["signature"]
             elif delta["type"] == "input_json_delta":
                 partial[index] += delta["partial_json"]
         elif name == "content_block_stop":
@@ -940,6 +944,210 @@ def test_delay_and_script_errors():
     check_eq(reply.json()["error"]["type"], "not_found_error", "404 type")
 
 
+# ---------------------------------------------------------------------------
+# Today's models: thinking, its binding, caching, reasoning (today.py)
+# ---------------------------------------------------------------------------
+
+def config(**settings):
+    reply = call("POST", "/_config", settings)
+    check_eq(reply.status, 200, f"/_config status ({reply.body!r})")
+
+
+TOOL = {"name": "read", "description": "read a file",
+        "input_schema": {"type": "object", "properties": {}}}
+
+
+def reply_of(body, streamed):
+    """The assistant content of one exchange, streamed or whole."""
+    if streamed:
+        reply, parser = stream("/v1/messages", dict(body, stream=True))
+        check_eq(reply.status, 200, "stream status")
+        return assemble_anthropic(anthropic_events(parser))
+    reply = anthropic(body)
+    check_eq(reply.status, 200, f"status ({reply.body!r})")
+    return reply.json()["content"]
+
+
+def tool_loop(streamed):
+    """A first request and its tool_use reply: (body, assistant content)."""
+    script([{"kind": "tool_use", "calls": [{"name": "read", "input": {}}],
+             "thinking": "I should read it."},
+            {"kind": "text", "text": "Done."}])
+    body = anthropic_body([{"role": "user", "content": "go"}],
+                          system="You help.", tools=[TOOL],
+                          thinking={"type": "adaptive"})
+    return body, reply_of(body, streamed)
+
+
+def follow_up(body, content):
+    """The next request of the loop: the reply and its tool result."""
+    call_id = [b for b in content if b["type"] == "tool_use"][0]["id"]
+    return dict(body, messages=body["messages"] + [
+        {"role": "assistant", "content": content},
+        {"role": "user", "content": [{"type": "tool_result",
+                                      "tool_use_id": call_id,
+                                      "content": "text"}]}])
+
+
+def refused_with(body, words):
+    reply = anthropic(body)
+    check_eq(reply.status, 400, "status of a broken history")
+    message = reply.json()["error"]["message"]
+    check(words in message, f"{words!r} not in {message!r}")
+
+
+def test_today_thinking_round_trip():
+    config(thinking="on")
+    for streamed in (False, True):
+        body, content = tool_loop(streamed)
+        check_eq(content[0]["type"], "thinking", "first block")
+        check_eq(content[0]["thinking"], "I should read it.", "thought")
+        check(len(content[0]["signature"]) > 40, "no signature")
+        nxt = follow_up(body, content)
+        # Cache markers are not content: adding one breaks nothing.
+        nxt["messages"][-1]["content"][0]["cache_control"] = {
+            "type": "ephemeral"}
+        check_eq(reply_of(nxt, streamed)[0]["type"], "thinking",
+                 "the second reply thinks too")
+        reset()
+        config(thinking="on")
+
+
+def test_today_broken_histories_are_refused():
+    config(thinking="on")
+    body, content = tool_loop(False)
+    nxt = follow_up(body, content)
+    dropped = follow_up(body, content[1:])
+    refused_with(dropped, "messages.1.content.0.type: Expected `thinking` "
+                 "or `redacted_thinking`, but found `tool_use`")
+    edited = json.loads(json.dumps(nxt))
+    edited["messages"][1]["content"][0]["thinking"] += "!"
+    refused_with(edited, "messages.1.content.0: Invalid `signature` in "
+                 "`thinking` block")
+    forged = json.loads(json.dumps(nxt))
+    forged["messages"][1]["content"][0]["signature"] = "c2lnbmF0dXJl"
+    refused_with(forged, "Invalid `signature`")
+    for change in ("system", "tools", "earlier", "moved"):
+        other = json.loads(json.dumps(nxt))
+        if change == "system":
+            other["system"] = "You help. Today is Tuesday."
+        elif change == "tools":
+            other["tools"] = [dict(TOOL, description="read a file fast")]
+        elif change == "earlier":
+            other["messages"][0]["content"] = "go now"
+        else:
+            blocks = other["messages"][1]["content"]
+            blocks.insert(1, {"type": "text", "text": "first"})
+            blocks[0], blocks[1] = blocks[1], blocks[0]
+            other["messages"][1]["content"] = blocks
+        refused_with(other, "bound to a different conversation")
+    check_eq(anthropic(nxt).status, 200, "the intact history")
+
+
+def test_today_redacted_thinking():
+    config(thinking="on")
+    script([{"kind": "tool_use", "calls": [{"name": "read", "input": {}}],
+             "redacted": True}, {"kind": "text", "text": "ok"}])
+    body = anthropic_body([{"role": "user", "content": "go"}], tools=[TOOL])
+    reply, parser = stream("/v1/messages", dict(body, stream=True))
+    content = assemble_anthropic(anthropic_events(parser))
+    check_eq(content[0]["type"], "redacted_thinking", "first block")
+    nxt = follow_up(body, content)
+    check_eq(anthropic(nxt).status, 200, "a redacted block round-trips")
+    nxt["messages"][1]["content"][0]["data"] += "x"
+    refused_with(nxt, "Invalid `signature` in `redacted_thinking`")
+
+
+def test_today_request_settings():
+    config(thinking="on")
+    refused_with(anthropic_body(temperature=0.5), "temperature")
+    refused_with(anthropic_body(top_k=5), "top_k")
+    refused_with(anthropic_body(thinking={"type": "enabled",
+                                          "budget_tokens": 2000}),
+                 "thinking.type.enabled is not supported")
+    script([{"kind": "text", "text": "plain"}])
+    reply = anthropic(anthropic_body(thinking={"type": "disabled"}))
+    check_eq([b["type"] for b in reply.json()["content"]], ["text"],
+             "thinking disabled: no thinking block")
+    config(thinking="off")
+    script([{"kind": "text", "text": "old"}])
+    check_eq(anthropic(anthropic_body(temperature=0.5)).status, 200,
+             "the older dialect takes sampling parameters")
+
+
+def test_today_prompt_cache():
+    config(thinking="on", cache_min_tokens=50)
+    long_text = "The project notes. " * 100
+    body = anthropic_body([{"role": "user", "content": long_text}],
+                          system="You help.", tools=[TOOL],
+                          cache_control={"type": "ephemeral"})
+    script([{"kind": "tool_use", "calls": [{"name": "read", "input": {}}]},
+            {"kind": "text", "text": "done"}])
+    first = anthropic(body).json()
+    u1 = first["usage"]
+    check(u1["cache_read_input_tokens"] == 0 and
+          u1["cache_creation_input_tokens"] > 400, f"first usage {u1}")
+    check_eq(u1["cache_creation"]["ephemeral_5m_input_tokens"],
+             u1["cache_creation_input_tokens"], "5-minute writes")
+    u2 = anthropic(follow_up(body, first["content"])).json()["usage"]
+    check(u2["cache_read_input_tokens"] >= u1["cache_creation_input_tokens"],
+          f"the second request did not read the first's prefix: {u2}")
+    check(u2["cache_read_input_tokens"] > 3 * (
+        u2["input_tokens"] + u2["cache_creation_input_tokens"]),
+        f"most of the input should be a cache read: {u2}")
+    usage = [r.get("usage") for r in recorded()]
+    check_eq(usage[1]["cache_read_input_tokens"],
+             u2["cache_read_input_tokens"], "recorded usage")
+    # No caching asked for: nothing is read or written.
+    script([{"kind": "text", "text": "x"}])
+    plain = dict(body)
+    del plain["cache_control"]
+    u3 = anthropic(plain).json()["usage"]
+    check(u3["cache_read_input_tokens"] == 0 and
+          u3["cache_creation_input_tokens"] == 0, f"uncached usage {u3}")
+    marked = {"type": "text", "text": "a", "cache_control": {
+        "type": "ephemeral"}}
+    many = anthropic_body([{"role": "user", "content": [marked] * 4}],
+                          cache_control={"type": "ephemeral"})
+    refused_with(many, "A maximum of 4 blocks with cache_control may be "
+                 "provided. Found 5.")
+
+
+def test_today_openai_reasoning():
+    config(reasoning="on", cache_min_tokens=50)
+    script([{"kind": "tool_use", "calls": [{"name": "read", "input": {}}],
+             "thinking": "Reading first."},
+            {"kind": "text", "text": "done"}])
+    tools = [{"type": "function", "function": {
+        "name": "read", "parameters": {"type": "object"}}}]
+    body = openai_body([{"role": "user", "content": "notes " * 300}],
+                       tools=tools)
+    reply, parser = stream("/v1/chat/completions", dict(
+        body, stream=True, stream_options={"include_usage": True}))
+    chunks = openai_chunks(parser)
+    reasoning = "".join(c["choices"][0]["delta"].get("reasoning_content", "")
+                        for c in chunks if c["choices"])
+    check_eq(reasoning, "Reading first.", "streamed reasoning")
+    _, calls, _, _ = assemble_openai(chunks)
+    tool_calls = [{"id": c["id"], "type": "function", "function": {
+        "name": c["name"], "arguments": c["arguments"]}} for c in calls]
+    answer = {"role": "tool", "tool_call_id": calls[0]["id"],
+              "content": "text"}
+    without = dict(body, messages=body["messages"] + [
+        {"role": "assistant", "content": None, "tool_calls": tool_calls},
+        answer])
+    reply = openai(without)
+    check_eq(reply.status, 400, "reasoning left out")
+    check("must be passed back" in reply.json()["error"]["message"],
+          reply.json())
+    with_it = json.loads(json.dumps(without))
+    with_it["messages"][1]["reasoning_content"] = reasoning
+    reply = openai(with_it)
+    check_eq(reply.status, 200, f"reasoning sent back ({reply.body!r})")
+    cached = reply.json()["usage"]["prompt_tokens_details"]["cached_tokens"]
+    check(cached > 300, f"cached_tokens {cached}")
+
+
 TESTS = [value for name, value in sorted(globals().items())
          if name.startswith("test_")]
 
@@ -955,8 +1163,10 @@ def start_server(workdir):
     err_path = os.path.join(workdir, "stderr")
     with open(err_path, "wb") as err:
         proc = subprocess.Popen(
+            # The tests of the formats run in the older dialect; the
+            # tests of today's rules switch thinking on with /_config.
             [sys.executable, SERVER, "--port-file", port_file,
-             "--api-key", KEY, "--log", log_file],
+             "--api-key", KEY, "--log", log_file, "--thinking", "off"],
             stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + 10
     while not os.path.exists(port_file):

@@ -284,7 +284,8 @@ def main():
               {"kind": "stall_headers", "stall_s": 30}, after_request, "waiting")
         r.run("cancel while streaming", case_cancel, fake,
               {"kind": "text", "text": "partial reply then silence", "fault": "stall",
-               "fault_after": 4, "stall_s": 30}, after_output, "streaming")
+               "thinking": "Hm.", "fault_after": 8, "stall_s": 30}, after_output,
+              "streaming")
         r.run("cancel while waiting to retry", case_cancel, fake,
               {"kind": "error", "status": 429, "type": "rate_limit_error",
                "message": "later", "headers": {"retry-after": "30"}},

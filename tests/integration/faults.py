@@ -31,13 +31,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import FakeLLM, Results  # noqa: E402
 from team_driver import Huddle, ev  # noqa: E402
 
-# Bob's slow reply: 25 text deltas and 5 other events, 100 ms apart.
-BOB_TEXT = "Bob: refactored the parser; every unit test passes and the docs match it."
+# Bob's slow reply: a redacted thought (it arrives whole), then 32 text
+# deltas and 5 other events, 100 ms apart.
+BOB_TEXT = ("Bob: refactored the parser; every unit test passes and the docs "
+            "match it, too.")
 BOB_OUTPUT = "bob-was-here"
 ALICE_BACK = "Alice is back."
 ALICE_THROUGH = "Alice got through."
 # Alice's first faulty reply waits this long, so that bob is streaming.
-FIRST_DELAY_MS = 500
+FIRST_DELAY_MS = 800
 
 # A retry must not come sooner than huddle said it would wait (less this,
 # for clock granularity), nor later than this after it.
@@ -85,7 +87,8 @@ def bob_items(stream=True):
     run = {"agent": "bob", "kind": "tool_use",
            "calls": [{"name": "bash", "input": {"command": "echo " + BOB_OUTPUT}}]}
     if stream:
-        done = say("bob", BOB_TEXT, delta_chars=3, chunk_delay_ms=100)
+        done = say("bob", BOB_TEXT, delta_chars=3, chunk_delay_ms=100,
+                   redacted=True)
     else:
         done = say("bob", BOB_TEXT, delay_ms=2500)
     return [run, done, approve_shutdown("bob")]
@@ -363,13 +366,15 @@ def stop_case(fake, alice, ready):
 
 
 def stalled_stream(h):
-    # fault_after 3: message_start, the block's start, its first delta.
+    # fault_after 5: message_start, the redacted thought's start and stop,
+    # the text block's start, its first delta.
     h.wait_text("alice", "A stall", timeout=10)
 
 
 def test_stalled_stream_stop(fake):
     stop_case(fake, [say("alice", "A stalled reply.", fault="stall", stall_s=30,
-                         delta_chars=7)], stalled_stream)
+                         delta_chars=7, redacted=True, fault_after=5)],
+              stalled_stream)
 
 
 def test_stalled_headers_stop(fake):
@@ -393,7 +398,8 @@ def test_retry_sleep_stop(fake):
 
 def test_stalled_stream_quit(fake):
     h = start_team(fake, [say("alice", "A stalled reply.", fault="stall",
-                              stall_s=30, delta_chars=7)],
+                              stall_s=30, delta_chars=7, redacted=True,
+                              fault_after=5)],
                    args=["--quit-timeout", "1"])
     try:
         stalled_stream(h)
