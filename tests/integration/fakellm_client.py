@@ -18,6 +18,9 @@ TOP_SRCDIR = os.environ.get("top_srcdir", ".")
 TOP_BUILDDIR = os.environ.get("top_builddir", ".")
 HUDDLE = os.path.join(TOP_BUILDDIR, "src", "huddle")
 API_KEY = "test-key"
+# Which API the team tests speak: "anthropic" (the fake thinks, as today's
+# models do) or "openai" (the fake is a reasoning server).
+TEST_API = os.environ.get("HUDDLE_TEST_API", "anthropic")
 
 
 def wait_for(condition, timeout, what):
@@ -44,7 +47,8 @@ class FakeLLM:
         server = os.path.join(TOP_SRCDIR, "tests", "fakellm", "fakellm.py")
         self.proc = subprocess.Popen(
             [sys.executable, server, "--port-file", self.port_file,
-             "--api-key", API_KEY],
+             "--api-key", API_KEY, "--thinking", "on", "--reasoning",
+             "on" if TEST_API == "openai" else "off"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "log"), "w"))
         wait_for(lambda: os.path.exists(self.port_file), 10, "the fake server's port file")
         with open(self.port_file) as f:

@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 
-from fakellm_client import API_KEY, HUDDLE
+from fakellm_client import API_KEY, HUDDLE, TEST_API
 
 
 class Huddle:
@@ -34,10 +34,16 @@ class Huddle:
     def start(self):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ANTHROPIC_", "OPENAI_", "HUDDLE_"))}
-        env.update({"ANTHROPIC_API_KEY": API_KEY,
-                    "ANTHROPIC_BASE_URL": self.fake.anthropic_url})
+        if TEST_API == "openai":
+            env.update({"OPENAI_API_KEY": API_KEY,
+                        "OPENAI_BASE_URL": self.fake.openai_url})
+            api = ["--provider", "openai"]
+        else:
+            env.update({"ANTHROPIC_API_KEY": API_KEY,
+                        "ANTHROPIC_BASE_URL": self.fake.anthropic_url})
+            api = []
         cmd = [HUDDLE, "--headless", "--workdir", self.workdir,
-               "--quit-timeout", "3"] + self.args
+               "--quit-timeout", "3"] + api + self.args
         if self.resume:
             cmd.append("--resume")
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
