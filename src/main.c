@@ -223,7 +223,8 @@ list_models(const struct catalog *cat)
 	for (i = 0; (m = catalog_model(cat, i)) != NULL; i++)
 		printf("%-28s %-8s %9lld %8lld %-9s %7.2f %7.2f  %s%s\n",
 		    m->id, m->status, (long long)m->context_window,
-		    (long long)m->max_output, m->thinking ==
+		    (long long)m->max_output, m->thinking_always_on ?
+		    "always" : m->thinking ==
 		    MODEL_THINKING_ADAPTIVE ? "adaptive" : m->thinking ==
 		    MODEL_THINKING_MANUAL ? "budget" : "none",
 		    m->prices.input, m->prices.output, m->name,
