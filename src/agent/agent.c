@@ -314,7 +314,8 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 
 /*
  * Waits while the team has spent its budget: no new model call starts
- * until the person raises it. Returns 0 to go on, -1 when stopped.
+ * until the person raises it. Returns 0 to go on, -1 when stopped or
+ * interrupted.
  */
 static int
 agent_within_budget(struct agent *a)
@@ -335,7 +336,7 @@ agent_within_budget(struct agent *a)
 			    "max_cost_usd", max));
 			told = 1;
 		}
-		if (atomic_load(&a->stop))
+		if (atomic_load(&a->stop) || atomic_load(&a->interrupt))
 			return -1;
 		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
 	}

@@ -262,7 +262,12 @@ def test_budget_stops_new_calls(fake):
         reply = h.wait(ev("reply", command="budget"), since=mark,
                        what="the budget shown")
         expect("$0.10" in reply["message"], reply)
+        # An agent waiting on the limit can be interrupted like any other.
+        h.send("/interrupt lead")
+        h.wait(ev("notice", "lead", message="interrupted"), since=mark,
+               what="the waiting lead interrupted")
         h.send("/budget 5")
+        h.send("go on")
         h.wait_text("lead", "All done.")
         quit_cleanly(h)
 
