@@ -178,6 +178,40 @@ def test_resize_while_streaming(fake):
         quit_clean(s)
 
 
+def test_thinking_is_folded_and_ctrl_t_unfolds_it():
+    s, _ = demo()
+    with s:
+        # The lead's first turn thinks before it speaks (src/demo.c).
+        screen = s.wait_for("Both are working", 15, "the lead's text")
+        expect("thinking · " in screen, "no folded thought:\n" + screen)
+        expect("The person wants to see a team." not in screen,
+               "the thought is not folded")
+        s.send_keys("C-t")
+        s.wait_for("The person wants to see a team.", 5, "the thought in full")
+        s.send_keys("C-t")
+        s.wait_gone("The person wants to see a team.", 5)
+        quit_clean(s)
+
+
+def test_escape_interrupts_the_focused_agent(fake):
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "text", "text": "never shown",
+                 "delay_ms": 30000},
+                {"agent": "lead", "kind": "text", "text": "Listening again."})
+    with with_fake(fake) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("think about it")
+        s.send_keys("Enter")
+        s.wait_for("lead · working", 10, "the lead at work")
+        s.send_keys("Escape")
+        s.wait_for("— interrupted —", 5, "the interrupt in the lead's pane")
+        s.wait_for("lead · idle", 5, "the lead idle")
+        s.send_text("go on")
+        s.send_keys("Enter")
+        s.wait_for("Listening again.", 10, "the lead answers the next message")
+        quit_clean(s)
+
+
 def test_mouse_focuses_a_pane():
     s, _ = demo()
     with s:
@@ -312,10 +346,14 @@ def main():
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
+    r.run("thinking is folded; C-t unfolds it",
+          test_thinking_is_folded_and_ctrl_t_unfolds_it)
     r.run("a fatal signal restores the terminal", test_fatal_signal_restores_the_terminal)
     with FakeLLM() as fake:
         r.run("typing to the lead and to a focused teammate", test_typing_and_focus, fake)
         r.run("resizing in the middle of streaming", test_resize_while_streaming, fake)
+        r.run("Esc interrupts the focused agent", test_escape_interrupts_the_focused_agent,
+              fake)
         r.run("model and tool output cannot inject escape sequences",
               test_escape_sequences_are_stripped, fake)
     sys.exit(r.finish())
