@@ -661,6 +661,8 @@ main(int argc, char **argv)
 	if (settings(&o, cat, &cfg, &owned, &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
+		free(owned);
+		script_free(cfg.script);
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 2;
