@@ -15,9 +15,13 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "fakellm"))
 from fakellm_client import FakeLLM, Results  # noqa: E402
-from team_driver import Huddle, contains, ev  # noqa: E402
+from team_driver import (Huddle, call, contains, ev, expect, notes,  # noqa: E402
+                         say)
+from today import strip_cache_marks  # noqa: E402
 
 PRICES = {"input": 3.0, "output": 15.0, "cache_write_5m": 3.75,
           "cache_write_1h": 3.75, "cache_read": 0.3}
@@ -42,45 +46,14 @@ def catalog_file():
     return path
 
 
-def say(agent, text, **extra):
-    item = {"agent": agent, "kind": "text", "text": text}
-    item.update(extra)
-    return item
-
-
-def call(agent, tool, **inputs):
-    return {"agent": agent, "kind": "tool_use",
-            "calls": [{"name": tool, "input": inputs}]}
-
-
 def leave(agent):
     return call(agent, "shutdown_response", request_id="{{request_id}}",
                 approve=True)
 
 
-def notes(agent, n=8):
-    return [say(agent, "Noted.") for _ in range(n)]
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
 def quit_cleanly(h):
     h.send("/quit")
     expect(h.wait_exit() == 0, "huddle did not quit cleanly")
-
-
-def strip_cache_marks(v):
-    """A copy of v without cache_control keys: cache markers are not
-    content."""
-    if isinstance(v, dict):
-        return {k: strip_cache_marks(x) for k, x in v.items()
-                if k != "cache_control"}
-    if isinstance(v, list):
-        return [strip_cache_marks(x) for x in v]
-    return v
 
 
 def flatten(messages):

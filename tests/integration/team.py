@@ -17,27 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import FakeLLM, Results, wait_for  # noqa: E402
-from team_driver import Huddle, contains, ev  # noqa: E402
-
-
-def say(agent, text, **extra):
-    item = {"agent": agent, "kind": "text", "text": text}
-    item.update(extra)
-    return item
-
-
-def call(agent, tool, **inputs):
-    return {"agent": agent, "kind": "tool_use",
-            "calls": [{"name": tool, "input": inputs}]}
-
-
-def notes(agent, n=8):
-    return [say(agent, "Noted.") for _ in range(n)]
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
+from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 
 def requests_of(fake, agent):

@@ -164,3 +164,28 @@ def ev(name, agent=None, **fields):
 
 def contains(text):
     return lambda v: isinstance(v, str) and text in v
+
+
+# -- scripted model turns and checks, shared by the team tests --------------
+
+def say(agent, text, **extra):
+    """A scripted reply of text from agent."""
+    item = {"agent": agent, "kind": "text", "text": text}
+    item.update(extra)
+    return item
+
+
+def call(agent, tool, **inputs):
+    """A scripted reply that calls one tool."""
+    return {"agent": agent, "kind": "tool_use",
+            "calls": [{"name": tool, "input": inputs}]}
+
+
+def notes(agent, n=8):
+    """n short replies, for an agent that is told things along the way."""
+    return [say(agent, "Noted.") for _ in range(n)]
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
