@@ -249,6 +249,13 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	if (model != NULL && *model == '\0')
 		model = NULL;
+	if (model != NULL && (strlen(model) > 100 || strspn(model,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	    "._:/@-") != strlen(model))) {
+		tool_error(o, "not spawned: a model id is up to 100 letters, "
+		    "digits and ._:/@-");
+		return;
+	}
 	if (team_spawn(a->team, name, role, prompt, plan_required, model,
 	    &err) == -1) {
 		tool_error(o, "not spawned: %s", err);

@@ -144,6 +144,8 @@ def test_teammate_model_and_cost(fake):
            "cache_creation_input_tokens": 3000,
            "cache_read_input_tokens": 50000}
     fake.script(
+        call("lead", "spawn_teammate", name="carol", role="coder",
+             prompt="Say hi.", model="test-cheap; rm -rf /"),
         call("lead", "spawn_teammate", name="alice", role="coder",
              prompt="Say hi.", model="test-cheap"),
         call("lead", "spawn_teammate", name="bob", role="tester",
@@ -158,6 +160,9 @@ def test_teammate_model_and_cost(fake):
     work = tempfile.mkdtemp(prefix="huddle-team-")
     with Huddle(fake, workdir=work, args=["--catalog", cat]) as h:
         h.send("go")
+        bad = h.wait(ev("tool_result", "lead", tool="spawn_teammate"),
+                     what="a spawn with a bad model id")
+        expect(bad["is_error"] and "model id" in bad["output"], bad)
         spawned = h.wait(ev("spawned", "alice"), what="alice spawned")
         expect(spawned.get("model") == "test-cheap", spawned)
         res = h.wait(ev("tool_result", "lead", tool="spawn_teammate",
