@@ -21,7 +21,7 @@
 
 #include "agent/history.h"
 #include "agent/internal.h"
-#include "agent/tool.h"
+#include "tools/tool.h"
 #include "core/transcript.h"
 #include "util/clock.h"
 #include "util/log.h"

@@ -16,7 +16,7 @@
 #include "core/protocol.h"
 #include "core/roster.h"
 #include "core/store.h"
-#include "llm/cancel.h"
+#include "util/cancel.h"
 #include "llm/catalog.h"
 #include "llm/llm.h"
 

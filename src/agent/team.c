@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
-#include "agent/policy.h"
+#include "tools/policy.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/bash.h"
-#include "agent/fstools.h"
+#include "tools/bash.h"
+#include "tools/fstools.h"
 #include "agent/internal.h"
-#include "agent/policy.h"
-#include "agent/tool.h"
+#include "tools/policy.h"
+#include "tools/tool.h"
 #include "util/xmalloc.h"
 
 #define FOR_LEAD	0x1

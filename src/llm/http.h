@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "llm/cancel.h"
+#include "util/cancel.h"
 
 /* What came back, whatever the status. */
 struct http_response {

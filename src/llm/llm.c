@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "llm/cancel.h"
+#include "util/cancel.h"
 #include "llm/http.h"
 #include "llm/provider.h"
 #include "llm/retry.h"

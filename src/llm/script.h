@@ -9,7 +9,7 @@
 #ifndef HUDDLE_LLM_SCRIPT_H
 #define HUDDLE_LLM_SCRIPT_H
 
-#include "llm/cancel.h"
+#include "util/cancel.h"
 #include "llm/llm.h"
 
 struct script;

@@ -65,7 +65,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
-#include "agent/tool.h"
+#include "tools/tool.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 

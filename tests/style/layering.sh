@@ -1,6 +1,7 @@
 #!/bin/sh
 # The layering rules of STYLE.md, checked on the source tree: only src/ui/
-# includes curses, and core/ and llm/ never include ui/ or agent/.
+# includes curses; core/, llm/ and tools/ never include ui/ or agent/;
+# tools/ (what a model's tool calls run) stands on util/ alone.
 set -u
 src="${top_srcdir:-.}/src"
 fail=0
@@ -9,16 +10,20 @@ curses=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](ncursesw?/)?(n?curses|p
 if [ -n "$curses" ]; then
 	echo "FAIL: curses included outside src/ui/:"; echo "$curses"; fail=1
 fi
-for layer in core llm util; do
+for layer in core llm tools util; do
 	[ -d "$src/$layer" ] || continue
 	up=$(grep -rlE '#[[:space:]]*include[[:space:]]*"(ui|agent)/' "$src/$layer" || true)
 	if [ -n "$up" ]; then
 		echo "FAIL: $layer/ includes ui/ or agent/:"; echo "$up"; fail=1
 	fi
 done
-util_up=$(grep -rlE '#[[:space:]]*include[[:space:]]*"(core|llm)/' "$src/util" || true)
+util_up=$(grep -rlE '#[[:space:]]*include[[:space:]]*"(core|llm|tools)/' "$src/util" || true)
 if [ -n "$util_up" ]; then
 	echo "FAIL: util/ depends on a layer above it:"; echo "$util_up"; fail=1
+fi
+tools_up=$(grep -rlE '#[[:space:]]*include[[:space:]]*"(core|llm)/' "$src/tools" || true)
+if [ -n "$tools_up" ]; then
+	echo "FAIL: tools/ depends on core/ or llm/:"; echo "$tools_up"; fail=1
 fi
 [ $fail -eq 0 ] && echo "ok: layering"
 exit $fail

@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/bash.h"
-#include "llm/cancel.h"
+#include "tools/bash.h"
+#include "util/cancel.h"
 #include "testutil.h"
 #include "util/clock.h"
 #include "util/utf8.h"

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/fstools.h"
+#include "tools/fstools.h"
 #include "testutil.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/policy.h"
-#include "agent/shlex.h"
+#include "tools/policy.h"
+#include "tools/shlex.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 

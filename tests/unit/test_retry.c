@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "llm/cancel.h"
+#include "util/cancel.h"
 #include "llm/retry.h"
 #include "testutil.h"
 #include "util/clock.h"

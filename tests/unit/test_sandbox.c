@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/sandbox.h"
+#include "tools/sandbox.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 

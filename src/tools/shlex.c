@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/shlex.h"
+#include "tools/shlex.h"
 #include "util/xmalloc.h"
 
 #define SHLEX_HEREDOCS	8	/* pending here-documents on one line */

@@ -2,7 +2,7 @@
  * The risk policy: which bash commands of a teammate need the person's
  * consent before they run. A policy is a list of rules; the first rule a
  * command matches names the reason. The built-in rules read the command
- * as shell words (agent/shlex.h); rules from a policy file are regular
+ * as shell words (tools/shlex.h); rules from a policy file are regular
  * expressions over the raw command text.
  *
  * This is a tripwire for honest mistakes, not a sandbox: a command can

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "agent/tool.h"
+#include "tools/tool.h"
 
 struct cancel;
 

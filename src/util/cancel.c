@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "llm/cancel.h"
+#include "util/cancel.h"
 #include "util/clock.h"
 
 void

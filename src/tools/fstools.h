@@ -8,7 +8,7 @@
 #ifndef HUDDLE_AGENT_FSTOOLS_H
 #define HUDDLE_AGENT_FSTOOLS_H
 
-#include "agent/tool.h"
+#include "tools/tool.h"
 
 /* Most bytes of file text read_file returns. */
 #define FSTOOLS_READ_CAP	(100 * 1024)

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/fstools.h"
-#include "agent/sandbox.h"
+#include "tools/fstools.h"
+#include "tools/sandbox.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/tool.h"
+#include "tools/tool.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/sandbox.h"
+#include "tools/sandbox.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/policy.h"
-#include "agent/shlex.h"
+#include "tools/policy.h"
+#include "tools/shlex.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 

@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/bash.h"
-#include "llm/cancel.h"
+#include "tools/bash.h"
+#include "util/cancel.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
