@@ -25,8 +25,10 @@
 #include "llm/catalog.h"
 #include "llm/llm.h"
 #include "llm/script.h"
+#include "tools/env.h"
 #include "ui/ui.h"
 #include "util/log.h"
+#include "util/secret.h"
 #include "util/xmalloc.h"
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
@@ -104,6 +106,8 @@ usage(FILE *out)
 	    "  --no-cache            do not ask for prompt caching\n"
 	    "  --max-cost USD        start no model call once the team has\n"
 	    "                        spent USD (raise it with /budget)\n"
+	    "  --pass-env NAME       give tools variable NAME although it looks\n"
+	    "                        like a secret (repeatable)\n"
 	    "  --base-url URL        the API's base URL (default: $ANTHROPIC_BASE_URL\n"
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
 	    "  --script FILE         the scenario for --provider script\n"
@@ -121,6 +125,9 @@ usage(FILE *out)
 	    "\n"
 	    "State lives in <workdir>/.huddle/ (see huddle(1)).\n");
 }
+
+/* The API keys, taken out of the environment at start (util/secret.h). */
+static char *anthropic_key, *openai_key;
 
 static const char *
 env_or(const char *name, const char *fallback)
@@ -149,7 +156,7 @@ settings(const struct options *o, const struct catalog *cat,
 		cfg->stall_timeout_s = o->stall_timeout_s;
 	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
 		cfg->provider = LLM_ANTHROPIC;
-		cfg->api_key = env_or("ANTHROPIC_API_KEY", NULL);
+		cfg->api_key = anthropic_key;
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("ANTHROPIC_BASE_URL", DEFAULT_ANTHROPIC_URL);
 		cfg->model = o->model ? o->model :
@@ -162,7 +169,7 @@ settings(const struct options *o, const struct catalog *cat,
 	} else if (strcmp(o->provider, "openai") == 0) {
 		cfg->provider = LLM_OPENAI;
 		/* Local servers need no key. */
-		cfg->api_key = env_or("OPENAI_API_KEY", "");
+		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("OPENAI_BASE_URL", DEFAULT_OPENAI_URL);
 		cfg->model = o->model ? o->model :
@@ -454,7 +461,7 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
-	    OPT_TEAMMATE_MODEL };
+	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -485,6 +492,7 @@ main(int argc, char **argv)
 		{ "max-cost", required_argument, NULL, OPT_MAX_COST },
 		{ "teammate-model", required_argument, NULL,
 		    OPT_TEAMMATE_MODEL },
+		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -613,6 +621,9 @@ main(int argc, char **argv)
 		case OPT_TEAMMATE_MODEL:
 			o.teammate_model = optarg;
 			break;
+		case OPT_PASS_ENV:
+			env_pass(optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -636,8 +647,11 @@ main(int argc, char **argv)
 		return bad_usage("options start with '-'");
 	}
 
-	/* Before any thread exists: libcurl's global state, and no SIGPIPE
-	 * from a server that hangs up while we write. */
+	/* Before any thread exists: the keys out of the environment and
+	 * the process out of reach of its tools' debuggers and core dumps,
+	 * libcurl's global state, and no SIGPIPE from a server that hangs
+	 * up while we write. */
+	secret_harden();
 	signal(SIGPIPE, SIG_IGN);
 	curl_global_init(CURL_GLOBAL_ALL);
 	if (o.log != NULL && log_open(o.log, &err) == -1) {
@@ -658,15 +672,23 @@ main(int argc, char **argv)
 		curl_global_cleanup();
 		return 0;
 	}
+	anthropic_key = secret_take("ANTHROPIC_API_KEY");
+	openai_key = secret_take("OPENAI_API_KEY");
 	if (settings(&o, cat, &cfg, &owned, &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		free(owned);
+		free(anthropic_key);
+		free(openai_key);
 		script_free(cfg.script);
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 2;
 	}
+	log_printf("huddle %s: provider %s, model %s, base URL %s, a key %s",
+	    PACKAGE_VERSION, o.demo ? "script" : o.provider, cfg.model,
+	    cfg.base_url ? cfg.base_url : "-", cfg.api_key && *cfg.api_key ?
+	    "is set" : "is not set");
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
 	else if (!o.headless && (!isatty(STDIN_FILENO) ||
@@ -680,6 +702,8 @@ main(int argc, char **argv)
 	catalog_free(cat);
 	script_free(cfg.script);
 	free(owned);
+	free(anthropic_key);
+	free(openai_key);
 	curl_global_cleanup();
 	return rc;
 }

@@ -29,11 +29,10 @@
 #include <unistd.h>
 
 #include "tools/bash.h"
+#include "tools/env.h"
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
-
-extern char **environ;
 
 #define BASH_CHUNK		16384		/* one read() */
 #define BASH_WAKE_MAX		(1024 * 1024)	/* read per wake-up */
@@ -67,52 +66,6 @@ enum bash_end {
 	BASH_TIMEOUT,
 	BASH_CANCELLED
 };
-
-int
-bash_env_hidden(const char *name, size_t len)
-{
-	static const char *const secret[] = { "_API_KEY", "_TOKEN",
-	    "_SECRET", "_SECRET_KEY", "_ACCESS_KEY", "_PRIVATE_KEY",
-	    "_PASSWORD" };
-	size_t i, sl;
-
-	for (i = 0; i < sizeof secret / sizeof secret[0]; i++) {
-		sl = strlen(secret[i]);
-		if (len >= sl && strncasecmp(name + len - sl, secret[i],
-		    sl) == 0)
-			return 1;
-		/* The bare word: API_KEY, TOKEN, SECRET, ... */
-		if (len == sl - 1 && strncasecmp(name, secret[i] + 1,
-		    len) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The environment for the child: pointers into environ, secrets left
- * out. Reading environ is safe as long as nobody calls setenv once
- * threads run, which huddle does not.
- */
-static char **
-bash_env(void)
-{
-	size_t n, k = 0, len;
-	char **env, *eq;
-
-	for (n = 0; environ[n] != NULL; n++)
-		;
-	env = xcalloc(n + 1, sizeof *env);
-	for (n = 0; environ[n] != NULL; n++) {
-		eq = strchr(environ[n], '=');
-		len = eq != NULL ? (size_t)(eq - environ[n]) :
-		    strlen(environ[n]);
-		if (!bash_env_hidden(environ[n], len))
-			env[k++] = environ[n];
-	}
-	env[k] = NULL;
-	return env;
-}
 
 static void
 bash_capture_add(struct bash_capture *c, const char *p, size_t n)
@@ -246,7 +199,7 @@ bash_spawn(const char *command, const char *workdir, struct bash_child *c,
 		return -1;
 	}
 	bash_spawn_setup(&fa, &at, workdir, p[1]);
-	env = bash_env();
+	env = env_for_tools();
 	rc = posix_spawn(&c->pid, "/bin/sh", &fa, &at, argv, env);
 	free(env);
 	posix_spawn_file_actions_destroy(&fa);

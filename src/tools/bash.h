@@ -25,11 +25,7 @@ struct bash_options {
 /*
  * Runs `command` with /bin/sh -c in workdir, in its own process group, stdin
  * /dev/null, stdout and stderr together into one pipe. The environment is
- * huddle's minus every secret: a variable is dropped when its name ends,
- * ignoring case, in _API_KEY, _TOKEN, _SECRET, _SECRET_KEY, _ACCESS_KEY or
- * _PASSWORD (so ANTHROPIC_API_KEY, OPENAI_API_KEY, GH_TOKEN,
- * AWS_SECRET_ACCESS_KEY), or is API_KEY, TOKEN, SECRET or PASSWORD itself.
- * The child gets a clean signal mask and default dispositions. Output beyond
+ * huddle's minus every secret (tools/env.h). The child gets a clean signal mask and default dispositions. Output beyond
  * output_cap is cut, keeping the head and the tail, with a line saying how
  * much was left out; NUL bytes and invalid UTF-8 are repaired. On timeout or
  * cancel the whole process group gets SIGTERM, then SIGKILL after 2 s, and
@@ -49,8 +45,5 @@ struct bash_options {
  */
 int bash_run(const char *command, const struct bash_options *o,
     struct tool_output *out);
-
-/* Whether bash_run hides the variable `name` (see above). */
-int bash_env_hidden(const char *name, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,14 @@ static int log_fd = -1;
 int
 log_open(const char *path, char **err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
 
-	if (fd == -1) {
+	/* Private whatever it was before: it may name the team's work. */
+	if (fd == -1 || fchmod(fd, 0600) == -1) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
 		return -1;
 	}
 	pthread_mutex_lock(&log_lock);

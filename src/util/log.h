@@ -5,7 +5,8 @@
 #ifndef HUDDLE_UTIL_LOG_H
 #define HUDDLE_UTIL_LOG_H
 
-/* Opens (appends to) path with mode 0600. Returns 0 or -1 with *err. */
+/* Opens (appends to) path, not through a symbolic link, and makes it mode
+ * 0600. Returns 0 or -1 with *err. */
 int log_open(const char *path, char **err);
 
 /* Closes the log; later log_printf() calls write nothing. */

@@ -17,7 +17,7 @@ import urllib.request
 TOP_SRCDIR = os.environ.get("top_srcdir", ".")
 TOP_BUILDDIR = os.environ.get("top_builddir", ".")
 HUDDLE = os.path.join(TOP_BUILDDIR, "src", "huddle")
-API_KEY = "test-key"
+API_KEY = os.environ.get("HUDDLE_TEST_KEY", "test-key")
 # Which API the team tests speak: "anthropic" (the fake thinks, as today's
 # models do) or "openai" (the fake is a reasoning server).
 TEST_API = os.environ.get("HUDDLE_TEST_API", "anthropic")

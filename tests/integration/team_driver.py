@@ -18,8 +18,9 @@ from fakellm_client import API_KEY, HUDDLE, TEST_API
 class Huddle:
     """One running huddle --headless; use as a context manager."""
 
-    def __init__(self, fake, workdir=None, args=(), resume=False):
+    def __init__(self, fake, workdir=None, args=(), resume=False, env=None):
         self.fake = fake
+        self.extra_env = dict(env or {})
         self.workdir = workdir or tempfile.mkdtemp(prefix="huddle-team-")
         self.args = list(args)
         self.resume = resume
@@ -42,6 +43,7 @@ class Huddle:
             env.update({"ANTHROPIC_API_KEY": API_KEY,
                         "ANTHROPIC_BASE_URL": self.fake.anthropic_url})
             api = []
+        env.update(self.extra_env)
         cmd = [HUDDLE, "--headless", "--workdir", self.workdir,
                "--quit-timeout", "3"] + api + self.args
         if self.resume:

@@ -1,0 +1,23 @@
+/*
+ * The environment a tool's processes get: the person's, less anything
+ * that looks like a secret — a name containing KEY, TOKEN, SECRET,
+ * PASSWORD, PASSWD, CREDENTIAL, AUTH, COOKIE or SESSION (in any case), or
+ * a value that is a URL with a password in it (DATABASE_URL=postgres://
+ * user:pw@host/db). The person lets a variable through by name with
+ * --pass-env.
+ */
+#ifndef HUDDLE_TOOLS_ENV_H
+#define HUDDLE_TOOLS_ENV_H
+
+/* Lets variable `name` through although it looks like a secret. Call
+ * before any thread starts; the string must outlive the program's use. */
+void env_pass(const char *name);
+
+/* Whether an environment entry "NAME=VALUE" is kept from tools. */
+int env_is_secret(const char *entry);
+
+/* The environment for a tool's process: a new NULL-terminated array of
+ * pointers into environ (free the array, not the strings). */
+char **env_for_tools(void);
+
+#endif

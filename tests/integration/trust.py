@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The person's trust, end to end: what a hostile teammate's bash can
+reach. The real binary in --headless mode against the fake LLM server,
+with a sentinel API key that must never show up where a tool can read it.
+
+Covers: the key is not in huddle's /proc/PID/environ nor in a tool's
+environment, secret-looking variables (and URLs with passwords) are
+kept from tools unless --pass-env lets one through, and the debug log is
+0600 and never holds the key.
+"""
+
+import os
+import stat
+import sys
+import tempfile
+
+SENTINEL = "sk-ant-SENTINEL-7f3a9c"
+os.environ["HUDDLE_TEST_KEY"] = SENTINEL
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakellm_client import FakeLLM, Results  # noqa: E402
+from team_driver import Huddle, call, ev, expect, notes  # noqa: E402
+
+
+def run_bash(fake, command, args=(), env=None):
+    """The lead runs one bash command; returns its output."""
+    fake.reset()
+    fake.script(call("lead", "bash", command=command), *notes("lead", 4))
+    with Huddle(fake, args=list(args), env=env) as h:
+        h.send("go")
+        res = h.wait(ev("tool_result", "lead", tool="bash"), what="bash")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    return res["output"]
+
+
+def test_key_not_in_environ(fake):
+    # bash's parent is huddle: its environment block is what a hostile
+    # command would read to find the key.
+    out = run_bash(fake, "tr '\\0' '\\n' < /proc/$PPID/environ; "
+                         "echo; env; echo done")
+    expect("done" in out, out)
+    expect(SENTINEL not in out, "the key is readable: " + out)
+    expect("ANTHROPIC_API_KEY=sk" not in out, out)
+
+
+def test_secret_variables_are_kept_from_tools(fake):
+    env = {"OPENAI_KEY": "leak-1", "MY_APIKEY": "leak-2",
+           "DATABASE_URL": "postgres://app:leak-3@db/x",
+           "SESSION_COOKIE": "leak-4", "EDITOR": "visible-editor",
+           "PASSME_TOKEN": "passed-through"}
+    out = run_bash(fake, "env", args=["--pass-env", "PASSME_TOKEN"], env=env)
+    for value in ("leak-1", "leak-2", "leak-3", "leak-4"):
+        expect(value not in out, "%s reached a tool: %s" % (value, out))
+    expect("EDITOR=visible-editor" in out, out)
+    expect("PASSME_TOKEN=passed-through" in out, "--pass-env did not pass")
+
+
+def test_log_is_private_and_keyless(fake):
+    log = os.path.join(tempfile.mkdtemp(prefix="huddle-log-"), "debug.log")
+    run_bash(fake, "echo hello", args=["--log", log])
+    mode = stat.S_IMODE(os.stat(log).st_mode)
+    expect(mode == 0o600, "the log is %o" % mode)
+    with open(log, errors="replace") as f:
+        text = f.read()
+    expect(text, "the log is empty")
+    expect(SENTINEL not in text, "the log holds the key")
+
+
+def main():
+    r = Results()
+    with FakeLLM() as fake:
+        r.run("the key is not in huddle's environment block",
+              test_key_not_in_environ, fake)
+        r.run("secret-looking variables are kept from tools",
+              test_secret_variables_are_kept_from_tools, fake)
+        r.run("the log is 0600 and never holds the key",
+              test_log_is_private_and_keyless, fake)
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()
