@@ -74,7 +74,7 @@ team_open(const struct team_options *o, char **err)
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
 	evq_init(&t->events);
-	if ((t->store = store_open(t->workdir, 0, err)) == NULL)
+	if ((t->store = store_open(t->workdir, STORE_EXCLUSIVE, err)) == NULL)
 		goto fail;
 	n = roster_list(t->store, &members);
 	member_free_array(members, n);

@@ -28,6 +28,7 @@ struct store {
 	struct store_cached	*cache;
 	size_t			 ncache;
 	size_t			 capcache;
+	int			 lock_fd;	/* STORE_EXCLUSIVE, or -1 */
 };
 
 /*
@@ -211,6 +212,45 @@ store_migrate(struct store *s, char **err)
 	return 0;
 }
 
+/*
+ * Takes the team's lock: an open-file-description lock on `path`, which
+ * the kernel drops when the process dies, so a lock left by a crash is
+ * simply taken. The holder's PID is written in the file for the message
+ * a second process gives. Returns the descriptor, or -1 with *err.
+ */
+static int
+store_take_lock(const char *path, char **err)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char pid[32] = "";
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_OFD_SETLK, &fl) == -1) {
+		n = pread(fd, pid, sizeof pid - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		*err = errno == EAGAIN || errno == EACCES ? xasprintf("another "
+		    "huddle (PID %s) is running this team; quit it first, or "
+		    "work in another directory", *pid ? pid : "unknown") :
+		    xasprintf("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 struct store *
 store_open(const char *workdir, int flags, char **err)
 {
@@ -219,10 +259,20 @@ store_open(const char *workdir, int flags, char **err)
 	char *why = NULL;
 
 	s = xcalloc(1, sizeof *s);
+	s->lock_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = xasprintf("%s/team.db", dir);
-	if (store_make_private_dir(dir, err) == -1 ||
-	    store_make_private_file(s->path, err) == -1)
+	if (store_make_private_dir(dir, err) == -1)
+		goto fail;
+	if (flags & STORE_EXCLUSIVE) {
+		char *lock = xasprintf("%s/lock", dir);
+
+		s->lock_fd = store_take_lock(lock, err);
+		free(lock);
+		if (s->lock_fd == -1)
+			goto fail;
+	}
+	if (store_make_private_file(s->path, err) == -1)
 		goto fail;
 	if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -259,6 +309,8 @@ store_close(struct store *s)
 		sqlite3_finalize(s->cache[i].stmt);
 	free(s->cache);
 	sqlite3_close(s->db);
+	if (s->lock_fd != -1)
+		close(s->lock_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);
 	free(s);

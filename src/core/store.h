@@ -22,6 +22,7 @@ struct store;
 
 /* store_open flags. */
 #define STORE_SYNC_FULL 0x1	/* fsync every commit: survives power loss */
+#define STORE_EXCLUSIVE 0x2	/* one process per team (see store_open) */
 
 /* The schema version this build writes. */
 #define STORE_SCHEMA_VERSION 3
@@ -30,8 +31,12 @@ struct store;
  * Opens <workdir>/.huddle/team.db, creating the directory (0700) and the
  * database (0600) when missing and migrating an older schema. Commits are
  * durable against a crash of the process (WAL, synchronous=NORMAL); with
- * STORE_SYNC_FULL also against power loss. Returns NULL and a malloc'd
- * message in *err on failure.
+ * STORE_SYNC_FULL also against power loss. With STORE_EXCLUSIVE the
+ * store is locked for this process (a lock file next to the database,
+ * released when the store is closed or the process dies, whatever the
+ * way): a second exclusive open, from any process, fails and names the
+ * PID that holds it. Returns NULL and a malloc'd message in *err on
+ * failure.
  */
 struct store *store_open(const char *workdir, int flags, char **err);
 

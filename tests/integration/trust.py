@@ -5,12 +5,13 @@ with a sentinel API key that must never show up where a tool can read it.
 
 Covers: the key is not in huddle's /proc/PID/environ nor in a tool's
 environment, secret-looking variables (and URLs with passwords) are
-kept from tools unless --pass-env lets one through, and the debug log is
-0600 and never holds the key.
+kept from tools unless --pass-env lets one through, the debug log is
+0600 and never holds the key, and one team runs in one huddle at a time.
 """
 
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 
@@ -18,7 +19,7 @@ SENTINEL = "sk-ant-SENTINEL-7f3a9c"
 os.environ["HUDDLE_TEST_KEY"] = SENTINEL
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results  # noqa: E402
+from fakellm_client import HUDDLE, FakeLLM, Results  # noqa: E402
 from team_driver import Huddle, call, ev, expect, notes  # noqa: E402
 
 
@@ -67,6 +68,32 @@ def test_log_is_private_and_keyless(fake):
     expect(SENTINEL not in text, "the log holds the key")
 
 
+def test_one_huddle_per_team(fake):
+    fake.reset()
+    fake.script(*notes("lead", 4))
+    with Huddle(fake) as h:
+        h.send("hello")
+        h.wait(ev("status", "lead", status="idle"), what="the first huddle")
+        script = os.path.join(h.workdir, "none.json")
+        with open(script, "w") as f:
+            f.write('{"agents": {}}')
+        second = subprocess.run(
+            [HUDDLE, "--headless", "--resume", "--workdir", h.workdir,
+             "--provider", "script", "--script", script],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=20)
+        expect(second.returncode == 1, "a second huddle ran: status %d, %s"
+               % (second.returncode, second.stderr))
+        expect("(PID %d)" % h.proc.pid in second.stderr, second.stderr)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "the first huddle did not quit cleanly")
+    # Once it is gone the team can be resumed.
+    fake.script(*notes("lead", 4))
+    with Huddle(fake, workdir=h.workdir, resume=True) as again:
+        again.send("/quit")
+        expect(again.wait_exit() == 0, "the team could not be resumed")
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -76,6 +103,7 @@ def main():
               test_secret_variables_are_kept_from_tools, fake)
         r.run("the log is 0600 and never holds the key",
               test_log_is_private_and_keyless, fake)
+        r.run("one huddle per team", test_one_huddle_per_team, fake)
     r.finish()
 
 

@@ -169,6 +169,34 @@ START_TEST(version_1_database_is_migrated)
 }
 END_TEST
 
+/* One process per team: a second exclusive open fails and names the
+ * holder; closing the first lets the next one in. */
+START_TEST(exclusive_open_is_one_at_a_time)
+{
+	char *dir = tu_tmpdir(), *err = NULL, *pid;
+	struct store *a, *b;
+
+	a = store_open(dir, STORE_EXCLUSIVE, &err);
+	ck_assert_msg(a != NULL, "%s", err);
+	ck_assert_ptr_null(store_open(dir, STORE_EXCLUSIVE, &err));
+	pid = xasprintf("(PID %ld)", (long)getpid());
+	ck_assert_msg(strstr(err, pid) != NULL, "%s", err);
+	free(pid);
+	free(err);
+	err = NULL;
+	/* A reader without the flag is not a second huddle. */
+	b = store_open(dir, 0, &err);
+	ck_assert_ptr_nonnull(b);
+	store_close(b);
+	store_close(a);
+	b = store_open(dir, STORE_EXCLUSIVE, &err);
+	ck_assert_msg(b != NULL, "%s", err);
+	store_close(b);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(reopen_keeps_data_and_sync_full_works)
 {
 	char *dir = tu_tmpdir(), *err = NULL;
@@ -283,6 +311,7 @@ store_suite(void)
 	tcase_add_test(tc, open_fails_cleanly);
 	tcase_add_test(tc, schema_version_is_set_and_checked);
 	tcase_add_test(tc, version_1_database_is_migrated);
+	tcase_add_test(tc, exclusive_open_is_one_at_a_time);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
 	tcase_add_test(tc, rollback_discards_everything);
 	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);
