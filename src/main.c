@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "agent/team.h"
+#include "core/statedir.h"
 #include "demo.h"
 #include "headless.h"
 #include "llm/catalog.h"
@@ -60,6 +62,8 @@ struct options {
 	int		 no_cache;
 	double		 max_cost;
 	const char	*teammate_model;
+	const char	*state_dir;
+	int		 list_teams;
 };
 
 static void
@@ -75,9 +79,12 @@ usage(FILE *out)
 	    "options:\n"
 	    "  --demo                a scripted team in a temporary directory: no\n"
 	    "                        network, no key\n"
-	    "  --workdir DIR         where the team works and keeps .huddle/\n"
+	    "  --workdir DIR         where the team works\n"
 	    "                        (default: the current directory)\n"
-	    "  --resume              continue the team kept in DIR/.huddle\n"
+	    "  --resume              continue the team of the working directory\n"
+	    "  --state-dir DIR       keep teams' state under DIR (default:\n"
+	    "                        $XDG_STATE_HOME/huddle, ~/.local/state/huddle)\n"
+	    "  --teams               list the teams kept there and exit\n"
 	    "  --headless            no screen: stdin lines are the input line,\n"
 	    "                        stdout is one JSON object per event\n"
 	    "  --plan-review WHO     who reviews plans: human, lead or any\n"
@@ -123,7 +130,8 @@ usage(FILE *out)
 	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai\n"
 	    "  HUDDLE_MODEL                            the default model\n"
 	    "\n"
-	    "State lives in <workdir>/.huddle/ (see huddle(1)).\n");
+	    "A team's state lives in a folder of its own under the state\n"
+	    "directory, out of the tools' reach (see huddle(1)).\n");
 }
 
 /* The API keys, taken out of the environment at start (util/secret.h). */
@@ -215,6 +223,45 @@ settings(const struct options *o, const struct catalog *cat,
 		if (catalog_configure(&m, &o->choice, &tcfg, err) == -1)
 			return -1;
 	}
+	return 0;
+}
+
+/* --teams: the teams kept under the state directory. */
+static int
+list_teams(const char *override)
+{
+	struct statedir_team *t;
+	char *base, *err = NULL, when[32];
+	size_t n, i;
+
+	if ((base = statedir_base(override, &err)) == NULL) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+		return 2;
+	}
+	n = statedir_list(base, &t);
+	printf("%-7s %-16s %s\n", "STATE", "LAST USED", "WORKDIR (state)");
+	for (i = 0; i < n; i++) {
+		struct tm tm;
+
+		if (t[i].last_used == 0 || localtime_r(&t[i].last_used,
+		    &tm) == NULL || strftime(when, sizeof when,
+		    "%Y-%m-%d %H:%M", &tm) == 0)
+			strcpy(when, "-");
+		if (t[i].live_pid != 0)
+			printf("%-7s", "live");
+		else
+			printf("%-7s", "idle");
+		printf(" %-16s %s (%s)", when, *t[i].workdir ? t[i].workdir :
+		    "?", t[i].folder);
+		if (t[i].live_pid > 0)
+			printf(" PID %ld", t[i].live_pid);
+		putchar('\n');
+	}
+	if (n == 0)
+		printf("no teams under %s\n", base);
+	statedir_free_teams(t, n);
+	free(base);
 	return 0;
 }
 
@@ -366,6 +413,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	if (o->quit_timeout_s >= 0)
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
+	to.state_base = o->state_dir;
 	to.catalog = cat;
 	to.choice = o->choice;
 	to.teammate_model = o->teammate_model;
@@ -461,7 +509,7 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
-	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV };
+	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -493,6 +541,8 @@ main(int argc, char **argv)
 		{ "teammate-model", required_argument, NULL,
 		    OPT_TEAMMATE_MODEL },
 		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "teams", no_argument, NULL, OPT_TEAMS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -624,6 +674,15 @@ main(int argc, char **argv)
 		case OPT_PASS_ENV:
 			env_pass(optarg);
 			break;
+		case OPT_STATE_DIR:
+			if (*optarg != '/')
+				return bad_usage("--state-dir takes an absolute "
+				    "path");
+			o.state_dir = optarg;
+			break;
+		case OPT_TEAMS:
+			o.list_teams = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -652,6 +711,8 @@ main(int argc, char **argv)
 	 * libcurl's global state, and no SIGPIPE from a server that hangs
 	 * up while we write. */
 	secret_harden();
+	if (o.list_teams)
+		return list_teams(o.state_dir);
 	signal(SIGPIPE, SIG_IGN);
 	curl_global_init(CURL_GLOBAL_ALL);
 	if (o.log != NULL && log_open(o.log, &err) == -1) {

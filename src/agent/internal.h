@@ -57,6 +57,8 @@ struct agent {
 struct team {
 	struct team_options	 opts;
 	char			*workdir;
+	char			*state;		/* the team's state folder */
+	int			 lock_fd;	/* held while the team runs */
 	struct store		*store;
 	struct bus		*bus;
 	struct protocol		*proto;

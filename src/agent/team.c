@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "core/statedir.h"
 #include "tools/policy.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -60,33 +61,67 @@ team_on_request(void *ud, const struct request *r)
 
 /* --- opening ------------------------------------------------------------------- */
 
+/* The state must not lie where tools may write: in the working
+ * directory (where the file tools and commands work). */
+static int
+team_check_state(struct team *t, char **err)
+{
+	size_t len = strlen(t->workdir);
+
+	if (strncmp(t->state, t->workdir, len) == 0 &&
+	    (t->state[len] == '/' || t->state[len] == '\0')) {
+		*err = xasprintf("the team's state folder %s lies inside the "
+		    "working directory, where tools write; choose another "
+		    "--state-dir", t->state);
+		return -1;
+	}
+	return 0;
+}
+
 struct team *
 team_open(const struct team_options *o, char **err)
 {
 	struct team *t = xcalloc(1, sizeof *t);
 	struct member *members;
+	char *base, *notice = NULL;
 	size_t n;
 
 	t->opts = *o;
 	t->max_cost = o->max_cost;
+	t->lock_fd = -1;
 	t->epoch_us = clock_mono_us();
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
 	evq_init(&t->events);
-	if ((t->store = store_open(t->workdir, STORE_EXCLUSIVE, err)) == NULL)
+	/* The state lives out of the workdir, in a folder of the team's
+	 * own, locked for this process before anything is read. */
+	if ((base = statedir_base(o->state_base, err)) == NULL)
+		goto fail;
+	t->state = statedir_team(base, t->workdir, err);
+	free(base);
+	if (t->state == NULL || team_check_state(t, err) == -1 ||
+	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
+	    statedir_adopt(t->state, t->workdir, &notice, err) == -1)
+		goto fail;
+	if (notice != NULL) {
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
+		    "message", notice));
+		free(notice);
+	}
+	if ((t->store = store_open(t->state, 0, err)) == NULL)
 		goto fail;
 	n = roster_list(t->store, &members);
 	member_free_array(members, n);
 	if (o->resume && n == 0) {
-		*err = xasprintf("there is no team to resume in %s/.huddle",
-		    t->workdir);
+		*err = xasprintf("there is no team to resume for %s (its state "
+		    "would be in %s)", t->workdir, t->state);
 		goto fail;
 	}
 	if (!o->resume && n > 0) {
-		*err = xasprintf("a team already lives in %s/.huddle: use "
-		    "--resume to continue it, or remove that directory to "
-		    "start afresh", t->workdir);
+		*err = xasprintf("a team already works in %s: use --resume to "
+		    "continue it, or remove %s to start afresh", t->workdir,
+		    t->state);
 		goto fail;
 	}
 	if (!o->resume && roster_add(t->store, ROSTER_LEAD, "lead", "", 0,
@@ -649,9 +684,20 @@ team_free(struct team *t)
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);
+	/* Last, so that no other huddle opens the store while this one
+	 * still has it open. */
+	if (t->lock_fd != -1)
+		close(t->lock_fd);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
 	free(t->workdir);
+	free(t->state);
 	free(t);
+}
+
+const char *
+team_state_dir(struct team *t)
+{
+	return t->state;
 }

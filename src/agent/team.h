@@ -35,6 +35,8 @@ struct team_options {
 	int64_t			 quit_timeout_ms; /* default 10 s */
 	int64_t			 shutdown_timeout_ms; /* 0: the engine's */
 	const char		*policy_path;	/* risk policy file, or NULL */
+	const char		*state_base;	/* --state-dir, or NULL for
+						 * $XDG_STATE_HOME/huddle */
 };
 
 /* Fills o with the defaults above. */
@@ -43,9 +45,11 @@ void team_options_defaults(struct team_options *o);
 struct team;
 
 /*
- * Opens the team's store in workdir. A fresh start needs a workdir with no
- * team in it yet (the lead is created); --resume needs one. Returns NULL
- * with *err.
+ * Opens the team of workdir: its state folder (core/statedir.h) is found
+ * or made, locked for this process, and its store opened; a team an older
+ * huddle kept in <workdir>/.huddle is moved there first. A fresh start
+ * needs a workdir with no team yet (the lead is created); --resume needs
+ * one. Returns NULL with *err.
  */
 struct team *team_open(const struct team_options *o, char **err);
 
@@ -57,6 +61,9 @@ int team_start(struct team *t, char **err);
 struct evq *team_events(struct team *t);
 
 struct store *team_store(struct team *t);
+
+/* The team's state folder. */
+const char *team_state_dir(struct team *t);
 
 /* When the team was opened (clock_mono_us): the zero of event times. */
 int64_t team_epoch_us(struct team *t);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/statedir.h"
 #include "core/store.h"
 #include "util/xmalloc.h"
 
@@ -28,7 +29,6 @@ struct store {
 	struct store_cached	*cache;
 	size_t			 ncache;
 	size_t			 capcache;
-	int			 lock_fd;	/* STORE_EXCLUSIVE, or -1 */
 };
 
 /*
@@ -105,26 +105,43 @@ store_fail(struct store *s, char **err, const char *what)
 	return -1;
 }
 
-/* Creates dir with mode 0700, or tightens an existing one to 0700. */
-static int
-store_make_private_dir(const char *dir, char **err)
-{
-	struct stat st;
+/* The names of everything the migrations create; anything else in a
+ * database (a trigger, a view, a table) was put there by someone else. */
+static const char *const store_objects[] = {
+	"members", "messages", "messages_undelivered", "requests",
+	"requests_by_status", "transcripts",
+};
 
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		goto fail;
-	if (stat(dir, &st) == -1)
-		goto fail;
-	if (!S_ISDIR(st.st_mode)) {
-		*err = xasprintf("%s: not a directory", dir);
-		return -1;
+/* Refuses a database holding schema objects huddle did not make. */
+static int
+store_check_objects(struct store *s, char **err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT type, name FROM sqlite_master"
+	    " WHERE name NOT LIKE 'sqlite_autoindex_%'", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return store_fail(s, err, "reading the schema");
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		for (i = 0; i < sizeof store_objects / sizeof *store_objects;
+		    i++) {
+			if (name != NULL && strcmp(name, store_objects[i]) == 0)
+				break;
+		}
+		if (i == sizeof store_objects / sizeof *store_objects) {
+			*err = xasprintf("it holds a %s named '%s' that huddle "
+			    "did not make; huddle opens only a database of its "
+			    "own", type ? type : "thing", name ? name : "");
+			rc = -1;
+		}
 	}
-	if ((st.st_mode & 0777) != 0700 && chmod(dir, 0700) == -1)
-		goto fail;
-	return 0;
-fail:
-	*err = xasprintf("%s: %s", dir, strerror(errno));
-	return -1;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 /*
@@ -134,7 +151,7 @@ fail:
 static int
 store_make_private_file(const char *path, char **err)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd == -1 || fchmod(fd, 0600) == -1) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
@@ -212,70 +229,21 @@ store_migrate(struct store *s, char **err)
 	return 0;
 }
 
-/*
- * Takes the team's lock: an open-file-description lock on `path`, which
- * the kernel drops when the process dies, so a lock left by a crash is
- * simply taken. The holder's PID is written in the file for the message
- * a second process gives. Returns the descriptor, or -1 with *err.
- */
-static int
-store_take_lock(const char *path, char **err)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char pid[32] = "";
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd == -1) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fcntl(fd, F_OFD_SETLK, &fl) == -1) {
-		n = pread(fd, pid, sizeof pid - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		*err = errno == EAGAIN || errno == EACCES ? xasprintf("another "
-		    "huddle (PID %s) is running this team; quit it first, or "
-		    "work in another directory", *pid ? pid : "unknown") :
-		    xasprintf("%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == -1 || pwrite(fd, pid, (size_t)n, 0) != n) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 struct store *
-store_open(const char *workdir, int flags, char **err)
+store_open(const char *folder, int flags, char **err)
 {
 	struct store *s;
-	char *dir = xasprintf("%s/.huddle", workdir);
+	char *dir = xstrdup(folder);
 	char *why = NULL;
 
 	s = xcalloc(1, sizeof *s);
-	s->lock_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = xasprintf("%s/team.db", dir);
-	if (store_make_private_dir(dir, err) == -1)
-		goto fail;
-	if (flags & STORE_EXCLUSIVE) {
-		char *lock = xasprintf("%s/lock", dir);
-
-		s->lock_fd = store_take_lock(lock, err);
-		free(lock);
-		if (s->lock_fd == -1)
-			goto fail;
-	}
-	if (store_make_private_file(s->path, err) == -1)
+	if (statedir_make(dir, 0, err) == -1 ||
+	    store_make_private_file(s->path, err) == -1)
 		goto fail;
 	if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		*err = xasprintf("%s: %s", s->path, s->db ?
 		    sqlite3_errmsg(s->db) : "cannot open");
 		goto fail;
@@ -285,7 +253,7 @@ store_open(const char *workdir, int flags, char **err)
 	    store_exec(s, flags & STORE_SYNC_FULL ?
 	    "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
 	    &why) == -1 ||
-	    store_migrate(s, &why) == -1) {
+	    store_migrate(s, &why) == -1 || store_check_objects(s, &why) == -1) {
 		*err = xasprintf("%s: %s", s->path, why);
 		free(why);
 		goto fail;
@@ -309,8 +277,6 @@ store_close(struct store *s)
 		sqlite3_finalize(s->cache[i].stmt);
 	free(s->cache);
 	sqlite3_close(s->db);
-	if (s->lock_fd != -1)
-		close(s->lock_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);
 	free(s);

@@ -22,23 +22,21 @@ struct store;
 
 /* store_open flags. */
 #define STORE_SYNC_FULL 0x1	/* fsync every commit: survives power loss */
-#define STORE_EXCLUSIVE 0x2	/* one process per team (see store_open) */
 
 /* The schema version this build writes. */
 #define STORE_SCHEMA_VERSION 3
 
 /*
- * Opens <workdir>/.huddle/team.db, creating the directory (0700) and the
- * database (0600) when missing and migrating an older schema. Commits are
+ * Opens <folder>/team.db, creating the folder (0700, core/statedir.h) and
+ * the database (0600) when missing, neither through a symbolic link, and
+ * migrating an older schema. A database holding schema objects huddle did
+ * not make (a trigger, a view, a table) or of a newer schema is refused. Commits are
  * durable against a crash of the process (WAL, synchronous=NORMAL); with
- * STORE_SYNC_FULL also against power loss. With STORE_EXCLUSIVE the
- * store is locked for this process (a lock file next to the database,
- * released when the store is closed or the process dies, whatever the
- * way): a second exclusive open, from any process, fails and names the
- * PID that holds it. Returns NULL and a malloc'd message in *err on
- * failure.
+ * STORE_SYNC_FULL also against power loss. Returns NULL and a malloc'd
+ * message in *err on failure. (One process per team is statedir_lock's
+ * business.)
  */
-struct store *store_open(const char *workdir, int flags, char **err);
+struct store *store_open(const char *folder, int flags, char **err);
 
 /* Closes the database; NULL is ignored. */
 void store_close(struct store *s);

@@ -50,7 +50,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import HUDDLE, Results, wait_for  # noqa: E402
+from fakellm_client import HUDDLE, Results, team_folder, wait_for  # noqa: E402
 
 KILL_MIN_S = 0.05
 KILL_MAX_S = 1.5
@@ -519,7 +519,7 @@ def person_lines(rng, team, kill_after, round_no):
 def crash_round(state, workdir, script, round_no, seed):
     """One round: run, kill, check. state["team"] says whether an earlier
     round left a team in the store."""
-    db = os.path.join(workdir, ".huddle", "team.db")
+    db = os.path.join(team_folder(workdir), "team.db")
     rng = random.Random(seed)
     members, team = write_scenario(workdir, db, script)
     resume = "lead" in members
@@ -589,7 +589,7 @@ def lead_answer(db, msg_id):
 def final_round(state, workdir, script):
     """--resume once more: the lead answers the person, and /quit ends
     huddle with status 0."""
-    db = os.path.join(workdir, ".huddle", "team.db")
+    db = os.path.join(team_folder(workdir), "team.db")
     members, team = write_scenario(workdir, db, script)
     # Every kill may have come before the team was stored.
     resume = "lead" in members

@@ -17,6 +17,23 @@ import urllib.request
 TOP_SRCDIR = os.environ.get("top_srcdir", ".")
 TOP_BUILDDIR = os.environ.get("top_builddir", ".")
 HUDDLE = os.path.join(TOP_BUILDDIR, "src", "huddle")
+# Every huddle a test starts keeps its teams' state here, not in $HOME.
+STATE_HOME = tempfile.mkdtemp(prefix="huddle-state-")
+os.environ["XDG_STATE_HOME"] = STATE_HOME
+
+
+def team_folder(workdir):
+    """The state folder huddle keeps the team of workdir in
+    (src/core/statedir.c): the workdir's last component and a hash of
+    its real path."""
+    real = os.path.realpath(workdir)
+    leaf = os.path.basename(real) or "root"
+    name = "".join(c if (c.isascii() and c.isalnum()) or c in "-_" else "_"
+                   for c in leaf.encode()[:24].decode("latin-1"))
+    h = 0xcbf29ce484222325
+    for b in real.encode():
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return os.path.join(STATE_HOME, "huddle", "%s-%016x" % (name, h))
 API_KEY = os.environ.get("HUDDLE_TEST_KEY", "test-key")
 # Which API the team tests speak: "anthropic" (the fake thinks, as today's
 # models do) or "openai" (the fake is a reasoning server).

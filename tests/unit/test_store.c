@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/roster.h"
+#include "core/statedir.h"
 #include "core/store.h"
 #include "core/transcript.h"
 #include "testutil.h"
@@ -32,9 +33,9 @@ START_TEST(open_makes_private_files)
 	json_t *e = transcript_user_text("hi");
 	char *err = NULL;
 
-	s = tu_store_open(dir);
+	state = xasprintf("%s/team", dir);
+	s = tu_store_open(state);
 	ck_assert_int_eq(transcript_append(s, "lead", e, &err), 0);
-	state = xasprintf("%s/.huddle", dir);
 	db = xasprintf("%s/team.db", state);
 	wal = xasprintf("%s-wal", db);
 	ck_assert_int_eq(mode_of(state), 0700);
@@ -53,19 +54,17 @@ END_TEST
 
 START_TEST(open_tightens_loose_permissions)
 {
-	char *dir = tu_tmpdir(), *state = xasprintf("%s/.huddle", dir);
+	char *dir = tu_tmpdir(), *state = xasprintf("%s/state", dir);
 	char *db = xasprintf("%s/team.db", state);
 	struct store *s;
 	int fd;
 
-	ck_assert_int_eq(mkdir(state, 0755), 0);
-	chmod(state, 0755);
+	ck_assert_int_eq(mkdir(state, 0700), 0);
 	fd = open(db, O_CREAT | O_WRONLY, 0644);
 	ck_assert_int_ge(fd, 0);
 	fchmod(fd, 0644);
 	close(fd);
-	s = tu_store_open(dir);
-	ck_assert_int_eq(mode_of(state), 0700);
+	s = tu_store_open(state);
 	ck_assert_int_eq(mode_of(db), 0600);
 	store_close(s);
 	tu_rmtree(dir);
@@ -77,17 +76,41 @@ END_TEST
 
 START_TEST(open_fails_cleanly)
 {
-	char *dir = tu_tmpdir(), *state = xasprintf("%s/.huddle", dir);
-	char *err = NULL;
+	char *dir = tu_tmpdir(), *state = xasprintf("%s/state", dir);
+	char *err = NULL, *db;
 	int fd;
 
-	/* .huddle is a file, not a directory. */
+	/* The folder is a file, not a directory. */
 	fd = open(state, O_CREAT | O_WRONLY, 0600);
 	close(fd);
-	ck_assert_ptr_null(store_open(dir, 0, &err));
+	ck_assert_ptr_null(store_open(state, 0, &err));
 	ck_assert_ptr_nonnull(strstr(err, "not a directory"));
 	free(err);
 	err = NULL;
+	unlink(state);
+	/* Open to others, or a symbolic link: refused, not followed. */
+	ck_assert_int_eq(mkdir(state, 0700), 0);
+	chmod(state, 0777);
+	ck_assert_ptr_null(store_open(state, 0, &err));
+	ck_assert_ptr_nonnull(strstr(err, "writable by others"));
+	free(err);
+	err = NULL;
+	rmdir(state);
+	ck_assert_int_eq(symlink("/tmp", state), 0);
+	ck_assert_ptr_null(store_open(state, 0, &err));
+	ck_assert_ptr_nonnull(strstr(err, "symbolic link"));
+	free(err);
+	err = NULL;
+	unlink(state);
+	/* A database that is a link to another file is not opened. */
+	ck_assert_int_eq(mkdir(state, 0700), 0);
+	db = xasprintf("%s/team.db", state);
+	ck_assert_int_eq(symlink("/etc/passwd", db), 0);
+	ck_assert_ptr_null(store_open(state, 0, &err));
+	ck_assert_ptr_nonnull(err);
+	free(err);
+	err = NULL;
+	free(db);
 	ck_assert_ptr_null(store_open("/nonexistent/dir", 0, &err));
 	ck_assert_ptr_nonnull(err);
 	free(err);
@@ -169,29 +192,73 @@ START_TEST(version_1_database_is_migrated)
 }
 END_TEST
 
-/* One process per team: a second exclusive open fails and names the
- * holder; closing the first lets the next one in. */
-START_TEST(exclusive_open_is_one_at_a_time)
+/* One process per team: a second lock fails and names the holder;
+ * letting go lets the next one in. */
+START_TEST(team_lock_is_one_at_a_time)
 {
 	char *dir = tu_tmpdir(), *err = NULL, *pid;
-	struct store *a, *b;
+	int a, b;
 
-	a = store_open(dir, STORE_EXCLUSIVE, &err);
-	ck_assert_msg(a != NULL, "%s", err);
-	ck_assert_ptr_null(store_open(dir, STORE_EXCLUSIVE, &err));
+	a = statedir_lock(dir, &err);
+	ck_assert_msg(a != -1, "%s", err);
+	ck_assert_int_eq(statedir_lock(dir, &err), -1);
 	pid = xasprintf("(PID %ld)", (long)getpid());
 	ck_assert_msg(strstr(err, pid) != NULL, "%s", err);
 	free(pid);
 	free(err);
 	err = NULL;
-	/* A reader without the flag is not a second huddle. */
-	b = store_open(dir, 0, &err);
-	ck_assert_ptr_nonnull(b);
-	store_close(b);
-	store_close(a);
-	b = store_open(dir, STORE_EXCLUSIVE, &err);
-	ck_assert_msg(b != NULL, "%s", err);
-	store_close(b);
+	close(a);
+	b = statedir_lock(dir, &err);
+	ck_assert_msg(b != -1, "%s", err);
+	close(b);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* A team folder: named from the workdir, made private, recorded; an old
+ * <workdir>/.huddle team is moved into it once; and a database with a
+ * trigger planted in it is refused. */
+START_TEST(team_folder_adopts_and_refuses_foreign_databases)
+{
+	char *dir = tu_tmpdir(), *err = NULL, *notice = NULL, *work, *old;
+	char *folder, *base;
+	struct store *s;
+
+	work = xasprintf("%s/my project", dir);
+	base = xasprintf("%s/state", dir);
+	ck_assert_int_eq(mkdir(work, 0755), 0);
+	old = xasprintf("%s/.huddle", work);
+	s = tu_store_open(old);
+	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
+	store_close(s);
+	folder = statedir_team(base, work, &err);
+	ck_assert_msg(folder != NULL, "%s", err);
+	ck_assert_ptr_nonnull(strstr(folder, "/state/my_project-"));
+	ck_assert_int_eq(mode_of(folder), 0700);
+	ck_assert_int_eq(statedir_adopt(folder, work, &notice, &err), 1);
+	ck_assert_ptr_nonnull(strstr(notice, "moved"));
+	free(notice);
+	ck_assert_int_eq(access(old, F_OK), -1);
+	ck_assert_int_eq(statedir_adopt(folder, work, &notice, &err), 0);
+	s = tu_store_open(folder);
+	ck_assert_ptr_nonnull(roster_get(s, "lead") ? s : NULL);
+	member_free(roster_get(s, "lead"));
+	/* A trigger someone planted. */
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_exec(store_db(s), "CREATE TRIGGER approve"
+	    " AFTER INSERT ON requests BEGIN UPDATE requests SET status ="
+	    " 'approved'; END", NULL, NULL, NULL), SQLITE_OK);
+	store_unlock(s);
+	store_close(s);
+	ck_assert_ptr_null(store_open(folder, 0, &err));
+	ck_assert_msg(strstr(err, "trigger named 'approve'") != NULL, "%s",
+	    err);
+	free(err);
+	free(folder);
+	free(base);
+	free(old);
+	free(work);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -311,7 +378,8 @@ store_suite(void)
 	tcase_add_test(tc, open_fails_cleanly);
 	tcase_add_test(tc, schema_version_is_set_and_checked);
 	tcase_add_test(tc, version_1_database_is_migrated);
-	tcase_add_test(tc, exclusive_open_is_one_at_a_time);
+	tcase_add_test(tc, team_lock_is_one_at_a_time);
+	tcase_add_test(tc, team_folder_adopts_and_refuses_foreign_databases);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
 	tcase_add_test(tc, rollback_discards_everything);
 	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);

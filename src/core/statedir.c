@@ -1,0 +1,349 @@
+/*
+ * Where a team's state lives (see statedir.h).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "core/statedir.h"
+#include "util/xmalloc.h"
+
+char *
+statedir_base(const char *override, char **err)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (override != NULL && *override != '\0')
+		return xstrdup(override);
+	/* The XDG rule: a relative value is ignored. */
+	if (xdg != NULL && *xdg == '/')
+		return xasprintf("%s/huddle", xdg);
+	if (home != NULL && *home == '/')
+		return xasprintf("%s/.local/state/huddle", home);
+	*err = xstrdup("neither XDG_STATE_HOME nor HOME is set to an "
+	    "absolute path: give --state-dir DIR");
+	return NULL;
+}
+
+/* Checks that an existing dir is ours alone: a real directory, owned by
+ * this user, not writable by others. */
+static int
+statedir_check(const char *dir, const struct stat *st, char **err)
+{
+	if (S_ISLNK(st->st_mode))
+		*err = xasprintf("%s is a symbolic link; huddle keeps its state "
+		    "only in a real directory", dir);
+	else if (!S_ISDIR(st->st_mode))
+		*err = xasprintf("%s: not a directory", dir);
+	else if (st->st_uid != geteuid())
+		*err = xasprintf("%s belongs to another user", dir);
+	else if (st->st_mode & 022)
+		*err = xasprintf("%s is writable by others; make it 0700",
+		    dir);
+	else
+		return 0;
+	return -1;
+}
+
+int
+statedir_make(const char *dir, int parents, char **err)
+{
+	char *path = xstrdup(dir), *p;
+	struct stat st;
+	int rc = -1;
+
+	if (*path != '/') {
+		*err = xasprintf("%s: the state directory must be an absolute "
+		    "path", dir);
+		goto done;
+	}
+	/* Parents that exist are left as they are (a home directory may be
+	 * 0755); the ones made here, and the last, are private. */
+	for (p = path + 1;; p++) {
+		int last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if ((parents || last) && mkdir(path, 0700) == -1 &&
+		    errno != EEXIST) {
+			*err = xasprintf("%s: %s", path, strerror(errno));
+			goto done;
+		}
+		if (lstat(path, &st) == -1) {
+			*err = xasprintf("%s: %s", path, strerror(errno));
+			goto done;
+		}
+		if (S_ISLNK(st.st_mode) && !last) {
+			/* A link above the state, e.g. a home on another disk,
+			 * is the person's doing; only the last must be real. */
+			if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode)) {
+				*err = xasprintf("%s: not a directory", path);
+				goto done;
+			}
+		} else if (last && statedir_check(path, &st, err) == -1)
+			goto done;
+		if (last)
+			break;
+		*p = '/';
+	}
+	rc = 0;
+done:
+	free(path);
+	return rc;
+}
+
+/* FNV-1a, 64 bits: a name, not a secret. */
+static uint64_t
+statedir_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Writes `text` to dir/name unless it is there already. */
+static int
+statedir_note(const char *dir, const char *name, const char *text,
+    char **err)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600), rc = 0;
+	size_t len = strlen(text);
+
+	if (fd == -1 && errno != EEXIST) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		rc = -1;
+	} else if (fd != -1) {
+		if (write(fd, text, len) != (ssize_t)len) {
+			*err = xasprintf("%s: %s", path, strerror(errno));
+			rc = -1;
+		}
+		close(fd);
+	}
+	free(path);
+	return rc;
+}
+
+char *
+statedir_team(const char *base, const char *workdir, char **err)
+{
+	const char *leaf = strrchr(workdir, '/');
+	char name[40], *folder, *note;
+	size_t n = 0;
+
+	leaf = leaf != NULL && leaf[1] != '\0' ? leaf + 1 : "root";
+	/* ASCII letters and digits as they are, whatever the locale. */
+	for (; *leaf != '\0' && n < 24; leaf++)
+		name[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		    "QRSTUVWXYZ0123456789-_", *leaf) != NULL ? *leaf : '_';
+	name[n] = '\0';
+	folder = xasprintf("%s/%s-%016llx", base, name,
+	    (unsigned long long)statedir_hash(workdir));
+	note = xasprintf("%s\n", workdir);
+	if (statedir_make(folder, 1, err) == -1 ||
+	    statedir_note(folder, "workdir", note, err) == -1) {
+		free(folder);
+		folder = NULL;
+	}
+	free(note);
+	return folder;
+}
+
+int
+statedir_lock(const char *folder, char **err)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *path = xasprintf("%s/lock", folder), pid[32] = "";
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fcntl(fd, F_OFD_SETLK, &fl) == -1) {
+		n = pread(fd, pid, sizeof pid - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		*err = errno == EAGAIN || errno == EACCES ? xasprintf("another "
+		    "huddle (PID %s) is running this team; quit it first, or "
+		    "work in another directory", *pid ? pid : "unknown") :
+		    xasprintf("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	free(path);
+	return fd;
+fail:
+	if (fd != -1)
+		close(fd);
+	free(path);
+	return -1;
+}
+
+int
+statedir_adopt(const char *folder, const char *workdir, char **notice,
+    char **err)
+{
+	char *old_dir = xasprintf("%s/.huddle", workdir);
+	char *old = xasprintf("%s/team.db", old_dir);
+	char *new = xasprintf("%s/team.db", folder), *sql, *msg = NULL;
+	static const char *const leftovers[] = { "team.db", "team.db-wal",
+	    "team.db-shm", "lock" };
+	struct stat st;
+	sqlite3 *db = NULL;
+	size_t i;
+	int rc = 0;
+
+	/* Only a real file, and only into a folder without a team. */
+	if (lstat(old, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    lstat(new, &st) == 0)
+		goto done;
+	rc = -1;
+	if (sqlite3_open_v2(old, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+		*err = xasprintf("%s: %s", old, db ? sqlite3_errmsg(db) :
+		    "cannot open");
+		goto done;
+	}
+	sql = sqlite3_mprintf("VACUUM INTO %Q", new);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		*err = xasprintf("moving %s to %s: %s", old, new, msg ? msg :
+		    sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		sqlite3_free(sql);
+		unlink(new);
+		goto done;
+	}
+	sqlite3_free(sql);
+	sqlite3_close(db);
+	db = NULL;
+	if (chmod(new, 0600) == -1) {
+		*err = xasprintf("%s: %s", new, strerror(errno));
+		goto done;
+	}
+	for (i = 0; i < sizeof leftovers / sizeof *leftovers; i++) {
+		char *p = xasprintf("%s/%s", old_dir, leftovers[i]);
+
+		unlink(p);
+		free(p);
+	}
+	rmdir(old_dir);
+	*notice = xasprintf("the team's state moved from %s to %s, out of "
+	    "the tools' reach", old_dir, folder);
+	rc = 1;
+done:
+	sqlite3_close(db);
+	free(old_dir);
+	free(old);
+	free(new);
+	return rc;
+}
+
+/* The PID holding folder's lock, or 0 when nobody does. */
+static long
+statedir_live(const char *folder)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *path = xasprintf("%s/lock", folder), buf[32];
+	long pid = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	free(path);
+	if (fd == -1)
+		return 0;
+	if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
+		n = pread(fd, buf, sizeof buf - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		pid = strtol(buf, NULL, 10);
+		if (pid <= 0)
+			pid = -1;
+	}
+	close(fd);
+	return pid;
+}
+
+static int
+statedir_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct statedir_team *)a)->folder,
+	    ((const struct statedir_team *)b)->folder);
+}
+
+size_t
+statedir_list(const char *base, struct statedir_team **out)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	struct statedir_team *list = NULL;
+	size_t n = 0, cap = 0;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		char *folder, *path, buf[4096];
+		struct stat st;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		folder = xasprintf("%s/%s", base, e->d_name);
+		if (lstat(folder, &st) == -1 || !S_ISDIR(st.st_mode)) {
+			free(folder);
+			continue;
+		}
+		list = xgrow(list, &cap, n + 1, sizeof *list);
+		list[n].folder = folder;
+		path = xasprintf("%s/workdir", folder);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		len = fd != -1 ? read(fd, buf, sizeof buf - 1) : -1;
+		buf[len > 0 ? len : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (fd != -1)
+			close(fd);
+		list[n].workdir = xstrdup(buf);
+		free(path);
+		path = xasprintf("%s/team.db", folder);
+		list[n].last_used = lstat(path, &st) == 0 ? st.st_mtime : 0;
+		free(path);
+		list[n].live_pid = statedir_live(folder);
+		n++;
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n > 1)
+		qsort(list, n, sizeof *list, statedir_by_name);
+	*out = list;
+	return n;
+}
+
+void
+statedir_free_teams(struct statedir_team *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].folder);
+		free(t[i].workdir);
+	}
+	free(t);
+}

@@ -1,0 +1,64 @@
+/*
+ * Where a team's state lives: out of the working directory, so nothing a
+ * tool does in the workdir can reach it. Every team has a folder of its
+ * own under the state base — $XDG_STATE_HOME/huddle, by default
+ * ~/.local/state/huddle, or --state-dir — named from the workdir's real
+ * path: its last component, readable, and a hash of the whole path
+ * ("project-3f2a9c01d4b5e6f7"). The folder holds team.db, its lock, and a
+ * file `workdir` naming the directory the team works in.
+ *
+ * Folders are created 0700 one component at a time without following
+ * symbolic links, and one that exists must be a real directory owned by
+ * this user and closed to others.
+ */
+#ifndef HUDDLE_CORE_STATEDIR_H
+#define HUDDLE_CORE_STATEDIR_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* The state base: `override` when given, else from the environment.
+ * Returns a malloc'd path, or NULL with *err. */
+char *statedir_base(const char *override, char **err);
+
+/* The team folder of `workdir` (a real, absolute path) under `base`,
+ * created when missing and checked. Returns a malloc'd path, or NULL with
+ * *err. */
+char *statedir_team(const char *base, const char *workdir, char **err);
+
+/* Makes dir 0700 — and its missing parents too when `parents` — without
+ * following links, and checks it as above. Returns 0, or -1 with *err. */
+int statedir_make(const char *dir, int parents, char **err);
+
+/*
+ * Takes the team's lock in folder: an open-file-description lock on
+ * folder/lock, which the kernel drops when the process dies (whatever
+ * the way), so a lock left by a crash is simply taken. A second process
+ * fails with a message naming the PID that holds it. Returns the
+ * descriptor (close it to let go), or -1 with *err.
+ */
+int statedir_lock(const char *folder, char **err);
+
+/*
+ * Moves a team kept by an older huddle in <workdir>/.huddle/team.db into
+ * folder, once: when that file exists and folder has no database yet, it
+ * is copied (a consistent copy, SQLite's VACUUM INTO) and the old files
+ * are removed. Returns 1 when it moved one (*notice says so), 0 when
+ * there was nothing to move, -1 with *err.
+ */
+int statedir_adopt(const char *folder, const char *workdir, char **notice,
+    char **err);
+
+/* One team found under a base, for --teams. */
+struct statedir_team {
+	char	*folder;
+	char	*workdir;	/* as recorded; "" when unknown */
+	time_t	 last_used;	/* the database's mtime; 0 when none */
+	long	 live_pid;	/* the huddle running it, or 0 */
+};
+
+/* The teams under base, in name order (free with statedir_free_teams). */
+size_t statedir_list(const char *base, struct statedir_team **out);
+void statedir_free_teams(struct statedir_team *t, size_t n);
+
+#endif
