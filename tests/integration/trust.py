@@ -85,6 +85,14 @@ def test_one_huddle_per_team(fake):
         expect(second.returncode == 1, "a second huddle ran: status %d, %s"
                % (second.returncode, second.stderr))
         expect("(PID %d)" % h.proc.pid in second.stderr, second.stderr)
+        # --teams shows it live, with its workdir, out of the workdir.
+        teams = subprocess.run([HUDDLE, "--teams"], capture_output=True,
+                               text=True, timeout=10).stdout
+        row = [line for line in teams.splitlines() if h.workdir in line]
+        expect(row and row[0].startswith("live") and
+               "PID %d" % h.proc.pid in row[0], teams)
+        expect(not os.path.exists(os.path.join(h.workdir, ".huddle")),
+               "state was kept in the workdir")
         h.send("/quit")
         expect(h.wait_exit() == 0, "the first huddle did not quit cleanly")
     # Once it is gone the team can be resumed.
@@ -92,6 +100,10 @@ def test_one_huddle_per_team(fake):
     with Huddle(fake, workdir=h.workdir, resume=True) as again:
         again.send("/quit")
         expect(again.wait_exit() == 0, "the team could not be resumed")
+    teams = subprocess.run([HUDDLE, "--teams"], capture_output=True,
+                           text=True, timeout=10).stdout
+    row = [line for line in teams.splitlines() if h.workdir in line]
+    expect(row and row[0].startswith("idle"), teams)
 
 
 def main():
