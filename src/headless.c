@@ -81,6 +81,7 @@ headless_team(struct headless *h)
 	struct member *m;
 	size_t n = roster_list(team_store(h->team), &m), i;
 	json_t *list = json_array();
+	char *sandbox;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:b, "
@@ -94,9 +95,11 @@ headless_team(struct headless *h)
 		    (json_int_t)m[i].cache_read, "cost_usd", m[i].cost,
 		    "model", team_model_of(h->team, &m[i])));
 	member_free_array(m, n);
-	headless_reply(h, "team", json_pack("{s:o, s:f, s:f}", "members",
+	sandbox = team_sandbox_text(h->team);
+	headless_reply(h, "team", json_pack("{s:o, s:f, s:f, s:s}", "members",
 	    list, "team_cost_usd", team_cost(h->team), "max_cost_usd",
-	    team_budget(h->team)));
+	    team_budget(h->team), "sandbox", sandbox));
+	free(sandbox);
 }
 
 static void

@@ -64,6 +64,10 @@ struct options {
 	const char	*teammate_model;
 	const char	*state_dir;
 	int		 list_teams;
+	char		*writable[16];	/* --writable, real paths */
+	size_t		 nwritable;
+	int		 no_network;
+	int		 no_sandbox;
 };
 
 static void
@@ -115,6 +119,10 @@ usage(FILE *out)
 	    "                        spent USD (raise it with /budget)\n"
 	    "  --pass-env NAME       give tools variable NAME although it looks\n"
 	    "                        like a secret (repeatable)\n"
+	    "  --writable DIR        let commands write in DIR too (repeatable;\n"
+	    "                        by default only the workdir and a TMPDIR)\n"
+	    "  --no-network          commands get no TCP connect or bind\n"
+	    "  --no-sandbox          run commands without the Landlock sandbox\n"
 	    "  --base-url URL        the API's base URL (default: $ANTHROPIC_BASE_URL\n"
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
 	    "  --script FILE         the scenario for --provider script\n"
@@ -414,6 +422,10 @@ run_team(const struct options *o, const struct catalog *cat,
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
 	to.state_base = o->state_dir;
+	to.writable = (const char *const *)o->writable;
+	to.nwritable = o->nwritable;
+	to.no_network = o->no_network;
+	to.no_sandbox = o->no_sandbox;
 	to.catalog = cat;
 	to.choice = o->choice;
 	to.teammate_model = o->teammate_model;
@@ -509,7 +521,8 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
-	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS };
+	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
+	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -543,6 +556,9 @@ main(int argc, char **argv)
 		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "teams", no_argument, NULL, OPT_TEAMS },
+		{ "writable", required_argument, NULL, OPT_WRITABLE },
+		{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
+		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -683,6 +699,25 @@ main(int argc, char **argv)
 		case OPT_TEAMS:
 			o.list_teams = 1;
 			break;
+		case OPT_WRITABLE:
+			if (o.nwritable == sizeof o.writable /
+			    sizeof *o.writable)
+				return bad_usage("too many --writable "
+				    "directories");
+			if ((o.writable[o.nwritable] = realpath(optarg,
+			    NULL)) == NULL) {
+				fprintf(stderr, "huddle: --writable %s: %s\n",
+				    optarg, strerror(errno));
+				return 2;
+			}
+			o.nwritable++;
+			break;
+		case OPT_NO_NETWORK:
+			o.no_network = 1;
+			break;
+		case OPT_NO_SANDBOX:
+			o.no_sandbox = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -765,6 +800,8 @@ main(int argc, char **argv)
 	free(owned);
 	free(anthropic_key);
 	free(openai_key);
+	while (o.nwritable > 0)
+		free(o.writable[--o.nwritable]);
 	curl_global_cleanup();
 	return rc;
 }

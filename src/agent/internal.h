@@ -54,11 +54,22 @@ struct agent {
 	enum member_status	 status;
 };
 
+/* How bash commands are confined. */
+enum team_sandbox {
+	SANDBOX_ON,		/* Landlock */
+	SANDBOX_MISSING,	/* no Landlock: every command asks */
+	SANDBOX_OFF		/* --no-sandbox */
+};
+
 struct team {
 	struct team_options	 opts;
 	char			*workdir;
 	char			*state;		/* the team's state folder */
 	int			 lock_fd;	/* held while the team runs */
+	char			*tmpdir;	/* the commands' TMPDIR */
+	enum team_sandbox	 sandbox;
+	int			 sandbox_fd;	/* SANDBOX_ON: the ruleset */
+	int			 sandbox_abi;
 	struct store		*store;
 	struct bus		*bus;
 	struct protocol		*proto;

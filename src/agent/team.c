@@ -8,12 +8,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/internal.h"
 #include "core/statedir.h"
+#include "tools/landlock.h"
 #include "tools/policy.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -61,21 +65,140 @@ team_on_request(void *ud, const struct request *r)
 
 /* --- opening ------------------------------------------------------------------- */
 
-/* The state must not lie where tools may write: in the working
- * directory (where the file tools and commands work). */
+/* Whether path is dir or lies beneath it. */
+static int
+team_beneath(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	return strncmp(path, dir, len) == 0 && (path[len] == '/' ||
+	    path[len] == '\0' || len == 1);
+}
+
+/* The state must not lie where tools may write: the working directory
+ * and the directories the person made writable. */
 static int
 team_check_state(struct team *t, char **err)
 {
-	size_t len = strlen(t->workdir);
+	size_t i;
 
-	if (strncmp(t->state, t->workdir, len) == 0 &&
-	    (t->state[len] == '/' || t->state[len] == '\0')) {
+	if (team_beneath(t->state, t->workdir)) {
 		*err = xasprintf("the team's state folder %s lies inside the "
 		    "working directory, where tools write; choose another "
 		    "--state-dir", t->state);
 		return -1;
 	}
+	for (i = 0; i < t->opts.nwritable; i++) {
+		if (team_beneath(t->state, t->opts.writable[i])) {
+			*err = xasprintf("the team's state folder %s lies "
+			    "inside --writable %s; choose another --state-dir",
+			    t->state, t->opts.writable[i]);
+			return -1;
+		}
+	}
 	return 0;
+}
+
+/*
+ * Sets up how commands are confined: a private TMPDIR, then the Landlock
+ * ruleset that lets them write only there, in the workdir and in the
+ * --writable directories. Without Landlock every command will ask the
+ * person, unless --no-sandbox said to run them unconfined.
+ */
+static int
+team_sandbox_open(struct team *t, char **err)
+{
+	const char *base = getenv("TMPDIR");
+	const char **roots;
+	char *tmpl;
+	size_t i;
+
+	tmpl = xasprintf("%s/huddle-tmp-XXXXXX", base != NULL && *base == '/' ?
+	    base : "/tmp");
+	if (mkdtemp(tmpl) == NULL) {
+		*err = xasprintf("%s: %s", tmpl, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	t->tmpdir = tmpl;
+	t->sandbox_abi = landlock_abi();
+	if (t->opts.no_sandbox) {
+		t->sandbox = SANDBOX_OFF;
+		return 0;
+	}
+	if (t->sandbox_abi == 0) {
+		t->sandbox = SANDBOX_MISSING;
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
+		    "message", "this kernel has no Landlock sandbox: every "
+		    "command will ask for your permission (--no-sandbox runs "
+		    "them unconfined)"));
+		return 0;
+	}
+	roots = xcalloc(t->opts.nwritable + 2, sizeof *roots);
+	roots[0] = t->workdir;
+	roots[1] = t->tmpdir;
+	for (i = 0; i < t->opts.nwritable; i++)
+		roots[i + 2] = t->opts.writable[i];
+	t->sandbox_fd = landlock_ruleset(roots, t->opts.nwritable + 2,
+	    t->opts.no_network, err);
+	free(roots);
+	if (t->sandbox_fd == -1)
+		return -1;
+	t->sandbox = SANDBOX_ON;
+	if (t->opts.no_network && t->sandbox_abi < 4)
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
+		    "message", "this kernel's Landlock cannot deny the "
+		    "network (it needs ABI 4): commands keep it"));
+	return 0;
+}
+
+/* Removes one entry of the commands' TMPDIR (nftw, depth first). */
+static int
+team_rm_entry(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+char *
+team_sandbox_text(struct team *t)
+{
+	char *roots = xasprintf("%s and %s", t->workdir, t->tmpdir), *next;
+	char *text;
+	size_t i;
+
+	for (i = 0; i < t->opts.nwritable; i++) {
+		next = xasprintf("%s, %s", roots, t->opts.writable[i]);
+		free(roots);
+		roots = next;
+	}
+	switch (t->sandbox) {
+	case SANDBOX_ON:
+		text = xasprintf("commands run in the Landlock sandbox (ABI "
+		    "%d): they write only in %s; network %s", t->sandbox_abi,
+		    roots, !t->opts.no_network ? "allowed" :
+		    t->sandbox_abi >= 4 ? "denied" : "allowed (the kernel "
+		    "cannot deny it)");
+		break;
+	case SANDBOX_MISSING:
+		text = xstrdup("no sandbox: this kernel has no Landlock, so "
+		    "every command asks for your permission");
+		break;
+	default:
+		text = xstrdup("no sandbox (--no-sandbox): commands run with "
+		    "all your rights");
+		break;
+	}
+	free(roots);
+	return text;
 }
 
 struct team *
@@ -89,6 +212,7 @@ team_open(const struct team_options *o, char **err)
 	t->opts = *o;
 	t->max_cost = o->max_cost;
 	t->lock_fd = -1;
+	t->sandbox_fd = -1;
 	t->epoch_us = clock_mono_us();
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
@@ -101,6 +225,7 @@ team_open(const struct team_options *o, char **err)
 	t->state = statedir_team(base, t->workdir, err);
 	free(base);
 	if (t->state == NULL || team_check_state(t, err) == -1 ||
+	    team_sandbox_open(t, err) == -1 ||
 	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
 	    statedir_adopt(t->state, t->workdir, &notice, err) == -1)
 		goto fail;
@@ -688,6 +813,12 @@ team_free(struct team *t)
 	 * still has it open. */
 	if (t->lock_fd != -1)
 		close(t->lock_fd);
+	if (t->sandbox_fd != -1)
+		close(t->sandbox_fd);
+	if (t->tmpdir != NULL) {
+		nftw(t->tmpdir, team_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		free(t->tmpdir);
+	}
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);

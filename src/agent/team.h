@@ -37,6 +37,10 @@ struct team_options {
 	const char		*policy_path;	/* risk policy file, or NULL */
 	const char		*state_base;	/* --state-dir, or NULL for
 						 * $XDG_STATE_HOME/huddle */
+	const char *const	*writable;	/* --writable DIRs (absolute) */
+	size_t			 nwritable;
+	int			 no_network;	/* commands get no TCP */
+	int			 no_sandbox;	/* commands run unconfined */
 };
 
 /* Fills o with the defaults above. */
@@ -93,6 +97,9 @@ const char *team_model_of(struct team *t, const struct member *m);
 
 /* The lead's model. */
 const char *team_lead_model(struct team *t);
+
+/* A line for the person: how commands are confined. */
+char *team_sandbox_text(struct team *t);
 
 /* A line for the person: what the team has spent, and of what limit. */
 char *team_budget_text(struct team *t);

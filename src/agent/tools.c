@@ -90,6 +90,16 @@ arg_int(json_t *in, const char *key, long *out, struct tool_output *o)
 
 /* --- files and commands ----------------------------------------------------- */
 
+/* Whether a command's output reads like the sandbox refused it. */
+static int
+tool_bash_refused(const char *text)
+{
+	return text != NULL && !strstr(text, "[exit status 0]") &&
+	    (strstr(text, "Permission denied") != NULL ||
+	    strstr(text, "Operation not permitted") != NULL ||
+	    strstr(text, "Read-only file system") != NULL);
+}
+
 static void
 tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 {
@@ -102,8 +112,13 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (arg_str(in, "command", 1, &command, o) == -1)
 		return;
-	if (!a->is_lead &&
-	    (risk = policy_check(t->policy, t->workdir, command)) != NULL) {
+	/* Without a sandbox every command is the person's call. */
+	if (t->sandbox == SANDBOX_MISSING)
+		risk = xstrdup("no sandbox on this system: every command asks");
+	else
+		risk = a->is_lead ? NULL : policy_check(t->policy, t->workdir,
+		    command);
+	if (risk != NULL) {
 		body = xasprintf("bash: %s — %s", command, risk);
 		free(risk);
 		if (protocol_request(t->proto, REQ_PERMISSION, a->name,
@@ -136,7 +151,16 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	bo.workdir = t->workdir;
 	bo.timeout_s = t->opts.bash_timeout_s;
 	bo.cancel = &a->cancel;
+	bo.sandboxed = t->sandbox == SANDBOX_ON;
+	bo.sandbox_fd = t->sandbox_fd;
+	bo.tmpdir = t->tmpdir;
 	bash_run(command, &bo, o);
+	if (bo.sandboxed && tool_bash_refused(o->text))
+		tool_append(o, "\n[the sandbox lets commands write only in the "
+		    "working directory and in $TMPDIR%s; ask the person to "
+		    "restart huddle with --writable DIR (or without "
+		    "--no-network) if this command needs more]",
+		    t->opts.no_network ? ", and gives them no network" : "");
 }
 
 static void

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@
 
 #include "tools/bash.h"
 #include "tools/env.h"
+#include "tools/landlock.h"
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -182,14 +184,82 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	posix_spawnattr_setsigdefault(at, &all);
 }
 
-static int
-bash_spawn(const char *command, const char *workdir, struct bash_child *c,
-    char **why)
+/* A spawn made on a thread of its own, which enters the sandbox first:
+ * the sandbox binds the thread for good, and what it starts. */
+struct bash_sandboxed {
+	const struct bash_options	*o;
+	pid_t				*pid;
+	posix_spawn_file_actions_t	*fa;
+	posix_spawnattr_t		*at;
+	char				**argv;
+	char				**env;
+	int				 rc;
+};
+
+static void *
+bash_sandboxed_spawn(void *arg)
 {
+	struct bash_sandboxed *s = arg;
+
+	if (landlock_enter(s->o->sandbox_fd) == -1)
+		s->rc = errno;
+	else
+		s->rc = posix_spawn(s->pid, "/bin/sh", s->fa, s->at, s->argv,
+		    s->env);
+	return NULL;
+}
+
+/* posix_spawn of /bin/sh, in the sandbox when the options say so. */
+static int
+bash_posix_spawn(const struct bash_options *o, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env)
+{
+	struct bash_sandboxed s = { o, pid, fa, at, argv, env, 0 };
+	pthread_t th;
+	int rc;
+
+	if (!o->sandboxed)
+		return posix_spawn(pid, "/bin/sh", fa, at, argv, env);
+	if ((rc = pthread_create(&th, NULL, bash_sandboxed_spawn, &s)) != 0)
+		return rc;
+	pthread_join(th, NULL);
+	return s.rc;
+}
+
+/* The environment for the command: tools/env.h's, with TMPDIR. */
+static char **
+bash_env(const struct bash_options *o, char **tmpvar)
+{
+	char **env = env_for_tools(), **p;
+	size_t n;
+
+	*tmpvar = NULL;
+	if (o->tmpdir == NULL)
+		return env;
+	*tmpvar = xasprintf("TMPDIR=%s", o->tmpdir);
+	for (p = env; *p != NULL; p++) {
+		if (strncmp(*p, "TMPDIR=", 7) == 0) {
+			*p = *tmpvar;
+			return env;
+		}
+	}
+	n = (size_t)(p - env);
+	env = xrealloc(env, (n + 2) * sizeof *env);
+	env[n] = *tmpvar;
+	env[n + 1] = NULL;
+	return env;
+}
+
+static int
+bash_spawn(const char *command, const struct bash_options *o,
+    struct bash_child *c, char **why)
+{
+	const char *workdir = o->workdir;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	char *argv[] = { (char *)"sh", (char *)"-c", (char *)command, NULL };
-	char **env;
+	char **env, *tmpvar;
 	int p[2], rc;
 
 	if (pipe2(p, O_CLOEXEC) == -1 || (p[0] = bash_high_fd(p[0])) == -1 ||
@@ -199,9 +269,10 @@ bash_spawn(const char *command, const char *workdir, struct bash_child *c,
 		return -1;
 	}
 	bash_spawn_setup(&fa, &at, workdir, p[1]);
-	env = env_for_tools();
-	rc = posix_spawn(&c->pid, "/bin/sh", &fa, &at, argv, env);
+	env = bash_env(o, &tmpvar);
+	rc = bash_posix_spawn(o, &c->pid, &fa, &at, argv, env);
 	free(env);
+	free(tmpvar);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(p[1]);
@@ -398,7 +469,7 @@ bash_run(const char *command, const struct bash_options *o,
 	c.cap.tail_cap = cap / 2;
 	c.cap.head = xmalloc(c.cap.head_cap);
 	c.cap.tail = xmalloc(c.cap.tail_cap);
-	if (bash_spawn(command, o->workdir, &c, &why) == -1) {
+	if (bash_spawn(command, o, &c, &why) == -1) {
 		rc = tool_error(out, "%s", why);
 		free(why);
 	} else {

@@ -20,12 +20,17 @@ struct bash_options {
 	int		 timeout_s;	/* default 120 when 0 */
 	size_t		 output_cap;	/* 32 KiB when 0 */
 	struct cancel	*cancel;	/* may be NULL; firing it kills */
+	int		 sandboxed;	/* run in the Landlock sandbox ... */
+	int		 sandbox_fd;	/* ... of this ruleset */
+	const char	*tmpdir;	/* TMPDIR for the command, or NULL */
 };
 
 /*
  * Runs `command` with /bin/sh -c in workdir, in its own process group, stdin
- * /dev/null, stdout and stderr together into one pipe. The environment is
- * huddle's minus every secret (tools/env.h). The child gets a clean signal mask and default dispositions. Output beyond
+ * /dev/null, stdout and stderr together into one pipe, in the sandbox
+ * when `sandboxed` (tools/landlock.h). The environment is huddle's minus
+ * every secret (tools/env.h), with TMPDIR set to `tmpdir` when given. The
+ * child gets a clean signal mask and default dispositions. Output beyond
  * output_cap is cut, keeping the head and the tail, with a line saying how
  * much was left out; NUL bytes and invalid UTF-8 are repaired. On timeout or
  * cancel the whole process group gets SIGTERM, then SIGKILL after 2 s, and

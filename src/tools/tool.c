@@ -70,6 +70,22 @@ tool_ok(struct tool_output *o, const char *fmt, ...)
 	return rc;
 }
 
+void
+tool_append(struct tool_output *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *more, *all;
+
+	va_start(ap, fmt);
+	if (vasprintf(&more, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	all = xasprintf("%s%s", o->text ? o->text : "", more);
+	free(more);
+	free(o->text);
+	o->text = all;
+}
+
 char *
 tool_sanitize(const char *buf, size_t len, size_t *nuls)
 {

@@ -26,6 +26,10 @@ int tool_error(struct tool_output *o, const char *fmt, ...)
 int tool_ok(struct tool_output *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Appends the formatted text to o's text, keeping its error flag. */
+void tool_append(struct tool_output *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /*
  * Returns a malloc'd, NUL-terminated, valid UTF-8 copy of the len bytes at
  * buf: NUL bytes and invalid sequences become U+FFFD. *nuls (may be NULL)

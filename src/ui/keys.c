@@ -423,6 +423,9 @@ keys_team_lines(struct view *v)
 	line = team_budget_text(v->team);
 	pane_add(lead, ROLE_DIM, line);
 	free(line);
+	line = team_sandbox_text(v->team);
+	pane_add(lead, ROLE_DIM, line);
+	free(line);
 }
 
 void

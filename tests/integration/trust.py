@@ -106,6 +106,63 @@ def test_one_huddle_per_team(fake):
     expect(row and row[0].startswith("idle"), teams)
 
 
+def test_sandbox_keeps_bash_in_its_place(fake):
+    from fakellm_client import team_folder
+    fake.reset()
+    extra = tempfile.mkdtemp(prefix="huddle-extra-")
+    outside = tempfile.mkdtemp(prefix="huddle-outside-")
+    with Huddle(fake, args=["--writable", extra]) as h:
+        db = os.path.join(team_folder(h.workdir), "team.db")
+        attack = (
+            "python3 -c \"import sqlite3; c = sqlite3.connect('%s'); "
+            "c.execute('UPDATE requests SET status = 1'); c.commit()\"; "
+            "echo sqlite=$?; touch %s/planted; echo state=$?; "
+            "touch %s/escape; echo outside=$?; "
+            "head -c 1 /proc/$PPID/mem >/dev/null; echo mem=$?; "
+            "touch in-workdir %s/allowed $TMPDIR/scratch; echo ok=$?; "
+            "touch %s/last" % (db, os.path.dirname(db), outside, extra,
+                               outside))
+        fake.script(call("lead", "bash", command=attack), *notes("lead", 4))
+        h.send("go")
+        out = h.wait(ev("tool_result", "lead", tool="bash"),
+                     what="bash")["output"]
+        for probe in ("sqlite", "state", "outside", "mem"):
+            expect("%s=0" % probe not in out, "%s got through: %s"
+                   % (probe, out))
+        expect("ok=0" in out, "the allowed writes failed: " + out)
+        expect("--writable" in out, "no hint about the sandbox: " + out)
+        expect(os.path.exists(os.path.join(h.workdir, "in-workdir")) and
+               os.path.exists(os.path.join(extra, "allowed")), out)
+        expect(not os.path.exists(os.path.join(outside, "escape")), out)
+        mark = len(h.events)
+        h.send("/team")
+        team = h.wait(ev("team"), since=mark, what="the team")
+        expect("Landlock" in team["sandbox"], team["sandbox"])
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+
+
+def test_no_network(fake):
+    fake.reset()
+    probe = ("python3 -c \"import socket; "
+             "socket.create_connection(('127.0.0.1', %d), 2)\"; "
+             "echo net=$?" % fake.port)
+    fake.script(call("lead", "bash", command=probe), *notes("lead", 4))
+    with Huddle(fake, args=["--no-network"]) as h:
+        h.send("go")
+        out = h.wait(ev("tool_result", "lead", tool="bash"),
+                     what="bash")["output"]
+        mark = len(h.events)
+        h.send("/team")
+        team = h.wait(ev("team"), since=mark, what="the team")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    if "network denied" in team["sandbox"]:
+        expect("net=0" not in out, "a command connected: " + out)
+    else:
+        print("  (this kernel cannot deny the network: %s)" % team["sandbox"])
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -116,6 +173,10 @@ def main():
         r.run("the log is 0600 and never holds the key",
               test_log_is_private_and_keyless, fake)
         r.run("one huddle per team", test_one_huddle_per_team, fake)
+        r.run("the sandbox keeps bash out of the state, outside the "
+              "workdir and out of huddle's memory",
+              test_sandbox_keeps_bash_in_its_place, fake)
+        r.run("--no-network", test_no_network, fake)
     r.finish()
 
 

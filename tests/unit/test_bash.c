@@ -60,7 +60,8 @@ static int
 run(const char *command, int timeout_s, size_t cap, struct cancel *c,
     struct tool_output *o)
 {
-	struct bash_options bo = { wd, timeout_s, cap, c };
+	struct bash_options bo = { .workdir = wd, .timeout_s = timeout_s,
+	    .output_cap = cap, .cancel = c };
 
 	tool_output_clear(o);
 	return bash_run(command, &bo, o);
@@ -142,7 +143,7 @@ END_TEST
 START_TEST(bad_requests_are_tool_errors)
 {
 	struct tool_output o = { 0, NULL };
-	struct bash_options bo = { "/nonexistent-huddle-dir", 0, 0, NULL };
+	struct bash_options bo = { .workdir = "/nonexistent-huddle-dir" };
 
 	ck_assert_int_eq(bash_run("echo hi", &bo, &o), -1);
 	ck_assert_int_eq(o.is_error, 1);
@@ -424,7 +425,7 @@ static void *
 work(void *arg)
 {
 	struct worker *w = arg;
-	struct bash_options bo = { wd, 10, 0, NULL };
+	struct bash_options bo = { .workdir = wd, .timeout_s = 10 };
 	struct tool_output o = { 0, NULL };
 	char *cmd, *want;
 	int i;
