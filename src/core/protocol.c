@@ -266,6 +266,18 @@ proto_read_row(sqlite3_stmt *st, struct request *r)
 	r->created_at = sqlite3_column_int64(st, 8);
 	r->expires_at = sqlite3_column_int64(st, 9);
 	r->decided_at = sqlite3_column_int64(st, 10);
+	/* A row huddle did not write whole (the store is a file others may
+	 * reach) is reported and left alone, never used. */
+	if (r->from == NULL || r->to == NULL || r->body == NULL ||
+	    ((r->status == REQ_APPROVED || r->status == REQ_REJECTED) &&
+	    r->decided_by == NULL)) {
+		log_printf("request %s: a row with missing fields is ignored",
+		    r->id);
+		request_clear(r);
+		return -1;
+	}
+	if (r->response == NULL)
+		r->response = xstrdup("");
 	return 0;
 }
 

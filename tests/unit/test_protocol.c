@@ -92,6 +92,29 @@ START_TEST(ids_have_the_documented_form_and_are_unique)
 }
 END_TEST
 
+/* A row written behind huddle's back — decided, but by nobody — is
+ * ignored, never used (it once crashed the plan tool). */
+START_TEST(rows_with_missing_fields_are_ignored)
+{
+	struct tu_team t;
+	struct request *r;
+	size_t n;
+
+	tu_team_open(&t);
+	store_lock(t.store);
+	ck_assert_int_eq(sqlite3_exec(store_db(t.store), "INSERT INTO requests"
+	    " (id, type, sender, target, status, body, response, decided_by,"
+	    " created_at) VALUES ('req_0badf00d', 'plan', 'bob', 'lead',"
+	    " 'approved', 'x', NULL, NULL, 1)", NULL, NULL, NULL), SQLITE_OK);
+	store_unlock(t.store);
+	ck_assert_ptr_null(protocol_get(t.proto, "req_0badf00d"));
+	n = protocol_list(t.proto, 10, &r);
+	ck_assert_int_eq(n, 0);
+	request_free_array(r, n);
+	tu_team_close(&t);
+}
+END_TEST
+
 START_TEST(request_reaches_target_with_its_id)
 {
 	struct tu_team t;
@@ -692,6 +715,7 @@ protocol_suite(void)
 	TCase *tc = tcase_create("protocol");
 
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, rows_with_missing_fields_are_ignored);
 	tcase_add_test(tc, ids_have_the_documented_form_and_are_unique);
 	tcase_add_test(tc, request_reaches_target_with_its_id);
 	tcase_add_test(tc,
