@@ -394,7 +394,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	struct team_options to;
 	struct team *t;
 	sigset_t old;
-	char *workdir, *err = NULL;
+	char *workdir, *demo_state = NULL, *err = NULL;
 	int rc;
 
 	if (o->demo && o->workdir == NULL) {
@@ -405,6 +405,9 @@ run_team(const struct options *o, const struct catalog *cat,
 			return 1;
 		}
 		workdir = xstrdup(tmpl);
+		/* A throwaway team keeps its state next to its files, not
+		 * with the person's teams. */
+		demo_state = xasprintf("%s.state", tmpl);
 	} else if ((workdir = realpath(o->workdir ? o->workdir : ".",
 	    NULL)) == NULL) {
 		fprintf(stderr, "huddle: %s: %s\n", o->workdir ? o->workdir :
@@ -421,7 +424,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	if (o->quit_timeout_s >= 0)
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
-	to.state_base = o->state_dir;
+	to.state_base = o->state_dir ? o->state_dir : demo_state;
 	to.writable = (const char *const *)o->writable;
 	to.nwritable = o->nwritable;
 	to.no_network = o->no_network;
@@ -435,6 +438,7 @@ run_team(const struct options *o, const struct catalog *cat,
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		free(workdir);
+		free(demo_state);
 		return 1;
 	}
 	/* Orphaned background jobs of bash commands become our children, so
@@ -448,6 +452,7 @@ run_team(const struct options *o, const struct catalog *cat,
 		free(err);
 		team_free(t);
 		free(workdir);
+		free(demo_state);
 		return 1;
 	}
 	if (o->demo && team_say(t, NULL, DEMO_PROMPT, &err) == -1) {
@@ -460,6 +465,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	if (o->demo && !o->headless)
 		printf("huddle: the demo's files are in %s\n", workdir);
 	free(workdir);
+	free(demo_state);
 	return rc;
 }
 
