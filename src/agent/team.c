@@ -168,6 +168,21 @@ team_rm_entry(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
+const char *
+team_sandbox_brief(struct team *t)
+{
+	switch (t->sandbox) {
+	case SANDBOX_ON:
+		return t->opts.no_network ? "commands: Landlock sandbox, no "
+		    "network (/team says more)" : "commands: Landlock sandbox "
+		    "(/team says more)";
+	case SANDBOX_MISSING:
+		return "commands: NO sandbox (no Landlock): each one asks you";
+	default:
+		return "commands: NO sandbox (--no-sandbox)";
+	}
+}
+
 char *
 team_sandbox_text(struct team *t)
 {

@@ -98,8 +98,10 @@ const char *team_model_of(struct team *t, const struct member *m);
 /* The lead's model. */
 const char *team_lead_model(struct team *t);
 
-/* A line for the person: how commands are confined. */
+/* A line for the person: how commands are confined; and the gist of it
+ * in a few words (static). */
 char *team_sandbox_text(struct team *t);
+const char *team_sandbox_brief(struct team *t);
 
 /* A line for the person: what the team has spent, and of what limit. */
 char *team_budget_text(struct team *t);

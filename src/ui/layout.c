@@ -183,7 +183,7 @@ layout_popup_box(int h, int w, const char *title, int *py, int *px)
 }
 
 static void
-layout_help(void)
+layout_help(struct view *v)
 {
 	static const char *const keys[] = {
 		"Enter       send the input line to the focused agent",
@@ -201,7 +201,7 @@ layout_help(void)
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;
-	int h = (int)(sizeof keys / sizeof *keys) + 2, w = 72, y, x, r = 0;
+	int h = (int)(sizeof keys / sizeof *keys) + 4, w = 72, y, x, r = 0;
 	size_t i;
 
 	for (p = cmds; (p = strchr(p, '\n')) != NULL; p++)
@@ -223,6 +223,9 @@ layout_help(void)
 		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, line);
 		free(line);
 	}
+	if (r + 1 < h - 2)
+		layout_text(y + 2 + r, x + 2, w - 4, ROLE_POPUP,
+		    team_sandbox_brief(v->team));
 }
 
 static void
@@ -319,7 +322,7 @@ view_draw(struct view *v)
 	free(prompt);
 	switch (v->popup) {
 	case POPUP_HELP:
-		layout_help();
+		layout_help(v);
 		break;
 	case POPUP_MENU:
 		layout_menu(v);

@@ -193,6 +193,21 @@ def test_thinking_is_folded_and_ctrl_t_unfolds_it():
         quit_clean(s)
 
 
+def test_help_lists_the_keys_and_the_sandbox():
+    s, _ = demo()
+    with s:
+        s.wait_for("F10Quit", what="the key bar")
+        s.send_keys("F1")
+        screen = s.wait_for("any key closes", 5, "the help")
+        for want in ("Esc ", "C-t ", "/interrupt NAME", "/budget"):
+            expect(want in screen, "the help lacks %r:\n%s" % (want, screen))
+        expect(re.search(r"commands: (Landlock sandbox|NO sandbox)", screen),
+               "the help does not say how commands are confined:\n" + screen)
+        s.send_keys("Space")
+        s.wait_gone("any key closes", 5)
+        quit_clean(s)
+
+
 def test_escape_interrupts_the_focused_agent(fake):
     fake.reset()
     fake.script({"agent": "lead", "kind": "text", "text": "never shown",
@@ -348,6 +363,8 @@ def main():
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
     r.run("thinking is folded; C-t unfolds it",
           test_thinking_is_folded_and_ctrl_t_unfolds_it)
+    r.run("F1 lists the keys, the commands and the sandbox",
+          test_help_lists_the_keys_and_the_sandbox)
     r.run("a fatal signal restores the terminal", test_fatal_signal_restores_the_terminal)
     with FakeLLM() as fake:
         r.run("typing to the lead and to a focused teammate", test_typing_and_focus, fake)
