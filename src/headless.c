@@ -75,6 +75,8 @@ headless_reply(struct headless *h, const char *name, json_t *data)
 	json_decref(data);
 }
 
+/* /team: the members as they are in one read of the store, and the team's
+ * spend summed from that same read (so the figures always add up). */
 static void
 headless_team(struct headless *h)
 {
@@ -82,7 +84,10 @@ headless_team(struct headless *h)
 	size_t n = roster_list(team_store(h->team), &m), i;
 	json_t *list = json_array();
 	char *sandbox;
+	double spent = 0;
 
+	for (i = 0; i < n; i++)
+		spent += m[i].cost;
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:b, "
 		    "s:b, s:I, s:I, s:I, s:I, s:f, s:s}", "name", m[i].name,
@@ -97,7 +102,7 @@ headless_team(struct headless *h)
 	member_free_array(m, n);
 	sandbox = team_sandbox_text(h->team);
 	headless_reply(h, "team", json_pack("{s:o, s:f, s:f, s:s}", "members",
-	    list, "team_cost_usd", team_cost(h->team), "max_cost_usd",
+	    list, "team_cost_usd", spent, "max_cost_usd",
 	    team_budget(h->team), "sandbox", sandbox));
 	free(sandbox);
 }
