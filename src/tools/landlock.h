@@ -3,8 +3,9 @@
  * security module: no package, no privileges). A process in the sandbox
  * may read and run anything, but write only beneath the directories it
  * was given; with the network denied it may neither connect nor bind
- * TCP (Landlock ABI 4 and later). It cannot ptrace, and so not read the
- * memory or /proc/PID/environ of, a process outside the sandbox, and from
+ * TCP (Landlock ABI 4 and later). It cannot ptrace a process outside the
+ * sandbox, nor open its /proc/PID/mem (its /proc/PID/environ stayed
+ * readable on the kernels tried: util/secret.h empties that), and from
  * ABI 6 it cannot signal one either. Everything it starts inherits all of
  * it, for good.
  */
