@@ -158,7 +158,7 @@ anthropic_stream_event(struct llm_turn *t, const char *event,
 
 	if (strcmp(event, "ping") == 0)
 		return PROVIDER_MORE;
-	if ((ev = json_loadb(data, len, 0, NULL)) == NULL ||
+	if ((ev = provider_json(data, len, NULL)) == NULL ||
 	    !json_is_object(ev)) {
 		char *quote = utf8_clean(data, len, 80);
 		char *name = utf8_clean(event, strlen(event), 40);
@@ -234,7 +234,7 @@ static int
 anthropic_parse_body(struct llm_turn *t, const char *body, size_t len,
     struct llm_result *res)
 {
-	json_t *msg = json_loadb(body, len, 0, NULL), *content, *block;
+	json_t *msg = provider_json(body, len, NULL), *content, *block;
 	const char *type;
 	size_t i;
 
@@ -276,7 +276,7 @@ anthropic_parse_body(struct llm_turn *t, const char *body, size_t len,
 static void
 anthropic_parse_error(const char *body, size_t len, struct llm_result *res)
 {
-	json_t *doc = json_loadb(body, len, 0, NULL);
+	json_t *doc = provider_json(body, len, NULL);
 	json_t *error = json_object_get(doc, "error");
 
 	if (json_is_object(error))

@@ -229,7 +229,7 @@ llm_attempt_headers(const struct curl_slist *base, int n)
 static int
 llm_spend_capped(const struct http_response *resp)
 {
-	json_t *doc = json_loadb(resp->body ? resp->body : "", resp->len, 0,
+	json_t *doc = provider_json(resp->body ? resp->body : "", resp->len,
 	    NULL);
 	const char *code = json_string_value(json_object_get(json_object_get(
 	    json_object_get(doc, "error"), "details"), "error_code"));
@@ -380,4 +380,44 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 	free(body);
 	free(url);
 	return res->status == LLM_OK ? 0 : -1;
+}
+
+/* Rewrites every \u0000 escape in JSON text to \ufffd, in place (the
+ * same length). Escapes occur only in strings, so a plain scan that
+ * steps over each escape's character is exact. */
+static void
+provider_denul(char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		if (s[i] != '\\' || i + 1 >= len) {
+			i++;
+			continue;
+		}
+		if (s[i + 1] == 'u' && i + 6 <= len &&
+		    memcmp(s + i + 2, "0000", 4) == 0)
+			memcpy(s + i + 2, "fffd", 4);
+		i += 2;
+	}
+}
+
+json_t *
+provider_json(const char *data, size_t len, json_error_t *err)
+{
+	char *copy = xmalloc(len + 1), *clean;
+	json_t *v;
+
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	provider_denul(copy, len);
+	if ((v = json_loadb(copy, len, 0, err)) == NULL &&
+	    memchr(copy, '\0', len) == NULL) {
+		/* Perhaps bytes that are not UTF-8: repair them, once. */
+		clean = utf8_sanitize(copy);
+		v = json_loads(clean, 0, NULL);
+		free(clean);
+	}
+	free(copy);
+	return v;
 }

@@ -581,7 +581,7 @@ openai_stream_event(struct llm_turn *t, const char *event, const char *data,
 		return PROVIDER_DONE;
 	if (openai_blank(data, len))
 		return PROVIDER_MORE;
-	if ((root = json_loadb(data, len, 0, &jerr)) == NULL ||
+	if ((root = provider_json(data, len, &jerr)) == NULL ||
 	    !json_is_object(root)) {
 		openai_fail(res, LLM_ERR_STREAM, openai_invalid("the stream "
 		    "sent a chunk", root, &jerr, data, len));
@@ -615,7 +615,7 @@ openai_parse_body(struct llm_turn *t, const char *body, size_t len,
 	json_error_t jerr;
 	size_t i;
 
-	if ((root = json_loadb(body, len, 0, &jerr)) == NULL ||
+	if ((root = provider_json(body, len, &jerr)) == NULL ||
 	    !json_is_object(root)) {
 		openai_fail(res, LLM_ERR_PARSE, openai_invalid("the server "
 		    "sent a reply", root, &jerr, body, len));
@@ -656,7 +656,7 @@ openai_parse_error(const char *body, size_t len, struct llm_result *res)
 
 	if (body == NULL || len == 0)
 		return;
-	root = json_loadb(body, len, 0, NULL);
+	root = provider_json(body, len, NULL);
 	if (json_is_object(root)) {
 		/* {"error": {…}} as OpenAI and llama.cpp send it; older vLLM
 		 * sends the error object bare; FastAPI sends "detail". */

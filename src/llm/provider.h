@@ -64,4 +64,13 @@ void provider_error_text(struct llm_result *res, const char *body,
 extern const struct llm_provider provider_anthropic;
 extern const struct llm_provider provider_openai;
 
+/*
+ * Parses JSON from a server, forgiving what real servers send that
+ * jansson refuses: a \u0000 escape in a string becomes U+FFFD (a NUL
+ * would cut the text short), and invalid UTF-8 is repaired (U+FFFD) so an
+ * error's text is not lost. Returns NULL with *err (may be NULL) when it
+ * is not JSON at all.
+ */
+json_t *provider_json(const char *data, size_t len, json_error_t *err);
+
 #endif

@@ -523,12 +523,41 @@ START_TEST(body_asks_for_thinking_and_caching_and_nothing_else)
 }
 END_TEST
 
+/* What servers send that jansson alone refuses: a \u0000 escape (it
+ * would cut the text short), invalid UTF-8 (an error's text would be
+ * lost). An escaped backslash before "u0000" is left alone. */
+START_TEST(server_json_is_forgiven_nul_escapes_and_bad_utf8)
+{
+	static const char nul[] = "{\"t\":\"a\\u0000b\"}";
+	static const char kept[] = "{\"t\":\"a\\\\u0000b\"}";
+	static const char bad[] = "{\"m\":\"bad \xff here\"}";
+	json_t *v;
+
+	v = provider_json(nul, sizeof nul - 1, NULL);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "t")),
+	    "a\xef\xbf\xbd" "b");
+	json_decref(v);
+	v = provider_json(kept, sizeof kept - 1, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "t")),
+	    "a\\u0000b");
+	json_decref(v);
+	v = provider_json(bad, sizeof bad - 1, NULL);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "m")),
+	    "bad \xef\xbf\xbd here");
+	json_decref(v);
+	ck_assert_ptr_null(provider_json("{", 1, NULL));
+}
+END_TEST
+
 static Suite *
 anthropic_suite(void)
 {
 	Suite *s = suite_create("anthropic");
 	TCase *tc = tcase_create("anthropic");
 
+	tcase_add_test(tc, server_json_is_forgiven_nul_escapes_and_bad_utf8);
 	tcase_add_test(tc, recorded_stream_at_any_chunking);
 	tcase_add_test(tc, error_event_mid_stream_fails_the_stream);
 	tcase_add_test(tc, malformed_event_json_fails_the_stream);
