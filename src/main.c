@@ -28,6 +28,7 @@
 #include "llm/llm.h"
 #include "llm/script.h"
 #include "tools/env.h"
+#include "tools/reaper.h"
 #include "ui/ui.h"
 #include "util/log.h"
 #include "util/secret.h"
@@ -441,8 +442,8 @@ run_team(const struct options *o, const struct catalog *cat,
 		free(demo_state);
 		return 1;
 	}
-	/* Orphaned background jobs of bash commands become our children, so
-	 * bash_run can reap a command's whole process group itself. */
+	/* What escapes a command that killed its reaper becomes our child,
+	 * not init's, for bash_sweep_orphans to end (tools/bash.h). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	block_async_signals(&old);
 	rc = team_start(t, &err);
@@ -574,6 +575,10 @@ main(int argc, char **argv)
 	struct llm_config cfg;
 	char *owned = NULL, *err = NULL;
 	int c, rc, n;
+
+	/* huddle started again to stand between a command and itself. */
+	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
+		return reaper_main(argc, argv);
 
 	o.provider = "anthropic";
 	o.stream = 1;

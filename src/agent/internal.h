@@ -67,6 +67,7 @@ struct team {
 	char			*state;		/* the team's state folder */
 	int			 lock_fd;	/* held while the team runs */
 	char			*tmpdir;	/* the commands' TMPDIR */
+	char			*program;	/* huddle's, for reapers */
 	enum team_sandbox	 sandbox;
 	int			 sandbox_fd;	/* SANDBOX_ON: the ruleset */
 	int			 sandbox_abi;

@@ -17,8 +17,10 @@
 
 #include "agent/internal.h"
 #include "core/statedir.h"
+#include "tools/bash.h"
 #include "tools/landlock.h"
 #include "tools/policy.h"
+#include "tools/reaper.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -123,6 +125,7 @@ team_sandbox_open(struct team *t, char **err)
 		return -1;
 	}
 	t->tmpdir = tmpl;
+	t->program = reaper_program();
 	t->sandbox_abi = landlock_abi();
 	if (t->opts.no_sandbox) {
 		t->sandbox = SANDBOX_OFF;
@@ -821,6 +824,8 @@ team_free(struct team *t)
 		agent_free(t->agents[i]);
 	}
 	free(t->agents);
+	/* What escaped a command whose reaper it killed ends with us. */
+	bash_sweep_orphans(BASH_GRACE_MS);
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);
@@ -834,6 +839,7 @@ team_free(struct team *t)
 		nftw(t->tmpdir, team_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 		free(t->tmpdir);
 	}
+	free(t->program);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);

@@ -148,6 +148,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		}
 		request_free(r);
 	}
+	bo.program = t->program;
 	bo.workdir = t->workdir;
 	bo.timeout_s = t->opts.bash_timeout_s;
 	bo.cancel = &a->cancel;
@@ -453,8 +454,9 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 static const struct tool_def tool_defs[] = {
 	{ "bash", FOR_BOTH, 1, tool_bash,
 	  "Run a shell command (/bin/sh -c) in the working directory. Output "
-	  "and exit status come back; long output is cut. Risky commands of a "
-	  "teammate wait for the person's permission.",
+	  "and exit status come back; long output is cut. Every process the "
+	  "command starts, in the background or not, is stopped when it ends. "
+	  "Risky commands of a teammate wait for the person's permission.",
 	  "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
 	  "\"string\",\"description\":\"the command line\"}},"
 	  "\"required\":[\"command\"]}" },

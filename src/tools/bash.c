@@ -1,16 +1,18 @@
 /*
  * The bash tool (see bash.h).
  *
- * huddle is multi-threaded, so the shell is started with posix_spawn, never
- * fork(): every pipe is close-on-exec from birth, and the child's signal
- * mask and dispositions are reset by the spawn itself rather than by code
- * running between fork and exec.
+ * huddle is multi-threaded, so the command is started with posix_spawn,
+ * never fork(): every pipe is close-on-exec from birth, and the child's
+ * signal mask and dispositions are reset by the spawn itself rather than
+ * by code running between fork and exec. What is spawned is huddle's own
+ * program as the command's reaper (tools/reaper.h), which starts the shell
+ * beneath it and ends everything the shell left behind.
  *
- * One poll() waits for everything at once: output on the pipe, the shell's
- * exit (a pidfd, where the kernel has them), the cancel token and the
- * deadline. The shell is detected as exited with waitid(WNOWAIT) and only
- * reaped at the very end, so its pid, which is also the process group id,
- * cannot be reused while we may still signal the group.
+ * One poll() waits for everything at once: output on the pipe, the
+ * reaper's exit (a pidfd, where the kernel has them), the cancel token and
+ * the deadline. The reaper is detected as exited with waitid(WNOWAIT) and
+ * only reaped at the very end, so its pid, which is also the process group
+ * id, cannot be reused while we may still signal the group.
  */
 #include "config.h"
 
@@ -31,7 +33,7 @@
 
 #include "tools/bash.h"
 #include "tools/env.h"
-#include "tools/landlock.h"
+#include "tools/reaper.h"
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -40,7 +42,9 @@
 #define BASH_WAKE_MAX		(1024 * 1024)	/* read per wake-up */
 #define BASH_DRAIN_MAX		(1024 * 1024)	/* read after exit */
 #define BASH_TICK_MS		50	/* exit checks without a pidfd */
-#define BASH_REAP_MS		1000	/* wait for killed orphans */
+#define BASH_FD_MIN		10	/* our descriptors, while spawning */
+#define BASH_SLACK_MS		500	/* beyond the reaper's own time */
+#define BASH_SWEEP_BATCH	256	/* orphans signalled per pass */
 
 /* The output kept: the first half of the cap and a rolling last half. */
 struct bash_capture {
@@ -54,14 +58,29 @@ struct bash_capture {
 };
 
 struct bash_child {
-	pid_t			 pid;		/* = process group */
+	pid_t			 pid;		/* the reaper = process group */
 	int			 out;		/* pipe, non-blocking */
+	int			 status_fd;	/* the reaper's report */
 	int			 pidfd;		/* or -1 */
 	int			 exited;	/* seen, not yet reaped */
 	int			 eof;
-	int			 status;	/* -1 when unknown */
+	int			 status;	/* the shell's; -1 when unknown */
+	int			 lost;		/* the reaper was killed */
 	struct bash_capture	 cap;
 };
+
+/*
+ * The reapers now running. A sweep for processes that escaped a killed
+ * reaper stops every child of ours but these; a reaper is added under the
+ * lock in the same breath as it is spawned, so no sweep can see it
+ * unlisted, and removed only once reaped, so its pid is never reused
+ * while listed. The lock is held across a spawn and a read of /proc,
+ * which never block for long, and never across a wait.
+ */
+static pthread_mutex_t	 bash_reapers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t		*bash_reapers;
+static size_t		 bash_nreapers;
+static size_t		 bash_reapers_cap;
 
 enum bash_end {
 	BASH_EXITED,
@@ -130,18 +149,119 @@ bash_capture_text(const struct bash_capture *c)
 	return all;
 }
 
-/* Moves a descriptor of ours off 0-2, where a file action would
- * clobber it if huddle runs with a standard descriptor closed. */
+/* Moves a descriptor of ours above the ones the reaper is given (0-4),
+ * where a file action could clobber it before it is duplicated. */
 static int
 bash_high_fd(int fd)
 {
 	int hi;
 
-	if (fd > 2)
+	if (fd >= BASH_FD_MIN)
 		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, BASH_FD_MIN);
 	close(fd);
 	return hi;
+}
+
+/* Whether pid is a running reaper; the lock is held. */
+static int
+bash_reaper_listed(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < bash_nreapers; i++)
+		if (bash_reapers[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Spawns a reaper and lists it (see bash_reapers). */
+static int
+bash_reaper_spawn(const char *program, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env)
+{
+	int rc;
+
+	pthread_mutex_lock(&bash_reapers_lock);
+	rc = posix_spawn(pid, program, fa, at, argv, env);
+	if (rc == 0) {
+		if (bash_nreapers == bash_reapers_cap) {
+			bash_reapers_cap = bash_reapers_cap ?
+			    bash_reapers_cap * 2 : 16;
+			bash_reapers = xrealloc(bash_reapers,
+			    bash_reapers_cap * sizeof *bash_reapers);
+		}
+		bash_reapers[bash_nreapers++] = *pid;
+	}
+	pthread_mutex_unlock(&bash_reapers_lock);
+	return rc;
+}
+
+/* Takes a reaped reaper off the list. */
+static void
+bash_reaper_forget(pid_t pid)
+{
+	size_t i;
+
+	pthread_mutex_lock(&bash_reapers_lock);
+	for (i = 0; i < bash_nreapers; i++) {
+		if (bash_reapers[i] == pid) {
+			bash_reapers[i] = bash_reapers[--bash_nreapers];
+			break;
+		}
+	}
+	if (bash_nreapers == 0) {
+		free(bash_reapers);
+		bash_reapers = NULL;
+		bash_reapers_cap = 0;
+	}
+	pthread_mutex_unlock(&bash_reapers_lock);
+}
+
+/* Signals every child of ours that is not a running reaper; returns how
+ * many there were, their pids in pids (up to BASH_SWEEP_BATCH). */
+static int
+bash_signal_orphans(int sig, pid_t *pids)
+{
+	pid_t all[BASH_SWEEP_BATCH];
+	int n, i, m = 0;
+
+	pthread_mutex_lock(&bash_reapers_lock);
+	n = reaper_children(getpid(), all, BASH_SWEEP_BATCH);
+	for (i = 0; i < n && i < BASH_SWEEP_BATCH; i++) {
+		if (bash_reaper_listed(all[i]))
+			continue;
+		kill(all[i], sig);
+		if (sig != SIGKILL)
+			kill(all[i], SIGCONT);
+		pids[m++] = all[i];
+	}
+	pthread_mutex_unlock(&bash_reapers_lock);
+	return m;
+}
+
+void
+bash_sweep_orphans(int grace_ms)
+{
+	pid_t pids[BASH_SWEEP_BATCH];
+	int64_t term_until = clock_mono_ms() + grace_ms;
+	int64_t kill_until = term_until + REAPER_KILL_MS;
+	int64_t now;
+	int n, i, sig = grace_ms > 0 ? SIGTERM : SIGKILL;
+
+	for (;;) {
+		n = bash_signal_orphans(sig, pids);
+		for (i = 0; i < n; i++)
+			while (waitpid(pids[i], NULL, WNOHANG) == -1 &&
+			    errno == EINTR)
+				;
+		if (n == 0 || (now = clock_mono_ms()) >= kill_until)
+			return;
+		if (now >= term_until)
+			sig = SIGKILL;
+		poll(NULL, 0, 10);
+	}
 }
 
 static int
@@ -162,7 +282,7 @@ bash_pidfd(pid_t pid)
  */
 static void
 bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
-    const char *workdir, int wfd)
+    const char *workdir, int wfd, int status_wfd, int sandbox_fd)
 {
 	sigset_t none, all;
 
@@ -171,6 +291,10 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(fa, wfd, 1);
 	posix_spawn_file_actions_adddup2(fa, wfd, 2);
+	posix_spawn_file_actions_adddup2(fa, status_wfd, REAPER_STATUS_FD);
+	if (sandbox_fd != -1)
+		posix_spawn_file_actions_adddup2(fa, sandbox_fd,
+		    REAPER_SANDBOX_FD);
 
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -182,49 +306,6 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	posix_spawnattr_setpgroup(at, 0);
 	posix_spawnattr_setsigmask(at, &none);
 	posix_spawnattr_setsigdefault(at, &all);
-}
-
-/* A spawn made on a thread of its own, which enters the sandbox first:
- * the sandbox binds the thread for good, and what it starts. */
-struct bash_sandboxed {
-	const struct bash_options	*o;
-	pid_t				*pid;
-	posix_spawn_file_actions_t	*fa;
-	posix_spawnattr_t		*at;
-	char				**argv;
-	char				**env;
-	int				 rc;
-};
-
-static void *
-bash_sandboxed_spawn(void *arg)
-{
-	struct bash_sandboxed *s = arg;
-
-	if (landlock_enter(s->o->sandbox_fd) == -1)
-		s->rc = errno;
-	else
-		s->rc = posix_spawn(s->pid, "/bin/sh", s->fa, s->at, s->argv,
-		    s->env);
-	return NULL;
-}
-
-/* posix_spawn of /bin/sh, in the sandbox when the options say so. */
-static int
-bash_posix_spawn(const struct bash_options *o, pid_t *pid,
-    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
-    char **env)
-{
-	struct bash_sandboxed s = { o, pid, fa, at, argv, env, 0 };
-	pthread_t th;
-	int rc;
-
-	if (!o->sandboxed)
-		return posix_spawn(pid, "/bin/sh", fa, at, argv, env);
-	if ((rc = pthread_create(&th, NULL, bash_sandboxed_spawn, &s)) != 0)
-		return rc;
-	pthread_join(th, NULL);
-	return s.rc;
 }
 
 /* The environment for the command: tools/env.h's, with TMPDIR. */
@@ -251,39 +332,86 @@ bash_env(const struct bash_options *o, char **tmpvar)
 	return env;
 }
 
+/* Closes both ends of a pipe, where open. */
+static void
+bash_close_pipe(int p[2])
+{
+	if (p[0] != -1)
+		close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+	p[0] = p[1] = -1;
+}
+
+/* A close-on-exec pipe with both ends above BASH_FD_MIN; on failure
+ * both are -1. */
+static int
+bash_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		p[0] = p[1] = -1;
+		return -1;
+	}
+	p[0] = bash_high_fd(p[0]);
+	p[1] = bash_high_fd(p[1]);
+	if (p[0] == -1 || p[1] == -1) {
+		bash_close_pipe(p);
+		return -1;
+	}
+	return 0;
+}
+
+/* Starts the reaper, which starts the shell (see bash.h). */
 static int
 bash_spawn(const char *command, const struct bash_options *o,
     struct bash_child *c, char **why)
 {
-	const char *workdir = o->workdir;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char *argv[] = { (char *)"sh", (char *)"-c", (char *)command, NULL };
+	char grace[16], parent[16];
+	char *argv[] = { (char *)"huddle", (char *)REAPER_ARG, grace, parent,
+	    (char *)(o->sandboxed ? "1" : "0"), (char *)"/bin/sh",
+	    (char *)"-c", (char *)command, NULL };
 	char **env, *tmpvar;
-	int p[2], rc;
+	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, rc;
 
-	if (pipe2(p, O_CLOEXEC) == -1 || (p[0] = bash_high_fd(p[0])) == -1 ||
-	    (p[1] = bash_high_fd(p[1])) == -1) {
-		*why = xasprintf("cannot run the command: pipe: %s",
-		    strerror(errno));
+	if (o->program == NULL) {
+		*why = xstrdup("cannot run the command: no reaper program");
 		return -1;
 	}
-	bash_spawn_setup(&fa, &at, workdir, p[1]);
+	if (bash_pipe(p) == -1 || bash_pipe(st) == -1 || (o->sandboxed &&
+	    (sfd = fcntl(o->sandbox_fd, F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1)) {
+		*why = xasprintf("cannot run the command: %s",
+		    strerror(errno));
+		bash_close_pipe(p);
+		bash_close_pipe(st);
+		return -1;
+	}
+	snprintf(grace, sizeof grace, "%d", BASH_GRACE_MS);
+	snprintf(parent, sizeof parent, "%ld", (long)getpid());
+	bash_spawn_setup(&fa, &at, o->workdir, p[1], st[1], sfd);
 	env = bash_env(o, &tmpvar);
-	rc = bash_posix_spawn(o, &c->pid, &fa, &at, argv, env);
+	rc = bash_reaper_spawn(o->program, &c->pid, &fa, &at, argv, env);
 	free(env);
 	free(tmpvar);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(p[1]);
+	close(st[1]);
+	if (sfd != -1)
+		close(sfd);
 	if (rc != 0) {
 		close(p[0]);
-		*why = xasprintf("cannot run /bin/sh in %s: %s", workdir,
-		    strerror(rc));
+		close(st[0]);
+		*why = xasprintf("cannot run the command in %s: %s",
+		    o->workdir, strerror(rc));
 		return -1;
 	}
 	c->out = p[0];
+	c->status_fd = st[0];
 	fcntl(c->out, F_SETFL, fcntl(c->out, F_GETFL) | O_NONBLOCK);
+	fcntl(c->status_fd, F_SETFL, fcntl(c->status_fd, F_GETFL) |
+	    O_NONBLOCK);
 	c->pidfd = bash_pidfd(c->pid);
 	return 0;
 }
@@ -326,8 +454,8 @@ bash_check_exit(struct bash_child *c)
 }
 
 /*
- * Waits until the shell exits (and, with want_eof, the pipe is closed
- * too), the deadline passes or the token fires, capturing output all the
+ * Waits until the reaper exits, which it does once the shell and all it
+ * started are gone (and, with want_eof, until the pipe is closed too), the deadline passes or the token fires, capturing output all the
  * while.
  */
 static enum bash_end
@@ -365,41 +493,43 @@ bash_wait(struct bash_child *c, int64_t deadline, struct cancel *cancel,
 }
 
 /*
- * Stops the process group: SIGTERM, then up to the grace period for the
- * shell to exit and the output pipe to close, then SIGKILL for whatever
- * is left. Members that hold neither (background jobs that redirected
- * their output) therefore get SIGKILL as soon as the shell is gone.
+ * Stops the command: SIGTERM to its process group, the reaper included,
+ * which then ends everything beneath it in its own time (the grace period,
+ * then its SIGKILL passes). SIGKILL to the group only if the reaper has
+ * not exited by then, or has not closed the output pipe.
  */
 static void
 bash_stop(struct bash_child *c)
 {
 	kill(-c->pid, SIGTERM);
-	(void)bash_wait(c, clock_mono_ms() + BASH_GRACE_MS, NULL, 1);
+	(void)bash_wait(c, clock_mono_ms() + BASH_GRACE_MS + REAPER_KILL_MS +
+	    BASH_SLACK_MS, NULL, 1);
 	kill(-c->pid, SIGKILL);
 }
 
 /*
- * Reaps the shell (blocking: it has exited or been killed), then those
- * members of its group that are our children too — orphans, when we are
- * a subreaper — waiting a little for killed ones to die.
+ * Reaps the reaper (blocking: it has exited or been killed) and takes the
+ * shell's status from its report. A reaper that ended without one was
+ * killed, by the command itself or by bash_stop, and what it held may
+ * have escaped to us: those are swept at once.
  */
 static void
-bash_reap(struct bash_child *c, int wait_for_killed)
+bash_reap(struct bash_child *c)
 {
-	int64_t until = clock_mono_ms() + BASH_REAP_MS;
-	int st;
+	int st, shell;
 	pid_t r;
 
 	while ((r = waitpid(c->pid, &st, 0)) == -1 && errno == EINTR)
 		;
-	c->status = r == c->pid ? st : -1;
-	for (;;) {
-		r = waitpid(-c->pid, &st, WNOHANG);
-		if (r > 0 || (r == -1 && errno == EINTR))
-			continue;
-		if (r == -1 || !wait_for_killed || clock_mono_ms() >= until)
-			return;
-		poll(NULL, 0, 5);
+	bash_reaper_forget(c->pid);
+	if (read(c->status_fd, &shell, sizeof shell) == (ssize_t)sizeof shell)
+		c->status = shell;
+	else if (r == c->pid && WIFEXITED(st))
+		c->status = st;		/* it could not start the shell */
+	else {
+		c->status = -1;
+		c->lost = 1;
+		bash_sweep_orphans(0);
 	}
 }
 
@@ -428,11 +558,14 @@ bash_report(struct bash_child *c, enum bash_end end, int timeout_s,
 
 	status = bash_status(c->status);
 	if (end == BASH_TIMEOUT)
-		why = xasprintf("[timed out after %d s; the command and its "
-		    "process group were killed]\n", timeout_s);
+		why = xasprintf("[timed out after %d s; the command and all "
+		    "it started were stopped]\n", timeout_s);
 	else if (end == BASH_CANCELLED)
-		why = xstrdup("[cancelled; the command and its process group "
-		    "were killed]\n");
+		why = xstrdup("[cancelled; the command and all it started "
+		    "were stopped]\n");
+	else if (c->lost)
+		why = xstrdup("[the command's reaper was killed; all the "
+		    "command started was stopped]\n");
 	else
 		why = xstrdup("");
 	tool_output_clear(out);
@@ -479,9 +612,10 @@ bash_run(const char *command, const struct bash_options *o,
 			bash_read(&c, BASH_DRAIN_MAX);
 		else
 			bash_stop(&c);
-		bash_reap(&c, end != BASH_EXITED);
+		bash_reap(&c);
 		rc = bash_report(&c, end, timeout_s, out);
 		close(c.out);
+		close(c.status_fd);
 		if (c.pidfd != -1)
 			close(c.pidfd);
 	}

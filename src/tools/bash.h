@@ -2,8 +2,8 @@
  * The bash tool: one shell command, run to completion (or to its timeout,
  * or until cancelled) with its output captured for the model.
  */
-#ifndef HUDDLE_AGENT_BASH_H
-#define HUDDLE_AGENT_BASH_H
+#ifndef HUDDLE_TOOLS_BASH_H
+#define HUDDLE_TOOLS_BASH_H
 
 #include <stddef.h>
 
@@ -16,6 +16,7 @@ struct cancel;
 #define BASH_GRACE_MS		2000		/* TERM, then KILL */
 
 struct bash_options {
+	const char	*program;	/* huddle's, as the reaper (reaper.h) */
 	const char	*workdir;
 	int		 timeout_s;	/* default 120 when 0 */
 	size_t		 output_cap;	/* 32 KiB when 0 */
@@ -26,29 +27,39 @@ struct bash_options {
 };
 
 /*
- * Runs `command` with /bin/sh -c in workdir, in its own process group, stdin
- * /dev/null, stdout and stderr together into one pipe, in the sandbox
- * when `sandboxed` (tools/landlock.h). The environment is huddle's minus
- * every secret (tools/env.h), with TMPDIR set to `tmpdir` when given. The
- * child gets a clean signal mask and default dispositions. Output beyond
- * output_cap is cut, keeping the head and the tail, with a line saying how
- * much was left out; NUL bytes and invalid UTF-8 are repaired. On timeout or
- * cancel the whole process group gets SIGTERM, then SIGKILL after 2 s, and
- * is reaped; the result says "timed out after N s" / "cancelled". The text
- * starts with the output and ends with "[exit status N]" (or the signal). A
- * non-zero exit is NOT a tool error (the model reads the status); timeout,
- * cancel and spawn failure are. Returns 0, or -1 on a tool error. Safe to
- * call from many threads at once.
+ * Runs `command` with /bin/sh -c in workdir, stdin /dev/null, stdout and
+ * stderr together into one pipe, in the sandbox when `sandboxed`
+ * (tools/landlock.h). Between huddle and the shell stands a reaper
+ * (tools/reaper.h: `program` started with REAPER_ARG), leader of the
+ * command's process group. The environment is huddle's minus every secret
+ * (tools/env.h), with TMPDIR set to `tmpdir` when given. The shell gets a
+ * clean signal mask and default dispositions. Output beyond output_cap is
+ * cut, keeping the head and the tail, with a line saying how much was left
+ * out; NUL bytes and invalid UTF-8 are repaired. The text starts with the
+ * output and ends with "[exit status N]" (or the signal). A non-zero exit
+ * is NOT a tool error (the model reads the status); timeout, cancel and
+ * spawn failure are. Returns 0, or -1 on a tool error. Safe to call from
+ * many threads at once.
  *
- * The command is finished when the shell exits: background jobs it leaves
- * behind keep running (only what they wrote by then is captured), unless
- * they are killed with the group on timeout or cancel. A process that
- * moves to another process group or session escapes that kill. Reaping:
- * the shell is our child and always reaped; its orphans are reaped here
- * too when huddle is a child subreaper (PR_SET_CHILD_SUBREAPER), and by
- * init otherwise.
+ * Nothing the command starts outlives it. When the shell exits, every
+ * process it left behind gets SIGTERM, then SIGKILL after BASH_GRACE_MS,
+ * and is reaped, background jobs and those that left the process group
+ * or session (setsid, daemons) alike; only what they wrote by then is
+ * captured. On timeout or cancel the same happens to the shell too, and
+ * the result says "timed out after N s" / "cancelled".
  */
 int bash_run(const char *command, const struct bash_options *o,
     struct tool_output *out);
+
+/*
+ * Stops every child of this process that is not the reaper of a running
+ * command: what escaped a reaper the command killed (possible where
+ * Landlock cannot stop a command signalling it, below ABI 6). SIGTERM,
+ * then SIGKILL after grace_ms (at once when 0); reaps them. bash_run
+ * calls it when a reaper dies without reporting; huddle calls it at quit.
+ * The process must be a child subreaper (PR_SET_CHILD_SUBREAPER) for the
+ * escapees to be its children.
+ */
+void bash_sweep_orphans(int grace_ms);
 
 #endif

@@ -6,14 +6,19 @@ with a sentinel API key that must never show up where a tool can read it.
 Covers: the key is not in huddle's /proc/PID/environ nor in a tool's
 environment, secret-looking variables (and URLs with passwords) are
 kept from tools unless --pass-env lets one through, the debug log is
-0600 and never holds the key, and one team runs in one huddle at a time.
+0600 and never holds the key, one team runs in one huddle at a time, the
+Landlock sandbox keeps commands out of the state folder, huddle's memory
+and everything outside the workdir, --no-network, and nothing a command
+starts (setsid, daemons) outlives the command or the team.
 """
 
 import os
+import re
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 SENTINEL = "sk-ant-SENTINEL-7f3a9c"
 os.environ["HUDDLE_TEST_KEY"] = SENTINEL
@@ -21,6 +26,35 @@ os.environ["HUDDLE_TEST_KEY"] = SENTINEL
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import HUDDLE, FakeLLM, Results  # noqa: E402
 from team_driver import Huddle, call, ev, expect, notes  # noqa: E402
+
+
+# A command's parent is its reaper; huddle is the reaper's parent. This
+# sets $H to huddle's PID, as a hostile command would find it.
+HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
+
+
+def processes_of(parent):
+    """{pid: state} of the processes whose parent is `parent`."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            found[int(name)] = fields[0]
+    return found
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 def run_bash(fake, command, args=(), env=None):
@@ -36,9 +70,10 @@ def run_bash(fake, command, args=(), env=None):
 
 
 def test_key_not_in_environ(fake):
-    # bash's parent is huddle: its environment block is what a hostile
-    # command would read to find the key.
-    out = run_bash(fake, "tr '\\0' '\\n' < /proc/$PPID/environ; "
+    # huddle's environment block is what a hostile command would read to
+    # find the key; its reaper's too.
+    out = run_bash(fake, HUDDLE_PID + "tr '\\0' '\\n' < /proc/$H/environ; "
+                         "tr '\\0' '\\n' < /proc/$PPID/environ; "
                          "echo; env; echo done")
     expect("done" in out, out)
     expect(SENTINEL not in out, "the key is readable: " + out)
@@ -118,15 +153,24 @@ def test_sandbox_keeps_bash_in_its_place(fake):
             "c.execute('UPDATE requests SET status = 1'); c.commit()\"; "
             "echo sqlite=$?; touch %s/planted; echo state=$?; "
             "touch %s/escape; echo outside=$?; "
-            "head -c 1 /proc/$PPID/mem >/dev/null; echo mem=$?; "
+            "%s head -c 1 /proc/$H/mem >/dev/null; echo mem=$?; "
+            "head -c 1 /proc/$PPID/mem >/dev/null; echo rmem=$?; "
+            "kill -STOP $PPID; echo stop=$?; "
             "touch in-workdir %s/allowed $TMPDIR/scratch; echo ok=$?; "
-            "touch %s/last" % (db, os.path.dirname(db), outside, extra,
-                               outside))
+            "touch %s/last" % (db, os.path.dirname(db), outside, HUDDLE_PID,
+                               extra, outside))
         fake.script(call("lead", "bash", command=attack), *notes("lead", 4))
         h.send("go")
         out = h.wait(ev("tool_result", "lead", tool="bash"),
                      what="bash")["output"]
-        for probe in ("sqlite", "state", "outside", "mem"):
+        probes = ["sqlite", "state", "outside", "mem", "rmem"]
+        mark = len(h.events)
+        h.send("/team")
+        team = h.wait(ev("team"), since=mark, what="the team")
+        abi = re.search(r"ABI (\d+)", team["sandbox"])
+        if abi and int(abi.group(1)) >= 6:
+            probes.append("stop")   # no signal leaves the sandbox
+        for probe in probes:
             expect("%s=0" % probe not in out, "%s got through: %s"
                    % (probe, out))
         expect("ok=0" in out, "the allowed writes failed: " + out)
@@ -134,9 +178,6 @@ def test_sandbox_keeps_bash_in_its_place(fake):
         expect(os.path.exists(os.path.join(h.workdir, "in-workdir")) and
                os.path.exists(os.path.join(extra, "allowed")), out)
         expect(not os.path.exists(os.path.join(outside, "escape")), out)
-        mark = len(h.events)
-        h.send("/team")
-        team = h.wait(ev("team"), since=mark, what="the team")
         expect("Landlock" in team["sandbox"], team["sandbox"])
         h.send("/quit")
         expect(h.wait_exit() == 0, "huddle did not quit cleanly")
@@ -163,6 +204,61 @@ def test_no_network(fake):
         print("  (this kernel cannot deny the network: %s)" % team["sandbox"])
 
 
+def wait_until(cond, what, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        expect(time.monotonic() < deadline, "timed out: " + what)
+        time.sleep(0.05)
+
+
+def test_nothing_outlives_a_command(fake):
+    fake.reset()
+    # A new session, a daemon's double fork, one that ignores SIGTERM;
+    # then a command still running at quit, with its own escapee.
+    escape = ("setsid sleep 6061 & echo $!; "
+              "(setsid sh -c 'sleep 6062 & echo $!' &); "
+              "setsid sh -c 'trap \"\" TERM; echo $$; "
+              "while :; do sleep 1; done' & sleep 0.3")
+    running = "setsid sleep 6063 & echo $! > late.pid; sleep 600"
+    fake.script(call("lead", "bash", command=escape),
+                call("lead", "bash", command=running), *notes("lead", 4))
+    with Huddle(fake) as h:
+        h.send("go")
+        out = h.wait(ev("tool_result", "lead", tool="bash"),
+                     what="bash")["output"]
+        pids = [int(line) for line in out.splitlines()[:3]]
+        expect(len(pids) == 3, out)
+        for pid in pids:
+            expect(not alive(pid), "%d outlived its command: %s"
+                   % (pid, out))
+        children = processes_of(h.proc.pid)
+        expect("Z" not in children.values(), "zombies: %s" % children)
+        late = os.path.join(h.workdir, "late.pid")
+        wait_until(lambda: os.path.exists(late) and
+                   open(late).read().strip(), "the second command")
+        pid = int(open(late).read())
+        expect(alive(pid), "the escapee did not start")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        expect(not alive(pid), "%d outlived the team" % pid)
+
+
+def test_nothing_outlives_a_killed_huddle(fake):
+    fake.reset()
+    running = "setsid sleep 6064 & echo $! > k.pid; sleep 600"
+    fake.script(call("lead", "bash", command=running), *notes("lead", 4))
+    with Huddle(fake) as h:
+        h.send("go")
+        pidfile = os.path.join(h.workdir, "k.pid")
+        wait_until(lambda: os.path.exists(pidfile) and
+                   open(pidfile).read().strip(), "the command")
+        pid = int(open(pidfile).read())
+        expect(alive(pid), "the escapee did not start")
+        h.kill9()
+        # Its reaper sees huddle die and ends everything beneath it.
+        wait_until(lambda: not alive(pid), "%d to end after kill -9" % pid)
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -177,6 +273,10 @@ def main():
               "workdir and out of huddle's memory",
               test_sandbox_keeps_bash_in_its_place, fake)
         r.run("--no-network", test_no_network, fake)
+        r.run("nothing a command starts outlives it or the team",
+              test_nothing_outlives_a_command, fake)
+        r.run("nothing a command starts outlives a huddle killed by "
+              "SIGKILL", test_nothing_outlives_a_killed_huddle, fake)
     r.finish()
 
 

@@ -1,15 +1,16 @@
 /*
- * Unit tests of agent/bash: output, status and errors; the working
- * directory; secrets kept out of the environment; a clean signal state;
- * timeouts and cancellation that kill the whole process group (also when
- * it ignores SIGTERM) and leave nothing behind; the output cap; repair of
- * binary output; and many commands at once from many threads.
+ * Unit tests of tools/bash and its reaper: output, status and errors; the
+ * working directory; secrets kept out of the environment; a clean signal
+ * state; timeouts and cancellation that kill the whole process group (also
+ * when it ignores SIGTERM); background jobs, setsid children and daemons
+ * that end with the command, also when the command kills its reaper; the
+ * output cap; repair of binary output; and many commands at once from many
+ * threads.
  *
- * Each test process makes itself a child subreaper, as huddle's main
- * should: the orphans of a killed shell then become ours, bash_run reaps
- * them, and "no process of the group remains" does not depend on how
- * promptly this machine's init reaps zombies (some container inits take
- * seconds).
+ * The reaper is this test program started again (main() below answers
+ * REAPER_ARG, as huddle's does). Each test process makes itself a child
+ * subreaper, as huddle's main does: what escapes a killed reaper becomes
+ * ours, for bash_sweep_orphans to end.
  */
 #include "config.h"
 
@@ -28,13 +29,18 @@
 
 #include "tools/bash.h"
 #include "tools/env.h"
+#include "tools/reaper.h"
 #include "util/cancel.h"
 #include "testutil.h"
 #include "util/clock.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
+/* Prints the shell's process group, the command's, on the first line. */
+#define PGID	"read -r _ _ _ _ g _ < /proc/$$/stat; echo $g; "
+
 static char *wd;
+static char *program;
 
 static void
 setup(void)
@@ -44,6 +50,8 @@ setup(void)
 	ck_assert_ptr_nonnull(realpath(t, buf));
 	free(t);
 	wd = xstrdup(buf);
+	program = reaper_program();
+	ck_assert_ptr_nonnull(program);
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 }
 
@@ -52,6 +60,7 @@ teardown(void)
 {
 	tu_rmtree(wd);
 	free(wd);
+	free(program);
 }
 
 /* Runs command in wd with the given timeout and cap; returns bash_run's
@@ -60,14 +69,14 @@ static int
 run(const char *command, int timeout_s, size_t cap, struct cancel *c,
     struct tool_output *o)
 {
-	struct bash_options bo = { .workdir = wd, .timeout_s = timeout_s,
-	    .output_cap = cap, .cancel = c };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = timeout_s, .output_cap = cap, .cancel = c };
 
 	tool_output_clear(o);
 	return bash_run(command, &bo, o);
 }
 
-/* The process group named by the first line of the output ($$). */
+/* The process group named by the first line of the output (PGID). */
 static pid_t
 first_line_pid(const char *text)
 {
@@ -82,6 +91,15 @@ assert_group_gone(pid_t pgid)
 {
 	ck_assert_int_eq(kill(-pgid, 0), -1);
 	ck_assert_int_eq(errno, ESRCH);
+}
+
+/* No such process: not running, not a zombie. */
+static void
+assert_gone(pid_t pid)
+{
+	ck_assert_int_gt(pid, 1);
+	ck_assert_msg(kill(pid, 0) == -1 && errno == ESRCH,
+	    "process %ld is still there", (long)pid);
 }
 
 START_TEST(output_and_exit_status)
@@ -143,12 +161,17 @@ END_TEST
 START_TEST(bad_requests_are_tool_errors)
 {
 	struct tool_output o = { 0, NULL };
-	struct bash_options bo = { .workdir = "/nonexistent-huddle-dir" };
+	struct bash_options bo = { .program = program,
+	    .workdir = "/nonexistent-huddle-dir" };
 
 	ck_assert_int_eq(bash_run("echo hi", &bo, &o), -1);
 	ck_assert_int_eq(o.is_error, 1);
-	ck_assert_ptr_nonnull(strstr(o.text, "cannot run /bin/sh in "
+	ck_assert_ptr_nonnull(strstr(o.text, "cannot run the command in "
 	    "/nonexistent-huddle-dir"));
+	bo.program = NULL;
+	bo.workdir = wd;
+	ck_assert_int_eq(bash_run("echo hi", &bo, &o), -1);
+	ck_assert_ptr_nonnull(strstr(o.text, "no reaper program"));
 	ck_assert_int_eq(run("", 0, 0, NULL, &o), -1);
 	ck_assert_int_eq(o.is_error, 1);
 	ck_assert_int_eq(run(NULL, 0, 0, NULL, &o), -1);
@@ -242,7 +265,7 @@ START_TEST(timeout_kills_the_whole_group)
 	int64_t t0 = clock_mono_ms(), took;
 	pid_t pgid;
 
-	ck_assert_int_eq(run("echo $$; sleep 100 & sleep 100", 1, 0, NULL,
+	ck_assert_int_eq(run(PGID "sleep 100 & sleep 100", 1, 0, NULL,
 	    &o), -1);
 	took = clock_mono_ms() - t0;
 	ck_assert_int_eq(o.is_error, 1);
@@ -305,7 +328,7 @@ START_TEST(cancel_ends_a_command_at_once)
 	int64_t took;
 	pid_t pgid;
 
-	took = run_cancelled("echo $$; sleep 100", &o, &pgid);
+	took = run_cancelled(PGID "sleep 100", &o, &pgid);
 	ck_assert_msg(took < 100, "cancel took %lld ms", (long long)took);
 	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGTERM]"));
 	tool_output_clear(&o);
@@ -318,7 +341,7 @@ START_TEST(cancel_kills_what_ignores_sigterm)
 	int64_t took;
 	pid_t pgid;
 
-	took = run_cancelled("echo $$; trap '' TERM; sleep 100 & sleep 100",
+	took = run_cancelled(PGID "trap '' TERM; sleep 100 & sleep 100",
 	    &o, &pgid);
 	ck_assert_msg(took >= BASH_GRACE_MS - 50 && took < BASH_GRACE_MS + 500,
 	    "took %lld ms", (long long)took);
@@ -345,24 +368,75 @@ START_TEST(a_fired_token_runs_nothing)
 }
 END_TEST
 
-START_TEST(background_jobs_do_not_hold_the_command)
+START_TEST(background_jobs_end_with_the_command)
 {
 	struct tool_output o = { 0, NULL };
 	int64_t t0 = clock_mono_ms();
 	pid_t pgid;
 
 	/* The job keeps the output pipe open; the shell's exit still ends
-	 * the command. */
-	ck_assert_int_eq(run("echo $$; sleep 100 & echo started", 30, 0, NULL,
+	 * the command, and the job with it. */
+	ck_assert_int_eq(run(PGID "sleep 100 & echo started", 30, 0, NULL,
 	    &o), 0);
 	ck_assert_int_lt(clock_mono_ms() - t0, 2000);
 	ck_assert_ptr_nonnull(strstr(o.text, "started\n[exit status 0]"));
 	pgid = first_line_pid(o.text);
-	/* It is still running: bash_run left it alone. Clean up. */
-	ck_assert_int_eq(kill(-pgid, SIGKILL), 0);
-	while (waitpid(-pgid, NULL, 0) > 0)
-		;
 	assert_group_gone(pgid);
+	tool_output_clear(&o);
+}
+END_TEST
+
+/* The pids a command printed, one per line, after its first line. */
+static void
+printed_pids(const char *text, pid_t *pids, int n)
+{
+	const char *p = text;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(p = strchr(p, '\n'));
+		pids[i] = (pid_t)strtol(++p, NULL, 10);
+		ck_assert_int_gt(pids[i], 1);
+	}
+}
+
+START_TEST(escapees_end_with_the_command)
+{
+	struct tool_output o = { 0, NULL };
+	int64_t t0 = clock_mono_ms();
+	pid_t pids[3];
+	int i;
+
+	/* A new session, a daemon's double fork, and one that ignores
+	 * SIGTERM: all beyond the process group's reach. */
+	ck_assert_int_eq(run(PGID "setsid sleep 6061 & echo $!; "
+	    "(setsid sh -c 'sleep 6062 & echo $!' &); "
+	    "setsid sh -c 'trap \"\" TERM; echo $$; while :; do sleep 1; "
+	    "done' & sleep 0.3", 30, 0, NULL, &o), 0);
+	printed_pids(o.text, pids, 3);
+	for (i = 0; i < 3; i++)
+		assert_gone(pids[i]);
+	/* The one that ignored SIGTERM held the command for the grace. */
+	ck_assert_int_ge(clock_mono_ms() - t0, BASH_GRACE_MS);
+	ck_assert_int_lt(clock_mono_ms() - t0, BASH_GRACE_MS + 1500);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(a_killed_reaper_leaves_nothing_behind)
+{
+	struct tool_output o = { 0, NULL };
+	pid_t pids[1];
+
+	/* The shell's parent is its reaper. Without it, the shell and its
+	 * escapee are ours; bash_run sweeps them. */
+	ck_assert_int_eq(run(PGID "setsid sleep 6063 & echo $!; "
+	    "kill -KILL $PPID; sleep 100", 30, 0, NULL, &o), 0);
+	printed_pids(o.text, pids, 1);
+	assert_gone(pids[0]);
+	assert_group_gone(first_line_pid(o.text));
+	ck_assert_ptr_nonnull(strstr(o.text, "reaper was killed"));
+	ck_assert_ptr_nonnull(strstr(o.text, "[exit status unknown]"));
 	tool_output_clear(&o);
 }
 END_TEST
@@ -425,7 +499,8 @@ static void *
 work(void *arg)
 {
 	struct worker *w = arg;
-	struct bash_options bo = { .workdir = wd, .timeout_s = 10 };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 10 };
 	struct tool_output o = { 0, NULL };
 	char *cmd, *want;
 	int i;
@@ -489,14 +564,18 @@ bash_suite(void)
 	tcase_add_test(kill, cancel_ends_a_command_at_once);
 	tcase_add_test(kill, cancel_kills_what_ignores_sigterm);
 	tcase_add_test(kill, a_fired_token_runs_nothing);
-	tcase_add_test(kill, background_jobs_do_not_hold_the_command);
+	tcase_add_test(kill, background_jobs_end_with_the_command);
+	tcase_add_test(kill, escapees_end_with_the_command);
+	tcase_add_test(kill, a_killed_reaper_leaves_nothing_behind);
 	tcase_add_test(kill, eight_threads_at_once);
 	suite_add_tcase(s, kill);
 	return s;
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
+		return reaper_main(argc, argv);
 	return tu_run(bash_suite());
 }

@@ -1,0 +1,289 @@
+/*
+ * The reaper (see reaper.h).
+ *
+ * It is a single-threaded program of its own, so it can wait for signals
+ * synchronously: SIGCHLD and the signals that ask it to stop are blocked
+ * and taken with sigtimedwait(), and no handler ever runs.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/landlock.h"
+#include "tools/reaper.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+#define REAPER_BATCH		256	/* children signalled per pass */
+#define REAPER_KILL_TICK_MS	10	/* between SIGKILL passes */
+
+struct reaper {
+	sigset_t	 signals;	/* SIGCHLD and the stop signals */
+	pid_t		 shell;
+	int		 shell_done;
+	int		 status;	/* the shell's wait status */
+};
+
+/* The parent field of /proc/PID/stat: "PID (COMM) STATE PPID ...", where
+ * COMM may hold anything, ')' and spaces included. */
+static pid_t
+reaper_stat_parent(int proc, const char *name)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	long v;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/stat", name);
+	if ((fd = openat(proc, path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0' ||
+	    p[3] != ' ')
+		return -1;
+	v = strtol(p + 4, NULL, 10);
+	return v > 0 && v <= INT_MAX ? (pid_t)v : -1;
+}
+
+char *
+reaper_program(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+int
+reaper_children(pid_t parent, pid_t *pids, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	long v;
+	char *end;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		v = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || v <= 0 || v > INT_MAX)
+			continue;
+		if (reaper_stat_parent(dirfd(d), de->d_name) != parent)
+			continue;
+		if (n < max)
+			pids[n] = (pid_t)v;
+		n++;
+	}
+	closedir(d);
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* Reaps every child that has ended, noting the shell's status. Returns
+ * whether any child is left. */
+static int
+reaper_reap(struct reaper *r)
+{
+	pid_t p;
+	int st;
+
+	for (;;) {
+		p = waitpid(-1, &st, WNOHANG);
+		if (p > 0) {
+			if (p == r->shell) {
+				r->status = st;
+				r->shell_done = 1;
+			}
+		} else if (p == 0)
+			return 1;
+		else if (errno != EINTR)
+			return 0;	/* ECHILD: none left */
+	}
+}
+
+/* Waits for one of our signals for up to ms (forever when negative);
+ * returns it, or 0 when the time ran out. */
+static int
+reaper_wait(struct reaper *r, int64_t ms)
+{
+	struct timespec ts;
+	int sig;
+
+	do {
+		if (ms < 0)
+			sig = sigwaitinfo(&r->signals, NULL);
+		else {
+			ts.tv_sec = ms / 1000;
+			ts.tv_nsec = (ms % 1000) * 1000000L;
+			sig = sigtimedwait(&r->signals, NULL, &ts);
+		}
+	} while (sig == -1 && errno == EINTR);
+	return sig == -1 ? 0 : sig;
+}
+
+/* Sends sig to every child; a stopped one is woken to take a SIGTERM. */
+static void
+reaper_signal_all(int sig)
+{
+	pid_t pids[REAPER_BATCH];
+	int n, i;
+
+	n = reaper_children(getpid(), pids, REAPER_BATCH);
+	for (i = 0; i < n && i < REAPER_BATCH; i++) {
+		kill(pids[i], sig);
+		if (sig != SIGKILL)
+			kill(pids[i], SIGCONT);
+	}
+}
+
+/*
+ * Ends everything beneath us: SIGTERM to each child, again whenever one
+ * dies (its own children are ours then), for up to grace_ms; then SIGKILL
+ * passes until none is left, for up to REAPER_KILL_MS. Returns whether
+ * none is left.
+ */
+static int
+reaper_sweep(struct reaper *r, int grace_ms)
+{
+	int64_t until = clock_mono_ms() + grace_ms, left;
+
+	while (reaper_reap(r)) {
+		if ((left = until - clock_mono_ms()) <= 0)
+			break;
+		reaper_signal_all(SIGTERM);
+		(void)reaper_wait(r, left);
+	}
+	until = clock_mono_ms() + REAPER_KILL_MS;
+	while (reaper_reap(r)) {
+		if (clock_mono_ms() >= until)
+			return 0;
+		reaper_signal_all(SIGKILL);
+		(void)reaper_wait(r, REAPER_KILL_TICK_MS);
+	}
+	return 1;
+}
+
+/* Closes every descriptor from fd up: huddle's that were not
+ * close-on-exec must not reach the command. */
+static void
+reaper_close_from(int fd)
+{
+	long max, i;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)fd, ~0U, 0) == 0)
+		return;
+#endif
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (i = fd; i < max; i++)
+		close((int)i);
+}
+
+/* In the shell's process: the sandbox, then the command. */
+static void
+reaper_exec(char **command, int sandboxed, const sigset_t *mask)
+{
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (sandboxed && landlock_enter(REAPER_SANDBOX_FD) == -1) {
+		dprintf(2, "huddle: cannot enter the sandbox: %s\n",
+		    strerror(errno));
+		_exit(126);
+	}
+	close(REAPER_STATUS_FD);
+	close(REAPER_SANDBOX_FD);
+	execv(command[0], command);
+	dprintf(2, "huddle: cannot run %s: %s\n", command[0], strerror(errno));
+	_exit(127);
+}
+
+static int
+reaper_number(const char *s, long min, long max, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0' && *v >= min &&
+	    *v <= max ? 0 : -1;
+}
+
+int
+reaper_main(int argc, char **argv)
+{
+	struct reaper r;
+	sigset_t old;
+	long grace, parent, sandboxed;
+	int stop = 0;
+
+	if (argc < 6 || strcmp(argv[1], REAPER_ARG) != 0 ||
+	    reaper_number(argv[2], 0, 600000, &grace) == -1 ||
+	    reaper_number(argv[3], 1, INT_MAX, &parent) == -1 ||
+	    reaper_number(argv[4], 0, 1, &sandboxed) == -1) {
+		fprintf(stderr, "usage: huddle %s GRACE_MS PARENT_PID "
+		    "SANDBOXED COMMAND...\n", REAPER_ARG);
+		return 2;
+	}
+	memset(&r, 0, sizeof r);
+	sigemptyset(&r.signals);
+	sigaddset(&r.signals, SIGCHLD);
+	sigaddset(&r.signals, SIGTERM);
+	sigaddset(&r.signals, SIGINT);
+	sigaddset(&r.signals, SIGHUP);
+	sigaddset(&r.signals, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &r.signals, &old);
+	reaper_close_from(REAPER_SANDBOX_FD + 1);
+	if (!sandboxed)
+		close(REAPER_SANDBOX_FD);
+
+	/* Orphans beneath us become ours; huddle's death is a stop. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != (pid_t)parent)
+		stop = 1;	/* huddle died before the line above */
+
+	if (!stop) {
+		if ((r.shell = fork()) == -1) {
+			fprintf(stderr, "huddle: cannot start the command: "
+			    "%s\n", strerror(errno));
+			return 127;
+		}
+		if (r.shell == 0)
+			reaper_exec(argv + 5, (int)sandboxed, &old);
+	}
+	close(REAPER_SANDBOX_FD);
+	while (!stop && !r.shell_done) {
+		if (reaper_wait(&r, -1) == SIGCHLD)
+			(void)reaper_reap(&r);
+		else
+			stop = 1;
+	}
+	(void)reaper_sweep(&r, (int)grace);
+	if (r.shell_done && write(REAPER_STATUS_FD, &r.status,
+	    sizeof r.status) != (ssize_t)sizeof r.status)
+		_exit(1);
+	_exit(r.shell_done ? 0 : 1);
+}

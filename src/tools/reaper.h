@@ -1,0 +1,60 @@
+/*
+ * The reaper: a small process that stands between huddle and each command
+ * it runs, so that nothing a command starts outlives it.
+ *
+ * huddle starts its own program again with REAPER_ARG (bash.c does); that
+ * process makes itself a child subreaper and starts the shell. Whatever
+ * the shell starts, and whatever leaves the shell's process group or
+ * session (setsid, a daemon's double fork), stays beneath the reaper, and
+ * is reparented to it when its own parent dies. When the shell exits, or
+ * the reaper is told to stop (SIGTERM from huddle, or huddle dying), it
+ * sends SIGTERM to every process left beneath it, waits a grace period,
+ * sends SIGKILL to whatever is left, reaps them all, reports the shell's
+ * wait status on descriptor 3 and exits.
+ *
+ * The reaper is a fresh program, not a fork of huddle: it holds none of
+ * huddle's memory (the API key) nor its descriptors, and it stays outside
+ * the command's sandbox, which it enters only in the shell's process.
+ * From Landlock ABI 6 the command cannot signal it; below that it can
+ * kill it, and then bash.c sweeps what escaped (bash_sweep_orphans).
+ */
+#ifndef HUDDLE_TOOLS_REAPER_H
+#define HUDDLE_TOOLS_REAPER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The first argument that makes huddle's main() the reaper. */
+#define REAPER_ARG		"--command-reaper"
+
+/* Descriptors the reaper is given: where it writes the shell's wait
+ * status (an int), and the Landlock ruleset when sandboxed. */
+#define REAPER_STATUS_FD	3
+#define REAPER_SANDBOX_FD	4
+
+/* How long the SIGKILL rounds may take after the grace period. */
+#define REAPER_KILL_MS		500
+
+/*
+ * The reaper's main(): argv is { program, REAPER_ARG, grace_ms,
+ * parent_pid, sandboxed (0 or 1), command... }, the command run with
+ * execv (bash.c gives /bin/sh -c TEXT). Its stdin, stdout and stderr are
+ * the command's. Exits 0 once everything beneath it is gone and the
+ * status is written; 2 on bad arguments, 127 when it cannot start.
+ */
+int reaper_main(int argc, char **argv);
+
+/* The path of the running program, to start it again as the reaper
+ * (under valgrind, that of the program valgrind runs); NULL when
+ * /proc/self/exe cannot be read. Free it. */
+char *reaper_program(void);
+
+/*
+ * The children of process `parent`, read from /proc: up to max of them go
+ * to pids. Returns how many there are (which may exceed max), or -1 when
+ * /proc cannot be read. Children come and go while it reads: a caller
+ * that must end them all repeats until there are none.
+ */
+int reaper_children(pid_t parent, pid_t *pids, size_t max);
+
+#endif
