@@ -7,7 +7,8 @@
  * Whatever the line, the parsed command must be well formed: a known
  * kind; an error exactly for CMD_BAD; text for CMD_SAY and CMD_MSG; a
  * name, without blanks, exactly where one is wanted; an id only of the
- * form req_ + 8 hex digits; text trimmed and cut from the line itself.
+ * form req_ + 8 hex digits; a /budget amount of -1 (show), 0 (none) or
+ * up to a billion dollars; text trimmed and cut from the line itself.
  * Blanks added before or after the line must change nothing, and
  * command_clear must leave a zeroed command. Any difference aborts; ASan,
  * UBSan and the leak checker watch the memory.
@@ -84,7 +85,7 @@ fuzz_check(const struct command *c, const char *line)
 		abort();
 
 	wants_name = c->kind == CMD_SHUTDOWN || c->kind == CMD_STOP ||
-	    c->kind == CMD_MSG;
+	    c->kind == CMD_MSG || c->kind == CMD_INTERRUPT;
 	if (wants_name != (c->name != NULL))
 		abort();
 	if (c->name != NULL && (*c->name == '\0' || fuzz_has_blank(c->name) ||
@@ -101,6 +102,11 @@ fuzz_check(const struct command *c, const char *line)
 	if (c->id != NULL && c->kind != CMD_APPROVE && c->kind != CMD_REJECT)
 		abort();
 	fuzz_check_id(c->id);
+
+	/* /budget: -1 to show, 0 for none, else a sane amount of dollars. */
+	if (c->kind == CMD_BUDGET && c->amount != -1 &&
+	    !(c->amount >= 0 && c->amount <= 1e9))
+		abort();
 }
 
 static int

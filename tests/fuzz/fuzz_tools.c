@@ -46,7 +46,8 @@
  *     or edit leaves the working directory as it was (names, modes,
  *     contents; no parent directory that write_file made is left);
  *     what read_file returns is the text of a seed file, never the
- *     secret or the store; nothing new appears in .huddle.
+ *     secret or the store; nothing new appears in the team's state
+ *     folder (base/state/...), and no .huddle in the working directory.
  * ASan, UBSan and the leak checker watch the memory. With
  * FUZZ_TOOLS_VERBOSE set in the environment, each call is printed with
  * what was expected of it (for replaying an input).
@@ -143,6 +144,7 @@ struct fuzz_state {
 	char		*base;		/* canonical temporary directory */
 	char		*workdir;	/* base/work */
 	char		*outside;	/* base/outside */
+	char		*state;		/* base/state: --state-dir */
 	char		*secret;	/* base/outside/secret.txt */
 	char		*seeds;		/* the listing of a fresh workdir */
 	struct team	*team;
@@ -388,14 +390,15 @@ fuzz_dir_is(const char *dir, const char *const *names)
 }
 
 /* The sandbox's walls still stand: nothing new next to the working
- * directory, nothing in outside/ touched, nothing new in .huddle. */
+ * directory, nothing in outside/ touched, nothing new in the state
+ * folder, no .huddle in the working directory. */
 static void
 fuzz_check_walls(void)
 {
-	static const char *const base[] = { "work", "outside", NULL };
+	static const char *const base[] = { "work", "outside", "state", NULL };
 	static const char *const outside[] = { "secret.txt", NULL };
 	static const char *const state[] = { "team.db", "team.db-wal",
-	    "team.db-shm", "huddle.log", NULL };
+	    "team.db-shm", "lock", "workdir", NULL };
 	char *text, *dot;
 	size_t len;
 
@@ -407,9 +410,11 @@ fuzz_check_walls(void)
 	    strcmp(text, FUZZ_SECRET "\n") != 0)
 		fuzz_die("sandbox", "outside/secret.txt changed");
 	free(text);
+	if (!fuzz_dir_is(team_state_dir(fz.team), state))
+		fuzz_die("sandbox", "something appeared in the state folder");
 	dot = xasprintf("%s/.huddle", fz.workdir);
-	if (!fuzz_dir_is(dot, state))
-		fuzz_die("sandbox", "something appeared in .huddle");
+	if (access(dot, F_OK) == 0)
+		fuzz_die("sandbox", ".huddle appeared in the workdir");
 	free(dot);
 }
 
@@ -464,11 +469,13 @@ fuzz_team_open(void)
 	size_t i;
 
 	fuzz_rmtree(fz.workdir);
+	fuzz_rmtree(fz.state);
 	if (mkdir(fz.workdir, 0700) == -1)
 		fuzz_die(fz.workdir, strerror(errno));
 	fuzz_seed();
 	team_options_defaults(&o);
 	o.workdir = fz.workdir;
+	o.state_base = fz.state;
 	if ((fz.team = team_open(&o, &err)) == NULL ||
 	    roster_add(team_store(fz.team), "alice", "coder", "", 0,
 	    &err) == -1 ||
@@ -489,6 +496,7 @@ fuzz_cleanup(void)
 	free(fz.base);
 	free(fz.workdir);
 	free(fz.outside);
+	free(fz.state);
 	free(fz.secret);
 	free(fz.seeds);
 }
@@ -512,6 +520,7 @@ fuzz_init(void)
 	fz.workdir = xasprintf("%s/work", fz.base);
 	fz.outside = xasprintf("%s/outside", fz.base);
 	fz.secret = xasprintf("%s/secret.txt", fz.outside);
+	fz.state = xasprintf("%s/state", fz.base);
 	if (mkdir(fz.outside, 0700) == -1)
 		fuzz_die(fz.outside, strerror(errno));
 	fuzz_put(fz.secret, FUZZ_SECRET "\n");
@@ -551,11 +560,11 @@ fuzz_maybe_renew(void)
 		return;
 	}
 
-	p = xasprintf("%s/.huddle/team.db", fz.workdir);
+	p = xasprintf("%s/team.db", team_state_dir(fz.team));
 	if (stat(p, &st) == 0)
 		total += st.st_size;
 	free(p);
-	p = xasprintf("%s/.huddle/team.db-wal", fz.workdir);
+	p = xasprintf("%s/team.db-wal", team_state_dir(fz.team));
 	if (stat(p, &st) == 0)
 		total += st.st_size;
 	free(p);
