@@ -164,39 +164,54 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		    t->opts.no_network ? ", and gives them no network" : "");
 }
 
+/* Where the file tools of agent a work. */
+static struct fstools_ctx
+tool_fs(struct agent *a)
+{
+	struct fstools_ctx c = { a->team->workdir, &a->cancel };
+
+	return c;
+}
+
 static void
 tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 {
+	struct fstools_ctx c = tool_fs(a);
 	const char *path;
-	long limit = 0;
+	long offset = 0, limit = 0;
 
 	if (arg_str(in, "path", 1, &path, o) == -1 ||
+	    arg_int(in, "offset", &offset, o) == -1 ||
 	    arg_int(in, "limit", &limit, o) == -1)
 		return;
-	fstools_read(a->team->workdir, path, limit, o);
+	fstools_read(&c, path, offset, limit, o);
 }
 
 static void
 tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 {
+	struct fstools_ctx c;
 	const char *path, *content;
 
 	if (arg_str(in, "path", 1, &path, o) == -1 ||
 	    arg_str(in, "content", 1, &content, o) == -1)
 		return;
-	fstools_write(a->team->workdir, path, content, o);
+	c = tool_fs(a);
+	fstools_write(&c, path, content, o);
 }
 
 static void
 tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 {
+	struct fstools_ctx c;
 	const char *path, *old_text, *new_text;
 
 	if (arg_str(in, "path", 1, &path, o) == -1 ||
 	    arg_str(in, "old_text", 1, &old_text, o) == -1 ||
 	    arg_str(in, "new_text", 1, &new_text, o) == -1)
 		return;
-	fstools_edit(a->team->workdir, path, old_text, new_text, o);
+	c = tool_fs(a);
+	fstools_edit(&c, path, old_text, new_text, o);
 }
 
 /* --- messages ----------------------------------------------------------------- */
@@ -461,8 +476,11 @@ static const struct tool_def tool_defs[] = {
 	  "\"string\",\"description\":\"the command line\"}},"
 	  "\"required\":[\"command\"]}" },
 	{ "read_file", FOR_BOTH, 0, tool_read_file,
-	  "Read a text file inside the working directory.",
+	  "Read a text file inside the working directory: at most 256 KiB "
+	  "a call; offset and limit page through a longer one.",
 	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+	  "\"offset\":{\"type\":\"integer\",\"description\":\"the first "
+	  "line to read, from 1\"},"
 	  "\"limit\":{\"type\":\"integer\",\"description\":\"read at most "
 	  "this many lines\"}},\"required\":[\"path\"]}" },
 	{ "write_file", FOR_BOTH, 1, tool_write_file,

@@ -1,9 +1,15 @@
 /*
  * The file tools (see fstools.h).
  *
- * read_file streams the file once: it keeps the first lines (or the first
- * 100 KiB) and only counts the rest, so asking for ten lines of a huge log
- * costs one pass over it and no more memory than the cap.
+ * read_file reads only as far as it must: past the lines before `offset`,
+ * counting newlines, then up to the cap or the limit, and one byte more to
+ * learn whether the file goes on. It never reads more than the file's
+ * size when opened plus one cap, so a file that grows as fast as it is
+ * read still ends, and it checks the cancel token before every chunk.
+ *
+ * Writes work on descriptors: the parent directory is opened (or made)
+ * one component at a time without following links, and the temporary
+ * file, the rename and the sync all happen relative to it.
  */
 #include "config.h"
 
@@ -12,29 +18,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/fstools.h"
 #include "tools/sandbox.h"
+#include "util/cancel.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
 #define FSTOOLS_CHUNK		65536
 #define FSTOOLS_QUOTE_MAX	200
+#define FSTOOLS_TMP_TRIES	100
 
 /* What read_file saw of a file. */
 struct fstools_scan {
-	long		 limit;		/* lines to keep; 0: all */
+	long		 offset;	/* first line wanted, from 1 */
+	long		 limit;		/* lines wanted; 0: all that fit */
 	char		*buf;		/* the kept bytes */
 	size_t		 len;
-	int		 keeping;	/* still adding to buf */
-	int		 by_limit;	/* stopped at the line limit */
-	int		 by_size;	/* stopped at the byte cap */
+	long		 line;		/* the line the next byte is on */
 	long		 kept_lines;	/* newlines in buf */
-	long		 lines;		/* newlines in the file */
-	long long	 bytes;		/* bytes in the file */
-	char		 last;		/* the file's last byte */
+	int		 full;		/* stopped at the limit or the cap */
+	int		 more;		/* the file goes on after buf */
+	long long	 size;		/* bytes in the file when opened */
+	long long	 bytes;		/* bytes read */
+	char		 last;		/* the last byte read */
 };
 
 /* A short printable copy of the model's path, for messages. */
@@ -57,126 +67,185 @@ fstools_count_nl(const char *p, size_t n)
 	return c;
 }
 
+/* Why an open beneath the working directory failed, for the model. */
+static char *
+fstools_open_error(const char *path, int err)
+{
+	char *q = fstools_quote(path), *why;
+
+	if (sandbox_race(err))
+		why = xasprintf("'%s' changed while it was being opened: a "
+		    "symbolic link appeared on the way; the file tools do not "
+		    "follow links there", q);
+	else
+		why = xasprintf("cannot open '%s': %s", q, strerror(err));
+	free(q);
+	return why;
+}
+
 /*
- * Opens full for reading, refusing anything but a regular file. O_NOFOLLOW
- * because sandbox_path already followed every link; O_NONBLOCK so that a
- * FIFO cannot hang the open.
+ * Opens full for reading, refusing anything but a regular file;
+ * O_NONBLOCK so that a FIFO cannot hang the open. *st is the file's.
  */
 static int
-fstools_open(const char *full, const char *path, char **why)
+fstools_open(const struct fstools_ctx *c, const char *full,
+    const char *path, struct stat *st, char **why)
 {
-	struct stat st;
-	char *q = fstools_quote(path);
+	char *q;
 	int fd;
 
-	fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd == -1)
+	fd = sandbox_open(c->workdir, full, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    0);
+	if (fd == -1) {
+		*why = fstools_open_error(path, errno);
+		return -1;
+	}
+	q = fstools_quote(path);
+	if (fstat(fd, st) == -1)
 		*why = xasprintf("cannot open '%s': %s", q, strerror(errno));
-	else if (fstat(fd, &st) == -1)
-		*why = xasprintf("cannot open '%s': %s", q, strerror(errno));
-	else if (S_ISDIR(st.st_mode))
+	else if (S_ISDIR(st->st_mode))
 		*why = xasprintf("'%s' is a directory; use bash (ls) to list "
 		    "it", q);
-	else if (!S_ISREG(st.st_mode))
+	else if (!S_ISREG(st->st_mode))
 		*why = xasprintf("'%s' is not a regular file", q);
-	if (fd != -1 && *why != NULL) {
-		close(fd);
-		fd = -1;
-	}
 	free(q);
+	if (*why != NULL) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
-/* Bytes of p (n long) that keep the kept text within the line limit. */
-static size_t
-fstools_take(struct fstools_scan *s, const char *p, size_t n)
-{
-	const char *q = p, *nl, *end = p + n;
-	long need = s->limit - s->kept_lines;
-
-	while (q < end && (nl = memchr(q, '\n', (size_t)(end - q))) != NULL) {
-		if (--need == 0) {
-			s->by_limit = 1;
-			return (size_t)(nl + 1 - p);
-		}
-		q = nl + 1;
-	}
-	return n;
-}
-
-/* Counts a chunk of the file and keeps what is still wanted of it. */
+/* Keeps what is wanted of a chunk that starts on line s->line. */
 static void
 fstools_scan_add(struct fstools_scan *s, const char *p, size_t n)
 {
-	size_t take, room = FSTOOLS_READ_CAP - s->len;
+	const char *end = p + n, *nl;
+	size_t take;
 
-	s->bytes += (long long)n;
-	s->lines += fstools_count_nl(p, n);
-	s->last = p[n - 1];
-	if (!s->keeping)
+	/* Skip to the first wanted line. */
+	while (s->line < s->offset && p < end) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return;
+		p = nl + 1;
+		s->line++;
+	}
+	if (p == end)
 		return;
-	take = s->limit > 0 ? fstools_take(s, p, n) : n;
-	if (take > room) {
-		take = room;
-		s->by_limit = 0;
-		s->by_size = 1;
+	if (s->full) {
+		s->more = 1;
+		return;
+	}
+	take = (size_t)(end - p);
+	if (s->limit > 0) {
+		const char *q = p;
+		long need = s->limit - s->kept_lines;
+
+		while (q < end && (nl = memchr(q, '\n',
+		    (size_t)(end - q))) != NULL) {
+			q = nl + 1;
+			if (--need == 0) {
+				take = (size_t)(q - p);
+				s->full = 1;
+				break;
+			}
+		}
+	}
+	if (take > FSTOOLS_READ_CAP - s->len) {
+		take = FSTOOLS_READ_CAP - s->len;
+		s->full = 1;
 	}
 	memcpy(s->buf + s->len, p, take);
 	s->len += take;
 	s->kept_lines += fstools_count_nl(p, take);
-	if (s->by_size)
-		s->len = tool_trim_partial(s->buf, s->len);
-	if (s->by_limit || s->by_size)
-		s->keeping = 0;
+	if (p + take < end)
+		s->more = 1;
 }
 
-/* Reads the whole of fd into s. */
+/* Reads fd into s as far as it must; -1 with errno, ECANCELED when the
+ * token fired. */
 static int
-fstools_scan_fd(struct fstools_scan *s, int fd)
+fstools_scan_fd(struct fstools_scan *s, int fd, struct cancel *cancel)
 {
 	char chunk[FSTOOLS_CHUNK];
+	long long budget = s->size + FSTOOLS_READ_CAP + FSTOOLS_CHUNK;
 	ssize_t n;
 
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
+	while (!s->more && budget > 0) {
+		if (cancel != NULL && cancel_fired(cancel)) {
+			errno = ECANCELED;
+			return -1;
+		}
+		/* Once full, one byte says whether the file goes on. */
+		n = read(fd, chunk, s->full ? 1 : sizeof chunk);
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n == 0 ? 0 : -1;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			break;
+		budget -= n;
+		s->bytes += n;
+		s->last = chunk[n - 1];
 		fstools_scan_add(s, chunk, (size_t)n);
 	}
+	return 0;
+}
+
+/*
+ * Cuts text, the repaired kept bytes, to what is shown: at most the cap,
+ * on a character boundary, and after the last whole line when the file
+ * goes on past it. Returns whether the last line shown is cut short.
+ */
+static int
+fstools_cut(struct fstools_scan *s, char *text)
+{
+	size_t len = strlen(text);
+	char *nl;
+
+	if (len > FSTOOLS_READ_CAP) {
+		/* Repair made it longer than the cap. */
+		len = FSTOOLS_READ_CAP;
+		while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
+			len--;
+		text[len] = '\0';
+		s->more = 1;
+	}
+	if (!s->more || len == 0 || text[len - 1] == '\n')
+		return 0;
+	if ((nl = memrchr(text, '\n', len)) == NULL)
+		return 1;	/* one line longer than the cap */
+	nl[1] = '\0';
+	return 0;
 }
 
 /* The notes read_file appends to what it shows. */
 static char *
 fstools_notes(const struct fstools_scan *s, const char *text, size_t nuls,
-    int repaired)
+    int repaired, int partial)
 {
-	long total = s->lines + (s->bytes > 0 && s->last != '\n');
-	long shown = fstools_count_nl(text, strlen(text));
-	char *size = NULL, *lines = NULL, *bin = NULL, *all;
+	long shown = fstools_count_nl(text, strlen(text)) + partial;
+	long last = s->offset + shown - 1;
+	char *more = NULL, *bin = NULL, *all;
 
-	if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
-		shown++;
-	if (s->by_size)
-		size = xasprintf("[cut at 100 KiB: showing %ld of %ld lines "
-		    "(%lld bytes in all); read on with bash, e.g. "
-		    "sed -n '%ld,%ldp' FILE]\n", shown, total, s->bytes,
-		    fstools_count_nl(text, strlen(text)) + 1,
-		    fstools_count_nl(text, strlen(text)) + 1000);
-	else if (s->by_limit && total > shown)
-		lines = xasprintf("[showing the first %ld of %ld lines; %ld "
-		    "more lines left out]\n", shown, total, total - shown);
+	if (s->more && partial)
+		more = xasprintf("[showing lines %ld-%ld; line %ld is longer "
+		    "than %d KiB and was cut: use bash for the rest of it; "
+		    "the file has %lld bytes; read on with offset=%ld]\n",
+		    s->offset, last, last, FSTOOLS_READ_CAP / 1024, s->size,
+		    last + 1);
+	else if (s->more)
+		more = xasprintf("[showing lines %ld-%ld; the file goes on "
+		    "(%lld bytes in all): read on with offset=%ld]\n",
+		    s->offset, last, s->size, last + 1);
 	if (nuls > 0)
 		bin = xasprintf("[the file looks binary (%zu NUL bytes); NUL "
 		    "bytes and invalid UTF-8 are shown as U+FFFD]\n", nuls);
 	else if (repaired)
 		bin = xstrdup("[invalid UTF-8 in the file is shown as "
 		    "U+FFFD]\n");
-	all = xasprintf("%s%s%s", size ? size : "", lines ? lines : "",
-	    bin ? bin : "");
-	free(size);
-	free(lines);
+	all = xasprintf("%s%s", more ? more : "", bin ? bin : "");
+	free(more);
 	free(bin);
 	return all;
 }
@@ -187,22 +256,22 @@ fstools_render(struct fstools_scan *s)
 {
 	char *text, *notes, *all;
 	size_t nuls, len;
-	int repaired;
+	int repaired, partial;
 
 	if (s->bytes == 0)
 		return xstrdup("[the file is empty]");
+	if (s->len == 0 && !s->more)
+		return xasprintf("[the file has %ld lines; offset %ld is past "
+		    "its end]", s->line - (s->last == '\n'), s->offset);
+	/* A character cut by the cap is left for the next read. */
+	if (s->more)
+		s->len = tool_trim_partial(s->buf, s->len);
 	text = tool_sanitize(s->buf, s->len, &nuls);
 	len = strlen(text);
 	repaired = nuls > 0 || len != s->len || memcmp(text, s->buf, len) != 0;
-	if (len > FSTOOLS_READ_CAP) {
-		/* Repair made it longer; cut on a character boundary. */
-		len = FSTOOLS_READ_CAP;
-		while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
-			len--;
-		text[len] = '\0';
-		s->by_size = 1;
-	}
-	notes = fstools_notes(s, text, nuls, repaired);
+	partial = fstools_cut(s, text);
+	len = strlen(text);
+	notes = fstools_notes(s, text, nuls, repaired, partial);
 	if (notes[0] == '\0') {
 		free(notes);
 		return text;
@@ -215,31 +284,37 @@ fstools_render(struct fstools_scan *s)
 }
 
 int
-fstools_read(const char *workdir, const char *path, long limit,
-    struct tool_output *out)
+fstools_read(const struct fstools_ctx *c, const char *path, long offset,
+    long limit, struct tool_output *out)
 {
 	struct fstools_scan s;
+	struct stat st;
 	char *full, *why = NULL, *q;
 	int fd, rc;
 
 	if (limit < 0)
 		return tool_error(out, "limit must be a positive number of "
-		    "lines; leave it out to read the whole file");
-	if ((full = sandbox_path(workdir, path, 0, &why)) == NULL ||
-	    (fd = fstools_open(full, path, &why)) == -1) {
+		    "lines; leave it out to read as much as fits");
+	if (offset < 0)
+		return tool_error(out, "offset must be a line number, from 1");
+	if ((full = sandbox_path(c->workdir, path, 0, &why)) == NULL ||
+	    (fd = fstools_open(c, full, path, &st, &why)) == -1) {
 		free(full);
 		rc = tool_error(out, "%s", why);
 		free(why);
 		return rc;
 	}
 	memset(&s, 0, sizeof s);
+	s.offset = offset > 0 ? offset : 1;
 	s.limit = limit;
-	s.keeping = 1;
+	s.line = 1;
+	s.size = (long long)st.st_size;
 	s.buf = xmalloc(FSTOOLS_READ_CAP);
-	if (fstools_scan_fd(&s, fd) == -1) {
+	if (fstools_scan_fd(&s, fd, c->cancel) == -1) {
 		q = fstools_quote(path);
-		rc = tool_error(out, "cannot read '%s': %s", q,
-		    strerror(errno));
+		rc = errno == ECANCELED ? tool_error(out, "cancelled while "
+		    "reading '%s'", q) : tool_error(out, "cannot read '%s': "
+		    "%s", q, strerror(errno));
 		free(q);
 	} else {
 		tool_output_clear(out);
@@ -252,55 +327,115 @@ fstools_read(const char *workdir, const char *path, long limit,
 	return rc;
 }
 
-/*
- * Creates the missing directories between workdir and full's parent.
- * *created is the topmost one it made (malloc'd), or NULL when it made
- * none; fstools_rmparents takes them away again.
- */
-static int
-fstools_mkparents(const char *workdir, const char *full, char **created,
-    char **why)
-{
-	char *p = xstrdup(full), *s = p + strlen(workdir);
-	int rc = 0;
+/* The directories write_file made on the way, to take away on failure:
+ * each by its name in the directory it was made in. */
+struct fstools_made {
+	int	*dirs;
+	char	**names;
+	size_t	 n;
+};
 
-	*created = NULL;
-	while (*s == '/')
-		s++;
-	while ((s = strchr(s, '/')) != NULL) {
-		*s = '\0';
-		if (mkdir(p, 0755) == 0) {
-			if (*created == NULL)
-				*created = xstrdup(p);
-		} else if (errno != EEXIST) {
-			*why = xasprintf("cannot create directory %s: %s", p,
-			    strerror(errno));
-			rc = -1;
-			break;
-		}
-		*s++ = '/';
-	}
-	free(p);
-	return rc;
+static void
+fstools_made_add(struct fstools_made *m, int dir, const char *name)
+{
+	m->dirs = xrealloc(m->dirs, (m->n + 1) * sizeof *m->dirs);
+	m->names = xrealloc(m->names, (m->n + 1) * sizeof *m->names);
+	m->dirs[m->n] = dup(dir);
+	m->names[m->n++] = xstrdup(name);
 }
 
-/* Removes the directories fstools_mkparents made for full, deepest first,
- * as far as they are still empty: a failed write leaves nothing behind. */
+/* Takes the made directories away, deepest first, where still empty (a
+ * directory someone filled meanwhile stays, and so do its parents), or
+ * with keep only forgets them. */
 static void
-fstools_rmparents(const char *full, const char *created)
+fstools_made_end(struct fstools_made *m, int keep)
 {
-	char *p = xstrdup(full), *slash;
-	size_t top = strlen(created);
+	size_t i;
 
-	while ((slash = strrchr(p, '/')) != NULL) {
-		*slash = '\0';
-		if (strlen(p) < top)
-			break;
-		/* Below where mkdir failed there is nothing; a directory
-		 * someone filled meanwhile stays, and so do its parents. */
-		(void)rmdir(p);
+	for (i = m->n; i-- > 0;) {
+		if (!keep && m->dirs[i] != -1)
+			(void)unlinkat(m->dirs[i], m->names[i], AT_REMOVEDIR);
+		if (m->dirs[i] != -1)
+			close(m->dirs[i]);
+		free(m->names[i]);
 	}
-	free(p);
+	free(m->dirs);
+	free(m->names);
+	memset(m, 0, sizeof *m);
+}
+
+/*
+ * Makes the missing directories of rel (a relative path without links,
+ * "." or "..") beneath the working directory, one component at a time
+ * without following links; returns the last, open, or -1 with *why.
+ */
+static int
+fstools_mkdirs(const struct fstools_ctx *c, const char *rel,
+    struct fstools_made *made, char **why)
+{
+	char *copy = xstrdup(rel), *comp, *save = NULL, *shown;
+	int cur, next;
+
+	cur = sandbox_open(c->workdir, c->workdir, O_RDONLY | O_DIRECTORY, 0);
+	shown = xstrdup(c->workdir);
+	for (comp = strtok_r(copy, "/", &save); cur != -1 && comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		free(shown);
+		shown = xasprintf("%s/%.*s", c->workdir,
+		    (int)(comp - copy + strlen(comp)), rel);
+		next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (next == -1 && (errno == ENOENT || errno == ENAMETOOLONG)) {
+			if (mkdirat(cur, comp, 0755) == 0)
+				fstools_made_add(made, cur, comp);
+			else if (errno != EEXIST) {
+				*why = xasprintf("cannot create directory %s: "
+				    "%s", shown, strerror(errno));
+				close(cur);
+				cur = -1;
+				break;
+			}
+			next = openat(cur, comp, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next == -1)
+			*why = fstools_open_error(shown, errno);
+		close(cur);
+		cur = next;
+	}
+	if (cur == -1 && *why == NULL)
+		*why = fstools_open_error(c->workdir, errno);
+	free(shown);
+	free(copy);
+	return cur;
+}
+
+/*
+ * Opens the directory that holds full (O_RDONLY, for syncing), beneath
+ * the working directory and without following links. With made, missing
+ * directories are made and recorded there. Returns it, or -1 with *why.
+ */
+static int
+fstools_parent(const struct fstools_ctx *c, const char *full,
+    struct fstools_made *made, char **why)
+{
+	size_t wlen = strcmp(c->workdir, "/") == 0 ? 0 : strlen(c->workdir);
+	const char *slash = strrchr(full, '/');
+	char *dir;
+	int fd;
+
+	dir = slash == full ? xstrdup("/") :
+	    xasprintf("%.*s", (int)(slash - full), full);
+	fd = sandbox_open(c->workdir, dir, O_RDONLY | O_DIRECTORY, 0);
+	/* The walk that makes what is missing also says best what is
+	 * wrong (a name too long, say). */
+	if (fd == -1 && made != NULL && !sandbox_race(errno) &&
+	    strlen(dir) > wlen)
+		fd = fstools_mkdirs(c, dir + wlen + 1, made, why);
+	else if (fd == -1)
+		*why = fstools_open_error(dir, errno);
+	free(dir);
+	return fd;
 }
 
 static int
@@ -320,67 +455,81 @@ fstools_write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Syncs the directory holding full, so a rename in it is durable. */
-static void
-fstools_sync_dir(const char *full)
+/* Refuses what a write must not replace: a directory, anything but a
+ * regular file, a file with other hard links. */
+static char *
+fstools_replaceable(const struct stat *st)
 {
-	char *dir = xstrdup(full), *slash = strrchr(dir, '/');
-	int fd;
-
-	if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		(void)fsync(fd);	/* best effort: the data is safe */
-		close(fd);
-	}
-	free(dir);
+	if (S_ISDIR(st->st_mode))
+		return xstrdup("it is a directory");
+	if (!S_ISREG(st->st_mode))
+		return xstrdup("it is not a regular file");
+	if (st->st_nlink > 1)
+		return xasprintf("it has %lu hard links, and another of its "
+		    "names may be outside the working directory; the file "
+		    "tools do not write such files (use bash if you must)",
+		    (unsigned long)st->st_nlink);
+	return NULL;
 }
 
 /* The mode a replaced file keeps, or 0644 for a new one; -1 on refusal. */
 static int
-fstools_mode(const char *full, mode_t *mode, char **why)
+fstools_mode(int dir, const char *name, mode_t *mode, char **why)
 {
 	struct stat st;
 
 	*mode = 0644;
-	if (lstat(full, &st) == -1)
-		return 0;
-	if (S_ISDIR(st.st_mode)) {
-		*why = xstrdup("it is a directory");
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		*why = xstrdup(strerror(errno));
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		*why = xstrdup("it is not a regular file");
+	if ((*why = fstools_replaceable(&st)) != NULL)
 		return -1;
-	}
 	*mode = st.st_mode & 07777;
 	return 0;
 }
 
+/* A new temporary file in dir, its name in tmp; -1 with errno. */
+static int
+fstools_tmpfile(int dir, char tmp[32])
+{
+	static _Atomic unsigned counter;
+	unsigned r;
+	int i, fd = -1;
+
+	for (i = 0; i < FSTOOLS_TMP_TRIES; i++) {
+		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			r = (unsigned)getpid() * 2654435761U + counter++;
+		snprintf(tmp, 32, ".huddle-write-%08x", r);
+		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1 || errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 /*
- * Replaces full by len bytes of data: a temporary file next to it is
- * written, synced and renamed over it, so readers and crashes see the old
- * file or the new one, never a mix. A replaced file keeps its mode, but
- * not its hard links or (unless we are root) its owner.
+ * Replaces name in dir by len bytes of data: a temporary file next to it
+ * is written, synced and renamed over it, so readers and crashes see the
+ * old file or the new one, never a mix. A replaced file keeps its mode,
+ * but not (unless we are root) its owner.
  */
 static int
-fstools_replace(const char *full, const char *data, size_t len, char **why)
+fstools_replace(int dir, const char *name, const char *data, size_t len,
+    char **why)
 {
-	const char *slash = strrchr(full, '/');
-	char *tmp;
+	char tmp[32];
 	mode_t mode;
 	int fd, err = 0;
 
-	if (fstools_mode(full, &mode, why) == -1)
+	if (fstools_mode(dir, name, &mode, why) == -1)
 		return -1;
-	tmp = xasprintf("%.*s/.huddle-write-XXXXXX", (int)(slash - full),
-	    full);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+	if ((fd = fstools_tmpfile(dir, tmp)) == -1) {
 		*why = xasprintf("cannot create a temporary file there: %s",
 		    strerror(errno));
-		free(tmp);
 		return -1;
 	}
 	if (fchmod(fd, mode) == -1 || fstools_write_all(fd, data, len) == -1 ||
@@ -388,15 +537,15 @@ fstools_replace(const char *full, const char *data, size_t len, char **why)
 		err = errno;
 	if (close(fd) == -1 && err == 0)
 		err = errno;
-	if (err == 0 && rename(tmp, full) == -1)
+	if (err == 0 && renameat(dir, tmp, dir, name) == -1)
 		err = errno;
 	if (err != 0) {
-		unlink(tmp);
+		unlinkat(dir, tmp, 0);
 		*why = xstrdup(strerror(err));
-	} else
-		fstools_sync_dir(full);
-	free(tmp);
-	return err == 0 ? 0 : -1;
+		return -1;
+	}
+	(void)fsync(dir);	/* best effort: the data is safe */
+	return 0;
 }
 
 /* Ends a failed tool with "cannot VERB 'PATH': WHY". */
@@ -414,55 +563,54 @@ fstools_fail(struct tool_output *out, const char *verb, const char *path,
 }
 
 int
-fstools_write(const char *workdir, const char *path, const char *content,
-    struct tool_output *out)
+fstools_write(const struct fstools_ctx *c, const char *path,
+    const char *content, struct tool_output *out)
 {
-	char *full, *why = NULL, *created = NULL, *q;
+	struct fstools_made made = { NULL, NULL, 0 };
+	char *full, *why = NULL, *q;
 	size_t len;
-	int rc;
+	int dir = -1, rc;
 
 	if (content == NULL)
 		return tool_error(out, "content is missing; give the whole "
 		    "text of the file");
-	if ((full = sandbox_path(workdir, path, 1, &why)) == NULL) {
+	if ((full = sandbox_path(c->workdir, path, 1, &why)) == NULL) {
 		rc = tool_error(out, "%s", why);
 		free(why);
 		return rc;
 	}
 	len = strlen(content);
-	if (fstools_mkparents(workdir, full, &created, &why) == -1 ||
-	    fstools_replace(full, content, len, &why) == -1) {
-		if (created != NULL)
-			fstools_rmparents(full, created);
+	if ((dir = fstools_parent(c, full, &made, &why)) == -1 ||
+	    fstools_replace(dir, strrchr(full, '/') + 1, content, len,
+	    &why) == -1) {
+		fstools_made_end(&made, 0);
 		rc = fstools_fail(out, "write", path, why);
 	} else {
+		fstools_made_end(&made, 1);
 		q = fstools_quote(path);
 		rc = tool_ok(out, "wrote %zu bytes to %s", len, q);
 		free(q);
 	}
-	free(created);
+	if (dir != -1)
+		close(dir);
 	free(full);
 	return rc;
 }
 
-/* Loads all of fd (at most FSTOOLS_EDIT_MAX bytes) into *buf. */
+/* Loads all of fd (at most FSTOOLS_EDIT_MAX bytes; st is its) into *buf. */
 static int
-fstools_slurp(int fd, char **buf, size_t *len, char **why)
+fstools_slurp(int fd, const struct stat *st, char **buf, size_t *len,
+    char **why)
 {
-	struct stat st;
 	size_t cap;
 	ssize_t n;
 
-	if (fstat(fd, &st) == -1) {
-		*why = xstrdup(strerror(errno));
-		return -1;
-	}
-	if (st.st_size > FSTOOLS_EDIT_MAX) {
+	if (st->st_size > FSTOOLS_EDIT_MAX) {
 		*why = xasprintf("the file is too large to edit (%lld bytes); "
-		    "use bash", (long long)st.st_size);
+		    "use bash", (long long)st->st_size);
 		return -1;
 	}
-	cap = (size_t)st.st_size + 1;
+	cap = (size_t)st->st_size + 1;
 	*buf = xmalloc(cap);
 	*len = 0;
 	for (;;) {
@@ -509,14 +657,14 @@ fstools_count(const char *hay, size_t len, const char *needle, size_t nlen,
 
 /* Replaces the one occurrence of old_text in buf and writes it back. */
 static int
-fstools_splice(const char *full, const char *path, const char *buf,
-    size_t len, const char *old_text, const char *new_text,
-    struct tool_output *out)
+fstools_splice(const struct fstools_ctx *c, const char *full,
+    const char *path, const char *buf, size_t len, const char *old_text,
+    const char *new_text, struct tool_output *out)
 {
 	size_t olen = strlen(old_text), nlen = strlen(new_text), count;
 	const char *at;
 	char *q = fstools_quote(path), *why = NULL, *edited;
-	int rc;
+	int dir, rc;
 
 	count = fstools_count(buf, len, old_text, olen, &at);
 	if (count != 1) {
@@ -533,21 +681,26 @@ fstools_splice(const char *full, const char *path, const char *buf,
 	memcpy(edited + (at - buf), new_text, nlen);
 	memcpy(edited + (at - buf) + nlen, at + olen,
 	    len - (size_t)(at - buf) - olen);
-	if (fstools_replace(full, edited, len - olen + nlen, &why) == -1)
+	if ((dir = fstools_parent(c, full, NULL, &why)) == -1 ||
+	    fstools_replace(dir, strrchr(full, '/') + 1, edited,
+	    len - olen + nlen, &why) == -1)
 		rc = fstools_fail(out, "edit", path, why);
 	else
 		rc = tool_ok(out, "edited %s: replaced %zu bytes with %zu "
 		    "bytes", q, olen, nlen);
+	if (dir != -1)
+		close(dir);
 	free(edited);
 	free(q);
 	return rc;
 }
 
 int
-fstools_edit(const char *workdir, const char *path, const char *old_text,
-    const char *new_text, struct tool_output *out)
+fstools_edit(const struct fstools_ctx *c, const char *path,
+    const char *old_text, const char *new_text, struct tool_output *out)
 {
 	char *full = NULL, *why = NULL, *buf = NULL;
+	struct stat st;
 	size_t len;
 	int fd = -1, rc;
 
@@ -557,15 +710,16 @@ fstools_edit(const char *workdir, const char *path, const char *old_text,
 	if (new_text == NULL)
 		return tool_error(out, "new_text is missing; give the text "
 		    "that replaces old_text (it may be empty)");
-	if ((full = sandbox_path(workdir, path, 0, &why)) == NULL ||
-	    (fd = fstools_open(full, path, &why)) == -1)
+	if ((full = sandbox_path(c->workdir, path, 0, &why)) == NULL ||
+	    (fd = fstools_open(c, full, path, &st, &why)) == -1)
 		rc = tool_error(out, "%s", why);
-	else if (fstools_slurp(fd, &buf, &len, &why) == -1) {
+	else if ((why = fstools_replaceable(&st)) != NULL ||
+	    fstools_slurp(fd, &st, &buf, &len, &why) == -1) {
 		rc = fstools_fail(out, "edit", path, why);
 		why = NULL;
 	} else
-		rc = fstools_splice(full, path, buf, len, old_text, new_text,
-		    out);
+		rc = fstools_splice(c, full, path, buf, len, old_text,
+		    new_text, out);
 	if (fd != -1)
 		close(fd);
 	free(why);

@@ -8,19 +8,41 @@
  * (from the directory a link really led to). Once a component is missing,
  * the rest is taken lexically; nothing below a missing directory can be a
  * link. The result is then compared with the working directory as a string.
+ *
+ * The result has no link in it, so sandbox_open can insist on that: the
+ * kernel walks it again beneath the working directory and refuses any
+ * link it meets, which only a swap since the judgment can have put there.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tools/sandbox.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2		437
+#endif
+/* openat2's resolve flags (linux/openat2.h), spelled out for old
+ * headers. */
+#define SANDBOX_RESOLVE_NO_MAGICLINKS	0x02
+#define SANDBOX_RESOLVE_NO_SYMLINKS	0x04
+#define SANDBOX_RESOLVE_BENEATH		0x08
+
+struct sandbox_open_how {
+	uint64_t	flags;
+	uint64_t	mode;
+	uint64_t	resolve;
+};
 
 /* As the kernel: more links than this on one path is a loop. */
 #define SANDBOX_MAX_LINKS	40
@@ -262,4 +284,84 @@ sandbox_path(const char *workdir, const char *path, int for_write,
 	}
 	free(wd);
 	return resolved;
+}
+
+int
+sandbox_open_walk(int root, const char *rel, int flags, mode_t mode)
+{
+	char *copy = xstrdup(rel), *comp = copy, *slash;
+	int dir = root, next, err;
+
+	for (;;) {
+		while (*comp == '/')
+			comp++;
+		slash = strchr(comp, '/');
+		while (slash != NULL && slash[1] == '/')
+			slash++;
+		if (slash != NULL && slash[1] == '\0')
+			slash = NULL;	/* a trailing slash */
+		if (slash != NULL)
+			*slash = '\0';
+		if (strcmp(comp, "..") == 0 || (strcmp(comp, ".") == 0 &&
+		    slash != NULL)) {
+			next = -1;
+			errno = EXDEV;
+		} else if (slash == NULL)
+			next = openat(dir, *comp == '\0' ? "." : comp,
+			    flags | O_NOFOLLOW | O_CLOEXEC, mode);
+		else
+			next = openat(dir, comp, O_PATH | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		err = errno;
+		if (dir != root)
+			close(dir);
+		if (next == -1 || slash == NULL) {
+			free(copy);
+			errno = err;
+			return next;
+		}
+		dir = next;
+		comp = slash + 1;
+	}
+}
+
+int
+sandbox_open(const char *workdir, const char *full, int flags, mode_t mode)
+{
+	struct sandbox_open_how how;
+	size_t len = strlen(workdir);
+	const char *rel;
+	int root, fd, err;
+
+	if (strcmp(workdir, "/") == 0)
+		len = 0;
+	if (strncmp(full, workdir, len) != 0 || (full[len] != '\0' &&
+	    full[len] != '/')) {
+		errno = EXDEV;
+		return -1;
+	}
+	for (rel = full + len; *rel == '/'; rel++)
+		;
+	if (*rel == '\0')
+		rel = ".";
+	if ((root = open(workdir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+	how.resolve = SANDBOX_RESOLVE_BENEATH | SANDBOX_RESOLVE_NO_SYMLINKS |
+	    SANDBOX_RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
+	if (fd == -1 && errno == ENOSYS)
+		fd = sandbox_open_walk(root, rel, flags, mode);
+	err = errno;
+	close(root);
+	errno = err;
+	return fd;
+}
+
+int
+sandbox_race(int err)
+{
+	return err == ELOOP || err == ENOTDIR || err == EXDEV;
 }

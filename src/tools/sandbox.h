@@ -4,13 +4,17 @@
  * act on. It follows symbolic links itself, one component at a time, so a
  * link anywhere along the path is judged by where it really leads.
  *
- * The check and the later open are separate steps: something that swaps a
- * directory for a symlink in between (the model's own bash, say) can win
- * that race. The sandbox keeps the model from wandering out by mistake; it
- * is not a wall against a hostile process already running in the workdir.
+ * Judging a path and opening it are separate steps, and something (the
+ * model's own bash, say) may swap a directory for a symbolic link in
+ * between. So the file tools never open the judged path by name: they open
+ * it with sandbox_open, beneath a descriptor of the working directory and
+ * without following any link, so a swap makes the open fail rather than
+ * lead out.
  */
-#ifndef HUDDLE_AGENT_SANDBOX_H
-#define HUDDLE_AGENT_SANDBOX_H
+#ifndef HUDDLE_TOOLS_SANDBOX_H
+#define HUDDLE_TOOLS_SANDBOX_H
+
+#include <sys/types.h>
 
 /*
  * Resolves `path` (relative to workdir, or absolute) to a malloc'd absolute
@@ -27,5 +31,27 @@
  */
 char *sandbox_path(const char *workdir, const char *path, int for_write,
     char **err);
+
+/*
+ * Opens `full`, a path sandbox_path gave for workdir (workdir itself
+ * included), with open(2)'s flags and mode, resolved beneath a descriptor
+ * of workdir without following any symbolic link or leaving workdir:
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+ * or sandbox_open_walk where the kernel has no openat2. O_CLOEXEC is
+ * added. Returns a descriptor, or -1 with errno: ELOOP, ENOTDIR or EXDEV
+ * mean that something on the way is a link now (see sandbox_race).
+ */
+int sandbox_open(const char *workdir, const char *full, int flags,
+    mode_t mode);
+
+/*
+ * The fallback: opens `rel` (components without "." or "..") beneath the
+ * directory descriptor root, one component at a time, each with
+ * O_NOFOLLOW. Public for its tests.
+ */
+int sandbox_open_walk(int root, const char *rel, int flags, mode_t mode);
+
+/* Whether errno, after sandbox_open, says the path changed under us. */
+int sandbox_race(int err);
 
 #endif

@@ -1,11 +1,14 @@
 /*
- * Unit tests of agent/sandbox (R4): `..`, absolute paths and symbolic links
+ * Unit tests of tools/sandbox (R4): `..`, absolute paths and symbolic links
  * that leave the working directory are refused, wherever the link sits on
  * the path; huddle's own .huddle is out of reach; paths to create may have
- * missing parents only inside.
+ * missing parents only inside; and sandbox_open, with openat2 and with
+ * its walk, opens a judged path but fails on any link met on the way.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +270,71 @@ START_TEST(workdir_with_trailing_slash)
 }
 END_TEST
 
+/* A descriptor from sandbox_open's walk, or -1 with errno. */
+static int
+walk(const char *rel, int flags)
+{
+	int root = open(wd, O_PATH | O_DIRECTORY | O_CLOEXEC), fd, err;
+
+	ck_assert_int_ne(root, -1);
+	fd = sandbox_open_walk(root, rel, flags, 0644);
+	err = errno;
+	close(root);
+	errno = err;
+	return fd;
+}
+
+START_TEST(open_follows_no_link)
+{
+	char *p;
+	int fd;
+
+	/* What sandbox_path gives opens, by either way. */
+	p = xasprintf("%s/sub/g", wd);
+	fd = sandbox_open(wd, p, O_RDONLY, 0);
+	ck_assert_int_ne(fd, -1);
+	close(fd);
+	free(p);
+	ck_assert_int_ne(fd = walk("sub/g", O_RDONLY), -1);
+	close(fd);
+	ck_assert_int_ne(fd = walk(".", O_RDONLY | O_DIRECTORY), -1);
+	close(fd);
+	fd = sandbox_open(wd, wd, O_RDONLY | O_DIRECTORY, 0);
+	ck_assert_int_ne(fd, -1);
+	close(fd);
+
+	/* A link anywhere on the way fails, even one that stays inside. */
+	link_in("sub", wd, "alias");
+	link_in(out, wd, "away");
+	p = xasprintf("%s/alias/g", wd);
+	ck_assert_int_eq(sandbox_open(wd, p, O_RDONLY, 0), -1);
+	ck_assert(sandbox_race(errno));
+	free(p);
+	p = xasprintf("%s/away/secret", wd);
+	ck_assert_int_eq(sandbox_open(wd, p, O_RDONLY, 0), -1);
+	ck_assert(sandbox_race(errno));
+	free(p);
+	p = xasprintf("%s/alias", wd);
+	ck_assert_int_eq(sandbox_open(wd, p, O_RDONLY, 0), -1);
+	ck_assert(sandbox_race(errno));
+	free(p);
+	ck_assert_int_eq(walk("alias/g", O_RDONLY), -1);
+	ck_assert(sandbox_race(errno));
+	ck_assert_int_eq(walk("away/secret", O_RDONLY), -1);
+	ck_assert(sandbox_race(errno));
+	ck_assert_int_eq(walk("away", O_RDONLY), -1);
+	ck_assert(sandbox_race(errno));
+
+	/* Nor may the walk climb, nor sandbox_open leave the workdir. */
+	ck_assert_int_eq(walk("../out/secret", O_RDONLY), -1);
+	ck_assert_int_eq(walk("sub/../../out/secret", O_RDONLY), -1);
+	p = xasprintf("%s/secret", out);
+	ck_assert_int_eq(sandbox_open(wd, p, O_RDONLY, 0), -1);
+	ck_assert_int_eq(errno, EXDEV);
+	free(p);
+}
+END_TEST
+
 static Suite *
 sandbox_suite(void)
 {
@@ -282,6 +350,7 @@ sandbox_suite(void)
 	tcase_add_test(tc, missing_parents_for_write);
 	tcase_add_test(tc, bad_paths_are_refused);
 	tcase_add_test(tc, workdir_with_trailing_slash);
+	tcase_add_test(tc, open_follows_no_link);
 	suite_add_tcase(s, tc);
 	return s;
 }
