@@ -17,6 +17,7 @@
 #include "core/roster.h"
 #include "core/transcript.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
@@ -270,6 +271,16 @@ bus_read_undelivered(struct store *s, const char *name,
 		    (const char *)sqlite3_column_text(st, 2));
 		const char *meta = (const char *)sqlite3_column_text(st, 4);
 
+		/* The sender is what the model is told: a row huddle did
+		 * not write, with no sender of a member's form, is left
+		 * alone. */
+		if (!roster_name_valid((const char *)sqlite3_column_text(st,
+		    1))) {
+			log_printf("message %lld to %s: a row with a bad "
+			    "sender is ignored",
+			    (long long)sqlite3_column_int64(st, 0), name);
+			continue;
+		}
 		array = xgrow(array, &cap, count + 1, sizeof *array);
 		m = &array[count++];
 		m->id = sqlite3_column_int64(st, 0);

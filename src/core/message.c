@@ -48,6 +48,38 @@ message_meta_str(const struct message *m, const char *key)
 	return json_string_value(json_object_get(m->metadata, key));
 }
 
+/*
+ * The sender's text with every line after the first indented by two
+ * spaces, so that no line of it can pass for a header. Line breaks are
+ * taken as a reader would: CR, LF, CR LF, NEL, LS and PS.
+ */
+static char *
+message_indent(const char *text)
+{
+	size_t len = 0, cap = 0, brk;
+	const char *p = text;
+	char *out = NULL;
+
+	out = xappend(out, &len, &cap, "", 0);
+	while (*p != '\0') {
+		if (*p == '\r' || *p == '\n')
+			brk = p[0] == '\r' && p[1] == '\n' ? 2 : 1;
+		else if (strncmp(p, "\xc2\x85", 2) == 0)
+			brk = 2;
+		else if (strncmp(p, "\xe2\x80\xa8", 3) == 0 ||
+		    strncmp(p, "\xe2\x80\xa9", 3) == 0)
+			brk = 3;
+		else {
+			out = xappend(out, &len, &cap, p, 1);
+			p++;
+			continue;
+		}
+		out = xappend(out, &len, &cap, "\n  ", 3);
+		p += brk;
+	}
+	return out;
+}
+
 char *
 message_render(const struct message *m)
 {
@@ -55,22 +87,25 @@ message_render(const struct message *m)
 	const char *status = message_meta_str(m, "status");
 	json_t *approve = json_object_get(m->metadata, "approve");
 	const char *verdict;
+	char *text = message_indent(m->content), *line;
 
-	if (rid == NULL)
-		return xasprintf("[%s from %s] %s", msg_type_name(m->type),
-		    m->from, m->content);
 	if (status != NULL)
 		verdict = status;
 	else if (approve != NULL)
 		verdict = json_is_true(approve) ? "approved" : "rejected";
 	else
 		verdict = NULL;
-	if (verdict != NULL)
-		return xasprintf("[%s from %s, request_id %s: %s] %s",
-		    msg_type_name(m->type), m->from, rid, verdict,
-		    m->content);
-	return xasprintf("[%s from %s, request_id %s] %s",
-	    msg_type_name(m->type), m->from, rid, m->content);
+	if (rid == NULL)
+		line = xasprintf("[%s from %s] %s", msg_type_name(m->type),
+		    m->from, text);
+	else if (verdict != NULL)
+		line = xasprintf("[%s from %s, request_id %s: %s] %s",
+		    msg_type_name(m->type), m->from, rid, verdict, text);
+	else
+		line = xasprintf("[%s from %s, request_id %s] %s",
+		    msg_type_name(m->type), m->from, rid, text);
+	free(text);
+	return line;
 }
 
 void

@@ -50,7 +50,9 @@ int msg_type_parse(const char *name);
 /*
  * Returns a malloc'd line that shows the message to a model: who sent it,
  * its kind, and for protocol messages the request_id and decision, so the
- * model can answer with the right id.
+ * model can answer with the right id. All of that comes from the bus;
+ * the sender's text follows, each of its further lines indented by two
+ * spaces, so no text can start a line that looks like another message.
  */
 char *message_render(const struct message *m);
 

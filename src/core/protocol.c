@@ -268,11 +268,12 @@ proto_read_row(sqlite3_stmt *st, struct request *r)
 	r->decided_at = sqlite3_column_int64(st, 10);
 	/* A row huddle did not write whole (the store is a file others may
 	 * reach) is reported and left alone, never used. */
-	if (r->from == NULL || r->to == NULL || r->body == NULL ||
-	    ((r->status == REQ_APPROVED || r->status == REQ_REJECTED) &&
-	    r->decided_by == NULL)) {
-		log_printf("request %s: a row with missing fields is ignored",
-		    r->id);
+	if (!roster_name_valid(r->from) || !roster_name_valid(r->to) ||
+	    r->body == NULL || ((r->status == REQ_APPROVED ||
+	    r->status == REQ_REJECTED) && r->decided_by == NULL) ||
+	    (r->decided_by != NULL && !roster_name_valid(r->decided_by))) {
+		log_printf("request %s: a row with missing or bad fields is "
+		    "ignored", r->id);
 		request_clear(r);
 		return -1;
 	}

@@ -9,6 +9,7 @@
 
 #include "core/roster.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 static const char *const member_status_names[MEMBER_STATUS_COUNT] = {
@@ -43,19 +44,29 @@ member_status_parse(const char *name)
 }
 
 int
-roster_check_name(const char *name, char **err)
+roster_name_valid(const char *name)
 {
 	size_t i, len = name ? strlen(name) : 0;
 
 	if (len == 0 || len > 32 || name[0] < 'a' || name[0] > 'z')
-		goto bad;
+		return 0;
 	for (i = 0; i < len; i++) {
 		char c = name[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		    c == '_' || c == '-'))
-			goto bad;
+			return 0;
 	}
+	return 1;
+}
+
+int
+roster_check_name(const char *name, char **err)
+{
+	size_t i;
+
+	if (!roster_name_valid(name))
+		goto bad;
 	for (i = 0; i < sizeof roster_reserved / sizeof *roster_reserved;
 	    i++) {
 		if (strcmp(name, roster_reserved[i]) == 0) {
@@ -275,17 +286,27 @@ roster_set_model_tx(struct store *s, const char *name, const char *model,
 	" plan_approved, status, tokens_in, tokens_out, created_at," \
 	" updated_at, cache_write, cache_read, cost, model"
 
-static void
+/* Reads a row of ROSTER_COLUMNS; returns -1 (logged, nothing kept) for
+ * one huddle did not write: a bad name or an unknown status. */
+static int
 roster_read_row(sqlite3_stmt *st, struct member *m)
 {
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+
+	memset(m, 0, sizeof *m);
+	m->status = member_status_parse(
+	    (const char *)sqlite3_column_text(st, 6));
+	if (!roster_name_valid(name) || (int)m->status < 0) {
+		log_printf("members: a row with a bad name or status is "
+		    "ignored");
+		return -1;
+	}
 	m->name = store_column_text(st, 0);
 	m->role = store_column_text(st, 1);
 	m->prompt = store_column_text(st, 2);
 	m->is_lead = sqlite3_column_int(st, 3);
 	m->plan_required = sqlite3_column_int(st, 4);
 	m->plan_approved = sqlite3_column_int(st, 5);
-	m->status = member_status_parse(
-	    (const char *)sqlite3_column_text(st, 6));
 	m->tokens_in = sqlite3_column_int64(st, 7);
 	m->tokens_out = sqlite3_column_int64(st, 8);
 	m->created_at = sqlite3_column_int64(st, 9);
@@ -294,6 +315,11 @@ roster_read_row(sqlite3_stmt *st, struct member *m)
 	m->cache_read = sqlite3_column_int64(st, 12);
 	m->cost = sqlite3_column_double(st, 13);
 	m->model = store_column_text(st, 14);
+	if (m->role == NULL)
+		m->role = xstrdup("");
+	if (m->prompt == NULL)
+		m->prompt = xstrdup("");
+	return 0;
 }
 
 struct member *
@@ -308,7 +334,10 @@ roster_get(struct store *s, const char *name)
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		m = xcalloc(1, sizeof *m);
-		roster_read_row(st, m);
+		if (roster_read_row(st, m) == -1) {
+			free(m);
+			m = NULL;
+		}
 	}
 	sqlite3_reset(st);
 	store_unlock(s);
@@ -327,7 +356,8 @@ roster_list(struct store *s, struct member **out)
 	    " ORDER BY is_lead DESC, created_at, rowid");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		array = xgrow(array, &cap, n + 1, sizeof *array);
-		roster_read_row(st, &array[n++]);
+		if (roster_read_row(st, &array[n]) == 0)
+			n++;
 	}
 	sqlite3_reset(st);
 	store_unlock(s);

@@ -48,6 +48,10 @@ const char *member_status_name(enum member_status status);
 /* Returns the status, or -1 for an unknown name. */
 int member_status_parse(const char *name);
 
+/* Whether name has the form of a member's name: 1–32 characters of
+ * [a-z0-9_-] starting with a letter (the reserved ones included). */
+int roster_name_valid(const char *name);
+
 /*
  * Checks a new member's name: 1–32 characters of [a-z0-9_-] starting with
  * a letter, and not a reserved name ("user", "system", "all"). Returns 0 or

@@ -109,6 +109,19 @@ text_put(char *o, unsigned int cp)
 }
 
 /*
+ * Whether cp is a bidirectional embedding, override or isolate: a
+ * terminal that honours them would show text in another order than it
+ * is read (a line of code that does not do what it seems to). They are
+ * shown as U+FFFD, so the person sees that something was there.
+ */
+static int
+text_bidi_control(unsigned int cp)
+{
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 &&
+	    cp <= 0x2069);
+}
+
+/*
  * Runs one code point through the escape parser, writing what is left of
  * it to o; returns the new end. A byte that cannot continue a sequence
  * ends it and is then taken as text (unlike a real terminal, which may
@@ -199,6 +212,8 @@ text_stream_cp(struct text_stream *ts, unsigned int cp, char *o)
 		*o++ = '\n';
 	else if (cp == '\t')
 		*o++ = ' ';
+	else if (text_bidi_control(cp))
+		o = text_put(o, TEXT_REPLACEMENT);
 	else if (cp >= 0x20)
 		o = text_put(o, cp);
 	return o;

@@ -31,8 +31,10 @@ struct text_stream {
  * string too (unlike on a terminal), so an unterminated one hides the
  * rest of its line only. '\n' is kept,
  * '\t' becomes one space, '\r' and every other control character (C0,
- * DEL, C1) is dropped, and any other invalid UTF-8 byte becomes U+FFFD.
- * The result is never more than 3 * len + 1 bytes.
+ * DEL, C1) is dropped, a bidirectional embedding, override or isolate
+ * (U+202A..U+202E, U+2066..U+2069) becomes U+FFFD, and any other invalid
+ * UTF-8 byte becomes U+FFFD. The result is never more than 3 * len + 1
+ * bytes.
  */
 char *text_sanitize(const char *s, size_t len);
 

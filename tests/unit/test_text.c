@@ -61,6 +61,21 @@ START_TEST(sanitize_controls)
 }
 END_TEST
 
+START_TEST(sanitize_bidi_controls)
+{
+	/* Text a terminal honouring RLO would show reversed: every
+	 * embedding, override and isolate is shown as U+FFFD. */
+	check_clean("if (\xe2\x80\xae" "admin\xe2\x81\xa6)",
+	    "if (\xef\xbf\xbd" "admin\xef\xbf\xbd)");
+	check_clean("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad"
+	    "\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9",
+	    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	/* The marks that right-to-left text needs stay. */
+	check_clean("a\xe2\x80\x8f" "b", "a\xe2\x80\x8f" "b");
+}
+END_TEST
+
 START_TEST(sanitize_csi)
 {
 	check_clean("\x1b[31mred\x1b[0m plain", "red plain");
@@ -488,6 +503,7 @@ text_suite(void)
 	tcase_add_checked_fixture(tc, setup_locale, NULL);
 	tcase_add_test(tc, sanitize_plain_text);
 	tcase_add_test(tc, sanitize_controls);
+	tcase_add_test(tc, sanitize_bidi_controls);
 	tcase_add_test(tc, sanitize_csi);
 	tcase_add_test(tc, sanitize_osc);
 	tcase_add_test(tc, sanitize_strings_and_short_escapes);
