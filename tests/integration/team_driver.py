@@ -25,6 +25,7 @@ class Huddle:
         self.args = list(args)
         self.resume = resume
         self.events = []          # every event seen, in order
+        self.raw = []             # every line printed, as bytes
         self.lines = queue.Queue()
         self.proc = None
         self.stderr = b""
@@ -56,6 +57,7 @@ class Huddle:
 
     def _read(self):
         for raw in self.proc.stdout:
+            self.raw.append(raw)
             try:
                 self.lines.put(json.loads(raw))
             except ValueError:
