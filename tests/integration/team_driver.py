@@ -147,6 +147,15 @@ class Huddle:
         self.proc.wait()
 
 
+def alive(pid):
+    """Whether process pid exists (a zombie counts)."""
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
 def ev(name, agent=None, **fields):
     """A matcher for an event by name, agent and field values (callables
     are predicates)."""

@@ -25,7 +25,7 @@ os.environ["HUDDLE_TEST_KEY"] = SENTINEL
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import HUDDLE, FakeLLM, Results  # noqa: E402
-from team_driver import Huddle, call, ev, expect, notes  # noqa: E402
+from team_driver import Huddle, alive, call, ev, expect, notes  # noqa: E402
 
 
 # A command's parent is its reaper; huddle is the reaper's parent. This
@@ -47,14 +47,6 @@ def processes_of(parent):
         if int(fields[1]) == parent:
             found[int(name)] = fields[0]
     return found
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 def run_bash(fake, command, args=(), env=None):

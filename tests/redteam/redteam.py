@@ -33,7 +33,7 @@ os.environ["HUDDLE_TEST_KEY"] = SENTINEL
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from fakellm_client import FakeLLM, team_folder  # noqa: E402
-from team_driver import Huddle, call, ev, notes, say  # noqa: E402
+from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 
 # $H is huddle's PID ($PPID is the command's reaper).
 HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
@@ -46,14 +46,6 @@ class Attack:
         self.tool = tool
         self.inputs = inputs
         self.check = check      # (run, result) -> (ok, what happened)
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 class Run:

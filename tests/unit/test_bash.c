@@ -279,30 +279,13 @@ START_TEST(timeout_kills_the_whole_group)
 }
 END_TEST
 
-struct firer {
-	struct cancel		*cancel;
-	int			 after_ms;
-	_Atomic int64_t		 fired_at;
-};
-
-static void *
-fire_later(void *arg)
-{
-	struct firer *f = arg;
-
-	poll(NULL, 0, f->after_ms);
-	atomic_store(&f->fired_at, clock_mono_ms());
-	cancel_fire(f->cancel);
-	return NULL;
-}
-
 /* Runs command and cancels it from another thread after 300 ms;
  * returns how long bash_run took after the token fired. */
 static int64_t
 run_cancelled(const char *command, struct tool_output *o, pid_t *pgid)
 {
 	struct cancel c;
-	struct firer f;
+	struct tu_firer f;
 	pthread_t th;
 	int64_t done;
 
@@ -310,7 +293,7 @@ run_cancelled(const char *command, struct tool_output *o, pid_t *pgid)
 	f.cancel = &c;
 	f.after_ms = 300;
 	atomic_init(&f.fired_at, 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, fire_later, &f), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, tu_fire_later, &f), 0);
 	ck_assert_int_eq(run(command, 60, 0, &c, o), -1);
 	done = clock_mono_ms();
 	pthread_join(th, NULL);

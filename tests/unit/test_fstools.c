@@ -356,29 +356,12 @@ START_TEST(read_is_capped)
 }
 END_TEST
 
-struct firer {
-	struct cancel	*cancel;
-	int		 after_ms;
-	_Atomic int64_t	 fired_at;
-};
-
-static void *
-fire_later(void *arg)
-{
-	struct firer *f = arg;
-
-	poll(NULL, 0, f->after_ms);
-	atomic_store(&f->fired_at, clock_mono_ms());
-	cancel_fire(f->cancel);
-	return NULL;
-}
-
 START_TEST(huge_sparse_file_reads_at_once_and_cancels_at_once)
 {
 	struct tool_output o = { 0, NULL };
 	struct fstools_ctx cc = { wd, NULL };
 	struct cancel c;
-	struct firer f;
+	struct tu_firer f;
 	pthread_t th;
 	char *p = in_wd("sparse");
 	int64_t t0;
@@ -402,7 +385,7 @@ START_TEST(huge_sparse_file_reads_at_once_and_cancels_at_once)
 	f.cancel = &c;
 	f.after_ms = 50;
 	atomic_init(&f.fired_at, 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, fire_later, &f), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, tu_fire_later, &f), 0);
 	ck_assert_int_eq(fstools_read(&cc, "sparse", 2, 0, &o), -1);
 	t0 = clock_mono_ms() - atomic_load(&f.fired_at);
 	pthread_join(th, NULL);

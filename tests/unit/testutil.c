@@ -4,12 +4,15 @@
 #include "config.h"
 
 #include <ftw.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "core/roster.h"
 #include "testutil.h"
+#include "util/cancel.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 char *
@@ -92,4 +95,15 @@ tu_run(Suite *suite)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void *
+tu_fire_later(void *arg)
+{
+	struct tu_firer *f = arg;
+
+	poll(NULL, 0, f->after_ms);
+	atomic_store(&f->fired_at, clock_mono_ms());
+	cancel_fire(f->cancel);
+	return NULL;
 }

@@ -6,10 +6,14 @@
 #define HUDDLE_TESTS_TESTUTIL_H
 
 #include <check.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 #include "core/bus.h"
 #include "core/protocol.h"
 #include "core/store.h"
+
+struct cancel;
 
 /* A fresh store with members lead, alice and bob (bob plan_required). */
 struct tu_team {
@@ -34,6 +38,16 @@ void tu_team_close(struct tu_team *t);
 
 /* Opens a store in dir, failing the test on error. */
 struct store *tu_store_open(const char *dir);
+
+/* A thread that fires a cancel token after a while, noting when:
+ * pthread_create(&th, NULL, tu_fire_later, &firer). */
+struct tu_firer {
+	struct cancel	*cancel;
+	int		 after_ms;
+	_Atomic int64_t	 fired_at;	/* clock_mono_ms() when fired */
+};
+
+void *tu_fire_later(void *firer);
 
 /* Runs a suite (fork mode) and returns the process exit status. */
 int tu_run(Suite *suite);
