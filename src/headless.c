@@ -150,7 +150,7 @@ headless_command(struct headless *h, const char *line)
 		break;
 	case CMD_APPROVE:
 	case CMD_REJECT:
-		v = team_decide(h->team, c.id, c.kind == CMD_APPROVE, c.text,
+		v = team_decide(h->team, c.target, c.kind == CMD_APPROVE, c.text,
 		    &msg);
 		headless_outcome(h, c.kind == CMD_APPROVE ? "approve" :
 		    "reject", v == PROTO_DECIDED, msg);

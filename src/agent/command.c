@@ -33,9 +33,10 @@ command_help(void)
 {
 	return
 	    "text                    send text to the focused agent\n"
-	    "/approve [id] [text]    approve a request (default: the oldest "
-	    "waiting for you)\n"
-	    "/reject [id] [text]     reject a request, with feedback\n"
+	    "/approve [REQ] [text]   approve a request: REQ is an id, an id's\n"
+	    "                        start, or a teammate with one request\n"
+	    "                        waiting (default: the selected one)\n"
+	    "/reject [REQ] [text]    reject a request, with feedback\n"
 	    "/shutdown NAME          ask a teammate to shut down\n"
 	    "/stop NAME              stop a teammate at once (forced)\n"
 	    "/msg NAME TEXT          send text to a member\n"
@@ -87,20 +88,6 @@ rest_of(const char *s)
 	if (len == 0)
 		return NULL;
 	return xasprintf("%.*s", (int)len, p);
-}
-
-static int
-looks_like_id(const char *w)
-{
-	size_t i;
-
-	if (w == NULL || strlen(w) != 12 || strncmp(w, "req_", 4) != 0)
-		return 0;
-	for (i = 4; i < 12; i++) {
-		if (!isdigit((unsigned char)w[i]) && (w[i] < 'a' || w[i] > 'f'))
-			return 0;
-	}
-	return 1;
 }
 
 static enum command_kind
@@ -167,19 +154,10 @@ command_parse(const char *line, struct command *c)
 
 	switch (c->kind) {
 	case CMD_APPROVE:
-	case CMD_REJECT: {
-		const char *save = args;
-		char *first = next_word(&args);
-
-		if (looks_like_id(first))
-			c->id = first;
-		else {
-			free(first);
-			args = save;
-		}
+	case CMD_REJECT:
+		c->target = next_word(&args);
 		c->text = rest_of(args);
 		break;
-	}
 	case CMD_SHUTDOWN:
 	case CMD_STOP:
 	case CMD_INTERRUPT:
@@ -216,7 +194,7 @@ command_parse(const char *line, struct command *c)
 void
 command_clear(struct command *c)
 {
-	free(c->id);
+	free(c->target);
 	free(c->name);
 	free(c->text);
 	free(c->error);

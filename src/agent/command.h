@@ -2,15 +2,18 @@
  * The input line's language, shared by the screen and --headless: plain
  * text goes to an agent, and slash commands act on the team.
  *
- *	/approve [id] [feedback]	/reject [id] [feedback]
+ *	/approve [REQ [feedback]]	/reject [REQ [feedback]]
  *	/shutdown NAME			/stop NAME (forced stop)
  *	/msg NAME TEXT			/team   /requests   /zoom
  *	/interrupt NAME			/budget [USD|off]
  *	/help				/quit
  *
- * Without an id, /approve and /reject act on the oldest pending request
- * that waits for the person. A line starting with "//" is text that
- * begins with one "/".
+ * REQ names one request: its id, a prefix of the id that only one pending
+ * request has, or a teammate with exactly one request waiting for the
+ * person (team_find_request resolves it; anything else resolves
+ * nothing). Without REQ, /approve and /reject act on the request the
+ * front end has selected. A line starting with "//" is text that begins
+ * with one "/".
  */
 #ifndef HUDDLE_AGENT_COMMAND_H
 #define HUDDLE_AGENT_COMMAND_H
@@ -18,8 +21,8 @@
 enum command_kind {
 	CMD_EMPTY,	/* a blank line */
 	CMD_SAY,	/* text: to the focused agent */
-	CMD_APPROVE,	/* id?, text (feedback) */
-	CMD_REJECT,	/* id?, text (feedback) */
+	CMD_APPROVE,	/* target?, text? (feedback) */
+	CMD_REJECT,	/* target?, text? (feedback) */
 	CMD_SHUTDOWN,	/* name */
 	CMD_STOP,	/* name */
 	CMD_MSG,	/* name, text */
@@ -35,7 +38,7 @@ enum command_kind {
 
 struct command {
 	enum command_kind	 kind;
-	char			*id;	/* each NULL when absent */
+	char			*target; /* each NULL when absent */
 	char			*name;
 	char			*text;
 	char			*error;

@@ -23,6 +23,7 @@
 #include "tools/reaper.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 void
@@ -632,36 +633,107 @@ team_say(struct team *t, const char *to, const char *text, char **err)
 	    text, NULL, err) < 0 ? -1 : 0;
 }
 
+/* Whether r waits for the person. */
+static int
+team_for_person(struct team *t, const struct request *r)
+{
+	return r->status == REQ_PENDING &&
+	    (protocol_answerers(t->proto, r->type) & PROTO_BY_USER) != 0;
+}
+
+int
+team_find_request(struct team *t, const char *target,
+    char id[PROTO_ID_SIZE], char **err)
+{
+	struct request *list, *r;
+	const char *hit = NULL, *prefix = target;
+	size_t n, i, by_id = 0, by_name = 0;
+	char *q;
+
+	if ((r = protocol_get(t->proto, target)) != NULL) {
+		memcpy(id, r->id, PROTO_ID_SIZE);
+		request_free(r);
+		return 0;
+	}
+	if (strncmp(prefix, "req_", 4) == 0)
+		prefix += 4;
+	n = protocol_list(t->proto, 0, &list);
+	for (i = 0; i < n; i++) {
+		if (!team_for_person(t, &list[i]))
+			continue;
+		if (*prefix != '\0' && strncmp(list[i].id + 4, prefix,
+		    strlen(prefix)) == 0 && by_id++ == 0)
+			hit = list[i].id;
+	}
+	if (by_id == 0) {
+		for (i = 0; i < n; i++) {
+			if (team_for_person(t, &list[i]) &&
+			    strcmp(list[i].from, target) == 0 &&
+			    by_name++ == 0)
+				hit = list[i].id;
+		}
+	}
+	if (hit != NULL && by_id + by_name == 1)
+		memcpy(id, hit, PROTO_ID_SIZE);
+	request_free_array(list, n);
+	if (hit != NULL && by_id + by_name == 1)
+		return 0;
+	q = utf8_clean(target, strlen(target), 40);
+	if (by_id > 1)
+		*err = xasprintf("'%s' starts %zu ids of requests waiting for "
+		    "you; give more of it (/requests lists them)", q, by_id);
+	else if (by_name > 1)
+		*err = xasprintf("%s has %zu requests waiting for you; give an "
+		    "id (/requests lists them)", q, by_name);
+	else
+		*err = xasprintf("'%s' names no request: give an id, the start "
+		    "of one, or a teammate with one request waiting for you "
+		    "(/requests lists them); nothing was decided", q);
+	free(q);
+	return -1;
+}
+
 enum proto_verdict
-team_decide(struct team *t, const char *id, int approve,
+team_decide(struct team *t, const char *target, int approve,
     const char *feedback, char **msg)
 {
 	struct request *list, *r;
 	size_t n, i;
 	enum proto_verdict v;
-	enum msg_type response;
-	char pick[PROTO_ID_SIZE] = "";
+	char id[PROTO_ID_SIZE] = "", *why;
 
-	n = protocol_list(t->proto, 0, &list);
-	for (i = 0; i < n && *pick == '\0'; i++) {
-		if (id != NULL ? strcmp(list[i].id, id) == 0 :
-		    (protocol_answerers(t->proto, list[i].type) &
-		    PROTO_BY_USER) != 0)
-			memcpy(pick, list[i].id, PROTO_ID_SIZE);
+	if (target != NULL) {
+		if (team_find_request(t, target, id, msg) == -1)
+			return PROTO_UNKNOWN;
+	} else {
+		n = protocol_list(t->proto, 0, &list);
+		for (i = 0; i < n && *id == '\0'; i++) {
+			if (team_for_person(t, &list[i]))
+				memcpy(id, list[i].id, PROTO_ID_SIZE);
+		}
+		request_free_array(list, n);
+		if (*id == '\0') {
+			*msg = xstrdup("no pending request waits for your "
+			    "decision");
+			return PROTO_UNKNOWN;
+		}
 	}
-	request_free_array(list, n);
-	if (*pick == '\0' && id == NULL) {
-		*msg = xstrdup("no pending request waits for your decision");
+	/* A decided id still goes to the engine, which says why it changes
+	 * nothing. */
+	if ((r = protocol_get(t->proto, id)) == NULL) {
+		*msg = xasprintf("no request has the id '%s'", id);
 		return PROTO_UNKNOWN;
 	}
-	/* A decided or unknown id still goes to the engine, which says why
-	 * it changes nothing. */
-	r = protocol_get(t->proto, *pick ? pick : id);
-	response = r ? req_response_msg(r->type) :
-	    MSG_PLAN_APPROVAL_RESPONSE;
+	v = protocol_respond(t->proto, id, req_response_msg(r->type), MSG_USER,
+	    approve, feedback ? feedback : "", &why);
+	if (v == PROTO_DECIDED)
+		*msg = xasprintf("%s %s's %s (%s)", approve ? "approved" :
+		    "rejected", r->from, req_type_name(r->type), id);
+	else
+		*msg = xasprintf("%s's %s (%s): %s", r->from,
+		    req_type_name(r->type), id, why);
+	free(why);
 	request_free(r);
-	v = protocol_respond(t->proto, *pick ? pick : id, response, MSG_USER,
-	    approve, feedback ? feedback : "", msg);
 	return v;
 }
 

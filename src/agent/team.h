@@ -77,12 +77,24 @@ struct protocol *team_protocol(struct team *t);
 int team_say(struct team *t, const char *to, const char *text, char **err);
 
 /*
- * The person approves or rejects request `id` (NULL: the oldest pending
- * request the person may answer) with optional feedback. Returns the
- * verdict; *msg always gets a sentence to show.
+ * Finds the request `target` names: a request's id; else the start of
+ * the id (with or without "req_") of exactly one pending request that
+ * waits for the person; else a teammate with exactly one such request.
+ * Copies its id into id and returns 0; anything else (no match, or more
+ * than one) is -1 with a sentence in *err that says what would match.
  */
-enum proto_verdict team_decide(struct team *t, const char *id, int approve,
-    const char *feedback, char **msg);
+int team_find_request(struct team *t, const char *target,
+    char id[PROTO_ID_SIZE], char **err);
+
+/*
+ * The person approves or rejects the request `target` names (see
+ * team_find_request; NULL: the oldest pending request that waits for the
+ * person) with optional feedback. A target that names no single request
+ * decides nothing. Returns the verdict; *msg always gets a sentence to
+ * show, which names the request decided.
+ */
+enum proto_verdict team_decide(struct team *t, const char *target,
+    int approve, const char *feedback, char **msg);
 
 /* Raises (or lowers) the team's spending limit; 0 lifts it. Agents
  * waiting on the old limit go on. */

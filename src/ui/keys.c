@@ -428,6 +428,29 @@ keys_team_lines(struct view *v)
 	free(line);
 }
 
+/* /approve and /reject: the request named, or else the selected one. */
+static void
+keys_decide_command(struct view *v, const struct command *c)
+{
+	const struct table_row *r = table_selected(&v->table);
+	const char *target = c->target;
+	char *msg = NULL;
+	int decided;
+
+	if (target == NULL) {
+		if (r == NULL || !r->pending) {
+			view_hint(v, ROLE_ERROR, "no pending request is "
+			    "selected; name one (/requests lists them)");
+			return;
+		}
+		target = r->id;
+	}
+	decided = team_decide(v->team, target, c->kind == CMD_APPROVE, c->text,
+	    &msg) == PROTO_DECIDED;
+	view_hint(v, decided ? ROLE_HINT : ROLE_ERROR, "%s", msg);
+	free(msg);
+}
+
 void
 view_command(struct view *v, const char *line)
 {
@@ -444,8 +467,7 @@ view_command(struct view *v, const char *line)
 		break;
 	case CMD_APPROVE:
 	case CMD_REJECT:
-		team_decide(v->team, c.id, c.kind == CMD_APPROVE, c.text, &msg);
-		view_hint(v, ROLE_HINT, "%s", msg);
+		keys_decide_command(v, &c);
 		break;
 	case CMD_SHUTDOWN:
 		rc = team_request_shutdown(v->team, c.name, &msg);

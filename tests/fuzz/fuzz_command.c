@@ -6,8 +6,9 @@
  *
  * Whatever the line, the parsed command must be well formed: a known
  * kind; an error exactly for CMD_BAD; text for CMD_SAY and CMD_MSG; a
- * name, without blanks, exactly where one is wanted; an id only of the
- * form req_ + 8 hex digits; a /budget amount of -1 (show), 0 (none) or
+ * name, without blanks, exactly where one is wanted; a target (one word
+ * of the line) only for /approve and /reject, and their feedback only
+ * after one; a /budget amount of -1 (show), 0 (none) or
  * up to a billion dollars; text trimmed and cut from the line itself.
  * Blanks added before or after the line must change nothing, and
  * command_clear must leave a zeroed command. Any difference aborts; ASan,
@@ -52,22 +53,6 @@ fuzz_check_text(const char *text, const char *line)
 }
 
 static void
-fuzz_check_id(const char *id)
-{
-	size_t i;
-
-	if (id == NULL)
-		return;
-	if (strlen(id) != 12 || strncmp(id, "req_", 4) != 0)
-		abort();
-	for (i = 4; i < 12; i++) {
-		if (!isdigit((unsigned char)id[i]) &&
-		    (id[i] < 'a' || id[i] > 'f'))
-			abort();
-	}
-}
-
-static void
 fuzz_check(const struct command *c, const char *line)
 {
 	int wants_name;
@@ -99,9 +84,17 @@ fuzz_check(const struct command *c, const char *line)
 		abort();
 	fuzz_check_text(c->text, line);
 
-	if (c->id != NULL && c->kind != CMD_APPROVE && c->kind != CMD_REJECT)
+	/* A target only for /approve and /reject: one word of the line. */
+	if (c->target != NULL && (c->kind != CMD_APPROVE &&
+	    c->kind != CMD_REJECT))
 		abort();
-	fuzz_check_id(c->id);
+	if (c->target != NULL && (*c->target == '\0' ||
+	    fuzz_has_blank(c->target) || strstr(line, c->target) == NULL))
+		abort();
+	/* Feedback only after a target. */
+	if (c->text != NULL && (c->kind == CMD_APPROVE ||
+	    c->kind == CMD_REJECT) && c->target == NULL)
+		abort();
 
 	/* /budget: -1 to show, 0 for none, else a sane amount of dollars. */
 	if (c->kind == CMD_BUDGET && c->amount != -1 &&
@@ -120,7 +113,7 @@ fuzz_str_eq(const char *a, const char *b)
 static void
 fuzz_check_same(const struct command *a, const struct command *b)
 {
-	if (a->kind != b->kind || !fuzz_str_eq(a->id, b->id) ||
+	if (a->kind != b->kind || !fuzz_str_eq(a->target, b->target) ||
 	    !fuzz_str_eq(a->name, b->name) || !fuzz_str_eq(a->text, b->text) ||
 	    !fuzz_str_eq(a->error, b->error))
 		abort();

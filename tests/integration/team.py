@@ -133,7 +133,7 @@ def test_rejected_plan_is_revised(fake):
     with Huddle(fake, args=["--plan-review", "human"]) as h:
         h.send("go")
         first = h.wait(ev("request", type="plan", status="pending"), what="first plan")
-        h.send("/reject add tests first")
+        h.send("/reject bob add tests first")
         h.wait(ev("request", id=first["id"], status="rejected",
                   response="add tests first"), what="rejection")
         res = h.wait(ev("tool_result", "bob", tool="submit_plan"), what="bob told")
@@ -253,11 +253,63 @@ def test_permission_for_risky_commands(fake):
         second = h.wait(ev("request", type="permission", status="pending",
                            body=contains("sudo")), what="sudo request")
         expect(second["id"] != req["id"], "one request for two commands")
-        h.send("/reject no sudo here")
+        h.send("/reject carl no sudo here")
         res = h.wait(ev("tool_result", "carl", tool="bash", is_error=True),
                      what="sudo refused")
         expect("rejected" in res["output"] and "no sudo here" in res["output"],
                res["output"])
+        quit_cleanly(h)
+
+
+def test_approve_names_one_request_or_none(fake):
+    fake.reset()
+    fake.script(
+        call("lead", "spawn_teammate", name="bob", role="writer",
+             prompt="Plan.", plan_required=True),
+        call("lead", "spawn_teammate", name="carl", role="ops",
+             prompt="Clean up."),
+        *notes("lead"),
+        call("bob", "submit_plan", plan="1. write"),
+        say("bob", "Planned."), *notes("bob", 4),
+        call("carl", "bash", command="rm -rf junkdir"),
+        say("carl", "Cleaned."), *notes("carl", 4))
+    with Huddle(fake, args=["--plan-review", "human"]) as h:
+        h.send("go")
+        plan = h.wait(ev("request", type="plan", status="pending"),
+                      what="bob's plan")
+        perm = h.wait(ev("request", type="permission", status="pending"),
+                      what="carl's command")
+
+        def answer(line, kind):
+            mark = len(h.events)
+            h.send(line)
+            return h.wait(ev(kind), since=mark, what="the answer to " + line)
+
+        def pending():
+            mark = len(h.events)
+            h.send("/requests")
+            rows = h.wait(ev("requests"), since=mark,
+                          what="the table")["requests"]
+            return {r["id"] for r in rows if r["status"] == "pending"}
+
+        # Nothing that names no single request decides anything.
+        for line in ("/approve nonsense", "/reject zz9 no", "/approve req_",
+                     "/approve lead"):
+            err = answer(line, "error")
+            expect("nothing was decided" in err["message"] or
+                   "give" in err["message"], err["message"])
+            expect(pending() == {plan["id"], perm["id"]},
+                   "%s decided something" % line)
+        # A name, an id's start (with or without req_), a whole id.
+        ok = answer("/reject carl not here", "reply")
+        expect("rejected carl's permission (%s)" % perm["id"] in ok["message"],
+               ok["message"])
+        ok = answer("/approve %s" % plan["id"][4:9], "reply")
+        expect("approved bob's plan (%s)" % plan["id"] in ok["message"],
+               ok["message"])
+        expect(pending() == set(), "requests left pending")
+        err = answer("/approve %s" % plan["id"], "error")
+        expect("approved" in err["message"], err["message"])
         quit_cleanly(h)
 
 
@@ -346,6 +398,8 @@ def main():
               test_message_while_going_idle, fake)
         r.run("permission blocks risky commands", test_permission_for_risky_commands,
               fake)
+        r.run("/approve and /reject name one request or decide nothing",
+              test_approve_names_one_request_or_none, fake)
         r.run("kill -9 mid-turn, then --resume", test_kill9_mid_turn_then_resume, fake)
         r.run("a failed model call shows the error and recovers on a message",
               test_model_error_then_recovery, fake)

@@ -9,17 +9,17 @@
 #include "testutil.h"
 
 static void
-parse(const char *line, enum command_kind want, const char *id,
+parse(const char *line, enum command_kind want, const char *target,
     const char *name, const char *text)
 {
 	struct command c;
 
 	ck_assert_msg(command_parse(line, &c) == want, "'%s' parsed as %d",
 	    line, c.kind);
-	if (id)
-		ck_assert_str_eq(c.id, id);
+	if (target)
+		ck_assert_str_eq(c.target, target);
 	else
-		ck_assert_ptr_null(c.id);
+		ck_assert_ptr_null(c.target);
 	if (name)
 		ck_assert_str_eq(c.name, name);
 	if (text)
@@ -47,14 +47,15 @@ START_TEST(approve_and_reject)
 	    NULL);
 	parse("/approve req_0a1b2c3d  looks good", CMD_APPROVE,
 	    "req_0a1b2c3d", NULL, "looks good");
-	parse("/approve fine by me", CMD_APPROVE, NULL, NULL, "fine by me");
 	parse("/reject req_0a1b2c3d add tests", CMD_REJECT, "req_0a1b2c3d",
 	    NULL, "add tests");
-	parse("/reject too risky", CMD_REJECT, NULL, NULL, "too risky");
-	/* Not an id: upper case, too short. */
-	parse("/reject req_0A1B2C3D x", CMD_REJECT, NULL, NULL,
-	    "req_0A1B2C3D x");
-	parse("/reject req_123 x", CMD_REJECT, NULL, NULL, "req_123 x");
+	/* The first word always names the request, whatever it is: whether
+	 * it names one is the team's to say (team_find_request), and a
+	 * word that names none decides nothing. */
+	parse("/approve fine by me", CMD_APPROVE, "fine", NULL, "by me");
+	parse("/approve nonsense", CMD_APPROVE, "nonsense", NULL, NULL);
+	parse("/reject bob too risky", CMD_REJECT, "bob", NULL, "too risky");
+	parse("/reject 0a1b x", CMD_REJECT, "0a1b", NULL, "x");
 }
 END_TEST
 
