@@ -680,15 +680,17 @@ team_find_request(struct team *t, const char *target,
 		return 0;
 	q = utf8_clean(target, strlen(target), 40);
 	if (by_id > 1)
-		*err = xasprintf("'%s' starts %zu ids of requests waiting for "
-		    "you; give more of it (/requests lists them)", q, by_id);
+		*err = xasprintf("nothing was decided: '%s' starts %zu ids of "
+		    "requests waiting for you; give more of it (/requests "
+		    "lists them)", q, by_id);
 	else if (by_name > 1)
-		*err = xasprintf("%s has %zu requests waiting for you; give an "
-		    "id (/requests lists them)", q, by_name);
+		*err = xasprintf("nothing was decided: %s has %zu requests "
+		    "waiting for you; give an id (/requests lists them)", q,
+		    by_name);
 	else
-		*err = xasprintf("'%s' names no request: give an id, the start "
-		    "of one, or a teammate with one request waiting for you "
-		    "(/requests lists them); nothing was decided", q);
+		*err = xasprintf("nothing was decided: '%s' names no request; "
+		    "give an id, the start of one, or a teammate with one "
+		    "request waiting for you (/requests lists them)", q);
 	free(q);
 	return -1;
 }

@@ -118,7 +118,7 @@ req_response_msg(enum req_type type)
 	return proto_kinds[type].response_msg;
 }
 
-static int
+int
 req_type_parse(const char *name)
 {
 	int i;

@@ -98,6 +98,8 @@ void protocol_set_timeout(struct protocol *p, enum req_type type,
 
 /* "shutdown", "plan", "permission" — for tables and headless output. */
 const char *req_type_name(enum req_type type);
+/* The type of a wire name ("plan", …), or -1 when unknown. */
+int req_type_parse(const char *name);
 /* "pending", "approved", … */
 const char *req_status_name(enum req_status status);
 /* The message types that carry a request and its response. */

@@ -30,18 +30,58 @@
 /* --- what the person decides -------------------------------------------- */
 
 static int
+keys_detail_open(struct view *v, const struct table_row *r)
+{
+	memcpy(v->detail_id, r->id, sizeof v->detail_id);
+	v->detail_first = 0;
+	v->popup = POPUP_DETAIL;
+	return KEY_REDRAW;
+}
+
+/*
+ * The request F5 or F6 may act on now: the one the detail view shows,
+ * or the selected one if the hint line showed it whole when last drawn.
+ * Anything else opens the detail view of the selected request first, so
+ * no key ever decides a request the person has not been shown.
+ */
+static const struct table_row *
+keys_target(struct view *v, int *flags)
+{
+	const struct table_row *r = v->popup == POPUP_DETAIL ?
+	    table_find(&v->table, v->detail_id) : table_selected(&v->table);
+
+	*flags = KEY_REDRAW;
+	if (r == NULL || !r->pending) {
+		v->popup = POPUP_NONE;
+		view_hint(v, ROLE_ERROR, "no pending request is selected (Tab "
+		    "to the table, Up/Down to choose)");
+		return NULL;
+	}
+	if (!view_decidable(v, r)) {
+		v->popup = POPUP_NONE;
+		view_hint(v, ROLE_ERROR, "%s's %s is for %s to answer, not "
+		    "you", r->from, r->type, r->to);
+		return NULL;
+	}
+	if (v->popup != POPUP_DETAIL && strcmp(v->shown_id, r->id) != 0) {
+		*flags = keys_detail_open(v, r);
+		return NULL;
+	}
+	return r;
+}
+
+static int
 keys_approve(struct view *v)
 {
-	const struct table_row *r = table_selected(&v->table);
+	const struct table_row *r;
 	char *msg = NULL;
+	int flags, ok;
 
-	if (r == NULL || !r->pending) {
-		view_hint(v, ROLE_HINT, "no pending request is selected (Tab "
-		    "to the table, Up/Down to choose)");
-		return KEY_REDRAW;
-	}
-	team_decide(v->team, r->id, 1, NULL, &msg);
-	view_hint(v, ROLE_HINT, "%s", msg);
+	if ((r = keys_target(v, &flags)) == NULL)
+		return flags;
+	v->popup = POPUP_NONE;
+	ok = team_decide(v->team, r->id, 1, NULL, &msg) == PROTO_DECIDED;
+	view_hint(v, ok ? ROLE_HINT : ROLE_ERROR, "%s", msg);
 	free(msg);
 	return KEY_REDRAW;
 }
@@ -49,16 +89,35 @@ keys_approve(struct view *v)
 static int
 keys_reject_prompt(struct view *v)
 {
-	const struct table_row *r = table_selected(&v->table);
+	const struct table_row *r;
+	int flags;
 
-	if (r == NULL || !r->pending) {
-		view_hint(v, ROLE_HINT, "no pending request is selected (Tab "
-		    "to the table, Up/Down to choose)");
-		return KEY_REDRAW;
-	}
+	if ((r = keys_target(v, &flags)) == NULL)
+		return flags;
 	memcpy(v->reject_id, r->id, sizeof v->reject_id);
 	input_kill(&v->feedback);
 	v->popup = POPUP_FEEDBACK;
+	return KEY_REDRAW;
+}
+
+/* The detail view: F5/F6 decide, arrows and pages scroll, Esc or Enter
+ * closes. */
+static int
+keys_detail(struct view *v, int is_key, wint_t wc)
+{
+	if (is_key && wc == KEY_F(5))
+		return keys_approve(v);
+	if (is_key && wc == KEY_F(6))
+		return keys_reject_prompt(v);
+	if (is_key && (wc == KEY_UP || wc == KEY_PPAGE))
+		v->detail_first -= wc == KEY_UP ? 1 : 10;
+	else if (is_key && (wc == KEY_DOWN || wc == KEY_NPAGE))
+		v->detail_first += wc == KEY_DOWN ? 1 : 10;
+	else if ((!is_key && (wc == '\r' || wc == '\n' || wc == 'q')) ||
+	    (is_key && wc == KEY_ENTER))
+		v->popup = POPUP_NONE;
+	if (v->detail_first < 0)
+		v->detail_first = 0;
 	return KEY_REDRAW;
 }
 
@@ -131,6 +190,8 @@ keys_popup(struct view *v, int is_key, wint_t wc)
 	case POPUP_HELP:
 		v->popup = POPUP_NONE;
 		break;
+	case POPUP_DETAIL:
+		return keys_detail(v, is_key, wc);
 	case POPUP_MENU:
 		n = keys_menu_items(v, items, 64);
 		if (is_key && wc == KEY_UP && v->menu_sel > 0)
@@ -213,8 +274,9 @@ keys_page(struct view *v, int dir)
 	size_t i = v->focus < 0 ? 0 : (size_t)v->focus;
 	int rows = i < v->npanes && v->rects ? v->rects[i].h - 1 : 10;
 
+	/* dir 1 is PgUp: back in a pane, up the table. */
 	if (v->focus == FOCUS_TABLE)
-		table_move(&v->table, dir * 5);
+		table_move(&v->table, -dir * 5);
 	else if (p != NULL)
 		pane_scroll(p, dir * (rows > 1 ? rows : 1));
 	return KEY_REDRAW;
@@ -288,12 +350,22 @@ view_key(struct view *v, int is_key, wint_t wc)
 	struct pane *p;
 	char *line;
 
+	/* A notice lasts until the next key. */
+	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE))) {
+		free(v->hint);
+		v->hint = NULL;
+	}
 	if (v->popup != POPUP_NONE)
 		return keys_popup(v, is_key, wc);
 	if (!is_key) {
 		switch (wc) {
 		case '\r':
 		case '\n':
+			/* Enter on the table with nothing typed: details. */
+			if (v->focus == FOCUS_TABLE && v->input.len == 0 &&
+			    table_selected(&v->table) != NULL)
+				return keys_detail_open(v,
+				    table_selected(&v->table));
 			line = input_take(&v->input);
 			view_command(v, line);
 			free(line);

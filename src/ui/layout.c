@@ -189,8 +189,9 @@ layout_help(struct view *v)
 		"Enter       send the input line to the focused agent",
 		"Tab/S-Tab   focus: lead → teammates → request table",
 		"Up/Down     choose a request (table focused); history",
-		"F5          approve the selected request",
+		"F5          approve the request the hint line names",
 		"F6          reject it, with feedback",
+		"Enter       (table focused) show the whole request",
 		"F8          zoom the focused pane",
 		"F9          shutdown menu (forced stop after expiry)",
 		"Esc         interrupt the focused agent (input line empty)",
@@ -263,14 +264,109 @@ layout_menu(struct view *v)
 static void
 layout_feedback(struct view *v)
 {
+	const struct table_row *r = table_find(&v->table, v->reject_id);
 	int h = 5, w = 64, y, x;
-	char *title = xasprintf("reject %s", v->reject_id);
+	char *title = r != NULL ? xasprintf("reject %s's %s (%s)", r->from,
+	    r->type, r->id) : xasprintf("reject %s", v->reject_id);
 
 	layout_popup_box(h, w, title, &y, &x);
 	free(title);
 	layout_text(y + 3, x + 2, w - 4, ROLE_POPUP,
 	    "Enter sends · Esc cancels");
 	input_draw(&v->feedback, "feedback: ", y + 1, x + 2, w - 4);
+}
+
+/*
+ * The detail view of one request: who asked whom, when, its status, and
+ * its whole body wrapped, from line detail_first.
+ */
+static void
+layout_detail(struct view *v, int64_t now)
+{
+	const struct table_row *r = table_find(&v->table, v->detail_id);
+	int h = LINES - 4, w = COLS - 8, y, x, row, rows;
+	size_t starts[512], n, i, total = 0, skip;
+	const char *p, *nl;
+	char age[16], *title, *line;
+
+	layout_popup_box(h, w, "request", &y, &x);
+	if (r == NULL) {
+		layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, "this request is "
+		    "no longer in the table · Esc closes");
+		return;
+	}
+	table_age((r->pending ? now : r->changed_at) - r->created_at, age,
+	    sizeof age);
+	title = xasprintf("%s's %s to %s · %s · %s · asked %s ago", r->from,
+	    r->type, r->to, r->id, r->status, age);
+	layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, title);
+	free(title);
+	rows = h - 5;
+	/* The body wrapped: counted first, so that scrolling stops at its
+	 * end, then drawn from detail_first on. */
+	for (p = r->body; ; p = nl + 1) {
+		nl = strchr(p, '\n');
+		total += text_wrap(p, nl ? (size_t)(nl - p) : strlen(p), w - 4,
+		    NULL, 0);
+		if (nl == NULL)
+			break;
+	}
+	if (v->detail_first > (int)total - rows)
+		v->detail_first = (int)total - rows > 0 ? (int)total - rows : 0;
+	skip = (size_t)v->detail_first;
+	row = 0;
+	total = 0;
+	for (p = r->body; row < rows; p = nl + 1) {
+		size_t len;
+
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
+		n = text_wrap(p, len, w - 4, starts, 512);
+		for (i = 0; i < n && i < 512 && row < rows; i++, total++) {
+			size_t end = i + 1 < n && i + 1 < 512 ? starts[i + 1] :
+			    len;
+
+			if (total < skip)
+				continue;
+			line = xasprintf("%.*s", (int)(end - starts[i]),
+			    p + starts[i]);
+			layout_text(y + 3 + row++, x + 2, w - 4, ROLE_POPUP,
+			    line);
+			free(line);
+		}
+		if (nl == NULL)
+			break;
+	}
+	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, view_decidable(v, r) ?
+	    "F5 approves · F6 rejects · Up/Down/PgUp/PgDn scroll · Esc closes" :
+	    "Up/Down/PgUp/PgDn scroll · Esc closes");
+}
+
+/*
+ * The hint line: the notice, if any, then what the selected request is
+ * and what the keys do with it. Notes which request it showed whole, for
+ * F5 and F6 (keys_target).
+ */
+static void
+layout_hint(struct view *v)
+{
+	const struct table_row *r = table_selected(&v->table);
+	enum color_role role = v->hint ? v->hint_role : ROLE_HINT;
+	size_t must, lead;
+	char *sel = view_selection_text(v, &must), *line;
+
+	*v->shown_id = '\0';
+	if (v->hint == NULL && sel == NULL)
+		return;
+	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
+	    " · " : "", sel ? sel : "");
+	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
+	if (sel != NULL && r != NULL && (int)text_width(line, lead + must) <=
+	    COLS - 2)
+		memcpy(v->shown_id, r->id, sizeof v->shown_id);
+	layout_text(LINES - 3, 1, COLS - 2, role, line);
+	free(line);
+	free(sel);
 }
 
 /* --- the whole screen ---------------------------------------------------------- */
@@ -310,12 +406,7 @@ view_draw(struct view *v)
 	/* The hint line, then the input line and the keys. */
 	attrset(color_attr(ROLE_BORDER));
 	mvhline_set(LINES - 3, 0, WACS_HLINE, COLS);
-	if (v->hint != NULL) {
-		char *h = xasprintf(" %s ", v->hint);
-
-		layout_text(LINES - 3, 1, COLS - 2, v->hint_role, h);
-		free(h);
-	}
+	layout_hint(v);
 	layout_fkeys(LINES - 1);
 	prompt = xasprintf("%s> ", view_focus_name(v));
 	input_draw(&v->input, prompt, LINES - 2, 0, COLS);
@@ -329,6 +420,9 @@ view_draw(struct view *v)
 		break;
 	case POPUP_FEEDBACK:
 		layout_feedback(v);
+		break;
+	case POPUP_DETAIL:
+		layout_detail(v, now);
 		break;
 	case POPUP_NONE:
 		break;

@@ -28,6 +28,7 @@ table_row_clear(struct table_row *r)
 	free(r->to);
 	free(r->status);
 	free(r->summary);
+	free(r->body);
 	memset(r, 0, sizeof *r);
 }
 
@@ -93,6 +94,7 @@ table_update(struct table *t, json_t *req)
 		*nl = '\0';
 	r->summary = text_sanitize(line, strlen(line));
 	free(line);
+	r->body = text_sanitize(body, strlen(body));
 	r->created_at = (int64_t)json_integer_value(json_object_get(req,
 	    "created_at"));
 	r->changed_at = clock_wall_ms();
@@ -117,15 +119,21 @@ table_update(struct table *t, json_t *req)
 }
 
 const struct table_row *
-table_selected(struct table *t)
+table_find(struct table *t, const char *id)
 {
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
-		if (strcmp(t->rows[i].id, t->selected) == 0)
+		if (strcmp(t->rows[i].id, id) == 0)
 			return &t->rows[i];
 	}
 	return NULL;
+}
+
+const struct table_row *
+table_selected(struct table *t)
+{
+	return table_find(t, t->selected);
 }
 
 static int

@@ -21,6 +21,7 @@ struct table_row {
 	char	*to;
 	char	*status;
 	char	*summary;	/* the first line of the body */
+	char	*body;		/* all of it, clean */
 	int64_t	 created_at;	/* wall-clock ms */
 	int64_t	 changed_at;
 	int	 pending;
@@ -39,6 +40,9 @@ void table_free(struct table *t);
 /* Applies a request event's data ({id, type, from, to, status, body,
  * created_at, …}). */
 void table_update(struct table *t, json_t *request);
+
+/* The row of request id, or NULL. */
+const struct table_row *table_find(struct table *t, const char *id);
 
 /* The row selected, or NULL. */
 const struct table_row *table_selected(struct table *t);

@@ -63,6 +63,60 @@ view_pane(struct view *v, const char *name, const char *role)
 	return v->panes[v->npanes++];
 }
 
+/* The person's word for a request's kind. */
+static const char *
+view_kind(const char *type)
+{
+	if (strcmp(type, "permission") == 0)
+		return "command";
+	if (strcmp(type, "shutdown") == 0)
+		return "shutdown request";
+	return type;
+}
+
+/* Whether the person may decide a request of this type. */
+static int
+view_for_person(struct view *v, const char *type)
+{
+	int t = req_type_parse(type);
+
+	return t >= 0 && (protocol_answerers(team_protocol(v->team),
+	    (enum req_type)t) & PROTO_BY_USER) != 0;
+}
+
+char *
+view_selection_text(struct view *v, size_t *must)
+{
+	const struct table_row *r = table_selected(&v->table);
+	size_t waiting = table_pending(&v->table);
+	char more[48] = "", *head, *text;
+
+	*must = 0;
+	if (r == NULL || !r->pending)
+		return NULL;
+	if (waiting > 1)
+		snprintf(more, sizeof more, " · %zu pending", waiting);
+	if (!view_for_person(v, r->type))
+		return xasprintf("selected: %s's %s to %s, for %s to answer: "
+		    "%s%s", r->from, view_kind(r->type), r->to, r->to,
+		    r->summary, more);
+	head = xasprintf("%s's %s (F5 approves, F6 rejects, Enter shows all)",
+	    r->from, view_kind(r->type));
+	text = xasprintf("%s: %s%s", head, r->summary, more);
+	/* A command must be seen whole before a key runs it; of anything
+	 * else, whose it is and what it is. */
+	*must = strcmp(r->type, "permission") == 0 ? strlen(text) -
+	    strlen(more) : strlen(head);
+	free(head);
+	return text;
+}
+
+int
+view_decidable(struct view *v, const struct table_row *r)
+{
+	return r != NULL && r->pending && view_for_person(v, r->type);
+}
+
 void
 view_hint(struct view *v, enum color_role role, const char *fmt, ...)
 {
@@ -270,13 +324,22 @@ view_request(struct view *v, json_t *d)
 	const char *type = jstr(d, "type"), *status = jstr(d, "status");
 	const char *from = jstr(d, "from"), *to = jstr(d, "to");
 
+	char before[sizeof v->table.selected];
+
+	/* What waits for the person is named on the hint line by the
+	 * selection (view_selection_text), never by the latest event: a
+	 * new request does not take the hint from the selected one. When
+	 * the selection itself changes, a notice gives way to it. */
+	(void)from;
+	memcpy(before, v->table.selected, sizeof before);
 	table_update(&v->table, d);
-	if (strcmp(status, "pending") == 0 && (strcmp(type, "permission") == 0
-	    || strcmp(type, "plan") == 0))
-		view_hint(v, ROLE_HINT, "%s's %s waits for you: F5 approves, "
-		    "F6 rejects", from, strcmp(type, "plan") == 0 ? "plan" :
-		    "command");
-	else if (strcmp(status, "expired") == 0 &&
+	if (strcmp(before, v->table.selected) != 0 &&
+	    table_selected(&v->table) != NULL &&
+	    table_selected(&v->table)->pending) {
+		free(v->hint);
+		v->hint = NULL;
+	}
+	if (strcmp(status, "expired") == 0 &&
 	    strcmp(type, "shutdown") == 0)
 		view_hint(v, ROLE_HINT, "%s did not answer the shutdown "
 		    "request: F9 offers a forced stop", to);

@@ -25,7 +25,8 @@ enum popup {
 	POPUP_NONE,
 	POPUP_HELP,
 	POPUP_MENU,		/* F9: shut a teammate down */
-	POPUP_FEEDBACK		/* F6: why the request is rejected */
+	POPUP_FEEDBACK,		/* F6: why the request is rejected */
+	POPUP_DETAIL		/* Enter on a request: all of it */
 };
 
 /* What a key did (view_key's result flags). */
@@ -50,8 +51,13 @@ struct view {
 	int		 menu_sel;
 	struct input	 feedback;
 	char		 reject_id[16];
-	char		*hint;
+	char		*hint;		/* a notice, until the next key */
 	enum color_role	 hint_role;
+	/* What the hint line showed of the selection when last drawn: F5
+	 * and F6 act at once only on a request shown there whole. */
+	char		 shown_id[16];
+	char		 detail_id[16];	/* POPUP_DETAIL's request */
+	int		 detail_first;	/* its first line shown */
 	int		 quitting;
 	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
 
@@ -75,9 +81,20 @@ int view_apply(struct view *v, const struct event *e);
 /* The pane of agent `name`, created when missing. */
 struct pane *view_pane(struct view *v, const char *name, const char *role);
 
-/* Sets the hint line. */
+/* Sets the notice on the hint line, before the selected request; it
+ * stays until the next key. */
 void view_hint(struct view *v, enum color_role role, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* What the hint line says of the selected request: who asks what, and
+ * what F5, F6 and Enter do with it; NULL when no pending request is
+ * selected. Free it. *must is how many of its bytes the person must see
+ * for F5 and F6 to act at once (all of a command; whose and what of the
+ * rest). */
+char *view_selection_text(struct view *v, size_t *must);
+
+/* Whether r waits for the person (F5 and F6 can decide it). */
+int view_decidable(struct view *v, const struct table_row *r);
 
 /* Handles a key from wget_wch (is_key: a KEY_* code). Returns KEY_*
  * flags. */

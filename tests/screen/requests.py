@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The request table tells the truth, in a real terminal (tmux): the hint
+line always names the highlighted request, and F5 and F6 act on that one
+and no other. With bob's plan and carl's `rm -rf junkdir` both pending:
+at every selection the hint names the highlighted row and F5 approves
+that row; a request that arrives later does not take the hint; a command
+the hint cannot show whole is shown in the detail view before F5 acts;
+Enter opens the details; `/approve nonsense` decides nothing.
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from screen_driver import Results, Screen, expect, tmux_available  # noqa: E402
+from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+HIGHLIGHT = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:4[0-7]|7)(?:;[0-9;]*)?m")
+
+
+def team(fake, command="rm -rf junkdir", carl_delay_ms=0, cols=120,
+         rows=40):
+    """A screen where bob's plan, then carl's command, wait for the
+    person."""
+    fake.reset()
+    carl = {"agent": "carl", "kind": "tool_use",
+            "calls": [{"name": "bash", "input": {"command": command}}]}
+    if carl_delay_ms:
+        carl["delay_ms"] = carl_delay_ms
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": "bob", "role": "writer", "prompt": "Plan.",
+                "plan_required": True}},
+            {"name": "spawn_teammate", "input": {
+                "name": "carl", "role": "ops", "prompt": "Clean up."}}]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 12,
+        {"agent": "bob", "kind": "tool_use", "calls": [
+            {"name": "submit_plan", "input": {
+                "plan": "1. write bob.txt\n2. tell the lead"}}]},
+        *[{"agent": "bob", "kind": "text", "text": "Understood."}] * 4,
+        carl,
+        *[{"agent": "carl", "kind": "text", "text": "Done."}] * 4)
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    os.makedirs(os.path.join(work, "junkdir"))
+    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2",
+                "--plan-review", "human"],
+               env={"ANTHROPIC_API_KEY": API_KEY,
+                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
+               cols=cols, rows=rows)
+    return s, work
+
+
+def start(s):
+    s.wait_for("lead>", 10)
+    s.send_text("go")
+    s.send_keys("Enter")
+
+
+ROW = re.compile(r"(req_[0-9a-f]{8})\s+(plan|permission)\s+(\w+) → \w+\s+\S+"
+                 r"\s+(\w+)")
+
+
+def table(s):
+    """The request rows: [(id, type, from, status, highlighted)]."""
+    raw = s.text(escapes=True).split("\n")
+    rows = []
+    for line in raw:
+        plain = SGR.sub("", line)
+        m = ROW.search(plain)
+        if m:
+            start = SGR.findall(line[:line.find("req_")])
+            rows.append([m.group(1), m.group(2), m.group(3), m.group(4),
+                         "".join(start)])
+    # The highlighted row has a background (or reverse video); the
+    # others only a foreground colour.
+    for r in rows:
+        r[4] = bool(HIGHLIGHT.search(r[4]))
+    return rows
+
+
+def hint(s):
+    return s.rows()[-3]
+
+
+def quit_clean(s):
+    s.send_keys("F10")
+    expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+
+
+def both_pending(s):
+    return s.wait_for(lambda t: len([r for r in table(s)
+                                     if r[3] == "pending"]) == 2,
+                      20, "two pending requests")
+
+
+def selected_is_named(s, owner=None):
+    """Waits until one row is highlighted and the hint names it."""
+    def ok(_):
+        rows = table(s)
+        hi = [r for r in rows if r[4]]
+        if len(hi) != 1 or (owner and hi[0][2] != owner):
+            return False
+        kind = "plan" if hi[0][1] == "plan" else "command"
+        return "%s's %s" % (hi[0][2], kind) in hint(s)
+    s.wait_for(ok, 5, "the hint naming the highlighted row (%s)" % owner)
+    return [r for r in table(s) if r[4]][0]
+
+
+def test_hint_highlight_and_f5_agree(fake):
+    s, work = team(fake)
+    with s:
+        start(s)
+        both_pending(s)
+        s.send_keys("BTab")      # the table
+        first = selected_is_named(s)
+        other = "carl" if first[2] == "bob" else "bob"
+        s.send_keys("Down" if table(s)[0][4] else "Up")
+        second = selected_is_named(s, other)
+        expect(second[0] != first[0], "the selection did not move")
+        s.send_keys("Up" if table(s)[-1][4] else "Down")
+        selected_is_named(s, first[2])
+        s.send_keys("Down" if table(s)[0][4] else "Up")
+        chosen = selected_is_named(s, other)
+        s.send_keys("F5")
+        s.wait_for(lambda t: any(r[0] == chosen[0] and r[3] == "approved"
+                                 for r in table(s)), 10, "F5 approved it")
+        rows = {r[0]: r[3] for r in table(s)}
+        expect(rows[first[0]] == "pending",
+               "F5 also decided the other request: %s" % rows)
+        # The one left is selected and named; F5 decides it.
+        selected_is_named(s, first[2])
+        s.send_keys("F5")
+        s.wait_for(lambda t: all(r[3] == "approved" for r in table(s)),
+                   10, "both approved")
+        quit_clean(s)
+
+
+def test_a_new_request_does_not_take_the_hint(fake):
+    s, _ = team(fake, carl_delay_ms=1500)
+    with s:
+        start(s)
+        s.wait_for(lambda t: any(r[1] == "plan" and r[3] == "pending"
+                                 for r in table(s)), 20, "bob's plan")
+        s.wait_for(lambda t: "bob's plan" in hint(s), 5, "the hint")
+        both_pending(s)
+        expect("bob's plan" in hint(s) and "carl" not in hint(s),
+               "carl's request took the hint: %r" % hint(s))
+        expect("2 pending" in hint(s), hint(s))
+        s.send_keys("F5")
+        s.wait_for(lambda t: any(r[1] == "plan" and r[3] == "approved"
+                                 for r in table(s)), 10, "bob's plan approved")
+        expect(any(r[1] == "permission" and r[3] == "pending"
+                   for r in table(s)), "carl's command was decided too")
+        quit_clean(s)
+
+
+def test_a_command_is_seen_whole_before_f5(fake):
+    long = "rm -rf junkdir && echo " + "x" * 90 + " && echo END-OF-IT"
+    s, work = team(fake, command=long, cols=80, rows=24)
+    with s:
+        start(s)
+        s.wait_for(lambda t: any(r[1] == "permission" and r[3] == "pending"
+                                 for r in table(s)), 20, "carl's command")
+        # Put carl's command under the selection.
+        s.send_keys("BTab")
+        for _ in range(3):
+            if [r for r in table(s) if r[4] and r[2] == "carl"]:
+                break
+            s.send_keys("Down" if table(s)[0][4] else "Up")
+        selected_is_named(s, "carl")
+        expect("END-OF-IT" not in hint(s), "the hint shows all of it")
+        s.send_keys("F5")
+        s.wait_for(lambda t: "END-OF-IT" in t and "Esc closes" in t, 5,
+                   "the detail view with the whole command")
+        s.send_keys("Escape")
+        s.wait_gone("Esc closes", 5)
+        expect(any(r[2] == "carl" and r[3] == "pending" for r in table(s)),
+               "F5 ran a command the person had not seen")
+        s.send_keys("F5")
+        s.wait_for("Esc closes", 5, "the detail view again")
+        s.send_keys("F5")
+        s.wait_for(lambda t: any(r[2] == "carl" and r[3] == "approved"
+                                 for r in table(s)), 10, "approved from the "
+                   "detail view")
+        quit_clean(s)
+
+
+def test_enter_shows_all_and_nonsense_decides_nothing(fake):
+    s, _ = team(fake)
+    with s:
+        start(s)
+        both_pending(s)
+        s.send_text("/approve nonsense")
+        s.send_keys("Enter")
+        s.wait_for("nothing was decided", 5, "the error")
+        expect(all(r[3] == "pending" for r in table(s)),
+               "/approve nonsense decided something")
+        s.send_keys("BTab")
+        for _ in range(3):
+            if [r for r in table(s) if r[4] and r[2] == "bob"]:
+                break
+            s.send_keys("Down" if table(s)[0][4] else "Up")
+        selected_is_named(s, "bob")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: "Esc closes" in t and re.search(
+            r"│ 2\. tell the lead", t), 5, "the whole plan")
+        s.send_keys("Escape")
+        s.wait_gone("Esc closes", 5)
+        expect(all(r[3] == "pending" for r in table(s)),
+               "looking decided something")
+        quit_clean(s)
+
+
+def main():
+    if not tmux_available():
+        print("tmux is missing: screen tests skipped")
+        sys.exit(77)
+    r = Results()
+    with FakeLLM() as fake:
+        r.run("the hint names the highlighted row, F5 decides that one",
+              test_hint_highlight_and_f5_agree, fake)
+        r.run("a request that arrives later does not take the hint",
+              test_a_new_request_does_not_take_the_hint, fake)
+        r.run("a command too long for the hint is shown whole before F5",
+              test_a_command_is_seen_whole_before_f5, fake)
+        r.run("Enter shows all; /approve nonsense decides nothing",
+              test_enter_shows_all_and_nonsense_decides_nothing, fake)
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()
