@@ -843,6 +843,31 @@ team_quit_begin(struct team *t)
 	    "asked", (int)asked));
 }
 
+int64_t
+team_quit_left_ms(struct team *t)
+{
+	int64_t left = t->quit_deadline - clock_mono_ms();
+
+	return left > 0 ? left : 0;
+}
+
+void
+team_quit_force(struct team *t)
+{
+	struct agent **agents;
+	size_t n, i;
+
+	team_quit_begin(t);
+	t->quit_deadline = clock_mono_ms();
+	(void)team_quit_poll(t);
+	/* The lead too, whatever the teammates are doing. */
+	n = team_snapshot(t, &agents);
+	for (i = 0; i < n; i++)
+		if (!atomic_load(&agents[i]->stop))
+			team_stop_agent(t, agents[i], 0);
+	free(agents);
+}
+
 int
 team_quit_poll(struct team *t)
 {

@@ -145,6 +145,17 @@ void team_tick(struct team *t);
 void team_quit_begin(struct team *t);
 int team_quit_poll(struct team *t);
 
+/* Milliseconds until the quit stops whoever is left (0 when due). */
+int64_t team_quit_left_ms(struct team *t);
+
+/*
+ * Ends the quit now: every agent is told to stop (kept for --resume, its
+ * unanswered shutdown request withdrawn). It returns at once; team_free
+ * waits for the threads, which a running command keeps at most a few
+ * seconds (tools/bash.h).
+ */
+void team_quit_force(struct team *t);
+
 /* Whether a quit is under way. */
 int team_quitting(struct team *t);
 

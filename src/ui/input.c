@@ -70,7 +70,7 @@ input_insert(struct input *in, wchar_t wc)
 	char enc[4];
 	size_t n = input_encode(wc, enc);
 
-	if ((unsigned int)wc < 0x20 || wc == 0x7f)
+	if (((unsigned int)wc < 0x20 && wc != L'\n') || wc == 0x7f)
 		return;
 	in->buf = xgrow(in->buf, &in->cap, in->len + n + 1, 1);
 	memmove(in->buf + in->cursor + n, in->buf + in->cursor,
@@ -152,16 +152,48 @@ input_kill(struct input *in)
 	in->buf[0] = '\0';
 }
 
-void
-input_kill_word(struct input *in)
+/* Whether the byte at i separates words. */
+static int
+input_blank(const struct input *in, size_t i)
+{
+	return in->buf[i] == ' ' || in->buf[i] == '\n';
+}
+
+/* Where the word before the cursor starts. */
+static size_t
+input_word_start(const struct input *in)
 {
 	size_t at = in->cursor;
 
-	while (at > 0 && in->buf[at - 1] == ' ')
+	while (at > 0 && input_blank(in, at - 1))
 		at--;
-	while (at > 0 && in->buf[at - 1] != ' ')
+	while (at > 0 && !input_blank(in, at - 1))
 		at--;
-	input_cut(in, at, in->cursor);
+	return at;
+}
+
+void
+input_kill_word(struct input *in)
+{
+	input_cut(in, input_word_start(in), in->cursor);
+}
+
+void
+input_word_left(struct input *in)
+{
+	in->cursor = input_word_start(in);
+}
+
+void
+input_word_right(struct input *in)
+{
+	size_t at = in->cursor;
+
+	while (at < in->len && input_blank(in, at))
+		at++;
+	while (at < in->len && !input_blank(in, at))
+		at++;
+	in->cursor = at;
 }
 
 static void
@@ -212,6 +244,25 @@ input_take(struct input *in)
 	return line;
 }
 
+/* Draws len bytes of the line, each newline in it as one "↵". */
+static void
+input_draw_text(const char *s, size_t len, int y, int x)
+{
+	const char *end = s + len, *nl;
+
+	move(y, x);
+	while (s < end) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		addnstr(s, (int)((nl ? nl : end) - s));
+		if (nl == NULL)
+			break;
+		attrset(color_attr(ROLE_DIM));
+		addstr("↵");
+		attrset(A_NORMAL);
+		s = nl + 1;
+	}
+}
+
 void
 input_draw(struct input *in, const char *prompt, int y, int x, int width)
 {
@@ -227,7 +278,7 @@ input_draw(struct input *in, const char *prompt, int y, int x, int width)
 	while ((cw = (int)text_width(in->buf + start, in->cursor - start)) >
 	    avail)
 		start = input_next(in, start);
-	mvaddnstr(y, x + pw, in->buf + start, (int)text_fit(in->buf + start,
-	    in->len - start, avail));
+	input_draw_text(in->buf + start, text_fit(in->buf + start,
+	    in->len - start, avail), y, x + pw);
 	move(y, x + pw + cw);
 }

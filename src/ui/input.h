@@ -1,6 +1,8 @@
 /*
- * The input line: a one-line UTF-8 editor with a prompt ("lead> "),
- * cursor movement by character, and a history of what was sent.
+ * The input line: a UTF-8 editor with a prompt ("lead> "), cursor
+ * movement by character and by word, and a history of what was sent. Its
+ * text may hold newlines (Alt-Enter, Ctrl-J, a paste): it is drawn on one
+ * row, each newline as "↵", and sent as one message.
  */
 #ifndef HUDDLE_UI_INPUT_H
 #define HUDDLE_UI_INPUT_H
@@ -22,7 +24,8 @@ struct input {
 void input_init(struct input *in);
 void input_free(struct input *in);
 
-/* Inserts one character at the cursor. */
+/* Inserts one character at the cursor; of the control characters only
+ * a newline. */
 void input_insert(struct input *in, wchar_t wc);
 
 /* Editing keys: backspace, delete, left, right, home, end, kill line,
@@ -35,6 +38,8 @@ void input_home(struct input *in);
 void input_end(struct input *in);
 void input_kill(struct input *in);
 void input_kill_word(struct input *in);
+void input_word_left(struct input *in);
+void input_word_right(struct input *in);
 
 /* Steps through the history (-1 older, +1 newer). */
 void input_history(struct input *in, int dir);

@@ -11,6 +11,7 @@
 
 #include "agent/command.h"
 #include "core/roster.h"
+#include "ui/keyread.h"
 #include "ui/view.h"
 #include "util/xmalloc.h"
 
@@ -360,7 +361,6 @@ view_key(struct view *v, int is_key, wint_t wc)
 	if (!is_key) {
 		switch (wc) {
 		case '\r':
-		case '\n':
 			/* Enter on the table with nothing typed: details. */
 			if (v->focus == FOCUS_TABLE && v->input.len == 0 &&
 			    table_selected(&v->table) != NULL)
@@ -407,7 +407,16 @@ view_key(struct view *v, int is_key, wint_t wc)
 	}
 	switch (wc) {
 	case KEY_ENTER:
-		return view_key(v, 0, '\n');
+		return view_key(v, 0, '\r');
+	case KEYREAD_NEWLINE:
+		input_insert(&v->input, L'\n');
+		break;
+	case KEYREAD_WORD_LEFT:
+		input_word_left(&v->input);
+		break;
+	case KEYREAD_WORD_RIGHT:
+		input_word_right(&v->input);
+		break;
 	case KEY_BACKSPACE:
 		input_backspace(&v->input);
 		break;

@@ -195,9 +195,11 @@ layout_help(struct view *v)
 		"F8          zoom the focused pane",
 		"F9          shutdown menu (forced stop after expiry)",
 		"Esc         interrupt the focused agent (input line empty)",
+		"C-Left/Right, M-b/M-f  move by word · M-Enter, C-j  new line",
 		"C-t         show the models' thinking in full, or folded",
 		"PgUp/PgDn   scroll the focused pane; End: live tail",
-		"F10, C-c    quit (teammates are asked to shut down)",
+		"F10, C-c    quit (teammates are asked to shut down);",
+		"            again: stop everyone now (state kept)",
 		"C-l         redraw    mouse: click focuses, wheel scrolls",
 		"",
 	};

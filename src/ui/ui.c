@@ -22,9 +22,11 @@
 #include <unistd.h>
 
 #include "agent/team.h"
+#include "ui/keyread.h"
 #include "ui/ui.h"
 #include "ui/view.h"
 #include "util/clock.h"
+#include "util/xmalloc.h"
 
 #define FRAME_US	33000	/* ~30 frames a second while streaming */
 
@@ -51,7 +53,8 @@ ui_on_signal(int sig)
 static void
 ui_on_fatal(int sig)
 {
-	static const char reset[] = "\033[?1000l\033[?1002l\033[?1006l"
+	static const char reset[] = "\033[?2004l"
+	    "\033[?1000l\033[?1002l\033[?1006l"
 	    "\033[0m\033[?25h\033[?1049l\r\n";
 
 	if (write(STDOUT_FILENO, reset, sizeof reset - 1) == -1) {
@@ -106,33 +109,57 @@ ui_events(struct view *v)
 	return changed;
 }
 
-/* Reads every key waiting; returns the KEY_* flags they produced. */
+/* Reads every key waiting, through the key reader; returns the KEY_*
+ * flags they produced. */
 static int
-ui_keys(struct view *v)
+ui_keys(struct view *v, struct keyread *kr)
 {
+	struct keyread_key keys[KEYREAD_MAX];
+	size_t n, i;
 	wint_t wc;
 	int rc, flags = 0;
 
-	while ((rc = wget_wch(stdscr, &wc)) != ERR)
-		flags |= view_key(v, rc == KEY_CODE_YES, wc);
+	while ((rc = wget_wch(stdscr, &wc)) != ERR) {
+		n = keyread_feed(kr, rc == KEY_CODE_YES, wc, keys);
+		for (i = 0; i < n; i++)
+			flags |= view_key(v, keys[i].is_key, keys[i].code);
+	}
+	n = keyread_flush(kr, keys);
+	for (i = 0; i < n; i++)
+		flags |= view_key(v, keys[i].is_key, keys[i].code);
 	return flags;
 }
 
+/* The hint while quitting: who is still shutting down, and when they
+ * will be stopped. */
 static void
 ui_quit_progress(struct view *v)
 {
-	size_t i, live = 0;
+	size_t i, live = 0, len = 0, cap = 0;
+	char *names = NULL;
 
-	for (i = 1; i < v->npanes; i++)
-		live += strcmp(v->panes[i]->status, "terminated") != 0 &&
-		    strcmp(v->panes[i]->status, "idle") != 0;
-	view_hint(v, ROLE_HINT, "quitting: teammates were asked to shut "
-	    "down; %zu still busy", live);
+	for (i = 1; i < v->npanes; i++) {
+		if (strcmp(v->panes[i]->status, "terminated") == 0)
+			continue;
+		if (live++ > 0)
+			names = xappend(names, &len, &cap, ", ", 2);
+		names = xappend(names, &len, &cap, v->panes[i]->name,
+		    strlen(v->panes[i]->name));
+	}
+	if (live == 0)
+		view_hint(v, ROLE_HINT, "quitting: stopping the lead");
+	else
+		view_hint(v, ROLE_HINT, "quitting: %s still shutting down; "
+		    "stopped in %lld s · F10 again stops them now", names,
+		    (long long)(team_quit_left_ms(v->team) + 999) / 1000);
+	free(names);
 }
 
 static void
 ui_setup(void)
 {
+	int code;
+
 	ui_have_tty = tcgetattr(STDIN_FILENO, &ui_saved_tty) == 0;
 	initscr();
 	cbreak();
@@ -146,6 +173,25 @@ ui_setup(void)
 	curs_set(1);
 	color_init();
 	ui_signals();
+	/* The keys curses knows beyond its own KEY_* codes (xterm's
+	 * Ctrl-Left as kLFT5, say) arrive raw instead, for the key reader
+	 * to decode the same way on every terminal. */
+	for (code = KEY_MAX + 1; code < KEY_MAX + 1024; code++)
+		(void)keyok(code, FALSE);
+	/* Bracketed paste: a paste arrives marked, as one piece of text. */
+	if (write(STDOUT_FILENO, KEYREAD_PASTE_ON,
+	    sizeof KEYREAD_PASTE_ON - 1) == -1) {
+	}
+}
+
+/* Gives the terminal back as it was. */
+static void
+ui_restore(void)
+{
+	endwin();
+	if (write(STDOUT_FILENO, KEYREAD_PASTE_OFF,
+	    sizeof KEYREAD_PASTE_OFF - 1) == -1) {
+	}
 }
 
 int
@@ -153,11 +199,13 @@ ui_run(struct team *t, const char *hint, int resumed)
 {
 	struct view *v;
 	int64_t next_tick = clock_mono_ms() + 1000, last_draw = 0;
-	int dirty = 1, done = 0, evfd = evq_fd(team_events(t));
+	int dirty = 1, done = 0, forced = 0, evfd = evq_fd(team_events(t));
+	struct keyread kr;
 
 	if (pipe2(ui_sigpipe, O_NONBLOCK | O_CLOEXEC) == -1)
 		return 1;
 	ui_setup();
+	keyread_init(&kr);
 	v = view_new(t);
 	if (resumed)
 		view_load_history(v, 200);
@@ -203,6 +251,8 @@ ui_run(struct team *t, const char *hint, int resumed)
 			for (i = 0; i < n; i++) {
 				if (sigs[i] == SIGWINCH)
 					ui_resize();
+				else if (team_quitting(t))
+					forced = 1;
 				else
 					v->quitting = 1;
 			}
@@ -210,7 +260,11 @@ ui_run(struct team *t, const char *hint, int resumed)
 			last_draw = 0;
 		}
 		dirty |= ui_events(v);
-		flags = ui_keys(v);
+		flags = ui_keys(v, &kr);
+		/* A second F10 or Ctrl-C (or SIGINT) while quitting forces:
+		 * the screen goes at once, the state stays for --resume. */
+		if ((flags & KEY_QUIT) && team_quitting(t))
+			forced = 1;
 		if (flags & KEY_QUIT)
 			v->quitting = 1;
 		if (flags & KEY_FULL_REDRAW)
@@ -228,6 +282,10 @@ ui_run(struct team *t, const char *hint, int resumed)
 			/* Ages in the table move on. */
 			dirty |= table_pending(&v->table) > 0;
 		}
+		if (forced) {
+			team_quit_force(t);
+			break;
+		}
 		if (team_quitting(t)) {
 			ui_quit_progress(v);
 			dirty = 1;
@@ -235,7 +293,7 @@ ui_run(struct team *t, const char *hint, int resumed)
 		}
 	}
 	ui_events(v);
-	endwin();
+	ui_restore();
 	view_free(v);
 	close(ui_sigpipe[0]);
 	close(ui_sigpipe[1]);

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Input that behaves, and a quit you can trust, in a real terminal (tmux)
+under both TERM=screen-256color and xterm-256color: Ctrl-Left, Alt-b and
+unknown escape sequences never land in the input line as text; a
+two-line paste is one message; Alt-Enter puts a newline in the line; a
+second F10 takes the screen away at once while a teammate's command
+runs, after a first that counts down.
+"""
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from screen_driver import Results, Screen, expect, tmux_available  # noqa: E402
+from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
+
+
+def session(fake, term, *script):
+    fake.reset()
+    fake.script(*script,
+                *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 8)
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    return Screen([HUDDLE, "--workdir", work, "--quit-timeout", "30"],
+                  env={"ANTHROPIC_API_KEY": API_KEY,
+                       "ANTHROPIC_BASE_URL": fake.anthropic_url},
+                  cols=100, rows=30, term=term)
+
+
+def input_line(s):
+    return s.rows()[-2]
+
+
+def quit_clean(s):
+    s.send_keys("F10")
+    expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+
+
+def test_keys_never_become_text(fake, term):
+    s = session(fake, term)
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("abc def")
+        s.send_keys("C-Left")
+        s.send_text("X")
+        s.wait_for(lambda t: "lead> abc Xdef" in input_line(s), 5,
+                   "Ctrl-Left moves back a word")
+        s.send_keys("M-b")
+        s.send_text("Y")
+        s.wait_for(lambda t: "lead> abc YXdef" in input_line(s), 5,
+                   "Alt-b moves back a word")
+        s.send_keys("C-Left", "C-Right", "M-f")
+        s.send_text("Z")
+        s.wait_for(lambda t: "lead> abc YXdefZ" in input_line(s), 5,
+                   "Ctrl-Right and Alt-f move on")
+        # Sequences no terminfo entry knows: nothing typed.
+        s.send_bytes(b"\x1b[99~\x1b[1;5X\x1b[?1;2c\x1bOx")
+        s.send_text("!")
+        s.wait_for(lambda t: "XdefZ!" in input_line(s), 5,
+                   "typing after them")
+        expect(not re.search(r"[\[;~]", input_line(s)),
+               "a sequence landed as text: %r" % input_line(s))
+        quit_clean(s)
+
+
+def test_paste_is_one_message(fake, term):
+    s = session(fake, term)
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_bytes(b"\x1b[200~line one\r\nline two\x1b[201~")
+        s.wait_for(lambda t: "line one↵line two" in input_line(s), 5,
+                   "the paste in the input line")
+        s.send_keys("M-Enter")
+        s.send_text("three")
+        s.wait_for(lambda t: "line two↵three" in input_line(s), 5,
+                   "Alt-Enter puts a newline in")
+        s.send_keys("Enter")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            sent = [json.dumps(r) for r in fake.requests()]
+            if any("line one" in r for r in sent):
+                break
+            time.sleep(0.1)
+        # One message of three lines (its further lines indented, as
+        # every message's are for the model).
+        texts = [r for r in sent if "line one" in r]
+        expect(len(texts) == 1 and
+               "line one\\n  line two\\n  three" in texts[0],
+               "the paste did not reach the lead as one message: %s"
+               % [t[:300] for t in texts])
+        quit_clean(s)
+
+
+def test_second_f10_forces(fake, term):
+    s = session(fake, term,
+                {"agent": "lead", "kind": "tool_use", "calls": [
+                    {"name": "spawn_teammate", "input": {
+                        "name": "sam", "role": "ops", "prompt": "Wait."}}]},
+                {"agent": "sam", "kind": "tool_use", "calls": [
+                    {"name": "bash", "input": {"command": "sleep 40"}}]})
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for(re.compile(r"sam · ops · (working|waiting)"), 15,
+                   "sam at work")
+        s.wait_for("sleep 40", 10, "sam's command")
+        s.send_keys("F10")
+        s.wait_for(re.compile(r"sam still shutting down; stopped in \d+ s"),
+                   5, "the countdown")
+        t0 = time.monotonic()
+        s.send_keys("F10")
+        s.wait_for(lambda t: "lead>" not in t, 5, "the screen gone")
+        took = time.monotonic() - t0
+        expect(took < 1.0, "the screen took %.2f s to go" % took)
+        expect(s.exit_status(15) == 0, "huddle did not exit 0")
+
+
+def main():
+    if not tmux_available():
+        print("tmux is missing: screen tests skipped")
+        sys.exit(77)
+    r = Results()
+    with FakeLLM() as fake:
+        for term in ("screen-256color", "xterm-256color"):
+            r.run("%s: keys never become text" % term,
+                  test_keys_never_become_text, fake, term)
+            r.run("%s: a two-line paste is one message" % term,
+                  test_paste_is_one_message, fake, term)
+        r.run("a second F10 takes the screen away at once",
+              test_second_f10_forces, fake, "screen-256color")
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()
