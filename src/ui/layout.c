@@ -66,9 +66,11 @@ layout_box(int y, int x, int h, int w, const char *title, int focused)
 	free(t);
 }
 
-/* "alice · coder · working · claude-x · 12k tok · $0.04" */
+/* "alice · coder · working · claude-x · 12k tok · $0.04"; without the
+ * role (and then the model) when that does not fit in width columns, so
+ * the status always shows. */
 static char *
-layout_pane_title(const struct pane *p)
+layout_pane_title(const struct pane *p, int width)
 {
 	char tokens[48] = "", *model = NULL, *title;
 
@@ -86,6 +88,12 @@ layout_pane_title(const struct pane *p)
 	else
 		title = xasprintf("%s · %s · %s%s%s", p->name, p->role,
 		    p->status, model ? model : "", tokens);
+	if ((int)text_width(title, strlen(title)) > width) {
+		free(title);
+		title = xasprintf("%s · %s%s", p->name, p->status,
+		    (int)(strlen(p->name) + strlen(p->status) + strlen(tokens) +
+		    3) <= width ? tokens : "");
+	}
 	free(model);
 	return title;
 }
@@ -94,7 +102,7 @@ static void
 layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 {
 	struct pane *p = v->panes[i];
-	char *title = layout_pane_title(p);
+	char *title = layout_pane_title(p, w - 4);
 
 	v->rects[i] = (struct rect){ y, x, h, w };
 	layout_box(y, x, h, w, title, v->focus == (int)i);
@@ -104,11 +112,28 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 		layout_text(y + h - 1, x + w - 14, 12, ROLE_HINT, " ↑ scrolled ");
 }
 
-/* Teammates in the rectangle: stacked, or in two columns. */
-static void
-layout_teammates(struct view *v, int y, int x, int h, int w)
+/* How much a teammate's pane is wanted: the focused one most, then the
+ * busy, then the idle; a terminated one folds to a row. */
+static int
+layout_want(struct view *v, size_t i)
 {
-	size_t n = v->npanes - 1, i, cols, rows;
+	const char *st = v->panes[i]->status;
+
+	if (v->focus == (int)i)
+		return 4;
+	if (strcmp(st, "terminated") == 0)
+		return 0;
+	if (strcmp(st, "idle") == 0)
+		return 1;
+	return strcmp(st, "working") == 0 ? 3 : 2;
+}
+
+/* Teammates in the rectangle as panes, stacked or in two columns. */
+static void
+layout_panes(struct view *v, const size_t *which, size_t n, int y, int x,
+    int h, int w)
+{
+	size_t i, cols, rows;
 
 	if (n == 0)
 		return;
@@ -124,10 +149,84 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 		/* The last pane of an odd grid takes the whole row. */
 		if (cols == 2 && i == n - 1 && n % 2 == 1)
 			pw = w;
-		if (ph < 3)
-			continue;
-		layout_pane(v, i + 1, py, px, ph, pw);
+		layout_pane(v, which[i], py, px, ph, pw);
 	}
+}
+
+/* A folded teammate: one row with its name, status and spend. */
+static void
+layout_folded(struct view *v, size_t i, int y, int x, int w)
+{
+	struct pane *p = v->panes[i];
+	char *title = layout_pane_title(p, w - 2), *line;
+
+	v->rects[i] = (struct rect){ y, x, 1, w };
+	line = xasprintf("▸ %s", title);
+	layout_text(y, x, w, v->focus == (int)i ? ROLE_TITLE_FOCUS :
+	    strcmp(p->status, "terminated") == 0 ? ROLE_DIM : ROLE_TITLE,
+	    line);
+	free(line);
+	free(title);
+}
+
+/*
+ * The teammates in the rectangle: as many as fit as panes (at least
+ * MIN_PANE_ROWS tall, in up to two columns), the focused and the busiest
+ * first; the others, and every terminated one, folded to a row each
+ * below them; and where the rows run out, a last row that counts the
+ * teammates not shown. Every teammate is drawn or counted.
+ */
+static void
+layout_teammates(struct view *v, int y, int x, int h, int w)
+{
+	size_t n = v->npanes - 1, i, j, k, live = 0, *order, *panes;
+	size_t nfold, fold_rows, shown;
+	int want;
+
+	if (n == 0)
+		return;
+	order = xcalloc(n, sizeof *order);
+	panes = xcalloc(n, sizeof *panes);
+	/* By want, highest first; stable, so panes keep their order. */
+	for (want = 4, k = 0; want >= 0; want--)
+		for (i = 1; i <= n; i++)
+			if (layout_want(v, i) == want)
+				order[k++] = i;
+	for (i = 0; i < n; i++)
+		live += layout_want(v, order[i]) > 0;
+	/* The most panes that leave room for the folded rows. */
+	for (k = live; k > 0; k--) {
+		nfold = n - k;
+		fold_rows = nfold < (size_t)h / 2 ? nfold : (size_t)h / 2;
+		if (2 * ((size_t)(h - (int)fold_rows) / MIN_PANE_ROWS) >= k)
+			break;
+	}
+	nfold = n - k;
+	fold_rows = nfold < (size_t)h / 2 ? nfold : (size_t)h / 2;
+	if (k == 0)
+		fold_rows = nfold < (size_t)h ? nfold : (size_t)h;
+	/* The panes in their own order. */
+	for (i = 1, j = 0; i <= n; i++)
+		for (shown = 0; shown < k; shown++)
+			if (order[shown] == i)
+				panes[j++] = i;
+	layout_panes(v, panes, k, y, x, h - (int)fold_rows, w);
+	/* The folded rows, then how many did not fit. */
+	for (i = 0, shown = 0; i < nfold && shown < fold_rows; i++) {
+		if (shown + 1 == fold_rows && nfold - i > 1) {
+			char *more = xasprintf("+%zu more teammates (Tab "
+			    "reaches them)", nfold - i);
+
+			layout_text(y + h - (int)fold_rows + (int)shown, x, w,
+			    ROLE_DIM, more);
+			free(more);
+			break;
+		}
+		layout_folded(v, order[k + i], y + h - (int)fold_rows +
+		    (int)shown++, x, w);
+	}
+	free(order);
+	free(panes);
 }
 
 static void
