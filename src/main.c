@@ -29,6 +29,7 @@
 #include "llm/script.h"
 #include "tools/env.h"
 #include "tools/reaper.h"
+#include "ui/terminal.h"
 #include "ui/ui.h"
 #include "util/log.h"
 #include "util/secret.h"
@@ -802,6 +803,10 @@ main(int argc, char **argv)
 	    !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, "huddle: the screen needs a terminal; use "
 		    "--headless for pipes and scripts\n");
+		rc = 2;
+	} else if (!o.headless && terminal_check(&err) == -1) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
 		rc = 2;
 	} else
 		rc = run_team(&o, cat, &cfg);

@@ -532,6 +532,34 @@ keys_decide_command(struct view *v, const struct command *c)
 	free(msg);
 }
 
+/* /requests: the pending requests, oldest first, then the last decided,
+ * into the lead's pane (the table shows them too; this keeps a record). */
+static void
+keys_request_lines(struct view *v)
+{
+	struct request *r;
+	size_t n = protocol_list(team_protocol(v->team), 20, &r), i;
+	struct pane *lead = v->panes[0];
+	const char *nl;
+	char *line;
+
+	pane_add(lead, ROLE_DIM, n == 0 ? "requests: none yet" :
+	    "requests (pending first, then the last decided):");
+	for (i = 0; i < n; i++) {
+		/* The first line of the body, and a mark if there is more. */
+		nl = strchr(r[i].body, '\n');
+		line = xasprintf("  %s · %s · %s → %s · %s%s%s · %.*s%s",
+		    r[i].id, req_type_name(r[i].type), r[i].from, r[i].to,
+		    req_status_name(r[i].status), r[i].decided_by ? " by " :
+		    "", r[i].decided_by ? r[i].decided_by : "",
+		    (int)(nl ? (size_t)(nl - r[i].body) : strlen(r[i].body)),
+		    r[i].body, nl ? " …" : "");
+		pane_add(lead, ROLE_DIM, line);
+		free(line);
+	}
+	request_free_array(r, n);
+}
+
 void
 view_command(struct view *v, const char *line)
 {
@@ -579,6 +607,7 @@ view_command(struct view *v, const char *line)
 		keys_team_lines(v);
 		break;
 	case CMD_REQUESTS:
+		keys_request_lines(v);
 		v->focus = FOCUS_TABLE;
 		break;
 	case CMD_ZOOM:

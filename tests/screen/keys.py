@@ -121,6 +121,14 @@ def test_second_f10_forces(fake, term):
         expect(s.exit_status(15) == 0, "huddle did not exit 0")
 
 
+def test_dumb_terminal_is_told(fake, term):
+    s = session(fake, term)
+    with s:
+        s.wait_for("--headless", 10, "the message")
+        expect("cannot show huddle's screen" in s.text(), s.text())
+        expect(s.exit_status(10) == 2, "the status is not 2")
+
+
 def main():
     if not tmux_available():
         print("tmux is missing: screen tests skipped")
@@ -134,6 +142,8 @@ def main():
                   test_paste_is_one_message, fake, term)
         r.run("a second F10 takes the screen away at once",
               test_second_f10_forces, fake, "screen-256color")
+        r.run("TERM=dumb: a clear message, no screen",
+              test_dumb_terminal_is_told, fake, "dumb")
     r.finish()
 
 

@@ -214,6 +214,12 @@ def test_enter_shows_all_and_nonsense_decides_nothing(fake):
         s.wait_gone("Esc closes", 5)
         expect(all(r[3] == "pending" for r in table(s)),
                "looking decided something")
+        # /requests lists them in the lead's pane, pending first.
+        s.send_text("/requests")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: "requests (pending first" in t and
+                   len(re.findall(r"req_[0-9a-f]{8} · \w+ · \w+ → lead · "
+                                  r"pending", t)) == 2, 5, "the list")
         quit_clean(s)
 
 
