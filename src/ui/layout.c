@@ -28,7 +28,7 @@
 
 #define MIN_COLS	80
 #define MIN_ROWS	24
-#define TABLE_ROWS	6	/* border + header + 4 requests */
+#define TABLE_ROWS	6	/* border + header + 4 requests, at least */
 #define MIN_PANE_ROWS	5
 
 static void
@@ -227,6 +227,18 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 	}
 	free(order);
 	free(panes);
+}
+
+/* The table's height: four request rows at least, more while more are
+ * pending (one row spare), up to a third of the screen. */
+static int
+layout_table_height(struct view *v)
+{
+	int want = (int)table_pending(&v->table) + 1 + 3, most = LINES / 3;
+
+	if (want > most)
+		want = most;
+	return want > TABLE_ROWS ? want : TABLE_ROWS;
 }
 
 static void
@@ -476,7 +488,7 @@ void
 view_draw(struct view *v)
 {
 	int64_t now = clock_wall_ms();
-	int top_h, table_y, lead_w;
+	int top_h, table_y, table_h, lead_w;
 	char *prompt;
 
 	erase();
@@ -492,7 +504,8 @@ view_draw(struct view *v)
 		free(msg);
 		return;
 	}
-	table_y = LINES - 3 - TABLE_ROWS;
+	table_h = layout_table_height(v);
+	table_y = LINES - 3 - table_h;
 	top_h = table_y;
 	if (v->zoom && v->focus == FOCUS_TABLE)
 		layout_table(v, 0, LINES - 3, now);
@@ -502,7 +515,7 @@ view_draw(struct view *v)
 		lead_w = v->npanes > 1 ? COLS / 2 : COLS;
 		layout_pane(v, 0, 0, 0, top_h, lead_w);
 		layout_teammates(v, 0, lead_w, top_h, COLS - lead_w);
-		layout_table(v, table_y, TABLE_ROWS, now);
+		layout_table(v, table_y, table_h, now);
 	}
 	/* The hint line, then the input line and the keys. */
 	attrset(color_attr(ROLE_BORDER));

@@ -210,8 +210,9 @@ void
 table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
 {
-	int sel = table_index(t), y, rows = height - 1;
+	int sel = table_index(t), y, rows = height - 1, below, marker = 0;
 	size_t i;
+	char *more;
 
 	if (height <= 0 || width <= 0)
 		return;
@@ -228,6 +229,11 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		attrset(A_NORMAL);
 		return;
 	}
+	/* More rows than room: the last row says how many are out of view. */
+	if ((int)t->n > rows && rows > 1) {
+		rows--;
+		marker = 1;
+	}
 	/* Keep the selection in view. */
 	if (sel >= 0 && sel < t->first)
 		t->first = sel;
@@ -235,7 +241,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		t->first = sel - rows + 1;
 	if (t->first > (int)t->n - 1)
 		t->first = 0;
-	for (i = (size_t)t->first, y = top + 1; i < t->n && y < top + height;
+	for (i = (size_t)t->first, y = top + 1; i < t->n && y < top + 1 + rows;
 	    i++, y++) {
 		const struct table_row *r = &t->rows[i];
 		char age[16], *line, *who;
@@ -258,6 +264,15 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		mvaddnstr(y, left, line, (int)fit);
 		free(line);
 		free(who);
+	}
+	below = (int)t->n - t->first - rows;
+	if (marker) {
+		more = xasprintf("%d more above · %d more below (Tab to the "
+		    "table, Up/Down)", t->first, below > 0 ? below : 0);
+		attrset(color_attr(ROLE_DIM));
+		mvaddnstr(top + 1 + rows, left, more, (int)text_fit(more,
+		    strlen(more), width));
+		free(more);
 	}
 	attrset(A_NORMAL);
 }

@@ -223,6 +223,49 @@ def test_enter_shows_all_and_nonsense_decides_nothing(fake):
         quit_clean(s)
 
 
+def test_the_table_grows_and_counts(fake):
+    n = 7
+    mates = ["mate%d" % i for i in range(n)]
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": m, "role": "w", "prompt": "Plan.",
+                "plan_required": True}} for m in mates]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 12,
+        *[{"agent": m, "kind": "tool_use", "calls": [
+            {"name": "submit_plan", "input": {"plan": "plan of " + m}}]}
+          for m in mates])
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2",
+                "--plan-review", "human", "--max-teammates", str(n)],
+               env={"ANTHROPIC_API_KEY": API_KEY,
+                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
+               cols=80, rows=24)
+    with s:
+        start(s)
+        screen = s.wait_for(re.compile(r"requests · 7 pending"), 30,
+                            "seven plans")
+        rows = screen.split("\n")
+        top = next(i for i, r in enumerate(rows) if "requests · 7" in r)
+        bottom = next(i for i in range(top + 1, len(rows))
+                      if rows[i].startswith("└"))
+        expect(bottom - top + 1 == 24 // 3,
+               "the table is %d rows, not a third of 24" % (bottom - top + 1))
+        expect(re.search(r"0 more above · 3 more below", screen), screen)
+        # Every request can be reached, and the counts follow.
+        s.send_keys("BTab")
+        seen = set()
+        for _ in range(n + 1):
+            seen |= {r[0] for r in table(s)}
+            s.send_keys("Down")
+        s.wait_for(re.compile(r"3 more above · 0 more below"), 5,
+                   "the end of the table")
+        seen |= {r[0] for r in table(s)}
+        expect(len(seen) == n, "only %d of %d requests seen" % (len(seen), n))
+        quit_clean(s)
+
+
 def main():
     if not tmux_available():
         print("tmux is missing: screen tests skipped")
@@ -237,6 +280,8 @@ def main():
               test_a_command_is_seen_whole_before_f5, fake)
         r.run("Enter shows all; /approve nonsense decides nothing",
               test_enter_shows_all_and_nonsense_decides_nothing, fake)
+        r.run("the table grows to a third of the screen, and counts the "
+              "rest", test_the_table_grows_and_counts, fake)
     r.finish()
 
 
