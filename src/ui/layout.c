@@ -108,8 +108,16 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 	layout_box(y, x, h, w, title, v->focus == (int)i);
 	free(title);
 	pane_draw(p, y + 1, x + 1, h - 2, w - 2, v->show_thinking);
-	if (p->scroll > 0)
-		layout_text(y + h - 1, x + w - 14, 12, ROLE_HINT, " ↑ scrolled ");
+	if (p->scroll > 0) {
+		char *mark = p->new_lines > 0 ? xasprintf(" ↑ scrolled · ↓ %d "
+		    "new (End) ", p->new_lines) : xstrdup(" ↑ scrolled ");
+		int mw = (int)text_width(mark, strlen(mark));
+
+		if (mw <= w - 4)
+			layout_text(y + h - 1, x + w - 2 - mw, mw, ROLE_HINT,
+			    mark);
+		free(mark);
+	}
 }
 
 /* How much a teammate's pane is wanted: the focused one most, then the

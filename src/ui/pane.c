@@ -67,6 +67,7 @@ pane_open(struct pane *p, enum color_role role)
 	if (p->count == PANE_MAX_LINES) {
 		p->first = (p->first + 1) % PANE_MAX_LINES;
 		p->count--;
+		p->seq_first++;
 	}
 	p->count++;
 	l = pane_last(p);
@@ -77,9 +78,10 @@ pane_open(struct pane *p, enum color_role role)
 		l->text = xmalloc(l->cap);
 	}
 	l->text[0] = '\0';
-	/* A reader looking back keeps its place as lines arrive. */
+	/* A reader looking back keeps its place (pane_draw holds it by
+	 * its anchor) and is told how much came. */
 	if (p->scroll > 0)
-		p->scroll++;
+		p->new_lines++;
 	return l;
 }
 
@@ -162,14 +164,26 @@ void
 pane_scroll(struct pane *p, int rows)
 {
 	p->scroll += rows;
-	if (p->scroll < 0)
-		p->scroll = 0;
+	if (p->scroll <= 0)
+		pane_scroll_end(p);
+	else
+		p->anchored = 0;	/* pane_draw anchors the new place */
 }
 
 void
 pane_scroll_end(struct pane *p)
 {
 	p->scroll = 0;
+	p->anchored = 0;
+	p->new_lines = 0;
+}
+
+/* The number of the line at l. */
+static uint64_t
+pane_seq(const struct pane *p, const struct pane_line *l)
+{
+	return p->seq_first + (((size_t)(l - p->lines) + PANE_MAX_LINES -
+	    p->first) % PANE_MAX_LINES);
 }
 
 /* One wrapped row of a line; a folded row stands for `folded` lines of
@@ -222,6 +236,31 @@ pane_fold(const struct pane *p, size_t last, int width, size_t **starts,
 	return first;
 }
 
+/*
+ * Sets the scroll so that the anchored row is the top one: the newest
+ * row of the anchor's line that starts at or before its byte (a resize
+ * rewraps lines, so the byte may now be inside a row).
+ */
+static void
+pane_hold(struct pane *p, const struct pane_row *rows, size_t n,
+    size_t height)
+{
+	size_t i, at = n;
+
+	/* rows[0] is the newest: the first match is the row that holds
+	 * the byte. */
+	for (i = 0; i < n; i++) {
+		if (pane_seq(p, rows[i].line) == p->anchor_seq &&
+		    rows[i].start <= p->anchor_off) {
+			at = i;
+			break;
+		}
+	}
+	if (at == n && n > 0)
+		at = n - 1;		/* the line is folded away: its row */
+	p->scroll = at + 1 > height ? (int)(at + 1 - height) : 0;
+}
+
 void
 pane_draw(struct pane *p, int top, int left, int height, int width,
     int show_thinking)
@@ -234,9 +273,16 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 
 	if (height <= 0 || width <= 0)
 		return;
+	/* An anchor whose line was dropped holds the oldest line. */
+	if (p->anchored && p->anchor_seq < p->seq_first) {
+		p->anchor_seq = p->seq_first;
+		p->anchor_off = 0;
+	}
 	want = (size_t)height + (size_t)p->scroll;
-	/* Wrap from the newest line back until enough rows are known. */
-	for (i = p->count; i > 0 && n < want; i--) {
+	/* Wrap from the newest line back until enough rows are known: to the
+	 * anchor's line when anchored. */
+	for (i = p->count; i > 0 && (p->anchored ? p->seq_first + i >
+	    p->anchor_seq : n < want); i--) {
 		const struct pane_line *l = pane_line_at(p, i - 1);
 		size_t nrows;
 
@@ -257,9 +303,19 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 			n++;
 		}
 	}
+	if (p->anchored)
+		pane_hold(p, rows, n, (size_t)height);
 	/* Not that much history: scroll no further than the top. */
 	if ((size_t)p->scroll + (size_t)height > n)
 		p->scroll = n > (size_t)height ? (int)(n - (size_t)height) : 0;
+	if (p->scroll == 0)
+		pane_scroll_end(p);
+	else if (!p->anchored) {
+		/* Hold the top row from now on. */
+		p->anchored = 1;
+		p->anchor_seq = pane_seq(p, rows[p->scroll + height - 1].line);
+		p->anchor_off = rows[p->scroll + height - 1].start;
+	}
 	for (k = 0; k < (size_t)height; k++) {
 		size_t idx = (size_t)p->scroll + k;
 		const struct pane_row *row;

@@ -41,6 +41,14 @@ struct pane {
 	enum color_role		 stream_role;	/* the open line's */
 	struct text_stream	 ts;
 	int			 scroll;	/* rows up from the live tail */
+	/* While scrolled back, the view is held by its top row — a line (by
+	 * its number since the pane began) and a byte in it — so that what
+	 * arrives below never moves it. */
+	uint64_t		 seq_first;	/* number of lines[first] */
+	int			 anchored;
+	uint64_t		 anchor_seq;
+	size_t			 anchor_off;
+	int			 new_lines;	/* arrived while scrolled back */
 };
 
 struct pane *pane_new(const char *name, const char *role);
@@ -59,7 +67,8 @@ void pane_stream(struct pane *p, enum color_role role, const char *text,
 /* Closes the open line, if any. */
 void pane_end_stream(struct pane *p);
 
-/* Scrolls by rows (positive: back in time); End is pane_scroll_end. */
+/* Scrolls by rows (positive: back in time); End is pane_scroll_end. A
+ * scrolled pane stays put as lines arrive, and counts them (new_lines). */
 void pane_scroll(struct pane *p, int rows);
 void pane_scroll_end(struct pane *p);
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Many teammates on a small screen (tmux): 12 teammates at 80x24 and 32
-at 200x60 are each drawn, as a pane or folded to a row, or counted in a
-"+N more" row; pane titles keep the status when the role does not fit.
+"""Panes in a real terminal (tmux): 12 teammates at 80x24 and 32 at
+200x60 are each drawn, as a pane or folded to a row, or counted in a
+"+N more" row; pane titles keep the status when the role does not fit;
+a pane scrolled back stays put while output arrives, says how many lines
+came, and End returns to them.
 """
 
 import os
@@ -62,6 +64,50 @@ def test_all_shown_or_counted(fake, n, cols, rows):
         expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
 
 
+def test_a_scrolled_pane_stays_put(fake):
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "text",
+         "text": "\n".join("line %d" % i for i in range(1, 61))},
+        {"agent": "lead", "kind": "text",
+         # Long lines: each wraps to several rows, and streams in.
+         "text": "\n".join("new %d %s" % (i, "wrapping words " * 8)
+                           for i in range(1, 11)),
+         "delta_chars": 7, "chunk_delay_ms": 30})
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2"],
+               env={"ANTHROPIC_API_KEY": API_KEY,
+                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
+               cols=80, rows=24)
+
+    def pane(text):
+        # The lead's pane without its borders: rows 1.. of the top box.
+        rows = text.split("\n")
+        end = next(i for i, r in enumerate(rows) if r.startswith("└"))
+        return rows[1:end]
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("line 60", 10, "the first reply")
+        s.send_keys("PageUp")
+        before = pane(s.wait_for("↑ scrolled", 5, "scrolled back"))
+        expect("line 60" not in "\n".join(before), "did not scroll")
+        s.send_text("more")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: re.search(r"↓ (\d+) new", t) and
+                   int(re.search(r"↓ (\d+) new", t).group(1)) >= 11, 10,
+                   "eleven new lines counted")
+        after = pane(s.text())
+        expect(after == before, "the pane moved:\n%s\n--\n%s"
+               % ("\n".join(before), "\n".join(after)))
+        s.send_keys("End")
+        s.wait_for(lambda t: re.search(r"new 10 wrapping", t) and
+                   "↑ scrolled" not in t, 5, "back at the tail")
+        s.send_keys("F10")
+        expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+
+
 def main():
     if not tmux_available():
         print("tmux is missing: screen tests skipped")
@@ -72,6 +118,8 @@ def main():
               test_all_shown_or_counted, fake, 12, 80, 24)
         r.run("32 teammates at 200x60: each drawn or counted",
               test_all_shown_or_counted, fake, 32, 200, 60)
+        r.run("a scrolled pane stays put as output arrives",
+              test_a_scrolled_pane_stays_put, fake)
     r.finish()
 
 
