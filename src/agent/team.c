@@ -948,6 +948,12 @@ team_free(struct team *t)
 }
 
 const char *
+team_workdir(struct team *t)
+{
+	return t->workdir;
+}
+
+const char *
 team_state_dir(struct team *t)
 {
 	return t->state;

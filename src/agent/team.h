@@ -69,6 +69,9 @@ struct store *team_store(struct team *t);
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
 
+/* The working directory (absolute). */
+const char *team_workdir(struct team *t);
+
 /* When the team was opened (clock_mono_us): the zero of event times. */
 int64_t team_epoch_us(struct team *t);
 struct protocol *team_protocol(struct team *t);

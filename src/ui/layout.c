@@ -262,9 +262,85 @@ layout_table(struct view *v, int y, int h, int64_t now)
 	    v->focus == FOCUS_TABLE, now);
 }
 
-static void
-layout_fkeys(int y)
+/* "2 working 1 idle": the agents by status, those there are. */
+static char *
+layout_counts(size_t working, size_t waiting, size_t idle)
 {
+	const size_t n[] = { working, waiting, idle };
+	static const char *const what[] = { "working", "waiting", "idle" };
+	char *text = NULL, num[32];
+	size_t len = 0, cap = 0, i;
+
+	text = xappend(text, &len, &cap, "", 0);
+	for (i = 0; i < 3; i++) {
+		if (n[i] == 0)
+			continue;
+		snprintf(num, sizeof num, "%s%zu ", len ? " " : "", n[i]);
+		text = xappend(text, &len, &cap, num, strlen(num));
+		text = xappend(text, &len, &cap, what[i], strlen(what[i]));
+	}
+	return text;
+}
+
+/*
+ * The status line, right of the F-keys: the workdir's last name, the
+ * lead's model, the team's spend, the time since start, how many agents
+ * are working, waiting and idle, and a spinner while any works. Fields
+ * go from the left as room runs out; returns the text to draw.
+ */
+static char *
+layout_status(struct view *v, int room)
+{
+	const char *wd = team_workdir(v->team), *base = strrchr(wd, '/');
+	static const char *const spin[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴",
+	    "⠦", "⠧", "⠇", "⠏" };
+	size_t i, working = 0, waiting = 0, idle = 0;
+	int64_t s = (clock_mono_ms() - v->started_ms) / 1000;
+	char *fields[6], *text = NULL;
+	int first;
+
+	for (i = 0; i < v->npanes; i++) {
+		const char *st = v->panes[i]->status;
+
+		working += strcmp(st, "working") == 0;
+		waiting += strcmp(st, "waiting") == 0;
+		idle += strcmp(st, "idle") == 0;
+	}
+	fields[0] = xstrdup(base != NULL && base[1] != '\0' ? base + 1 : wd);
+	fields[1] = xstrdup(team_lead_model(v->team));
+	fields[2] = xasprintf("$%.2f", team_cost(v->team));
+	/* To the minute: an idle screen is redrawn once a minute for it. */
+	fields[3] = s < 3600 ? xasprintf("%lldm", (long long)(s / 60)) :
+	    xasprintf("%lldh%02lld", (long long)(s / 3600),
+	    (long long)(s / 60 % 60));
+	/* The counts that are not zero: "2 working 1 idle". */
+	fields[4] = layout_counts(working, waiting, idle);
+	fields[5] = xstrdup(working > 0 ? spin[v->spin++ % 10] : " ");
+	/* Drop fields from the left until the rest fits. */
+	for (first = 0; first < 5 && text == NULL; first++) {
+		size_t len = 0, cap = 0;
+
+		for (i = (size_t)first; i < 5; i++) {
+			text = xappend(text, &len, &cap, fields[i],
+			    strlen(fields[i]));
+			text = xappend(text, &len, &cap, i < 4 ? " · " : " ",
+			    i < 4 ? strlen(" · ") : 1);
+		}
+		text = xappend(text, &len, &cap, fields[5], strlen(fields[5]));
+		if ((int)text_width(text, len) > room) {
+			free(text);
+			text = NULL;
+		}
+	}
+	for (i = 0; i < 6; i++)
+		free(fields[i]);
+	return text;
+}
+
+static void
+layout_fkeys(struct view *v, int y)
+{
+	char *status;
 	static const char *const keys[][2] = {
 		{ "F1", "Help" }, { "F5", "Approve" }, { "F6", "Reject" },
 		{ "F8", "Zoom" }, { "F9", "Shutdown" }, { "F10", "Quit" },
@@ -283,6 +359,11 @@ layout_fkeys(int y)
 	if (x < COLS)
 		mvhline(y, x, ' ', COLS - x);
 	attrset(A_NORMAL);
+	if ((status = layout_status(v, COLS - x - 2)) != NULL) {
+		layout_text(y, COLS - 1 - (int)text_width(status,
+		    strlen(status)), COLS - x, ROLE_FKEY_LABEL, status);
+		free(status);
+	}
 }
 
 /* --- popups ------------------------------------------------------------------ */
@@ -529,7 +610,7 @@ view_draw(struct view *v)
 	attrset(color_attr(ROLE_BORDER));
 	mvhline_set(LINES - 3, 0, WACS_HLINE, COLS);
 	layout_hint(v);
-	layout_fkeys(LINES - 1);
+	layout_fkeys(v, LINES - 1);
 	prompt = xasprintf("%s> ", view_focus_name(v));
 	input_draw(&v->input, prompt, LINES - 2, 0, COLS);
 	free(prompt);

@@ -198,7 +198,7 @@ int
 ui_run(struct team *t, const char *hint, int resumed)
 {
 	struct view *v;
-	int64_t next_tick = clock_mono_ms() + 1000, last_draw = 0;
+	int64_t next_tick = clock_mono_ms() + 1000, last_draw = 0, minute = 0;
 	int dirty = 1, done = 0, forced = 0, evfd = evq_fd(team_events(t));
 	struct keyread kr;
 
@@ -279,8 +279,15 @@ ui_run(struct team *t, const char *hint, int resumed)
 		if (clock_mono_ms() >= next_tick) {
 			team_tick(t);
 			next_tick = clock_mono_ms() + 1000;
-			/* Ages in the table move on. */
+			/* Ages in the table move on, and the status line's
+			 * clock each minute. */
 			dirty |= table_pending(&v->table) > 0;
+			if ((clock_mono_ms() - v->started_ms) / 60000 !=
+			    minute) {
+				minute = (clock_mono_ms() - v->started_ms) /
+				    60000;
+				dirty = 1;
+			}
 		}
 		if (forced) {
 			team_quit_force(t);

@@ -11,6 +11,7 @@
 #include "core/roster.h"
 #include "core/transcript.h"
 #include "ui/view.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 struct view *
@@ -19,6 +20,7 @@ view_new(struct team *t)
 	struct view *v = xcalloc(1, sizeof *v);
 
 	v->team = t;
+	v->started_ms = clock_mono_ms();
 	table_init(&v->table);
 	input_init(&v->input);
 	input_init(&v->feedback);

@@ -59,6 +59,8 @@ struct view {
 	char		 detail_id[16];	/* POPUP_DETAIL's request */
 	int		 detail_first;	/* its first line shown */
 	int		 quitting;
+	int64_t		 started_ms;	/* for the status line's clock */
+	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
 
 	/* Where things were drawn, for the mouse. */

@@ -56,6 +56,10 @@ def test_all_shown_or_counted(fake, n, cols, rows):
         s.wait_for(lambda t: len(re.findall(r"is idle: Hello", t)) > 0,
                    30, "teammates at work")
         screen = s.wait_for(accounted, 30, "every teammate drawn or counted")
+        # The status line: the spend, the clock, the agents by status.
+        if cols >= 120:
+            expect(re.search(r"\$\d+\.\d\d · (\d+m|\d+h\d\d) · (\d+ \w+ ?)+",
+                             screen.split("\n")[-1]), screen.split("\n")[-1])
         # A title cut short still says the status.
         expect(not re.search(r"mate\d\d · a-rather-long-role-name · "
                              r"[a-z]{1,3}\b(?! )", screen),
