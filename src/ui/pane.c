@@ -36,6 +36,9 @@ pane_free(struct pane *p)
 	free(p->role);
 	free(p->status);
 	free(p->model);
+	for (i = 0; i < p->nheld; i++)
+		free(p->held[i].text);
+	free(p->held);
 	free(p);
 }
 
@@ -113,17 +116,50 @@ pane_put(struct pane *p, enum color_role role, const char *s, size_t len)
 	}
 }
 
+/* Adds clean text as new lines ('\n' starts another). */
+static void
+pane_lines(struct pane *p, enum color_role role, const char *clean)
+{
+	const char *s = clean, *nl;
+
+	do {
+		nl = strchr(s, '\n');
+		pane_open(p, role);
+		pane_append(pane_last(p), s, nl ? (size_t)(nl - s) :
+		    strlen(s));
+		s = nl ? nl + 1 : NULL;
+	} while (s != NULL);
+}
+
 void
 pane_end_stream(struct pane *p)
 {
 	char *out = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0, cap = 0, i;
 
 	text_stream_flush(&p->ts, &out, &len, &cap);
 	if (len > 0)
 		pane_put(p, p->stream_role, out, len);
 	free(out);
 	p->streaming = 0;
+	p->in_stream = 0;
+	for (i = 0; i < p->nheld; i++) {
+		pane_lines(p, p->held[i].role, p->held[i].text);
+		free(p->held[i].text);
+	}
+	p->nheld = 0;
+}
+
+void
+pane_note(struct pane *p, enum color_role role, const char *text)
+{
+	if (!p->in_stream) {
+		pane_add(p, role, text);
+		return;
+	}
+	p->held = xgrow(p->held, &p->capheld, p->nheld + 1, sizeof *p->held);
+	p->held[p->nheld].role = role;
+	p->held[p->nheld++].text = text_sanitize(text, strlen(text));
 }
 
 void
@@ -137,6 +173,7 @@ pane_stream(struct pane *p, enum color_role role, const char *text,
 		pane_end_stream(p);
 		p->stream_role = role;
 	}
+	p->in_stream = 1;
 	text_stream_feed(&p->ts, text, len, &out, &olen, &cap);
 	if (olen > 0)
 		pane_put(p, role, out, olen);
@@ -147,16 +184,9 @@ void
 pane_add(struct pane *p, enum color_role role, const char *text)
 {
 	char *clean = text_sanitize(text, strlen(text));
-	const char *s = clean, *nl;
 
 	pane_end_stream(p);
-	do {
-		nl = strchr(s, '\n');
-		pane_open(p, role);
-		pane_append(pane_last(p), s, nl ? (size_t)(nl - s) :
-		    strlen(s));
-		s = nl ? nl + 1 : NULL;
-	} while (s != NULL);
+	pane_lines(p, role, clean);
 	free(clean);
 }
 

@@ -19,6 +19,11 @@
 /* Lines kept per pane; older ones are dropped. */
 #define PANE_MAX_LINES 5000
 
+struct pane_held {
+	enum color_role	 role;
+	char		*text;
+};
+
 struct pane_line {
 	enum color_role	 role;
 	char		*text;		/* sanitized UTF-8, no '\n' */
@@ -49,6 +54,11 @@ struct pane {
 	uint64_t		 anchor_seq;
 	size_t			 anchor_off;
 	int			 new_lines;	/* arrived while scrolled back */
+	/* Lines from others (pane_note) that came while the agent's text
+	 * streamed: they wait for its end, so a turn is never split. */
+	int			 in_stream;
+	struct pane_held	*held;
+	size_t			 nheld, capheld;
 };
 
 struct pane *pane_new(const char *name, const char *role);
@@ -58,6 +68,10 @@ void pane_set_status(struct pane *p, const char *status);
 
 /* Adds text (sanitized here; '\n' starts further lines) as new lines. */
 void pane_add(struct pane *p, enum color_role role, const char *text);
+
+/* Adds a line that comes from outside the agent's own turn (a message
+ * to it): at once, or, while its text streams, right after that text. */
+void pane_note(struct pane *p, enum color_role role, const char *text);
 
 /* Appends streamed text to the open line (opening one if needed); text
  * of another role than the open line's starts a new line. */

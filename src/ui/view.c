@@ -304,18 +304,18 @@ view_message(struct view *v, json_t *d)
 			line = xasprintf("you  %s", content);
 		else
 			line = xasprintf("✉ %s: %s", from, content);
-		pane_add(p, strcmp(from, "user") == 0 ? ROLE_YOU :
+		pane_note(p, strcmp(from, "user") == 0 ? ROLE_YOU :
 		    ROLE_MESSAGE, line);
 	} else if (strcmp(type, "broadcast") == 0) {
 		line = xasprintf("✉ %s (to all): %s", from, content);
-		pane_add(p, ROLE_MESSAGE, line);
+		pane_note(p, ROLE_MESSAGE, line);
 	} else if (strcmp(type, "idle_notification") == 0) {
 		line = xasprintf("· %s", content);
-		pane_add(p, ROLE_DIM, line);
+		pane_note(p, ROLE_DIM, line);
 	} else {
 		line = xasprintf("⚑ %s from %s%s%s%s%s", type, from,
 		    *rid ? " " : "", rid, *content ? ": " : "", content);
-		pane_add(p, ROLE_PROTOCOL, line);
+		pane_note(p, ROLE_PROTOCOL, line);
 	}
 	free(line);
 }
@@ -394,6 +394,10 @@ view_apply(struct view *v, const struct event *e)
 		break;
 	}
 	case EV_STATUS:
+		/* A turn's text has ended by the time its agent changes
+		 * status; what waited for it follows. */
+		if (p != NULL)
+			pane_end_stream(p);
 		pane_set_status(p, jstr(d, "status"));
 		if (strcmp(jstr(d, "status"), "terminated") == 0)
 			pane_add(p, ROLE_DIM, "— terminated —");
@@ -420,6 +424,8 @@ view_apply(struct view *v, const struct event *e)
 		free(line);
 		break;
 	case EV_USAGE:
+		if (p != NULL)
+			pane_end_stream(p);	/* the call is over */
 		view_usage(v, p, d);
 		break;
 	case EV_BUDGET:

@@ -112,6 +112,47 @@ def test_a_scrolled_pane_stays_put(fake):
         expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
 
 
+def test_a_turn_is_not_split(fake):
+    words = " ".join("w%02d" % i for i in range(60))
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": "alice", "role": "coder", "prompt": "Report."}}]},
+        {"agent": "lead", "kind": "text", "text": words + " END",
+         "delta_chars": 4, "chunk_delay_ms": 40},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 4,
+        {"agent": "alice", "kind": "tool_use", "delay_ms": 1000, "calls": [
+            {"name": "send_message", "input": {
+                "to": "lead", "content": "mid-stream note"}}]},
+        {"agent": "alice", "kind": "text", "text": "Sent."})
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2"],
+               env={"ANTHROPIC_API_KEY": API_KEY,
+                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
+               cols=120, rows=40)
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        screen = s.wait_for(lambda t: "END" in t and "mid-stream note" in t,
+                            20, "the reply and alice's note")
+        # The lead's pane, left half: the reply's words in one run, the
+        # note after them.
+        lead = [r[:r.index("│", 1) + 1] if "│" in r[1:] else r
+                for r in screen.split("\n")]
+        text = "\n".join(lead)
+        first = text.index("w00")
+        note = text.index("mid-stream note")
+        expect(not first < note < text.index("END"),
+               "the note split the reply:\n" + text)
+        run = re.sub(r"[│\s]+", " ", text[first:text.index("END")])
+        expect(run.strip() == words,
+               "the reply is not one run: %r" % run)
+        s.send_keys("F10")
+        expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+
+
 def main():
     if not tmux_available():
         print("tmux is missing: screen tests skipped")
@@ -124,6 +165,8 @@ def main():
               test_all_shown_or_counted, fake, 32, 200, 60)
         r.run("a scrolled pane stays put as output arrives",
               test_a_scrolled_pane_stays_put, fake)
+        r.run("a message arriving mid-stream waits for the turn's text",
+              test_a_turn_is_not_split, fake)
     r.finish()
 
 
