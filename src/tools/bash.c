@@ -455,8 +455,8 @@ bash_check_exit(struct bash_child *c)
 
 /*
  * Waits until the reaper exits, which it does once the shell and all it
- * started are gone (and, with want_eof, until the pipe is closed too), the deadline passes or the token fires, capturing output all the
- * while.
+ * started are gone (with want_eof, until the pipe is closed too), the
+ * deadline passes or the token fires, capturing output all the while.
  */
 static enum bash_end
 bash_wait(struct bash_child *c, int64_t deadline, struct cancel *cancel,
