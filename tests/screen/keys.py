@@ -11,34 +11,21 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from screen_driver import Results, Screen, expect, tmux_available  # noqa: E402
-from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
 
 
 def session(fake, term, *script):
     fake.reset()
     fake.script(*script,
                 *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 8)
-    work = tempfile.mkdtemp(prefix="huddle-screen-")
-    return Screen([HUDDLE, "--workdir", work, "--quit-timeout", "30"],
-                  env={"ANTHROPIC_API_KEY": API_KEY,
-                       "ANTHROPIC_BASE_URL": fake.anthropic_url},
-                  cols=100, rows=30, term=term)
+    return fake_screen(fake, ["--quit-timeout", "30"], 100, 30, term)
 
 
 def input_line(s):
     return s.rows()[-2]
-
-
-def quit_clean(s):
-    s.send_keys("F10")
-    expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
 
 
 def test_keys_never_become_text(fake, term):
@@ -129,23 +116,17 @@ def test_dumb_terminal_is_told(fake, term):
         expect(s.exit_status(10) == 2, "the status is not 2")
 
 
-def main():
-    if not tmux_available():
-        print("tmux is missing: screen tests skipped")
-        sys.exit(77)
-    r = Results()
-    with FakeLLM() as fake:
-        for term in ("screen-256color", "xterm-256color"):
-            r.run("%s: keys never become text" % term,
-                  test_keys_never_become_text, fake, term)
-            r.run("%s: a two-line paste is one message" % term,
-                  test_paste_is_one_message, fake, term)
-        r.run("a second F10 takes the screen away at once",
-              test_second_f10_forces, fake, "screen-256color")
-        r.run("TERM=dumb: a clear message, no screen",
-              test_dumb_terminal_is_told, fake, "dumb")
-    r.finish()
+def tests(r, fake):
+    for term in ("screen-256color", "xterm-256color"):
+        r.run("%s: keys never become text" % term,
+              test_keys_never_become_text, fake, term)
+        r.run("%s: a two-line paste is one message" % term,
+              test_paste_is_one_message, fake, term)
+    r.run("a second F10 takes the screen away at once",
+          test_second_f10_forces, fake, "screen-256color")
+    r.run("TERM=dumb: a clear message, no screen",
+          test_dumb_terminal_is_told, fake, "dumb")
 
 
 if __name__ == "__main__":
-    main()
+    run_main(tests)

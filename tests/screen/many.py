@@ -9,13 +9,9 @@ came, and End returns to them.
 import os
 import re
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from screen_driver import Results, Screen, expect, tmux_available  # noqa: E402
-from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
 
 STATUSES = ("starting", "working", "waiting", "idle", "terminated")
 
@@ -33,12 +29,8 @@ def test_all_shown_or_counted(fake, n, cols, rows):
                 "prompt": "Say hello."}} for m in names(n)]},
         *[{"agent": "lead", "kind": "text", "text": "Noted."}] * (n + 4),
         *[{"agent": m, "kind": "text", "text": "Hello."} for m in names(n)])
-    work = tempfile.mkdtemp(prefix="huddle-screen-")
-    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "5",
-                "--max-teammates", str(n)],
-               env={"ANTHROPIC_API_KEY": API_KEY,
-                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
-               cols=cols, rows=rows)
+    s = fake_screen(fake, ["--quit-timeout", "5", "--max-teammates", str(n)],
+                    cols, rows)
     with s:
         s.wait_for("lead>", 10)
         s.send_text("go")
@@ -64,8 +56,7 @@ def test_all_shown_or_counted(fake, n, cols, rows):
         expect(not re.search(r"mate\d\d · a-rather-long-role-name · "
                              r"[a-z]{1,3}\b(?! )", screen),
                "a title lost its status")
-        s.send_keys("F10")
-        expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+        quit_clean(s)
 
 
 def test_a_scrolled_pane_stays_put(fake):
@@ -78,11 +69,7 @@ def test_a_scrolled_pane_stays_put(fake):
          "text": "\n".join("new %d %s" % (i, "wrapping words " * 8)
                            for i in range(1, 11)),
          "delta_chars": 7, "chunk_delay_ms": 30})
-    work = tempfile.mkdtemp(prefix="huddle-screen-")
-    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2"],
-               env={"ANTHROPIC_API_KEY": API_KEY,
-                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
-               cols=80, rows=24)
+    s = fake_screen(fake, ["--quit-timeout", "2"], 80, 24)
 
     def pane(text):
         # The lead's pane without its borders: rows 1.. of the top box.
@@ -108,8 +95,7 @@ def test_a_scrolled_pane_stays_put(fake):
         s.send_keys("End")
         s.wait_for(lambda t: re.search(r"new 10 wrapping", t) and
                    "↑ scrolled" not in t, 5, "back at the tail")
-        s.send_keys("F10")
-        expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+        quit_clean(s)
 
 
 def test_a_turn_is_not_split(fake):
@@ -126,11 +112,7 @@ def test_a_turn_is_not_split(fake):
             {"name": "send_message", "input": {
                 "to": "lead", "content": "mid-stream note"}}]},
         {"agent": "alice", "kind": "text", "text": "Sent."})
-    work = tempfile.mkdtemp(prefix="huddle-screen-")
-    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2"],
-               env={"ANTHROPIC_API_KEY": API_KEY,
-                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
-               cols=120, rows=40)
+    s = fake_screen(fake, ["--quit-timeout", "2"], 120, 40)
     with s:
         s.wait_for("lead>", 10)
         s.send_text("go")
@@ -149,26 +131,19 @@ def test_a_turn_is_not_split(fake):
         run = re.sub(r"[│\s]+", " ", text[first:text.index("END")])
         expect(run.strip() == words,
                "the reply is not one run: %r" % run)
-        s.send_keys("F10")
-        expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+        quit_clean(s)
 
 
-def main():
-    if not tmux_available():
-        print("tmux is missing: screen tests skipped")
-        sys.exit(77)
-    r = Results()
-    with FakeLLM() as fake:
-        r.run("12 teammates at 80x24: each drawn or counted",
-              test_all_shown_or_counted, fake, 12, 80, 24)
-        r.run("32 teammates at 200x60: each drawn or counted",
-              test_all_shown_or_counted, fake, 32, 200, 60)
-        r.run("a scrolled pane stays put as output arrives",
-              test_a_scrolled_pane_stays_put, fake)
-        r.run("a message arriving mid-stream waits for the turn's text",
-              test_a_turn_is_not_split, fake)
-    r.finish()
+def tests(r, fake):
+    r.run("12 teammates at 80x24: each drawn or counted",
+          test_all_shown_or_counted, fake, 12, 80, 24)
+    r.run("32 teammates at 200x60: each drawn or counted",
+          test_all_shown_or_counted, fake, 32, 200, 60)
+    r.run("a scrolled pane stays put as output arrives",
+          test_a_scrolled_pane_stays_put, fake)
+    r.run("a message arriving mid-stream waits for the turn's text",
+          test_a_turn_is_not_split, fake)
 
 
 if __name__ == "__main__":
-    main()
+    run_main(tests)

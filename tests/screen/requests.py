@@ -13,11 +13,8 @@ import re
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from screen_driver import Results, Screen, expect, tmux_available  # noqa: E402
-from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 HIGHLIGHT = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:4[0-7]|7)(?:;[0-9;]*)?m")
@@ -48,12 +45,8 @@ def team(fake, command="rm -rf junkdir", carl_delay_ms=0, cols=120,
         *[{"agent": "carl", "kind": "text", "text": "Done."}] * 4)
     work = tempfile.mkdtemp(prefix="huddle-screen-")
     os.makedirs(os.path.join(work, "junkdir"))
-    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2",
-                "--plan-review", "human"],
-               env={"ANTHROPIC_API_KEY": API_KEY,
-                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
-               cols=cols, rows=rows)
-    return s, work
+    return fake_screen(fake, ["--quit-timeout", "2", "--plan-review",
+                              "human"], cols, rows, workdir=work), work
 
 
 def start(s):
@@ -86,11 +79,6 @@ def table(s):
 
 def hint(s):
     return s.rows()[-3]
-
-
-def quit_clean(s):
-    s.send_keys("F10")
-    expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
 
 
 def both_pending(s):
@@ -236,12 +224,8 @@ def test_the_table_grows_and_counts(fake):
         *[{"agent": m, "kind": "tool_use", "calls": [
             {"name": "submit_plan", "input": {"plan": "plan of " + m}}]}
           for m in mates])
-    work = tempfile.mkdtemp(prefix="huddle-screen-")
-    s = Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2",
-                "--plan-review", "human", "--max-teammates", str(n)],
-               env={"ANTHROPIC_API_KEY": API_KEY,
-                    "ANTHROPIC_BASE_URL": fake.anthropic_url},
-               cols=80, rows=24)
+    s = fake_screen(fake, ["--quit-timeout", "2", "--plan-review", "human",
+                           "--max-teammates", str(n)], 80, 24)
     with s:
         start(s)
         screen = s.wait_for(re.compile(r"requests · 7 pending"), 30,
@@ -266,24 +250,18 @@ def test_the_table_grows_and_counts(fake):
         quit_clean(s)
 
 
-def main():
-    if not tmux_available():
-        print("tmux is missing: screen tests skipped")
-        sys.exit(77)
-    r = Results()
-    with FakeLLM() as fake:
-        r.run("the hint names the highlighted row, F5 decides that one",
-              test_hint_highlight_and_f5_agree, fake)
-        r.run("a request that arrives later does not take the hint",
-              test_a_new_request_does_not_take_the_hint, fake)
-        r.run("a command too long for the hint is shown whole before F5",
-              test_a_command_is_seen_whole_before_f5, fake)
-        r.run("Enter shows all; /approve nonsense decides nothing",
-              test_enter_shows_all_and_nonsense_decides_nothing, fake)
-        r.run("the table grows to a third of the screen, and counts the "
-              "rest", test_the_table_grows_and_counts, fake)
-    r.finish()
+def tests(r, fake):
+    r.run("the hint names the highlighted row, F5 decides that one",
+          test_hint_highlight_and_f5_agree, fake)
+    r.run("a request that arrives later does not take the hint",
+          test_a_new_request_does_not_take_the_hint, fake)
+    r.run("a command too long for the hint is shown whole before F5",
+          test_a_command_is_seen_whole_before_f5, fake)
+    r.run("Enter shows all; /approve nonsense decides nothing",
+          test_enter_shows_all_and_nonsense_decides_nothing, fake)
+    r.run("the table grows to a third of the screen, and counts the rest",
+          test_the_table_grows_and_counts, fake)
 
 
 if __name__ == "__main__":
-    main()
+    run_main(tests)

@@ -1,0 +1,41 @@
+"""What the screen tests that run huddle against the fake LLM server
+share: huddle in a tmux screen talking to the fake, a clean quit, and a
+main() that skips without tmux."""
+
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from screen_driver import Results, Screen, expect, tmux_available  # noqa: E402
+from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
+
+
+def fake_screen(fake, args=(), cols=120, rows=40, term=None, workdir=None):
+    """huddle in a fresh workdir (or `workdir`), talking to the fake;
+    returns the Screen (not started: use it in a with)."""
+    work = workdir or tempfile.mkdtemp(prefix="huddle-screen-")
+    return Screen([HUDDLE, "--workdir", work] + list(args),
+                  env={"ANTHROPIC_API_KEY": API_KEY,
+                       "ANTHROPIC_BASE_URL": fake.anthropic_url},
+                  cols=cols, rows=rows, term=term)
+
+
+def quit_clean(s):
+    """F10, and huddle must exit 0."""
+    s.send_keys("F10")
+    expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+
+
+def run_main(register):
+    """Runs the tests `register(results, fake)` adds; skips without
+    tmux."""
+    if not tmux_available():
+        print("tmux is missing: screen tests skipped")
+        sys.exit(77)
+    r = Results()
+    with FakeLLM() as fake:
+        register(r, fake)
+    r.finish()
