@@ -324,7 +324,7 @@ static void
 view_request(struct view *v, json_t *d)
 {
 	const char *type = jstr(d, "type"), *status = jstr(d, "status");
-	const char *from = jstr(d, "from"), *to = jstr(d, "to");
+	const char *to = jstr(d, "to");
 
 	char before[sizeof v->table.selected];
 
@@ -332,7 +332,6 @@ view_request(struct view *v, json_t *d)
 	 * selection (view_selection_text), never by the latest event: a
 	 * new request does not take the hint from the selected one. When
 	 * the selection itself changes, a notice gives way to it. */
-	(void)from;
 	memcpy(before, v->table.selected, sizeof before);
 	table_update(&v->table, d);
 	if (strcmp(before, v->table.selected) != 0 &&
