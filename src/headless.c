@@ -1,6 +1,6 @@
 /*
- * The JSONL front end (see headless.h). One select() loop over stdin, the
- * team's event queue and a signal pipe, with a one-second tick.
+ * The JSONL front end (see headless.h), on the driver's loop (driver.h):
+ * stdin lines are commands, each event is a line on stdout.
  *
  * Each output line is {"event": NAME, "agent": WHO, "t": MS, …fields}; "t"
  * is milliseconds since the team was opened. Commands answer with "reply" events (or
@@ -9,42 +9,25 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/select.h>
 #include <unistd.h>
 
 #include "agent/command.h"
 #include "agent/team.h"
-#include "core/roster.h"
+#include "driver.h"
 #include "headless.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
-
-static int headless_sigpipe[2] = { -1, -1 };
 
 struct headless {
 	struct team	*team;
 	int64_t		 start_us;
 	char		*buf;		/* partial input line */
 	size_t		 len, cap;
-	int		 eof;
 	int		 failed;	/* stdout is gone */
 };
-
-static void
-headless_on_signal(int sig)
-{
-	int saved = errno;
-	char b = (char)sig;
-
-	if (write(headless_sigpipe[1], &b, 1) == -1) {
-	}
-	errno = saved;
-}
 
 /* Writes one JSON line: the event name, agent, time, then data's fields. */
 static void
@@ -75,140 +58,86 @@ headless_reply(struct headless *h, const char *name, json_t *data)
 	json_decref(data);
 }
 
-/* /team: the members as they are in one read of the store, and the team's
- * spend summed from that same read (so the figures always add up). */
-static void
-headless_team(struct headless *h)
+/* The name a command's reply carries ("approve", "msg", …). */
+static const char *
+headless_command_name(enum command_kind kind)
 {
-	struct member *m;
-	size_t n = roster_list(team_store(h->team), &m), i;
-	json_t *list = json_array();
-	char *sandbox;
-	double spent = 0;
+	static const char *const names[] = {
+		[CMD_EMPTY] = "empty", [CMD_SAY] = "say",
+		[CMD_APPROVE] = "approve", [CMD_REJECT] = "reject",
+		[CMD_SHUTDOWN] = "shutdown", [CMD_STOP] = "stop",
+		[CMD_MSG] = "msg", [CMD_INTERRUPT] = "interrupt",
+		[CMD_BUDGET] = "budget", [CMD_TEAM] = "team",
+		[CMD_REQUESTS] = "requests", [CMD_ZOOM] = "zoom",
+		[CMD_HELP] = "help", [CMD_QUIT] = "quit", [CMD_BAD] = "parse",
+	};
 
-	for (i = 0; i < n; i++)
-		spent += m[i].cost;
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:b, "
-		    "s:b, s:I, s:I, s:I, s:I, s:f, s:s}", "name", m[i].name,
-		    "role", m[i].role, "status", member_status_name(
-		    m[i].status), "plan_required", m[i].plan_required,
-		    "plan_approved", m[i].plan_approved, "input_tokens",
-		    (json_int_t)m[i].tokens_in, "output_tokens",
-		    (json_int_t)m[i].tokens_out, "cache_write_tokens",
-		    (json_int_t)m[i].cache_write, "cache_read_tokens",
-		    (json_int_t)m[i].cache_read, "cost_usd", m[i].cost,
-		    "model", team_model_of(h->team, &m[i])));
-	member_free_array(m, n);
-	sandbox = team_sandbox_text(h->team);
-	headless_reply(h, "team", json_pack("{s:o, s:f, s:f, s:s}", "members",
-	    list, "team_cost_usd", spent, "max_cost_usd",
-	    team_budget(h->team), "sandbox", sandbox));
-	free(sandbox);
+	return names[kind];
 }
 
-static void
-headless_requests(struct headless *h)
-{
-	struct request *r;
-	size_t n = protocol_list(team_protocol(h->team), 20, &r), i;
-	json_t *list = json_array();
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, "
-		    "s:s, s:s}", "id", r[i].id, "type", req_type_name(r[i].type),
-		    "from", r[i].from, "to", r[i].to, "status",
-		    req_status_name(r[i].status), "body", r[i].body ?
-		    r[i].body : ""));
-	request_free_array(r, n);
-	headless_reply(h, "requests", json_pack("{s:o}", "requests", list));
-}
-
-/* Reports the outcome of a command: ok with a message, or an error. */
-static void
-headless_outcome(struct headless *h, const char *cmd, int ok, char *msg)
-{
-	headless_reply(h, ok ? "reply" : "error", json_pack("{s:s, s:s}",
-	    "command", cmd, "message", msg ? msg : (ok ? "done" : "failed")));
-	free(msg);
-}
-
+/* Runs one input line and reports what it did: a "reply" or an "error"
+ * event, or the report it asked for ("team", "requests"). Text for an
+ * agent is reported only when it could not be sent. */
 static void
 headless_command(struct headless *h, const char *line)
 {
 	struct command c;
-	char *msg = NULL;
-	enum proto_verdict v;
-	int ok;
+	struct command_result res;
+	const char *name;
 
-	switch (command_parse(line, &c)) {
-	case CMD_EMPTY:
+	command_parse(line, &c);
+	command_run(h->team, &c, NULL, NULL, &res);
+	name = headless_command_name(c.kind);
+	switch (res.outcome) {
+	case OUTCOME_DONE:
+		if (c.kind != CMD_SAY)
+			headless_reply(h, "reply", json_pack("{s:s, s:s}",
+			    "command", name, "message", res.message ?
+			    res.message : "done"));
 		break;
-	case CMD_SAY:
-		if (team_say(h->team, NULL, c.text, &msg) == -1)
-			headless_outcome(h, "say", 0, msg);
+	case OUTCOME_ERROR:
+		headless_reply(h, "error", json_pack("{s:s, s:s}", "command",
+		    name, "message", res.message ? res.message : "failed"));
 		break;
-	case CMD_APPROVE:
-	case CMD_REJECT:
-		v = team_decide(h->team, c.target, c.kind == CMD_APPROVE, c.text,
-		    &msg);
-		headless_outcome(h, c.kind == CMD_APPROVE ? "approve" :
-		    "reject", v == PROTO_DECIDED, msg);
+	case OUTCOME_TEAM:
+	case OUTCOME_REQUESTS:
+		headless_reply(h, name, json_incref(res.data));
 		break;
-	case CMD_SHUTDOWN:
-		ok = team_request_shutdown(h->team, c.name, &msg) == 0;
-		headless_outcome(h, "shutdown", ok, msg);
-		break;
-	case CMD_STOP:
-		ok = team_force_stop(h->team, c.name, &msg) == 0;
-		headless_outcome(h, "stop", ok, msg);
-		break;
-	case CMD_MSG:
-		ok = team_say(h->team, c.name, c.text, &msg) == 0;
-		headless_outcome(h, "msg", ok, msg);
-		break;
-	case CMD_INTERRUPT:
-		ok = team_interrupt(h->team, c.name, &msg) == 0;
-		headless_outcome(h, "interrupt", ok, msg);
-		break;
-	case CMD_BUDGET:
-		if (c.amount >= 0)
-			team_set_budget(h->team, c.amount);
-		headless_outcome(h, "budget", 1, team_budget_text(h->team));
-		break;
-	case CMD_TEAM:
-		headless_team(h);
-		break;
-	case CMD_REQUESTS:
-		headless_requests(h);
-		break;
-	case CMD_ZOOM:
-		headless_outcome(h, "zoom", 1, xstrdup("there is no screen "
-		    "to zoom in headless mode"));
-		break;
-	case CMD_HELP:
-		headless_outcome(h, "help", 1, xstrdup(command_help()));
-		break;
-	case CMD_QUIT:
-		team_quit_begin(h->team);
-		break;
-	case CMD_BAD:
-		headless_outcome(h, "parse", 0, xstrdup(c.error));
+	case OUTCOME_FRONT:
+		if (c.kind == CMD_QUIT)
+			team_quit_begin(h->team);
+		else if (c.kind == CMD_HELP)
+			headless_reply(h, "reply", json_pack("{s:s, s:s}",
+			    "command", name, "message", command_help()));
+		else if (c.kind == CMD_ZOOM)
+			headless_reply(h, "reply", json_pack("{s:s, s:s}",
+			    "command", name, "message", "there is no screen to "
+			    "zoom in headless mode"));
 		break;
 	}
+	command_result_clear(&res);
 	command_clear(&c);
 }
 
-/* Reads what stdin has; runs each complete line. */
+/* Reads what stdin has; runs each complete line. At the end of input
+ * (a last line without its newline counts), the team quits. */
 static void
-headless_read(struct headless *h)
+headless_input(void *fe, struct driver *d)
 {
+	struct headless *h = fe;
 	char chunk[4096], *nl;
 	ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
 
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
 	if (n <= 0) {
-		if (n == 0 || (errno != EINTR && errno != EAGAIN))
-			h->eof = 1;
+		if (h->len > 0) {
+			h->buf = xappend(h->buf, &h->len, &h->cap, "", 1);
+			headless_command(h, h->buf);
+			h->len = 0;
+		}
+		driver_input_done(d);
+		team_quit_begin(h->team);
 		return;
 	}
 	h->buf = xappend(h->buf, &h->len, &h->cap, chunk, (size_t)n);
@@ -223,85 +152,38 @@ headless_read(struct headless *h)
 }
 
 static void
-headless_events(struct headless *h)
+headless_events(void *fe, struct event *list)
 {
-	struct event *list = evq_take(team_events(h->team)), *e;
+	struct headless *h = fe;
+	struct event *e;
 
 	for (e = list; e != NULL; e = e->next)
 		headless_emit(h, event_type_name(e->type), e->agent, e->data,
 		    e->at_us);
-	event_free_list(list);
+}
+
+/* Each pass's lines go out before the loop sleeps. */
+static int64_t
+headless_prepare(void *fe, struct driver *d)
+{
+	(void)fe;
+	(void)d;
+	fflush(stdout);
+	return -1;
 }
 
 int
 headless_run(struct team *t)
 {
-	struct headless h = { t, team_epoch_us(t), NULL, 0, 0, 0, 0 };
-	struct sigaction sa;
-	int64_t next_tick = clock_mono_ms() + 1000;
-	int evfd = evq_fd(team_events(t));
+	static const struct driver_ops ops = {
+		headless_input, headless_events, NULL, NULL, headless_prepare
+	};
+	struct headless h = { t, team_epoch_us(t), NULL, 0, 0, 0 };
 
-	if (pipe2(headless_sigpipe, O_NONBLOCK | O_CLOEXEC) == -1)
-		return 1;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = headless_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	for (;;) {
-		int64_t now = clock_mono_ms(), wait;
-		int top = evfd > headless_sigpipe[0] ? evfd :
-		    headless_sigpipe[0];
-		struct timeval tv;
-		fd_set rd;
-		char sig[16];
-
-		if (now >= next_tick) {
-			team_tick(t);
-			next_tick = now + 1000;
-		}
-		wait = next_tick - now;
-		/* While quitting, look at the deadline often. */
-		if (team_quitting(t) && wait > 100)
-			wait = 100;
-		tv.tv_sec = wait / 1000;
-		tv.tv_usec = (wait % 1000) * 1000;
-		FD_ZERO(&rd);
-		FD_SET(evfd, &rd);
-		FD_SET(headless_sigpipe[0], &rd);
-		if (!h.eof)
-			FD_SET(STDIN_FILENO, &rd);
-		if (select(top + 1, &rd, NULL, NULL, &tv) == -1 &&
-		    errno != EINTR)
-			break;
-		if (FD_ISSET(headless_sigpipe[0], &rd) &&
-		    read(headless_sigpipe[0], sig, sizeof sig) > 0)
-			team_quit_begin(t);
-		if (!h.eof && FD_ISSET(STDIN_FILENO, &rd)) {
-			headless_read(&h);
-			if (h.eof) {
-				/* A last line without its newline counts. */
-				if (h.len > 0) {
-					h.buf[h.len] = '\0';
-					headless_command(&h, h.buf);
-					h.len = 0;
-				}
-				team_quit_begin(t);
-			}
-		}
-		headless_events(&h);
-		fflush(stdout);
-		if (team_quitting(t) && team_quit_poll(t))
-			break;
-	}
-	headless_events(&h);
+	if (driver_run(t, STDIN_FILENO, &ops, &h) != 0)
+		h.failed = 1;
 	headless_reply(&h, "exit", NULL);
 	fflush(stdout);
 	free(h.buf);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	close(headless_sigpipe[0]);
-	close(headless_sigpipe[1]);
 	return h.failed ? 1 : 0;
 }

@@ -18,6 +18,10 @@
 #ifndef HUDDLE_AGENT_COMMAND_H
 #define HUDDLE_AGENT_COMMAND_H
 
+#include <jansson.h>
+
+struct team;
+
 enum command_kind {
 	CMD_EMPTY,	/* a blank line */
 	CMD_SAY,	/* text: to the focused agent */
@@ -52,5 +56,40 @@ void command_clear(struct command *c);
 
 /* The help text listing every command (static). */
 const char *command_help(void);
+
+/* What running a command came to, for a front end to show. */
+enum command_outcome {
+	OUTCOME_DONE,		/* message (may be NULL) says what happened */
+	OUTCOME_ERROR,		/* message says why nothing happened */
+	OUTCOME_TEAM,		/* data: the /team report */
+	OUTCOME_REQUESTS,	/* data: the /requests report */
+	OUTCOME_FRONT		/* the front end's own (/zoom, /help, /quit,
+				 * a blank line): nothing was done */
+};
+
+struct command_result {
+	enum command_outcome	 outcome;
+	char			*message;
+	json_t			*data;
+};
+
+/*
+ * Runs one command against the team: the executor both front ends share,
+ * so a line means the same on the screen and in --headless. `focus` is
+ * whom plain text goes to (NULL: the lead). `selected` is the request
+ * /approve and /reject without REQ act on: an id, "" when the front end
+ * has nothing pending selected (an error), or NULL when it has no
+ * selection at all (the oldest request waiting for the person).
+ *
+ * The reports: /team is {members: [{name, role, status, plan_required,
+ * plan_approved, input_tokens, output_tokens, cache_write_tokens,
+ * cache_read_tokens, cost_usd, model}], team_cost_usd, max_cost_usd,
+ * sandbox}; /requests is {requests: [{id, type, from, to, status, body,
+ * decided_by?}]}, pending first, oldest first, then the latest decided.
+ */
+void command_run(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res);
+
+void command_result_clear(struct command_result *res);
 
 #endif

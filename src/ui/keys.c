@@ -350,6 +350,7 @@ view_key(struct view *v, int is_key, wint_t wc)
 {
 	struct pane *p;
 	char *line;
+	int flags;
 
 	/* A notice lasts until the next key. */
 	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE))) {
@@ -367,9 +368,9 @@ view_key(struct view *v, int is_key, wint_t wc)
 				return keys_detail_open(v,
 				    table_selected(&v->table));
 			line = input_take(&v->input);
-			view_command(v, line);
+			flags = view_command(v, line);
 			free(line);
-			return KEY_REDRAW | (v->quitting ? KEY_QUIT : 0);
+			return KEY_REDRAW | flags;
 		case '\t':
 			keys_focus(v, 1);
 			return KEY_REDRAW;
@@ -479,150 +480,114 @@ view_key(struct view *v, int is_key, wint_t wc)
 	return KEY_REDRAW;
 }
 
+/* /team's report as lines in the lead's pane. */
 static void
-keys_team_lines(struct view *v)
+keys_team_lines(struct view *v, json_t *report)
 {
-	struct member *m;
-	size_t n = roster_list(team_store(v->team), &m), i;
 	struct pane *lead = v->panes[0];
+	json_t *m;
+	size_t i;
 	char *line;
 
 	pane_add(lead, ROLE_DIM, "team:");
-	for (i = 0; i < n; i++) {
+	json_array_foreach(json_object_get(report, "members"), i, m) {
+		int need = json_is_true(json_object_get(m, "plan_required"));
+		int ok = json_is_true(json_object_get(m, "plan_approved"));
+
 		line = xasprintf("  %s · %s · %s%s · %s · %lld in, %lld out, "
-		    "%lld cache write, %lld cache read · $%.2f", m[i].name,
-		    m[i].role, member_status_name(m[i].status),
-		    !m[i].plan_required ? "" : m[i].plan_approved ?
-		    " · plan approved" : " · plan not approved",
-		    team_model_of(v->team, &m[i]), (long long)m[i].tokens_in,
-		    (long long)m[i].tokens_out, (long long)m[i].cache_write,
-		    (long long)m[i].cache_read, m[i].cost);
+		    "%lld cache write, %lld cache read · $%.2f",
+		    json_string_value(json_object_get(m, "name")),
+		    json_string_value(json_object_get(m, "role")),
+		    json_string_value(json_object_get(m, "status")),
+		    !need ? "" : ok ? " · plan approved" :
+		    " · plan not approved",
+		    json_string_value(json_object_get(m, "model")),
+		    (long long)json_integer_value(json_object_get(m,
+		    "input_tokens")), (long long)json_integer_value(
+		    json_object_get(m, "output_tokens")), (long long)
+		    json_integer_value(json_object_get(m, "cache_write_tokens")),
+		    (long long)json_integer_value(json_object_get(m,
+		    "cache_read_tokens")), json_real_value(json_object_get(m,
+		    "cost_usd")));
 		pane_add(lead, ROLE_DIM, line);
 		free(line);
 	}
-	member_free_array(m, n);
 	line = team_budget_text(v->team);
 	pane_add(lead, ROLE_DIM, line);
 	free(line);
-	line = team_sandbox_text(v->team);
-	pane_add(lead, ROLE_DIM, line);
-	free(line);
+	pane_add(lead, ROLE_DIM, json_string_value(json_object_get(report,
+	    "sandbox")));
 }
 
-/* /approve and /reject: the request named, or else the selected one. */
+/* /requests' report as lines in the lead's pane (the table shows the
+ * requests too; this keeps a record): the first line of each body, and
+ * a mark when there is more. */
 static void
-keys_decide_command(struct view *v, const struct command *c)
+keys_request_lines(struct view *v, json_t *report)
 {
-	const struct table_row *r = table_selected(&v->table);
-	const char *target = c->target;
-	char *msg = NULL;
-	int decided;
-
-	if (target == NULL) {
-		if (r == NULL || !r->pending) {
-			view_hint(v, ROLE_ERROR, "no pending request is "
-			    "selected; name one (/requests lists them)");
-			return;
-		}
-		target = r->id;
-	}
-	decided = team_decide(v->team, target, c->kind == CMD_APPROVE, c->text,
-	    &msg) == PROTO_DECIDED;
-	view_hint(v, decided ? ROLE_HINT : ROLE_ERROR, "%s", msg);
-	free(msg);
-}
-
-/* /requests: the pending requests, oldest first, then the last decided,
- * into the lead's pane (the table shows them too; this keeps a record). */
-static void
-keys_request_lines(struct view *v)
-{
-	struct request *r;
-	size_t n = protocol_list(team_protocol(v->team), 20, &r), i;
+	json_t *list = json_object_get(report, "requests"), *r;
 	struct pane *lead = v->panes[0];
-	const char *nl;
+	const char *body, *nl, *by;
+	size_t i;
 	char *line;
 
-	pane_add(lead, ROLE_DIM, n == 0 ? "requests: none yet" :
+	pane_add(lead, ROLE_DIM, json_array_size(list) == 0 ?
+	    "requests: none yet" :
 	    "requests (pending first, then the last decided):");
-	for (i = 0; i < n; i++) {
-		/* The first line of the body, and a mark if there is more. */
-		nl = strchr(r[i].body, '\n');
+	json_array_foreach(list, i, r) {
+		body = json_string_value(json_object_get(r, "body"));
+		by = json_string_value(json_object_get(r, "decided_by"));
+		nl = strchr(body, '\n');
 		line = xasprintf("  %s · %s · %s → %s · %s%s%s · %.*s%s",
-		    r[i].id, req_type_name(r[i].type), r[i].from, r[i].to,
-		    req_status_name(r[i].status), r[i].decided_by ? " by " :
-		    "", r[i].decided_by ? r[i].decided_by : "",
-		    (int)(nl ? (size_t)(nl - r[i].body) : strlen(r[i].body)),
-		    r[i].body, nl ? " …" : "");
+		    json_string_value(json_object_get(r, "id")),
+		    json_string_value(json_object_get(r, "type")),
+		    json_string_value(json_object_get(r, "from")),
+		    json_string_value(json_object_get(r, "to")),
+		    json_string_value(json_object_get(r, "status")),
+		    by ? " by " : "", by ? by : "",
+		    (int)(nl ? (size_t)(nl - body) : strlen(body)), body,
+		    nl ? " …" : "");
 		pane_add(lead, ROLE_DIM, line);
 		free(line);
 	}
-	request_free_array(r, n);
 }
 
-void
+int
 view_command(struct view *v, const char *line)
 {
+	const struct table_row *sel = table_selected(&v->table);
 	struct command c;
-	char *msg = NULL;
-	int rc;
+	struct command_result res;
+	int flags = 0;
 
-	switch (command_parse(line, &c)) {
-	case CMD_EMPTY:
+	command_parse(line, &c);
+	command_run(v->team, &c, view_focus_name(v), sel != NULL &&
+	    sel->pending ? sel->id : "", &res);
+	switch (res.outcome) {
+	case OUTCOME_DONE:
+		if (res.message != NULL)
+			view_hint(v, ROLE_HINT, "%s", res.message);
 		break;
-	case CMD_SAY:
-		if (team_say(v->team, view_focus_name(v), c.text, &msg) == -1)
-			view_hint(v, ROLE_ERROR, "%s", msg);
+	case OUTCOME_ERROR:
+		view_hint(v, ROLE_ERROR, "%s", res.message);
 		break;
-	case CMD_APPROVE:
-	case CMD_REJECT:
-		keys_decide_command(v, &c);
+	case OUTCOME_TEAM:
+		keys_team_lines(v, res.data);
 		break;
-	case CMD_SHUTDOWN:
-		rc = team_request_shutdown(v->team, c.name, &msg);
-		view_hint(v, rc == 0 ? ROLE_HINT : ROLE_ERROR, "%s", rc == 0 ?
-		    "shutdown requested" : msg);
-		break;
-	case CMD_STOP:
-		rc = team_force_stop(v->team, c.name, &msg);
-		view_hint(v, rc == 0 ? ROLE_HINT : ROLE_ERROR, "%s", rc == 0 ?
-		    "stopping" : msg);
-		break;
-	case CMD_MSG:
-		if (team_say(v->team, c.name, c.text, &msg) == -1)
-			view_hint(v, ROLE_ERROR, "%s", msg);
-		break;
-	case CMD_INTERRUPT:
-		rc = team_interrupt(v->team, c.name, &msg);
-		view_hint(v, rc == 0 ? ROLE_HINT : ROLE_ERROR, "%s", rc == 0 ?
-		    "interrupting" : msg);
-		break;
-	case CMD_BUDGET:
-		if (c.amount >= 0)
-			team_set_budget(v->team, c.amount);
-		msg = team_budget_text(v->team);
-		view_hint(v, ROLE_HINT, "%s", msg);
-		break;
-	case CMD_TEAM:
-		keys_team_lines(v);
-		break;
-	case CMD_REQUESTS:
-		keys_request_lines(v);
+	case OUTCOME_REQUESTS:
+		keys_request_lines(v, res.data);
 		v->focus = FOCUS_TABLE;
 		break;
-	case CMD_ZOOM:
-		v->zoom = !v->zoom;
-		break;
-	case CMD_HELP:
-		v->popup = POPUP_HELP;
-		break;
-	case CMD_QUIT:
-		v->quitting = 1;
-		break;
-	case CMD_BAD:
-		view_hint(v, ROLE_ERROR, "%s", c.error);
+	case OUTCOME_FRONT:
+		if (c.kind == CMD_ZOOM)
+			v->zoom = !v->zoom;
+		else if (c.kind == CMD_HELP)
+			v->popup = POPUP_HELP;
+		else if (c.kind == CMD_QUIT)
+			flags = KEY_QUIT;
 		break;
 	}
-	free(msg);
+	command_result_clear(&res);
 	command_clear(&c);
+	return flags;
 }

@@ -1,11 +1,9 @@
 /*
- * The screen's main loop (see ui.h).
- *
- * Each pass: wait in select() for a key, an event, a signal or the tick;
- * take every queued event into the view; handle every pending key; then,
- * if anything changed, draw the whole view and send it with a single
+ * The screen as a front end of the driver's loop (see ui.h, driver.h):
+ * keys go through the key reader to the view, events into the view, and
+ * when anything changed the whole view is drawn and sent with a single
  * doupdate(). Streaming text is drawn at most about 30 times a second; a
- * key is answered at once. Signal handlers only write a byte to a pipe.
+ * key is answered at once.
  */
 #include "config.h"
 
@@ -22,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/team.h"
+#include "driver.h"
 #include "ui/keyread.h"
 #include "ui/ui.h"
 #include "ui/view.h"
@@ -30,20 +29,18 @@
 
 #define FRAME_US	33000	/* ~30 frames a second while streaming */
 
-static int ui_sigpipe[2] = { -1, -1 };
 static struct termios ui_saved_tty;
 static int ui_have_tty;
 
-static void
-ui_on_signal(int sig)
-{
-	int saved = errno;
-	char b = (char)sig;
-
-	if (write(ui_sigpipe[1], &b, 1) == -1) {
-	}
-	errno = saved;
-}
+/* The screen's side of the driver's loop. */
+struct ui {
+	struct view	*view;
+	struct keyread	 keys;
+	int		 dirty;		/* something changed since the last
+					 * frame */
+	int64_t		 last_draw;	/* clock_mono_us() */
+	int64_t		 minute;	/* the status line's clock, drawn */
+};
 
 /*
  * A fatal signal: put the terminal back (the alternate screen, the
@@ -65,6 +62,7 @@ ui_on_fatal(int sig)
 	raise(sig);
 }
 
+/* Fatal signals put the terminal back first (the driver has the rest). */
 static void
 ui_signals(void)
 {
@@ -74,11 +72,6 @@ ui_signals(void)
 
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = ui_on_signal;
-	sigaction(SIGWINCH, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = ui_on_fatal;
 	sa.sa_flags = SA_RESETHAND;
 	for (i = 0; i < sizeof fatal / sizeof *fatal; i++)
@@ -97,37 +90,68 @@ ui_resize(void)
 		resizeterm(ws.ws_row, ws.ws_col);
 }
 
-static int
-ui_events(struct view *v)
+static void
+ui_events(void *fe, struct event *list)
 {
-	struct event *list = evq_take(team_events(v->team)), *e;
-	int changed = 0;
+	struct ui *u = fe;
+	struct event *e;
 
 	for (e = list; e != NULL; e = e->next)
-		changed |= view_apply(v, e);
-	event_free_list(list);
-	return changed;
+		u->dirty |= view_apply(u->view, e);
 }
 
-/* Reads every key waiting, through the key reader; returns the KEY_*
- * flags they produced. */
-static int
-ui_keys(struct view *v, struct keyread *kr)
+/* Reads every key waiting, through the key reader. */
+static void
+ui_input(void *fe, struct driver *d)
 {
+	struct ui *u = fe;
 	struct keyread_key keys[KEYREAD_MAX];
 	size_t n, i;
 	wint_t wc;
 	int rc, flags = 0;
 
 	while ((rc = wget_wch(stdscr, &wc)) != ERR) {
-		n = keyread_feed(kr, rc == KEY_CODE_YES, wc, keys);
+		n = keyread_feed(&u->keys, rc == KEY_CODE_YES, wc, keys);
 		for (i = 0; i < n; i++)
-			flags |= view_key(v, keys[i].is_key, keys[i].code);
+			flags |= view_key(u->view, keys[i].is_key,
+			    keys[i].code);
 	}
-	n = keyread_flush(kr, keys);
+	n = keyread_flush(&u->keys, keys);
 	for (i = 0; i < n; i++)
-		flags |= view_key(v, keys[i].is_key, keys[i].code);
-	return flags;
+		flags |= view_key(u->view, keys[i].is_key, keys[i].code);
+	/* F10 or Ctrl-C; again while quitting, it forces. */
+	if (flags & KEY_QUIT)
+		driver_quit(d);
+	if (flags & KEY_FULL_REDRAW)
+		clearok(curscr, TRUE);
+	if (flags & (KEY_REDRAW | KEY_FULL_REDRAW | KEY_QUIT)) {
+		/* Answer a key at once, not at the next frame. */
+		u->dirty = 1;
+		u->last_draw = 0;
+	}
+}
+
+static void
+ui_signal(void *fe, int sig)
+{
+	struct ui *u = fe;
+
+	(void)sig;	/* SIGWINCH: our handler replaced curses' own, so
+			 * resizeterm is ours to call */
+	ui_resize();
+	u->dirty = 1;
+	u->last_draw = 0;
+}
+
+/* Ages in the table move on; the status line's clock each minute. */
+static void
+ui_tick(void *fe)
+{
+	struct ui *u = fe;
+	int64_t minute = (clock_mono_ms() - u->view->started_ms) / 60000;
+
+	u->dirty |= table_pending(&u->view->table) > 0 || minute != u->minute;
+	u->minute = minute;
 }
 
 /* The hint while quitting: who is still shutting down, and when they
@@ -194,115 +218,50 @@ ui_restore(void)
 	}
 }
 
+/* Draws when something changed and the last frame is old enough;
+ * otherwise says how long until it is. */
+static int64_t
+ui_prepare(void *fe, struct driver *d)
+{
+	struct ui *u = fe;
+	int64_t now = clock_mono_us();
+
+	if (team_quitting(d->team)) {
+		ui_quit_progress(u->view);
+		u->dirty = 1;
+	}
+	if (!u->dirty)
+		return -1;
+	if (now - u->last_draw < FRAME_US)
+		return (FRAME_US - (now - u->last_draw)) / 1000 + 1;
+	view_draw(u->view);
+	wnoutrefresh(stdscr);
+	doupdate();
+	u->last_draw = now;
+	u->dirty = 0;
+	return -1;
+}
+
 int
 ui_run(struct team *t, const char *hint, int resumed)
 {
-	struct view *v;
-	int64_t next_tick = clock_mono_ms() + 1000, last_draw = 0, minute = 0;
-	int dirty = 1, done = 0, forced = 0, evfd = evq_fd(team_events(t));
-	struct keyread kr;
+	static const struct driver_ops ops = {
+		ui_input, ui_events, ui_signal, ui_tick, ui_prepare
+	};
+	struct ui u;
+	int rc;
 
-	if (pipe2(ui_sigpipe, O_NONBLOCK | O_CLOEXEC) == -1)
-		return 1;
+	memset(&u, 0, sizeof u);
 	ui_setup();
-	keyread_init(&kr);
-	v = view_new(t);
+	keyread_init(&u.keys);
+	u.view = view_new(t);
+	u.dirty = 1;
 	if (resumed)
-		view_load_history(v, 200);
+		view_load_history(u.view, 200);
 	if (hint != NULL)
-		view_hint(v, ROLE_HINT, "%s", hint);
-
-	while (!done) {
-		int64_t now_us = clock_mono_us(), wait_ms;
-		int top = evfd > ui_sigpipe[0] ? evfd : ui_sigpipe[0], flags;
-		struct timeval tv;
-		fd_set rd;
-		char sigs[16];
-		ssize_t n, i;
-
-		/* Draw when something changed and the last frame is old
-		 * enough; otherwise sleep until it is (or the tick). */
-		wait_ms = next_tick - now_us / 1000;
-		if (dirty && now_us - last_draw >= FRAME_US) {
-			view_draw(v);
-			wnoutrefresh(stdscr);
-			doupdate();
-			last_draw = now_us;
-			dirty = 0;
-		} else if (dirty && (FRAME_US - (now_us - last_draw)) / 1000 <
-		    wait_ms)
-			wait_ms = (FRAME_US - (now_us - last_draw)) / 1000 + 1;
-		if (v->quitting && wait_ms > 100)
-			wait_ms = 100;
-		if (wait_ms < 0)
-			wait_ms = 0;
-		tv.tv_sec = wait_ms / 1000;
-		tv.tv_usec = (wait_ms % 1000) * 1000;
-		FD_ZERO(&rd);
-		FD_SET(STDIN_FILENO, &rd);
-		FD_SET(evfd, &rd);
-		FD_SET(ui_sigpipe[0], &rd);
-		if (select(top + 1, &rd, NULL, NULL, &tv) == -1 &&
-		    errno != EINTR)
-			break;
-
-		if (FD_ISSET(ui_sigpipe[0], &rd) &&
-		    (n = read(ui_sigpipe[0], sigs, sizeof sigs)) > 0) {
-			for (i = 0; i < n; i++) {
-				if (sigs[i] == SIGWINCH)
-					ui_resize();
-				else if (team_quitting(t))
-					forced = 1;
-				else
-					v->quitting = 1;
-			}
-			dirty = 1;
-			last_draw = 0;
-		}
-		dirty |= ui_events(v);
-		flags = ui_keys(v, &kr);
-		/* A second F10 or Ctrl-C (or SIGINT) while quitting forces:
-		 * the screen goes at once, the state stays for --resume. */
-		if ((flags & KEY_QUIT) && team_quitting(t))
-			forced = 1;
-		if (flags & KEY_QUIT)
-			v->quitting = 1;
-		if (flags & KEY_FULL_REDRAW)
-			clearok(curscr, TRUE);
-		if (flags & (KEY_REDRAW | KEY_FULL_REDRAW | KEY_QUIT)) {
-			/* Answer a key at once, not at the next frame. */
-			dirty = 1;
-			last_draw = 0;
-		}
-		if (v->quitting && !team_quitting(t))
-			team_quit_begin(t);
-		if (clock_mono_ms() >= next_tick) {
-			team_tick(t);
-			next_tick = clock_mono_ms() + 1000;
-			/* Ages in the table move on, and the status line's
-			 * clock each minute. */
-			dirty |= table_pending(&v->table) > 0;
-			if ((clock_mono_ms() - v->started_ms) / 60000 !=
-			    minute) {
-				minute = (clock_mono_ms() - v->started_ms) /
-				    60000;
-				dirty = 1;
-			}
-		}
-		if (forced) {
-			team_quit_force(t);
-			break;
-		}
-		if (team_quitting(t)) {
-			ui_quit_progress(v);
-			dirty = 1;
-			done = team_quit_poll(t);
-		}
-	}
-	ui_events(v);
+		view_hint(u.view, ROLE_HINT, "%s", hint);
+	rc = driver_run(t, STDIN_FILENO, &ops, &u);
 	ui_restore();
-	view_free(v);
-	close(ui_sigpipe[0]);
-	close(ui_sigpipe[1]);
-	return 0;
+	view_free(u.view);
+	return rc;
 }

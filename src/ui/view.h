@@ -58,7 +58,6 @@ struct view {
 	char		 shown_id[16];
 	char		 detail_id[16];	/* POPUP_DETAIL's request */
 	int		 detail_first;	/* its first line shown */
-	int		 quitting;
 	int64_t		 started_ms;	/* for the status line's clock */
 	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
@@ -112,8 +111,8 @@ size_t keys_menu_items(struct view *v, struct pane **items, size_t max);
  * menu then offers a forced stop). */
 int keys_shutdown_expired(struct view *v, const char *name);
 
-/* Runs one line of the input line. */
-void view_command(struct view *v, const char *line);
+/* Runs one line of the input line. Returns KEY_QUIT for /quit, else 0. */
+int view_command(struct view *v, const char *line);
 
 /* Draws the whole screen (no refresh). */
 void view_draw(struct view *v);

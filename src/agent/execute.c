@@ -1,0 +1,163 @@
+/*
+ * Running the input line's commands (command_run in command.h): one
+ * executor for the screen and --headless, which only show its result.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/command.h"
+#include "agent/team.h"
+#include "core/roster.h"
+#include "util/xmalloc.h"
+
+/* The most requests /requests reports. */
+#define EXECUTE_REQUESTS 40
+
+static void
+execute_done(struct command_result *res, int ok, char *msg)
+{
+	res->outcome = ok ? OUTCOME_DONE : OUTCOME_ERROR;
+	res->message = msg;
+}
+
+/* /team: the members as they are in one read of the store, and the team's
+ * spend summed from that same read (so the figures always add up). */
+static json_t *
+execute_team(struct team *t)
+{
+	struct member *m;
+	size_t n = roster_list(team_store(t), &m), i;
+	json_t *list = json_array(), *report;
+	char *sandbox;
+	double spent = 0;
+
+	for (i = 0; i < n; i++)
+		spent += m[i].cost;
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:b, "
+		    "s:b, s:I, s:I, s:I, s:I, s:f, s:s}", "name", m[i].name,
+		    "role", m[i].role, "status", member_status_name(
+		    m[i].status), "plan_required", m[i].plan_required,
+		    "plan_approved", m[i].plan_approved, "input_tokens",
+		    (json_int_t)m[i].tokens_in, "output_tokens",
+		    (json_int_t)m[i].tokens_out, "cache_write_tokens",
+		    (json_int_t)m[i].cache_write, "cache_read_tokens",
+		    (json_int_t)m[i].cache_read, "cost_usd", m[i].cost,
+		    "model", team_model_of(t, &m[i])));
+	member_free_array(m, n);
+	sandbox = team_sandbox_text(t);
+	report = json_pack("{s:o, s:f, s:f, s:s}", "members", list,
+	    "team_cost_usd", spent, "max_cost_usd", team_budget(t), "sandbox",
+	    sandbox);
+	free(sandbox);
+	return report;
+}
+
+/* /requests: pending first, oldest first, then the latest decided. */
+static json_t *
+execute_requests(struct team *t)
+{
+	struct request *r;
+	size_t n = protocol_list(team_protocol(t), EXECUTE_REQUESTS, &r), i;
+	json_t *list = json_array(), *o;
+
+	for (i = 0; i < n; i++) {
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", r[i].id,
+		    "type", req_type_name(r[i].type), "from", r[i].from, "to",
+		    r[i].to, "status", req_status_name(r[i].status), "body",
+		    r[i].body ? r[i].body : "");
+		if (r[i].decided_by != NULL)
+			json_object_set_new(o, "decided_by",
+			    json_string(r[i].decided_by));
+		json_array_append_new(list, o);
+	}
+	request_free_array(r, n);
+	return json_pack("{s:o}", "requests", list);
+}
+
+/* /approve and /reject: the request named, else the selected one. */
+static void
+execute_decide(struct team *t, const struct command *c, const char *selected,
+    struct command_result *res)
+{
+	const char *target = c->target ? c->target : selected;
+	char *msg = NULL;
+	enum proto_verdict v;
+
+	if (target != NULL && *target == '\0') {
+		execute_done(res, 0, xstrdup("no pending request is selected; "
+		    "name one (/requests lists them)"));
+		return;
+	}
+	v = team_decide(t, target, c->kind == CMD_APPROVE, c->text, &msg);
+	execute_done(res, v == PROTO_DECIDED, msg);
+}
+
+void
+command_run(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int ok;
+
+	memset(res, 0, sizeof *res);
+	switch (c->kind) {
+	case CMD_SAY:
+	case CMD_MSG:
+		ok = team_say(t, c->kind == CMD_MSG ? c->name : focus, c->text,
+		    &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_APPROVE:
+	case CMD_REJECT:
+		execute_decide(t, c, selected, res);
+		break;
+	case CMD_SHUTDOWN:
+		ok = team_request_shutdown(t, c->name, &msg) == 0;
+		execute_done(res, ok, ok ? xasprintf("asked %s to shut down",
+		    c->name) : msg);
+		break;
+	case CMD_STOP:
+		ok = team_force_stop(t, c->name, &msg) == 0;
+		execute_done(res, ok, ok ? xasprintf("stopping %s", c->name) :
+		    msg);
+		break;
+	case CMD_INTERRUPT:
+		ok = team_interrupt(t, c->name, &msg) == 0;
+		execute_done(res, ok, ok ? xasprintf("interrupting %s",
+		    c->name) : msg);
+		break;
+	case CMD_BUDGET:
+		if (c->amount >= 0)
+			team_set_budget(t, c->amount);
+		execute_done(res, 1, team_budget_text(t));
+		break;
+	case CMD_TEAM:
+		res->outcome = OUTCOME_TEAM;
+		res->data = execute_team(t);
+		break;
+	case CMD_REQUESTS:
+		res->outcome = OUTCOME_REQUESTS;
+		res->data = execute_requests(t);
+		break;
+	case CMD_BAD:
+		execute_done(res, 0, xstrdup(c->error));
+		break;
+	case CMD_EMPTY:
+	case CMD_ZOOM:
+	case CMD_HELP:
+	case CMD_QUIT:
+		res->outcome = OUTCOME_FRONT;
+		break;
+	}
+}
+
+void
+command_result_clear(struct command_result *res)
+{
+	free(res->message);
+	json_decref(res->data);
+	memset(res, 0, sizeof *res);
+}
