@@ -527,7 +527,9 @@ agent_finish(struct agent *a)
 		agent_error(a, "could not record the end: %s", err);
 		free(err);
 	}
-	if (a->leaving || (atomic_load(&a->forced) && !a->is_lead)) {
+	if (a->pausing)
+		agent_set_status(a, MEMBER_IDLE, NULL);
+	else if (a->leaving || (atomic_load(&a->forced) && !a->is_lead)) {
 		a->status = MEMBER_TERMINATED;
 		evq_push(&t->events, EV_STATUS, a->name, json_pack("{s:s}",
 		    "status", "terminated"));

@@ -49,6 +49,8 @@ struct agent {
 	int			 errored;	/* last call failed */
 	char			*failure;	/* why, for the lead */
 	int			 leaving;	/* approved its shutdown */
+	int			 pausing;	/* that shutdown was the quit's:
+						 * it is kept for --resume */
 	char			*leave_reason;
 	int			 worked;	/* a turn ran since idle */
 	enum member_status	 status;

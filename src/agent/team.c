@@ -40,16 +40,36 @@ team_options_defaults(struct team_options *o)
 
 /* --- events from the core layers ------------------------------------------ */
 
+json_t *
+team_message_json(const struct message *m)
+{
+	/* A copy: the sender frees its message on its own thread. */
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I}", "id",
+	    (json_int_t)m->id, "from", m->from, "to", m->to, "type",
+	    msg_type_name(m->type), "content", m->content, "metadata",
+	    json_deep_copy(m->metadata), "created_at",
+	    (json_int_t)m->created_at);
+}
+
+json_t *
+team_request_json(const struct request *r)
+{
+	return json_pack("{s:s, s:s, s:s, "
+	    "s:s, s:s, s:s, s:s, s:s?, s:I, s:I, s:I}", "id", r->id, "type",
+	    req_type_name(r->type), "from", r->from, "to", r->to, "status",
+	    req_status_name(r->status), "body", r->body ? r->body : "",
+	    "response", r->response ? r->response : "", "decided_by",
+	    r->decided_by, "created_at", (json_int_t)r->created_at,
+	    "expires_at", (json_int_t)r->expires_at, "decided_at",
+	    (json_int_t)r->decided_at);
+}
+
 static void
 team_on_message(void *ud, const struct message *m)
 {
 	struct team *t = ud;
 
-	/* A copy: the sender frees its message on its own thread. */
-	evq_push(&t->events, EV_MESSAGE, m->to, json_pack("{s:I, s:s, s:s, "
-	    "s:s, s:s, s:o}", "id", (json_int_t)m->id, "from", m->from, "to",
-	    m->to, "type", msg_type_name(m->type), "content", m->content,
-	    "metadata", json_deep_copy(m->metadata)));
+	evq_push(&t->events, EV_MESSAGE, m->to, team_message_json(m));
 }
 
 static void
@@ -57,13 +77,7 @@ team_on_request(void *ud, const struct request *r)
 {
 	struct team *t = ud;
 
-	evq_push(&t->events, EV_REQUEST, r->to, json_pack("{s:s, s:s, s:s, "
-	    "s:s, s:s, s:s, s:s, s:s?, s:I, s:I}", "id", r->id, "type",
-	    req_type_name(r->type), "from", r->from, "to", r->to, "status",
-	    req_status_name(r->status), "body", r->body ? r->body : "",
-	    "response", r->response ? r->response : "", "decided_by",
-	    r->decided_by, "created_at", (json_int_t)r->created_at,
-	    "expires_at", (json_int_t)r->expires_at));
+	evq_push(&t->events, EV_REQUEST, r->to, team_request_json(r));
 }
 
 /* --- opening ------------------------------------------------------------------- */
@@ -300,6 +314,12 @@ struct store *
 team_store(struct team *t)
 {
 	return t->store;
+}
+
+struct bus *
+team_bus(struct team *t)
+{
+	return t->bus;
 }
 
 int64_t
@@ -828,9 +848,8 @@ team_quit_begin(struct team *t)
 
 		if (a->is_lead || atomic_load(&a->finished))
 			continue;
-		if (protocol_request(t->proto, REQ_SHUTDOWN, MSG_USER,
-		    a->name, "the person is quitting huddle", a->quit_req,
-		    &err) == -1) {
+		if (protocol_request(t->proto, REQ_SHUTDOWN, MSG_SYSTEM,
+		    a->name, TEAM_QUIT_REASON, a->quit_req, &err) == -1) {
 			log_printf("quit: %s", err);
 			free(err);
 			err = NULL;

@@ -65,6 +65,17 @@ int team_start(struct team *t, char **err);
 struct evq *team_events(struct team *t);
 
 struct store *team_store(struct team *t);
+struct bus *team_bus(struct team *t);
+
+/* What the quit's shutdown requests say. They come from MSG_SYSTEM: one
+ * approved stops the teammate without ending it, so --resume brings it
+ * back as it was. */
+#define TEAM_QUIT_REASON "the person is quitting huddle; approve to stop " \
+	"now: you will continue where you are when the team is resumed"
+
+/* The data of a message event and of a request event (see event.h). */
+json_t *team_message_json(const struct message *m);
+json_t *team_request_json(const struct request *r);
 
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);

@@ -438,7 +438,8 @@ static void
 tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *id, *reason;
-	int approve = 0;
+	struct request *r;
+	int approve = 0, quit = 0;
 	char *msg = NULL;
 	enum proto_verdict v;
 
@@ -446,6 +447,12 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	    arg_bool(in, "approve", 1, &approve, o) == -1 ||
 	    arg_str(in, "reason", 0, &reason, o) == -1)
 		return;
+	/* The quit's request: stop, but stay a member for --resume. */
+	if ((r = protocol_get(a->team->proto, id)) != NULL) {
+		quit = r->type == REQ_SHUTDOWN && strcmp(r->from, MSG_SYSTEM) ==
+		    0;
+		request_free(r);
+	}
 	v = protocol_respond(a->team->proto, id, MSG_SHUTDOWN_RESPONSE,
 	    a->name, approve, reason ? reason : "", &msg);
 	if (v != PROTO_DECIDED) {
@@ -456,10 +463,13 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	free(msg);
 	if (approve) {
 		a->leaving = 1;
+		a->pausing = quit;
 		free(a->leave_reason);
 		a->leave_reason = xasprintf("approved shutdown %s%s%s", id,
 		    reason && *reason ? ": " : "", reason ? reason : "");
-		tool_ok(o, "shutdown approved; you stop after this tool call");
+		tool_ok(o, quit ? "stopping for the quit after this tool "
+		    "call; when the team is resumed, you continue from here" :
+		    "shutdown approved; you stop after this tool call");
 	} else
 		tool_ok(o, "shutdown refused; keep working");
 }

@@ -251,20 +251,16 @@ bus_broadcast(struct bus *bus, const char *from, const char *content,
 	return rc == 0 ? (int)nsent : -1;
 }
 
-/* Reads name's undelivered messages; the store lock must be held. */
+/* Reads the messages to `name` that st selects (id, sender, type,
+ * content, metadata, created_at); the store lock must be held. */
 static int
-bus_read_undelivered(struct store *s, const char *name,
+bus_read_rows(struct store *s, sqlite3_stmt *st, const char *name,
     struct message **out, size_t *n, char **err)
 {
 	struct message *array = NULL;
 	size_t count = 0, cap = 0;
-	sqlite3_stmt *st;
 	int rc;
 
-	st = store_stmt(s, "SELECT id, sender, type, content, metadata,"
-	    " created_at FROM messages WHERE recipient = ?"
-	    " AND delivered_at IS NULL ORDER BY id");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct message *m;
 		int type = msg_type_parse(
@@ -307,6 +303,38 @@ bus_read_undelivered(struct store *s, const char *name,
 	*out = array;
 	*n = count;
 	return 0;
+}
+
+/* Reads name's undelivered messages; the store lock must be held. */
+static int
+bus_read_undelivered(struct store *s, const char *name,
+    struct message **out, size_t *n, char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT id, sender, type, content,"
+	    " metadata, created_at FROM messages WHERE recipient = ?"
+	    " AND delivered_at IS NULL ORDER BY id");
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	return bus_read_rows(s, st, name, out, n, err);
+}
+
+int
+bus_history(struct bus *bus, const char *name, int64_t since_ms,
+    size_t last, struct message **out, size_t *n, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	store_lock(bus->store);
+	st = store_stmt(bus->store, "SELECT * FROM (SELECT id, sender, type,"
+	    " content, metadata, created_at FROM messages WHERE recipient = ?"
+	    " AND created_at >= ? ORDER BY id DESC LIMIT ?) ORDER BY id");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)since_ms);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)last);
+	rc = bus_read_rows(bus->store, st, name, out, n, err);
+	store_unlock(bus->store);
+	return rc;
 }
 
 json_t *

@@ -102,6 +102,15 @@ int bus_drain_filtered(struct bus *bus, const char *name, bus_feed_fn feed,
  * turn with m's readable line. */
 json_t *bus_entry(const struct message *m);
 
+/*
+ * The last `last` messages sent to `name` since since_ms (wall clock),
+ * delivered or not, oldest first: what its pane showed as they were sent
+ * (after --resume). Returns 0 with *out (free with message_free_array),
+ * or -1 with *err.
+ */
+int bus_history(struct bus *bus, const char *name, int64_t since_ms,
+    size_t last, struct message **out, size_t *n, char **err);
+
 /* Returns the number of undelivered messages for name (0 on error). */
 size_t bus_pending(struct bus *bus, const char *name);
 

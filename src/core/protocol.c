@@ -130,7 +130,7 @@ req_type_parse(const char *name)
 	return -1;
 }
 
-static int
+int
 req_status_parse(const char *name)
 {
 	int i;
@@ -314,6 +314,14 @@ proto_new_id(struct store *s, char id[PROTO_ID_SIZE])
 	}
 }
 
+/* Whether a request comes from outside the team: the person, or huddle
+ * itself. */
+static int
+proto_from_outside(const char *from)
+{
+	return strcmp(from, MSG_USER) == 0 || strcmp(from, MSG_SYSTEM) == 0;
+}
+
 static int
 proto_is_live(struct store *s, const char *name)
 {
@@ -388,9 +396,10 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 
 	if (store_begin(p->store, err) == -1)
 		return -1;
-	/* Only a shutdown may come from the person; a plan or a command to
-	 * permit belongs to a member, whose gate approval acts on. */
-	if (strcmp(from, MSG_USER) == 0 ? type != REQ_SHUTDOWN :
+	/* Only a shutdown may come from the person (or from huddle, for
+	 * the quit); a plan or a command to permit belongs to a member,
+	 * whose gate approval acts on. */
+	if (proto_from_outside(from) ? type != REQ_SHUTDOWN :
 	    !proto_is_live(p->store, from)) {
 		*err = xasprintf("'%s' cannot ask for %s: not a live member of "
 		    "the team", from, k->name);
@@ -686,6 +695,11 @@ static int
 proto_retire_target(struct protocol *p, struct proto_outbox *o,
     const struct request *r, char **err)
 {
+	/* The quit's request (from huddle) only stops the thread: the
+	 * teammate stays a member, and --resume brings it back. */
+	if (strcmp(r->from, MSG_SYSTEM) == 0)
+		return 0;
+
 	char *why = xasprintf("%s has terminated: approved shutdown %s%s%s",
 	    r->to, r->id, r->response && *r->response ? ": " : "",
 	    r->response ? r->response : "");

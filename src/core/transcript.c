@@ -49,6 +49,45 @@ transcript_append(struct store *s, const char *member, json_t *entry,
 }
 
 json_t *
+transcript_load_tail(struct store *s, const char *member, size_t last,
+    char **err)
+{
+	json_t *array = json_array(), *entry;
+	sqlite3_stmt *st;
+	int rc;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT * FROM (SELECT entry, message_id,"
+	    " created_at, seq FROM transcripts WHERE member = ?"
+	    " ORDER BY seq DESC LIMIT ?) ORDER BY seq");
+	sqlite3_bind_text(st, 1, member, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)last);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 0);
+
+		if ((entry = json_loads(text ? text : "", 0, NULL)) == NULL) {
+			*err = xasprintf("%s's transcript holds a damaged "
+			    "entry", member);
+			rc = SQLITE_CORRUPT;
+			break;
+		}
+		json_array_append_new(array, json_pack("{s:o, s:I, s:I}",
+		    "entry", entry, "message_id", (json_int_t)
+		    sqlite3_column_int64(st, 1), "at", (json_int_t)
+		    sqlite3_column_int64(st, 2)));
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_CORRUPT)
+		store_fail(s, err, "reading a transcript");
+	sqlite3_reset(st);
+	store_unlock(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(array);
+		return NULL;
+	}
+	return array;
+}
+
+json_t *
 transcript_load(struct store *s, const char *member, char **err)
 {
 	json_t *array = json_array();

@@ -30,6 +30,14 @@ int transcript_append(struct store *s, const char *member, json_t *entry,
  */
 json_t *transcript_load(struct store *s, const char *member, char **err);
 
+/*
+ * The last `last` entries of member's transcript, oldest first, each as
+ * {entry, message_id (0: none), at (wall-clock ms)}: what the screen
+ * shows after --resume. NULL with *err on failure.
+ */
+json_t *transcript_load_tail(struct store *s, const char *member,
+    size_t last, char **err);
+
 /* Builds the entry {"role":"user","content":[{"type":"text","text":…}]}. */
 json_t *transcript_user_text(const char *text);
 

@@ -61,7 +61,7 @@ keys_target(struct view *v, int *flags)
 	if (!view_decidable(v, r)) {
 		v->popup = POPUP_NONE;
 		view_hint(v, ROLE_ERROR, "%s's %s is for %s to answer, not "
-		    "you", r->from, r->type, r->to);
+		    "you", r->from, req_type_name(r->type), r->to);
 		return NULL;
 	}
 	if (v->popup != POPUP_DETAIL && strcmp(v->shown_id, r->id) != 0) {
@@ -128,7 +128,7 @@ keys_menu_items(struct view *v, struct pane **items, size_t max)
 	size_t i, n = 0;
 
 	for (i = 1; i < v->npanes && n < max; i++) {
-		if (strcmp(v->panes[i]->status, "terminated") != 0)
+		if (v->panes[i]->status != MEMBER_TERMINATED)
 			items[n++] = v->panes[i];
 	}
 	return n;
@@ -143,12 +143,12 @@ keys_shutdown_expired(struct view *v, const char *name)
 	for (i = 0; i < v->table.n; i++) {
 		const struct table_row *r = &v->table.rows[i];
 
-		if (strcmp(r->type, "shutdown") == 0 &&
+		if (r->type == REQ_SHUTDOWN &&
 		    strcmp(r->to, name) == 0 && (newest == NULL ||
 		    r->created_at > newest->created_at))
 			newest = r;
 	}
-	return newest != NULL && strcmp(newest->status, "expired") == 0;
+	return newest != NULL && newest->status == REQ_EXPIRED;
 }
 
 static int

@@ -72,6 +72,7 @@ layout_box(int y, int x, int h, int w, const char *title, int focused)
 static char *
 layout_pane_title(const struct pane *p, int width)
 {
+	const char *status = member_status_name(p->status);
 	char tokens[48] = "", *model = NULL, *title;
 
 	if (p->tokens >= 10000)
@@ -83,15 +84,15 @@ layout_pane_title(const struct pane *p, int width)
 	if (p->model != NULL)
 		model = xasprintf(" · %s", p->model);
 	if (strcmp(p->name, "lead") == 0 || *p->role == '\0')
-		title = xasprintf("%s · %s%s%s", p->name, p->status,
+		title = xasprintf("%s · %s%s%s", p->name, status,
 		    model ? model : "", tokens);
 	else
 		title = xasprintf("%s · %s · %s%s%s", p->name, p->role,
-		    p->status, model ? model : "", tokens);
+		    status, model ? model : "", tokens);
 	if ((int)text_width(title, strlen(title)) > width) {
 		free(title);
-		title = xasprintf("%s · %s%s", p->name, p->status,
-		    (int)(strlen(p->name) + strlen(p->status) + strlen(tokens) +
+		title = xasprintf("%s · %s%s", p->name, status,
+		    (int)(strlen(p->name) + strlen(status) + strlen(tokens) +
 		    3) <= width ? tokens : "");
 	}
 	free(model);
@@ -125,15 +126,15 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 static int
 layout_want(struct view *v, size_t i)
 {
-	const char *st = v->panes[i]->status;
+	enum member_status st = v->panes[i]->status;
 
 	if (v->focus == (int)i)
 		return 4;
-	if (strcmp(st, "terminated") == 0)
+	if (st == MEMBER_TERMINATED)
 		return 0;
-	if (strcmp(st, "idle") == 0)
+	if (st == MEMBER_IDLE)
 		return 1;
-	return strcmp(st, "working") == 0 ? 3 : 2;
+	return st == MEMBER_WORKING ? 3 : 2;
 }
 
 /* Teammates in the rectangle as panes, stacked or in two columns. */
@@ -171,7 +172,7 @@ layout_folded(struct view *v, size_t i, int y, int x, int w)
 	v->rects[i] = (struct rect){ y, x, 1, w };
 	line = xasprintf("▸ %s", title);
 	layout_text(y, x, w, v->focus == (int)i ? ROLE_TITLE_FOCUS :
-	    strcmp(p->status, "terminated") == 0 ? ROLE_DIM : ROLE_TITLE,
+	    p->status == MEMBER_TERMINATED ? ROLE_DIM : ROLE_TITLE,
 	    line);
 	free(line);
 	free(title);
@@ -300,11 +301,11 @@ layout_status(struct view *v, int room)
 	int first;
 
 	for (i = 0; i < v->npanes; i++) {
-		const char *st = v->panes[i]->status;
+		enum member_status st = v->panes[i]->status;
 
-		working += strcmp(st, "working") == 0;
-		waiting += strcmp(st, "waiting") == 0;
-		idle += strcmp(st, "idle") == 0;
+		working += st == MEMBER_WORKING;
+		waiting += st == MEMBER_WAITING;
+		idle += st == MEMBER_IDLE;
 	}
 	fields[0] = xstrdup(base != NULL && base[1] != '\0' ? base + 1 : wd);
 	fields[1] = xstrdup(team_lead_model(v->team));
@@ -448,7 +449,7 @@ layout_menu(struct view *v)
 	for (i = 0; i < n && (int)i < h - 3; i++) {
 		int forced = keys_shutdown_expired(v, items[i]->name);
 		char *line = xasprintf("%s · %s%s", items[i]->name,
-		    items[i]->status, forced ?
+		    member_status_name(items[i]->status), forced ?
 		    " · no answer: Enter stops it now" : "");
 
 		if ((int)i == v->menu_sel) {
@@ -469,7 +470,8 @@ layout_feedback(struct view *v)
 	const struct table_row *r = table_find(&v->table, v->reject_id);
 	int h = 5, w = 64, y, x;
 	char *title = r != NULL ? xasprintf("reject %s's %s (%s)", r->from,
-	    r->type, r->id) : xasprintf("reject %s", v->reject_id);
+	    req_type_name(r->type), r->id) : xasprintf("reject %s",
+	    v->reject_id);
 
 	layout_popup_box(h, w, title, &y, &x);
 	free(title);
@@ -500,9 +502,19 @@ layout_detail(struct view *v, int64_t now)
 	table_age((r->pending ? now : r->changed_at) - r->created_at, age,
 	    sizeof age);
 	title = xasprintf("%s's %s to %s · %s · %s · asked %s ago", r->from,
-	    r->type, r->to, r->id, r->status, age);
+	    req_type_name(r->type), r->to, r->id, req_status_name(r->status),
+	    age);
 	layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, title);
 	free(title);
+	if (!r->pending) {
+		table_age(now - r->changed_at, age, sizeof age);
+		title = xasprintf("%s %s%s %s ago%s%s",
+		    req_status_name(r->status), *r->decided_by ? "by " : "",
+		    r->decided_by, age, *r->response ? ": " : "",
+		    r->response);
+		layout_text(y + 2, x + 2, w - 4, ROLE_POPUP, title);
+		free(title);
+	}
 	rows = h - 5;
 	/* The body wrapped: counted first, so that scrolling stops at its
 	 * end, then drawn from detail_first on. */

@@ -16,7 +16,7 @@ pane_new(const char *name, const char *role)
 
 	p->name = xstrdup(name);
 	p->role = xstrdup(role ? role : "");
-	p->status = xstrdup("starting");
+	p->status = MEMBER_STARTING;
 	p->lines = xcalloc(PANE_MAX_LINES, sizeof *p->lines);
 	text_stream_init(&p->ts);
 	return p;
@@ -34,7 +34,6 @@ pane_free(struct pane *p)
 	free(p->lines);
 	free(p->name);
 	free(p->role);
-	free(p->status);
 	free(p->model);
 	for (i = 0; i < p->nheld; i++)
 		free(p->held[i].text);
@@ -49,10 +48,9 @@ pane_line_count(const struct pane *p)
 }
 
 void
-pane_set_status(struct pane *p, const char *status)
+pane_set_status(struct pane *p, enum member_status status)
 {
-	free(p->status);
-	p->status = xstrdup(status);
+	p->status = status;
 }
 
 static struct pane_line *

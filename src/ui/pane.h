@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/roster.h"
 #include "ui/color.h"
 #include "ui/text.h"
 
@@ -34,7 +35,7 @@ struct pane_line {
 struct pane {
 	char			*name;
 	char			*role;
-	char			*status;
+	enum member_status	 status;
 	char			*model;		/* shown when not the lead's;
 						 * or NULL */
 	int64_t			 tokens;
@@ -64,7 +65,7 @@ struct pane {
 struct pane *pane_new(const char *name, const char *role);
 void pane_free(struct pane *p);
 
-void pane_set_status(struct pane *p, const char *status);
+void pane_set_status(struct pane *p, enum member_status status);
 
 /* Adds text (sanitized here; '\n' starts further lines) as new lines. */
 void pane_add(struct pane *p, enum color_role role, const char *text);

@@ -23,12 +23,12 @@ table_init(struct table *t)
 static void
 table_row_clear(struct table_row *r)
 {
-	free(r->type);
 	free(r->from);
 	free(r->to);
-	free(r->status);
 	free(r->summary);
 	free(r->body);
+	free(r->response);
+	free(r->decided_by);
 	memset(r, 0, sizeof *r);
 }
 
@@ -66,44 +66,17 @@ table_order(const void *a, const void *b)
 	    (x->changed_at > y->changed_at);
 }
 
-void
-table_update(struct table *t, json_t *req)
+/* Keeps the most recent TABLE_KEEP_DECIDED decisions, and only those
+ * younger than TABLE_LEAVE_MS; the selection stays on its request or
+ * falls to the first row. */
+static void
+table_prune(struct table *t, int64_t now_ms)
 {
-	const char *id = jstr(req, "id"), *body = jstr(req, "body");
-	struct table_row *r = NULL;
-	size_t i, decided = 0, keep;
-	char *line, *nl;
+	size_t i, keep, decided = 0;
 
-	for (i = 0; i < t->n; i++) {
-		if (strcmp(t->rows[i].id, id) == 0)
-			r = &t->rows[i];
-	}
-	if (r == NULL) {
-		t->rows = xgrow(t->rows, &t->cap, t->n + 1, sizeof *t->rows);
-		r = &t->rows[t->n++];
-		memset(r, 0, sizeof *r);
-	} else
-		table_row_clear(r);
-	snprintf(r->id, sizeof r->id, "%s", id);
-	r->type = xstrdup(jstr(req, "type"));
-	r->from = xstrdup(jstr(req, "from"));
-	r->to = xstrdup(jstr(req, "to"));
-	r->status = xstrdup(jstr(req, "status"));
-	line = xstrdup(body);
-	if ((nl = strchr(line, '\n')) != NULL)
-		*nl = '\0';
-	r->summary = text_sanitize(line, strlen(line));
-	free(line);
-	r->body = text_sanitize(body, strlen(body));
-	r->created_at = (int64_t)json_integer_value(json_object_get(req,
-	    "created_at"));
-	r->changed_at = clock_wall_ms();
-	r->pending = strcmp(r->status, "pending") == 0;
-
-	qsort(t->rows, t->n, sizeof *t->rows, table_order);
-	/* Forget the oldest decisions. */
 	for (i = keep = 0; i < t->n; i++) {
-		if (!t->rows[i].pending && ++decided > TABLE_KEEP_DECIDED) {
+		if (!t->rows[i].pending && (++decided > TABLE_KEEP_DECIDED ||
+		    now_ms - t->rows[i].changed_at >= TABLE_LEAVE_MS)) {
 			table_row_clear(&t->rows[i]);
 			continue;
 		}
@@ -116,6 +89,81 @@ table_update(struct table *t, json_t *req)
 		*t->selected = '\0';
 	if (*t->selected == '\0' && t->n > 0)
 		memcpy(t->selected, t->rows[0].id, sizeof t->selected);
+}
+
+/* How many decided rows are old enough to be drawn dim. */
+static size_t
+table_count_faded(const struct table *t, int64_t now_ms)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += !t->rows[i].pending &&
+		    now_ms - t->rows[i].changed_at >= TABLE_FADE_MS;
+	return n;
+}
+
+int
+table_expire(struct table *t, int64_t now_ms)
+{
+	size_t before = t->n, faded;
+	int changed;
+
+	table_prune(t, now_ms);
+	faded = table_count_faded(t, now_ms);
+	changed = t->n != before || faded != t->faded;
+	t->faded = faded;
+	return changed;
+}
+
+void
+table_update(struct table *t, json_t *req)
+{
+	const char *id = jstr(req, "id"), *body = jstr(req, "body");
+	int type = req_type_parse(jstr(req, "type"));
+	int status = req_status_parse(jstr(req, "status"));
+	int64_t decided_at = (int64_t)json_integer_value(json_object_get(req,
+	    "decided_at")), now = clock_wall_ms();
+	struct table_row *r = NULL;
+	size_t i;
+	char *line, *nl;
+
+	if (type < 0 || status < 0 || *id == '\0')
+		return;
+	for (i = 0; i < t->n; i++) {
+		if (strcmp(t->rows[i].id, id) == 0)
+			r = &t->rows[i];
+	}
+	if (r == NULL) {
+		t->rows = xgrow(t->rows, &t->cap, t->n + 1, sizeof *t->rows);
+		r = &t->rows[t->n++];
+		memset(r, 0, sizeof *r);
+	} else
+		table_row_clear(r);
+	snprintf(r->id, sizeof r->id, "%s", id);
+	r->type = (enum req_type)type;
+	r->status = (enum req_status)status;
+	r->from = xstrdup(jstr(req, "from"));
+	r->to = xstrdup(jstr(req, "to"));
+	r->response = text_sanitize(jstr(req, "response"),
+	    strlen(jstr(req, "response")));
+	r->decided_by = xstrdup(jstr(req, "decided_by"));
+	line = xstrdup(body);
+	if ((nl = strchr(line, '\n')) != NULL)
+		*nl = '\0';
+	r->summary = text_sanitize(line, strlen(line));
+	free(line);
+	r->body = text_sanitize(body, strlen(body));
+	r->created_at = (int64_t)json_integer_value(json_object_get(req,
+	    "created_at"));
+	/* The store's time of the decision; a clock that went back
+	 * cannot make it seem to come from the future. */
+	r->changed_at = decided_at > 0 && decided_at <= now ? decided_at : now;
+	r->pending = r->status == REQ_PENDING;
+
+	qsort(t->rows, t->n, sizeof *t->rows, table_order);
+	table_prune(t, now);
+	t->faded = table_count_faded(t, now);
 }
 
 const struct table_row *
@@ -197,13 +245,13 @@ table_age(int64_t ms, char *buf, size_t len)
 }
 
 static enum color_role
-table_role(const struct table_row *r)
+table_role(const struct table_row *r, int64_t now_ms)
 {
 	if (r->pending)
 		return ROLE_PENDING;
-	if (strcmp(r->status, "approved") == 0)
-		return ROLE_APPROVED;
-	return ROLE_REJECTED;
+	if (now_ms - r->changed_at >= TABLE_FADE_MS)
+		return ROLE_DIM;
+	return r->status == REQ_APPROVED ? ROLE_APPROVED : ROLE_REJECTED;
 }
 
 void
@@ -255,11 +303,12 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		    text_width(r->to, strlen(r->to)) + 3) > 0 ? 22 -
 		    (text_width(r->from, strlen(r->from)) +
 		    text_width(r->to, strlen(r->to)) + 3) : 0), "");
-		line = xasprintf("%-13s %-11s %s %-5s %-10s %s", r->id, r->type,
-		    who, age, r->status, r->summary);
+		line = xasprintf("%-13s %-11s %s %-5s %-10s %s", r->id,
+		    req_type_name(r->type), who, age,
+		    req_status_name(r->status), r->summary);
 		fit = text_fit(line, strlen(line), width);
 		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
-		    (focused ? A_BOLD : 0) : color_attr(table_role(r)));
+		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
 		mvhline(y, left, ' ', (int)i == sel ? width : 0);
 		mvaddnstr(y, left, line, (int)fit);
 		free(line);

@@ -11,20 +11,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Decided requests kept on show. */
+#include "core/protocol.h"
+
+/* Decided requests kept on show, at most. */
 #define TABLE_KEEP_DECIDED 30
+/* A decided request is drawn dim after TABLE_FADE_MS and leaves the table
+ * after TABLE_LEAVE_MS (/requests still lists it). */
+#define TABLE_FADE_MS	(30 * 1000)
+#define TABLE_LEAVE_MS	(5 * 60 * 1000)
 
 struct table_row {
-	char	 id[16];
-	char	*type;
-	char	*from;
-	char	*to;
-	char	*status;
-	char	*summary;	/* the first line of the body */
-	char	*body;		/* all of it, clean */
-	int64_t	 created_at;	/* wall-clock ms */
-	int64_t	 changed_at;
-	int	 pending;
+	char		 id[16];
+	enum req_type	 type;
+	enum req_status	 status;
+	char		*from;
+	char		*to;
+	char		*summary;	/* the first line of the body */
+	char		*body;		/* all of it, clean */
+	char		*response;	/* the decision's feedback, clean */
+	char		*decided_by;	/* "" while pending or on expiry */
+	int64_t		 created_at;	/* wall-clock ms */
+	int64_t		 changed_at;	/* when decided (or seen decided) */
+	int		 pending;
 };
 
 struct table {
@@ -32,14 +40,20 @@ struct table {
 	size_t			 n, cap;
 	char			 selected[16];	/* an id, or "" */
 	int			 first;		/* first row shown */
+	size_t			 faded;		/* decided rows drawn dim */
 };
 
 void table_init(struct table *t);
 void table_free(struct table *t);
 
 /* Applies a request event's data ({id, type, from, to, status, body,
- * created_at, …}). */
+ * response, decided_by, created_at, decided_at}); data that names no
+ * known type or status is ignored. */
 void table_update(struct table *t, json_t *request);
+
+/* Lets decided requests older than TABLE_LEAVE_MS leave (now: wall-clock
+ * ms). Returns whether any row left or faded since the last call. */
+int table_expire(struct table *t, int64_t now_ms);
 
 /* The row of request id, or NULL. */
 const struct table_row *table_find(struct table *t, const char *id);

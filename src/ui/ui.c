@@ -151,6 +151,7 @@ ui_tick(void *fe)
 	int64_t minute = (clock_mono_ms() - u->view->started_ms) / 60000;
 
 	u->dirty |= table_pending(&u->view->table) > 0 || minute != u->minute;
+	u->dirty |= table_expire(&u->view->table, clock_wall_ms());
 	u->minute = minute;
 }
 
@@ -163,7 +164,7 @@ ui_quit_progress(struct view *v)
 	char *names = NULL;
 
 	for (i = 1; i < v->npanes; i++) {
-		if (strcmp(v->panes[i]->status, "terminated") == 0)
+		if (v->panes[i]->status == MEMBER_TERMINATED)
 			continue;
 		if (live++ > 0)
 			names = xappend(names, &len, &cap, ", ", 2);

@@ -8,11 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bus.h"
 #include "core/roster.h"
 #include "core/transcript.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
+
+/* How a thinking block the provider encrypted shows. */
+#define VIEW_REDACTED "[thinking, encrypted by the provider]"
 
 struct view *
 view_new(struct team *t)
@@ -67,23 +71,21 @@ view_pane(struct view *v, const char *name, const char *role)
 
 /* The person's word for a request's kind. */
 static const char *
-view_kind(const char *type)
+view_kind(enum req_type type)
 {
-	if (strcmp(type, "permission") == 0)
+	if (type == REQ_PERMISSION)
 		return "command";
-	if (strcmp(type, "shutdown") == 0)
+	if (type == REQ_SHUTDOWN)
 		return "shutdown request";
-	return type;
+	return req_type_name(type);
 }
 
 /* Whether the person may decide a request of this type. */
 static int
-view_for_person(struct view *v, const char *type)
+view_for_person(struct view *v, enum req_type type)
 {
-	int t = req_type_parse(type);
-
-	return t >= 0 && (protocol_answerers(team_protocol(v->team),
-	    (enum req_type)t) & PROTO_BY_USER) != 0;
+	return (protocol_answerers(team_protocol(v->team), type) &
+	    PROTO_BY_USER) != 0;
 }
 
 char *
@@ -107,7 +109,7 @@ view_selection_text(struct view *v, size_t *must)
 	text = xasprintf("%s: %s%s", head, r->summary, more);
 	/* A command must be seen whole before a key runs it; of anything
 	 * else, whose it is and what it is. */
-	*must = strcmp(r->type, "permission") == 0 ? strlen(text) -
+	*must = r->type == REQ_PERMISSION ? strlen(text) -
 	    strlen(more) : strlen(head);
 	free(head);
 	return text;
@@ -210,84 +212,197 @@ view_first_line(const char *s)
 	    more == 1 ? "" : "s");
 }
 
-/* Shows one stored transcript entry in a pane, as it looked live. */
-static void
-view_entry(struct pane *p, json_t *entry)
+static void view_message(struct view *v, json_t *d);
+
+/* The first text of a tool result's content: a string, or blocks. */
+static const char *
+view_result_text(json_t *content)
 {
-	const char *role = jstr(entry, "role");
-	int user = strcmp(role, "user") == 0;
-	json_t *content = json_object_get(entry, "content"), *b;
+	json_t *b;
 	size_t i;
 
+	if (json_is_string(content))
+		return json_string_value(content);
 	json_array_foreach(content, i, b) {
-		const char *type = jstr(b, "type");
-		char *line = NULL;
-
-		if (strcmp(type, "text") == 0 && !user)
-			pane_add(p, ROLE_NORMAL, jstr(b, "text"));
-		else if (strcmp(type, "text") == 0) {
-			const char *t = jstr(b, "text");
-			static const char you[] = "[message from user] ";
-
-			if (strncmp(t, you, sizeof you - 1) == 0) {
-				line = xasprintf("you  %s", t + sizeof you - 1);
-				pane_add(p, ROLE_YOU, line);
-			} else
-				pane_add(p, ROLE_MESSAGE, t);
-		} else if (strcmp(type, "tool_use") == 0) {
-			char *summary = view_tool_summary(jstr(b, "name"),
-			    json_object_get(b, "input"));
-
-			line = xasprintf("▸ %s", summary);
-			free(summary);
-			pane_add(p, ROLE_TOOL, line);
-		} else if (strcmp(type, "tool_result") == 0) {
-			char *first = view_first_line(json_is_string(
-			    json_object_get(b, "content")) ? jstr(b, "content") :
-			    "(output)");
-
-			line = xasprintf("  %s", first);
-			free(first);
-			pane_add(p, json_is_true(json_object_get(b, "is_error")) ?
-			    ROLE_TOOL_ERROR : ROLE_DIM, line);
-		}
-		free(line);
+		if (json_is_string(json_object_get(b, "text")))
+			return jstr(b, "text");
 	}
+	return "(output)";
+}
+
+/* A tool result's line, as EV_TOOL_RESULT and a stored result show it. */
+static void
+view_tool_result(struct pane *p, const char *tool, const char *output,
+    int is_error)
+{
+	char *first = view_first_line(output), *line;
+
+	if (is_error)
+		line = xasprintf("✗ %s: %s", tool, first);
+	else
+		line = xasprintf("  %s", first);
+	pane_add(p, is_error ? ROLE_TOOL_ERROR : ROLE_DIM, line);
+	free(line);
+	free(first);
+}
+
+/* A tool call's line, as EV_TOOL_CALL and a stored call show it. */
+static void
+view_tool_call(struct pane *p, const char *tool, json_t *input)
+{
+	char *summary = view_tool_summary(tool, input);
+	char *line = xasprintf("▸ %s", summary);
+
+	pane_add(p, ROLE_TOOL, line);
+	free(line);
+	free(summary);
+}
+
+/* The tool_result block for tool_use `id` in entry, or NULL. */
+static json_t *
+view_find_result(json_t *entry, const char *id)
+{
+	json_t *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(entry, "content"), i, b) {
+		if (strcmp(jstr(b, "type"), "tool_result") == 0 &&
+		    strcmp(jstr(b, "tool_use_id"), id) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+static void
+view_stored_result(struct pane *p, const char *tool, json_t *result)
+{
+	view_tool_result(p, tool, view_result_text(json_object_get(result,
+	    "content")), json_is_true(json_object_get(result, "is_error")));
+}
+
+/*
+ * Shows one stored transcript entry in a pane as it looked live: the
+ * model's text and thinking streamed, then each tool call followed by
+ * its result (found in `next`, the entry after, which holds the round's
+ * results; the ids shown are noted in `done`). Messages are shown from
+ * the inbox instead (view_load_pane).
+ */
+static void
+view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
+{
+	int model = strcmp(jstr(entry, "role"), "assistant") == 0;
+	json_t *b, *result;
+	const char *type, *text;
+	size_t i;
+
+	json_array_foreach(json_object_get(entry, "content"), i, b) {
+		type = jstr(b, "type");
+		if (strcmp(type, "text") == 0 && model) {
+			text = jstr(b, "text");
+			pane_stream(p, ROLE_NORMAL, text, strlen(text));
+		} else if (strcmp(type, "text") == 0)
+			pane_add(p, ROLE_DIM, jstr(b, "text"));
+		else if (strcmp(type, "thinking") == 0) {
+			text = jstr(b, "thinking");
+			pane_stream(p, ROLE_THINKING, text, strlen(text));
+		} else if (strcmp(type, "redacted_thinking") == 0)
+			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
+		else if (strcmp(type, "tool_use") == 0) {
+			view_tool_call(p, jstr(b, "name"),
+			    json_object_get(b, "input"));
+			result = view_find_result(next, jstr(b, "id"));
+			if (result != NULL) {
+				view_stored_result(p, jstr(b, "name"), result);
+				json_object_set_new(done, jstr(b, "id"),
+				    json_true());
+			}
+		} else if (strcmp(type, "tool_result") == 0 &&
+		    json_object_get(done, jstr(b, "tool_use_id")) == NULL)
+			view_stored_result(p, "tool", b);
+	}
+	pane_end_stream(p);
+}
+
+/* The agent's last `last` turns and the messages sent to it since, in
+ * the order they happened. */
+static void
+view_load_pane(struct view *v, struct pane *p, size_t last)
+{
+	struct message *msgs = NULL;
+	size_t nmsg = 0, i = 0, k = 0, n;
+	json_t *tail, *done = json_object(), *row, *next, *d;
+	char *err = NULL;
+	int64_t since;
+
+	tail = transcript_load_tail(team_store(v->team), p->name, last, &err);
+	if (tail == NULL) {
+		pane_add(p, ROLE_ERROR, err);
+		free(err);
+		json_decref(done);
+		return;
+	}
+	/* Messages from the time of the first turn shown: all of them
+	 * when the whole transcript is (a message is sent before the turn
+	 * that records it). */
+	n = json_array_size(tail);
+	since = n == last ? jint(json_array_get(tail, 0), "at") : 0;
+	if (bus_history(team_bus(v->team), p->name, since, last, &msgs, &nmsg,
+	    &err) == -1) {
+		pane_add(p, ROLE_ERROR, err);
+		free(err);
+	}
+	while (i < n || k < nmsg) {
+		row = i < n ? json_array_get(tail, i) : NULL;
+		if (row == NULL || (k < nmsg && msgs[k].created_at <=
+		    jint(row, "at"))) {
+			d = team_message_json(&msgs[k++]);
+			view_message(v, d);
+			json_decref(d);
+			continue;
+		}
+		/* A turn that records a message was shown as the message. */
+		next = i + 1 < n ? json_array_get(tail, i + 1) : NULL;
+		if (jint(row, "message_id") == 0)
+			view_entry(p, json_object_get(row, "entry"), next &&
+			    jint(next, "message_id") == 0 ? json_object_get(next,
+			    "entry") : NULL, done);
+		i++;
+	}
+	if (n > 0 || nmsg > 0)
+		pane_add(p, ROLE_DIM, "— resumed —");
+	message_free_array(msgs, nmsg);
+	json_decref(tail);
+	json_decref(done);
 }
 
 void
 view_load_history(struct view *v, size_t last)
 {
 	struct member *m;
-	size_t n = roster_list(team_store(v->team), &m), i, k, len;
-	char *err = NULL;
+	struct request *r;
+	size_t n = roster_list(team_store(v->team), &m), i;
+	json_t *d;
 
 	for (i = 0; i < n; i++) {
 		struct pane *p = view_pane(v, m[i].name, m[i].is_lead ? "lead" :
 		    m[i].role);
-		json_t *t = transcript_load(team_store(v->team), m[i].name,
-		    &err);
 
-		pane_set_status(p, member_status_name(m[i].status));
+		pane_set_status(p, m[i].status);
 		p->tokens = m[i].tokens_in + m[i].tokens_out +
 		    m[i].cache_write + m[i].cache_read;
 		p->cost = m[i].cost;
 		view_model(v, p, team_model_of(v->team, &m[i]));
-		if (t == NULL) {
-			pane_add(p, ROLE_ERROR, err);
-			free(err);
-			err = NULL;
-			continue;
-		}
-		len = json_array_size(t);
-		if (len > 0) {
-			for (k = len > last ? len - last : 0; k < len; k++)
-				view_entry(p, json_array_get(t, k));
-			pane_add(p, ROLE_DIM, "— resumed —");
-		}
-		json_decref(t);
+		view_load_pane(v, p, last);
 	}
 	member_free_array(m, n);
+	/* Every pending request, and the latest decisions. */
+	n = protocol_list(team_protocol(v->team), TABLE_KEEP_DECIDED, &r);
+	for (i = 0; i < n; i++) {
+		d = team_request_json(&r[i]);
+		table_update(&v->table, d);
+		json_decref(d);
+	}
+	request_free_array(r, n);
 }
 
 static void
@@ -323,9 +438,7 @@ view_message(struct view *v, json_t *d)
 static void
 view_request(struct view *v, json_t *d)
 {
-	const char *type = jstr(d, "type"), *status = jstr(d, "status");
-	const char *to = jstr(d, "to");
-
+	const struct table_row *r;
 	char before[sizeof v->table.selected];
 
 	/* What waits for the person is named on the hint line by the
@@ -340,10 +453,10 @@ view_request(struct view *v, json_t *d)
 		free(v->hint);
 		v->hint = NULL;
 	}
-	if (strcmp(status, "expired") == 0 &&
-	    strcmp(type, "shutdown") == 0)
+	r = table_find(&v->table, jstr(d, "id"));
+	if (r != NULL && r->status == REQ_EXPIRED && r->type == REQ_SHUTDOWN)
 		view_hint(v, ROLE_HINT, "%s did not answer the shutdown "
-		    "request: F9 offers a forced stop", to);
+		    "request: F9 offers a forced stop", r->to);
 }
 
 int
@@ -352,6 +465,7 @@ view_apply(struct view *v, const struct event *e)
 	json_t *d = e->data;
 	struct pane *p = e->agent ? view_pane(v, e->agent, NULL) : NULL;
 	char *line;
+	int status;
 
 	switch (e->type) {
 	case EV_TEXT:
@@ -360,8 +474,7 @@ view_apply(struct view *v, const struct event *e)
 		break;
 	case EV_THINKING:
 		if (json_is_true(json_object_get(d, "redacted")))
-			pane_add(p, ROLE_THINKING, "[thinking, encrypted by "
-			    "the provider]");
+			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
 		else
 			pane_stream(p, ROLE_THINKING, jstr(d, "text"),
 			    strlen(jstr(d, "text")));
@@ -369,36 +482,23 @@ view_apply(struct view *v, const struct event *e)
 	case EV_LLM_CALL:
 		pane_end_stream(p);
 		break;
-	case EV_TOOL_CALL: {
-		char *summary = view_tool_summary(jstr(d, "tool"),
-		    json_object_get(d, "input"));
-
-		line = xasprintf("▸ %s", summary);
-		pane_add(p, ROLE_TOOL, line);
-		free(line);
-		free(summary);
+	case EV_TOOL_CALL:
+		view_tool_call(p, jstr(d, "tool"), json_object_get(d, "input"));
 		break;
-	}
-	case EV_TOOL_RESULT: {
-		char *first = view_first_line(jstr(d, "output"));
-
-		if (json_is_true(json_object_get(d, "is_error")))
-			line = xasprintf("✗ %s: %s", jstr(d, "tool"), first);
-		else
-			line = xasprintf("  %s", first);
-		pane_add(p, json_is_true(json_object_get(d, "is_error")) ?
-		    ROLE_TOOL_ERROR : ROLE_DIM, line);
-		free(line);
-		free(first);
+	case EV_TOOL_RESULT:
+		view_tool_result(p, jstr(d, "tool"), jstr(d, "output"),
+		    json_is_true(json_object_get(d, "is_error")));
 		break;
-	}
 	case EV_STATUS:
 		/* A turn's text has ended by the time its agent changes
 		 * status; what waited for it follows. */
 		if (p != NULL)
 			pane_end_stream(p);
-		pane_set_status(p, jstr(d, "status"));
-		if (strcmp(jstr(d, "status"), "terminated") == 0)
+		status = member_status_parse(jstr(d, "status"));
+		if (p == NULL || status < 0)
+			break;
+		pane_set_status(p, (enum member_status)status);
+		if (status == MEMBER_TERMINATED)
 			pane_add(p, ROLE_DIM, "— terminated —");
 		break;
 	case EV_MESSAGE:

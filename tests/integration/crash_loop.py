@@ -71,7 +71,8 @@ REQ_STATUSES = {"pending", "approved", "rejected", "expired", "cancelled"}
 # Store failures an agent reports: they must never happen.
 STORE_ERRORS = ("could not store", "could not read the inbox",
                 "could not record")
-QUIT_REASON = "the person is quitting huddle"
+QUIT_REASON = ("the person is quitting huddle; approve to stop now: you will "
+               "continue where you are when the team is resumed")
 
 
 def expect(cond, what):
@@ -463,7 +464,7 @@ def approved_but_live(db):
         return dict(con.execute(
             "SELECT r.target, r.id FROM requests r JOIN members m ON m.name = r.target"
             " WHERE r.type = 'shutdown' AND r.status = 'approved'"
-            " AND m.status != 'terminated'"))
+            " AND m.status != 'terminated' AND r.sender != 'system'"))
     except sqlite3.OperationalError:
         return {}
     finally:

@@ -262,7 +262,7 @@ def test_resume_shows_the_conversation():
     with open(script, "w") as f:
         f.write('{"agents": {}}')
     with Screen([HUDDLE, "--resume", "--provider", "script", "--script", script,
-                 "--workdir", work, "--quit-timeout", "1"], cols=120, rows=40) as s:
+                 "--workdir", work, "--quit-timeout", "1"], cols=120, rows=60) as s:
         screen = s.wait_for("— resumed —", 10, "the stored conversations")
         expect("I'll write hello.py first." in screen, "alice's history is missing")
         # How much the lead said before the quit varies with timing, so

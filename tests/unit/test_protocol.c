@@ -266,6 +266,41 @@ START_TEST(shutdown_approved_by_target_reaches_requester)
 }
 END_TEST
 
+START_TEST(the_quits_shutdown_keeps_the_teammate)
+{
+	struct tu_team t;
+	char id[PROTO_ID_SIZE], plan[PROTO_ID_SIZE];
+	struct member *alice;
+	struct message *msgs;
+	char *err = NULL;
+	size_t n;
+
+	tu_team_open(&t);
+	open_request(&t, REQ_PLAN_APPROVAL, "alice", "lead", "p", plan);
+	message_free_array(only_message(&t, "lead"), 1);
+	/* The quit asks from huddle itself; an approval stops alice's
+	 * thread but she stays a member, her plan still waiting, so that
+	 * --resume brings her back as she was. */
+	open_request(&t, REQ_SHUTDOWN, MSG_SYSTEM, "alice", "quitting", id);
+	expect_verdict(&t, id, MSG_SHUTDOWN_RESPONSE, "alice", 1,
+	    PROTO_DECIDED, "approved");
+	ck_assert_int_eq(status_of(&t, id), REQ_APPROVED);
+	alice = roster_get(t.store, "alice");
+	ck_assert_int_ne(alice->status, MEMBER_TERMINATED);
+	member_free(alice);
+	ck_assert_int_eq(status_of(&t, plan), REQ_PENDING);
+	ck_assert_int_eq(bus_drain(t.bus, "lead", &msgs, &n, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_ne(msgs[i].type, MSG_TEAMMATE_TERMINATED);
+	message_free_array(msgs, n);
+	/* Only a shutdown may come from huddle. */
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PLAN_APPROVAL,
+	    MSG_SYSTEM, "lead", "p", id, &err), -1);
+	free(err);
+	tu_team_close(&t);
+}
+END_TEST
+
 START_TEST(cancel_from_withdraws_a_members_requests_of_one_type)
 {
 	struct tu_team t;
@@ -756,6 +791,7 @@ protocol_suite(void)
 	tcase_add_test(tc,
 	    request_to_unknown_or_gone_member_fails_and_leaves_nothing);
 	tcase_add_test(tc, shutdown_approved_by_target_reaches_requester);
+	tcase_add_test(tc, the_quits_shutdown_keeps_the_teammate);
 	tcase_add_test(tc,
 	    cancel_from_withdraws_a_members_requests_of_one_type);
 	tcase_add_test(tc, wrong_type_never_decides);

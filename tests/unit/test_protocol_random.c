@@ -189,6 +189,14 @@ rt_member_index(const char *name)
 	return -1;
 }
 
+/* Whether a request from `from` comes from outside the team: the
+ * person, or huddle's quit. */
+static int
+rt_outside(const char *from)
+{
+	return strcmp(from, MSG_USER) == 0 || strcmp(from, MSG_SYSTEM) == 0;
+}
+
 /* Whether `from` may answer request rec (the engine's default table). */
 static int
 rt_may_answer(enum req_type type, const char *to, const char *from)
@@ -517,7 +525,9 @@ rt_op_request(struct rt_thread *th)
 
 	if (rt_rand(th, 10) < 7) {
 		if (type == REQ_SHUTDOWN) {
-			from = rt_rand(th, 2) ? ROSTER_LEAD : MSG_USER;
+			/* The lead's, the person's, or the quit's. */
+			from = rt_rand(th, 3) == 0 ? ROSTER_LEAD :
+			    rt_rand(th, 2) ? MSG_USER : MSG_SYSTEM;
 			to = rt_teammate(th);
 		} else {
 			from = rt_teammate(th);
@@ -530,8 +540,8 @@ rt_op_request(struct rt_thread *th)
 	/* Lives only go live -> dying -> dead: dead before the call means
 	 * it must fail, live after it means it must succeed. The person
 	 * counts as live for a shutdown and as no member for the rest. */
-	lf = strcmp(from, MSG_USER) == 0 ? (type == REQ_SHUTDOWN ? RT_LIVE :
-	    RT_DEAD) : rt_life_of(from);
+	lf = rt_outside(from) ? (type == REQ_SHUTDOWN ? RT_LIVE : RT_DEAD) :
+	    rt_life_of(from);
 	lt = rt_life_of(to);
 	rc = protocol_request(rt->team.proto, type, from, to, "body", id,
 	    &err);
@@ -546,8 +556,8 @@ rt_op_request(struct rt_thread *th)
 			rec->created_seq = atomic_fetch_add(&rt->seq, 1) + 1;
 		pthread_mutex_unlock(&rt->lock);
 	} else {
-		lf = strcmp(from, MSG_USER) == 0 ? (type == REQ_SHUTDOWN ?
-		    RT_LIVE : RT_DEAD) : rt_life_of(from);
+		lf = rt_outside(from) ? (type == REQ_SHUTDOWN ? RT_LIVE :
+		    RT_DEAD) : rt_life_of(from);
 		lt = rt_life_of(to);
 		if (lf == RT_LIVE && lt == RT_LIVE)
 			rt_fail("a %s request %s -> %s failed: %s",
