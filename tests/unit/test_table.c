@@ -1,0 +1,155 @@
+/*
+ * Unit tests of ui/table: the order of the rows, the selection that
+ * follows its request, and decided requests that fade and then leave.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "ui/table.h"
+#include "util/clock.h"
+
+/* A request event's data, as team_request_json makes it. */
+static json_t *
+req(const char *id, const char *type, const char *status, int64_t created,
+    int64_t decided)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}",
+	    "id", id, "type", type, "from", "bob", "to", "lead", "status",
+	    status, "body", "line one\nline two", "response", "ok",
+	    "created_at", (json_int_t)created, "decided_at",
+	    (json_int_t)decided);
+}
+
+static void
+update(struct table *t, const char *id, const char *status, int64_t created,
+    int64_t decided)
+{
+	json_t *r = req(id, "plan", status, created, decided);
+
+	table_update(t, r);
+	json_decref(r);
+}
+
+START_TEST(pending_first_then_newest_decisions)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+
+	table_init(&t);
+	update(&t, "req_00000001", "approved", now - 5000, now - 3000);
+	update(&t, "req_00000002", "pending", now - 4000, 0);
+	update(&t, "req_00000003", "rejected", now - 2000, now - 1000);
+	update(&t, "req_00000004", "pending", now - 3000, 0);
+	ck_assert_uint_eq(t.n, 4);
+	ck_assert_str_eq(t.rows[0].id, "req_00000002");
+	ck_assert_str_eq(t.rows[1].id, "req_00000004");
+	ck_assert_str_eq(t.rows[2].id, "req_00000003");
+	ck_assert_str_eq(t.rows[3].id, "req_00000001");
+	ck_assert_uint_eq(table_pending(&t), 2);
+	ck_assert_int_eq(t.rows[0].type, REQ_PLAN_APPROVAL);
+	ck_assert_str_eq(t.rows[0].summary, "line one");
+	/* The oldest pending request is selected, and stays selected
+	 * by id when a newer one arrives. */
+	ck_assert_str_eq(t.selected, "req_00000002");
+	table_move(&t, 1);
+	ck_assert_str_eq(t.selected, "req_00000004");
+	update(&t, "req_00000005", "pending", now - 10000, 0);
+	ck_assert_str_eq(t.selected, "req_00000004");
+	table_free(&t);
+}
+END_TEST
+
+START_TEST(unknown_types_and_statuses_are_ignored)
+{
+	struct table t;
+	json_t *r = req("req_00000001", "bribe", "pending", 1, 0);
+
+	table_init(&t);
+	table_update(&t, r);
+	json_decref(r);
+	update(&t, "req_00000002", "maybe", 1, 0);
+	ck_assert_uint_eq(t.n, 0);
+	table_free(&t);
+}
+END_TEST
+
+START_TEST(decided_requests_fade_then_leave)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+
+	table_init(&t);
+	update(&t, "req_00000001", "pending", now - 1000, 0);
+	update(&t, "req_00000002", "approved", now - 2000, now - 1000);
+	ck_assert_int_eq(table_expire(&t, now), 0);
+	ck_assert_uint_eq(t.faded, 0);
+	/* Dim after TABLE_FADE_MS: a change to draw, once. */
+	ck_assert_int_eq(table_expire(&t, now + TABLE_FADE_MS), 1);
+	ck_assert_uint_eq(t.faded, 1);
+	ck_assert_int_eq(table_expire(&t, now + TABLE_FADE_MS + 1000), 0);
+	/* Gone after TABLE_LEAVE_MS; a pending one never leaves. */
+	ck_assert_int_eq(table_expire(&t, now + TABLE_LEAVE_MS), 1);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_str_eq(t.rows[0].id, "req_00000001");
+	ck_assert_int_eq(table_expire(&t, now + 100 * TABLE_LEAVE_MS), 0);
+	ck_assert_uint_eq(t.n, 1);
+	table_free(&t);
+}
+END_TEST
+
+START_TEST(a_selected_decision_that_leaves_gives_the_selection_back)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+
+	table_init(&t);
+	update(&t, "req_00000001", "rejected", now - 2000, now - 1000);
+	ck_assert_str_eq(t.selected, "req_00000001");
+	ck_assert_int_eq(table_expire(&t, now + TABLE_LEAVE_MS), 1);
+	ck_assert_uint_eq(t.n, 0);
+	ck_assert_ptr_null(table_selected(&t));
+	update(&t, "req_00000002", "pending", now, 0);
+	ck_assert_str_eq(t.selected, "req_00000002");
+	table_free(&t);
+}
+END_TEST
+
+START_TEST(a_decision_from_the_future_counts_from_now)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+
+	/* A clock that went back must not keep a decision on show. */
+	table_init(&t);
+	update(&t, "req_00000001", "approved", now, now + 3600 * 1000);
+	ck_assert_int_le(t.rows[0].changed_at, clock_wall_ms());
+	ck_assert_int_eq(table_expire(&t, clock_wall_ms() + TABLE_LEAVE_MS),
+	    1);
+	ck_assert_uint_eq(t.n, 0);
+	table_free(&t);
+}
+END_TEST
+
+static Suite *
+table_suite(void)
+{
+	Suite *s = suite_create("table");
+	TCase *tc = tcase_create("table");
+
+	tcase_add_test(tc, pending_first_then_newest_decisions);
+	tcase_add_test(tc, unknown_types_and_statuses_are_ignored);
+	tcase_add_test(tc, decided_requests_fade_then_leave);
+	tcase_add_test(tc, a_selected_decision_that_leaves_gives_the_selection_back);
+	tcase_add_test(tc, a_decision_from_the_future_counts_from_now);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(table_suite());
+}
