@@ -394,6 +394,12 @@ view_key(struct view *v, int is_key, wint_t wc)
 			return KEY_REDRAW;
 		case CTRL('c'):
 			return KEY_QUIT;
+		case CTRL('g'):
+			/* The error on the status line is seen. */
+			free(v->error);
+			v->error = NULL;
+			v->errors = 0;
+			return KEY_REDRAW;
 		case CTRL('t'):
 			v->show_thinking = !v->show_thinking;
 			view_hint(v, ROLE_HINT, "thinking is %s (C-t)",

@@ -30,6 +30,8 @@
 #define MIN_ROWS	24
 #define TABLE_ROWS	6	/* border + header + 4 requests, at least */
 #define MIN_PANE_ROWS	5
+#define LAYOUT_ERROR_ROOM 24	/* the status line's error, at least */
+#define LAYOUT_ERROR_ACK " (C-g)"
 
 static void
 layout_text(int y, int x, int width, enum color_role role, const char *s)
@@ -338,10 +340,26 @@ layout_status(struct view *v, int room)
 	return text;
 }
 
+/* s cut to `width` columns with "…" where it was cut, then tail. */
+static char *
+layout_cut(const char *s, int width, const char *tail)
+{
+	size_t fit;
+
+	if (width < 2)
+		return xstrdup(tail);
+	fit = text_fit(s, strlen(s), width);
+	if (fit == strlen(s))
+		return xasprintf("%s%s", s, tail);
+	fit = text_fit(s, strlen(s), width - 1);
+	return xasprintf("%.*s…%s", (int)fit, s, tail);
+}
+
 static void
 layout_fkeys(struct view *v, int y)
 {
 	char *status;
+	int room, width = 0;
 	static const char *const keys[][2] = {
 		{ "F1", "Help" }, { "F5", "Approve" }, { "F6", "Reject" },
 		{ "F8", "Zoom" }, { "F9", "Shutdown" }, { "F10", "Quit" },
@@ -360,10 +378,28 @@ layout_fkeys(struct view *v, int y)
 	if (x < COLS)
 		mvhline(y, x, ' ', COLS - x);
 	attrset(A_NORMAL);
-	if ((status = layout_status(v, COLS - x - 2)) != NULL) {
-		layout_text(y, COLS - 1 - (int)text_width(status,
-		    strlen(status)), COLS - x, ROLE_FKEY_LABEL, status);
+	/* The last error keeps at least LAYOUT_ERROR_ROOM columns: the
+	 * status fields give way to it. */
+	room = COLS - x - 2;
+	if (v->error != NULL)
+		room -= room / 2 > LAYOUT_ERROR_ROOM ? room / 2 :
+		    LAYOUT_ERROR_ROOM;
+	if ((status = layout_status(v, room)) != NULL) {
+		width = (int)text_width(status, strlen(status));
+		layout_text(y, COLS - 1 - width, COLS - x, ROLE_FKEY_LABEL,
+		    status);
 		free(status);
+	}
+	if (v->error != NULL) {
+		char *what = v->errors > 1 ? xasprintf("✗ %zu errors, the "
+		    "last: %s", v->errors, v->error) : xasprintf("✗ %s",
+		    v->error);
+		char *line = layout_cut(what, COLS - x - width - 3 -
+		    (int)strlen(LAYOUT_ERROR_ACK), LAYOUT_ERROR_ACK);
+
+		layout_text(y, x, COLS - x - width - 2, ROLE_ERROR, line);
+		free(line);
+		free(what);
 	}
 }
 
@@ -402,6 +438,7 @@ layout_help(struct view *v)
 		"F10, C-c    quit (teammates are asked to shut down);",
 		"            again: stop everyone now (state kept)",
 		"C-l         redraw    mouse: click focuses, wheel scrolls",
+		"C-g         acknowledge the error on the status line",
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;

@@ -47,6 +47,7 @@ view_free(struct view *v)
 	input_free(&v->input);
 	input_free(&v->feedback);
 	free(v->hint);
+	free(v->error);
 	free(v);
 }
 
@@ -459,6 +460,21 @@ view_request(struct view *v, json_t *d)
 		    "request: F9 offers a forced stop", r->to);
 }
 
+/* Keeps an error for the status line, clean and on one line. */
+static void
+view_error(struct view *v, const char *agent, const char *message)
+{
+	char *line = xasprintf("%s%s%s", agent ? agent : "", agent ? ": " :
+	    "", message), *nl;
+
+	while ((nl = strchr(line, '\n')) != NULL)
+		*nl = ' ';
+	free(v->error);
+	v->error = text_sanitize(line, strlen(line));
+	v->errors++;
+	free(line);
+}
+
 int
 view_apply(struct view *v, const struct event *e)
 {
@@ -508,6 +524,7 @@ view_apply(struct view *v, const struct event *e)
 		view_request(v, d);
 		break;
 	case EV_ERROR:
+		view_error(v, e->agent, jstr(d, "message"));
 		if (p != NULL) {
 			line = xasprintf("✗ %s", jstr(d, "message"));
 			pane_add(p, ROLE_ERROR, line);

@@ -61,6 +61,10 @@ struct view {
 	int64_t		 started_ms;	/* for the status line's clock */
 	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
+	/* The last error, on the status line until Ctrl-G acknowledges
+	 * it, and how many came since the last acknowledgement. */
+	char		*error;
+	size_t		 errors;
 
 	/* Where things were drawn, for the mouse. */
 	struct rect	*rects;		/* per pane */

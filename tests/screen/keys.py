@@ -4,7 +4,8 @@ under both TERM=screen-256color and xterm-256color: Ctrl-Left, Alt-b and
 unknown escape sequences never land in the input line as text; a
 two-line paste is one message; Alt-Enter puts a newline in the line; a
 second F10 takes the screen away at once while a teammate's command
-runs, after a first that counts down.
+runs, after a first that counts down; the last error stays on the status
+line until C-g.
 """
 
 import json
@@ -116,6 +117,29 @@ def test_dumb_terminal_is_told(fake, term):
         expect(s.exit_status(10) == 2, "the status is not 2")
 
 
+def test_error_stays_until_acknowledged(fake, term):
+    s = session(fake, term,
+                {"agent": "lead", "kind": "error", "status": 400,
+                 "type": "invalid_request_error",
+                 "message": "the answer was refused"})
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        status = lambda: s.rows()[-1]
+        s.wait_for(lambda t: "✗ lead:" in status() and "(C-g)" in status(),
+                   10, "the error on the status line")
+        # Other keys do not clear it; the next message's reply does not.
+        s.send_text("again")
+        s.send_keys("Enter")
+        s.wait_for("Noted.", 10, "the next reply")
+        expect("✗ lead:" in status(), "the error left the status line "
+               "unacknowledged: %r" % status())
+        s.send_keys("C-g")
+        s.wait_for(lambda t: "✗" not in status(), 5, "C-g acknowledges it")
+        quit_clean(s)
+
+
 def tests(r, fake):
     for term in ("screen-256color", "xterm-256color"):
         r.run("%s: keys never become text" % term,
@@ -124,6 +148,8 @@ def tests(r, fake):
               test_paste_is_one_message, fake, term)
     r.run("a second F10 takes the screen away at once",
           test_second_f10_forces, fake, "screen-256color")
+    r.run("the last error stays on the status line until C-g",
+          test_error_stays_until_acknowledged, fake, "screen-256color")
     r.run("TERM=dumb: a clear message, no screen",
           test_dumb_terminal_is_told, fake, "dumb")
 
