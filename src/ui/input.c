@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ui/color.h"
+#include "ui/draw.h"
 #include "ui/input.h"
 #include "ui/text.h"
 #include "util/xmalloc.h"
@@ -253,11 +254,11 @@ input_draw_text(const char *s, size_t len, int y, int x)
 	move(y, x);
 	while (s < end) {
 		nl = memchr(s, '\n', (size_t)(end - s));
-		addnstr(s, (int)((nl ? nl : end) - s));
+		draw_text(s, (size_t)((nl ? nl : end) - s));
 		if (nl == NULL)
 			break;
 		attrset(color_attr(ROLE_DIM));
-		addstr("↵");
+		draw_text("↵", strlen("↵"));
 		attrset(A_NORMAL);
 		s = nl + 1;
 	}
@@ -270,7 +271,7 @@ input_draw(struct input *in, const char *prompt, int y, int x, int width)
 	int pw = (int)text_width(prompt, plen), avail = width - pw - 1, cw;
 
 	attrset(color_attr(ROLE_YOU));
-	mvaddnstr(y, x, prompt, (int)text_fit(prompt, plen, width));
+	draw_text_at(y, x, prompt, text_fit(prompt, plen, width));
 	attrset(A_NORMAL);
 	if (avail < 1)
 		return;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "agent/command.h"
+#include "ui/draw.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -39,7 +40,7 @@ layout_text(int y, int x, int width, enum color_role role, const char *s)
 	if (width <= 0)
 		return;
 	attrset(color_attr(role));
-	mvaddnstr(y, x, s, (int)text_fit(s, strlen(s), width));
+	draw_text_at(y, x, s, text_fit(s, strlen(s), width));
 	attrset(A_NORMAL);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/draw.h"
 #include "ui/pane.h"
 #include "util/xmalloc.h"
 
@@ -360,16 +361,16 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 		if (row->folded > 0) {
 			if (width <= PANE_FOLD_COLS)
 				continue;
-			mvaddstr(top + height - 1 - (int)k, left,
-			    PANE_FOLD_MARK);
+			draw_text_at(top + height - 1 - (int)k, left,
+			    PANE_FOLD_MARK, strlen(PANE_FOLD_MARK));
 			if (row->start > 0)
-				addstr("…");
-			addnstr(row->line->text + row->start,
-			    (int)(end - row->start));
+				draw_text("…", strlen("…"));
+			draw_text(row->line->text + row->start,
+			    end - row->start);
 			continue;
 		}
-		mvaddnstr(top + height - 1 - (int)k, left,
-		    row->line->text + row->start, (int)(end - row->start));
+		draw_text_at(top + height - 1 - (int)k, left,
+		    row->line->text + row->start, end - row->start);
 	}
 	attrset(A_NORMAL);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ui/color.h"
+#include "ui/draw.h"
 #include "ui/table.h"
 #include "ui/text.h"
 #include "util/clock.h"
@@ -268,12 +269,13 @@ table_draw(struct table *t, int top, int left, int height, int width,
 	    "from → to              age   status     summary";
 
 	attrset(color_attr(ROLE_TABLE_HEADER));
-	mvaddnstr(top, left, header, (int)text_fit(header, strlen(header),
+	draw_text_at(top, left, header, text_fit(header, strlen(header),
 	    width));
 	if (t->n == 0) {
 		attrset(color_attr(ROLE_DIM));
 		if (rows > 0)
-			mvaddnstr(top + 1, left, "no requests yet", width);
+			draw_text_at(top + 1, left, "no requests yet",
+			    text_fit("no requests yet", 15, width));
 		attrset(A_NORMAL);
 		return;
 	}
@@ -310,7 +312,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
 		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
 		mvhline(y, left, ' ', (int)i == sel ? width : 0);
-		mvaddnstr(y, left, line, (int)fit);
+		draw_text_at(y, left, line, fit);
 		free(line);
 		free(who);
 	}
@@ -319,7 +321,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		more = xasprintf("%d more above · %d more below (Tab to the "
 		    "table, Up/Down)", t->first, below > 0 ? below : 0);
 		attrset(color_attr(ROLE_DIM));
-		mvaddnstr(top + 1 + rows, left, more, (int)text_fit(more,
+		draw_text_at(top + 1 + rows, left, more, text_fit(more,
 		    strlen(more), width));
 		free(more);
 	}

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <wchar.h>
 
+#include <utf8proc.h>
+
 #include "ui/text.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -121,6 +123,52 @@ text_bidi_control(unsigned int cp)
 	    cp <= 0x2069);
 }
 
+/* Whether cp only decorates an emoji (or a letter, as a variation
+ * selector): joiner, variation selectors, skin tones, the keycap mark,
+ * tags. Terminals disagree on the width of what these make. */
+static int
+text_emoji_extension(unsigned int cp)
+{
+	return cp == 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) ||
+	    (cp >= 0x1f3fb && cp <= 0x1f3ff) || cp == 0x20e3 ||
+	    (cp >= 0xe0020 && cp <= 0xe007f) ||
+	    (cp >= 0xe0100 && cp <= 0xe01ef);
+}
+
+/*
+ * Writes a printable code point, made plain within its grapheme cluster
+ * (see text_sanitize): from an emoji extension on, the rest of a cluster
+ * is dropped; a regional indicator is written as its letter.
+ */
+static char *
+text_put_plain(struct text_stream *ts, unsigned int cp, char *o)
+{
+	int joined = ts->prev != 0 && !utf8proc_grapheme_break_stateful(
+	    (utf8proc_int32_t)ts->prev, (utf8proc_int32_t)cp, &ts->cluster);
+
+	ts->prev = cp;
+	if (!joined)
+		ts->trimming = 0;
+	if (cp >= 0x1f1e6 && cp <= 0x1f1ff) {
+		*o++ = (char)('A' + (cp - 0x1f1e6));
+		return o;
+	}
+	if (joined && (ts->trimming || text_emoji_extension(cp))) {
+		ts->trimming = 1;
+		return o;
+	}
+	return text_put(o, cp);
+}
+
+/* Notes a break in the text (a line end, a control) for the clusters. */
+static void
+text_cluster_break(struct text_stream *ts)
+{
+	ts->prev = 0;
+	ts->cluster = 0;
+	ts->trimming = 0;
+}
+
 /*
  * Runs one code point through the escape parser, writing what is left of
  * it to o; returns the new end. A byte that cannot continue a sequence
@@ -208,6 +256,8 @@ text_stream_cp(struct text_stream *ts, unsigned int cp, char *o)
 	}
 
 	ts->state = TEXT_GROUND;
+	if (cp == '\n' || cp == '\t' || cp < 0x20 || text_bidi_control(cp))
+		text_cluster_break(ts);
 	if (cp == '\n')
 		*o++ = '\n';
 	else if (cp == '\t')
@@ -215,7 +265,7 @@ text_stream_cp(struct text_stream *ts, unsigned int cp, char *o)
 	else if (text_bidi_control(cp))
 		o = text_put(o, TEXT_REPLACEMENT);
 	else if (cp >= 0x20)
-		o = text_put(o, cp);
+		o = text_put_plain(ts, cp, o);
 	return o;
 }
 
@@ -437,6 +487,59 @@ text_wrap(const char *s, size_t len, int cols, size_t *starts,
 			brk = off + n;	/* keep marks on their space */
 	}
 	return rows;
+}
+
+/* The ASCII that stands in for the screen's own marks. */
+static const struct {
+	unsigned int	cp;
+	char		ascii;
+} text_ascii_marks[] = {
+	{ 0x00b7, '-' },	/* · */
+	{ 0x2013, '-' },	/* – */
+	{ 0x2014, '-' },	/* — */
+	{ 0x2018, '\'' }, { 0x2019, '\'' }, { 0x201c, '"' }, { 0x201d, '"' },
+	{ 0x2022, '*' },	/* • */
+	{ 0x2026, '.' },	/* … */
+	{ 0x2190, '<' }, { 0x2191, '^' }, { 0x2192, '>' }, { 0x2193, 'v' },
+	{ 0x21b5, '|' },	/* ↵, a newline in the input line */
+	{ 0x21bb, '~' },	/* ↻, a retry */
+	{ 0x2500, '-' }, { 0x2502, '|' },
+	{ 0x25b8, '>' },	/* ▸, a tool call */
+	{ 0x2691, '!' },	/* ⚑, a protocol message */
+	{ 0x2709, '@' },	/* ✉, a message */
+	{ 0x2713, '+' },	/* ✓ */
+	{ 0x2717, 'x' },	/* ✗, an error */
+};
+
+size_t
+text_ascii(const char *s, size_t len, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int cp;
+	size_t off, n, i, o = 0;
+	int w;
+	char c;
+
+	for (off = 0; off < len; off += n) {
+		n = text_decode(p + off, len - off, 1, &cp);
+		if (cp < 0x80) {
+			out[o++] = (char)cp;
+			continue;
+		}
+		c = '?';
+		if (cp >= 0x2800 && cp <= 0x28ff)
+			c = '*';	/* braille: the spinner */
+		for (i = 0; i < sizeof text_ascii_marks /
+		    sizeof *text_ascii_marks; i++) {
+			if (text_ascii_marks[i].cp == cp)
+				c = text_ascii_marks[i].ascii;
+		}
+		/* As many columns as the code point takes, no more bytes
+		 * than it had (a wide one has 3 or 4). */
+		for (w = text_cp_width(cp); w > 0 && o < off + n; w--)
+			out[o++] = c;
+	}
+	return o;
 }
 
 size_t

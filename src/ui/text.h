@@ -10,6 +10,7 @@
 #define HUDDLE_UI_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Sanitiser state for text that arrives in pieces (streamed model output).
@@ -19,6 +20,9 @@ struct text_stream {
 	int		state;		/* where the escape parser is */
 	unsigned char	part[4];	/* a UTF-8 sequence cut by a piece's end */
 	size_t		partlen;
+	unsigned int	prev;		/* the last code point kept, 0: none */
+	int32_t		cluster;	/* utf8proc's grapheme-break state */
+	int		trimming;	/* the rest of this cluster is dropped */
 };
 
 /*
@@ -33,8 +37,16 @@ struct text_stream {
  * '\t' becomes one space, '\r' and every other control character (C0,
  * DEL, C1) is dropped, a bidirectional embedding, override or isolate
  * (U+202A..U+202E, U+2066..U+2069) becomes U+FFFD, and any other invalid
- * UTF-8 byte becomes U+FFFD. The result is never more than 3 * len + 1
- * bytes.
+ * UTF-8 byte becomes U+FFFD.
+ *
+ * Grapheme clusters (found with utf8proc) that terminals draw at widths
+ * of their own are made plain, so that what curses counts (wcwidth per
+ * code point) is what every terminal draws: an emoji sequence keeps its
+ * first code point and loses its joiners, variation selectors, skin
+ * tones, keycap mark and tags and whatever they joined (a family emoji
+ * becomes its first person); a regional indicator becomes its letter (a
+ * flag becomes "FR"). Combining accents stay on their letter. The result
+ * is never more than 3 * len + 1 bytes.
  */
 char *text_sanitize(const char *s, size_t len);
 
@@ -101,5 +113,15 @@ size_t text_wrap(const char *s, size_t len, int cols, size_t *starts,
  * combining accents). For titles, cells and rows of text_wrap.
  */
 size_t text_fit(const char *s, size_t len, int cols);
+
+/*
+ * Writes the len bytes at s (clean UTF-8) to out as ASCII of the same
+ * display width, for a terminal whose locale is not UTF-8: the marks the
+ * screen uses become their nearest ASCII ("→" ">", "✉" "@", "·" "-",
+ * "…" "."), anything else one '?' per column. out must hold len bytes
+ * (a code point is never narrower than its ASCII); returns the length
+ * written.
+ */
+size_t text_ascii(const char *s, size_t len, char *out);
 
 #endif

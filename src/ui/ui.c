@@ -21,6 +21,7 @@
 
 #include "agent/team.h"
 #include "driver.h"
+#include "ui/draw.h"
 #include "ui/keyread.h"
 #include "ui/ui.h"
 #include "ui/view.h"
@@ -197,6 +198,7 @@ ui_setup(void)
 	mouseinterval(0);
 	curs_set(1);
 	color_init();
+	draw_init();
 	ui_signals();
 	/* The keys curses knows beyond its own KEY_* codes (xterm's
 	 * Ctrl-Left as kLFT5, say) arrive raw instead, for the key reader

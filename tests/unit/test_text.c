@@ -76,6 +76,34 @@ START_TEST(sanitize_bidi_controls)
 }
 END_TEST
 
+START_TEST(sanitize_grapheme_clusters)
+{
+	/* An emoji sequence keeps its first code point: family, skin
+	 * tone, keycap, a heart with VS16, a tag sequence (Scotland). */
+	check_clean("a\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9"
+	    "\xe2\x80\x8d\xf0\x9f\x91\xa7" "b", "a\xf0\x9f\x91\xa8" "b");
+	check_clean("\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd!",
+	    "\xf0\x9f\x91\x8d!");
+	check_clean("1\xef\xb8\x8f\xe2\x83\xa3 2", "1 2");
+	check_clean("\xe2\x9d\xa4\xef\xb8\x8f x", "\xe2\x9d\xa4 x");
+	check_clean("\xf0\x9f\x8f\xb4\xf3\xa0\x81\xa7\xf3\xa0\x81\xa2"
+	    "\xf3\xa0\x81\xb3\xf3\xa0\x81\xa3\xf3\xa0\x81\xb4"
+	    "\xf3\xa0\x81\xbf.", "\xf0\x9f\x8f\xb4.");
+	/* Flags become their letters. */
+	check_clean("\xf0\x9f\x87\xab\xf0\x9f\x87\xb7/\xf0\x9f\x87\xaf"
+	    "\xf0\x9f\x87\xb5", "FR/JP");
+	/* Accents stay on their letter; Hangul and Devanagari stay whole;
+	 * a joiner between letters goes, the letters stay. */
+	check_clean("e\xcc\x81\xcc\xa7", "e\xcc\x81\xcc\xa7");
+	check_clean("\xe1\x84\x80\xe1\x85\xa1", "\xe1\x84\x80\xe1\x85\xa1");
+	check_clean("\xe0\xa4\x95\xe0\xa5\x8d\xe0\xa4\xb7",
+	    "\xe0\xa4\x95\xe0\xa5\x8d\xe0\xa4\xb7");
+	check_clean("a\xe2\x80\x8d" "b", "ab");
+	/* What is left is as wide as curses counts it. */
+	ck_assert_uint_eq(text_width("\xf0\x9f\x91\xa8", 4), 2);
+}
+END_TEST
+
 START_TEST(sanitize_csi)
 {
 	check_clean("\x1b[31mred\x1b[0m plain", "red plain");
@@ -169,7 +197,11 @@ static const char stream_sample[] =
     "\x1b]8;;http://x/\x1b\\link\x1b]8;;\x1b\\ \x1bPq#0\x1b\\dcs "
     "\x9b" "2Jraw \xc2\x9b" "5mutf \xc2\x9d" "0;t\xc2\x9c "
     "bad\xff\xc3(\xe2\x82 \xed\xa0\x80 \xf0\x9f\x98 x\x1b(B\x1b" "7y"
-    "\x18\x1b[3\x1a z\x07\x7f\xc2\x85 \xf4\x8f\xbf\xbf end\x1b";
+    "\x18\x1b[3\x1a z\x07\x7f\xc2\x85 \xf4\x8f\xbf\xbf "
+    /* A family (ZWJ), a flag, a thumb with a skin tone, an accent. */
+    "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d"
+    "\xf0\x9f\x91\xa7 \xf0\x9f\x87\xab\xf0\x9f\x87\xb7 "
+    "\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd e\xcc\x81 end\x1b";
 
 static char *
 stream_pieces(const char *s, size_t len, const size_t *cuts, size_t ncuts)
@@ -304,6 +336,51 @@ START_TEST(widths_without_utf8_locale)
 	ck_assert_int_eq(text_cp_width(0x1f600), 2);
 	ck_assert_int_eq(text_cp_width(0xfffd), 1);
 	ck_assert_uint_eq(text_width("cafe\xcc\x81 \xe4\xb8\xad", 10), 7);
+}
+END_TEST
+
+/* text_ascii of s, as a string. */
+static char *
+ascii_of(const char *s)
+{
+	char *out = malloc(strlen(s) + 1);
+	size_t n = text_ascii(s, strlen(s), out);
+
+	out[n] = '\0';
+	return out;
+}
+
+START_TEST(ascii_keeps_widths)
+{
+	static const char *const samples[] = {
+		"alice \xc2\xb7 coder \xc2\xb7 idle",
+		"bob \xe2\x86\x92 lead \xe2\x9c\x89 hi \xe2\x80\xa6",
+		"\xe2\x96\xb8 bash \xe2\x9c\x97 \xe2\x9a\x91 \xe2\xa0\x8b",
+		"caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 e\xcc\x81 "
+		    "\xf0\x9f\x98\x80 \xef\xbf\xbd",
+	};
+	static const char *const want[] = {
+		"alice - coder - idle",
+		"bob > lead @ hi .",
+		"> bash x ! *",
+		"caf? ???? e ?? ?",
+	};
+	const char *locales[] = { "C.UTF-8", "C" };
+	size_t i, l;
+	char *got;
+
+	/* The same ASCII, as wide as the text it stands for, whichever
+	 * locale measures it. */
+	for (l = 0; l < 2; l++) {
+		ck_assert_ptr_nonnull(setlocale(LC_CTYPE, locales[l]));
+		for (i = 0; i < sizeof samples / sizeof *samples; i++) {
+			got = ascii_of(samples[i]);
+			ck_assert_str_eq(got, want[i]);
+			ck_assert_uint_eq(strlen(got), text_width(samples[i],
+			    strlen(samples[i])));
+			free(got);
+		}
+	}
 }
 END_TEST
 
@@ -504,6 +581,7 @@ text_suite(void)
 	tcase_add_test(tc, sanitize_plain_text);
 	tcase_add_test(tc, sanitize_controls);
 	tcase_add_test(tc, sanitize_bidi_controls);
+	tcase_add_test(tc, sanitize_grapheme_clusters);
 	tcase_add_test(tc, sanitize_csi);
 	tcase_add_test(tc, sanitize_osc);
 	tcase_add_test(tc, sanitize_strings_and_short_escapes);
@@ -514,6 +592,7 @@ text_suite(void)
 	tcase_add_test(tc, stream_appends_and_flushes);
 	tcase_add_test(tc, widths);
 	tcase_add_test(tc, widths_without_utf8_locale);
+	tcase_add_test(tc, ascii_keeps_widths);
 	tcase_add_test(tc, wrap_edges);
 	tcase_add_test(tc, wrap_words);
 	tcase_add_test(tc, wrap_wide_and_narrow);

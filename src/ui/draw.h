@@ -1,0 +1,22 @@
+/*
+ * Putting text on the screen. Every string the screen draws goes through
+ * here, so that a terminal whose locale is not UTF-8 (LANG=C) gets ASCII
+ * of the same widths instead of bytes it would show as garbage.
+ */
+#ifndef HUDDLE_UI_DRAW_H
+#define HUDDLE_UI_DRAW_H
+
+#include <stddef.h>
+
+/* Chooses UTF-8 or ASCII from the locale's character set (call after
+ * setlocale). */
+void draw_init(void);
+
+/* Whether the screen draws ASCII only. */
+int draw_ascii(void);
+
+/* Draws len bytes of clean text at the cursor, or at y, x. */
+void draw_text(const char *s, size_t len);
+void draw_text_at(int y, int x, const char *s, size_t len);
+
+#endif
