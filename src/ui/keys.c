@@ -16,6 +16,8 @@
 #include "util/xmalloc.h"
 
 #define CTRL(c) ((c) & 0x1f)
+/* A key of our own: h on the table hides or shows ended teammates. */
+#define KEYS_HIDE_ENDED	(KEY_MAX + 64)
 
 /* Rows one turn of the mouse wheel scrolls a pane. */
 #define KEYS_WHEEL_ROWS 3
@@ -233,14 +235,46 @@ keys_popup(struct view *v, int is_key, wint_t wc)
 
 /* --- focus, scrolling, the mouse ------------------------------------------- */
 
+/* Tab and S-Tab: the next pane on show, or the table. */
 static void
 keys_focus(struct view *v, int dir)
 {
 	int n = (int)v->npanes + 1, i = v->focus == FOCUS_TABLE ?
-	    (int)v->npanes : v->focus;
+	    (int)v->npanes : v->focus, tries;
 
-	i = ((i + dir) % n + n) % n;
+	for (tries = 0; tries < n; tries++) {
+		i = ((i + dir) % n + n) % n;
+		if (i == (int)v->npanes || !view_hidden(v, (size_t)i))
+			break;
+	}
 	v->focus = i == (int)v->npanes ? FOCUS_TABLE : i;
+}
+
+/*
+ * Letters that stand for F-keys while the table has the focus and the
+ * input line is empty (typing could not mean them): for terminals that
+ * have no F-keys or keep them. Returns the F-key, or 0.
+ */
+static int
+keys_table_letter(struct view *v, wint_t wc)
+{
+	if (v->focus != FOCUS_TABLE || v->input.len > 0)
+		return 0;
+	switch (wc) {
+	case 'a':
+		return KEY_F(5);
+	case 'r':
+		return KEY_F(6);
+	case '?':
+		return KEY_F(1);
+	case 'z':
+		return KEY_F(8);
+	case 's':
+		return KEY_F(9);
+	case 'h':
+		return KEYS_HIDE_ENDED;
+	}
+	return 0;
 }
 
 static struct pane *
@@ -350,7 +384,7 @@ view_key(struct view *v, int is_key, wint_t wc)
 {
 	struct pane *p;
 	char *line;
-	int flags;
+	int flags, fkey;
 
 	/* A notice lasts until the next key. */
 	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE))) {
@@ -408,6 +442,8 @@ view_key(struct view *v, int is_key, wint_t wc)
 		case 0x1b:
 			return keys_interrupt(v);
 		default:
+			if ((fkey = keys_table_letter(v, wc)) != 0)
+				return view_key(v, 1, (wint_t)fkey);
 			input_insert(&v->input, (wchar_t)wc);
 			return KEY_REDRAW;
 		}
@@ -476,6 +512,11 @@ view_key(struct view *v, int is_key, wint_t wc)
 		break;
 	case KEY_F(10):
 		return KEY_QUIT;
+	case KEYS_HIDE_ENDED:
+		v->hide_ended = !v->hide_ended;
+		view_hint(v, ROLE_HINT, "ended teammates are %s (h on the "
+		    "table)", v->hide_ended ? "hidden" : "shown");
+		break;
 	case KEY_MOUSE:
 		return keys_mouse(v);
 	case KEY_RESIZE:

@@ -191,19 +191,29 @@ layout_folded(struct view *v, size_t i, int y, int x, int w)
 static void
 layout_teammates(struct view *v, int y, int x, int h, int w)
 {
-	size_t n = v->npanes - 1, i, j, k, live = 0, *order, *panes;
+	size_t n = 0, i, j, k, live = 0, *order, *panes, hidden = 0;
 	size_t nfold, fold_rows, shown;
 	int want;
+	char *line;
 
-	if (n == 0)
+	for (i = 1; i < v->npanes; i++)
+		hidden += view_hidden(v, i);
+	/* Hidden teammates are counted on the last row. */
+	if (hidden > 0 && h > 0) {
+		line = xasprintf("%zu ended teammate%s hidden (h on the table "
+		    "shows them)", hidden, hidden == 1 ? "" : "s");
+		layout_text(y + --h, x, w, ROLE_DIM, line);
+		free(line);
+	}
+	if (v->npanes - 1 == hidden)
 		return;
-	order = xcalloc(n, sizeof *order);
-	panes = xcalloc(n, sizeof *panes);
+	order = xcalloc(v->npanes, sizeof *order);
+	panes = xcalloc(v->npanes, sizeof *panes);
 	/* By want, highest first; stable, so panes keep their order. */
-	for (want = 4, k = 0; want >= 0; want--)
-		for (i = 1; i <= n; i++)
-			if (layout_want(v, i) == want)
-				order[k++] = i;
+	for (want = 4, n = 0; want >= 0; want--)
+		for (i = 1; i < v->npanes; i++)
+			if (!view_hidden(v, i) && layout_want(v, i) == want)
+				order[n++] = i;
 	for (i = 0; i < n; i++)
 		live += layout_want(v, order[i]) > 0;
 	/* The most panes that leave room for the folded rows. */
@@ -218,7 +228,7 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 	if (k == 0)
 		fold_rows = nfold < (size_t)h ? nfold : (size_t)h;
 	/* The panes in their own order. */
-	for (i = 1, j = 0; i <= n; i++)
+	for (i = 1, j = 0; i < v->npanes; i++)
 		for (shown = 0; shown < k; shown++)
 			if (order[shown] == i)
 				panes[j++] = i;
@@ -440,6 +450,8 @@ layout_help(struct view *v)
 		"            again: stop everyone now (state kept)",
 		"C-l         redraw    mouse: click focuses, wheel scrolls",
 		"C-g         acknowledge the error on the status line",
+		"on the table, input empty: a approve · r reject · z zoom",
+		"            s shutdown menu · ? help · h hide/show ended",
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;

@@ -135,6 +135,13 @@ view_hint(struct view *v, enum color_role role, const char *fmt, ...)
 	v->hint_role = role;
 }
 
+int
+view_hidden(struct view *v, size_t i)
+{
+	return v->hide_ended && i > 0 && v->focus != (int)i &&
+	    v->panes[i]->status == MEMBER_TERMINATED;
+}
+
 const char *
 view_focus_name(struct view *v)
 {

@@ -61,6 +61,7 @@ struct view {
 	int64_t		 started_ms;	/* for the status line's clock */
 	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
+	int		 hide_ended;	/* terminated teammates not drawn */
 	/* The last error, on the status line until Ctrl-G acknowledges
 	 * it, and how many came since the last acknowledgement. */
 	char		*error;
@@ -123,5 +124,9 @@ void view_draw(struct view *v);
 
 /* The name of the focused agent (the lead when the table has focus). */
 const char *view_focus_name(struct view *v);
+
+/* Whether pane i is left out of the screen (a terminated teammate while
+ * they are hidden). */
+int view_hidden(struct view *v, size_t i);
 
 #endif

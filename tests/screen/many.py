@@ -134,6 +134,39 @@ def test_a_turn_is_not_split(fake):
         quit_clean(s)
 
 
+def test_ended_teammates_fold_and_hide(fake):
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": m, "role": "helper", "prompt": "Say hello."}}
+            for m in ("ann", "bea")]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 8,
+        {"agent": "ann", "kind": "text", "text": "Hello."},
+        {"agent": "bea", "kind": "text", "text": "Hello."},
+        {"agent": "ann", "kind": "tool_use", "calls": [
+            {"name": "shutdown_response", "input": {
+                "request_id": "{{request_id}}", "approve": True}}]})
+    with fake_screen(fake, ["--quit-timeout", "3"], 120, 40) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("bea is idle", 20, "both at work")
+        s.wait_for("ann is idle", 20, "both at work")
+        s.send_text("/shutdown ann")
+        s.send_keys("Enter")
+        # Terminated, ann folds to a row.
+        s.wait_for("▸ ann · helper · terminated", 20, "ann folded")
+        s.send_keys("BTab")
+        s.send_text("h")
+        screen = s.wait_for("1 ended teammate hidden", 5, "h hides ann")
+        expect("ann · helper" not in screen, "ann is still drawn")
+        expect("bea · helper" in screen, "bea went too")
+        s.send_text("h")
+        s.wait_for("▸ ann · helper · terminated", 5, "h shows ann again")
+        quit_clean(s)
+
+
 def tests(r, fake):
     r.run("12 teammates at 80x24: each drawn or counted",
           test_all_shown_or_counted, fake, 12, 80, 24)
@@ -141,6 +174,8 @@ def tests(r, fake):
           test_all_shown_or_counted, fake, 32, 200, 60)
     r.run("a scrolled pane stays put as output arrives",
           test_a_scrolled_pane_stays_put, fake)
+    r.run("an ended teammate folds to a row, and h hides it",
+          test_ended_teammates_fold_and_hide, fake)
     r.run("a message arriving mid-stream waits for the turn's text",
           test_a_turn_is_not_split, fake)
 

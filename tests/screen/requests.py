@@ -250,6 +250,36 @@ def test_the_table_grows_and_counts(fake):
         quit_clean(s)
 
 
+def test_letters_on_the_table(fake):
+    s, _ = team(fake)
+    with s:
+        start(s)
+        both_pending(s)
+        # Typed into the input line, a letter is text, not a key.
+        s.send_text("a")
+        s.wait_for(lambda t: "lead> a" in s.rows()[-2], 5, "a typed")
+        expect(all(r[3] == "pending" for r in table(s)),
+               "a typed letter decided a request")
+        s.send_keys("BSpace", "BTab")      # an empty line, the table
+        chosen = selected_is_named(s)
+        s.send_text("r")
+        s.wait_for("feedback:", 5, "r asks for the rejection's feedback")
+        s.send_text("not now")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: any(r[0] == chosen[0] and r[3] == "rejected"
+                                 for r in table(s)), 10, "r rejected it")
+        left = selected_is_named(s)
+        s.send_text("a")
+        s.wait_for(lambda t: any(r[0] == left[0] and r[3] == "approved"
+                                 for r in table(s)), 10, "a approved it")
+        s.send_text("?")
+        s.wait_for("a approve · r reject", 5, "? opens the help")
+        s.send_text("x")
+        s.wait_for(lambda t: "a approve · r reject" not in t, 5,
+                   "a key closes the help")
+        quit_clean(s)
+
+
 def tests(r, fake):
     r.run("the hint names the highlighted row, F5 decides that one",
           test_hint_highlight_and_f5_agree, fake)
@@ -261,6 +291,8 @@ def tests(r, fake):
           test_enter_shows_all_and_nonsense_decides_nothing, fake)
     r.run("the table grows to a third of the screen, and counts the rest",
           test_the_table_grows_and_counts, fake)
+    r.run("letters on the table: a approves, r rejects, ? helps",
+          test_letters_on_the_table, fake)
 
 
 if __name__ == "__main__":
