@@ -25,7 +25,11 @@
 #include "core/transcript.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
+
+/* How much of a teammate's last words its idle notice carries. */
+#define AGENT_SUMMARY	300
 
 void
 agent_set_status(struct agent *a, enum member_status status,
@@ -258,6 +262,20 @@ agent_tool_calls(json_t *message)
 	return calls;
 }
 
+/* The first AGENT_SUMMARY bytes of text on one line, cut on a character
+ * boundary, with "…" when there was more. */
+static char *
+agent_summary(const char *text)
+{
+	char *cut = utf8_clean(text, strlen(text), AGENT_SUMMARY), *out;
+
+	if (strlen(text) <= AGENT_SUMMARY)
+		return cut;
+	out = xasprintf("%s…", cut);
+	free(cut);
+	return out;
+}
+
 /* The text of an assistant message, for the idle notice. */
 static char *
 agent_last_text(struct agent *a)
@@ -277,7 +295,7 @@ agent_last_text(struct agent *a)
 			    "text"));
 
 			if (text != NULL && *text != '\0')
-				return xasprintf("%.300s", text);
+				return agent_summary(text);
 		}
 	}
 	return NULL;

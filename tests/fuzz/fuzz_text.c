@@ -11,6 +11,8 @@
  *   - it keeps every '\n' of the input, so the shape of the text survives;
  *   - fed as a stream, cut anywhere, it comes out byte for byte the same;
  *   - it is already clean: sanitising it again changes nothing;
+ *   - its ASCII form (for a terminal that is not UTF-8) is ASCII, no
+ *     longer, and exactly as wide as the text;
  *   - each of its lines wraps into rows that start on character
  *     boundaries, in order, within the line, whose drawn part (text_fit)
  *     fits the width and is empty only where nothing could fit.
@@ -132,8 +134,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *in = (const char *)data;
-	char *clean, *streamed, *again, *line, *nl;
-	size_t len, slen;
+	char *clean, *streamed, *again, *line, *nl, *ascii;
+	size_t len, slen, alen, i;
 	unsigned seed = size > 0 ? data[0] : 0;
 	int cols = 1 + (int)(seed % 97);
 
@@ -150,6 +152,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	again = text_sanitize(clean, len);
 	if (strcmp(again, clean) != 0)
 		abort();
+
+	ascii = xmalloc(len + 1);
+	alen = text_ascii(clean, len, ascii);
+	if (alen > len)
+		abort();
+	for (i = 0; i < alen; i++)
+		if ((unsigned char)ascii[i] >= 0x80)
+			abort();
+	if (alen != text_width(clean, len))
+		abort();
+	free(ascii);
 
 	for (line = clean; ; line = nl + 1) {
 		nl = strchr(line, '\n');
