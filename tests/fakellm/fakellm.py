@@ -29,6 +29,7 @@ import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import context
 import today
 
 DEFAULT_API_KEY = "test-key"
@@ -36,13 +37,13 @@ DEFAULT_API_KEY = "test-key"
 # What the server behaves like unless told otherwise (--thinking,
 # --reasoning, --cache-min-tokens, POST /_config).
 DEFAULT_SETTINGS = {"thinking": "on", "reasoning": "off",
-                    "cache_min_tokens": 1024}
+                    "cache_min_tokens": 1024, "context_window": 0}
 AGENT_HEADER = "x-huddle-agent"
 
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,64}$"
 TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
-KINDS = ("text", "tool_use", "error", "raw", "stall_headers")
+KINDS = ("text", "tool_use", "error", "raw", "stall_headers", "rounds")
 FAULTS = ("error_event", "drop", "reset", "stall", "malformed_sse",
           "malformed_json")
 
@@ -58,6 +59,7 @@ ITEM_KEYS = frozenset((
     "fault_error_message",
     "type", "message", "details", "code",
     "body", "content_type",
+    "rounds", "bytes",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -266,6 +268,12 @@ def validate_script_item(item, where="item"):
                        f"{cw}: raw_input must be a string")
     if kind == "raw":
         _check("body" in item, f"{where}: kind raw needs \"body\"")
+    if kind == "rounds":
+        _check(_is_count(item.get("rounds"), 1),
+               f"{where}: kind rounds needs \"rounds\" >= 1")
+        _check(_is_count(item.get("bytes", 0), 0),
+               f"{where}: bytes must be an integer >= 0")
+        item.setdefault("bytes", 0)
     return item
 
 
@@ -311,17 +319,25 @@ class FakeState:
                 self._queues[item.get("agent")].append(item)
         return len(items)
 
-    def take(self, agent):
+    def take(self, agent, body=None):
         """Pop the response for a request from agent (None = no agent).
 
         The agent's own queue comes first, then the queue of responses
-        without an agent. Returns None when both are empty.
+        without an agent. Returns None when both are empty. A "rounds"
+        item answers from the request (context.rounds_step) and stays at
+        the head of its queue until its rounds are done.
         """
         with self._lock:
             for name in ((agent, None) if agent is not None else (None,)):
                 queue = self._queues.get(name)
-                if queue:
+                if not queue:
+                    continue
+                if queue[0]["kind"] != "rounds":
                     return queue.popleft()
+                step, done = context.rounds_step(queue[0], body or {})
+                if done:
+                    queue.popleft()
+                return step
         return None
 
     def pending(self):
@@ -347,9 +363,9 @@ class FakeState:
         for key, value in changes.items():
             if key not in DEFAULT_SETTINGS:
                 raise ValueError(f"unknown setting {key!r}")
-            if key == "cache_min_tokens":
+            if key in ("cache_min_tokens", "context_window"):
                 if not _is_count(value, 0):
-                    raise ValueError("cache_min_tokens must be a count")
+                    raise ValueError(f"{key} must be a count")
             elif value not in ("on", "off"):
                 raise ValueError(f"{key} must be \"on\" or \"off\"")
         with self._lock:
@@ -814,6 +830,7 @@ class Reply:
             else:
                 self.signature = signer.sign(digest, self.thinking)
         self.cached_tokens = extras.get("cached_tokens", 0)
+        self.compaction = extras.get("compaction")
         self.calls = []
         id_prefix = "toolu_fake" if api == "anthropic" else "call_fake"
         request_id = newest_request_id(body)
@@ -875,6 +892,8 @@ class Reply:
     def anthropic_message(self):
         """The non-streamed Message JSON object."""
         content = []
+        if self.compaction is not None:
+            content.append(dict(self.compaction))
         if self.redacted is not None:
             content.append({"type": "redacted_thinking",
                             "data": self.redacted})
@@ -914,6 +933,15 @@ class Reply:
                        usage=self.anthropic_usage(1))
         event({"type": "message_start", "message": message})
         index = 0
+        if self.compaction is not None:
+            # The summary comes whole in one delta (Compaction,
+            # "Streaming").
+            event({"type": "content_block_start", "index": index,
+                   "content_block": {"type": "compaction", "content": None}})
+            delta(index, {"type": "compaction_delta",
+                          "content": self.compaction["content"]})
+            event({"type": "content_block_stop", "index": index})
+            index += 1
         if self.redacted is not None:
             event({"type": "content_block_start", "index": index,
                    "content_block": {"type": "redacted_thinking",
@@ -1272,19 +1300,30 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         reply's extras: thinking, signature and usage."""
         state = self.server.state
         thinking_on = state.setting("thinking") == "on"
+        # Everything before the last compaction block is ignored.
+        seen = context.effective_body(body)
         try:
             if thinking_on:
                 today.check_request_settings(body)
             today.count_breakpoints(body)
-            today.check_thinking_blocks(body, state.signer)
+            context.check_compaction_blocks(body)
+            trigger = context.compaction_edit(
+                body, self.headers.get("anthropic-beta"))
+            too_long = context.too_long(seen, state.setting("context_window"))
+            if too_long:
+                raise today.Refusal(too_long)
+            today.check_thinking_blocks(seen, state.signer)
             thinks = today.thinking_requested(body, thinking_on)
             if thinks:
-                today.check_tool_loop(body)
+                today.check_tool_loop(seen)
         except today.Refusal as refusal:
             raise _bad(str(refusal))
+        before = context.prompt_tokens(seen)
+        if trigger is not None and before > trigger:
+            return self._compact(seen, before, thinks, record)
         inp, read, w5, w1 = state.cache.account(
-            body, state.api_key, state.setting("cache_min_tokens"))
-        digest = today.prefix_digest(body, len(body["messages"]), 0)
+            seen, state.api_key, state.setting("cache_min_tokens"))
+        digest = today.prefix_digest(seen, len(seen["messages"]), 0)
         usage = {"input_tokens": inp, "cache_read_input_tokens": read,
                  "cache_creation_input_tokens": w5 + w1,
                  "cache_creation": {"ephemeral_5m_input_tokens": w5,
@@ -1292,6 +1331,32 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         record["usage"] = usage
         return {"thinks": thinks, "digest": digest, "usage": usage,
                 "signer": state.signer}
+
+    def _compact(self, seen, before, thinks, record):
+        """A request over its compaction trigger: the reply starts with a
+        compaction block that stands for everything before it, and what
+        follows is bound to that block (Compaction, "How compaction
+        works"; usage per iteration, "Understanding usage")."""
+        state = self.server.state
+        summary = context.summary_of(seen["messages"])
+        block = {"type": "compaction", "content": summary}
+        after = dict(seen, messages=[{"role": "assistant",
+                                      "content": [block]}])
+        inp = context.prompt_tokens(after)
+        usage = {"input_tokens": inp, "cache_read_input_tokens": 0,
+                 "cache_creation_input_tokens": 0,
+                 "cache_creation": {"ephemeral_5m_input_tokens": 0,
+                                    "ephemeral_1h_input_tokens": 0},
+                 "iterations": [
+                     {"type": "compaction", "input_tokens": before,
+                      "output_tokens": max(1, len(summary) // 4)},
+                     {"type": "message", "input_tokens": inp,
+                      "output_tokens": 0}]}
+        record["usage"] = usage
+        record["compacted"] = {"before": before, "after": inp}
+        return {"thinks": thinks, "digest": today.prefix_digest(after, 0, 1),
+                "usage": usage, "signer": state.signer,
+                "compaction": block}
 
     def _today_openai(self, body, record):
         """Reasoning and cached tokens on the OpenAI route."""
@@ -1316,8 +1381,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             extras = self._today_anthropic(body, record)
         else:
             body = validate_openai(self.headers, raw, state.api_key)
+            too_long = context.openai_too_long(
+                body, state.setting("context_window"))
+            if too_long:
+                raise _oai_bad(too_long, param="messages",
+                               code="context_length_exceeded")
             extras = self._today_openai(body, record)
-        item = state.take(record["agent"])
+        item = state.take(record["agent"], body)
         if item is None:
             raise ApiError(500, "api_error",
                            "fakellm: no scripted response left",
@@ -1617,11 +1687,15 @@ def main(argv=None):
                         help="OpenAI route: reply as a reasoning server")
     parser.add_argument("--cache-min-tokens", type=int, default=1024,
                         help="the shortest prefix the prompt cache keeps")
+    parser.add_argument("--context-window", type=int, default=0,
+                        help="refuse prompts longer than this many tokens "
+                             "(0: no limit)")
     args = parser.parse_args(argv)
 
     state = FakeState(args.api_key, args.log, args.verbose, {
         "thinking": args.thinking, "reasoning": args.reasoning,
-        "cache_min_tokens": args.cache_min_tokens})
+        "cache_min_tokens": args.cache_min_tokens,
+        "context_window": args.context_window})
     if args.script:
         try:
             with open(args.script, encoding="utf-8") as handle:
