@@ -52,6 +52,8 @@ struct options {
 	int		 headless;
 	unsigned	 plan_review;
 	int		 max_teammates;
+	int		 max_rounds;	/* 0: the team's default */
+	int		 compact_at;	/* -1: the team's default */
 	int		 quit_timeout_s;
 	int		 shutdown_timeout_s;
 	const char	*log;
@@ -116,6 +118,11 @@ usage(FILE *out)
 	    "                        model's largest)\n"
 	    "  --context-window N    the model's context in tokens, for a model\n"
 	    "                        the catalog does not know\n"
+	    "  --compact-at PCT      compact an agent's conversation when its\n"
+	    "                        next request would fill PCT%% of the\n"
+	    "                        window (default 75; 100: never)\n"
+	    "  --max-rounds N        tool rounds an agent may run in one turn\n"
+	    "                        (default 40)\n"
 	    "  --no-cache            do not ask for prompt caching\n"
 	    "  --max-cost USD        start no model call once the team has\n"
 	    "                        spent USD (raise it with /budget)\n"
@@ -423,6 +430,10 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.plan_review = o->plan_review;
 	if (o->max_teammates > 0)
 		to.max_teammates = o->max_teammates;
+	if (o->max_rounds > 0)
+		to.max_rounds = o->max_rounds;
+	if (o->compact_at >= 0)
+		to.compact_at = o->compact_at;
 	if (o->quit_timeout_s >= 0)
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
@@ -529,6 +540,7 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
+	    OPT_COMPACT_AT, OPT_MAX_ROUNDS,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
 	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX };
 	static const struct option options[] = {
@@ -558,6 +570,8 @@ main(int argc, char **argv)
 		{ "context-window", required_argument, NULL,
 		    OPT_CONTEXT_WINDOW },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "compact-at", required_argument, NULL, OPT_COMPACT_AT },
+		{ "max-rounds", required_argument, NULL, OPT_MAX_ROUNDS },
 		{ "max-cost", required_argument, NULL, OPT_MAX_COST },
 		{ "teammate-model", required_argument, NULL,
 		    OPT_TEAMMATE_MODEL },
@@ -586,6 +600,7 @@ main(int argc, char **argv)
 	o.max_retries = -1;
 	o.plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o.quit_timeout_s = -1;
+	o.compact_at = -1;
 
 	setlocale(LC_ALL, "");
 	opterr = 0;
@@ -690,6 +705,16 @@ main(int argc, char **argv)
 			break;
 		case OPT_NO_CACHE:
 			o.no_cache = 1;
+			break;
+		case OPT_COMPACT_AT:
+			if (number_arg(optarg, 10, 100, &o.compact_at) == -1)
+				return bad_usage("--compact-at takes a percent "
+				    "from 10 to 100");
+			break;
+		case OPT_MAX_ROUNDS:
+			if (number_arg(optarg, 1, 100000, &o.max_rounds) == -1)
+				return bad_usage("--max-rounds takes a number "
+				    "from 1 to 100000");
 			break;
 		case OPT_MAX_COST:
 			if (dollars_arg(optarg, &o.max_cost) == -1)

@@ -52,11 +52,10 @@ agent_set_status(struct agent *a, enum member_status status,
 	evq_push(&t->events, EV_STATUS, a->name, data);
 }
 
-static void agent_error(struct agent *, const char *, ...)
+void agent_error(struct agent *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Shows an error in the agent's pane (and the log). */
-static void
+void
 agent_error(struct agent *a, const char *fmt, ...)
 {
 	va_list ap;
@@ -84,9 +83,7 @@ agent_fail(struct agent *a, char *why)
 	a->errored = 1;
 }
 
-/* Stores an entry and keeps it in memory. Returns 0, or -1 with the
- * agent failed. */
-static int
+int
 agent_record(struct agent *a, json_t *entry)
 {
 	char *err = NULL;
@@ -229,6 +226,7 @@ agent_run_tools(struct agent *a, json_t *calls)
 			tool_error(&out, "not run: you approved your shutdown");
 		else
 			tools_run(a, name ? name : "", input, &out);
+		context_cut_result(a, &out);
 		if (out.text == NULL || *out.text == '\0') {
 			free(out.text);
 			out.text = xstrdup("(no output)");
@@ -303,7 +301,7 @@ agent_last_text(struct agent *a)
 
 /* Adds a call's usage and its price to the agent's sums in the store and
  * tells the front end the new totals. */
-static void
+void
 agent_count_usage(struct agent *a, const struct llm_usage *u)
 {
 	struct team *t = a->team;
@@ -311,9 +309,13 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 	char *err = NULL;
 
 	if (u->input == 0 && u->output == 0 && u->cache_write_5m == 0 &&
-	    u->cache_write_1h == 0 && u->cache_read == 0)
+	    u->cache_write_1h == 0 && u->cache_read == 0 &&
+	    u->compaction_input <= 0)
 		return;
-	if (roster_add_usage(t->store, a->name, u->input, u->output,
+	/* A compaction on the server is billed as input and output. */
+	if (roster_add_usage(t->store, a->name, u->input +
+	    (u->compaction_input > 0 ? u->compaction_input : 0), u->output +
+	    (u->compaction_output > 0 ? u->compaction_output : 0),
 	    u->cache_write_5m + u->cache_write_1h, u->cache_read,
 	    catalog_cost(&a->model.prices, u), &err) == -1) {
 		log_printf("%s: usage: %s", a->name, err);
@@ -376,6 +378,8 @@ agent_call(struct agent *a, int round, struct llm_result *res)
 		res->status = LLM_ERR_CANCELLED;
 		return -1;
 	}
+	/* Compaction first, when the request would not fit. */
+	(void)context_compact(a, 0, NULL);
 	req.system = a->system;
 	req.messages = history_build(a->transcript);
 	req.tools = tools_for(a->is_lead);
@@ -383,6 +387,10 @@ agent_call(struct agent *a, int round, struct llm_result *res)
 	    "round", round));
 	rc = llm_call(a->llm, &req, agent_on_llm, a, res);
 	agent_count_usage(a, &res->usage);
+	if (rc == 0) {
+		context_counted(a, &res->usage);
+		context_server_compacted(a, &res->usage);
+	}
 	json_decref(req.messages);
 	json_decref(req.tools);
 	return rc;
@@ -419,7 +427,7 @@ agent_turn(struct agent *a)
 {
 	struct team *t = a->team;
 	struct llm_result res;
-	int round;
+	int round, recovered = 0;
 	char *line;
 
 	agent_arm(a);
@@ -436,6 +444,24 @@ agent_turn(struct agent *a)
 			return;
 		}
 		if (agent_call(a, round, &res) == -1) {
+			/* A prompt too long for the window: compact, and
+			 * try once more. */
+			if (llm_context_exceeded(&res) && !recovered) {
+				recovered = 1;
+				context_learn_window(a, &res);
+				llm_result_clear(&res);
+				if (context_compact(a, 1, "the prompt was too "
+				    "long for the context window: compacting")
+				    == 0) {
+					round--;
+					continue;
+				}
+				agent_fail(a, xstrdup("the conversation no "
+				    "longer fits the model's context window "
+				    "and could not be compacted"));
+				agent_set_status(a, MEMBER_ERROR, NULL);
+				return;
+			}
 			if (res.status == LLM_ERR_CANCELLED &&
 			    atomic_load(&a->interrupt) &&
 			    !atomic_load(&a->stop))
@@ -451,6 +477,11 @@ agent_turn(struct agent *a)
 			llm_result_clear(&res);
 			return;
 		}
+		recovered = 0;
+		/* A reply cut short by a full window: compact before the
+		 * next call. */
+		if (llm_context_exceeded(&res))
+			atomic_store(&a->compact_asked, 1);
 		calls = agent_tool_calls(res.message);
 		if (json_array_size(json_object_get(res.message,
 		    "content")) == 0) {
@@ -591,6 +622,11 @@ agent_main(void *arg)
 		agent_drain(a);
 		if (agent_has_work(a)) {
 			agent_turn(a);
+			continue;
+		}
+		/* /compact while idle. */
+		if (atomic_load(&a->compact_asked)) {
+			(void)context_compact(a, 1, NULL);
 			continue;
 		}
 		if (a->worked && !a->is_lead)

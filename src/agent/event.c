@@ -30,6 +30,8 @@ static const char *const event_type_names[EV_TYPE_COUNT] = {
 	[EV_SPAWNED] = "spawned",
 	[EV_NOTICE] = "notice",
 	[EV_BUDGET] = "budget",
+	[EV_CONTEXT] = "context",
+	[EV_COMPACTION] = "compaction",
 };
 
 const char *

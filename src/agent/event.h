@@ -38,6 +38,10 @@ enum event_type {
 	EV_NOTICE,		/* {message} from huddle itself */
 	EV_BUDGET,		/* {team_cost_usd, max_cost_usd}: the team
 				 * has spent its budget; the agent waits */
+	EV_CONTEXT,		/* {context_tokens, context_window}: how
+				 * full the agent's window is after a call */
+	EV_COMPACTION,		/* {kind: "client"|"server", before, after,
+				 * context_window}: its view was compacted */
 	EV_TYPE_COUNT
 };
 

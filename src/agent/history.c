@@ -236,10 +236,61 @@ history_repair(json_t *merged)
 	return out;
 }
 
+size_t
+history_view_start(json_t *transcript, long *block)
+{
+	size_t i = json_array_size(transcript), j;
+	json_t *entry, *content;
+
+	*block = -1;
+	while (i-- > 0) {
+		entry = json_array_get(transcript, i);
+		if (json_object_get(entry, HISTORY_COMPACTED) != NULL)
+			return i;
+		content = json_object_get(entry, "content");
+		for (j = json_array_size(content); j-- > 0; ) {
+			if (strcmp(block_type(json_array_get(content, j)),
+			    "compaction") == 0) {
+				*block = (long)j;
+				return i;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The entries the model reads: from the view's start on, a compaction
+ * block's entry without the blocks before it. */
+static json_t *
+history_view(json_t *transcript, long *block)
+{
+	size_t start = history_view_start(transcript, block), i;
+	size_t n = json_array_size(transcript);
+	json_t *out = json_array(), *first, *content, *kept;
+
+	for (i = start; i < n; i++) {
+		first = json_array_get(transcript, i);
+		if (i > start || *block < 0) {
+			json_array_append(out, first);
+			continue;
+		}
+		content = json_object_get(first, "content");
+		kept = json_array();
+		for (size_t j = (size_t)*block; j < json_array_size(content);
+		    j++)
+			json_array_append(kept, json_array_get(content, j));
+		json_array_append_new(out, json_pack("{s:O, s:o}", "role",
+		    json_object_get(first, "role"), "content", kept));
+	}
+	return out;
+}
+
 json_t *
 history_build(json_t *transcript)
 {
-	json_t *merged = history_merge(transcript);
+	long block;
+	json_t *view = history_view(transcript, &block);
+	json_t *merged = history_merge(view);
 	json_t *repaired = history_repair(merged), *msgs, *out;
 	size_t start = 0, i, n;
 
@@ -248,8 +299,10 @@ history_build(json_t *transcript)
 	n = json_array_size(msgs);
 	json_decref(repaired);
 	json_decref(merged);
-	/* Start at a user message that answers no tool call. */
-	while (start < n) {
+	json_decref(view);
+	/* Start at a user message that answers no tool call, unless the
+	 * view starts at a compaction block (an assistant message). */
+	while (block < 0 && start < n) {
 		json_t *m = json_array_get(msgs, start);
 
 		if (strcmp(json_string_value(json_object_get(m, "role")),

@@ -13,6 +13,13 @@
  * thinking block to everything before it, so nothing that was sent may
  * change; the one deliberate cut is compaction. Nothing is ever left out
  * from the front to fit a window.
+ *
+ * Compaction moves where the model's view starts; the transcript itself
+ * keeps everything. The view starts at the last entry huddle marked
+ * compacted (HISTORY_COMPACTED: a user entry with the summary, written by
+ * the client), or at the last compaction block the server wrote (the
+ * blocks before it in its entry are left out, as the API ignores them),
+ * whichever is later. From there on it is append-only again.
  */
 #ifndef HUDDLE_AGENT_HISTORY_H
 #define HUDDLE_AGENT_HISTORY_H
@@ -26,6 +33,14 @@
  * user message; it is empty when the transcript has nothing to say.
  */
 json_t *history_build(json_t *transcript);
+
+/* The key of a transcript entry that starts a compacted view: {kind,
+ * before, after, at} (never sent: messages carry only role and content). */
+#define HISTORY_COMPACTED "compaction"
+
+/* The index of the entry the model's view starts at; *block is the
+ * index of the server's compaction block in it, or -1. */
+size_t history_view_start(json_t *transcript, long *block);
 
 /*
  * Returns the tool_use blocks of the last entry of a transcript when it

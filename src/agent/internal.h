@@ -41,7 +41,21 @@ struct agent {
 	char			*model_id;	/* the model it talks to */
 	struct model_info	 model;		/* what the catalog says */
 
+	/* Its context window (context.c): set before the thread starts;
+	 * the atomics are read by /context. */
+	int64_t			 window;	/* tokens; 0 when unknown */
+	int64_t			 compact_at;	/* compact past this; 0: never */
+	int			 server_compaction; /* the API compacts */
+	atomic_int		 compact_asked;	/* /compact */
+	atomic_llong		 ctx_tokens;	/* the last count */
+	atomic_llong		 last_before;	/* the last compaction */
+	atomic_llong		 last_after;
+	atomic_llong		 last_at;	/* wall-clock ms */
+	atomic_int		 compactions;
+
 	/* Owned by the agent's thread. */
+	int64_t			 ctx_known;	/* the last call's count */
+	size_t			 ctx_mark;	/* the transcript's length then */
 	char			*system;	/* its system prompt, fixed */
 	json_t			*transcript;
 	size_t			 answered;	/* transcript length when the
@@ -129,6 +143,53 @@ int agent_take_inbox(struct agent *a);
  * NULL when the agent was stopped.
  */
 struct request *agent_await(struct agent *a, const char *id, int early);
+
+/* Shows an error in the agent's pane (and the log). */
+void agent_error(struct agent *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Stores a transcript entry (stolen) and keeps it in memory. Returns 0,
+ * or -1 with the agent failed. */
+int agent_record(struct agent *a, json_t *entry);
+
+/* Adds a call's usage and its price to the agent's sums. */
+void agent_count_usage(struct agent *a, const struct llm_usage *u);
+
+/* context.c */
+
+/* Sets the agent's window and how it compacts, from its model and the
+ * team's options. */
+void context_init(struct agent *a);
+
+/* The compaction trigger to give the LLM client (0: none). */
+int64_t context_trigger(struct agent *a);
+
+/* The tokens the next request would hold: the last call's count and an
+ * estimate of what was appended since. */
+int64_t context_tokens(struct agent *a);
+
+/* Records a model call's count (before its reply is recorded). */
+void context_counted(struct agent *a, const struct llm_usage *u);
+
+/* Notes a compaction the server did in a reply. */
+void context_server_compacted(struct agent *a, const struct llm_usage *u);
+
+/*
+ * Compacts on the client when the next request would pass the threshold,
+ * when asked (/compact), or when `force` (the API refused a prompt too
+ * long; `why` says so). Returns 0 (done, or not needed) or -1 when the
+ * summary could not be had (the agent's pane says why).
+ */
+int context_compact(struct agent *a, int force, const char *why);
+
+/* Learns the window from a refusal that names it ("prompt is too long:
+ * N tokens > M maximum", "maximum context length is M tokens") when it is
+ * smaller than the one assumed. */
+void context_learn_window(struct agent *a, const struct llm_result *r);
+
+/* Cuts a tool result larger than a tenth of the window to its head and
+ * tail, with a note of what was left out and how to read it. */
+void context_cut_result(struct agent *a, struct tool_output *o);
 
 /* tools.c */
 

@@ -34,6 +34,7 @@ team_options_defaults(struct team_options *o)
 	o->plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o->max_teammates = 8;
 	o->max_rounds = 40;
+	o->compact_at = 75;
 	o->bash_timeout_s = 120;
 	o->quit_timeout_ms = 10000;
 }
@@ -412,6 +413,8 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 		return -1;
 	}
 	a->model.id = a->model_id;
+	context_init(a);
+	cfg.compact_trigger = context_trigger(a);
 	if (!a->model.known && cfg.provider != LLM_SCRIPT)
 		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
 		    "message", a->model_id, " is not in the model catalog: "

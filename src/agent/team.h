@@ -31,6 +31,9 @@ struct team_options {
 	unsigned		 plan_review;	/* PROTO_BY_* for plans */
 	int			 max_teammates;	/* default 8 */
 	int			 max_rounds;	/* per turn, default 40 */
+	int			 compact_at;	/* percent of the window the
+						 * prompt may fill; default 75
+						 * (0 or 100: never compact) */
 	int			 bash_timeout_s; /* default 120 */
 	int64_t			 quit_timeout_ms; /* default 10 s */
 	int64_t			 shutdown_timeout_ms; /* 0: the engine's */

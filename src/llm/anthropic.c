@@ -14,6 +14,9 @@
 #include "util/xmalloc.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
+/* Compaction on the server (doc/models.md, "Compaction"). */
+#define ANTHROPIC_COMPACT_BETA	"compact-2026-01-12"
+#define ANTHROPIC_COMPACT_EDIT	"compact_20260112"
 
 static struct curl_slist *
 anthropic_headers(const struct llm_config *c, struct curl_slist *list)
@@ -27,6 +30,9 @@ anthropic_headers(const struct llm_config *c, struct curl_slist *list)
 		memset(h, 0, strlen(h));
 		free(h);
 	}
+	if (c->compact_trigger > 0)
+		list = curl_slist_append(list, "anthropic-beta: "
+		    ANTHROPIC_COMPACT_BETA);
 	return curl_slist_append(list, "anthropic-version: " ANTHROPIC_VERSION);
 }
 
@@ -74,6 +80,13 @@ anthropic_body(const struct llm_config *c, const struct llm_request *req)
 	if (c->cache)
 		json_object_set_new(body, "cache_control", json_pack("{s:s}",
 		    "type", "ephemeral"));
+	/* The server summarises the conversation when the prompt passes
+	 * the trigger; the reply then starts with a compaction block. */
+	if (c->compact_trigger > 0)
+		json_object_set_new(body, "context_management", json_pack(
+		    "{s:[{s:s, s:{s:s, s:I}}]}", "edits", "type",
+		    ANTHROPIC_COMPACT_EDIT, "trigger", "type", "input_tokens",
+		    "value", (json_int_t)c->compact_trigger));
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	return text;
@@ -104,6 +117,34 @@ anthropic_count(json_t *obj, const char *key)
 }
 
 /*
+ * The compaction iterations of a usage object: the top-level counts leave
+ * them out, though they are billed (Compaction, "Understanding usage").
+ * -1 when the object has no iterations.
+ */
+static void
+anthropic_iterations(json_t *usage, struct llm_usage *u)
+{
+	json_t *list = json_object_get(usage, "iterations"), *it;
+	const char *type;
+	int64_t n;
+	size_t i;
+
+	u->compaction_input = u->compaction_output = -1;
+	if (!json_is_array(list))
+		return;
+	u->compaction_input = u->compaction_output = 0;
+	json_array_foreach(list, i, it) {
+		type = json_string_value(json_object_get(it, "type"));
+		if (type == NULL || strcmp(type, "compaction") != 0)
+			continue;
+		if ((n = anthropic_count(it, "input_tokens")) > 0)
+			u->compaction_input += n;
+		if ((n = anthropic_count(it, "output_tokens")) > 0)
+			u->compaction_output += n;
+	}
+}
+
+/*
  * Records a usage object: input_tokens is the uncached part of the input;
  * cache writes are split by TTL when the API says how (else they count as
  * 5-minute writes, the default TTL).
@@ -118,6 +159,7 @@ anthropic_usage(struct llm_turn *t, json_t *usage)
 
 	if (!json_is_object(usage))
 		return;
+	anthropic_iterations(usage, &u);
 	u.input = anthropic_count(usage, "input_tokens");
 	u.output = anthropic_count(usage, "output_tokens");
 	u.cache_read = anthropic_count(usage, "cache_read_input_tokens");

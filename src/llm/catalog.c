@@ -298,7 +298,10 @@ catalog_model(const struct catalog *c, size_t i)
 double
 catalog_cost(const struct model_prices *p, const struct llm_usage *u)
 {
-	return ((double)u->input * p->input + (double)u->output * p->output +
+	/* A compaction on the server is one more sampling step, billed
+	 * as input and output like the rest. */
+	return ((double)(u->input + u->compaction_input) * p->input +
+	    (double)(u->output + u->compaction_output) * p->output +
 	    (double)u->cache_write_5m * p->cache_write_5m +
 	    (double)u->cache_write_1h * p->cache_write_1h +
 	    (double)u->cache_read * p->cache_read) / 1e6;

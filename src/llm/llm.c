@@ -421,3 +421,20 @@ provider_json(const char *data, size_t len, json_error_t *err)
 	free(copy);
 	return v;
 }
+
+int
+llm_context_exceeded(const struct llm_result *r)
+{
+	const char *msg = r->error_message ? r->error_message : "";
+	const char *type = r->error_type ? r->error_type : "";
+
+	if (r->status == LLM_OK)
+		return r->stop_reason != NULL && strcmp(r->stop_reason,
+		    "model_context_window_exceeded") == 0;
+	if (r->status != LLM_ERR_API)
+		return 0;
+	return strstr(msg, "prompt is too long") != NULL ||
+	    strcmp(type, "context_length_exceeded") == 0 ||
+	    strstr(msg, "context_length_exceeded") != NULL ||
+	    strstr(msg, "maximum context length") != NULL;
+}

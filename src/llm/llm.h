@@ -47,6 +47,9 @@ struct llm_config {
 	int		 cache;		/* ask for prompt caching; 1 */
 	int		 max_retries;	/* default 2 (3 attempts) */
 	int		 stream;	/* default 1 */
+	int64_t		 compact_trigger; /* Anthropic: compact on the server
+					 * when the prompt passes this many
+					 * tokens (>= 50,000); 0: never */
 	long		 connect_timeout_ms;	/* default 10000 */
 	long		 stall_timeout_s;	/* no bytes for this long: fail; 60 */
 	struct script	*script;	/* LLM_SCRIPT: the scenario (shared) */
@@ -105,6 +108,9 @@ struct llm_usage {
 	int64_t	 cache_write_5m;	/* written to the cache, 5-minute TTL */
 	int64_t	 cache_write_1h;	/* written with the 1-hour TTL */
 	int64_t	 cache_read;		/* read from the cache */
+	int64_t	 compaction_input;	/* a compaction on the server: the
+					 * context it summarised, billed */
+	int64_t	 compaction_output;	/* and the summary it wrote */
 };
 
 struct llm_result {
@@ -130,6 +136,12 @@ void llm_result_clear(struct llm_result *r);
  * "HTTP 429 rate_limit_error: Too many requests (request-id req_…)".
  */
 char *llm_result_error_line(const struct llm_result *r);
+
+/* Whether the call failed, or stopped, because the prompt did not fit
+ * the model's context window: Anthropic's 400 "prompt is too long" or
+ * stop reason model_context_window_exceeded, an OpenAI-compatible
+ * server's context_length_exceeded. */
+int llm_context_exceeded(const struct llm_result *r);
 
 struct llm_client;
 

@@ -222,7 +222,7 @@ openai_finish_and_usage(struct llm_turn *t, json_t *choice, json_t *root)
 {
 	const char *reason = openai_str(choice, "finish_reason");
 	json_t *usage = json_object_get(root, "usage");
-	struct llm_usage u = { -1, -1, -1, -1, -1 };
+	struct llm_usage u = { -1, -1, -1, -1, -1, -1, -1 };
 	int64_t cached;
 
 	if (reason != NULL && *reason != '\0')

@@ -364,6 +364,10 @@ turn_usage(struct llm_turn *t, const struct llm_usage *u)
 		t->usage.cache_write_1h = u->cache_write_1h;
 	if (u->cache_read >= 0)
 		t->usage.cache_read = u->cache_read;
+	if (u->compaction_input >= 0)
+		t->usage.compaction_input = u->compaction_input;
+	if (u->compaction_output >= 0)
+		t->usage.compaction_output = u->compaction_output;
 }
 
 /* Parses a tool block's input: an empty input is {}, anything else must

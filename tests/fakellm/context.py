@@ -139,8 +139,9 @@ def summary_of(messages):
 # -- the rounds responder ----------------------------------------------------
 
 def is_summary_request(body):
-    """Whether the last user message asks for a summary for the model's
-    own continuation (how huddle compacts on the client)."""
+    """Whether the last text of the last user message asks for a summary
+    of the conversation for the model's own continuation (how huddle
+    compacts on the client)."""
     messages = body.get("messages", [])
     if not messages or messages[-1].get("role") != "user":
         return False
@@ -148,7 +149,9 @@ def is_summary_request(body):
         messages[-1].get("content")) if isinstance(b, dict) and
         b.get("type") == "text"]
     last = texts[-1].lower() if texts else ""
-    return "summar" in last and "continuation" in last
+    return "summarise the conversation so far for your own continuation" \
+        in last or "summarize the conversation so far for your own " \
+        "continuation" in last
 
 
 def rounds_step(item, body):

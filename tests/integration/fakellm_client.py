@@ -102,6 +102,10 @@ class FakeLLM:
     def reset(self):
         self._call("POST", "/_reset", {})
 
+    def configure(self, **settings):
+        """Changes the server's settings (until the next reset)."""
+        return self._call("POST", "/_config", settings)
+
     def requests(self):
         """The API requests recorded so far, oldest first."""
         return self._call("GET", "/_requests")

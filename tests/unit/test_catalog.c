@@ -237,7 +237,7 @@ START_TEST(cost_prices_each_kind_of_token)
 {
 	struct catalog *c = load_small();
 	struct model_info m;
-	struct llm_usage u = { 1000000, 100000, 200000, 100000, 2000000 };
+	struct llm_usage u = { 1000000, 100000, 200000, 100000, 2000000, 0, 0 };
 
 	catalog_lookup(c, "m-adaptive", &m);
 	/* 2 + 1 + 0.5 + 0.4 + 0.4 */

@@ -1,0 +1,525 @@
+/*
+ * An agent's context window (see doc/context.md): how full it is, the
+ * compaction that keeps the model's view inside it, and the cut of a tool
+ * result too big for it.
+ *
+ * The count: what the last model call reported (its input, cache reads
+ * and writes, and the reply) plus an estimate of what was appended since,
+ * four bytes of JSON a token. Before any call, the whole view is
+ * estimated the same way.
+ *
+ * Compaction moves where the model's view starts; the transcript keeps
+ * everything. On the server (a model the catalog says can, a trigger the
+ * API accepts) the request carries the compaction edit and the reply
+ * brings the compaction block. Otherwise the agent's own model writes a
+ * summary for its own continuation, and the view restarts from one user
+ * entry: that summary, the state huddle keeps (which outranks it), and
+ * the most recent rounds as they happened.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/history.h"
+#include "agent/internal.h"
+#include "core/transcript.h"
+#include "tools/tool.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+/* Bytes of JSON a token, for estimates (the fake server counts so too). */
+#define CONTEXT_BYTES_PER_TOKEN	4
+/* The API's smallest compaction trigger (Compaction, "Parameters"). */
+#define CONTEXT_MIN_TRIGGER	50000
+/* The most of its first task restated after a compaction. */
+#define CONTEXT_TASK_BYTES	2000
+
+/* What the agent's model is asked for; "for your own continuation" is
+ * also how the fake server knows the request. */
+#define CONTEXT_ASK "Your context window is nearly full, so huddle will " \
+	"replace this conversation with a summary. Summarise the " \
+	"conversation so far for your own continuation: the task, the " \
+	"decisions made and why, the files touched, what is done, what " \
+	"remains and what you were about to do next. Include every number " \
+	"and name you will need. Do not call a tool; answer with the " \
+	"summary only."
+
+static int64_t
+context_estimate(size_t bytes)
+{
+	return (int64_t)((bytes + CONTEXT_BYTES_PER_TOKEN - 1) /
+	    CONTEXT_BYTES_PER_TOKEN);
+}
+
+static size_t
+context_json_bytes(json_t *value)
+{
+	char *text = json_dumps(value, JSON_COMPACT);
+	size_t n = text ? strlen(text) : 0;
+
+	free(text);
+	return n;
+}
+
+/* The threshold and the way to compact, for the window as known. */
+static void
+context_init_threshold(struct agent *a)
+{
+	struct team *t = a->team;
+	int64_t at;
+
+	at = a->window * t->opts.compact_at / 100;
+	a->compact_at = t->opts.compact_at > 0 && t->opts.compact_at < 100 ?
+	    at : 0;
+	/* On the server when the API can: an Anthropic model the catalog
+	 * says compacts, and a trigger it accepts. */
+	a->server_compaction = a->compact_at >= CONTEXT_MIN_TRIGGER &&
+	    a->model.compaction && t->opts.llm.provider == LLM_ANTHROPIC;
+}
+
+void
+context_init(struct agent *a)
+{
+	a->window = a->model.context_window;
+	context_init_threshold(a);
+}
+
+int64_t
+context_trigger(struct agent *a)
+{
+	return a->server_compaction ? a->compact_at : 0;
+}
+
+/* The whole view estimated: system prompt, tools and history. */
+static int64_t
+context_view_estimate(struct agent *a)
+{
+	json_t *view = history_build(a->transcript), *tools = tools_for(
+	    a->is_lead);
+	size_t bytes = (a->system ? strlen(a->system) : 0) +
+	    context_json_bytes(view) + context_json_bytes(tools);
+
+	json_decref(view);
+	json_decref(tools);
+	return context_estimate(bytes);
+}
+
+int64_t
+context_tokens(struct agent *a)
+{
+	size_t n = json_array_size(a->transcript), i, bytes = 0;
+	long block;
+	int64_t est;
+
+	/* No count yet, or the view moved since it was made. */
+	if (a->ctx_known == 0 || history_view_start(a->transcript, &block) >
+	    a->ctx_mark || a->ctx_mark > n)
+		est = context_view_estimate(a);
+	else {
+		for (i = a->ctx_mark; i < n; i++)
+			bytes += context_json_bytes(json_array_get(
+			    a->transcript, i));
+		est = a->ctx_known + context_estimate(bytes);
+	}
+	atomic_store(&a->ctx_tokens, est);
+	return est;
+}
+
+void
+context_counted(struct agent *a, const struct llm_usage *u)
+{
+	int64_t n = u->input + u->cache_read + u->cache_write_5m +
+	    u->cache_write_1h + u->output;
+
+	if (n <= 0)
+		return;
+	a->ctx_known = n;
+	/* The reply is counted; it is recorded right after the call. */
+	a->ctx_mark = json_array_size(a->transcript) + 1;
+	atomic_store(&a->ctx_tokens, n);
+	evq_push(&a->team->events, EV_CONTEXT, a->name, json_pack("{s:I, s:I}",
+	    "context_tokens", (json_int_t)n, "context_window",
+	    (json_int_t)a->window));
+}
+
+/* Tells the front end and remembers it for /context. */
+static void
+context_note(struct agent *a, const char *kind, int64_t before,
+    int64_t after)
+{
+	atomic_store(&a->last_before, before);
+	atomic_store(&a->last_after, after);
+	atomic_store(&a->last_at, clock_wall_ms());
+	atomic_fetch_add(&a->compactions, 1);
+	atomic_store(&a->ctx_tokens, after);
+	evq_push(&a->team->events, EV_COMPACTION, a->name, json_pack(
+	    "{s:s, s:I, s:I, s:I}", "kind", kind, "before",
+	    (json_int_t)before, "after", (json_int_t)after, "context_window",
+	    (json_int_t)a->window));
+}
+
+void
+context_server_compacted(struct agent *a, const struct llm_usage *u)
+{
+	if (u->compaction_input <= 0)
+		return;
+	context_note(a, "server", u->compaction_input, u->input +
+	    u->cache_read + u->cache_write_5m + u->cache_write_1h);
+}
+
+/* Appends a line to a growing text. */
+static void
+context_put(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+context_put(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	*s = xappend(*s, len, cap, line, strlen(line));
+	free(line);
+}
+
+/* The first text the agent was given: its task. */
+static const char *
+context_task(struct agent *a)
+{
+	json_t *entry = json_array_get(a->transcript, 0), *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(entry, "content"), i, b) {
+		if (json_is_string(json_object_get(b, "text")))
+			return json_string_value(json_object_get(b, "text"));
+	}
+	return NULL;
+}
+
+/*
+ * What huddle knows of the agent's part in the protocols, from the store
+ * and not from the model's memory: the requests it must answer, those it
+ * waits on, whether its plan is approved, its task.
+ */
+static char *
+context_state(struct agent *a)
+{
+	struct team *t = a->team;
+	struct request *r;
+	struct member *m = roster_get(t->store, a->name);
+	size_t n = protocol_list(t->proto, 0, &r), i, len = 0, cap = 0;
+	const char *task = context_task(a);
+	char *s = xstrdup(""), *cut;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].status != REQ_PENDING)
+			continue;
+		if (strcmp(r[i].to, a->name) == 0)
+			context_put(&s, &len, &cap, "- A %s request from %s "
+			    "waits for your answer: request_id %s (%s). "
+			    "Answer it with %s and that request_id.\n",
+			    req_type_name(r[i].type), r[i].from, r[i].id,
+			    r[i].body, msg_type_name(req_response_msg(
+			    r[i].type)));
+		else if (strcmp(r[i].from, a->name) == 0)
+			context_put(&s, &len, &cap, "- Your %s request %s "
+			    "waits for %s's decision.\n",
+			    req_type_name(r[i].type), r[i].id, r[i].to);
+	}
+	request_free_array(r, n);
+	if (m != NULL && m->plan_required)
+		context_put(&s, &len, &cap, "- %s\n", m->plan_approved ?
+		    "Your plan is approved: you may act on it." :
+		    "Your plan is not approved yet: do not change anything "
+		    "until it is.");
+	member_free(m);
+	if (task != NULL) {
+		cut = utf8_clean(task, strlen(task), CONTEXT_TASK_BYTES);
+		context_put(&s, &len, &cap, "- Your task as first given: %s%s\n",
+		    cut, strlen(task) > CONTEXT_TASK_BYTES ? " …" : "");
+		free(cut);
+	}
+	if (len == 0)
+		context_put(&s, &len, &cap, "- Nothing is pending.\n");
+	return s;
+}
+
+/* One message of the view as text for the kept rounds. */
+static void
+context_render(json_t *msg, char **s, size_t *len, size_t *cap)
+{
+	int model = strcmp(json_string_value(json_object_get(msg, "role")),
+	    "assistant") == 0;
+	json_t *b, *c;
+	const char *type;
+	char *input;
+	size_t i;
+
+	json_array_foreach(json_object_get(msg, "content"), i, b) {
+		type = json_string_value(json_object_get(b, "type"));
+		if (type == NULL)
+			continue;
+		if (strcmp(type, "text") == 0)
+			context_put(s, len, cap, "%s%s\n", model ? "You wrote: " :
+			    "", json_string_value(json_object_get(b, "text")));
+		else if (strcmp(type, "tool_use") == 0) {
+			input = json_dumps(json_object_get(b, "input"),
+			    JSON_COMPACT);
+			context_put(s, len, cap, "You called %s %s\n",
+			    json_string_value(json_object_get(b, "name")),
+			    input ? input : "{}");
+			free(input);
+		} else if (strcmp(type, "tool_result") == 0) {
+			c = json_object_get(b, "content");
+			context_put(s, len, cap, "%s:\n%s\n",
+			    json_is_true(json_object_get(b, "is_error")) ?
+			    "It failed" : "It returned", json_is_string(c) ?
+			    json_string_value(c) : "(output)");
+		}
+	}
+}
+
+/*
+ * The most recent rounds that fit in `budget` bytes, as text: whole
+ * rounds only, a round being a model message and what answered it, so a
+ * tool call is never parted from its result.
+ */
+static char *
+context_recent(json_t *view, size_t budget)
+{
+	size_t n = json_array_size(view), from = n, i, len = 0, cap = 0;
+	size_t size = 0, round;
+	char *s = xstrdup("");
+
+	while (from > 0) {
+		/* The round that starts at the model message before. */
+		for (i = from; i-- > 0; )
+			if (strcmp(json_string_value(json_object_get(
+			    json_array_get(view, i), "role")), "assistant") == 0)
+				break;
+		if (i == (size_t)-1)
+			break;
+		for (round = 0; i + round < from; round++)
+			size += context_json_bytes(json_array_get(view,
+			    i + round));
+		if (size > budget)
+			break;
+		from = i;
+	}
+	for (i = from; i < n; i++)
+		context_render(json_array_get(view, i), &s, &len, &cap);
+	return s;
+}
+
+/* The reply's text: the summary. */
+static char *
+context_reply_text(json_t *message)
+{
+	json_t *b;
+	size_t i, len = 0, cap = 0;
+	char *s = xstrdup("");
+
+	json_array_foreach(json_object_get(message, "content"), i, b) {
+		if (json_is_string(json_object_get(b, "text")))
+			context_put(&s, &len, &cap, "%s%s", len ? "\n" : "",
+			    json_string_value(json_object_get(b, "text")));
+	}
+	return s;
+}
+
+/* The view as it would be sent, then the ask: the cached prefix is read
+ * again, and every block goes back as it came. */
+static json_t *
+context_ask_after(json_t *view)
+{
+	json_t *msgs = json_deep_copy(view), *last, *ask;
+
+	last = json_array_get(msgs, json_array_size(msgs) - 1);
+	ask = json_pack("{s:s, s:s}", "type", "text", "text", CONTEXT_ASK);
+	if (last != NULL && strcmp(json_string_value(json_object_get(last,
+	    "role")), "user") == 0)
+		json_array_append_new(json_object_get(last, "content"), ask);
+	else
+		json_array_append_new(msgs, json_pack("{s:s, s:[o]}", "role",
+		    "user", "content", ask));
+	return msgs;
+}
+
+/* When the view itself no longer fits the window: its first message (an
+ * earlier summary, or the task) and the latest rounds that fit, as text
+ * in one message, then the ask. No tool block, no thinking to bind. */
+static json_t *
+context_ask_text(json_t *view, size_t budget)
+{
+	json_t *first = json_array_get(view, 0), *msgs;
+	char *head = xstrdup(""), *recent = context_recent(view, budget);
+	char *text;
+	size_t len = 0, cap = 0;
+
+	if (first != NULL)
+		context_render(first, &head, &len, &cap);
+	if (len > budget / 2) {
+		len = budget / 2;
+		while (len > 0 && ((unsigned char)head[len] & 0xc0) == 0x80)
+			len--;
+		head[len] = '\0';
+	}
+	text = xasprintf("[The start of the conversation:]\n%s\n[Its latest "
+	    "rounds (what lies between no longer fits your window):]\n%s\n%s",
+	    head, recent, CONTEXT_ASK);
+	msgs = json_pack("[{s:s, s:[{s:s, s:s}]}]", "role", "user", "content",
+	    "type", "text", "text", text);
+	free(head);
+	free(recent);
+	free(text);
+	return msgs;
+}
+
+/* Asks the agent's model for the summary. */
+static char *
+context_summary(struct agent *a, json_t *view, int64_t tokens, char **err)
+{
+	struct llm_request req = { 0 };
+	struct llm_result res;
+	char *summary = NULL;
+	int fits = a->window <= 0 || tokens < a->window * 9 / 10;
+
+	req.system = a->system;
+	req.messages = fits ? context_ask_after(view) : context_ask_text(view,
+	    (size_t)a->window / 2 * CONTEXT_BYTES_PER_TOKEN);
+	req.tools = fits ? tools_for(a->is_lead) : NULL;
+	if (llm_call(a->llm, &req, NULL, NULL, &res) == 0) {
+		summary = context_reply_text(res.message);
+		if (*summary == '\0') {
+			free(summary);
+			summary = NULL;
+			*err = xstrdup("the model wrote no summary");
+		}
+	} else
+		*err = llm_result_error_line(&res);
+	agent_count_usage(a, &res.usage);
+	llm_result_clear(&res);
+	json_decref(req.messages);
+	json_decref(req.tools);
+	return summary;
+}
+
+int
+context_compact(struct agent *a, int force, const char *why)
+{
+	int64_t before = context_tokens(a), after;
+	int asked = atomic_exchange(&a->compact_asked, 0);
+	int idle = json_array_size(a->transcript) == a->answered;
+	json_t *view, *entry;
+	char *summary, *state, *recent, *text, *err = NULL;
+
+	if (!force && !asked && (a->compact_at == 0 || a->server_compaction ||
+	    before <= a->compact_at))
+		return 0;
+	if (json_array_size(a->transcript) == 0)
+		return 0;
+	evq_push(&a->team->events, EV_NOTICE, a->name, json_pack("{s:s}",
+	    "message", why ? why : asked ? "compacting, as asked" :
+	    "compacting: the context window is filling up"));
+	view = history_build(a->transcript);
+	if ((summary = context_summary(a, view, before, &err)) == NULL) {
+		agent_error(a, "could not compact the conversation: %s", err);
+		free(err);
+		json_decref(view);
+		return -1;
+	}
+	state = context_state(a);
+	/* A quarter of the window for the rounds kept as they were. */
+	recent = context_recent(view, (size_t)(a->window > 0 ? a->window :
+	    before) / 4 * CONTEXT_BYTES_PER_TOKEN);
+	json_decref(view);
+	text = xasprintf("[huddle compacted this conversation to fit your "
+	    "context window. What you wrote for your own continuation:]\n\n"
+	    "%s\n\n[What huddle's records say now; they outrank the summary:]"
+	    "\n%s%s%s\n[Go on from here.]", summary, state, *recent ?
+	    "\n[Your most recent rounds, as they happened:]\n" : "", recent);
+	entry = transcript_user_text(text);
+	free(text);
+	free(summary);
+	free(state);
+	free(recent);
+	after = context_estimate(strlen(a->system ? a->system : "")) +
+	    context_estimate(context_json_bytes(entry));
+	json_object_set_new(entry, HISTORY_COMPACTED, json_pack("{s:s, s:I, "
+	    "s:I, s:I}", "kind", "client", "before", (json_int_t)before,
+	    "after", (json_int_t)after, "at", (json_int_t)clock_wall_ms()));
+	if (agent_record(a, entry) == -1)
+		return -1;
+	/* On demand while idle, the summary is not a message to answer. */
+	if (idle)
+		a->answered = json_array_size(a->transcript);
+	a->ctx_known = 0;
+	after = context_tokens(a);
+	context_note(a, "client", before, after);
+	return 0;
+}
+
+void
+context_learn_window(struct agent *a, const struct llm_result *r)
+{
+	const char *msg = r->error_message, *p;
+	long long m = 0;
+
+	if (msg == NULL)
+		return;
+	if ((p = strstr(msg, " tokens > ")) != NULL)
+		m = strtoll(p + 10, NULL, 10);
+	else if ((p = strstr(msg, "maximum context length is ")) != NULL)
+		m = strtoll(p + 26, NULL, 10);
+	if (m < 1024 || (a->window > 0 && m >= a->window))
+		return;
+	a->window = m;
+	context_init_threshold(a);
+	/* The client's trigger was set for the old window: compact on the
+	 * client from now on. */
+	a->server_compaction = 0;
+	evq_push(&a->team->events, EV_NOTICE, a->name, json_pack("{s:s}",
+	    "message", "the model's context window is smaller than the "
+	    "catalog says: huddle now counts with the server's figure"));
+}
+
+void
+context_cut_result(struct agent *a, struct tool_output *o)
+{
+	size_t most, len, head, tail;
+	char *out;
+
+	if (a->window <= 0 || o->text == NULL)
+		return;
+	/* A tenth of the window at most. */
+	most = (size_t)(a->window / 10) * CONTEXT_BYTES_PER_TOKEN;
+	len = strlen(o->text);
+	if (len <= most)
+		return;
+	head = most / 2;
+	tail = most / 2;
+	/* On character boundaries. */
+	while (head > 0 && ((unsigned char)o->text[head] & 0xc0) == 0x80)
+		head--;
+	while (tail > 0 && ((unsigned char)o->text[len - tail] & 0xc0) ==
+	    0x80)
+		tail--;
+	out = xasprintf("%.*s\n\n[huddle left out %zu bytes (about %lld "
+	    "tokens) here: this output would fill a tenth of your context "
+	    "window. To see all of it, write it to a file and read that "
+	    "with read_file in pieces (offset and limit), or filter it "
+	    "(grep, head, tail).]\n\n%s", (int)head, o->text,
+	    len - head - tail, (long long)context_estimate(len - head - tail),
+	    o->text + len - tail);
+	free(o->text);
+	o->text = out;
+}
