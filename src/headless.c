@@ -67,7 +67,8 @@ headless_command_name(enum command_kind kind)
 		[CMD_APPROVE] = "approve", [CMD_REJECT] = "reject",
 		[CMD_SHUTDOWN] = "shutdown", [CMD_STOP] = "stop",
 		[CMD_MSG] = "msg", [CMD_INTERRUPT] = "interrupt",
-		[CMD_BUDGET] = "budget", [CMD_TEAM] = "team",
+		[CMD_BUDGET] = "budget", [CMD_COMPACT] = "compact",
+		[CMD_CONTEXT] = "context", [CMD_TEAM] = "team",
 		[CMD_REQUESTS] = "requests", [CMD_ZOOM] = "zoom",
 		[CMD_HELP] = "help", [CMD_QUIT] = "quit", [CMD_BAD] = "parse",
 	};

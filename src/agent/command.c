@@ -21,6 +21,8 @@ static const struct {
 	{ "msg", CMD_MSG },
 	{ "interrupt", CMD_INTERRUPT },
 	{ "budget", CMD_BUDGET },
+	{ "compact", CMD_COMPACT },
+	{ "context", CMD_CONTEXT },
 	{ "team", CMD_TEAM },
 	{ "requests", CMD_REQUESTS },
 	{ "zoom", CMD_ZOOM },
@@ -42,6 +44,7 @@ command_help(void)
 	    "/msg NAME TEXT          send text to a member\n"
 	    "/interrupt NAME         stop a member's turn (Esc: the focused)\n"
 	    "/budget [USD|off]       show or set the team's spending limit\n"
+	    "/compact, /context [NAME]  compact now; how full the window is\n"
 	    "/team                   list the team\n"
 	    "/requests               list the requests\n"
 	    "/zoom                   zoom the focused pane\n"
@@ -180,6 +183,14 @@ command_parse(const char *line, struct command *c)
 		break;
 	case CMD_BUDGET:
 		return command_budget(c, args);
+	case CMD_COMPACT:
+	case CMD_CONTEXT:
+		c->name = next_word(&args);
+		if ((word = rest_of(args)) != NULL) {
+			free(word);
+			return command_bad(c, xstrdup("give one name only"));
+		}
+		break;
 	default:
 		if ((word = rest_of(args)) != NULL) {
 			free(word);

@@ -6,6 +6,7 @@
  *	/shutdown NAME			/stop NAME (forced stop)
  *	/msg NAME TEXT			/team   /requests   /zoom
  *	/interrupt NAME			/budget [USD|off]
+ *	/compact [NAME]			/context [NAME]
  *	/help				/quit
  *
  * REQ names one request: its id, a prefix of the id that only one pending
@@ -32,6 +33,8 @@ enum command_kind {
 	CMD_MSG,	/* name, text */
 	CMD_INTERRUPT,	/* name */
 	CMD_BUDGET,	/* amount: dollars, 0 for none, -1 to show */
+	CMD_COMPACT,	/* name? (default: the focused agent) */
+	CMD_CONTEXT,	/* name? (default: the focused agent) */
 	CMD_TEAM,
 	CMD_REQUESTS,
 	CMD_ZOOM,
@@ -83,7 +86,8 @@ struct command_result {
  *
  * The reports: /team is {members: [{name, role, status, plan_required,
  * plan_approved, input_tokens, output_tokens, cache_write_tokens,
- * cache_read_tokens, cost_usd, model}], team_cost_usd, max_cost_usd,
+ * cache_read_tokens, cost_usd, model, context_tokens?, context_window?}],
+ * team_cost_usd, max_cost_usd,
  * sandbox}; /requests is {requests: [{id, type, from, to, status, body,
  * decided_by?}]}, pending first, oldest first, then the latest decided.
  */

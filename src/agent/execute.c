@@ -29,14 +29,15 @@ execute_team(struct team *t)
 {
 	struct member *m;
 	size_t n = roster_list(team_store(t), &m), i;
-	json_t *list = json_array(), *report;
+	json_t *list = json_array(), *report, *o;
 	char *sandbox;
 	double spent = 0;
+	int64_t tokens, window;
 
 	for (i = 0; i < n; i++)
 		spent += m[i].cost;
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:b, "
+	for (i = 0; i < n; i++) {
+		o = json_pack("{s:s, s:s, s:s, s:b, "
 		    "s:b, s:I, s:I, s:I, s:I, s:f, s:s}", "name", m[i].name,
 		    "role", m[i].role, "status", member_status_name(
 		    m[i].status), "plan_required", m[i].plan_required,
@@ -45,7 +46,16 @@ execute_team(struct team *t)
 		    (json_int_t)m[i].tokens_out, "cache_write_tokens",
 		    (json_int_t)m[i].cache_write, "cache_read_tokens",
 		    (json_int_t)m[i].cache_read, "cost_usd", m[i].cost,
-		    "model", team_model_of(t, &m[i])));
+		    "model", team_model_of(t, &m[i]));
+		/* How full its window is, while it runs. */
+		if (team_context(t, m[i].name, &tokens, &window) == 0) {
+			json_object_set_new(o, "context_tokens",
+			    json_integer(tokens));
+			json_object_set_new(o, "context_window",
+			    json_integer(window));
+		}
+		json_array_append_new(list, o);
+	}
 	member_free_array(m, n);
 	sandbox = team_sandbox_text(t);
 	report = json_pack("{s:o, s:f, s:f, s:s}", "members", list,
@@ -99,6 +109,7 @@ void
 command_run(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
+	const char *name;
 	char *msg = NULL;
 	int ok;
 
@@ -133,6 +144,18 @@ command_run(struct team *t, const struct command *c, const char *focus,
 		if (c->amount >= 0)
 			team_set_budget(t, c->amount);
 		execute_done(res, 1, team_budget_text(t));
+		break;
+	case CMD_COMPACT:
+		name = c->name ? c->name : focus ? focus : ROSTER_LEAD;
+		ok = team_compact(t, name, &msg) == 0;
+		execute_done(res, ok, ok ? xasprintf("compacting %s's "
+		    "conversation", name) : msg);
+		break;
+	case CMD_CONTEXT:
+		name = c->name ? c->name : focus ? focus : ROSTER_LEAD;
+		msg = team_context_text(t, name);
+		execute_done(res, msg != NULL, msg != NULL ? msg :
+		    xasprintf("no running member is called '%s'", name));
 		break;
 	case CMD_TEAM:
 		res->outcome = OUTCOME_TEAM;

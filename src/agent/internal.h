@@ -43,7 +43,7 @@ struct agent {
 
 	/* Its context window (context.c): set before the thread starts;
 	 * the atomics are read by /context. */
-	int64_t			 window;	/* tokens; 0 when unknown */
+	_Atomic int64_t		 window;	/* tokens; 0 when unknown */
 	int64_t			 compact_at;	/* compact past this; 0: never */
 	int			 server_compaction; /* the API compacts */
 	atomic_int		 compact_asked;	/* /compact */

@@ -579,6 +579,85 @@ team_interrupt(struct team *t, const char *name, char **err)
 	return 0;
 }
 
+int
+team_compact(struct team *t, const char *name, char **err)
+{
+	struct agent *a = team_find(t, name);
+
+	if (a == NULL) {
+		*err = xasprintf("no running member is called '%s'", name);
+		return -1;
+	}
+	atomic_store(&a->compact_asked, 1);
+	bus_wake(t->bus, a->name);
+	return 0;
+}
+
+int
+team_context(struct team *t, const char *name, int64_t *tokens,
+    int64_t *window)
+{
+	struct agent *a = team_find(t, name);
+
+	if (a == NULL)
+		return -1;
+	*tokens = atomic_load(&a->ctx_tokens);
+	*window = a->window;
+	return 0;
+}
+
+/* n with thousands separators: "41,200". */
+static char *
+team_thousands(int64_t n)
+{
+	char digits[32], *out = xmalloc(48), *o = out;
+	int len = snprintf(digits, sizeof digits, "%lld", (long long)n), i;
+
+	for (i = 0; i < len; i++) {
+		*o++ = digits[i];
+		if (digits[i] != '-' && (len - i - 1) % 3 == 0 && i < len - 1)
+			*o++ = ',';
+	}
+	*o = '\0';
+	return out;
+}
+
+char *
+team_context_text(struct team *t, const char *name)
+{
+	struct agent *a = team_find(t, name);
+	int64_t tokens, window, before, after, at;
+	char *used, *of, *b, *f, *text, *last;
+	int n;
+
+	if (a == NULL)
+		return NULL;
+	tokens = atomic_load(&a->ctx_tokens);
+	window = a->window;
+	n = atomic_load(&a->compactions);
+	before = atomic_load(&a->last_before);
+	after = atomic_load(&a->last_after);
+	at = atomic_load(&a->last_at);
+	used = team_thousands(tokens);
+	of = team_thousands(window);
+	b = team_thousands(before);
+	f = team_thousands(after);
+	last = n == 0 ? xstrdup("not compacted yet") : xasprintf("compacted "
+	    "%d time%s, the last %lld s ago: %s → %s tokens", n, n == 1 ? "" :
+	    "s", (long long)((clock_wall_ms() - at) / 1000), b, f);
+	text = xasprintf("%s: %s of %s tokens in its window (%lld%%), "
+	    "compacts past %lld%% %s · %s", name, used, of, window > 0 ?
+	    (long long)(tokens * 100 / window) : 0LL,
+	    (long long)t->opts.compact_at, a->server_compaction ?
+	    "on the server" : "itself", last);
+	free(used);
+	free(of);
+	free(b);
+	free(f);
+	free(last);
+	return text;
+}
+
 void
 team_lead_waits(struct team *t, const char *name)
 {

@@ -143,6 +143,19 @@ char *team_budget_text(struct team *t);
  */
 int team_interrupt(struct team *t, const char *name, char **err);
 
+/* The person asks member `name` to compact its conversation now: at its
+ * next model call, or at once when it is idle. */
+int team_compact(struct team *t, const char *name, char **err);
+
+/* Member `name`'s context: the tokens its next request holds (as last
+ * counted) and its window. Returns -1 when it does not run. */
+int team_context(struct team *t, const char *name, int64_t *tokens,
+    int64_t *window);
+
+/* A line for the person on member `name`'s context window: how full, and
+ * its last compaction. NULL when no such member runs. */
+char *team_context_text(struct team *t, const char *name);
+
 /* The person asks teammate `name` to shut down (a shutdown request). */
 int team_request_shutdown(struct team *t, const char *name, char **err);
 

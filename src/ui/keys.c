@@ -540,12 +540,19 @@ keys_team_lines(struct view *v, json_t *report)
 	json_array_foreach(json_object_get(report, "members"), i, m) {
 		int need = json_is_true(json_object_get(m, "plan_required"));
 		int ok = json_is_true(json_object_get(m, "plan_approved"));
+		int64_t window = (int64_t)json_integer_value(json_object_get(m,
+		    "context_window"));
+		char ctx[32] = "";
 
-		line = xasprintf("  %s · %s · %s%s · %s · %lld in, %lld out, "
+		if (window > 0)
+			snprintf(ctx, sizeof ctx, " · ctx %lld%%", (long long)
+			    (json_integer_value(json_object_get(m,
+			    "context_tokens")) * 100 / window));
+		line = xasprintf("  %s · %s · %s%s%s · %s · %lld in, %lld out, "
 		    "%lld cache write, %lld cache read · $%.2f",
 		    json_string_value(json_object_get(m, "name")),
 		    json_string_value(json_object_get(m, "role")),
-		    json_string_value(json_object_get(m, "status")),
+		    json_string_value(json_object_get(m, "status")), ctx,
 		    !need ? "" : ok ? " · plan approved" :
 		    " · plan not approved",
 		    json_string_value(json_object_get(m, "model")),

@@ -69,15 +69,21 @@ layout_box(int y, int x, int h, int w, const char *title, int focused)
 	free(t);
 }
 
-/* "alice · coder · working · claude-x · 12k tok · $0.04"; without the
+/* "alice · coder · working · ctx 63% · claude-x · 12k tok · $0.04"; without the
  * role (and then the model) when that does not fit in width columns, so
  * the status always shows. */
 static char *
 layout_pane_title(const struct pane *p, int width)
 {
-	const char *status = member_status_name(p->status);
-	char tokens[48] = "", *model = NULL, *title;
+	char status[64], tokens[48] = "", *model = NULL, *title;
 
+	/* The window's use goes with the status: both say how it is. */
+	if (p->ctx_pct >= 0)
+		snprintf(status, sizeof status, "%s · ctx %d%%",
+		    member_status_name(p->status), p->ctx_pct);
+	else
+		snprintf(status, sizeof status, "%s",
+		    member_status_name(p->status));
 	if (p->tokens >= 10000)
 		snprintf(tokens, sizeof tokens, " · %.0fk tok · $%.2f",
 		    (double)p->tokens / 1000.0, p->cost);
@@ -448,10 +454,8 @@ layout_help(struct view *v)
 		"PgUp/PgDn   scroll the focused pane; End: live tail",
 		"F10, C-c    quit (teammates are asked to shut down);",
 		"            again: stop everyone now (state kept)",
-		"C-l         redraw    mouse: click focuses, wheel scrolls",
-		"C-g         acknowledge the error on the status line",
-		"on the table, input empty: a approve · r reject · z zoom",
-		"            s shutdown menu · ? help · h hide/show ended",
+		"C-l redraw · C-g clear the error · mouse: click, wheel",
+		"table, empty line: a/r approve/reject z s ? h hide ended",
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;

@@ -18,6 +18,7 @@ pane_new(const char *name, const char *role)
 	p->name = xstrdup(name);
 	p->role = xstrdup(role ? role : "");
 	p->status = MEMBER_STARTING;
+	p->ctx_pct = -1;
 	p->lines = xcalloc(PANE_MAX_LINES, sizeof *p->lines);
 	text_stream_init(&p->ts);
 	return p;

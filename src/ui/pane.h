@@ -39,6 +39,7 @@ struct pane {
 	char			*model;		/* shown when not the lead's;
 						 * or NULL */
 	int64_t			 tokens;
+	int			 ctx_pct;	/* its window's use; -1: unknown */
 	double			 cost;		/* US dollars */
 	struct pane_line	*lines;		/* a ring of PANE_MAX_LINES */
 	size_t			 first;		/* index of the oldest line */

@@ -238,6 +238,46 @@ view_result_text(json_t *content)
 	return "(output)";
 }
 
+/* A window's use in percent, -1 when the window is unknown. */
+static int
+view_pct(int64_t tokens, int64_t window)
+{
+	if (window <= 0)
+		return -1;
+	return (int)(tokens * 100 / window);
+}
+
+/* n with thousands separators: "41,200". */
+static void
+view_thousands(int64_t n, char *out, size_t len)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof digits, "%lld", (long long)n), i;
+	size_t o = 0;
+
+	for (i = 0; i < nd && o + 2 < len; i++) {
+		out[o++] = digits[i];
+		if (digits[i] != '-' && (nd - i - 1) % 3 == 0 && i < nd - 1)
+			out[o++] = ',';
+	}
+	out[o] = '\0';
+}
+
+/* "— compacted: 41,200 → 6,900 tokens —", live and after --resume. */
+static char *
+view_compacted(int64_t before, int64_t after, const char *kind)
+{
+	char b[32], a[32];
+
+	if (before <= 0)
+		return xasprintf("— compacted%s —", strcmp(kind, "server") == 0 ?
+		    " on the server" : "");
+	view_thousands(before, b, sizeof b);
+	view_thousands(after, a, sizeof a);
+	return xasprintf("— compacted%s: %s → %s tokens —", strcmp(kind,
+	    "server") == 0 ? " on the server" : "", b, a);
+}
+
 /* A tool result's line, as EV_TOOL_RESULT and a stored result show it. */
 static void
 view_tool_result(struct pane *p, const char *tool, const char *output,
@@ -299,10 +339,19 @@ static void
 view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 {
 	int model = strcmp(jstr(entry, "role"), "assistant") == 0;
-	json_t *b, *result;
+	json_t *b, *result, *mark = json_object_get(entry, "compaction");
 	const char *type, *text;
+	char *line;
 	size_t i;
 
+	/* The summary that starts a compacted view shows as it did live. */
+	if (mark != NULL) {
+		line = view_compacted(jint(mark, "before"), jint(mark, "after"),
+		    jstr(mark, "kind"));
+		pane_add(p, ROLE_DIM, line);
+		free(line);
+		return;
+	}
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
 		type = jstr(b, "type");
 		if (strcmp(type, "text") == 0 && model) {
@@ -315,7 +364,11 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_stream(p, ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
 			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
-		else if (strcmp(type, "tool_use") == 0) {
+		else if (strcmp(type, "compaction") == 0) {
+			line = view_compacted(0, 0, "server");
+			pane_add(p, ROLE_DIM, line);
+			free(line);
+		} else if (strcmp(type, "tool_use") == 0) {
 			view_tool_call(p, jstr(b, "name"),
 			    json_object_get(b, "input"));
 			result = view_find_result(next, jstr(b, "id"));
@@ -550,6 +603,17 @@ view_apply(struct view *v, const struct event *e)
 		if (p != NULL)
 			pane_end_stream(p);	/* the call is over */
 		view_usage(v, p, d);
+		break;
+	case EV_CONTEXT:
+		p->ctx_pct = view_pct(jint(d, "context_tokens"),
+		    jint(d, "context_window"));
+		break;
+	case EV_COMPACTION:
+		p->ctx_pct = view_pct(jint(d, "after"), jint(d, "context_window"));
+		line = view_compacted(jint(d, "before"), jint(d, "after"),
+		    jstr(d, "kind"));
+		pane_note(p, ROLE_DIM, line);
+		free(line);
 		break;
 	case EV_BUDGET:
 		view_hint(v, ROLE_ERROR, "the team has spent $%.2f of its "

@@ -18,7 +18,6 @@ MIN_TRIGGER = 50000
 DEFAULT_TRIGGER = 150000
 
 ROUND_RE = re.compile(r"round (\d+) done")
-REQUEST_RE = re.compile(r"req_[0-9a-f]{8}")
 
 
 # -- what the API reads -------------------------------------------------------
@@ -122,17 +121,15 @@ def _text_of(messages):
 
 
 def summary_of(messages):
-    """What the fake writes when it summarises: how many messages, the
-    last round it saw done and the request ids it saw, so a model that
-    reads only the summary still knows them."""
+    """What the fake writes when it summarises: how many messages and the
+    last round it saw done, so a model that reads only the summary still
+    knows its count. Like a forgetful model, it keeps no request id: what
+    a client must not lose, it has to restate itself."""
     text = _text_of(messages)
     rounds = [int(n) for n in ROUND_RE.findall(text)]
-    ids = list(dict.fromkeys(REQUEST_RE.findall(text)))[-4:]
     parts = [f"{len(messages)} earlier messages summarised."]
     if rounds:
         parts.append(f"Work so far: round {max(rounds)} done.")
-    if ids:
-        parts.append("Requests seen: " + ", ".join(ids) + ".")
     return "<summary>" + " ".join(parts) + "</summary>"
 
 
@@ -161,7 +158,8 @@ def rounds_step(item, body):
     messages = effective_messages(body.get("messages", []))
     if is_summary_request(body):
         return {"agent": item.get("agent"), "kind": "text",
-                "text": summary_of(messages[:-1] or messages)}, False
+                "delay_ms": item.get("summary_delay_ms", 0),
+                "text": summary_of(messages)}, False
     seen = [int(n) for n in ROUND_RE.findall(_text_of(messages))]
     done = max(seen) if seen else 0
     if done >= item["rounds"]:

@@ -59,7 +59,7 @@ ITEM_KEYS = frozenset((
     "fault_error_message",
     "type", "message", "details", "code",
     "body", "content_type",
-    "rounds", "bytes",
+    "rounds", "bytes", "summary_delay_ms",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -273,6 +273,8 @@ def validate_script_item(item, where="item"):
                f"{where}: kind rounds needs \"rounds\" >= 1")
         _check(_is_count(item.get("bytes", 0), 0),
                f"{where}: bytes must be an integer >= 0")
+        _check(_is_count(item.get("summary_delay_ms", 0), 0),
+               f"{where}: summary_delay_ms must be an integer >= 0")
         item.setdefault("bytes", 0)
     return item
 

@@ -186,7 +186,11 @@ def check_tool_loop(body):
     n = len(messages) - 1
     while n >= 1 and _is_result_turn(messages[n]) and \
             _uses_tools(messages[n - 1]):
-        first = _blocks(messages[n - 1].get("content"))[0]
+        # A compaction block stands for what came before the turn.
+        blocks = [b for b in _blocks(messages[n - 1].get("content"))
+                  if not (isinstance(b, dict) and
+                          b.get("type") == "compaction")]
+        first = blocks[0] if blocks else {}
         kind = first.get("type") if isinstance(first, dict) else "?"
         if kind not in ("thinking", "redacted_thinking"):
             raise Refusal(f"messages.{n - 1}.content.0.type: Expected "

@@ -360,12 +360,13 @@ def test_model_error_then_recovery(fake):
         call("lead", "spawn_teammate", name="alice", role="coder", prompt="Start."),
         *notes("lead"),
         {"agent": "alice", "kind": "error", "status": 400,
-         "type": "invalid_request_error", "message": "prompt is too long"},
+         "type": "invalid_request_error",
+         "message": "messages.1.content.0: tool_use ids must be unique"},
         say("alice", "Back again."),
         call("alice", "shutdown_response", request_id="{{request_id}}", approve=True))
     with Huddle(fake) as h:
         h.send("go")
-        err = h.wait(ev("error", "alice", message=contains("prompt is too long")),
+        err = h.wait(ev("error", "alice", message=contains("tool_use ids must be unique")),
                      what="the API's message in alice's error")
         expect("invalid_request_error" in err["message"] and "HTTP 400" in err["message"],
                err["message"])
@@ -373,7 +374,7 @@ def test_model_error_then_recovery(fake):
         # The lead waits for alice (it spawned her), so its model hears why
         # she stopped.
         wait_for(lambda: any("alice stopped on an error" in json.dumps(r["body"])
-                             and "prompt is too long" in json.dumps(r["body"])
+                             and "tool_use ids must be unique" in json.dumps(r["body"])
                              for r in requests_of(fake, "lead")), 10,
                  "alice's error to reach the lead's model")
         mark = len(h.events)

@@ -273,9 +273,9 @@ def test_letters_on_the_table(fake):
         s.wait_for(lambda t: any(r[0] == left[0] and r[3] == "approved"
                                  for r in table(s)), 10, "a approved it")
         s.send_text("?")
-        s.wait_for("a approve · r reject", 5, "? opens the help")
+        s.wait_for("a/r approve/reject", 5, "? opens the help")
         s.send_text("x")
-        s.wait_for(lambda t: "a approve · r reject" not in t, 5,
+        s.wait_for(lambda t: "a/r approve/reject" not in t, 5,
                    "a key closes the help")
         quit_clean(s)
 
