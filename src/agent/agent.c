@@ -493,6 +493,9 @@ agent_turn(struct agent *a)
 			llm_result_clear(&res);
 			return;
 		}
+		/* The server compacted: what came before is not read again. */
+		if (res.usage.compaction_input > 0)
+			context_trim(a);
 		llm_result_clear(&res);
 		if (json_array_size(calls) == 0) {
 			json_decref(calls);
@@ -605,6 +608,7 @@ agent_main(void *arg)
 	role = agent_last_role(a);
 	if (role != NULL && strcmp(role, "assistant") == 0)
 		a->answered = json_array_size(a->transcript);
+	context_trim(a);
 	agent_repair(a);
 	/* A permission request is only worth anything to the call blocked
 	 * on it; after a restart nobody waits for an old one. */

@@ -191,18 +191,44 @@ context_put(char **s, size_t *len, size_t *cap, const char *fmt, ...)
 	free(line);
 }
 
-/* The first text the agent was given: its task. */
+/* The first text the agent was given: its task (kept once the entry it
+ * came in is trimmed away). */
 static const char *
 context_task(struct agent *a)
 {
 	json_t *entry = json_array_get(a->transcript, 0), *b;
 	size_t i;
 
+	if (a->task != NULL)
+		return a->task;
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		if (json_is_string(json_object_get(b, "text")))
-			return json_string_value(json_object_get(b, "text"));
+		if (json_is_string(json_object_get(b, "text"))) {
+			a->task = xstrdup(json_string_value(json_object_get(b,
+			    "text")));
+			return a->task;
+		}
 	}
 	return NULL;
+}
+
+void
+context_trim(struct agent *a)
+{
+	long block;
+	size_t start = history_view_start(a->transcript, &block), n, i;
+	json_t *kept;
+
+	if (start == 0)
+		return;
+	(void)context_task(a);
+	n = json_array_size(a->transcript);
+	kept = json_array();
+	for (i = start; i < n; i++)
+		json_array_append(kept, json_array_get(a->transcript, i));
+	json_decref(a->transcript);
+	a->transcript = kept;
+	a->answered = a->answered > start ? a->answered - start : 0;
+	a->ctx_mark = a->ctx_mark > start ? a->ctx_mark - start : 0;
 }
 
 /*
@@ -218,7 +244,7 @@ context_state(struct agent *a)
 	struct member *m = roster_get(t->store, a->name);
 	size_t n = protocol_list(t->proto, 0, &r), i, len = 0, cap = 0;
 	const char *task = context_task(a);
-	char *s = xstrdup(""), *cut;
+	char *s = xstrdup(""), *cut, *waits;
 
 	for (i = 0; i < n; i++) {
 		if (r[i].status != REQ_PENDING)
@@ -236,6 +262,11 @@ context_state(struct agent *a)
 			    req_type_name(r[i].type), r[i].id, r[i].to);
 	}
 	request_free_array(r, n);
+	if (a->is_lead && (waits = roster_awaited(t->store)) != NULL) {
+		context_put(&s, &len, &cap, "- You wait for %s: each one's "
+		    "idle notice will come to you as a message.\n", waits);
+		free(waits);
+	}
 	if (m != NULL && m->plan_required)
 		context_put(&s, &len, &cap, "- %s\n", m->plan_approved ?
 		    "Your plan is approved: you may act on it." :
@@ -463,6 +494,7 @@ context_compact(struct agent *a, int force, const char *why)
 	if (idle)
 		a->answered = json_array_size(a->transcript);
 	a->ctx_known = 0;
+	context_trim(a);
 	after = context_tokens(a);
 	context_note(a, "client", before, after);
 	return 0;

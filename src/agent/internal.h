@@ -54,6 +54,8 @@ struct agent {
 	atomic_int		 compactions;
 
 	/* Owned by the agent's thread. */
+	char			*task;		/* its first message, kept when
+						 * the transcript is trimmed */
 	int64_t			 ctx_known;	/* the last call's count */
 	size_t			 ctx_mark;	/* the transcript's length then */
 	char			*system;	/* its system prompt, fixed */
@@ -186,6 +188,10 @@ int context_compact(struct agent *a, int force, const char *why);
  * N tokens > M maximum", "maximum context length is M tokens") when it is
  * smaller than the one assumed. */
 void context_learn_window(struct agent *a, const struct llm_result *r);
+
+/* Forgets, in memory, the entries before the model's view (the store
+ * keeps them): a long session's memory does not grow with its rounds. */
+void context_trim(struct agent *a);
 
 /* Cuts a tool result larger than a tenth of the window to its head and
  * tail, with a note of what was left out and how to read it. */

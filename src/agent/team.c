@@ -361,6 +361,7 @@ agent_free(struct agent *a)
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->system);
+	free(a->task);
 	free(a->leave_reason);
 	free(a->failure);
 	free(a->name);

@@ -232,6 +232,30 @@ roster_take_awaited_tx(struct store *s, const char *name)
 	return sqlite3_changes(store_db(s)) > 0;
 }
 
+char *
+roster_awaited(struct store *s)
+{
+	sqlite3_stmt *st;
+	char *names = NULL, *name;
+	size_t len = 0, cap = 0;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT name FROM members WHERE lead_awaits = 1"
+	    " AND status != 'terminated' ORDER BY created_at");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		name = store_column_text(st, 0);
+		if (name != NULL && roster_name_valid(name)) {
+			if (len > 0)
+				names = xappend(names, &len, &cap, ", ", 2);
+			names = xappend(names, &len, &cap, name, strlen(name));
+		}
+		free(name);
+	}
+	sqlite3_reset(st);
+	store_unlock(s);
+	return names;
+}
+
 int
 roster_add_usage(struct store *s, const char *name, int64_t in,
     int64_t out, int64_t cache_write, int64_t cache_read, double cost,

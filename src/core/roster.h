@@ -127,6 +127,9 @@ int roster_set_awaited_tx(struct store *s, const char *name, int awaited,
  * (one idle notice answers one wait). */
 int roster_take_awaited_tx(struct store *s, const char *name);
 
+/* The members the lead waits for, as "bob, carl" (malloc'd), or NULL. */
+char *roster_awaited(struct store *s);
+
 /* Inside a transaction: marks a member's plan approved. */
 int roster_approve_plan_tx(struct store *s, const char *name, char **err);
 
