@@ -262,6 +262,55 @@ START_TEST(thinking_and_unknown_blocks_go_back_unchanged)
 }
 END_TEST
 
+START_TEST(a_client_compaction_starts_the_view)
+{
+	long block;
+	json_t *t;
+
+	/* The view starts at the last entry huddle marked compacted; the
+	 * mark itself is never sent. */
+	check("[" U("task") "," A("one") "," U("summary one") "," A("two") ","
+	    "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+	    "\"text\":\"summary two\"}],\"compaction\":{\"kind\":"
+	    "\"client\"}}," A("three") "," U("go on") "]",
+	    "[" U("summary two") "," A("three") "," U("go on") "]");
+	t = j("[" U("a") ",{\"role\":\"user\",\"content\":[],"
+	    "\"compaction\":{}}]");
+	ck_assert_uint_eq(history_view_start(t, &block), 1);
+	ck_assert_int_eq(block, -1);
+	json_decref(t);
+}
+END_TEST
+
+START_TEST(a_server_compaction_block_starts_the_view)
+{
+	long block;
+	json_t *t;
+
+	/* The API ignores what comes before its compaction block, the
+	 * blocks before it in the same reply too: they are left out, and
+	 * the view may then start with the assistant's reply. */
+	check("[" U("task") "," A("one") "," U("more") ","
+	    "{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"text\",\"text\":\"before\"},"
+	    "{\"type\":\"compaction\",\"content\":\"S\"},"
+	    "{\"type\":\"thinking\",\"thinking\":\"t\","
+	    "\"signature\":\"x\"},"
+	    "{\"type\":\"text\",\"text\":\"after\"}]}," U("next") "]",
+	    "[{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"compaction\",\"content\":\"S\"},"
+	    "{\"type\":\"thinking\",\"thinking\":\"t\","
+	    "\"signature\":\"x\"},"
+	    "{\"type\":\"text\",\"text\":\"after\"}]}," U("next") "]");
+	t = j("[" U("a") ",{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"text\",\"text\":\"b\"},{\"type\":"
+	    "\"compaction\",\"content\":\"S\"}]}]");
+	ck_assert_uint_eq(history_view_start(t, &block), 1);
+	ck_assert_int_eq(block, 1);
+	json_decref(t);
+}
+END_TEST
+
 START_TEST(unanswered_lists_the_last_turns_calls)
 {
 	json_t *t = j("[" U("go") ",{\"role\":\"assistant\",\"content\":["
@@ -293,6 +342,8 @@ history_suite(void)
 	tcase_add_test(tc, each_request_extends_the_one_before);
 	tcase_add_test(tc, thinking_and_unknown_blocks_go_back_unchanged);
 	tcase_add_test(tc, unanswered_lists_the_last_turns_calls);
+	tcase_add_test(tc, a_client_compaction_starts_the_view);
+	tcase_add_test(tc, a_server_compaction_block_starts_the_view);
 	suite_add_tcase(s, tc);
 	return s;
 }
