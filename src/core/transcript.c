@@ -48,38 +48,39 @@ transcript_append(struct store *s, const char *member, json_t *entry,
 	return store_end(s, rc == 0, err);
 }
 
-json_t *
-transcript_load_tail(struct store *s, const char *member, size_t last,
-    char **err)
+/*
+ * Reads the rows st selects (entry, message_id, created_at), oldest
+ * first, under the store lock: each entry alone, or with_meta as {entry,
+ * message_id, at}. NULL with *err when a row is damaged or the store
+ * fails.
+ */
+static json_t *
+transcript_read(struct store *s, sqlite3_stmt *st, const char *member,
+    int with_meta, char **err)
 {
 	json_t *array = json_array(), *entry;
-	sqlite3_stmt *st;
 	int rc;
 
-	store_lock(s);
-	st = store_stmt(s, "SELECT * FROM (SELECT entry, message_id,"
-	    " created_at, seq FROM transcripts WHERE member = ?"
-	    " ORDER BY seq DESC LIMIT ?) ORDER BY seq");
-	sqlite3_bind_text(st, 1, member, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)last);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(st, 0);
 
+		/* A row we wrote ourselves that does not parse means the
+		 * file was damaged: say so rather than skip a turn. */
 		if ((entry = json_loads(text ? text : "", 0, NULL)) == NULL) {
 			*err = xasprintf("%s's transcript holds a damaged "
 			    "entry", member);
 			rc = SQLITE_CORRUPT;
 			break;
 		}
-		json_array_append_new(array, json_pack("{s:o, s:I, s:I}",
-		    "entry", entry, "message_id", (json_int_t)
-		    sqlite3_column_int64(st, 1), "at", (json_int_t)
-		    sqlite3_column_int64(st, 2)));
+		if (with_meta)
+			entry = json_pack("{s:o, s:I, s:I}", "entry", entry,
+			    "message_id", (json_int_t)sqlite3_column_int64(st,
+			    1), "at", (json_int_t)sqlite3_column_int64(st, 2));
+		json_array_append_new(array, entry);
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_CORRUPT)
 		store_fail(s, err, "reading a transcript");
 	sqlite3_reset(st);
-	store_unlock(s);
 	if (rc != SQLITE_DONE) {
 		json_decref(array);
 		return NULL;
@@ -88,38 +89,35 @@ transcript_load_tail(struct store *s, const char *member, size_t last,
 }
 
 json_t *
-transcript_load(struct store *s, const char *member, char **err)
+transcript_load_tail(struct store *s, const char *member, size_t last,
+    char **err)
 {
-	json_t *array = json_array();
 	sqlite3_stmt *st;
-	int rc;
+	json_t *array;
 
 	store_lock(s);
-	st = store_stmt(s, "SELECT entry FROM transcripts WHERE member = ?"
-	    " ORDER BY seq");
+	st = store_stmt(s, "SELECT * FROM (SELECT entry, message_id,"
+	    " created_at, seq FROM transcripts WHERE member = ?"
+	    " ORDER BY seq DESC LIMIT ?) ORDER BY seq");
 	sqlite3_bind_text(st, 1, member, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(st, 0);
-		json_t *entry = json_loads(text ? text : "", 0, NULL);
-
-		/* A row we wrote ourselves that does not parse means the
-		 * file was damaged: say so rather than skip a turn. */
-		if (entry == NULL) {
-			*err = xasprintf("%s's transcript holds a damaged "
-			    "entry", member);
-			rc = SQLITE_CORRUPT;
-			break;
-		}
-		json_array_append_new(array, entry);
-	}
-	if (rc != SQLITE_DONE && rc != SQLITE_CORRUPT)
-		store_fail(s, err, "reading a transcript");
-	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)last);
+	array = transcript_read(s, st, member, 1, err);
 	store_unlock(s);
-	if (rc != SQLITE_DONE) {
-		json_decref(array);
-		return NULL;
-	}
+	return array;
+}
+
+json_t *
+transcript_load(struct store *s, const char *member, char **err)
+{
+	sqlite3_stmt *st;
+	json_t *array;
+
+	store_lock(s);
+	st = store_stmt(s, "SELECT entry, message_id, created_at FROM"
+	    " transcripts WHERE member = ? ORDER BY seq");
+	sqlite3_bind_text(st, 1, member, -1, SQLITE_STATIC);
+	array = transcript_read(s, st, member, 0, err);
+	store_unlock(s);
 	return array;
 }
 
