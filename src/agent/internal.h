@@ -45,7 +45,7 @@ struct agent {
 	 * the atomics are read by /context. */
 	_Atomic int64_t		 window;	/* tokens; 0 when unknown */
 	int64_t			 compact_at;	/* compact past this; 0: never */
-	int			 server_compaction; /* the API compacts */
+	atomic_int		 server_compaction; /* the API compacts */
 	atomic_int		 compact_asked;	/* /compact */
 	atomic_llong		 ctx_tokens;	/* the last count */
 	atomic_llong		 last_before;	/* the last compaction */

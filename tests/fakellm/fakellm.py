@@ -59,7 +59,7 @@ ITEM_KEYS = frozenset((
     "fault_error_message",
     "type", "message", "details", "code",
     "body", "content_type",
-    "rounds", "bytes", "summary_delay_ms",
+    "rounds", "bytes", "summary_delay_ms", "wait_for",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -212,6 +212,12 @@ def validate_script_item(item, where="item"):
     if "headers" in item:
         _check(isinstance(item["headers"], dict),
                f"{where}: headers must be an object")
+    if "wait_for" in item:
+        wait = item["wait_for"]
+        _check(isinstance(wait, dict) and isinstance(wait.get("agent"), str)
+               and _is_count(wait.get("requests"), 1),
+               f"{where}: wait_for must be {{\"agent\": NAME, "
+               "\"requests\": N}")
     for key in ("delay_ms", "chunk_delay_ms", "stall_s"):
         if key in item:
             _check(_is_number(item[key]) and item[key] >= 0,
@@ -1398,8 +1404,12 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         status = item.get("status", 500 if kind == "error" else 200)
         state.finish_record(record,
                             None if kind == "stall_headers" else status)
+        if item.get("wait_for"):
+            self._wait_for_requests(item["wait_for"])
         if item.get("delay_ms"):
             self._idle_wait(item["delay_ms"] / 1000.0)
+        # When the answer starts, for tests that time what follows it.
+        record["replied"] = time.time()
 
         if kind == "stall_headers":
             self._idle_wait(item.get("stall_s", 30))
@@ -1620,6 +1630,18 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             os.close(fd)
         except OSError:
             pass
+
+    def _wait_for_requests(self, wait, timeout=30.0):
+        """Holds the answer until another agent has sent that many
+        requests (an order a test needs, not a time it guesses)."""
+        state = self.server.state
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            seen = sum(1 for r in state.records()
+                       if r.get("agent") == wait["agent"])
+            if seen >= wait["requests"]:
+                return
+            time.sleep(0.01)
 
     def _idle_wait(self, seconds):
         """Sleep for seconds, returning early if the client hangs up."""

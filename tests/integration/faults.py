@@ -38,8 +38,10 @@ BOB_TEXT = ("Bob: refactored the parser; every unit test passes and the docs "
 BOB_OUTPUT = "bob-was-here"
 ALICE_BACK = "Alice is back."
 ALICE_THROUGH = "Alice got through."
-# Alice's first faulty reply waits this long, so that bob is streaming.
-FIRST_DELAY_MS = 800
+# Alice's first faulty reply waits for bob's second request (his reply,
+# which streams slowly: its first text comes some 500 ms in), then this
+# long, so that bob is streaming.
+FIRST_DELAY_MS = 900
 
 # A retry must not come sooner than huddle said it would wait (less this,
 # for clock granularity), nor later than this after it.
@@ -110,6 +112,7 @@ def start_team(fake, alice, args=(), stream=True):
     fake.reset()
     alice = [dict(item) for item in alice]
     alice[0]["delay_ms"] = alice[0].get("delay_ms", 0) + FIRST_DELAY_MS
+    alice[0]["wait_for"] = {"agent": "bob", "requests": 2}
     fake.script(*lead_items(), *bob_items(stream), *alice)
     h = Huddle(fake, args=list(args) + ([] if stream else ["--no-stream"]))
     h.start()
@@ -147,9 +150,11 @@ def check_bob_overlaps(h, first_fault, last_fault, windows, stream=True):
 
 def check_gaps(reqs, waits, retries):
     """The gap between alice's attempts is the delay her retry event
-    announced (plus what the server took to answer: waits[i] s)."""
+    announced: from when the server began its answer (plus what the
+    answer took once begun: waits[i] s)."""
     for i, r in enumerate(retries):
-        gap = reqs[i + 1]["time"] - reqs[i]["time"] - waits[i]
+        gap = reqs[i + 1]["time"] - reqs[i].get("replied", reqs[i]["time"]) \
+            - waits[i]
         want = r["delay_ms"] / 1000.0
         expect(want - EARLY_S <= gap <= want + LATE_S,
                "attempt %d came %.3f s after the failure; %.3f s announced"
@@ -187,8 +192,6 @@ def fault_case(fake, alice, delays, statuses, error=None, waits=None,
                    args, stream)
     try:
         waits = list(waits or [0.0] * len(delays))
-        if waits:
-            waits[0] += FIRST_DELAY_MS / 1000.0
         if error is None:
             h.wait_text("alice", good, timeout=15)
             end = index_of(h, ev("text", "alice"))
