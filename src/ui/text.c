@@ -255,15 +255,16 @@ text_stream_cp(struct text_stream *ts, unsigned int cp, char *o)
 		break;
 	}
 
+	/* Clusters are judged on what is written, so that cleaning clean
+	 * text changes nothing: a control that is dropped breaks none. */
 	ts->state = TEXT_GROUND;
-	if (cp == '\n' || cp == '\t' || cp < 0x20 || text_bidi_control(cp))
+	if (cp == '\n') {
 		text_cluster_break(ts);
-	if (cp == '\n')
 		*o++ = '\n';
-	else if (cp == '\t')
-		*o++ = ' ';
+	} else if (cp == '\t')
+		o = text_put_plain(ts, ' ', o);
 	else if (text_bidi_control(cp))
-		o = text_put(o, TEXT_REPLACEMENT);
+		o = text_put_plain(ts, TEXT_REPLACEMENT, o);
 	else if (cp >= 0x20)
 		o = text_put_plain(ts, cp, o);
 	return o;

@@ -99,6 +99,10 @@ START_TEST(sanitize_grapheme_clusters)
 	check_clean("\xe0\xa4\x95\xe0\xa5\x8d\xe0\xa4\xb7",
 	    "\xe0\xa4\x95\xe0\xa5\x8d\xe0\xa4\xb7");
 	check_clean("a\xe2\x80\x8d" "b", "ab");
+	/* A dropped control or a tab joins what it separated, as the
+	 * clean text will: cleaning it again changes nothing. */
+	check_clean("-\x01\xef\xb8\x8fz", "-z");
+	check_clean("a\t\xef\xb8\x8f", "a ");
 	/* What is left is as wide as curses counts it. */
 	ck_assert_uint_eq(text_width("\xf0\x9f\x91\xa8", 4), 2);
 }
