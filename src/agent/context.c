@@ -292,16 +292,20 @@ context_render(json_t *msg, char **s, size_t *len, size_t *cap)
 	    "assistant") == 0;
 	json_t *b, *c;
 	const char *type;
-	char *input;
+	char *input, *text;
 	size_t i;
 
 	json_array_foreach(json_object_get(msg, "content"), i, b) {
 		type = json_string_value(json_object_get(b, "type"));
 		if (type == NULL)
 			continue;
-		if (strcmp(type, "text") == 0)
+		if (strcmp(type, "text") == 0) {
+			text = message_indent(json_string_value(
+			    json_object_get(b, "text")));
 			context_put(s, len, cap, "%s%s\n", model ? "You wrote: " :
-			    "", json_string_value(json_object_get(b, "text")));
+			    "", text);
+			free(text);
+		}
 		else if (strcmp(type, "tool_use") == 0) {
 			input = json_dumps(json_object_get(b, "input"),
 			    JSON_COMPACT);
@@ -311,10 +315,14 @@ context_render(json_t *msg, char **s, size_t *len, size_t *cap)
 			free(input);
 		} else if (strcmp(type, "tool_result") == 0) {
 			c = json_object_get(b, "content");
-			context_put(s, len, cap, "%s:\n%s\n",
-			    json_is_true(json_object_get(b, "is_error")) ?
-			    "It failed" : "It returned", json_is_string(c) ?
+			/* Indented: no line of an output passes for one
+			 * of huddle's. */
+			text = message_indent(json_is_string(c) ?
 			    json_string_value(c) : "(output)");
+			context_put(s, len, cap, "%s:\n  %s\n",
+			    json_is_true(json_object_get(b, "is_error")) ?
+			    "It failed" : "It returned", text);
+			free(text);
 		}
 	}
 }
@@ -451,7 +459,7 @@ context_compact(struct agent *a, int force, const char *why)
 	int asked = atomic_exchange(&a->compact_asked, 0);
 	int idle = json_array_size(a->transcript) == a->answered;
 	json_t *view, *entry;
-	char *summary, *state, *recent, *text, *err = NULL;
+	char *summary, *state, *recent, *text, *indented, *err = NULL;
 
 	if (!force && !asked && (a->compact_at == 0 || a->server_compaction ||
 	    before <= a->compact_at))
@@ -473,9 +481,14 @@ context_compact(struct agent *a, int force, const char *why)
 	recent = context_recent(view, (size_t)(a->window > 0 ? a->window :
 	    before) / 4 * CONTEXT_BYTES_PER_TOKEN);
 	json_decref(view);
+	/* The summary is the model's words: indented, none of its lines
+	 * passes for one of huddle's headers. */
+	indented = message_indent(summary);
+	free(summary);
+	summary = indented;
 	text = xasprintf("[huddle compacted this conversation to fit your "
 	    "context window. What you wrote for your own continuation:]\n\n"
-	    "%s\n\n[What huddle's records say now; they outrank the summary:]"
+	    "  %s\n\n[What huddle's records say now; they outrank the summary:]"
 	    "\n%s%s%s\n[Go on from here.]", summary, state, *recent ?
 	    "\n[Your most recent rounds, as they happened:]\n" : "", recent);
 	entry = transcript_user_text(text);

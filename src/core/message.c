@@ -53,7 +53,7 @@ message_meta_str(const struct message *m, const char *key)
  * spaces, so that no line of it can pass for a header. Line breaks are
  * taken as a reader would: CR, LF, CR LF, NEL, LS and PS.
  */
-static char *
+char *
 message_indent(const char *text)
 {
 	size_t len = 0, cap = 0, brk;

@@ -56,6 +56,10 @@ int msg_type_parse(const char *name);
  */
 char *message_render(const struct message *m);
 
+/* text with every line after the first indented by two spaces, so that
+ * no line of it can pass for a header (malloc'd). */
+char *message_indent(const char *text);
+
 /* Frees the fields of m (not m itself). */
 void message_clear(struct message *m);
 
