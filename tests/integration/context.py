@@ -216,7 +216,6 @@ def test_compact_and_context_on_demand(fake):
 
 
 def test_crash_during_compaction(fake):
-    sam_runs(fake, 40, 30000)
     fake.reset()
     fake.configure(context_window=30000)
     item = rounds("sam", 40)
