@@ -20,6 +20,9 @@ static const char *const msg_type_names[MSG_TYPE_COUNT] = {
 	[MSG_PERMISSION_RESPONSE] = "permission_response",
 	[MSG_IDLE_NOTIFICATION] = "idle_notification",
 	[MSG_TEAMMATE_TERMINATED] = "teammate_terminated",
+	[MSG_TASK_COMPLETED] = "task_completed",
+	[MSG_TASK_ASSIGNED] = "task_assigned",
+	[MSG_TASK_CHANGED] = "task_changed",
 };
 
 const char *

@@ -22,6 +22,10 @@ enum msg_type {
 	MSG_PERMISSION_RESPONSE,
 	MSG_IDLE_NOTIFICATION,
 	MSG_TEAMMATE_TERMINATED,
+	MSG_TASK_COMPLETED,	/* to the lead: a task is done */
+	MSG_TASK_ASSIGNED,	/* to a teammate: a task is now its */
+	MSG_TASK_CHANGED,	/* to an owner: someone else changed its
+				 * task (verified, cancelled, unblocked) */
 	MSG_TYPE_COUNT
 };
 

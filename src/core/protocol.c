@@ -15,6 +15,7 @@
 
 #include "core/protocol.h"
 #include "core/roster.h"
+#include "core/task.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -678,10 +679,18 @@ proto_terminate_tx(struct protocol *p, struct proto_outbox *o,
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		rc = proto_close_all_tx(p, o, st, REQ_CANCELLED, text, err);
 	}
-	if (rc >= 0 && strcmp(name, ROSTER_LEAD) != 0)
+	if (rc >= 0 && strcmp(name, ROSTER_LEAD) != 0) {
+		/* Its tasks stay in progress, its own; the lead learns
+		 * which, to give them to someone else. */
+		char *left = taskboard_left_text_tx(p->store, name);
+		char *notice = xasprintf("%s%s%s", why && *why ? why : text,
+		    left ? ". " : "", left ? left : "");
+
 		rc = proto_post_tx(p, o, name, ROSTER_LEAD,
-		    MSG_TEAMMATE_TERMINATED, why && *why ? why : text, NULL,
-		    err);
+		    MSG_TEAMMATE_TERMINATED, notice, NULL, err);
+		free(notice);
+		free(left);
+	}
 	free(text);
 	return rc < 0 ? -1 : 0;
 }

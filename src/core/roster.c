@@ -306,9 +306,19 @@ roster_set_model_tx(struct store *s, const char *name, const char *model,
 	return roster_update_one(s, st, name, err);
 }
 
+int
+roster_set_autonomous_tx(struct store *s, const char *name, char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET autonomous = 1"
+	    " WHERE name = ?");
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	return roster_update_one(s, st, name, err);
+}
+
 #define ROSTER_COLUMNS "name, role, prompt, is_lead, plan_required," \
 	" plan_approved, status, tokens_in, tokens_out, created_at," \
-	" updated_at, cache_write, cache_read, cost, model"
+	" updated_at, cache_write, cache_read, cost, model, autonomous"
 
 /* Reads a row of ROSTER_COLUMNS; returns -1 (logged, nothing kept) for
  * one huddle did not write: a bad name or an unknown status. */
@@ -339,6 +349,7 @@ roster_read_row(sqlite3_stmt *st, struct member *m)
 	m->cache_read = sqlite3_column_int64(st, 12);
 	m->cost = sqlite3_column_double(st, 13);
 	m->model = store_column_text(st, 14);
+	m->autonomous = sqlite3_column_int(st, 15);
 	if (m->role == NULL)
 		m->role = xstrdup("");
 	if (m->prompt == NULL)

@@ -39,6 +39,7 @@ struct member {
 	int64_t			 cache_read;	/* input read from it */
 	double			 cost;		/* US dollars so far */
 	char			*model;		/* "" for the team's */
+	int			 autonomous;	/* claims tasks when idle */
 	int64_t			 created_at;	/* wall-clock ms */
 	int64_t			 updated_at;
 };
@@ -129,6 +130,10 @@ int roster_take_awaited_tx(struct store *s, const char *name);
 
 /* The members the lead waits for, as "bob, carl" (malloc'd), or NULL. */
 char *roster_awaited(struct store *s);
+
+/* Inside a transaction: makes a teammate autonomous: idle, it claims
+ * the next ready task of the board itself. */
+int roster_set_autonomous_tx(struct store *s, const char *name, char **err);
 
 /* Inside a transaction: marks a member's plan approved. */
 int roster_approve_plan_tx(struct store *s, const char *name, char **err);

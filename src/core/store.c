@@ -95,6 +95,33 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE members ADD COLUMN cache_read INTEGER NOT NULL"
 	"  DEFAULT 0;"
 	"ALTER TABLE members ADD COLUMN cost REAL NOT NULL DEFAULT 0;",
+	/* 3 -> 4: the task board (core/task.c), and teammates that take
+	 * their work from it. Tasks are never deleted (cancelled instead),
+	 * so their numbers, the n of "tn", are never reused. */
+	"ALTER TABLE members ADD COLUMN autonomous INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"CREATE TABLE tasks ("
+	"  num INTEGER PRIMARY KEY,"
+	"  subject TEXT NOT NULL,"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  status TEXT NOT NULL CHECK (status IN"
+	"    ('pending','in_progress','completed','cancelled')),"
+	"  owner TEXT,"
+	"  created_by TEXT NOT NULL,"
+	"  result TEXT NOT NULL DEFAULT '',"
+	"  verify TEXT,"
+	"  checked TEXT NOT NULL DEFAULT 'none' CHECK (checked IN"
+	"    ('none','passed','failed')),"
+	"  check_output TEXT NOT NULL DEFAULT '',"
+	"  lead_awaits INTEGER NOT NULL DEFAULT 0,"
+	"  lead_told INTEGER NOT NULL DEFAULT 0,"
+	"  created_at INTEGER NOT NULL,"
+	"  updated_at INTEGER NOT NULL);"
+	"CREATE INDEX tasks_by_status ON tasks(status, num);"
+	"CREATE TABLE task_deps ("
+	"  task INTEGER NOT NULL,"
+	"  blocker INTEGER NOT NULL,"
+	"  PRIMARY KEY (task, blocker));",
 };
 
 int
@@ -109,7 +136,8 @@ store_fail(struct store *s, char **err, const char *what)
  * database (a trigger, a view, a table) was put there by someone else. */
 static const char *const store_objects[] = {
 	"members", "messages", "messages_undelivered", "requests",
-	"requests_by_status", "transcripts",
+	"requests_by_status", "transcripts", "tasks", "tasks_by_status",
+	"task_deps",
 };
 
 /* Refuses a database holding schema objects huddle did not make. */

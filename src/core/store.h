@@ -1,7 +1,8 @@
 /*
  * The store is huddle's one durable home: a SQLite database in
  * <workdir>/.huddle/team.db holding the members of the team, every inbox
- * message, every protocol request and every agent's transcript.
+ * message, every protocol request, every task on the board and every
+ * agent's transcript.
  *
  * One connection is shared by all threads and serialised by the store's own
  * mutex. Writers bracket their work with store_begin()/store_end(), which
@@ -24,7 +25,7 @@ struct store;
 #define STORE_SYNC_FULL 0x1	/* fsync every commit: survives power loss */
 
 /* The schema version this build writes. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /*
  * Opens <folder>/team.db, creating the folder (0700, core/statedir.h) and

@@ -160,7 +160,10 @@ START_TEST(version_1_database_is_migrated)
 	    " COLUMN lead_awaits; ALTER TABLE members DROP COLUMN model;"
 	    " ALTER TABLE members DROP COLUMN cache_write;"
 	    " ALTER TABLE members DROP COLUMN cache_read;"
-	    " ALTER TABLE members DROP COLUMN cost; PRAGMA user_version = 1",
+	    " ALTER TABLE members DROP COLUMN cost;"
+	    " ALTER TABLE members DROP COLUMN autonomous;"
+	    " DROP TABLE tasks; DROP TABLE task_deps;"
+	    " PRAGMA user_version = 1",
 	    NULL, NULL, NULL),
 	    SQLITE_OK);
 	store_unlock(s);
@@ -173,17 +176,20 @@ START_TEST(version_1_database_is_migrated)
 	store_lock(s);
 	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT role,"
 	    " lead_awaits, (SELECT user_version FROM pragma_user_version),"
-	    " model, cache_write, cache_read, cost"
+	    " model, cache_write, cache_read, cost, autonomous,"
+	    " (SELECT count(*) FROM tasks)"
 	    " FROM members WHERE name = 'alice'", -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "coder");
 	ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
 	ck_assert_int_eq(sqlite3_column_int(st, 2), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 3);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 3), "");
 	ck_assert_int_eq(sqlite3_column_int(st, 4), 3);
 	ck_assert_int_eq(sqlite3_column_int(st, 5), 4);
 	ck_assert_double_eq_tol(sqlite3_column_double(st, 6), 0.5, 1e-9);
+	ck_assert_int_eq(sqlite3_column_int(st, 7), 0);
+	ck_assert_int_eq(sqlite3_column_int(st, 8), 0);
 	sqlite3_finalize(st);
 	store_unlock(s);
 	store_close(s);

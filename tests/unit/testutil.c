@@ -57,6 +57,7 @@ tu_team_open(struct tu_team *t)
 	t->store = tu_store_open(t->dir);
 	t->bus = bus_new(t->store);
 	t->proto = protocol_new(t->bus);
+	t->tasks = taskboard_new(t->bus);
 	ck_assert_int_eq(roster_add(t->store, "lead", "lead", "", 0, &err), 0);
 	ck_assert_int_eq(roster_add(t->store, "alice", "coder", "write", 0,
 	    &err), 0);
@@ -67,17 +68,20 @@ tu_team_open(struct tu_team *t)
 void
 tu_team_reopen(struct tu_team *t)
 {
+	taskboard_free(t->tasks);
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);
 	t->store = tu_store_open(t->dir);
 	t->bus = bus_new(t->store);
 	t->proto = protocol_new(t->bus);
+	t->tasks = taskboard_new(t->bus);
 }
 
 void
 tu_team_close(struct tu_team *t)
 {
+	taskboard_free(t->tasks);
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);

@@ -12,6 +12,7 @@
 #include "core/bus.h"
 #include "core/protocol.h"
 #include "core/store.h"
+#include "core/task.h"
 
 struct cancel;
 
@@ -21,6 +22,7 @@ struct tu_team {
 	struct store	*store;
 	struct bus	*bus;
 	struct protocol	*proto;
+	struct taskboard *tasks;
 };
 
 /* Makes a new empty directory under $TMPDIR (or /tmp); free the result. */

@@ -1,0 +1,1246 @@
+/*
+ * The task board (see task.h).
+ *
+ * Like the protocol engine, every change runs in one store transaction
+ * and collects in an outbox what to tell afterwards: the messages it
+ * posted, the members to wake and the tasks to announce. The outbox is
+ * flushed only after the commit, so nobody hears of a change that did
+ * not happen.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/roster.h"
+#include "core/task.h"
+#include "core/transcript.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+static const char *const task_status_names[TASK_STATUS_COUNT] = {
+	[TASK_PENDING] = "pending",
+	[TASK_IN_PROGRESS] = "in_progress",
+	[TASK_COMPLETED] = "completed",
+	[TASK_CANCELLED] = "cancelled",
+};
+
+static const char *const task_check_names[] = {
+	[TASK_UNCHECKED] = "none",
+	[TASK_PASSED] = "passed",
+	[TASK_FAILED] = "failed",
+};
+
+struct task_listener {
+	task_listener_fn	 fn;
+	void			*ud;
+};
+
+struct taskboard {
+	struct bus		*bus;
+	struct store		*store;
+	struct task_listener	 listeners[4];
+	int			 nlisteners;
+};
+
+/* What a transaction will tell once it has committed. */
+struct task_outbox {
+	struct message	*msgs;
+	size_t		 nmsgs, capmsgs;
+	char		**wake;
+	size_t		 nwake, capwake;
+	int64_t		*changed;	/* task numbers to announce */
+	size_t		 nchanged, capchanged;
+};
+
+const char *
+task_status_name(enum task_status status)
+{
+	if ((unsigned)status >= TASK_STATUS_COUNT)
+		return "unknown";
+	return task_status_names[status];
+}
+
+int
+task_status_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < TASK_STATUS_COUNT; i++) {
+		if (name != NULL && strcmp(name, task_status_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+const char *
+task_check_name(enum task_check check)
+{
+	if ((unsigned)check > TASK_FAILED)
+		return "unknown";
+	return task_check_names[check];
+}
+
+static int
+task_check_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i <= TASK_FAILED; i++) {
+		if (name != NULL && strcmp(name, task_check_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+int
+task_id_parse(const char *id, int64_t *num)
+{
+	int64_t n = 0;
+
+	if (id == NULL)
+		return -1;
+	if (*id == 't' || *id == 'T')
+		id++;
+	if (*id < '1' || *id > '9' || strlen(id) > 12)
+		return -1;
+	for (; *id != '\0'; id++) {
+		if (*id < '0' || *id > '9')
+			return -1;
+		n = n * 10 + (*id - '0');
+	}
+	*num = n;
+	return 0;
+}
+
+void
+task_clear(struct task *t)
+{
+	free(t->subject);
+	free(t->description);
+	free(t->owner);
+	free(t->blocked_by);
+	free(t->created_by);
+	free(t->result);
+	free(t->verify);
+	free(t->check_output);
+	memset(t, 0, sizeof *t);
+}
+
+void
+task_free_array(struct task *array, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		task_clear(&array[i]);
+	free(array);
+}
+
+struct taskboard *
+taskboard_new(struct bus *bus)
+{
+	struct taskboard *tb = xcalloc(1, sizeof *tb);
+
+	tb->bus = bus;
+	tb->store = bus_store(bus);
+	return tb;
+}
+
+void
+taskboard_free(struct taskboard *tb)
+{
+	free(tb);
+}
+
+void
+taskboard_listen(struct taskboard *tb, task_listener_fn fn, void *ud)
+{
+	if (tb->nlisteners == (int)(sizeof tb->listeners /
+	    sizeof *tb->listeners))
+		abort();
+	tb->listeners[tb->nlisteners].fn = fn;
+	tb->listeners[tb->nlisteners].ud = ud;
+	tb->nlisteners++;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+/* The columns of a task, and whether its owner is gone and whether it
+ * waits for a task not completed, worked out from the other tables. */
+#define TASK_COLUMNS "t.num, t.subject, t.description, t.status, t.owner," \
+	" t.created_by, t.result, t.verify, t.checked, t.check_output," \
+	" t.lead_awaits, t.created_at, t.updated_at," \
+	" (SELECT status = 'terminated' FROM members WHERE name = t.owner)," \
+	" EXISTS (SELECT 1 FROM task_deps d JOIN tasks b ON b.num = d.blocker" \
+	"   WHERE d.task = t.num AND b.status != 'completed')"
+
+/* Whether a task has no blocker left that is not completed (an SQL
+ * condition on the task `t`). */
+#define TASK_UNBLOCKED "NOT EXISTS (SELECT 1 FROM task_deps d JOIN tasks b" \
+	" ON b.num = d.blocker WHERE d.task = t.num" \
+	" AND b.status != 'completed')"
+
+/* Reads the blockers of t. */
+static void
+task_read_deps_tx(struct store *s, struct task *t)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT blocker FROM task_deps"
+	    " WHERE task = ? ORDER BY blocker");
+	size_t cap = 0;
+
+	sqlite3_bind_int64(st, 1, t->num);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		t->blocked_by = xgrow(t->blocked_by, &cap, t->nblocked_by + 1,
+		    sizeof *t->blocked_by);
+		t->blocked_by[t->nblocked_by++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+}
+
+/* Reads a row of TASK_COLUMNS (without its blockers); -1 for a row that
+ * huddle did not write whole. */
+static int
+task_read_row(sqlite3_stmt *st, struct task *t)
+{
+	int status = task_status_parse(
+	    (const char *)sqlite3_column_text(st, 3));
+	int checked = task_check_parse(
+	    (const char *)sqlite3_column_text(st, 8));
+
+	memset(t, 0, sizeof *t);
+	t->num = sqlite3_column_int64(st, 0);
+	t->subject = store_column_text(st, 1);
+	t->description = store_column_text(st, 2);
+	t->owner = store_column_text(st, 4);
+	t->created_by = store_column_text(st, 5);
+	t->result = store_column_text(st, 6);
+	t->verify = store_column_text(st, 7);
+	t->check_output = store_column_text(st, 9);
+	if (status < 0 || checked < 0 || t->num <= 0 || t->subject == NULL ||
+	    t->created_by == NULL || (t->owner != NULL &&
+	    !roster_name_valid(t->owner))) {
+		log_printf("tasks: a row with missing or bad fields is "
+		    "ignored");
+		task_clear(t);
+		return -1;
+	}
+	snprintf(t->id, sizeof t->id, "t%" PRId64, t->num);
+	t->status = status;
+	t->checked = checked;
+	t->lead_awaits = sqlite3_column_int(st, 10);
+	t->created_at = sqlite3_column_int64(st, 11);
+	t->updated_at = sqlite3_column_int64(st, 12);
+	t->owner_gone = sqlite3_column_int(st, 13);
+	t->blocked = sqlite3_column_int(st, 14);
+	if (t->description == NULL)
+		t->description = xstrdup("");
+	if (t->result == NULL)
+		t->result = xstrdup("");
+	if (t->check_output == NULL)
+		t->check_output = xstrdup("");
+	return 0;
+}
+
+/* Reads every row of st (TASK_COLUMNS) with its blockers. */
+static size_t
+task_read_all_tx(struct store *s, sqlite3_stmt *st, struct task **out)
+{
+	struct task *array = NULL;
+	size_t n = 0, cap = 0, i;
+
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		array = xgrow(array, &cap, n + 1, sizeof *array);
+		if (task_read_row(st, &array[n]) == 0)
+			n++;
+	}
+	sqlite3_reset(st);
+	for (i = 0; i < n; i++)
+		task_read_deps_tx(s, &array[i]);
+	*out = array;
+	return n;
+}
+
+static int
+task_load_tx(struct store *s, int64_t num, struct task *t)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT " TASK_COLUMNS
+	    " FROM tasks t WHERE t.num = ?");
+	int rc = -1;
+
+	sqlite3_bind_int64(st, 1, num);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		rc = task_read_row(st, t);
+	sqlite3_reset(st);
+	if (rc == 0)
+		task_read_deps_tx(s, t);
+	return rc;
+}
+
+/* Loads the task an id names, or says why not. */
+static int
+task_find_tx(struct store *s, const char *id, struct task *t, char **err)
+{
+	int64_t num;
+
+	if (task_id_parse(id, &num) == -1) {
+		*err = xasprintf("'%s' is not a task id (they look like t3)",
+		    id ? id : "");
+		return -1;
+	}
+	if (task_load_tx(s, num, t) == -1) {
+		*err = xasprintf("there is no task t%" PRId64, num);
+		return -1;
+	}
+	return 0;
+}
+
+int
+taskboard_get(struct taskboard *tb, const char *id, struct task *out)
+{
+	char *err = NULL;
+	int rc;
+
+	store_lock(tb->store);
+	rc = task_find_tx(tb->store, id, out, &err);
+	store_unlock(tb->store);
+	free(err);
+	return rc;
+}
+
+size_t
+taskboard_list(struct taskboard *tb, int status, struct task **out)
+{
+	sqlite3_stmt *st;
+	size_t n;
+
+	store_lock(tb->store);
+	if (status < 0)
+		st = store_stmt(tb->store, "SELECT " TASK_COLUMNS
+		    " FROM tasks t ORDER BY t.num");
+	else {
+		st = store_stmt(tb->store, "SELECT " TASK_COLUMNS
+		    " FROM tasks t WHERE t.status = ? ORDER BY t.num");
+		sqlite3_bind_text(st, 1, task_status_name(status), -1,
+		    SQLITE_STATIC);
+	}
+	n = task_read_all_tx(tb->store, st, out);
+	store_unlock(tb->store);
+	return n;
+}
+
+int
+taskboard_current(struct taskboard *tb, const char *who, struct task *out)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	store_lock(tb->store);
+	st = store_stmt(tb->store, "SELECT " TASK_COLUMNS " FROM tasks t"
+	    " WHERE t.owner = ? AND t.status = 'in_progress'"
+	    " ORDER BY t.num LIMIT 1");
+	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		rc = task_read_row(st, out);
+	sqlite3_reset(st);
+	if (rc == 0)
+		task_read_deps_tx(tb->store, out);
+	store_unlock(tb->store);
+	return rc;
+}
+
+/* --- telling -------------------------------------------------------------- */
+
+static int
+task_is_manager(const char *who)
+{
+	return strcmp(who, ROSTER_LEAD) == 0 || strcmp(who, MSG_USER) == 0;
+}
+
+static void
+task_outbox_changed(struct task_outbox *o, int64_t num)
+{
+	size_t i;
+
+	for (i = 0; i < o->nchanged; i++) {
+		if (o->changed[i] == num)
+			return;
+	}
+	o->changed = xgrow(o->changed, &o->capchanged, o->nchanged + 1,
+	    sizeof *o->changed);
+	o->changed[o->nchanged++] = num;
+}
+
+/* Inside a transaction: posts a message through the outbox, unless `to`
+ * is the person or is gone (the change is announced anyway). */
+static int
+task_post_tx(struct taskboard *tb, struct task_outbox *o, const char *from,
+    const char *to, enum msg_type type, const char *content, json_t *meta,
+    char **err)
+{
+	int status = roster_status_tx(tb->store, to);
+	int64_t id;
+
+	if (status == -1 || status == MEMBER_TERMINATED)
+		return 0;
+	o->msgs = xgrow(o->msgs, &o->capmsgs, o->nmsgs + 1, sizeof *o->msgs);
+	memset(&o->msgs[o->nmsgs], 0, sizeof *o->msgs);
+	id = bus_post_tx(tb->store, from, to, type, content, meta,
+	    &o->msgs[o->nmsgs], err);
+	if (id == -1)
+		return -1;
+	o->nmsgs++;
+	return 0;
+}
+
+/* Inside a transaction: a task may have become ready, so every live
+ * autonomous member is to be woken to look. */
+static void
+task_wake_autonomous_tx(struct taskboard *tb, struct task_outbox *o)
+{
+	sqlite3_stmt *st;
+
+	if (o->nwake > 0)
+		return;
+	st = store_stmt(tb->store, "SELECT name FROM members"
+	    " WHERE autonomous = 1 AND status != 'terminated'");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		o->wake = xgrow(o->wake, &o->capwake, o->nwake + 1,
+		    sizeof *o->wake);
+		o->wake[o->nwake++] = store_column_text(st, 0);
+	}
+	sqlite3_reset(st);
+}
+
+/* Wakes and announces what a committed transaction did; frees it all. */
+static void
+task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
+    int committed)
+{
+	struct task t;
+	size_t i;
+	int l;
+
+	for (i = 0; committed && i < o->nmsgs; i++) {
+		bus_wake(tb->bus, o->msgs[i].to);
+		bus_announce(tb->bus, &o->msgs[i]);
+	}
+	for (i = 0; committed && i < o->nwake; i++)
+		bus_wake(tb->bus, o->wake[i]);
+	for (i = 0; committed && i < o->nchanged; i++) {
+		store_lock(tb->store);
+		l = task_load_tx(tb->store, o->changed[i], &t);
+		store_unlock(tb->store);
+		if (l == -1)
+			continue;
+		for (l = 0; l < tb->nlisteners; l++)
+			tb->listeners[l].fn(tb->listeners[l].ud, &t);
+		task_clear(&t);
+	}
+	message_free_array(o->msgs, o->nmsgs);
+	for (i = 0; i < o->nwake; i++)
+		free(o->wake[i]);
+	free(o->wake);
+	free(o->changed);
+	memset(o, 0, sizeof *o);
+}
+
+/* --- the readable forms ------------------------------------------------------ */
+
+static char *
+task_ids_text(const int64_t *nums, size_t n)
+{
+	char *text = xstrdup(""), *next;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		next = xasprintf("%s%st%" PRId64, text, i ? ", " : "",
+		    nums[i]);
+		free(text);
+		text = next;
+	}
+	return text;
+}
+
+char *
+task_line(const struct task *t)
+{
+	char *after = task_ids_text(t->blocked_by, t->nblocked_by), *line;
+
+	line = xasprintf("%s %s%s%s%s: %s%s%s%s%s", t->id,
+	    task_status_name(t->status), t->owner ? " " : "",
+	    t->owner ? t->owner : "", t->owner_gone ? " (gone)" : "",
+	    t->subject, t->nblocked_by ? " (after " : "", after,
+	    t->nblocked_by ? (t->blocked && t->status == TASK_PENDING ?
+	    "; blocked)" : ")") : "", t->checked == TASK_PASSED ?
+	    " [verified]" : t->checked == TASK_FAILED ? " [check failed]" :
+	    "");
+	free(after);
+	return line;
+}
+
+char *
+task_render(const struct task *t)
+{
+	char *line = task_line(t), *desc = message_indent(t->description);
+	char *result = message_indent(t->result);
+	char *check = message_indent(t->check_output), *text;
+	int failed = t->checked == TASK_FAILED && *t->check_output;
+
+	text = xasprintf("%s\n  made by %s%s%s%s%s%s%s%s%s", line,
+	    t->created_by, t->verify ? "\n  checked by: " : "",
+	    t->verify ? t->verify : "", *t->description ?
+	    "\n  description:\n  " : "", desc, *t->result ?
+	    "\n  result:\n  " : "", result, failed ?
+	    "\n  the failed check said:\n  " : "", failed ? check : "");
+	free(line);
+	free(desc);
+	free(result);
+	free(check);
+	return text;
+}
+
+char *
+taskboard_left_text_tx(struct store *s, const char *name)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT num, subject FROM tasks"
+	    " WHERE owner = ? AND status = 'in_progress' ORDER BY num");
+	char *list = NULL, *next;
+	int n = 0;
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		next = xasprintf("%s%st%" PRId64 " (%s)", list ? list : "",
+		    list ? ", " : "", (int64_t)sqlite3_column_int64(st, 0),
+		    (const char *)sqlite3_column_text(st, 1));
+		free(list);
+		list = next;
+		n++;
+	}
+	sqlite3_reset(st);
+	if (list == NULL)
+		return NULL;
+	next = xasprintf("It leaves %s in progress: give %s to another "
+	    "teammate with task_assign, or put %s back on the board with "
+	    "task_update status pending.", list, n == 1 ? "it" : "them",
+	    n == 1 ? "it" : "them");
+	free(list);
+	return next;
+}
+
+/* --- changing --------------------------------------------------------------- */
+
+/* Checks a text field's size; -1 with *err when it is too long. */
+static int
+task_check_size(const char *what, const char *text, size_t max, char **err)
+{
+	if (text != NULL && strlen(text) > max) {
+		*err = xasprintf("the %s is too long (%zu bytes; at most %zu)",
+		    what, strlen(text), max);
+		return -1;
+	}
+	return 0;
+}
+
+/* Inside a transaction: whether task `from` waits, directly or through
+ * others, for task `to`. */
+static int
+task_waits_for_tx(struct store *s, int64_t from, int64_t to)
+{
+	sqlite3_stmt *st = store_stmt(s, "WITH RECURSIVE up(n) AS ("
+	    " SELECT ?1 UNION SELECT d.blocker FROM task_deps d"
+	    " JOIN up ON d.task = up.n)"
+	    " SELECT 1 FROM up WHERE n = ?2 LIMIT 1");
+	int found;
+
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return found;
+}
+
+/* Inside a transaction: makes task num wait for each of ids, refusing an
+ * unknown id or a cycle. */
+static int
+task_add_deps_tx(struct taskboard *tb, int64_t num, const char *const *ids,
+    size_t n, char **err)
+{
+	sqlite3_stmt *st;
+	struct task b;
+	int64_t blocker;
+	size_t i;
+
+	if (n > TASK_MAX_BLOCKERS) {
+		*err = xasprintf("a task may wait for at most %d others",
+		    TASK_MAX_BLOCKERS);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (task_find_tx(tb->store, ids[i], &b, err) == -1)
+			return -1;
+		blocker = b.num;
+		task_clear(&b);
+		if (blocker == num) {
+			*err = xasprintf("t%" PRId64 " cannot wait for itself",
+			    num);
+			return -1;
+		}
+		if (task_waits_for_tx(tb->store, blocker, num)) {
+			*err = xasprintf("t%" PRId64 " cannot wait for t%"
+			    PRId64 ": t%" PRId64 " already waits for t%"
+			    PRId64 ", and the two would wait for each other "
+			    "for ever", num, blocker, blocker, num);
+			return -1;
+		}
+		st = store_stmt(tb->store, "INSERT OR IGNORE INTO task_deps"
+		    " (task, blocker) VALUES (?, ?)");
+		sqlite3_bind_int64(st, 1, num);
+		sqlite3_bind_int64(st, 2, blocker);
+		if (store_step_done(tb->store, st, err) == -1)
+			return -1;
+	}
+	st = store_stmt(tb->store, "SELECT count(*) FROM task_deps"
+	    " WHERE task = ?");
+	sqlite3_bind_int64(st, 1, num);
+	n = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st,
+	    0) : 0;
+	sqlite3_reset(st);
+	if (n > TASK_MAX_BLOCKERS) {
+		*err = xasprintf("a task may wait for at most %d others",
+		    TASK_MAX_BLOCKERS);
+		return -1;
+	}
+	return 0;
+}
+
+int
+taskboard_create(struct taskboard *tb, const char *by,
+    const struct task_new *n, struct task *out, char **err)
+{
+	struct task_outbox o = { 0 };
+	sqlite3_stmt *st;
+	int64_t now = clock_wall_ms(), num = 0, open = 0;
+	int rc = -1;
+
+	if (n->subject == NULL || n->subject[strspn(n->subject,
+	    " \t\r\n")] == '\0') {
+		*err = xstrdup("a task needs a subject: a few words on what "
+		    "is to be done");
+		return -1;
+	}
+	if (task_check_size("subject", n->subject, TASK_MAX_SUBJECT, err) ==
+	    -1 || task_check_size("description", n->description,
+	    TASK_MAX_TEXT, err) == -1 || task_check_size("verify command",
+	    n->verify, TASK_MAX_TEXT, err) == -1)
+		return -1;
+	if (store_begin(tb->store, err) == -1)
+		return -1;
+	st = store_stmt(tb->store, "SELECT count(*) FROM tasks"
+	    " WHERE status IN ('pending', 'in_progress')");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		open = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (open >= TASK_MAX_OPEN) {
+		*err = xasprintf("the board already has %d open tasks; finish "
+		    "or cancel some first", TASK_MAX_OPEN);
+		goto done;
+	}
+	st = store_stmt(tb->store, "INSERT INTO tasks (subject, description,"
+	    " status, created_by, verify, lead_awaits, created_at, updated_at)"
+	    " VALUES (?, ?, 'pending', ?, ?, ?, ?, ?)");
+	sqlite3_bind_text(st, 1, n->subject, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, n->description ? n->description : "", -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, by, -1, SQLITE_STATIC);
+	if (n->verify != NULL && *n->verify != '\0')
+		sqlite3_bind_text(st, 4, n->verify, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, strcmp(by, ROSTER_LEAD) == 0);
+	sqlite3_bind_int64(st, 6, now);
+	sqlite3_bind_int64(st, 7, now);
+	if (store_step_done(tb->store, st, err) == -1)
+		goto done;
+	num = sqlite3_last_insert_rowid(store_db(tb->store));
+	if (task_add_deps_tx(tb, num, n->blocked_by, n->nblocked_by, err) ==
+	    -1)
+		goto done;
+	task_outbox_changed(&o, num);
+	task_wake_autonomous_tx(tb, &o);
+	rc = 0;
+	if (out != NULL && task_load_tx(tb->store, num, out) == -1)
+		memset(out, 0, sizeof *out);
+done:
+	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1) {
+		if (rc == 0 && out != NULL)
+			task_clear(out);
+		rc = -1;
+	}
+	task_outbox_flush(tb, &o, rc == 0);
+	if (rc == 0)
+		log_printf("task t%" PRId64 ": made by %s", num, by);
+	return rc;
+}
+
+/* Inside a transaction: sets a task's owner and status. */
+static int
+task_set_owner_tx(struct store *s, int64_t num, const char *owner,
+    enum task_status status, char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE tasks SET owner = ?,"
+	    " status = ?, updated_at = ? WHERE num = ?");
+
+	if (owner != NULL)
+		sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, task_status_name(status), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, clock_wall_ms());
+	sqlite3_bind_int64(st, 4, num);
+	return store_step_done(s, st, err);
+}
+
+/* Why task t is not ready for `who`, or NULL when it is (malloc'd). */
+static char *
+task_not_ready(struct store *s, const struct task *t, const char *who)
+{
+	struct task b;
+	char *why = NULL;
+	size_t i;
+
+	if (t->status != TASK_PENDING)
+		return xasprintf("%s is %s%s%s", t->id, task_status_name(
+		    t->status), t->owner ? " and belongs to " : "",
+		    t->owner ? t->owner : "");
+	if (t->owner != NULL && strcmp(t->owner, who) != 0)
+		return xasprintf("%s is assigned to %s", t->id, t->owner);
+	for (i = 0; i < t->nblocked_by && why == NULL; i++) {
+		if (task_load_tx(s, t->blocked_by[i], &b) == -1)
+			continue;
+		if (b.status != TASK_COMPLETED)
+			why = xasprintf("%s waits for %s, which is %s", t->id,
+			    b.id, task_status_name(b.status));
+		task_clear(&b);
+	}
+	return why;
+}
+
+/* The user turn that gives a claimed task to its model (a new
+ * reference). */
+static json_t *
+task_claim_entry(const struct task *t)
+{
+	char *body = task_render(t), *text;
+	json_t *entry;
+
+	text = xasprintf("[task %s claimed by you from the board]\n%s\n\nDo "
+	    "this task. When it is done, call task_update with id %s, status "
+	    "completed and a short result; if you cannot do it, call "
+	    "task_update with status pending to give it back.", t->id, body,
+	    t->id);
+	entry = transcript_user_text(text);
+	free(body);
+	free(text);
+	return entry;
+}
+
+/* Inside a transaction: the number of who's next ready task (its own
+ * assigned ones first, then the board's order), or 0. */
+static int64_t
+task_next_tx(struct store *s, const char *who)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT t.num FROM tasks t"
+	    " WHERE t.status = 'pending' AND (t.owner IS NULL OR t.owner = ?)"
+	    " AND " TASK_UNBLOCKED " ORDER BY t.owner IS NULL, t.num LIMIT 1");
+	int64_t num = 0;
+
+	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		num = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return num;
+}
+
+int
+taskboard_claim(struct taskboard *tb, const char *who, const char *id,
+    struct task *out, json_t **entry, char **err)
+{
+	struct task_outbox o = { 0 };
+	struct task t = { 0 };
+	int64_t num = 0;
+	char *why;
+	int rc = -1, status;
+
+	if (entry != NULL)
+		*entry = NULL;
+	if (store_begin(tb->store, err) == -1)
+		return -1;
+	status = roster_status_tx(tb->store, who);
+	if (status == -1 || status == MEMBER_TERMINATED) {
+		*err = xasprintf("'%s' is not a live member of the team", who);
+		goto done;
+	}
+	if (id != NULL) {
+		if (task_find_tx(tb->store, id, &t, err) == -1)
+			goto done;
+		if ((why = task_not_ready(tb->store, &t, who)) != NULL) {
+			*err = xasprintf("%s is not ready to claim: %s", t.id,
+			    why);
+			free(why);
+			goto done;
+		}
+		num = t.num;
+		task_clear(&t);
+	} else
+		num = task_next_tx(tb->store, who);
+	rc = 0;
+	if (num == 0)
+		goto done;
+	if (task_set_owner_tx(tb->store, num, who, TASK_IN_PROGRESS,
+	    err) == -1 || task_load_tx(tb->store, num, &t) == -1) {
+		rc = -1;
+		goto done;
+	}
+	if (entry != NULL) {
+		*entry = task_claim_entry(&t);
+		rc = transcript_append_tx(tb->store, who, *entry, 0, err);
+	}
+	task_outbox_changed(&o, num);
+done:
+	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
+		rc = -1;
+	task_outbox_flush(tb, &o, rc == 0);
+	if (rc == 0 && num > 0) {
+		log_printf("task %s: claimed by %s", t.id, who);
+		if (out != NULL)
+			*out = t;
+		else
+			task_clear(&t);
+		return 1;
+	}
+	task_clear(&t);
+	if (entry != NULL && *entry != NULL) {
+		json_decref(*entry);
+		*entry = NULL;
+	}
+	return rc;
+}
+
+/* Inside a transaction: tells `to` (an owner) what someone else did to
+ * its task. */
+static int
+task_tell_owner_tx(struct taskboard *tb, struct task_outbox *o,
+    const char *from, const char *to, const struct task *t,
+    const char *text, char **err)
+{
+	json_t *meta;
+	int rc;
+
+	if (to == NULL || strcmp(to, from) == 0)
+		return 0;
+	meta = json_pack("{s:s}", "task_id", t->id);
+	rc = task_post_tx(tb, o, from, to, MSG_TASK_CHANGED, text, meta, err);
+	json_decref(meta);
+	return rc;
+}
+
+/*
+ * Inside a transaction: task t has just been closed (completed or
+ * cancelled) by `who`. The lead hears of a completion; its model hears
+ * only when the lead waits on the task and no other task it waits on is
+ * still open, and then of every one closed since it last heard, so a
+ * large board wakes the lead once, not once a task.
+ */
+static int
+task_tell_lead_tx(struct taskboard *tb, struct task_outbox *o,
+    const struct task *t, const char *who, char **err)
+{
+	sqlite3_stmt *st;
+	char *text = NULL, *line, *next;
+	json_t *meta;
+	int64_t open = 1;
+	int feed = 0, rc = 0;
+
+	if (t->lead_awaits) {
+		st = store_stmt(tb->store, "SELECT count(*) FROM tasks"
+		    " WHERE lead_awaits = 1"
+		    " AND status IN ('pending', 'in_progress')");
+		if (sqlite3_step(st) == SQLITE_ROW)
+			open = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		feed = open == 0;
+	}
+	if (feed) {
+		struct task *closed;
+		size_t n, i;
+
+		st = store_stmt(tb->store, "SELECT " TASK_COLUMNS
+		    " FROM tasks t WHERE t.lead_awaits = 1 AND t.lead_told = 0"
+		    " AND t.status IN ('completed', 'cancelled') ORDER BY t.num");
+		n = task_read_all_tx(tb->store, st, &closed);
+		text = xstrdup("Every task you were waiting on is closed:");
+		for (i = 0; i < n; i++) {
+			line = task_line(&closed[i]);
+			next = xasprintf("%s\n%s%s%s", text, line,
+			    *closed[i].result ? " — result: " : "",
+			    closed[i].result);
+			free(text);
+			free(line);
+			text = next;
+		}
+		task_free_array(closed, n);
+		st = store_stmt(tb->store, "UPDATE tasks SET lead_told = 1"
+		    " WHERE lead_awaits = 1 AND lead_told = 0"
+		    " AND status IN ('completed', 'cancelled')");
+		if (store_step_done(tb->store, st, err) == -1) {
+			free(text);
+			return -1;
+		}
+	} else if (t->status == TASK_COMPLETED)
+		text = xasprintf("%s completed by %s: %s%s%s", t->id,
+		    t->owner ? t->owner : who, t->subject, *t->result ?
+		    " — result: " : "", t->result);
+	if (text == NULL || strcmp(who, ROSTER_LEAD) == 0) {
+		free(text);
+		return 0;
+	}
+	meta = json_pack("{s:s, s:b}", "task_id", t->id, "feed", feed);
+	rc = task_post_tx(tb, o, t->owner && t->status == TASK_COMPLETED ?
+	    t->owner : who, ROSTER_LEAD, MSG_TASK_COMPLETED, text, meta, err);
+	json_decref(meta);
+	free(text);
+	return rc;
+}
+
+/* Inside a transaction: tells the owners of tasks that waited for task
+ * num and now wait for nothing that they may start. */
+static int
+task_tell_unblocked_tx(struct taskboard *tb, struct task_outbox *o,
+    int64_t num, const char *who, char **err)
+{
+	sqlite3_stmt *st = store_stmt(tb->store, "SELECT " TASK_COLUMNS
+	    " FROM tasks t JOIN task_deps d ON d.task = t.num"
+	    " WHERE d.blocker = ? AND t.status = 'pending'"
+	    " AND t.owner IS NOT NULL AND " TASK_UNBLOCKED " ORDER BY t.num");
+	struct task *ready;
+	size_t n, i;
+	char *text;
+	int rc = 0;
+
+	sqlite3_bind_int64(st, 1, num);
+	n = task_read_all_tx(tb->store, st, &ready);
+	for (i = 0; i < n && rc == 0; i++) {
+		text = xasprintf("%s, which is yours, waits for nothing now: "
+		    "start it with task_claim (id %s).", ready[i].id,
+		    ready[i].id);
+		rc = task_tell_owner_tx(tb, o, who, ready[i].owner, &ready[i],
+		    text, err);
+		free(text);
+	}
+	task_free_array(ready, n);
+	return rc;
+}
+
+/* Inside a transaction: checks that `who` may move task t to `status`,
+ * and works out its owner then. Returns 0 or -1 with *err. */
+static int
+task_may_move(const struct task *t, const char *who, int manager,
+    enum task_status status, const char **owner, char **err)
+{
+	int open = t->status == TASK_PENDING || t->status == TASK_IN_PROGRESS;
+
+	*owner = t->owner;
+	switch (status) {
+	case TASK_PENDING:
+		/* An owner gives its task back; the lead reopens any. */
+		if (!manager && t->status != TASK_IN_PROGRESS)
+			break;
+		*owner = NULL;
+		return 0;
+	case TASK_IN_PROGRESS:
+		if (t->status != TASK_PENDING)
+			break;
+		if (t->owner == NULL) {
+			*err = xasprintf("%s has no owner: %s", t->id, manager ?
+			    "give it to a teammate with task_assign" :
+			    "claim it with task_claim");
+			return -1;
+		}
+		if (t->blocked) {
+			*err = xasprintf("%s still waits for another task to be "
+			    "completed", t->id);
+			return -1;
+		}
+		return 0;
+	case TASK_COMPLETED:
+		if (manager ? !open : t->status != TASK_IN_PROGRESS)
+			break;
+		return 0;
+	case TASK_CANCELLED:
+		if (!manager) {
+			*err = xasprintf("only the lead or the person cancels "
+			    "a task; give %s back with status pending if you "
+			    "cannot do it", t->id);
+			return -1;
+		}
+		if (!open)
+			break;
+		return 0;
+	default:
+		break;
+	}
+	*err = xasprintf("%s is %s and cannot become %s%s", t->id,
+	    task_status_name(t->status), task_status_name(status),
+	    manager || t->status == TASK_PENDING ? "" :
+	    " (it is yours until you complete it or give it back)");
+	return -1;
+}
+
+/* Inside a transaction: writes t's fields back. */
+static int
+task_write_tx(struct store *s, const struct task *t, char **err)
+{
+	sqlite3_stmt *st = store_stmt(s, "UPDATE tasks SET status = ?,"
+	    " owner = ?, result = ?, checked = ?, check_output = ?,"
+	    " lead_awaits = ?, lead_told = CASE WHEN ? IN ('pending',"
+	    " 'in_progress') THEN 0 ELSE lead_told END, updated_at = ?"
+	    " WHERE num = ?");
+
+	sqlite3_bind_text(st, 1, task_status_name(t->status), -1,
+	    SQLITE_STATIC);
+	if (t->owner != NULL)
+		sqlite3_bind_text(st, 2, t->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, t->result, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, task_check_name(t->checked), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, t->check_output, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 6, t->lead_awaits);
+	sqlite3_bind_text(st, 7, task_status_name(t->status), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, clock_wall_ms());
+	sqlite3_bind_int64(st, 9, t->num);
+	return store_step_done(s, st, err);
+}
+
+/* Replaces a malloc'd string field. */
+static void
+task_set_text(char **field, const char *text)
+{
+	char *copy = text != NULL ? xstrdup(text) : NULL;
+
+	/* text may be the field itself. */
+	free(*field);
+	*field = copy;
+}
+
+/* Inside a transaction: what a status change tells whom. */
+static int
+task_moved_tx(struct taskboard *tb, struct task_outbox *o,
+    const struct task *t, const char *old_owner, const char *who,
+    char **err)
+{
+	char *text = NULL;
+	int rc = 0;
+
+	switch (t->status) {
+	case TASK_COMPLETED:
+		rc = task_tell_lead_tx(tb, o, t, who, err);
+		if (rc == 0)
+			rc = task_tell_unblocked_tx(tb, o, t->num, who, err);
+		if (rc == 0 && old_owner != NULL)
+			text = xasprintf("%s was marked completed by %s; stop "
+			    "working on it.", t->id, who);
+		break;
+	case TASK_CANCELLED:
+		rc = task_tell_lead_tx(tb, o, t, who, err);
+		if (rc == 0 && old_owner != NULL)
+			text = xasprintf("%s was cancelled by %s; stop working "
+			    "on it.", t->id, who);
+		break;
+	case TASK_PENDING:
+		if (old_owner != NULL)
+			text = xasprintf("%s was put back on the board by %s; "
+			    "it is no longer yours.", t->id, who);
+		break;
+	default:
+		break;
+	}
+	if (rc == 0 && text != NULL)
+		rc = task_tell_owner_tx(tb, o, who, old_owner, t, text, err);
+	free(text);
+	/* A completion may unblock others; a task back on the board may be
+	 * claimed. */
+	if (t->status == TASK_COMPLETED || t->status == TASK_PENDING)
+		task_wake_autonomous_tx(tb, o);
+	return rc;
+}
+
+int
+taskboard_update(struct taskboard *tb, const char *who, const char *id,
+    const struct task_change *c, struct task *out, char **err)
+{
+	struct task_outbox o = { 0 };
+	struct task t = { 0 };
+	int manager = task_is_manager(who), rc = -1, moved;
+	const char *owner;
+	char *old_owner = NULL, *text;
+
+	if (task_check_size("result", c->result, TASK_MAX_TEXT, err) == -1)
+		return -1;
+	if (store_begin(tb->store, err) == -1)
+		return -1;
+	if (task_find_tx(tb->store, id, &t, err) == -1)
+		goto done;
+	if (!manager && (t.owner == NULL || strcmp(t.owner, who) != 0)) {
+		*err = t.owner != NULL ? xasprintf("%s belongs to %s; only its "
+		    "owner or the lead may change it", t.id, t.owner) :
+		    xasprintf("%s is not yours: claim it first with "
+		    "task_claim", t.id);
+		goto done;
+	}
+	if (c->if_updated_at != 0 && t.updated_at != c->if_updated_at) {
+		*err = xasprintf("%s changed meanwhile (it is %s now); look at "
+		    "it again", t.id, task_status_name(t.status));
+		goto done;
+	}
+	if (c->nblocked_by > 0) {
+		if (!manager || t.status != TASK_PENDING) {
+			*err = xasprintf(!manager ? "only the lead or the "
+			    "person adds what a task waits for" : "%s is %s; "
+			    "only a pending task can be made to wait", t.id,
+			    task_status_name(t.status));
+			goto done;
+		}
+		if (task_add_deps_tx(tb, t.num, c->blocked_by, c->nblocked_by,
+		    err) == -1)
+			goto done;
+	}
+	old_owner = xstrdup_or_null(t.owner);
+	moved = c->status >= 0 && (enum task_status)c->status != t.status;
+	if (moved) {
+		if (task_may_move(&t, who, manager, c->status, &owner, err) ==
+		    -1)
+			goto done;
+		task_set_text(&t.owner, owner);
+		t.status = c->status;
+		if (t.status == TASK_PENDING)
+			t.checked = TASK_UNCHECKED;
+	}
+	if (c->result != NULL)
+		task_set_text(&t.result, c->result);
+	if (c->checked >= 0) {
+		t.checked = c->checked;
+		task_set_text(&t.check_output, c->check_output ?
+		    c->check_output : "");
+	}
+	if (task_write_tx(tb->store, &t, err) == -1)
+		goto done;
+	rc = 0;
+	if (moved)
+		rc = task_moved_tx(tb, &o, &t, old_owner, who, err);
+	if (rc == 0 && c->checked == TASK_FAILED) {
+		text = xasprintf("%s did not pass its check, so it stays in "
+		    "progress; fix what the output shows, then complete it "
+		    "again.\n%s", t.id, t.check_output);
+		rc = task_tell_owner_tx(tb, &o, who, t.owner, &t, text, err);
+		free(text);
+	}
+	task_outbox_changed(&o, t.num);
+	if (rc == 0 && out != NULL) {
+		task_clear(&t);
+		task_find_tx(tb->store, id, &t, err);
+	}
+done:
+	free(old_owner);
+	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
+		rc = -1;
+	task_outbox_flush(tb, &o, rc == 0);
+	if (rc == 0) {
+		log_printf("task %s: %s by %s", t.id, task_status_name(
+		    t.status), who);
+		if (out != NULL) {
+			*out = t;
+			return 0;
+		}
+	}
+	task_clear(&t);
+	return rc;
+}
+
+int
+taskboard_assign(struct taskboard *tb, const char *who, const char *id,
+    const char *teammate, struct task *out, char **err)
+{
+	struct task_outbox o = { 0 };
+	struct task t = { 0 };
+	char *old_owner = NULL, *body, *text;
+	json_t *meta;
+	int rc = -1, status;
+
+	if (!task_is_manager(who)) {
+		*err = xstrdup("only the lead or the person assigns tasks");
+		return -1;
+	}
+	if (store_begin(tb->store, err) == -1)
+		return -1;
+	if (task_find_tx(tb->store, id, &t, err) == -1)
+		goto done;
+	status = roster_status_tx(tb->store, teammate);
+	if (status == -1 || status == MEMBER_TERMINATED ||
+	    strcmp(teammate, ROSTER_LEAD) == 0) {
+		*err = xasprintf("'%s' is not a live teammate", teammate);
+		goto done;
+	}
+	if (t.status != TASK_PENDING && t.status != TASK_IN_PROGRESS) {
+		*err = xasprintf("%s is %s; reopen it first", t.id,
+		    task_status_name(t.status));
+		goto done;
+	}
+	old_owner = xstrdup_or_null(t.owner);
+	task_set_text(&t.owner, teammate);
+	t.status = t.blocked ? TASK_PENDING : TASK_IN_PROGRESS;
+	if (strcmp(who, ROSTER_LEAD) == 0)
+		t.lead_awaits = 1;
+	if (task_write_tx(tb->store, &t, err) == -1)
+		goto done;
+	body = task_render(&t);
+	text = xasprintf("[task %s assigned to you by %s]\n%s\n\n%s When it is "
+	    "done, call task_update with id %s, status completed and a short "
+	    "result.", t.id, who, body, t.blocked ? "It waits for other "
+	    "tasks: you will be told when you may start it." : "Do this "
+	    "task.", t.id);
+	meta = json_pack("{s:s}", "task_id", t.id);
+	rc = task_post_tx(tb, &o, who, teammate, MSG_TASK_ASSIGNED, text,
+	    meta, err);
+	json_decref(meta);
+	free(body);
+	free(text);
+	if (rc == 0 && old_owner != NULL && strcmp(old_owner, teammate) != 0) {
+		text = xasprintf("%s was given to %s by %s; stop working on "
+		    "it.", t.id, teammate, who);
+		rc = task_tell_owner_tx(tb, &o, who, old_owner, &t, text, err);
+		free(text);
+	}
+	task_outbox_changed(&o, t.num);
+	if (rc == 0) {
+		int64_t num = t.num;
+
+		task_clear(&t);
+		task_load_tx(tb->store, num, &t);
+	}
+done:
+	free(old_owner);
+	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
+		rc = -1;
+	task_outbox_flush(tb, &o, rc == 0);
+	if (rc == 0) {
+		log_printf("task %s: assigned to %s by %s", t.id, teammate,
+		    who);
+		if (out != NULL) {
+			*out = t;
+			return 0;
+		}
+	}
+	task_clear(&t);
+	return rc;
+}
