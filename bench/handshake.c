@@ -166,6 +166,8 @@ main(int argc, char **argv)
 	char dir[] = "/tmp/huddle-bench-XXXXXX", *err = NULL, *text, *cmd;
 	struct team_options o;
 	struct bench b = { 0 };
+	struct spawn_request alice = { "alice", "coder", "wait", NULL, 0, 0 };
+	struct spawn_request bob = { "bob", "refactorer", "plan", NULL, 1, 0 };
 	int64_t *p1, *p2, start;
 
 	if (runs < 1 || mkdtemp(dir) == NULL)
@@ -183,8 +185,8 @@ main(int argc, char **argv)
 	free(text);
 	if ((b.team = team_open(&o, &err)) == NULL ||
 	    team_start(b.team, &err) == -1 ||
-	    team_spawn(b.team, "alice", "coder", "wait", 0, &err) == -1 ||
-	    team_spawn(b.team, "bob", "refactorer", "plan", 1, &err) == -1)
+	    team_spawn(b.team, &alice, &err) == -1 ||
+	    team_spawn(b.team, &bob, &err) == -1)
 		die("team", err);
 	p1 = xcalloc(runs, sizeof *p1);
 	p2 = xcalloc(runs, sizeof *p2);

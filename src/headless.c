@@ -68,7 +68,11 @@ headless_command_name(enum command_kind kind)
 		[CMD_SHUTDOWN] = "shutdown", [CMD_STOP] = "stop",
 		[CMD_MSG] = "msg", [CMD_INTERRUPT] = "interrupt",
 		[CMD_BUDGET] = "budget", [CMD_COMPACT] = "compact",
-		[CMD_CONTEXT] = "context", [CMD_TEAM] = "team",
+		[CMD_CONTEXT] = "context", [CMD_TASK_ADD] = "task_add",
+		[CMD_TASK_ASSIGN] = "task_assign", [CMD_TASK_DONE] = "task_done",
+		[CMD_TASK_CANCEL] = "task_cancel",
+		[CMD_TASK_REOPEN] = "task_reopen", [CMD_TASKS] = "tasks",
+		[CMD_TEAM] = "team",
 		[CMD_REQUESTS] = "requests", [CMD_ZOOM] = "zoom",
 		[CMD_HELP] = "help", [CMD_QUIT] = "quit", [CMD_BAD] = "parse",
 	};
@@ -77,7 +81,7 @@ headless_command_name(enum command_kind kind)
 }
 
 /* Runs one input line and reports what it did: a "reply" or an "error"
- * event, or the report it asked for ("team", "requests"). Text for an
+ * event, or the report it asked for ("team", "requests", "tasks"). Text for an
  * agent is reported only when it could not be sent. */
 static void
 headless_command(struct headless *h, const char *line)
@@ -102,6 +106,7 @@ headless_command(struct headless *h, const char *line)
 		break;
 	case OUTCOME_TEAM:
 	case OUTCOME_REQUESTS:
+	case OUTCOME_TASKS:
 		headless_reply(h, name, json_incref(res.data));
 		break;
 	case OUTCOME_FRONT:

@@ -72,6 +72,8 @@ struct options {
 	size_t		 nwritable;
 	int		 no_network;
 	int		 no_sandbox;
+	int		 autonomous;
+	const char	*verify;
 };
 
 static void
@@ -123,6 +125,10 @@ usage(FILE *out)
 	    "                        window (default 75; 100: never)\n"
 	    "  --max-rounds N        tool rounds an agent may run in one turn\n"
 	    "                        (default 40)\n"
+	    "  --autonomous          every teammate takes the next ready task\n"
+	    "                        of the task board itself when idle\n"
+	    "  --verify CMD          a task counts as completed only once CMD\n"
+	    "                        exits 0 (run like bash, in the workdir)\n"
 	    "  --no-cache            do not ask for prompt caching\n"
 	    "  --max-cost USD        start no model call once the team has\n"
 	    "                        spent USD (raise it with /budget)\n"
@@ -442,6 +448,8 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.nwritable = o->nwritable;
 	to.no_network = o->no_network;
 	to.no_sandbox = o->no_sandbox;
+	to.autonomous = o->autonomous;
+	to.verify = o->verify;
 	to.catalog = cat;
 	to.choice = o->choice;
 	to.teammate_model = o->teammate_model;
@@ -540,7 +548,7 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
-	    OPT_COMPACT_AT, OPT_MAX_ROUNDS,
+	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
 	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX };
 	static const struct option options[] = {
@@ -572,6 +580,8 @@ main(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "compact-at", required_argument, NULL, OPT_COMPACT_AT },
 		{ "max-rounds", required_argument, NULL, OPT_MAX_ROUNDS },
+		{ "autonomous", no_argument, NULL, OPT_AUTONOMOUS },
+		{ "verify", required_argument, NULL, OPT_VERIFY },
 		{ "max-cost", required_argument, NULL, OPT_MAX_COST },
 		{ "teammate-model", required_argument, NULL,
 		    OPT_TEAMMATE_MODEL },
@@ -751,6 +761,14 @@ main(int argc, char **argv)
 			break;
 		case OPT_NO_NETWORK:
 			o.no_network = 1;
+			break;
+		case OPT_AUTONOMOUS:
+			o.autonomous = 1;
+			break;
+		case OPT_VERIFY:
+			if (*optarg == '\0')
+				return bad_usage("--verify needs a command");
+			o.verify = optarg;
 			break;
 		case OPT_NO_SANDBOX:
 			o.no_sandbox = 1;

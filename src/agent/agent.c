@@ -6,6 +6,9 @@
  *	if there is something to answer: a turn of model calls and tools
  *	else: idle, and wait on the inbox — no CPU until a message comes
  *
+ * An autonomous teammate with nothing to answer takes the next ready task
+ * of the board first (tasks.c), and idles only when there is none.
+ *
  * A turn calls the model, runs the tools it asks for, stores the results,
  * takes in messages that arrived meanwhile (after the tool results, so the
  * model sees them before its next call), and goes on until the model stops
@@ -100,12 +103,16 @@ agent_record(struct agent *a, json_t *entry)
 }
 
 /* The lead's model hears a teammate's idle notice only when it waits for
- * that teammate; other messages always go in. Runs under the store lock. */
+ * that teammate, and a task's completion only when the board says it
+ * waits for it (core/task.h); other messages always go in. Runs under the
+ * store lock. */
 static int
 agent_lead_feed(void *ud, const struct message *m)
 {
 	struct agent *a = ud;
 
+	if (m->type == MSG_TASK_COMPLETED)
+		return json_is_true(json_object_get(m->metadata, "feed"));
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;
 	return roster_take_awaited_tx(a->team->store, m->from);
@@ -633,6 +640,10 @@ agent_main(void *arg)
 			(void)context_compact(a, 1, NULL);
 			continue;
 		}
+		/* Nothing to answer: an autonomous teammate takes its next
+		 * task (a task made ready wakes it here). */
+		if (a->autonomous && !a->errored && agent_next_task(a))
+			continue;
 		if (a->worked && !a->is_lead)
 			agent_notify_idle(a);
 		a->worked = 0;

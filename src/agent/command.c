@@ -23,6 +23,8 @@ static const struct {
 	{ "budget", CMD_BUDGET },
 	{ "compact", CMD_COMPACT },
 	{ "context", CMD_CONTEXT },
+	{ "task", CMD_TASK_ADD },
+	{ "tasks", CMD_TASKS },
 	{ "team", CMD_TEAM },
 	{ "requests", CMD_REQUESTS },
 	{ "zoom", CMD_ZOOM },
@@ -45,6 +47,11 @@ command_help(void)
 	    "/interrupt NAME         stop a member's turn (Esc: the focused)\n"
 	    "/budget [USD|off]       show or set the team's spending limit\n"
 	    "/compact, /context [NAME]  compact now; how full the window is\n"
+	    "/task add SUBJECT [after t1,t2]  add a task to the board\n"
+	    "/task assign ID NAME     give a task to a teammate\n"
+	    "/task done|cancel|reopen ID  complete (after its check), drop\n"
+	    "                        or reopen a task\n"
+	    "/tasks                  list the task board\n"
 	    "/team                   list the team\n"
 	    "/requests               list the requests\n"
 	    "/zoom                   zoom the focused pane\n"
@@ -99,6 +106,87 @@ command_bad(struct command *c, char *why)
 	free(c->error);
 	c->error = why;
 	c->kind = CMD_BAD;
+	return c->kind;
+}
+
+/* Whether s is a list of task ids: "t1,t2", "3, t4". */
+static int
+task_ids_list(const char *s)
+{
+	int digits = 0;
+
+	for (;; s++) {
+		s = skip_space(s);
+		if (*s == 't' || *s == 'T')
+			s++;
+		for (digits = 0; isdigit((unsigned char)*s); s++)
+			digits++;
+		if (digits == 0)
+			return 0;
+		s = skip_space(s);
+		if (*s == '\0')
+			return 1;
+		if (*s != ',')
+			return 0;
+	}
+}
+
+/* /task add|assign|done|cancel|reopen ... */
+static enum command_kind
+command_task(struct command *c, const char *args)
+{
+	static const char usage[] = "usage: /task add SUBJECT [after t1,t2] | "
+	    "/task assign ID NAME | /task done|cancel|reopen ID";
+	char *verb = next_word(&args), *rest, *after;
+	const char *p;
+
+	if (verb == NULL)
+		return command_bad(c, xstrdup(usage));
+	if (strcmp(verb, "add") == 0) {
+		free(verb);
+		if ((c->text = rest_of(args)) == NULL)
+			return command_bad(c, xstrdup("usage: /task add SUBJECT "
+			    "[after t1,t2]"));
+		/* A trailing "after IDS" names what it waits for. */
+		for (p = c->text; (after = strstr(p, " after ")) != NULL;
+		    p = after + 1) {
+			if (task_ids_list(after + 7)) {
+				c->target = rest_of(after + 7);
+				*after = '\0';
+				rest = rest_of(c->text);
+				free(c->text);
+				c->text = rest;
+				break;
+			}
+		}
+		if (c->text == NULL)
+			return command_bad(c, xstrdup("the task needs a subject"));
+		return c->kind = CMD_TASK_ADD;
+	}
+	if (strcmp(verb, "done") == 0)
+		c->kind = CMD_TASK_DONE;
+	else if (strcmp(verb, "cancel") == 0)
+		c->kind = CMD_TASK_CANCEL;
+	else if (strcmp(verb, "reopen") == 0)
+		c->kind = CMD_TASK_REOPEN;
+	else if (strcmp(verb, "assign") == 0)
+		c->kind = CMD_TASK_ASSIGN;
+	else {
+		free(verb);
+		return command_bad(c, xstrdup(usage));
+	}
+	free(verb);
+	c->target = next_word(&args);
+	if (c->kind == CMD_TASK_ASSIGN)
+		c->name = next_word(&args);
+	rest = rest_of(args);
+	if (c->target == NULL || (c->kind == CMD_TASK_ASSIGN &&
+	    c->name == NULL) || rest != NULL) {
+		free(rest);
+		return command_bad(c, xstrdup(c->kind == CMD_TASK_ASSIGN ?
+		    "usage: /task assign ID NAME" : "usage: /task "
+		    "done|cancel|reopen ID"));
+	}
 	return c->kind;
 }
 
@@ -183,6 +271,8 @@ command_parse(const char *line, struct command *c)
 		break;
 	case CMD_BUDGET:
 		return command_budget(c, args);
+	case CMD_TASK_ADD:
+		return command_task(c, args);
 	case CMD_COMPACT:
 	case CMD_CONTEXT:
 		c->name = next_word(&args);

@@ -7,6 +7,8 @@
  *	/msg NAME TEXT			/team   /requests   /zoom
  *	/interrupt NAME			/budget [USD|off]
  *	/compact [NAME]			/context [NAME]
+ *	/task add SUBJECT [after t1,t2]	/task assign ID NAME
+ *	/task done|cancel|reopen ID	/tasks
  *	/help				/quit
  *
  * REQ names one request: its id, a prefix of the id that only one pending
@@ -35,6 +37,12 @@ enum command_kind {
 	CMD_BUDGET,	/* amount: dollars, 0 for none, -1 to show */
 	CMD_COMPACT,	/* name? (default: the focused agent) */
 	CMD_CONTEXT,	/* name? (default: the focused agent) */
+	CMD_TASK_ADD,	/* text (the subject), target? ("t1,t2") */
+	CMD_TASK_ASSIGN, /* target (the task), name */
+	CMD_TASK_DONE,	/* target */
+	CMD_TASK_CANCEL, /* target */
+	CMD_TASK_REOPEN, /* target */
+	CMD_TASKS,
 	CMD_TEAM,
 	CMD_REQUESTS,
 	CMD_ZOOM,
@@ -66,6 +74,7 @@ enum command_outcome {
 	OUTCOME_ERROR,		/* message says why nothing happened */
 	OUTCOME_TEAM,		/* data: the /team report */
 	OUTCOME_REQUESTS,	/* data: the /requests report */
+	OUTCOME_TASKS,		/* data: the /tasks report */
 	OUTCOME_FRONT		/* the front end's own (/zoom, /help, /quit,
 				 * a blank line): nothing was done */
 };
@@ -89,7 +98,9 @@ struct command_result {
  * cache_read_tokens, cost_usd, model, context_tokens?, context_window?}],
  * team_cost_usd, max_cost_usd,
  * sandbox}; /requests is {requests: [{id, type, from, to, status, body,
- * decided_by?}]}, pending first, oldest first, then the latest decided.
+ * decided_by?}]}, pending first, oldest first, then the latest decided;
+ * /tasks is {tasks: [task]}, every task by id, each as a task event's
+ * data (event.h).
  */
 void command_run(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res);

@@ -31,6 +31,7 @@ static const char *const event_type_names[EV_TYPE_COUNT] = {
 	[EV_NOTICE] = "notice",
 	[EV_BUDGET] = "budget",
 	[EV_CONTEXT] = "context",
+	[EV_TASK] = "task",
 	[EV_COMPACTION] = "compaction",
 };
 

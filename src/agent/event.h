@@ -40,6 +40,12 @@ enum event_type {
 				 * has spent its budget; the agent waits */
 	EV_CONTEXT,		/* {context_tokens, context_window}: how
 				 * full the agent's window is after a call */
+	EV_TASK,		/* a task made or changed: {id, subject,
+				 * description, status, owner?, owner_gone,
+				 * blocked_by, blocked, created_by, result,
+				 * verify?, checked, check_output?,
+				 * created_at, updated_at}; agent: its
+				 * owner */
 	EV_COMPACTION,		/* {kind: "client"|"server", before, after,
 				 * context_window}: its view was compacted */
 	EV_TYPE_COUNT

@@ -87,6 +87,37 @@ execute_requests(struct team *t)
 	return json_pack("{s:o}", "requests", list);
 }
 
+/* /tasks: every task, by id. */
+static json_t *
+execute_tasks(struct team *t)
+{
+	struct task *k;
+	size_t n = taskboard_list(team_taskboard(t), -1, &k), i;
+	json_t *list = json_array();
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, team_task_json(&k[i]));
+	task_free_array(k, n);
+	return json_pack("{s:o}", "tasks", list);
+}
+
+/* /task add SUBJECT [after IDS]: the ids split at their commas. */
+static int
+execute_task_add(struct team *t, const struct command *c, char **msg)
+{
+	const char *ids[TASK_MAX_BLOCKERS + 1];
+	char *copy = xstrdup(c->target ? c->target : ""), *p, *save = NULL;
+	size_t n = 0;
+	int rc;
+
+	for (p = strtok_r(copy, ", ", &save); p != NULL && n < TASK_MAX_BLOCKERS
+	    + 1; p = strtok_r(NULL, ", ", &save))
+		ids[n++] = p;
+	rc = team_task_add(t, c->text, ids, n, msg);
+	free(copy);
+	return rc;
+}
+
 /* /approve and /reject: the request named, else the selected one. */
 static void
 execute_decide(struct team *t, const struct command *c, const char *selected,
@@ -156,6 +187,28 @@ command_run(struct team *t, const struct command *c, const char *focus,
 		msg = team_context_text(t, name);
 		execute_done(res, msg != NULL, msg != NULL ? msg :
 		    xasprintf("no running member is called '%s'", name));
+		break;
+	case CMD_TASK_ADD:
+		ok = execute_task_add(t, c, &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_TASK_ASSIGN:
+		ok = team_task_assign(t, c->target, c->name, &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_TASK_DONE:
+		ok = team_task_done(t, c->target, &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_TASK_CANCEL:
+	case CMD_TASK_REOPEN:
+		ok = team_task_move(t, c->target, c->kind == CMD_TASK_CANCEL ?
+		    TASK_CANCELLED : TASK_PENDING, &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_TASKS:
+		res->outcome = OUTCOME_TASKS;
+		res->data = execute_tasks(t);
 		break;
 	case CMD_TEAM:
 		res->outcome = OUTCOME_TEAM;

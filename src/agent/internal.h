@@ -16,10 +16,12 @@
 #include "core/protocol.h"
 #include "core/roster.h"
 #include "core/store.h"
+#include "core/task.h"
 #include "util/cancel.h"
 #include "llm/catalog.h"
 #include "llm/llm.h"
 
+struct bash_options;
 struct policy;
 struct tool_output;
 
@@ -70,6 +72,9 @@ struct agent {
 	char			*leave_reason;
 	int			 worked;	/* a turn ran since idle */
 	enum member_status	 status;
+	int			 autonomous;	/* takes tasks from the board */
+	int64_t			 reminded;	/* the task it was last
+						 * reminded of (tasks.c) */
 };
 
 /* How bash commands are confined. */
@@ -92,6 +97,7 @@ struct team {
 	struct store		*store;
 	struct bus		*bus;
 	struct protocol		*proto;
+	struct taskboard	*tasks;
 	struct evq		 events;
 	struct policy		*policy;
 	int64_t			 epoch_us;	/* when opened */
@@ -106,6 +112,12 @@ struct team {
 	int64_t			 quit_deadline;	/* clock_mono_ms */
 	int			 lead_stopping;
 	double			 max_cost;	/* under lock; 0: none */
+
+	/* The checks of tasks the person completes run in threads of
+	 * their own (tasks.c); team_free cancels and joins them. */
+	pthread_t		*checkers;	/* under lock */
+	size_t			 ncheckers, capcheckers;
+	struct cancel		 check_cancel;
 };
 
 /* team.c */
@@ -115,11 +127,25 @@ struct team {
 int team_launch(struct team *t, const char *name, const char *role,
     char **err);
 
-/* Adds and starts a teammate whose first message is `prompt` from the
- * lead, talking to `model` (NULL: the team's default for teammates).
- * Checks the name, the model and the team size. Safe from any thread. */
-int team_spawn(struct team *t, const char *name, const char *role,
-    const char *prompt, int plan_required, const char *model, char **err);
+/* A teammate to spawn. */
+struct spawn_request {
+	const char	*name;
+	const char	*role;
+	const char	*prompt;	/* its first message, from the lead */
+	const char	*model;		/* NULL: the team's for teammates */
+	int		 plan_required;
+	int		 autonomous;	/* it takes tasks from the board */
+};
+
+/* Adds and starts a teammate. Checks the name, the model and the team
+ * size. Safe from any thread. */
+int team_spawn(struct team *t, const struct spawn_request *s, char **err);
+
+/* The options of a command run for the team (bash, a task's check):
+ * its working directory, sandbox, timeout and temp dir; `cancel` stops
+ * it. */
+void team_bash_options(struct team *t, struct cancel *cancel,
+    struct bash_options *bo);
 
 /* Notes, in the store, that the lead waits for `name`: its next idle
  * notice will be fed to the lead's model. Call it before the message the
@@ -206,6 +232,31 @@ json_t *tools_for(int is_lead);
 /* Runs one tool call for agent a. Bad input is a tool error. */
 void tools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out);
+
+/* tasks.c */
+
+/*
+ * `who` completes task `id` with `result` (NULL: leave it): its check —
+ * the task's own command, else the team's --verify — runs first, and
+ * only a zero exit completes it; otherwise it stays in progress with the
+ * check's output, and its owner is told. Returns 0 when completed, 1 when
+ * the check failed, -1 when it may not (each with a sentence in *msg).
+ */
+int tasks_complete(struct team *t, const char *who, const char *id,
+    const char *result, struct cancel *cancel, char **msg);
+
+/* Why agent a may not give a task this check command, or NULL when it
+ * may: a check runs as its bash would, so it must be a command its bash
+ * would run without asking (malloc'd). */
+char *tasks_check_refused(struct agent *a, const char *command);
+
+/*
+ * An autonomous teammate with nothing to answer takes its next task: it
+ * is reminded, once, of a task it still has in progress; else it claims
+ * the next ready one, which its transcript records in the claim's own
+ * transaction. Returns 1 when its model has work now, 0 when not.
+ */
+int agent_next_task(struct agent *a);
 
 /* prompt.c */
 

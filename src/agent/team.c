@@ -81,6 +81,14 @@ team_on_request(void *ud, const struct request *r)
 	evq_push(&t->events, EV_REQUEST, r->to, team_request_json(r));
 }
 
+static void
+team_on_task(void *ud, const struct task *k)
+{
+	struct team *t = ud;
+
+	evq_push(&t->events, EV_TASK, k->owner, team_task_json(k));
+}
+
 /* --- opening ------------------------------------------------------------------- */
 
 /* Whether path is dir or lies beneath it. */
@@ -251,6 +259,7 @@ team_open(const struct team_options *o, char **err)
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
+	cancel_init(&t->check_cancel);
 	evq_init(&t->events);
 	/* The state lives out of the workdir, in a folder of the team's
 	 * own, locked for this process before anything is read. */
@@ -297,8 +306,10 @@ team_open(const struct team_options *o, char **err)
 	if (o->shutdown_timeout_ms > 0)
 		protocol_set_timeout(t->proto, REQ_SHUTDOWN,
 		    o->shutdown_timeout_ms);
+	t->tasks = taskboard_new(t->bus);
 	bus_listen(t->bus, team_on_message, t);
 	protocol_listen(t->proto, team_on_request, t);
+	taskboard_listen(t->tasks, team_on_task, t);
 	return t;
 fail:
 	team_free(t);
@@ -406,6 +417,7 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->role = xstrdup(role ? role : "");
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
 	a->status = m ? m->status : MEMBER_STARTING;
+	a->autonomous = m != NULL && m->autonomous;
 	a->model_id = xstrdup(team_model_of(t, m));
 	member_free(m);
 	cancel_init(&a->cancel);
@@ -453,13 +465,13 @@ team_live_teammates(struct team *t)
 }
 
 int
-team_spawn(struct team *t, const char *name, const char *role,
-    const char *prompt, int plan_required, const char *model, char **err)
+team_spawn(struct team *t, const struct spawn_request *s, char **err)
 {
 	struct message task = { 0 };
 	struct model_info info;
 	struct llm_config cfg;
-	int rc;
+	const char *model = s->model ? s->model : t->opts.teammate_model;
+	int autonomous = s->autonomous || t->opts.autonomous, rc;
 
 	if (atomic_load(&t->quitting)) {
 		*err = xstrdup("the team is shutting down");
@@ -472,8 +484,6 @@ team_spawn(struct team *t, const char *name, const char *role,
 	}
 	/* A model the person's choices cannot work with is refused here,
 	 * before anything is written. */
-	if (model == NULL)
-		model = t->opts.teammate_model;
 	if (model != NULL && team_model_config(t, model, &info, &cfg,
 	    err) == -1)
 		return -1;
@@ -481,25 +491,43 @@ team_spawn(struct team *t, const char *name, const char *role,
 	 * before its thread starts: a crash at any point loses nothing. */
 	if (store_begin(t->store, err) == -1)
 		return -1;
-	rc = roster_add_tx(t->store, name, role, prompt, plan_required, err);
+	rc = roster_add_tx(t->store, s->name, s->role, s->prompt,
+	    s->plan_required, err);
 	if (rc == 0)
-		rc = roster_set_awaited_tx(t->store, name, 1, err);
+		rc = roster_set_awaited_tx(t->store, s->name, 1, err);
 	if (rc == 0 && model != NULL)
-		rc = roster_set_model_tx(t->store, name, model, err);
-	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, name, MSG_MESSAGE,
-	    prompt, NULL, &task, err) < 0)
+		rc = roster_set_model_tx(t->store, s->name, model, err);
+	if (rc == 0 && autonomous)
+		rc = roster_set_autonomous_tx(t->store, s->name, err);
+	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, s->name,
+	    MSG_MESSAGE, s->prompt, NULL, &task, err) < 0)
 		rc = -1;
 	if (store_end(t->store, rc == 0, rc == 0 ? err : NULL) == -1) {
 		message_clear(&task);
 		return -1;
 	}
-	bus_wake(t->bus, name);
+	bus_wake(t->bus, s->name);
 	bus_announce(t->bus, &task);
 	message_clear(&task);
-	evq_push(&t->events, EV_SPAWNED, name, json_pack("{s:s, s:b, s:s}",
-	    "role", role, "plan_required", plan_required, "model", model ?
-	    model : t->opts.llm.model));
-	return team_launch(t, name, role, err);
+	evq_push(&t->events, EV_SPAWNED, s->name, json_pack("{s:s, s:b, s:s, "
+	    "s:b}", "role", s->role, "plan_required", s->plan_required,
+	    "model", model ? model : t->opts.llm.model, "autonomous",
+	    autonomous));
+	return team_launch(t, s->name, s->role, err);
+}
+
+void
+team_bash_options(struct team *t, struct cancel *cancel,
+    struct bash_options *bo)
+{
+	memset(bo, 0, sizeof *bo);
+	bo->program = t->program;
+	bo->workdir = t->workdir;
+	bo->timeout_s = t->opts.bash_timeout_s;
+	bo->cancel = cancel;
+	bo->sandboxed = t->sandbox == SANDBOX_ON;
+	bo->sandbox_fd = t->sandbox_fd;
+	bo->tmpdir = t->tmpdir;
 }
 
 void
@@ -1025,8 +1053,15 @@ team_free(struct team *t)
 		agent_free(t->agents[i]);
 	}
 	free(t->agents);
+	/* No checker can be added now either. */
+	cancel_fire(&t->check_cancel);
+	for (i = 0; i < t->ncheckers; i++)
+		pthread_join(t->checkers[i], NULL);
+	free(t->checkers);
+	cancel_destroy(&t->check_cancel);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
+	taskboard_free(t->tasks);
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);

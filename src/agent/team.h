@@ -16,6 +16,7 @@
 #include "core/protocol.h"
 #include "core/roster.h"
 #include "core/store.h"
+#include "core/task.h"
 #include "llm/catalog.h"
 #include "llm/llm.h"
 
@@ -44,6 +45,10 @@ struct team_options {
 	size_t			 nwritable;
 	int			 no_network;	/* commands get no TCP */
 	int			 no_sandbox;	/* commands run unconfined */
+	const char		*verify;	/* --verify: checks every task
+						 * before it is completed */
+	int			 autonomous;	/* --autonomous: every teammate
+						 * takes tasks from the board */
 };
 
 /* Fills o with the defaults above. */
@@ -155,6 +160,31 @@ int team_context(struct team *t, const char *name, int64_t *tokens,
 /* A line for the person on member `name`'s context window: how full, and
  * its last compaction. NULL when no such member runs. */
 char *team_context_text(struct team *t, const char *name);
+
+/* The data of a task event (see event.h). */
+json_t *team_task_json(const struct task *k);
+
+/* The team's task board. */
+struct taskboard *team_taskboard(struct team *t);
+
+/* The person adds a task that waits for the tasks `after` names. Each of
+ * these returns 0 or -1, with a sentence to show in *msg. */
+int team_task_add(struct team *t, const char *subject,
+    const char *const *after, size_t nafter, char **msg);
+
+/* The person gives task `id` to a teammate. */
+int team_task_assign(struct team *t, const char *id, const char *teammate,
+    char **msg);
+
+/* The person cancels or reopens task `id` (or completes it, when it has
+ * no check). */
+int team_task_move(struct team *t, const char *id, enum task_status status,
+    char **msg);
+
+/* The person completes task `id`: a task with a check is completed by a
+ * thread of its own once the check passes, and a notice says how it
+ * went. */
+int team_task_done(struct team *t, const char *id, char **msg);
 
 /* The person asks teammate `name` to shut down (a shutdown request). */
 int team_request_shutdown(struct team *t, const char *name, char **err);

@@ -14,31 +14,15 @@
 #include "tools/bash.h"
 #include "tools/fstools.h"
 #include "agent/internal.h"
+#include "agent/tooldef.h"
 #include "tools/policy.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
 
-#define FOR_LEAD	0x1
-#define FOR_TEAMMATE	0x2
-#define FOR_BOTH	(FOR_LEAD | FOR_TEAMMATE)
-
-typedef void (*tool_fn)(struct agent *a, json_t *in, struct tool_output *o);
-
-struct tool_def {
-	const char	*name;
-	unsigned	 who;
-	int		 gated;		/* needs an approved plan */
-	tool_fn		 run;
-	const char	*description;
-	const char	*schema;	/* input_schema, as JSON */
-};
-
 /* --- reading the input ---------------------------------------------------- */
 
-/* Each returns 0, or -1 after setting a tool error the model can act on. */
-
-static int
-arg_str(json_t *in, const char *key, int required, const char **out,
+int
+input_str(json_t *in, const char *key, int required, const char **out,
     struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key);
@@ -56,8 +40,8 @@ arg_str(json_t *in, const char *key, int required, const char **out,
 	return 0;
 }
 
-static int
-arg_bool(json_t *in, const char *key, int required, int *out,
+int
+input_bool(json_t *in, const char *key, int required, int *out,
     struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key);
@@ -74,8 +58,8 @@ arg_bool(json_t *in, const char *key, int required, int *out,
 	return 0;
 }
 
-static int
-arg_int(json_t *in, const char *key, long *out, struct tool_output *o)
+int
+input_int(json_t *in, const char *key, long *out, struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key);
 
@@ -104,13 +88,13 @@ static void
 tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 {
 	struct team *t = a->team;
-	struct bash_options bo = { 0 };
+	struct bash_options bo;
 	const char *command;
 	char *risk, *body, *err = NULL;
 	char id[PROTO_ID_SIZE];
 	struct request *r;
 
-	if (arg_str(in, "command", 1, &command, o) == -1)
+	if (input_str(in, "command", 1, &command, o) == -1)
 		return;
 	/* Without a sandbox every command is the person's call. */
 	if (t->sandbox == SANDBOX_MISSING)
@@ -148,13 +132,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		}
 		request_free(r);
 	}
-	bo.program = t->program;
-	bo.workdir = t->workdir;
-	bo.timeout_s = t->opts.bash_timeout_s;
-	bo.cancel = &a->cancel;
-	bo.sandboxed = t->sandbox == SANDBOX_ON;
-	bo.sandbox_fd = t->sandbox_fd;
-	bo.tmpdir = t->tmpdir;
+	team_bash_options(t, &a->cancel, &bo);
 	bash_run(command, &bo, o);
 	if (bo.sandboxed && tool_bash_refused(o->text))
 		tool_append(o, "\n[the sandbox lets commands write only in the "
@@ -180,9 +158,9 @@ tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 	const char *path;
 	long offset = 0, limit = 0;
 
-	if (arg_str(in, "path", 1, &path, o) == -1 ||
-	    arg_int(in, "offset", &offset, o) == -1 ||
-	    arg_int(in, "limit", &limit, o) == -1)
+	if (input_str(in, "path", 1, &path, o) == -1 ||
+	    input_int(in, "offset", &offset, o) == -1 ||
+	    input_int(in, "limit", &limit, o) == -1)
 		return;
 	fstools_read(&c, path, offset, limit, o);
 }
@@ -193,8 +171,8 @@ tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 	struct fstools_ctx c;
 	const char *path, *content;
 
-	if (arg_str(in, "path", 1, &path, o) == -1 ||
-	    arg_str(in, "content", 1, &content, o) == -1)
+	if (input_str(in, "path", 1, &path, o) == -1 ||
+	    input_str(in, "content", 1, &content, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_write(&c, path, content, o);
@@ -206,9 +184,9 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 	struct fstools_ctx c;
 	const char *path, *old_text, *new_text;
 
-	if (arg_str(in, "path", 1, &path, o) == -1 ||
-	    arg_str(in, "old_text", 1, &old_text, o) == -1 ||
-	    arg_str(in, "new_text", 1, &new_text, o) == -1)
+	if (input_str(in, "path", 1, &path, o) == -1 ||
+	    input_str(in, "old_text", 1, &old_text, o) == -1 ||
+	    input_str(in, "new_text", 1, &new_text, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_edit(&c, path, old_text, new_text, o);
@@ -222,8 +200,8 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 	const char *to, *content;
 	char *err = NULL;
 
-	if (arg_str(in, "to", 1, &to, o) == -1 ||
-	    arg_str(in, "content", 1, &content, o) == -1)
+	if (input_str(in, "to", 1, &to, o) == -1 ||
+	    input_str(in, "content", 1, &content, o) == -1)
 		return;
 	if (strcmp(to, a->name) == 0) {
 		tool_error(o, "you cannot send a message to yourself");
@@ -261,7 +239,7 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL;
 	int n;
 
-	if (arg_str(in, "content", 1, &content, o) == -1)
+	if (input_str(in, "content", 1, &content, o) == -1)
 		return;
 	if ((n = bus_broadcast(a->team->bus, a->name, content, &err)) < 0) {
 		tool_error(o, "not sent: %s", err);
@@ -276,17 +254,21 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 static void
 tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 {
-	const char *name, *role, *prompt, *model;
-	int plan_required = 0;
+	struct spawn_request s = { 0 };
+	const char *name, *role, *model;
 	char *err = NULL, *notice = NULL;
 	struct model_info info;
 
-	if (arg_str(in, "name", 1, &name, o) == -1 ||
-	    arg_str(in, "role", 1, &role, o) == -1 ||
-	    arg_str(in, "prompt", 1, &prompt, o) == -1 ||
-	    arg_bool(in, "plan_required", 0, &plan_required, o) == -1 ||
-	    arg_str(in, "model", 0, &model, o) == -1)
+	if (input_str(in, "name", 1, &s.name, o) == -1 ||
+	    input_str(in, "role", 1, &s.role, o) == -1 ||
+	    input_str(in, "prompt", 1, &s.prompt, o) == -1 ||
+	    input_bool(in, "plan_required", 0, &s.plan_required, o) == -1 ||
+	    input_bool(in, "autonomous", 0, &s.autonomous, o) == -1 ||
+	    input_str(in, "model", 0, &s.model, o) == -1)
 		return;
+	name = s.name;
+	role = s.role;
+	model = s.model;
 	if (model != NULL && *model == '\0')
 		model = NULL;
 	if (model != NULL && (strlen(model) > 100 || strspn(model,
@@ -296,8 +278,8 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 		    "digits and ._:/@-");
 		return;
 	}
-	if (team_spawn(a->team, name, role, prompt, plan_required, model,
-	    &err) == -1) {
+	s.model = model;
+	if (team_spawn(a->team, &s, &err) == -1) {
 		tool_error(o, "not spawned: %s", err);
 		free(err);
 		return;
@@ -306,10 +288,12 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	    &info))
 		notice = xasprintf("; %s is not in the model catalog, so it "
 		    "runs with cautious limits", model);
-	tool_ok(o, "spawned %s (%s)%s%s; it starts on your prompt now and "
-	    "you will hear when it is idle", name, role, plan_required ?
+	tool_ok(o, "spawned %s (%s)%s%s%s; it starts on your prompt now and "
+	    "you will hear when it is idle", name, role, s.plan_required ?
 	    "; it must have its plan approved before it may act" : "",
-	    notice ? notice : "");
+	    s.autonomous || a->team->opts.autonomous ? "; it is autonomous: "
+	    "when idle it claims the next ready task of the board itself" :
+	    "", notice ? notice : "");
 	free(notice);
 }
 
@@ -345,8 +329,8 @@ tool_request_shutdown(struct agent *a, json_t *in, struct tool_output *o)
 	const char *name, *reason;
 	char id[PROTO_ID_SIZE], *err = NULL;
 
-	if (arg_str(in, "teammate", 1, &name, o) == -1 ||
-	    arg_str(in, "reason", 0, &reason, o) == -1)
+	if (input_str(in, "teammate", 1, &name, o) == -1 ||
+	    input_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	if (strcmp(name, ROSTER_LEAD) == 0) {
 		tool_error(o, "the lead cannot be shut down this way");
@@ -371,9 +355,9 @@ tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	if (arg_str(in, "request_id", 1, &id, o) == -1 ||
-	    arg_bool(in, "approve", 1, &approve, o) == -1 ||
-	    arg_str(in, "feedback", 0, &feedback, o) == -1)
+	if (input_str(in, "request_id", 1, &id, o) == -1 ||
+	    input_bool(in, "approve", 1, &approve, o) == -1 ||
+	    input_str(in, "feedback", 0, &feedback, o) == -1)
 		return;
 	v = protocol_respond(a->team->proto, id, MSG_PLAN_APPROVAL_RESPONSE,
 	    a->name, approve, feedback ? feedback : "", &msg);
@@ -391,7 +375,7 @@ tool_submit_plan(struct agent *a, json_t *in, struct tool_output *o)
 	char id[PROTO_ID_SIZE], *err = NULL;
 	struct request *r;
 
-	if (arg_str(in, "plan", 1, &plan, o) == -1)
+	if (input_str(in, "plan", 1, &plan, o) == -1)
 		return;
 	if (*plan == '\0') {
 		tool_error(o, "the plan is empty: write the steps you intend "
@@ -443,9 +427,9 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	if (arg_str(in, "request_id", 1, &id, o) == -1 ||
-	    arg_bool(in, "approve", 1, &approve, o) == -1 ||
-	    arg_str(in, "reason", 0, &reason, o) == -1)
+	if (input_str(in, "request_id", 1, &id, o) == -1 ||
+	    input_bool(in, "approve", 1, &approve, o) == -1 ||
+	    input_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	/* The quit's request: stop, but stay a member for --resume. */
 	if ((r = protocol_get(a->team->proto, id)) != NULL) {
@@ -515,11 +499,15 @@ static const struct tool_def tool_defs[] = {
 	{ "spawn_teammate", FOR_LEAD, 0, tool_spawn_teammate,
 	  "Start a teammate: an agent with its own thread that begins on your "
 	  "prompt. With plan_required it must have a plan approved before it "
-	  "may run commands or change files.",
+	  "may run commands or change files. With autonomous, whenever it is "
+	  "idle it claims the next ready task of the task board and works on "
+	  "it.",
 	  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","
 	  "\"description\":\"lowercase, e.g. alice\"},\"role\":{\"type\":"
 	  "\"string\"},\"prompt\":{\"type\":\"string\",\"description\":\"the "
-	  "task\"},\"plan_required\":{\"type\":\"boolean\"},\"model\":{"
+	  "task\"},\"plan_required\":{\"type\":\"boolean\"},"
+	  "\"autonomous\":{\"type\":\"boolean\",\"description\":\"it "
+	  "takes tasks from the board when idle\"},\"model\":{"
 	  "\"type\":\"string\",\"description\":\"a model id; leave it out "
 	  "for the team's default\"}},"
 	  "\"required\":[\"name\",\"role\",\"prompt\"]}" },
@@ -559,16 +547,26 @@ static const struct tool_def tool_defs[] = {
 
 #define TOOL_COUNT (sizeof tool_defs / sizeof *tool_defs)
 
+/* The i-th tool of every table, or NULL past the last. */
+static const struct tool_def *
+tools_nth(size_t i)
+{
+	if (i < TOOL_COUNT)
+		return &tool_defs[i];
+	i -= TOOL_COUNT;
+	return i < task_tool_count ? &task_tool_defs[i] : NULL;
+}
+
 json_t *
 tools_for(int is_lead)
 {
+	const struct tool_def *d;
 	json_t *list = json_array();
 	size_t i;
 
 	/* Built afresh for each call: a JSON value shared between agent
 	 * threads would race on its reference count. */
-	for (i = 0; i < TOOL_COUNT; i++) {
-		const struct tool_def *d = &tool_defs[i];
+	for (i = 0; (d = tools_nth(i)) != NULL; i++) {
 		json_t *schema;
 
 		if (!(d->who & (is_lead ? FOR_LEAD : FOR_TEAMMATE)))
@@ -582,8 +580,7 @@ tools_for(int is_lead)
 	return list;
 }
 
-/* Whether a teammate must still get its plan approved. */
-static int
+int
 tools_plan_blocks(struct agent *a)
 {
 	struct member *m = roster_get(a->team->store, a->name);
@@ -597,12 +594,12 @@ void
 tools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out)
 {
-	const struct tool_def *d = NULL;
+	const struct tool_def *d = NULL, *e;
 	size_t i;
 
-	for (i = 0; i < TOOL_COUNT; i++) {
-		if (strcmp(tool_defs[i].name, name) == 0)
-			d = &tool_defs[i];
+	for (i = 0; (e = tools_nth(i)) != NULL && d == NULL; i++) {
+		if (strcmp(e->name, name) == 0)
+			d = e;
 	}
 	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE))) {
 		tool_error(out, "there is no tool named '%s' for you", name);

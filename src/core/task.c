@@ -1075,6 +1075,40 @@ task_moved_tx(struct taskboard *tb, struct task_outbox *o,
 	return rc;
 }
 
+/* Whether `who` may change task t at all. */
+static int
+task_may_change(const struct task *t, const char *who, char **err)
+{
+	if (task_is_manager(who) || (t->owner != NULL &&
+	    strcmp(t->owner, who) == 0))
+		return 0;
+	*err = t->owner != NULL ? xasprintf("%s belongs to %s; only its "
+	    "owner or the lead may change it", t->id, t->owner) :
+	    xasprintf("%s is not yours: claim it first with task_claim",
+	    t->id);
+	return -1;
+}
+
+int
+taskboard_may_move(struct taskboard *tb, const char *who, const char *id,
+    enum task_status status, char **err)
+{
+	const char *owner;
+	struct task t;
+	int rc = -1;
+
+	store_lock(tb->store);
+	if (task_find_tx(tb->store, id, &t, err) == 0) {
+		rc = task_may_change(&t, who, err);
+		if (rc == 0 && t.status != status)
+			rc = task_may_move(&t, who, task_is_manager(who), status,
+			    &owner, err);
+		task_clear(&t);
+	}
+	store_unlock(tb->store);
+	return rc;
+}
+
 int
 taskboard_update(struct taskboard *tb, const char *who, const char *id,
     const struct task_change *c, struct task *out, char **err)
@@ -1091,13 +1125,8 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 		return -1;
 	if (task_find_tx(tb->store, id, &t, err) == -1)
 		goto done;
-	if (!manager && (t.owner == NULL || strcmp(t.owner, who) != 0)) {
-		*err = t.owner != NULL ? xasprintf("%s belongs to %s; only its "
-		    "owner or the lead may change it", t.id, t.owner) :
-		    xasprintf("%s is not yours: claim it first with "
-		    "task_claim", t.id);
+	if (task_may_change(&t, who, err) == -1)
 		goto done;
-	}
 	if (c->if_updated_at != 0 && t.updated_at != c->if_updated_at) {
 		*err = xasprintf("%s changed meanwhile (it is %s now); look at "
 		    "it again", t.id, task_status_name(t.status));

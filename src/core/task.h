@@ -152,6 +152,11 @@ int taskboard_claim(struct taskboard *tb, const char *who, const char *id,
 int taskboard_update(struct taskboard *tb, const char *who, const char *id,
     const struct task_change *c, struct task *out, char **err);
 
+/* Whether `who` may move task `id` to `status` now: 0, or -1 with *err
+ * saying why not. Nothing is changed. */
+int taskboard_may_move(struct taskboard *tb, const char *who, const char *id,
+    enum task_status status, char **err);
+
 /*
  * `who` (the lead or the person) gives task `id` to `teammate`: it
  * becomes in_progress, or stays pending while it waits for others, and

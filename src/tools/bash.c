@@ -588,6 +588,8 @@ bash_run(const char *command, const struct bash_options *o,
 	char *why = NULL;
 	int timeout_s, rc;
 
+	if (o != NULL && o->status_out != NULL)
+		*o->status_out = -1;
 	if (command == NULL || command[0] == '\0')
 		return tool_error(out, "the command is empty");
 	if (o == NULL || o->workdir == NULL)
@@ -613,6 +615,8 @@ bash_run(const char *command, const struct bash_options *o,
 		else
 			bash_stop(&c);
 		bash_reap(&c);
+		if (o->status_out != NULL)
+			*o->status_out = end == BASH_EXITED ? c.status : -1;
 		rc = bash_report(&c, end, timeout_s, out);
 		close(c.out);
 		close(c.status_fd);

@@ -24,6 +24,9 @@ struct bash_options {
 	int		 sandboxed;	/* run in the Landlock sandbox ... */
 	int		 sandbox_fd;	/* ... of this ruleset */
 	const char	*tmpdir;	/* TMPDIR for the command, or NULL */
+	int		*status_out;	/* when not NULL: the shell's wait
+					 * status, or -1 when it did not
+					 * end by itself */
 };
 
 /*

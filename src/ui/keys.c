@@ -273,6 +273,8 @@ keys_table_letter(struct view *v, wint_t wc)
 		return KEY_F(9);
 	case 'h':
 		return KEYS_HIDE_ENDED;
+	case 't':
+		return KEY_F(4);
 	}
 	return 0;
 }
@@ -363,6 +365,8 @@ keys_mouse(struct view *v)
 	if (wheel != 0) {
 		if (pane >= 0)
 			pane_scroll(v->panes[pane], wheel * KEYS_WHEEL_ROWS);
+		else if (in_table && v->show_tasks)
+			tasklist_scroll(&v->tasks, -wheel);
 		else if (in_table)
 			table_move(&v->table, -wheel);
 		return KEY_REDRAW;
@@ -371,8 +375,10 @@ keys_mouse(struct view *v)
 		v->focus = pane;
 	else if (in_table) {
 		v->focus = FOCUS_TABLE;
-		table_select(&v->table, (size_t)(v->table.first + me.y -
-		    v->table_rect.y - 1));
+		/* A click on a task row selects no request. */
+		if (!v->show_tasks)
+			table_select(&v->table, (size_t)(v->table.first +
+			    me.y - v->table_rect.y - 1));
 	}
 	return KEY_REDRAW;
 }
@@ -398,7 +404,7 @@ view_key(struct view *v, int is_key, wint_t wc)
 		case '\r':
 			/* Enter on the table with nothing typed: details. */
 			if (v->focus == FOCUS_TABLE && v->input.len == 0 &&
-			    table_selected(&v->table) != NULL)
+			    !v->show_tasks && table_selected(&v->table) != NULL)
 				return keys_detail_open(v,
 				    table_selected(&v->table));
 			line = input_take(&v->input);
@@ -484,7 +490,9 @@ view_key(struct view *v, int is_key, wint_t wc)
 		break;
 	case KEY_UP:
 	case KEY_DOWN:
-		if (v->focus == FOCUS_TABLE)
+		if (v->focus == FOCUS_TABLE && v->show_tasks)
+			tasklist_scroll(&v->tasks, wc == KEY_UP ? -1 : 1);
+		else if (v->focus == FOCUS_TABLE)
 			table_move(&v->table, wc == KEY_UP ? -1 : 1);
 		else
 			input_history(&v->input, wc == KEY_UP ? -1 : 1);
@@ -499,10 +507,21 @@ view_key(struct view *v, int is_key, wint_t wc)
 	case KEY_F(1):
 		v->popup = POPUP_HELP;
 		break;
+	case KEY_F(4):
+		v->show_tasks = !v->show_tasks;
+		break;
 	case KEY_F(5):
-		return keys_approve(v);
 	case KEY_F(6):
-		return keys_reject_prompt(v);
+		/* The request must be in sight to be decided. */
+		if (v->show_tasks) {
+			v->show_tasks = 0;
+			view_hint(v, ROLE_HINT, "the table shows the requests "
+			    "again: %s decides the one the hint line names",
+			    wc == KEY_F(5) ? "F5" : "F6");
+			break;
+		}
+		return wc == KEY_F(5) ? keys_approve(v) :
+		    keys_reject_prompt(v);
 	case KEY_F(8):
 		v->zoom = !v->zoom;
 		break;
@@ -606,6 +625,34 @@ keys_request_lines(struct view *v, json_t *report)
 	}
 }
 
+/* /tasks's report as lines in the lead's pane. */
+static void
+keys_task_lines(struct view *v, json_t *report)
+{
+	json_t *list = json_object_get(report, "tasks"), *k;
+	struct pane *lead = v->panes[0];
+	const char *owner, *checked;
+	size_t i;
+	char *line;
+
+	pane_add(lead, ROLE_DIM, json_array_size(list) == 0 ?
+	    "tasks: none yet (/task add SUBJECT)" : "tasks:");
+	json_array_foreach(list, i, k) {
+		owner = json_string_value(json_object_get(k, "owner"));
+		checked = json_string_value(json_object_get(k, "checked"));
+		line = xasprintf("  %s · %s%s%s%s · %s%s",
+		    json_string_value(json_object_get(k, "id")),
+		    json_string_value(json_object_get(k, "status")),
+		    owner ? " · " : "", owner ? owner : "",
+		    json_is_true(json_object_get(k, "owner_gone")) ?
+		    " (gone)" : "", checked && strcmp(checked, "passed") == 0 ?
+		    "✓ " : checked && strcmp(checked, "failed") == 0 ? "✗ " :
+		    "", json_string_value(json_object_get(k, "subject")));
+		pane_add(lead, ROLE_DIM, line);
+		free(line);
+	}
+}
+
 int
 view_command(struct view *v, const char *line)
 {
@@ -631,6 +678,12 @@ view_command(struct view *v, const char *line)
 	case OUTCOME_REQUESTS:
 		keys_request_lines(v, res.data);
 		v->focus = FOCUS_TABLE;
+		v->show_tasks = 0;
+		break;
+	case OUTCOME_TASKS:
+		keys_task_lines(v, res.data);
+		v->focus = FOCUS_TABLE;
+		v->show_tasks = 1;
 		break;
 	case OUTCOME_FRONT:
 		if (c.kind == CMD_ZOOM)

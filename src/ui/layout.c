@@ -5,11 +5,11 @@
  *	│               ││               │   teammates stacked on the right,
  *	│               │├ bob ──────────┤   two columns when they no longer
  *	│               ││               │   fit one above the other
- *	├ requests ─────────────────────────┤
+ *	├ requests (F4: tasks) ─────────────┤
  *	│ id  type  from → to  age  status │
  *	├ hint ─────────────────────────────┤
  *	lead> input line
- *	F1 Help  F5 Approve  F6 Reject  F8 Zoom  F9 Shutdown  F10 Quit
+ *	F1 Help  F4 Tasks  F5 Approve  F6 Reject  F8 Zoom  F9 Shutdown  F10 Quit
  *
  * Everything is drawn on stdscr in one pass; curses sends only the cells
  * that changed, so a redraw never flickers.
@@ -23,6 +23,7 @@
 
 #include "agent/command.h"
 #include "ui/draw.h"
+#include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -69,21 +70,29 @@ layout_box(int y, int x, int h, int w, const char *title, int focused)
 	free(t);
 }
 
-/* "alice · coder · working · ctx 63% · claude-x · 12k tok · $0.04"; without the
+/* "alice · coder · working · t3 parser · ctx 63% · claude-x · 12k tok ·
+ * $0.04"; without the
  * role (and then the model) when that does not fit in width columns, so
  * the status always shows. */
 static char *
-layout_pane_title(const struct pane *p, int width)
+layout_pane_title(const struct pane *p, const struct tasklist_row *task,
+    int width)
 {
-	char status[64], tokens[48] = "", *model = NULL, *title;
+	char status[160], tokens[48] = "", *model = NULL, *title;
+	char doing[96] = "";
 
+	/* The task it is on goes with its status: both say what it does. */
+	if (task != NULL)
+		snprintf(doing, sizeof doing, " · %s %.*s", task->id,
+		    (int)text_fit(task->subject, strlen(task->subject), 24),
+		    task->subject);
 	/* The window's use goes with the status: both say how it is. */
 	if (p->ctx_pct >= 0)
-		snprintf(status, sizeof status, "%s · ctx %d%%",
-		    member_status_name(p->status), p->ctx_pct);
+		snprintf(status, sizeof status, "%s%s · ctx %d%%",
+		    member_status_name(p->status), doing, p->ctx_pct);
 	else
-		snprintf(status, sizeof status, "%s",
-		    member_status_name(p->status));
+		snprintf(status, sizeof status, "%s%s",
+		    member_status_name(p->status), doing);
 	if (p->tokens >= 10000)
 		snprintf(tokens, sizeof tokens, " · %.0fk tok · $%.2f",
 		    (double)p->tokens / 1000.0, p->cost);
@@ -112,7 +121,8 @@ static void
 layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 {
 	struct pane *p = v->panes[i];
-	char *title = layout_pane_title(p, w - 4);
+	char *title = layout_pane_title(p, tasklist_current(&v->tasks,
+	    p->name), w - 4);
 
 	v->rects[i] = (struct rect){ y, x, h, w };
 	layout_box(y, x, h, w, title, v->focus == (int)i);
@@ -176,7 +186,8 @@ static void
 layout_folded(struct view *v, size_t i, int y, int x, int w)
 {
 	struct pane *p = v->panes[i];
-	char *title = layout_pane_title(p, w - 2), *line;
+	char *title = layout_pane_title(p, tasklist_current(&v->tasks,
+	    p->name), w - 2), *line;
 
 	v->rects[i] = (struct rect){ y, x, 1, w };
 	line = xasprintf("▸ %s", title);
@@ -257,29 +268,49 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 	free(panes);
 }
 
-/* The table's height: four request rows at least, more while more are
- * pending (one row spare), up to a third of the screen. */
+/* The table's height: four rows at least, more while more requests are
+ * pending (or tasks open, when it shows them; one row spare), up to a
+ * third of the screen. */
 static int
 layout_table_height(struct view *v)
 {
-	int want = (int)table_pending(&v->table) + 1 + 3, most = LINES / 3;
+	size_t ready, doing, open;
+	int want, most = LINES / 3;
+
+	tasklist_counts(&v->tasks, &ready, &doing, &open);
+	want = (int)(v->show_tasks ? open : table_pending(&v->table)) + 1 + 3;
 
 	if (want > most)
 		want = most;
 	return want > TABLE_ROWS ? want : TABLE_ROWS;
 }
 
+/* The table: the requests, or (F4) the tasks; each title names the
+ * other, so a pending request is never out of sight. */
 static void
 layout_table(struct view *v, int y, int h, int64_t now)
 {
-	char *title = xasprintf("requests · %zu pending",
-	    table_pending(&v->table));
+	size_t ready, doing, open, pending = table_pending(&v->table);
+	char *title;
 
+	tasklist_counts(&v->tasks, &ready, &doing, &open);
+	if (v->show_tasks)
+		title = xasprintf("tasks · %zu ready · %zu in progress · %zu "
+		    "open · F4 requests (%zu pending)", ready, doing, open,
+		    pending);
+	else if (v->tasks.n > 0)
+		title = xasprintf("requests · %zu pending · F4 tasks (%zu "
+		    "open)", pending, open);
+	else
+		title = xasprintf("requests · %zu pending", pending);
 	v->table_rect = (struct rect){ y, 0, h, COLS };
 	layout_box(y, 0, h, COLS, title, v->focus == FOCUS_TABLE);
 	free(title);
-	table_draw(&v->table, y + 1, 1, h - 2, COLS - 2,
-	    v->focus == FOCUS_TABLE, now);
+	if (v->show_tasks)
+		tasklist_draw(&v->tasks, y + 1, 1, h - 2, COLS - 2, now);
+	else
+		table_draw(&v->table, y + 1, 1, h - 2, COLS - 2,
+		    v->focus == FOCUS_TABLE, now);
 }
 
 /* "2 working 1 idle": the agents by status, those there are. */
@@ -377,8 +408,9 @@ layout_fkeys(struct view *v, int y)
 {
 	char *status;
 	int room, width = 0;
-	static const char *const keys[][2] = {
-		{ "F1", "Help" }, { "F5", "Approve" }, { "F6", "Reject" },
+	const char *const keys[][2] = {
+		{ "F1", "Help" }, { "F4", v->show_tasks ? "Requests" :
+		"Tasks" }, { "F5", "Approve" }, { "F6", "Reject" },
 		{ "F8", "Zoom" }, { "F9", "Shutdown" }, { "F10", "Quit" },
 	};
 	size_t i;
@@ -443,6 +475,7 @@ layout_help(struct view *v)
 		"Enter       send the input line to the focused agent",
 		"Tab/S-Tab   focus: lead → teammates → request table",
 		"Up/Down     choose a request (table focused); history",
+		"F4          the table shows the tasks, or the requests",
 		"F5          approve the request the hint line names",
 		"F6          reject it, with feedback",
 		"Enter       (table focused) show the whole request",
@@ -455,7 +488,7 @@ layout_help(struct view *v)
 		"F10, C-c    quit (teammates are asked to shut down);",
 		"            again: stop everyone now (state kept)",
 		"C-l redraw · C-g clear the error · mouse: click, wheel",
-		"table, empty line: a/r approve/reject z s ? h hide ended",
+		"table, empty line: a/r approve/reject t tasks z s ? h hide",
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;

@@ -26,6 +26,7 @@ view_new(struct team *t)
 	v->team = t;
 	v->started_ms = clock_mono_ms();
 	table_init(&v->table);
+	tasklist_init(&v->tasks);
 	input_init(&v->input);
 	input_init(&v->feedback);
 	view_pane(v, ROSTER_LEAD, "lead");
@@ -44,6 +45,7 @@ view_free(struct view *v)
 	free(v->panes);
 	free(v->rects);
 	table_free(&v->table);
+	tasklist_free(&v->tasks);
 	input_free(&v->input);
 	input_free(&v->feedback);
 	free(v->hint);
@@ -436,6 +438,22 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	json_decref(done);
 }
 
+/* The board as it is (after --resume). */
+static void
+view_load_tasks(struct view *v)
+{
+	struct task *k;
+	size_t n = taskboard_list(team_taskboard(v->team), -1, &k), i;
+	json_t *d;
+
+	for (i = 0; i < n; i++) {
+		d = team_task_json(&k[i]);
+		tasklist_update(&v->tasks, d);
+		json_decref(d);
+	}
+	task_free_array(k, n);
+}
+
 void
 view_load_history(struct view *v, size_t last)
 {
@@ -464,6 +482,7 @@ view_load_history(struct view *v, size_t last)
 		json_decref(d);
 	}
 	request_free_array(r, n);
+	view_load_tasks(v);
 }
 
 static void
@@ -574,8 +593,13 @@ view_apply(struct view *v, const struct event *e)
 		if (p == NULL || status < 0)
 			break;
 		pane_set_status(p, (enum member_status)status);
-		if (status == MEMBER_TERMINATED)
+		if (status == MEMBER_TERMINATED) {
 			pane_add(p, ROLE_DIM, "— terminated —");
+			tasklist_owner_gone(&v->tasks, p->name);
+		}
+		break;
+	case EV_TASK:
+		tasklist_update(&v->tasks, d);
 		break;
 	case EV_MESSAGE:
 		view_message(v, d);

@@ -1,6 +1,7 @@
 /*
  * The view is everything the screen shows, owned by the main thread: one
- * pane per agent (the lead's first), the request table, the input line,
+ * pane per agent (the lead's first), the table of requests or of tasks,
+ * the input line,
  * which pane has the focus, zoom, the open popup and the hint line. Team
  * events change it (view_apply); keys change it (view_key, in keys.c); it
  * is drawn in one pass (view_draw, in layout.c).
@@ -18,6 +19,7 @@
 #include "ui/input.h"
 #include "ui/pane.h"
 #include "ui/table.h"
+#include "ui/tasklist.h"
 
 #define FOCUS_TABLE (-1)
 
@@ -44,6 +46,8 @@ struct view {
 	struct pane	**panes;
 	size_t		 npanes, cap;
 	struct table	 table;
+	struct tasklist	 tasks;
+	int		 show_tasks;	/* F4: the table shows the tasks */
 	struct input	 input;
 	int		 focus;		/* pane index or FOCUS_TABLE */
 	int		 zoom;

@@ -1,0 +1,337 @@
+/*
+ * The task board as the team works it: completing a task after its check
+ * passes, the autonomous teammate's next task, the board's events, and
+ * the person's task commands (core/task.h keeps the board itself).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "agent/internal.h"
+#include "agent/tooldef.h"
+#include "core/transcript.h"
+#include "tools/bash.h"
+#include "tools/policy.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* How much of a failed check's output is kept and told. */
+#define TASKS_CHECK_OUTPUT	4096
+
+json_t *
+team_task_json(const struct task *k)
+{
+	json_t *after = json_array(), *o;
+	size_t i;
+	char id[TASK_ID_SIZE];
+
+	for (i = 0; i < k->nblocked_by; i++) {
+		snprintf(id, sizeof id, "t%" PRId64, k->blocked_by[i]);
+		json_array_append_new(after, json_string(id));
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:b, s:o, s:b, s:s, s:s, "
+	    "s:s?, s:s, s:I, s:I}", "id", k->id, "subject", k->subject,
+	    "description", k->description, "status", task_status_name(
+	    k->status), "owner", k->owner, "owner_gone", k->owner_gone,
+	    "blocked_by", after, "blocked", k->blocked, "created_by",
+	    k->created_by, "result", k->result, "verify", k->verify,
+	    "checked", task_check_name(k->checked), "created_at",
+	    (json_int_t)k->created_at, "updated_at",
+	    (json_int_t)k->updated_at);
+	if (k->checked == TASK_FAILED)
+		json_object_set_new(o, "check_output",
+		    json_string(k->check_output));
+	return o;
+}
+
+/* The command that checks task k: its own, else the team's. */
+static const char *
+tasks_check_command(struct team *t, const struct task *k)
+{
+	if (k->verify != NULL && *k->verify != '\0')
+		return k->verify;
+	if (t->opts.verify != NULL && *t->opts.verify != '\0')
+		return t->opts.verify;
+	return NULL;
+}
+
+char *
+tasks_check_refused(struct agent *a, const char *command)
+{
+	struct team *t = a->team;
+	char *risk;
+
+	if (command == NULL || *command == '\0')
+		return NULL;
+	if (t->sandbox == SANDBOX_MISSING)
+		return xstrdup("there is no sandbox on this system, so only "
+		    "the person's --verify command checks tasks");
+	if (a->is_lead)
+		return NULL;
+	if (tools_plan_blocks(a))
+		return xstrdup("your plan is not approved yet");
+	if ((risk = policy_check(t->policy, t->workdir, command)) != NULL) {
+		char *why = xasprintf("a check runs without asking anyone, and "
+		    "this command would need the person's permission (%s)",
+		    risk);
+
+		free(risk);
+		return why;
+	}
+	return NULL;
+}
+
+/* The head of a check's output, on a character boundary. */
+static char *
+tasks_output_head(const char *text)
+{
+	size_t len = strlen(text);
+
+	if (len <= TASKS_CHECK_OUTPUT)
+		return xstrdup(text);
+	len = TASKS_CHECK_OUTPUT;
+	while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
+		len--;
+	return xasprintf("%.*s\n[… %zu more bytes]", (int)len, text,
+	    strlen(text) - len);
+}
+
+int
+tasks_complete(struct team *t, const char *who, const char *id,
+    const char *result, struct cancel *cancel, char **msg)
+{
+	struct task_change c = TASK_CHANGE_NONE;
+	struct bash_options bo;
+	struct tool_output out = { 0, NULL };
+	struct task k;
+	const char *command;
+	char *err = NULL, *head;
+	int status = -1, rc;
+
+	if (taskboard_get(t->tasks, id, &k) == -1) {
+		*msg = xasprintf("there is no task '%s'", id ? id : "");
+		return -1;
+	}
+	c.result = result;
+	c.status = TASK_COMPLETED;
+	if ((command = tasks_check_command(t, &k)) == NULL) {
+		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
+		*msg = rc == 0 ? xasprintf("%s completed", k.id) : err;
+		task_clear(&k);
+		return rc;
+	}
+	/* Not run for someone the board would refuse anyway. */
+	if (taskboard_may_move(t->tasks, who, k.id, TASK_COMPLETED, &err) ==
+	    -1) {
+		*msg = err;
+		task_clear(&k);
+		return -1;
+	}
+	team_bash_options(t, cancel, &bo);
+	bo.status_out = &status;
+	bash_run(command, &bo, &out);
+	head = tasks_output_head(out.text ? out.text : "");
+	/* Only what the check saw counts: a task changed meanwhile is
+	 * looked at again. */
+	c.if_updated_at = k.updated_at;
+	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		c.checked = TASK_PASSED;
+		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
+		*msg = rc == 0 ? xasprintf("%s completed: its check (%s) "
+		    "passed", k.id, command) : err;
+	} else {
+		c.status = -1;
+		c.checked = TASK_FAILED;
+		c.check_output = head;
+		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
+		*msg = rc == 0 ? xasprintf("%s is not completed: its check "
+		    "(%s) failed, so it stays in progress. Fix what the output "
+		    "shows and complete it again.\n%s", k.id, command, head) :
+		    err;
+		rc = rc == 0 ? 1 : -1;
+	}
+	log_printf("task %s: check by %s %s", k.id, who, rc == 0 ? "passed" :
+	    "did not pass");
+	free(head);
+	tool_output_clear(&out);
+	task_clear(&k);
+	return rc;
+}
+
+/* The user turn that reminds a teammate of a task it still has. */
+static json_t *
+tasks_reminder(const struct task *k)
+{
+	char *body = task_render(k), *text;
+	json_t *entry;
+
+	text = xasprintf("[task %s is still yours and in progress]\n%s\n\nGo "
+	    "on with it. When it is done, call task_update with id %s, "
+	    "status completed and a short result; if you cannot do it, call "
+	    "task_update with status pending to give it back.", k->id, body,
+	    k->id);
+	entry = transcript_user_text(text);
+	free(body);
+	free(text);
+	return entry;
+}
+
+int
+agent_next_task(struct agent *a)
+{
+	struct team *t = a->team;
+	struct task k;
+	json_t *entry;
+	char *err = NULL;
+	int rc;
+
+	if (taskboard_current(t->tasks, a->name, &k) == 0) {
+		/* Once: a model that will not finish it waits for the lead
+		 * rather than going round for ever. */
+		rc = k.num != a->reminded;
+		if (rc) {
+			a->reminded = k.num;
+			rc = agent_record(a, tasks_reminder(&k)) == 0;
+		}
+		task_clear(&k);
+		return rc;
+	}
+	rc = taskboard_claim(t->tasks, a->name, NULL, &k, &entry, &err);
+	if (rc == -1) {
+		agent_error(a, "could not claim a task: %s", err);
+		free(err);
+		return 0;
+	}
+	if (rc == 0)
+		return 0;
+	/* Stored with the claim; kept in memory here. */
+	json_array_append_new(a->transcript, entry);
+	a->reminded = k.num;
+	task_clear(&k);
+	return 1;
+}
+
+/* --- the person's commands ------------------------------------------------------ */
+
+struct taskboard *
+team_taskboard(struct team *t)
+{
+	return t->tasks;
+}
+
+int
+team_task_add(struct team *t, const char *subject, const char *const *after,
+    size_t nafter, char **msg)
+{
+	struct task_new n = { subject, NULL, after, nafter, NULL };
+	struct task k;
+	char *line;
+
+	if (taskboard_create(t->tasks, MSG_USER, &n, &k, msg) == -1)
+		return -1;
+	line = task_line(&k);
+	*msg = xasprintf("added %s", line);
+	free(line);
+	task_clear(&k);
+	return 0;
+}
+
+int
+team_task_assign(struct team *t, const char *id, const char *teammate,
+    char **msg)
+{
+	struct task k;
+
+	if (taskboard_assign(t->tasks, MSG_USER, id, teammate, &k, msg) == -1)
+		return -1;
+	*msg = xasprintf("%s is %s's now%s", k.id, teammate, k.blocked ?
+	    "; it starts when what it waits for is done" : "");
+	task_clear(&k);
+	return 0;
+}
+
+int
+team_task_move(struct team *t, const char *id, enum task_status status,
+    char **msg)
+{
+	struct task_change c = TASK_CHANGE_NONE;
+	struct task k;
+
+	c.status = status;
+	if (taskboard_update(t->tasks, MSG_USER, id, &c, &k, msg) == -1)
+		return -1;
+	*msg = xasprintf("%s is %s", k.id, task_status_name(k.status));
+	task_clear(&k);
+	return 0;
+}
+
+struct checker {
+	struct team	*team;
+	char		*id;
+};
+
+static void *
+tasks_checker_main(void *arg)
+{
+	struct checker *c = arg;
+	char *msg = NULL;
+
+	tasks_complete(c->team, MSG_USER, c->id, NULL,
+	    &c->team->check_cancel, &msg);
+	evq_push(&c->team->events, EV_NOTICE, NULL, json_pack("{s:s}",
+	    "message", msg ? msg : ""));
+	free(msg);
+	free(c->id);
+	free(c);
+	return NULL;
+}
+
+int
+team_task_done(struct team *t, const char *id, char **msg)
+{
+	struct checker *c;
+	struct task k;
+	pthread_t th;
+	int rc;
+
+	if (taskboard_get(t->tasks, id, &k) == -1) {
+		*msg = xasprintf("there is no task '%s'", id);
+		return -1;
+	}
+	if (tasks_check_command(t, &k) == NULL) {
+		task_clear(&k);
+		return team_task_move(t, id, TASK_COMPLETED, msg);
+	}
+	if (taskboard_may_move(t->tasks, MSG_USER, k.id, TASK_COMPLETED,
+	    msg) == -1) {
+		task_clear(&k);
+		return -1;
+	}
+	/* The check may take a while: the screen does not wait for it. */
+	c = xcalloc(1, sizeof *c);
+	c->team = t;
+	c->id = xstrdup(k.id);
+	pthread_mutex_lock(&t->lock);
+	rc = t->closing ? -1 : pthread_create(&th, NULL, tasks_checker_main,
+	    c);
+	if (rc == 0) {
+		t->checkers = xgrow(t->checkers, &t->capcheckers,
+		    t->ncheckers + 1, sizeof *t->checkers);
+		t->checkers[t->ncheckers++] = th;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (rc != 0) {
+		free(c->id);
+		free(c);
+		*msg = xstrdup("cannot start the check");
+		task_clear(&k);
+		return -1;
+	}
+	*msg = xasprintf("checking %s before it is completed: %s", k.id,
+	    tasks_check_command(t, &k));
+	task_clear(&k);
+	return 0;
+}

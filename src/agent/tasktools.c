@@ -1,0 +1,278 @@
+/*
+ * The task board's tools: task_create, task_list, task_get, task_claim,
+ * task_update and task_assign. The board (core/task.h) decides who may do
+ * what; these read a call's input, complete a task through its check
+ * (tasks.c), and say what came of it in words a model can act on.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/internal.h"
+#include "agent/tooldef.h"
+#include "tools/tool.h"
+#include "util/xmalloc.h"
+
+/* Reads an optional array of task ids into ids (at most max). */
+static int
+input_ids(json_t *in, const char *key, const char **ids, size_t max,
+    size_t *n, struct tool_output *o)
+{
+	json_t *v = json_object_get(in, key), *e;
+	size_t i;
+
+	*n = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return tool_error(o, "field '%s' must be an array of task ids "
+		    "such as [\"t1\", \"t2\"]", key);
+	if (json_array_size(v) > max)
+		return tool_error(o, "field '%s' lists more than %zu tasks",
+		    key, max);
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e))
+			return tool_error(o, "field '%s' must hold task ids "
+			    "as strings, such as \"t1\"", key);
+		ids[(*n)++] = json_string_value(e);
+	}
+	return 0;
+}
+
+static void
+tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *ids[TASK_MAX_BLOCKERS];
+	struct task_new n = { NULL, NULL, ids, 0, NULL };
+	struct task k;
+	char *err = NULL, *line;
+
+	if (input_str(in, "subject", 1, &n.subject, o) == -1 ||
+	    input_str(in, "description", 0, &n.description, o) == -1 ||
+	    input_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS, &n.nblocked_by,
+	    o) == -1 || input_str(in, "verify", 0, &n.verify, o) == -1)
+		return;
+	if ((err = tasks_check_refused(a, n.verify)) != NULL) {
+		tool_error(o, "not created: %s; leave verify out", err);
+		free(err);
+		return;
+	}
+	if (taskboard_create(a->team->tasks, a->name, &n, &k, &err) == -1) {
+		tool_error(o, "not created: %s", err);
+		free(err);
+		return;
+	}
+	line = task_line(&k);
+	tool_ok(o, "created %s%s", line, k.blocked ? "; it becomes ready when "
+	    "what it waits for is completed" : "");
+	free(line);
+	task_clear(&k);
+}
+
+static void
+tool_task_list(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *name;
+	struct task *list;
+	size_t n, i;
+	int status = -1;
+	char *text = xstrdup(""), *line, *next;
+
+	if (input_str(in, "status", 0, &name, o) == -1)
+		return;
+	if (name != NULL && (status = task_status_parse(name)) < 0) {
+		tool_error(o, "status must be pending, in_progress, completed "
+		    "or cancelled");
+		free(text);
+		return;
+	}
+	n = taskboard_list(a->team->tasks, status, &list);
+	for (i = 0; i < n; i++) {
+		line = task_line(&list[i]);
+		next = xasprintf("%s%s%s\n", text, line, list[i].status ==
+		    TASK_PENDING && !list[i].blocked && !list[i].owner ?
+		    " [ready]" : "");
+		free(line);
+		free(text);
+		text = next;
+	}
+	task_free_array(list, n);
+	if (n == 0)
+		tool_ok(o, "%s", status < 0 ? "the board has no tasks" :
+		    "no task has that status");
+	else
+		tool_ok(o, "%s", text);
+	free(text);
+}
+
+static void
+tool_task_get(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *id;
+	struct task k;
+	char *text;
+
+	if (input_str(in, "id", 1, &id, o) == -1)
+		return;
+	if (taskboard_get(a->team->tasks, id, &k) == -1) {
+		tool_error(o, "there is no task '%s'", id);
+		return;
+	}
+	text = task_render(&k);
+	tool_ok(o, "%s", text);
+	free(text);
+	task_clear(&k);
+}
+
+static void
+tool_task_claim(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *id;
+	struct task k;
+	char *err = NULL, *text;
+	int rc;
+
+	if (input_str(in, "id", 0, &id, o) == -1)
+		return;
+	rc = taskboard_claim(a->team->tasks, a->name, id, &k, NULL, &err);
+	if (rc == -1) {
+		tool_error(o, "not claimed: %s", err);
+		free(err);
+		return;
+	}
+	if (rc == 0) {
+		tool_ok(o, "no task is ready: every pending task waits for "
+		    "another or belongs to someone (task_list shows them)");
+		return;
+	}
+	a->reminded = k.num;
+	text = task_render(&k);
+	tool_ok(o, "%s is yours now and in progress:\n%s\nWhen it is done, call "
+	    "task_update with id %s, status completed and a short result.",
+	    k.id, text, k.id);
+	free(text);
+	task_clear(&k);
+}
+
+static void
+tool_task_update(struct agent *a, json_t *in, struct tool_output *o)
+{
+	struct task_change c = TASK_CHANGE_NONE;
+	const char *ids[TASK_MAX_BLOCKERS], *id, *status;
+	struct task k;
+	char *err = NULL, *msg = NULL, *line;
+	int rc;
+
+	if (input_str(in, "id", 1, &id, o) == -1 ||
+	    input_str(in, "status", 0, &status, o) == -1 ||
+	    input_str(in, "result", 0, &c.result, o) == -1 ||
+	    input_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS,
+	    &c.nblocked_by, o) == -1)
+		return;
+	c.blocked_by = ids;
+	if (status != NULL && (c.status = task_status_parse(status)) < 0) {
+		tool_error(o, "status must be pending, in_progress, completed "
+		    "or cancelled");
+		return;
+	}
+	/* Completing runs the task's check first. */
+	if (c.status == TASK_COMPLETED) {
+		if (c.nblocked_by > 0) {
+			tool_error(o, "a task being completed waits for "
+			    "nothing: leave blocked_by out");
+			return;
+		}
+		rc = tasks_complete(a->team, a->name, id, c.result, &a->cancel,
+		    &msg);
+		if (rc == -1)
+			tool_error(o, "not completed: %s", msg);
+		else
+			tool_ok(o, "%s", msg);
+		free(msg);
+		return;
+	}
+	if (taskboard_update(a->team->tasks, a->name, id, &c, &k, &err) ==
+	    -1) {
+		tool_error(o, "not changed: %s", err);
+		free(err);
+		return;
+	}
+	line = task_line(&k);
+	tool_ok(o, "%s", line);
+	free(line);
+	task_clear(&k);
+}
+
+static void
+tool_task_assign(struct agent *a, json_t *in, struct tool_output *o)
+{
+	const char *id, *teammate;
+	struct task k;
+	char *err = NULL, *line;
+
+	if (input_str(in, "id", 1, &id, o) == -1 ||
+	    input_str(in, "teammate", 1, &teammate, o) == -1)
+		return;
+	/* The lead hears when the teammate is done with it. */
+	team_lead_waits(a->team, teammate);
+	if (taskboard_assign(a->team->tasks, a->name, id, teammate, &k,
+	    &err) == -1) {
+		tool_error(o, "not assigned: %s", err);
+		free(err);
+		return;
+	}
+	line = task_line(&k);
+	tool_ok(o, "%s; %s was sent the task%s", line, teammate, k.blocked ?
+	    " and will be told when it may start" : "");
+	free(line);
+	task_clear(&k);
+}
+
+const struct tool_def task_tool_defs[] = {
+	{ "task_create", FOR_BOTH, 0, tool_task_create,
+	  "Add a task to the team's task board. blocked_by lists the tasks "
+	  "that must be completed before it can start. verify is a shell "
+	  "command that must exit 0 before the task counts as completed.",
+	  "{\"type\":\"object\",\"properties\":{\"subject\":{\"type\":"
+	  "\"string\",\"description\":\"a few words on what is to be done\"},"
+	  "\"description\":{\"type\":\"string\"},\"blocked_by\":{\"type\":"
+	  "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"task "
+	  "ids such as t1\"},\"verify\":{\"type\":\"string\"}},"
+	  "\"required\":[\"subject\"]}" },
+	{ "task_list", FOR_BOTH, 0, tool_task_list,
+	  "List the tasks of the board (optionally of one status) with their "
+	  "owners and what they wait for; [ready] marks those anyone may "
+	  "claim.",
+	  "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":"
+	  "\"string\",\"enum\":[\"pending\",\"in_progress\",\"completed\","
+	  "\"cancelled\"]}}}" },
+	{ "task_get", FOR_BOTH, 0, tool_task_get,
+	  "Read one task whole: its description, result and check.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}},"
+	  "\"required\":[\"id\"]}" },
+	{ "task_claim", FOR_TEAMMATE, 0, tool_task_claim,
+	  "Take a task: the one named, or without an id the next ready one "
+	  "(yours first, then the lowest id). It becomes yours and in "
+	  "progress; no one else can take it.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
+	  "\"string\"}}}" },
+	{ "task_update", FOR_BOTH, 0, tool_task_update,
+	  "Change a task you own (the lead: any task). status completed "
+	  "finishes it (after its check passes), pending gives it back, "
+	  "cancelled (lead) drops it; result says what was done. The lead "
+	  "may add tasks to wait for with blocked_by.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
+	  "\"status\":{\"type\":\"string\",\"enum\":[\"pending\","
+	  "\"in_progress\",\"completed\",\"cancelled\"]},\"result\":{"
+	  "\"type\":\"string\"},\"blocked_by\":{\"type\":\"array\",\"items\":"
+	  "{\"type\":\"string\"}}},\"required\":[\"id\"]}" },
+	{ "task_assign", FOR_LEAD, 0, tool_task_assign,
+	  "Give a task to a teammate: it is sent the task and owns it.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
+	  "\"teammate\":{\"type\":\"string\"}},\"required\":[\"id\","
+	  "\"teammate\"]}" },
+};
+
+const size_t task_tool_count = sizeof task_tool_defs /
+    sizeof *task_tool_defs;
