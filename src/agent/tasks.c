@@ -148,9 +148,10 @@ tasks_complete(struct team *t, const char *who, const char *id,
 		c.check_output = head;
 		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
 		*msg = rc == 0 ? xasprintf("%s is not completed: its check "
-		    "(%s) failed, so it stays in progress. Fix what the output "
-		    "shows and complete it again.\n%s", k.id, command, head) :
-		    err;
+		    "(%s) failed, so it stays %s. Fix what the output shows "
+		    "and complete it again.\n%s", k.id, command,
+		    k.status == TASK_PENDING ? "pending" : "in progress",
+		    head) : err;
 		rc = rc == 0 ? 1 : -1;
 	}
 	log_printf("task %s: check by %s %s", k.id, who, rc == 0 ? "passed" :

@@ -493,7 +493,9 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 		return -1;
 	rc = roster_add_tx(t->store, s->name, s->role, s->prompt,
 	    s->plan_required, err);
-	if (rc == 0)
+	/* The lead hears when it is idle; an autonomous teammate's work
+	 * is the board's, which tells the lead itself. */
+	if (rc == 0 && !autonomous)
 		rc = roster_set_awaited_tx(t->store, s->name, 1, err);
 	if (rc == 0 && model != NULL)
 		rc = roster_set_model_tx(t->store, s->name, model, err);

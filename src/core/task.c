@@ -424,12 +424,7 @@ task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
 	size_t i;
 	int l;
 
-	for (i = 0; committed && i < o->nmsgs; i++) {
-		bus_wake(tb->bus, o->msgs[i].to);
-		bus_announce(tb->bus, &o->msgs[i]);
-	}
-	for (i = 0; committed && i < o->nwake; i++)
-		bus_wake(tb->bus, o->wake[i]);
+	/* The board's new state first, then the news of it. */
 	for (i = 0; committed && i < o->nchanged; i++) {
 		store_lock(tb->store);
 		l = task_load_tx(tb->store, o->changed[i], &t);
@@ -440,6 +435,12 @@ task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
 			tb->listeners[l].fn(tb->listeners[l].ud, &t);
 		task_clear(&t);
 	}
+	for (i = 0; committed && i < o->nmsgs; i++) {
+		bus_wake(tb->bus, o->msgs[i].to);
+		bus_announce(tb->bus, &o->msgs[i]);
+	}
+	for (i = 0; committed && i < o->nwake; i++)
+		bus_wake(tb->bus, o->wake[i]);
 	message_free_array(o->msgs, o->nmsgs);
 	for (i = 0; i < o->nwake; i++)
 		free(o->wake[i]);
@@ -1033,6 +1034,21 @@ task_set_text(char **field, const char *text)
 	*field = copy;
 }
 
+/* Inside a transaction: the tasks that wait for task num are to be
+ * announced too, since whether they are blocked may have changed. */
+static void
+task_dependents_changed_tx(struct store *s, struct task_outbox *o,
+    int64_t num)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT task FROM task_deps"
+	    " WHERE blocker = ? ORDER BY task");
+
+	sqlite3_bind_int64(st, 1, num);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		task_outbox_changed(o, sqlite3_column_int64(st, 0));
+	sqlite3_reset(st);
+}
+
 /* Inside a transaction: what a status change tells whom. */
 static int
 task_moved_tx(struct taskboard *tb, struct task_outbox *o,
@@ -1041,6 +1057,9 @@ task_moved_tx(struct taskboard *tb, struct task_outbox *o,
 {
 	char *text = NULL;
 	int rc = 0;
+
+	task_outbox_changed(o, t->num);
+	task_dependents_changed_tx(tb->store, o, t->num);
 
 	switch (t->status) {
 	case TASK_COMPLETED:
@@ -1100,7 +1119,12 @@ taskboard_may_move(struct taskboard *tb, const char *who, const char *id,
 	store_lock(tb->store);
 	if (task_find_tx(tb->store, id, &t, err) == 0) {
 		rc = task_may_change(&t, who, err);
-		if (rc == 0 && t.status != status)
+		if (rc == 0 && t.status == status && (status ==
+		    TASK_COMPLETED || status == TASK_CANCELLED)) {
+			*err = xasprintf("%s is already %s", t.id,
+			    task_status_name(status));
+			rc = -1;
+		} else if (rc == 0 && t.status != status)
 			rc = task_may_move(&t, who, task_is_manager(who), status,
 			    &owner, err);
 		task_clear(&t);
@@ -1143,6 +1167,13 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 		if (task_add_deps_tx(tb, t.num, c->blocked_by, c->nblocked_by,
 		    err) == -1)
 			goto done;
+	}
+	/* A task is closed once: a second completion changes nothing. */
+	if ((c->status == TASK_COMPLETED || c->status == TASK_CANCELLED) &&
+	    (enum task_status)c->status == t.status) {
+		*err = xasprintf("%s is already %s", t.id, task_status_name(
+		    t.status));
+		goto done;
 	}
 	old_owner = xstrdup_or_null(t.owner);
 	moved = c->status >= 0 && (enum task_status)c->status != t.status;

@@ -143,7 +143,14 @@ script_next(struct script *s, const char *agent, unsigned long *tool_base)
 		c->agent = xstrdup(agent);
 		c->next = 0;
 	}
-	turn = json_incref(json_array_get(turns, c->next));
+	turn = json_array_get(turns, c->next);
+	/* {"loop": N} sends the agent back to its turn N. */
+	if (json_is_integer(json_object_get(turn, "loop"))) {
+		c->next = (size_t)json_integer_value(json_object_get(turn,
+		    "loop"));
+		turn = json_array_get(turns, c->next);
+	}
+	turn = json_incref(json_object_get(turn, "loop") ? NULL : turn);
 	if (turn != NULL)
 		c->next++;
 	*tool_base = s->tool_ids;
@@ -153,11 +160,14 @@ script_next(struct script *s, const char *agent, unsigned long *tool_base)
 }
 
 /*
- * The newest request id ("req_" + 8 hex) in the conversation, so a
- * scripted answer can name a request whose id was random.
+ * The newest text in the conversation that matches `pattern`, from its
+ * byte `skip` on: the newest request id ("req_" + 8 hex), or the task
+ * named by the newest "[task tN ..." header, so a scripted answer can
+ * name a request whose id was random or the task it was given.
  */
 static char *
-script_last_request_id(const struct llm_request *req)
+script_last_match(const struct llm_request *req, const char *pattern,
+    size_t skip, size_t cut)
 {
 	char *text = json_dumps(req->messages, JSON_COMPACT), *p, *found = NULL;
 	regex_t re;
@@ -165,31 +175,29 @@ script_last_request_id(const struct llm_request *req)
 
 	if (text == NULL)
 		return NULL;
-	if (regcomp(&re, "req_[0-9a-f]{8}", REG_EXTENDED) != 0) {
+	if (regcomp(&re, pattern, REG_EXTENDED) != 0) {
 		free(text);
 		return NULL;
 	}
 	for (p = text; regexec(&re, p, 1, &m, 0) == 0; p += m.rm_eo) {
 		free(found);
-		found = xasprintf("%.*s", (int)(m.rm_eo - m.rm_so),
-		    p + m.rm_so);
+		found = xasprintf("%.*s", (int)(m.rm_eo - m.rm_so - skip -
+		    cut), p + m.rm_so + skip);
 	}
 	regfree(&re);
 	free(text);
 	return found;
 }
 
-/* Replaces every "{{request_id}}" in s; returns a malloc'd string. */
+/* Replaces every `key` in s by `value`; returns a malloc'd string. */
 static char *
-script_expand(const char *s, const char *request_id)
+script_replace(const char *s, const char *key, const char *value)
 {
-	static const char key[] = "{{request_id}}";
 	const char *p, *hit;
 	char *out = xstrdup(""), *next;
 
-	for (p = s; (hit = strstr(p, key)) != NULL; p = hit + sizeof key - 1) {
-		next = xasprintf("%s%.*s%s", out, (int)(hit - p), p,
-		    request_id ? request_id : "req_unknown");
+	for (p = s; (hit = strstr(p, key)) != NULL; p = hit + strlen(key)) {
+		next = xasprintf("%s%.*s%s", out, (int)(hit - p), p, value);
 		free(out);
 		out = next;
 	}
@@ -198,25 +206,44 @@ script_expand(const char *s, const char *request_id)
 	return next;
 }
 
+/* What the placeholders of a turn stand for. */
+struct script_ids {
+	char	*request_id;
+	char	*task_id;
+};
+
+/* Replaces the placeholders in s; returns a malloc'd string. */
+static char *
+script_expand(const char *s, const struct script_ids *ids)
+{
+	char *once = script_replace(s, "{{request_id}}", ids->request_id ?
+	    ids->request_id : "req_unknown");
+	char *twice = script_replace(once, "{{task_id}}", ids->task_id ?
+	    ids->task_id : "t0");
+
+	free(once);
+	return twice;
+}
+
 /* Expands placeholders in every string of a JSON value, in place. */
 static void
-script_expand_json(json_t *v, const char *request_id)
+script_expand_json(json_t *v, const struct script_ids *ids)
 {
 	const char *key;
 	json_t *item;
 	size_t i;
 
 	if (json_is_string(v)) {
-		char *s = script_expand(json_string_value(v), request_id);
+		char *s = script_expand(json_string_value(v), ids);
 
 		json_string_set(v, s);
 		free(s);
 	} else if (json_is_object(v)) {
 		json_object_foreach(v, key, item)
-			script_expand_json(item, request_id);
+			script_expand_json(item, ids);
 	} else if (json_is_array(v)) {
 		json_array_foreach(v, i, item)
-			script_expand_json(item, request_id);
+			script_expand_json(item, ids);
 	}
 }
 
@@ -281,7 +308,8 @@ script_play(struct script *s, const char *agent,
 	struct llm_turn *t;
 	struct llm_usage usage = { 0, 0, 0, 0, 0, 0, 0 };
 	const char *thinking;
-	char *rid, *text;
+	struct script_ids ids;
+	char *text;
 	size_t i;
 	int rc = 0;
 
@@ -309,7 +337,8 @@ script_play(struct script *s, const char *agent,
 		return rc;
 	}
 
-	rid = script_last_request_id(req);
+	ids.request_id = script_last_match(req, "req_[0-9a-f]{8}", 0, 0);
+	ids.task_id = script_last_match(req, "\\[task t[0-9]+ ", 6, 1);
 	t = turn_new(fn, ud);
 	thinking = json_string_value(json_object_get(turn, "thinking"));
 	if (thinking != NULL) {
@@ -320,7 +349,7 @@ script_play(struct script *s, const char *agent,
 		turn_signature(t, 0, "script", 6);
 	}
 	text = script_expand(json_string_value(json_object_get(turn, "text")) ?
-	    json_string_value(json_object_get(turn, "text")) : "", rid);
+	    json_string_value(json_object_get(turn, "text")) : "", &ids);
 	if (rc == 0 && script_stream_text(t, 1, 0, text, script_int(turn,
 	    "chunk_chars", 16), script_int(turn, "chunk_delay_ms", 0),
 	    cancel) == -1)
@@ -336,7 +365,7 @@ script_play(struct script *s, const char *agent,
 		id = xasprintf("toolu_script_%lu", tool_base + i);
 		if (input == NULL)
 			input = json_object();
-		script_expand_json(input, rid);
+		script_expand_json(input, &ids);
 		turn_tool_start(t, (long)(i + 2), id, json_string_value(
 		    json_object_get(tool, "name")));
 		turn_tool_input_json(t, (long)(i + 2), input);
@@ -358,7 +387,8 @@ script_play(struct script *s, const char *agent,
 		rc = turn_finish(t, res);
 	turn_free(t);
 	free(text);
-	free(rid);
+	free(ids.request_id);
+	free(ids.task_id);
 	json_decref(turn);
 	return rc;
 }

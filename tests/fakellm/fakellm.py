@@ -30,6 +30,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import context
+import tasks
 import today
 
 DEFAULT_API_KEY = "test-key"
@@ -43,7 +44,8 @@ AGENT_HEADER = "x-huddle-agent"
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,64}$"
 TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
-KINDS = ("text", "tool_use", "error", "raw", "stall_headers", "rounds")
+KINDS = ("text", "tool_use", "error", "raw", "stall_headers", "rounds",
+         "worker")
 FAULTS = ("error_event", "drop", "reset", "stall", "malformed_sse",
           "malformed_json")
 
@@ -60,6 +62,7 @@ ITEM_KEYS = frozenset((
     "type", "message", "details", "code",
     "body", "content_type",
     "rounds", "bytes", "summary_delay_ms", "wait_for",
+    "work_ms", "log",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -274,6 +277,12 @@ def validate_script_item(item, where="item"):
                        f"{cw}: raw_input must be a string")
     if kind == "raw":
         _check("body" in item, f"{where}: kind raw needs \"body\"")
+    if kind == "worker":
+        _check(_is_count(item.get("work_ms", 0), 0),
+               f"{where}: work_ms must be an integer >= 0")
+        _check(isinstance(item.get("log", "work.log"), str) and
+               re.fullmatch(r"[a-z0-9_.-]+", item.get("log", "work.log")),
+               f"{where}: log must be a plain file name")
     if kind == "rounds":
         _check(_is_count(item.get("rounds"), 1),
                f"{where}: kind rounds needs \"rounds\" >= 1")
@@ -333,13 +342,16 @@ class FakeState:
         The agent's own queue comes first, then the queue of responses
         without an agent. Returns None when both are empty. A "rounds"
         item answers from the request (context.rounds_step) and stays at
-        the head of its queue until its rounds are done.
+        the head of its queue until its rounds are done; a "worker" item
+        (tasks.worker_step) stays there for good.
         """
         with self._lock:
             for name in ((agent, None) if agent is not None else (None,)):
                 queue = self._queues.get(name)
                 if not queue:
                     continue
+                if queue[0]["kind"] == "worker":
+                    return tasks.worker_step(queue[0], body or {})
                 if queue[0]["kind"] != "rounds":
                     return queue.popleft()
                 step, done = context.rounds_step(queue[0], body or {})
