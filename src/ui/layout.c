@@ -269,16 +269,15 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 }
 
 /* The table's height: four rows at least, more while more requests are
- * pending (or tasks open, when it shows them; one row spare), up to a
- * third of the screen. */
+ * pending (or for every task, when it shows them; one row spare), up to
+ * a third of the screen. */
 static int
 layout_table_height(struct view *v)
 {
-	size_t ready, doing, open;
 	int want, most = LINES / 3;
 
-	tasklist_counts(&v->tasks, &ready, &doing, &open);
-	want = (int)(v->show_tasks ? open : table_pending(&v->table)) + 1 + 3;
+	want = (int)(v->show_tasks ? v->tasks.n : table_pending(&v->table)) +
+	    1 + 3;
 
 	if (want > most)
 		want = most;

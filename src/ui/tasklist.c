@@ -208,8 +208,9 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 {
 	static const char header[] = "id    status       owner        "
 	    "after        age   ✓ subject";
-	int rows = height - 1, y;
+	int rows = height - 1, y, marker = 0, below;
 	size_t i;
+	char *more;
 
 	if (height <= 0 || width <= 0)
 		return;
@@ -226,6 +227,11 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 			    strlen(none), width));
 		attrset(A_NORMAL);
 		return;
+	}
+	/* More rows than room: the last row says how many are out of view. */
+	if ((int)l->n > rows && rows > 1) {
+		rows--;
+		marker = 1;
 	}
 	if (l->first > (int)l->n - 1)
 		l->first = 0;
@@ -249,6 +255,15 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 		draw_text_at(y, left, line, text_fit(line, strlen(line),
 		    width));
 		free(line);
+	}
+	if (marker) {
+		below = (int)l->n - l->first - rows;
+		more = xasprintf("%d more above · %d more below (Tab to the "
+		    "table, Up/Down)", l->first, below > 0 ? below : 0);
+		attrset(color_attr(ROLE_DIM));
+		draw_text_at(top + 1 + rows, left, more, text_fit(more,
+		    strlen(more), width));
+		free(more);
 	}
 	attrset(A_NORMAL);
 }
