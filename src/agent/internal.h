@@ -118,6 +118,12 @@ struct team {
 	pthread_t		*checkers;	/* under lock */
 	size_t			 ncheckers, capcheckers;
 	struct cancel		 check_cancel;
+
+	/* The updated_at of each task's last event, by task number: an
+	 * event older than one told already is dropped (team.c). */
+	pthread_mutex_t		 task_lock;
+	int64_t			*task_told;
+	size_t			 ntask_told;
 };
 
 /* team.c */

@@ -81,12 +81,31 @@ team_on_request(void *ud, const struct request *r)
 	evq_push(&t->events, EV_REQUEST, r->to, team_request_json(r));
 }
 
+/* Changes commit in one order but may be told, from their threads, in
+ * another: a task's event older than the last one told of it (by its
+ * updated_at, which the board keeps increasing) is dropped, so front
+ * ends always end on a task's newest state. */
 static void
 team_on_task(void *ud, const struct task *k)
 {
 	struct team *t = ud;
+	size_t need = (size_t)k->num + 1;
 
-	evq_push(&t->events, EV_TASK, k->owner, team_task_json(k));
+	pthread_mutex_lock(&t->task_lock);
+	if (need > t->ntask_told) {
+		size_t cap = t->ntask_told;
+
+		t->task_told = xgrow(t->task_told, &cap, need,
+		    sizeof *t->task_told);
+		memset(t->task_told + t->ntask_told, 0, (cap - t->ntask_told) *
+		    sizeof *t->task_told);
+		t->ntask_told = cap;
+	}
+	if (k->updated_at >= t->task_told[k->num]) {
+		t->task_told[k->num] = k->updated_at;
+		evq_push(&t->events, EV_TASK, k->owner, team_task_json(k));
+	}
+	pthread_mutex_unlock(&t->task_lock);
 }
 
 /* --- opening ------------------------------------------------------------------- */
@@ -260,6 +279,7 @@ team_open(const struct team_options *o, char **err)
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
 	cancel_init(&t->check_cancel);
+	pthread_mutex_init(&t->task_lock, NULL);
 	evq_init(&t->events);
 	/* The state lives out of the workdir, in a folder of the team's
 	 * own, locked for this process before anything is read. */
@@ -1081,6 +1101,8 @@ team_free(struct team *t)
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
+	pthread_mutex_destroy(&t->task_lock);
+	free(t->task_told);
 	free(t->workdir);
 	free(t->state);
 	free(t);

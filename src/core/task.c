@@ -42,6 +42,7 @@ struct task_listener {
 struct taskboard {
 	struct bus		*bus;
 	struct store		*store;
+	int64_t			 last_stamp;	/* under the store's lock */
 	struct task_listener	 listeners[4];
 	int			 nlisteners;
 };
@@ -54,6 +55,8 @@ struct task_outbox {
 	size_t		 nwake, capwake;
 	int64_t		*changed;	/* task numbers to announce */
 	size_t		 nchanged, capchanged;
+	struct task	*snap;		/* them as committed */
+	size_t		 nsnap;
 };
 
 const char *
@@ -415,25 +418,55 @@ task_wake_autonomous_tx(struct taskboard *tb, struct task_outbox *o)
 	sqlite3_reset(st);
 }
 
+/* Inside a transaction, just before it commits: the tasks to announce,
+ * as they will be committed (read later, another thread's change could
+ * pass for this one's). */
+static void
+task_outbox_snapshot_tx(struct taskboard *tb, struct task_outbox *o)
+{
+	size_t i;
+
+	o->snap = xcalloc(o->nchanged ? o->nchanged : 1, sizeof *o->snap);
+	for (i = 0; i < o->nchanged; i++) {
+		if (task_load_tx(tb->store, o->changed[i],
+		    &o->snap[o->nsnap]) == 0)
+			o->nsnap++;
+	}
+}
+
+/* Inside a transaction: the time of a change, in wall-clock ms, later
+ * than that of every change before it, so the updated_at of a task's
+ * events orders them even when they are told out of order. */
+static int64_t
+task_stamp_tx(struct taskboard *tb)
+{
+	int64_t now = clock_wall_ms();
+	sqlite3_stmt *st;
+
+	if (tb->last_stamp == 0) {
+		st = store_stmt(tb->store, "SELECT max(updated_at) FROM tasks");
+		if (sqlite3_step(st) == SQLITE_ROW)
+			tb->last_stamp = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	}
+	if (now <= tb->last_stamp)
+		now = tb->last_stamp + 1;
+	tb->last_stamp = now;
+	return now;
+}
+
 /* Wakes and announces what a committed transaction did; frees it all. */
 static void
 task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
     int committed)
 {
-	struct task t;
 	size_t i;
 	int l;
 
 	/* The board's new state first, then the news of it. */
-	for (i = 0; committed && i < o->nchanged; i++) {
-		store_lock(tb->store);
-		l = task_load_tx(tb->store, o->changed[i], &t);
-		store_unlock(tb->store);
-		if (l == -1)
-			continue;
+	for (i = 0; committed && i < o->nsnap; i++) {
 		for (l = 0; l < tb->nlisteners; l++)
-			tb->listeners[l].fn(tb->listeners[l].ud, &t);
-		task_clear(&t);
+			tb->listeners[l].fn(tb->listeners[l].ud, &o->snap[i]);
 	}
 	for (i = 0; committed && i < o->nmsgs; i++) {
 		bus_wake(tb->bus, o->msgs[i].to);
@@ -446,6 +479,7 @@ task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
 		free(o->wake[i]);
 	free(o->wake);
 	free(o->changed);
+	task_free_array(o->snap, o->nsnap);
 	memset(o, 0, sizeof *o);
 }
 
@@ -624,7 +658,7 @@ taskboard_create(struct taskboard *tb, const char *by,
 {
 	struct task_outbox o = { 0 };
 	sqlite3_stmt *st;
-	int64_t now = clock_wall_ms(), num = 0, open = 0;
+	int64_t now, num = 0, open = 0;
 	int rc = -1;
 
 	if (n->subject == NULL || n->subject[strspn(n->subject,
@@ -650,6 +684,7 @@ taskboard_create(struct taskboard *tb, const char *by,
 		    "or cancel some first", TASK_MAX_OPEN);
 		goto done;
 	}
+	now = task_stamp_tx(tb);
 	st = store_stmt(tb->store, "INSERT INTO tasks (subject, description,"
 	    " status, created_by, verify, lead_awaits, created_at, updated_at)"
 	    " VALUES (?, ?, 'pending', ?, ?, ?, ?, ?)");
@@ -674,6 +709,8 @@ taskboard_create(struct taskboard *tb, const char *by,
 	if (out != NULL && task_load_tx(tb->store, num, out) == -1)
 		memset(out, 0, sizeof *out);
 done:
+	if (rc == 0)
+		task_outbox_snapshot_tx(tb, &o);
 	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1) {
 		if (rc == 0 && out != NULL)
 			task_clear(out);
@@ -687,16 +724,17 @@ done:
 
 /* Inside a transaction: sets a task's owner and status. */
 static int
-task_set_owner_tx(struct store *s, int64_t num, const char *owner,
+task_set_owner_tx(struct taskboard *tb, int64_t num, const char *owner,
     enum task_status status, char **err)
 {
+	struct store *s = tb->store;
 	sqlite3_stmt *st = store_stmt(s, "UPDATE tasks SET owner = ?,"
 	    " status = ?, updated_at = ? WHERE num = ?");
 
 	if (owner != NULL)
 		sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, task_status_name(status), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, clock_wall_ms());
+	sqlite3_bind_int64(st, 3, task_stamp_tx(tb));
 	sqlite3_bind_int64(st, 4, num);
 	return store_step_done(s, st, err);
 }
@@ -797,7 +835,7 @@ taskboard_claim(struct taskboard *tb, const char *who, const char *id,
 	rc = 0;
 	if (num == 0)
 		goto done;
-	if (task_set_owner_tx(tb->store, num, who, TASK_IN_PROGRESS,
+	if (task_set_owner_tx(tb, num, who, TASK_IN_PROGRESS,
 	    err) == -1 || task_load_tx(tb->store, num, &t) == -1) {
 		rc = -1;
 		goto done;
@@ -808,6 +846,8 @@ taskboard_claim(struct taskboard *tb, const char *who, const char *id,
 	}
 	task_outbox_changed(&o, num);
 done:
+	if (rc == 0)
+		task_outbox_snapshot_tx(tb, &o);
 	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	task_outbox_flush(tb, &o, rc == 0);
@@ -999,8 +1039,9 @@ task_may_move(const struct task *t, const char *who, int manager,
 
 /* Inside a transaction: writes t's fields back. */
 static int
-task_write_tx(struct store *s, const struct task *t, char **err)
+task_write_tx(struct taskboard *tb, const struct task *t, char **err)
 {
+	struct store *s = tb->store;
 	sqlite3_stmt *st = store_stmt(s, "UPDATE tasks SET status = ?,"
 	    " owner = ?, result = ?, checked = ?, check_output = ?,"
 	    " lead_awaits = ?, lead_told = CASE WHEN ? IN ('pending',"
@@ -1018,7 +1059,7 @@ task_write_tx(struct store *s, const struct task *t, char **err)
 	sqlite3_bind_int(st, 6, t->lead_awaits);
 	sqlite3_bind_text(st, 7, task_status_name(t->status), -1,
 	    SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, clock_wall_ms());
+	sqlite3_bind_int64(st, 8, task_stamp_tx(tb));
 	sqlite3_bind_int64(st, 9, t->num);
 	return store_step_done(s, st, err);
 }
@@ -1193,7 +1234,7 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 		task_set_text(&t.check_output, c->check_output ?
 		    c->check_output : "");
 	}
-	if (task_write_tx(tb->store, &t, err) == -1)
+	if (task_write_tx(tb, &t, err) == -1)
 		goto done;
 	rc = 0;
 	if (moved)
@@ -1212,6 +1253,8 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 	}
 done:
 	free(old_owner);
+	if (rc == 0)
+		task_outbox_snapshot_tx(tb, &o);
 	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	task_outbox_flush(tb, &o, rc == 0);
@@ -1261,7 +1304,7 @@ taskboard_assign(struct taskboard *tb, const char *who, const char *id,
 	t.status = t.blocked ? TASK_PENDING : TASK_IN_PROGRESS;
 	if (strcmp(who, ROSTER_LEAD) == 0)
 		t.lead_awaits = 1;
-	if (task_write_tx(tb->store, &t, err) == -1)
+	if (task_write_tx(tb, &t, err) == -1)
 		goto done;
 	body = task_render(&t);
 	text = xasprintf("[task %s assigned to you by %s]\n%s\n\n%s When it is "
@@ -1290,6 +1333,8 @@ taskboard_assign(struct taskboard *tb, const char *who, const char *id,
 	}
 done:
 	free(old_owner);
+	if (rc == 0)
+		task_outbox_snapshot_tx(tb, &o);
 	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	task_outbox_flush(tb, &o, rc == 0);

@@ -45,13 +45,6 @@ def task_events(h, since=0):
     return [e for e in h.events[since:] if e["event"] == "task"]
 
 
-def first_index(h, match, since=0):
-    for i in range(since, len(h.events)):
-        if match(h.events[i]):
-            return i
-    return None
-
-
 def work_log(h):
     path = os.path.join(h.workdir, "work.log")
     if not os.path.exists(path):
@@ -72,23 +65,26 @@ def wait_closed(h, n, timeout, since=0):
 
 def check_order(h, graph):
     """Every task completed once, each claimed only after the tasks it
-    waits for were completed, and worked once, after them."""
-    done = {}
-    for i, e in enumerate(h.events):
-        if e["event"] == "task" and e["status"] == "completed":
+    waits for were completed (by when the changes committed: events from
+    different threads may be told in another order), and worked once,
+    after them."""
+    done, claimed = {}, {}
+    for e in task_events(h):
+        if e["status"] == "completed":
             expect(e["id"] not in done, "%s completed twice" % e["id"])
-            done[e["id"]] = i
+            done[e["id"]] = e["updated_at"]
+        elif e["status"] == "in_progress":
+            expect(e["id"] not in claimed, "%s claimed twice" % e["id"])
+            claimed[e["id"]] = e["updated_at"]
     ids = ["t%d" % (i + 1) for i in range(len(graph))]
     expect(sorted(done) == sorted(ids), "completed: %r" % sorted(done))
     log = work_log(h)
     expect(sorted(log) == sorted(ids), "work.log: %r" % log)
     for n, (_, after) in enumerate(graph):
         me = "t%d" % (n + 1)
-        claimed = first_index(h, lambda e: e["event"] == "task" and
-                              e["id"] == me and e["status"] == "in_progress")
         for b in after:
-            expect(done[b] < claimed, "%s was claimed before %s was done"
-                   % (me, b))
+            expect(done[b] < claimed[me], "%s was claimed before %s was "
+                   "done" % (me, b))
             expect(log.index(b) < log.index(me), "%s was worked before %s"
                    % (me, b))
 
