@@ -103,6 +103,7 @@ tasklist_update(struct tasklist *l, json_t *task)
 	if (r == NULL) {
 		l->rows = xgrow(l->rows, &l->cap, l->n + 1, sizeof *l->rows);
 		r = &l->rows[l->n++];
+		memset(r, 0, sizeof *r);
 	}
 	tasklist_row_clear(r);
 	r->num = num;

@@ -102,6 +102,7 @@ def test_autonomous_graph(fake):
                   if e["status"] == "completed"}
         expect(len(owners) >= 2, "one teammate did everything: %r" % owners)
         # The lead heard once, at the end: not once a task.
+        h.wait_text("lead", "Every task is done.")
         fed = [r for r in fake.requests() if r.get("agent") == "lead" and
                "[task_completed from" in json.dumps(
                    r["body"]["messages"][-1])]
