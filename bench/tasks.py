@@ -35,7 +35,7 @@ def graph(tasks, workers):
             deps.append([])
             continue
         prev = range((layer - 1) * workers, layer * workers)
-        deps.append(["t%d" % (n + 1) for n in rng.sample(prev, 2)])
+        deps.append(["t%d" % (n + 1) for n in rng.sample(prev, min(2, len(prev)))])
     return deps
 
 
@@ -102,6 +102,7 @@ def main():
         if time.monotonic() - start > 600:
             sys.exit("timed out with %d of %d done" % (len(done), tasks))
     proc.stdin.close()
+    proc.stdout.read()      # what the quit says, so it is not blocked
     proc.wait(30)
     # The tasks of the first layer are ready before the teammates exist;
     # the latency is that of the others, made ready by a completion.

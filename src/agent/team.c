@@ -733,9 +733,9 @@ team_start(struct team *t, char **err)
 			continue;
 		if (!m[i].is_lead)
 			evq_push(&t->events, EV_SPAWNED, m[i].name, json_pack(
-			    "{s:s, s:b, s:b}", "role", m[i].role,
-			    "plan_required", m[i].plan_required, "resumed",
-			    t->opts.resume));
+			    "{s:s, s:b, s:b, s:b}", "role", m[i].role,
+			    "plan_required", m[i].plan_required, "autonomous",
+			    m[i].autonomous, "resumed", t->opts.resume));
 		rc = team_launch(t, m[i].name, m[i].role, err);
 	}
 	member_free_array(m, n);
