@@ -523,11 +523,14 @@ task_render(const struct task *t)
 	char *line = task_line(t), *desc = message_indent(t->description);
 	char *result = message_indent(t->result);
 	char *check = message_indent(t->check_output), *text;
+	char *verify = message_indent(t->verify ? t->verify : "");
 	int failed = t->checked == TASK_FAILED && *t->check_output;
 
+	/* What others wrote goes below a header, indented: none of it can
+	 * pose as a line of huddle's. */
 	text = xasprintf("%s\n  made by %s%s%s%s%s%s%s%s%s", line,
 	    t->created_by, t->verify ? "\n  checked by: " : "",
-	    t->verify ? t->verify : "", *t->description ?
+	    verify, *t->description ?
 	    "\n  description:\n  " : "", desc, *t->result ?
 	    "\n  result:\n  " : "", result, failed ?
 	    "\n  the failed check said:\n  " : "", failed ? check : "");
@@ -535,6 +538,7 @@ task_render(const struct task *t)
 	free(desc);
 	free(result);
 	free(check);
+	free(verify);
 	return text;
 }
 
@@ -652,6 +656,16 @@ task_add_deps_tx(struct taskboard *tb, int64_t num, const char *const *ids,
 	return 0;
 }
 
+/* Whether s holds no line break of any kind a reader would take as
+ * one (CR, LF, NEL, LS, PS): a subject shows on a header line. */
+static int
+task_one_line(const char *s)
+{
+	return strpbrk(s, "\r\n") == NULL && strstr(s, "\xc2\x85") == NULL &&
+	    strstr(s, "\xe2\x80\xa8") == NULL && strstr(s, "\xe2\x80\xa9") ==
+	    NULL;
+}
+
 int
 taskboard_create(struct taskboard *tb, const char *by,
     const struct task_new *n, struct task *out, char **err)
@@ -665,6 +679,11 @@ taskboard_create(struct taskboard *tb, const char *by,
 	    " \t\r\n")] == '\0') {
 		*err = xstrdup("a task needs a subject: a few words on what "
 		    "is to be done");
+		return -1;
+	}
+	if (!task_one_line(n->subject)) {
+		*err = xstrdup("a subject is one line; put the rest in the "
+		    "description");
 		return -1;
 	}
 	if (task_check_size("subject", n->subject, TASK_MAX_SUBJECT, err) ==
