@@ -22,6 +22,7 @@
 #include "llm/llm.h"
 
 struct bash_options;
+struct checker;
 struct policy;
 struct tool_output;
 
@@ -115,7 +116,7 @@ struct team {
 
 	/* The checks of tasks the person completes run in threads of
 	 * their own (tasks.c); team_free cancels and joins them. */
-	pthread_t		*checkers;	/* under lock */
+	struct checker		**checkers;	/* under lock */
 	size_t			 ncheckers, capcheckers;
 	struct cancel		 check_cancel;
 
@@ -250,6 +251,10 @@ void tools_run(struct agent *a, const char *name, json_t *input,
  */
 int tasks_complete(struct team *t, const char *who, const char *id,
     const char *result, struct cancel *cancel, char **msg);
+
+/* Joins the checker threads that have ended; with all set, cancels the
+ * others and joins them too (team_free). */
+void tasks_reap_checkers(struct team *t, int all);
 
 /* Why agent a may not give a task this check command, or NULL when it
  * may: a check runs as its bash would, so it must be a command its bash

@@ -269,9 +269,12 @@ team_task_move(struct team *t, const char *id, enum task_status status,
 	return 0;
 }
 
+/* A check the person started, in a thread of its own. */
 struct checker {
 	struct team	*team;
 	char		*id;
+	pthread_t	 thread;
+	atomic_int	 done;
 };
 
 static void *
@@ -285,9 +288,34 @@ tasks_checker_main(void *arg)
 	evq_push(&c->team->events, EV_NOTICE, NULL, json_pack("{s:s}",
 	    "message", msg ? msg : ""));
 	free(msg);
-	free(c->id);
-	free(c);
+	atomic_store(&c->done, 1);
 	return NULL;
+}
+
+void
+tasks_reap_checkers(struct team *t, int all)
+{
+	struct checker **ended = NULL;
+	size_t n = 0, keep = 0, cap = 0, i;
+
+	if (all)
+		cancel_fire(&t->check_cancel);
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->ncheckers; i++) {
+		if (all || atomic_load(&t->checkers[i]->done)) {
+			ended = xgrow(ended, &cap, n + 1, sizeof *ended);
+			ended[n++] = t->checkers[i];
+		} else
+			t->checkers[keep++] = t->checkers[i];
+	}
+	t->ncheckers = keep;
+	pthread_mutex_unlock(&t->lock);
+	for (i = 0; i < n; i++) {
+		pthread_join(ended[i]->thread, NULL);
+		free(ended[i]->id);
+		free(ended[i]);
+	}
+	free(ended);
 }
 
 int
@@ -295,7 +323,6 @@ team_task_done(struct team *t, const char *id, char **msg)
 {
 	struct checker *c;
 	struct task k;
-	pthread_t th;
 	int rc;
 
 	if (taskboard_get(t->tasks, id, &k) == -1) {
@@ -316,12 +343,12 @@ team_task_done(struct team *t, const char *id, char **msg)
 	c->team = t;
 	c->id = xstrdup(k.id);
 	pthread_mutex_lock(&t->lock);
-	rc = t->closing ? -1 : pthread_create(&th, NULL, tasks_checker_main,
-	    c);
+	rc = t->closing ? -1 : pthread_create(&c->thread, NULL,
+	    tasks_checker_main, c);
 	if (rc == 0) {
 		t->checkers = xgrow(t->checkers, &t->capcheckers,
 		    t->ncheckers + 1, sizeof *t->checkers);
-		t->checkers[t->ncheckers++] = th;
+		t->checkers[t->ncheckers++] = c;
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (rc != 0) {

@@ -937,6 +937,7 @@ team_tick(struct team *t)
 	protocol_tick(t->proto, clock_wall_ms());
 	bus_poll(t->bus);
 	team_reap(t);
+	tasks_reap_checkers(t, 0);
 }
 
 int
@@ -1076,9 +1077,7 @@ team_free(struct team *t)
 	}
 	free(t->agents);
 	/* No checker can be added now either. */
-	cancel_fire(&t->check_cancel);
-	for (i = 0; i < t->ncheckers; i++)
-		pthread_join(t->checkers[i], NULL);
+	tasks_reap_checkers(t, 1);
 	free(t->checkers);
 	cancel_destroy(&t->check_cancel);
 	/* What escaped a command whose reaper it killed ends with us. */

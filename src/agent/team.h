@@ -194,7 +194,7 @@ int team_request_shutdown(struct team *t, const char *name, char **err);
 int team_force_stop(struct team *t, const char *name, char **err);
 
 /* The one-second tick: expires requests, notices other processes' writes
- * and reaps agent threads that ended. */
+ * and reaps agent and check threads that ended. */
 void team_tick(struct team *t);
 
 /*
