@@ -84,6 +84,34 @@ tasks_check_refused(struct agent *a, const char *command)
 	return NULL;
 }
 
+/*
+ * Why task k's own check may not run now, or NULL: it was vetted when it
+ * was made, but the team may have been resumed since without a sandbox,
+ * or with a stricter policy (malloc'd).
+ */
+static char *
+tasks_check_stale(struct team *t, const struct task *k)
+{
+	char *risk;
+
+	if (k->verify == NULL || *k->verify == '\0')
+		return NULL;
+	if (t->sandbox == SANDBOX_MISSING)
+		return xstrdup("there is no sandbox on this system now, so a "
+		    "task's own check does not run");
+	if (strcmp(k->created_by, ROSTER_LEAD) == 0 ||
+	    strcmp(k->created_by, MSG_USER) == 0)
+		return NULL;
+	if ((risk = policy_check(t->policy, t->workdir, k->verify)) != NULL) {
+		char *why = xasprintf("its check would now need the person's "
+		    "permission (%s)", risk);
+
+		free(risk);
+		return why;
+	}
+	return NULL;
+}
+
 /* The head of a check's output, on a character boundary. */
 static char *
 tasks_output_head(const char *text)
@@ -123,10 +151,18 @@ tasks_complete(struct team *t, const char *who, const char *id,
 		task_clear(&k);
 		return rc;
 	}
-	/* Not run for someone the board would refuse anyway. */
+	/* Not run for someone the board would refuse anyway, nor when it
+	 * would no longer be let run. */
 	if (taskboard_may_move(t->tasks, who, k.id, TASK_COMPLETED, &err) ==
 	    -1) {
 		*msg = err;
+		task_clear(&k);
+		return -1;
+	}
+	if ((err = tasks_check_stale(t, &k)) != NULL) {
+		*msg = xasprintf("%s; cancel the task and make it again without "
+		    "one", err);
+		free(err);
 		task_clear(&k);
 		return -1;
 	}
@@ -166,16 +202,10 @@ tasks_complete(struct team *t, const char *who, const char *id,
 static json_t *
 tasks_reminder(const struct task *k)
 {
-	char *body = task_render(k), *text;
-	json_t *entry;
+	char *text = task_handover(k, "is still yours and in progress",
+	    "Go on with it.");
+	json_t *entry = transcript_user_text(text);
 
-	text = xasprintf("[task %s is still yours and in progress]\n%s\n\nGo "
-	    "on with it. When it is done, call task_update with id %s, "
-	    "status completed and a short result; if you cannot do it, call "
-	    "task_update with status pending to give it back.", k->id, body,
-	    k->id);
-	entry = transcript_user_text(text);
-	free(body);
 	free(text);
 	return entry;
 }

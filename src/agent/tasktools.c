@@ -70,32 +70,60 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 	task_clear(&k);
 }
 
+/* The most closed tasks task_list shows without a status, and the most
+ * of one status. */
+#define TASKS_LIST_CLOSED	20
+#define TASKS_LIST_MOST		200
+
 static void
 tool_task_list(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *name;
 	struct task *list;
-	size_t n, i;
-	int status = -1;
-	char *text = xstrdup(""), *line, *next;
+	size_t n, i, len = 0, cap = 0, shown = 0, closed = 0, skip = 0;
+	int status = -1, open;
+	char *text = NULL, *line;
 
 	if (input_str(in, "status", 0, &name, o) == -1)
 		return;
 	if (name != NULL && (status = task_status_parse(name)) < 0) {
 		tool_error(o, "status must be pending, in_progress, completed "
 		    "or cancelled");
-		free(text);
 		return;
 	}
 	n = taskboard_list(a->team->tasks, status, &list);
+	/* Every open task; of the closed ones (or of one status), the
+	 * latest. */
+	for (i = 0; i < n; i++)
+		closed += list[i].status == TASK_COMPLETED ||
+		    list[i].status == TASK_CANCELLED;
+	if (status < 0 && closed > TASKS_LIST_CLOSED)
+		skip = closed - TASKS_LIST_CLOSED;
+	else if (status >= 0 && n > TASKS_LIST_MOST)
+		skip = n - TASKS_LIST_MOST;
+	text = xappend(text, &len, &cap, "", 0);
 	for (i = 0; i < n; i++) {
+		open = list[i].status == TASK_PENDING ||
+		    list[i].status == TASK_IN_PROGRESS;
+		if (skip > 0 && (status >= 0 || !open)) {
+			skip--;
+			continue;
+		}
 		line = task_line(&list[i]);
-		next = xasprintf("%s%s%s\n", text, line, list[i].status ==
-		    TASK_PENDING && !list[i].blocked && !list[i].owner ?
-		    " [ready]" : "");
+		text = xappend(text, &len, &cap, line, strlen(line));
+		if (list[i].status == TASK_PENDING && !list[i].blocked &&
+		    !list[i].owner)
+			text = xappend(text, &len, &cap, " [ready]", 8);
+		text = xappend(text, &len, &cap, "\n", 1);
 		free(line);
-		free(text);
-		text = next;
+		shown++;
+	}
+	if (shown < n) {
+		line = xasprintf("(%zu older %s not shown; task_get reads any "
+		    "task)\n", n - shown, status < 0 ? "closed tasks" :
+		    "tasks");
+		text = xappend(text, &len, &cap, line, strlen(line));
+		free(line);
 	}
 	task_free_array(list, n);
 	if (n == 0)

@@ -434,6 +434,23 @@ task_outbox_snapshot_tx(struct taskboard *tb, struct task_outbox *o)
 	}
 }
 
+static void task_outbox_flush(struct taskboard *, struct task_outbox *,
+    int);
+
+/* Ends a change's transaction: commits it when rc is 0 (else rolls it
+ * back), then tells what it did. Returns 0, or -1 when it failed. */
+static int
+task_commit(struct taskboard *tb, struct task_outbox *o, int rc,
+    char **err)
+{
+	if (rc == 0)
+		task_outbox_snapshot_tx(tb, o);
+	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
+		rc = -1;
+	task_outbox_flush(tb, o, rc == 0);
+	return rc;
+}
+
 /* Inside a transaction: the time of a change, in wall-clock ms, later
  * than that of every change before it, so the updated_at of a task's
  * events orders them even when they are told out of order. */
@@ -505,41 +522,74 @@ task_line(const struct task *t)
 {
 	char *after = task_ids_text(t->blocked_by, t->nblocked_by), *line;
 
-	line = xasprintf("%s %s%s%s%s: %s%s%s%s%s", t->id,
+	/* The board's marks come before the colon; the subject, which
+	 * anyone may write, only after it. */
+	line = xasprintf("%s %s%s%s%s%s%s%s%s: %s", t->id,
 	    task_status_name(t->status), t->owner ? " " : "",
 	    t->owner ? t->owner : "", t->owner_gone ? " (gone)" : "",
-	    t->subject, t->nblocked_by ? " (after " : "", after,
-	    t->nblocked_by ? (t->blocked && t->status == TASK_PENDING ?
-	    "; blocked)" : ")") : "", t->checked == TASK_PASSED ?
-	    " [verified]" : t->checked == TASK_FAILED ? " [check failed]" :
-	    "");
+	    t->checked == TASK_PASSED ? " [verified]" : t->checked ==
+	    TASK_FAILED ? " [check failed]" : "", t->nblocked_by ?
+	    " (after " : "", after, t->nblocked_by ? (t->blocked &&
+	    t->status == TASK_PENDING ? "; blocked)" : ")") : "", t->subject);
 	free(after);
 	return line;
+}
+
+/* Text someone else wrote, four spaces in: deeper than the board's own
+ * lines of a task, so none of it can pass for one of them. */
+static char *
+task_indent(const char *text)
+{
+	char *once = message_indent(text), *out = NULL;
+	size_t len = 0, cap = 0;
+	const char *p;
+
+	out = xappend(out, &len, &cap, "    ", 4);
+	for (p = once; *p != '\0'; p++) {
+		out = xappend(out, &len, &cap, p, 1);
+		if (*p == '\n')
+			out = xappend(out, &len, &cap, "  ", 2);
+	}
+	free(once);
+	return out;
 }
 
 char *
 task_render(const struct task *t)
 {
-	char *line = task_line(t), *desc = message_indent(t->description);
-	char *result = message_indent(t->result);
-	char *check = message_indent(t->check_output), *text;
-	char *verify = message_indent(t->verify ? t->verify : "");
+	char *line = task_line(t), *desc = task_indent(t->description);
+	char *result = task_indent(t->result);
+	char *check = task_indent(t->check_output), *text;
+	char *verify = task_indent(t->verify ? t->verify : "");
 	int failed = t->checked == TASK_FAILED && *t->check_output;
 
-	/* What others wrote goes below a header, indented: none of it can
-	 * pose as a line of huddle's. */
 	text = xasprintf("%s\n  made by %s%s%s%s%s%s%s%s%s", line,
-	    t->created_by, t->verify ? "\n  checked by: " : "",
-	    verify, *t->description ?
-	    "\n  description:\n  " : "", desc, *t->result ?
-	    "\n  result:\n  " : "", result, failed ?
-	    "\n  the failed check said:\n  " : "", failed ? check : "");
+	    t->created_by, t->verify ? "\n  checked by:\n" : "",
+	    t->verify ? verify : "", *t->description ?
+	    "\n  description:\n" : "", *t->description ? desc : "",
+	    *t->result ? "\n  result:\n" : "", *t->result ? result : "",
+	    failed ? "\n  the failed check said:\n" : "", failed ? check :
+	    "");
 	free(line);
 	free(desc);
 	free(result);
 	free(check);
 	free(verify);
 	return text;
+}
+
+/* The first line of a result, at most 200 bytes (malloc'd): the lead's
+ * summary names each task in a line; task_get has the rest. */
+static char *
+task_result_brief(const char *result)
+{
+	size_t len = strcspn(result, "\r\n"), cut = len > 200 ? 200 : len;
+
+	while (cut > 0 && cut < len && ((unsigned char)result[cut] & 0xc0) ==
+	    0x80)
+		cut--;
+	return xasprintf("%.*s%s", (int)cut, result, cut < strlen(result) ?
+	    " …" : "");
 }
 
 char *
@@ -703,6 +753,22 @@ taskboard_create(struct taskboard *tb, const char *by,
 		    "or cancel some first", TASK_MAX_OPEN);
 		goto done;
 	}
+	/* One teammate cannot fill the board for everyone. */
+	if (!task_is_manager(by)) {
+		st = store_stmt(tb->store, "SELECT count(*) FROM tasks"
+		    " WHERE created_by = ?"
+		    " AND status IN ('pending', 'in_progress')");
+		sqlite3_bind_text(st, 1, by, -1, SQLITE_STATIC);
+		open = sqlite3_step(st) == SQLITE_ROW ?
+		    sqlite3_column_int64(st, 0) : 0;
+		sqlite3_reset(st);
+		if (open >= TASK_MAX_OPEN_MADE) {
+			*err = xasprintf("you already made %d open tasks; a "
+			    "teammate may have at most %d open at once",
+			    (int)open, TASK_MAX_OPEN_MADE);
+			goto done;
+		}
+	}
 	now = task_stamp_tx(tb);
 	st = store_stmt(tb->store, "INSERT INTO tasks (subject, description,"
 	    " status, created_by, verify, lead_awaits, created_at, updated_at)"
@@ -728,17 +794,13 @@ taskboard_create(struct taskboard *tb, const char *by,
 	if (out != NULL && task_load_tx(tb->store, num, out) == -1)
 		memset(out, 0, sizeof *out);
 done:
-	if (rc == 0)
-		task_outbox_snapshot_tx(tb, &o);
-	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1) {
+	if (task_commit(tb, &o, rc, err) == -1) {
 		if (rc == 0 && out != NULL)
 			task_clear(out);
-		rc = -1;
+		return -1;
 	}
-	task_outbox_flush(tb, &o, rc == 0);
-	if (rc == 0)
-		log_printf("task t%" PRId64 ": made by %s", num, by);
-	return rc;
+	log_printf("task t%" PRId64 ": made by %s", num, by);
+	return 0;
 }
 
 /* Inside a transaction: sets a task's owner and status. */
@@ -783,21 +845,28 @@ task_not_ready(struct store *s, const struct task *t, const char *who)
 	return why;
 }
 
+char *
+task_handover(const struct task *t, const char *header, const char *opening)
+{
+	char *body = task_render(t), *text;
+
+	text = xasprintf("[task %s %s]\n%s\n\n%s When it is done, call "
+	    "task_update with id %s, status completed and a short result; if "
+	    "you cannot do it, call task_update with status pending to give "
+	    "it back.", t->id, header, body, opening, t->id);
+	free(body);
+	return text;
+}
+
 /* The user turn that gives a claimed task to its model (a new
  * reference). */
 static json_t *
 task_claim_entry(const struct task *t)
 {
-	char *body = task_render(t), *text;
-	json_t *entry;
+	char *text = task_handover(t, "claimed by you from the board",
+	    "Do this task.");
+	json_t *entry = transcript_user_text(text);
 
-	text = xasprintf("[task %s claimed by you from the board]\n%s\n\nDo "
-	    "this task. When it is done, call task_update with id %s, status "
-	    "completed and a short result; if you cannot do it, call "
-	    "task_update with status pending to give it back.", t->id, body,
-	    t->id);
-	entry = transcript_user_text(text);
-	free(body);
 	free(text);
 	return entry;
 }
@@ -865,11 +934,7 @@ taskboard_claim(struct taskboard *tb, const char *who, const char *id,
 	}
 	task_outbox_changed(&o, num);
 done:
-	if (rc == 0)
-		task_outbox_snapshot_tx(tb, &o);
-	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
-		rc = -1;
-	task_outbox_flush(tb, &o, rc == 0);
+	rc = task_commit(tb, &o, rc, err);
 	if (rc == 0 && num > 0) {
 		log_printf("task %s: claimed by %s", t.id, who);
 		if (out != NULL)
@@ -940,12 +1005,14 @@ task_tell_lead_tx(struct taskboard *tb, struct task_outbox *o,
 		n = task_read_all_tx(tb->store, st, &closed);
 		text = xstrdup("Every task you were waiting on is closed:");
 		for (i = 0; i < n; i++) {
+			char *brief = task_result_brief(closed[i].result);
+
 			line = task_line(&closed[i]);
 			next = xasprintf("%s\n%s%s%s", text, line,
-			    *closed[i].result ? " — result: " : "",
-			    closed[i].result);
+			    *brief ? " — result: " : "", brief);
 			free(text);
 			free(line);
+			free(brief);
 			text = next;
 		}
 		task_free_array(closed, n);
@@ -956,10 +1023,16 @@ task_tell_lead_tx(struct taskboard *tb, struct task_outbox *o,
 			free(text);
 			return -1;
 		}
-	} else if (t->status == TASK_COMPLETED)
-		text = xasprintf("%s completed by %s: %s%s%s", t->id,
-		    t->owner ? t->owner : who, t->subject, *t->result ?
-		    " — result: " : "", t->result);
+	} else if (t->status == TASK_COMPLETED) {
+		char *brief = task_result_brief(t->result);
+
+		text = xasprintf("%s completed by %s%s%s%s: %s%s%s", t->id, who,
+		    t->owner && strcmp(t->owner, who) != 0 ? " (its owner: " :
+		    "", t->owner && strcmp(t->owner, who) != 0 ? t->owner : "",
+		    t->owner && strcmp(t->owner, who) != 0 ? ")" : "",
+		    t->subject, *brief ? " — result: " : "", brief);
+		free(brief);
+	}
 	if (text == NULL || strcmp(who, ROSTER_LEAD) == 0) {
 		free(text);
 		return 0;
@@ -1211,6 +1284,12 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 		goto done;
 	if (task_may_change(&t, who, err) == -1)
 		goto done;
+	if (!task_is_manager(who) && c->result != NULL &&
+	    t.status != TASK_IN_PROGRESS) {
+		*err = xasprintf("%s is %s: its result is written while it is "
+		    "in progress", t.id, task_status_name(t.status));
+		goto done;
+	}
 	if (c->if_updated_at != 0 && t.updated_at != c->if_updated_at) {
 		*err = xasprintf("%s changed meanwhile (it is %s now); look at "
 		    "it again", t.id, task_status_name(t.status));
@@ -1267,16 +1346,15 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 	}
 	task_outbox_changed(&o, t.num);
 	if (rc == 0 && out != NULL) {
+		int64_t num = t.num;
+
 		task_clear(&t);
-		task_find_tx(tb->store, id, &t, err);
+		if ((rc = task_load_tx(tb->store, num, &t)) == -1)
+			*err = xstrdup("the task could not be read back");
 	}
 done:
 	free(old_owner);
-	if (rc == 0)
-		task_outbox_snapshot_tx(tb, &o);
-	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
-		rc = -1;
-	task_outbox_flush(tb, &o, rc == 0);
+	rc = task_commit(tb, &o, rc, err);
 	if (rc == 0) {
 		log_printf("task %s: %s by %s", t.id, task_status_name(
 		    t.status), who);
@@ -1325,12 +1403,10 @@ taskboard_assign(struct taskboard *tb, const char *who, const char *id,
 		t.lead_awaits = 1;
 	if (task_write_tx(tb, &t, err) == -1)
 		goto done;
-	body = task_render(&t);
-	text = xasprintf("[task %s assigned to you by %s]\n%s\n\n%s When it is "
-	    "done, call task_update with id %s, status completed and a short "
-	    "result.", t.id, who, body, t.blocked ? "It waits for other "
+	body = xasprintf("assigned to you by %s", who);
+	text = task_handover(&t, body, t.blocked ? "It waits for other "
 	    "tasks: you will be told when you may start it." : "Do this "
-	    "task.", t.id);
+	    "task.");
 	meta = json_pack("{s:s}", "task_id", t.id);
 	rc = task_post_tx(tb, &o, who, teammate, MSG_TASK_ASSIGNED, text,
 	    meta, err);
@@ -1352,11 +1428,7 @@ taskboard_assign(struct taskboard *tb, const char *who, const char *id,
 	}
 done:
 	free(old_owner);
-	if (rc == 0)
-		task_outbox_snapshot_tx(tb, &o);
-	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
-		rc = -1;
-	task_outbox_flush(tb, &o, rc == 0);
+	rc = task_commit(tb, &o, rc, err);
 	if (rc == 0) {
 		log_printf("task %s: assigned to %s by %s", t.id, teammate,
 		    who);

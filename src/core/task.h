@@ -48,6 +48,7 @@ enum task_check {
 
 /* Limits that keep a model from flooding the board. */
 #define TASK_MAX_OPEN		1000	/* pending and in progress */
+#define TASK_MAX_OPEN_MADE	50	/* of those, made by one teammate */
 #define TASK_MAX_SUBJECT	200	/* bytes */
 #define TASK_MAX_TEXT		16384	/* description, result, verify */
 #define TASK_MAX_BLOCKERS	32
@@ -190,6 +191,11 @@ char *taskboard_left_text_tx(struct store *s, const char *name);
  * description and result indented, so no text can pose as a header
  * (malloc'd). */
 char *task_render(const struct task *t);
+
+/* What hands task t to a model: "[task tN HEADER]", the task, then
+ * `opening` and how to complete it or give it back (malloc'd). */
+char *task_handover(const struct task *t, const char *header,
+    const char *opening);
 
 /* One line: "t3 in_progress alice: subject (after t1, t2)" (malloc'd). */
 char *task_line(const struct task *t);

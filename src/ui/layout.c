@@ -78,21 +78,20 @@ static char *
 layout_pane_title(const struct pane *p, const struct tasklist_row *task,
     int width)
 {
-	char status[160], tokens[48] = "", *model = NULL, *title;
-	char doing[96] = "";
+	char tokens[48] = "", *model = NULL, *title, *status, *doing;
 
 	/* The task it is on goes with its status: both say what it does. */
-	if (task != NULL)
-		snprintf(doing, sizeof doing, " · %s %.*s", task->id,
-		    (int)text_fit(task->subject, strlen(task->subject), 24),
-		    task->subject);
+	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %.*s", task->id,
+	    (int)text_fit(task->subject, strlen(task->subject), 24),
+	    task->subject);
 	/* The window's use goes with the status: both say how it is. */
 	if (p->ctx_pct >= 0)
-		snprintf(status, sizeof status, "%s%s · ctx %d%%",
+		status = xasprintf("%s%s · ctx %d%%",
 		    member_status_name(p->status), doing, p->ctx_pct);
 	else
-		snprintf(status, sizeof status, "%s%s",
-		    member_status_name(p->status), doing);
+		status = xasprintf("%s%s", member_status_name(p->status),
+		    doing);
+	free(doing);
 	if (p->tokens >= 10000)
 		snprintf(tokens, sizeof tokens, " · %.0fk tok · $%.2f",
 		    (double)p->tokens / 1000.0, p->cost);
@@ -114,6 +113,7 @@ layout_pane_title(const struct pane *p, const struct tasklist_row *task,
 		    3) <= width ? tokens : "");
 	}
 	free(model);
+	free(status);
 	return title;
 }
 

@@ -11,6 +11,7 @@
 #include "core/bus.h"
 #include "core/roster.h"
 #include "core/transcript.h"
+#include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -128,12 +129,25 @@ void
 view_hint(struct view *v, enum color_role role, const char *fmt, ...)
 {
 	va_list ap;
+	char *text;
+	size_t len;
 
-	free(v->hint);
 	va_start(ap, fmt);
-	if (vasprintf(&v->hint, fmt, ap) < 0)
+	if (vasprintf(&text, fmt, ap) < 0)
 		abort();
 	va_end(ap);
+	/* One line, cleaned: what others wrote (a check's command and
+	 * output) must not move the cursor or pose as the hint's own. */
+	len = strcspn(text, "\r\n");
+	free(v->hint);
+	if (text[len] != '\0') {
+		char *first = xasprintf("%.*s …", (int)len, text);
+
+		v->hint = text_sanitize(first, strlen(first));
+		free(first);
+	} else
+		v->hint = text_sanitize(text, len);
+	free(text);
 	v->hint_role = role;
 }
 
