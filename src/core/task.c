@@ -1296,11 +1296,14 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 		goto done;
 	}
 	if (c->nblocked_by > 0) {
-		if (!manager || t.status != TASK_PENDING) {
-			*err = xasprintf(!manager ? "only the lead or the "
-			    "person adds what a task waits for" : "%s is %s; "
-			    "only a pending task can be made to wait", t.id,
-			    task_status_name(t.status));
+		if (!manager) {
+			*err = xstrdup("only the lead or the person adds what "
+			    "a task waits for");
+			goto done;
+		}
+		if (t.status != TASK_PENDING) {
+			*err = xasprintf("%s is %s; only a pending task can be "
+			    "made to wait", t.id, task_status_name(t.status));
 			goto done;
 		}
 		if (task_add_deps_tx(tb, t.num, c->blocked_by, c->nblocked_by,
