@@ -6,12 +6,13 @@ ready first, those in progress with their owners (also in the owners'
 pane titles), and at the end every one completed with its check's ✓ —
 and names the pending requests it hides; F5 on the tasks view brings the
 requests back before anything is decided; /task add works from the
-input line.
+input line; --resume brings the board back as it was.
 """
 
 import os
 import re
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
@@ -23,7 +24,7 @@ GRAPH = [("scaffold", []), ("parser", ["t1"]), ("printer", ["t1"]),
          ("round trip", ["t2", "t3"])]
 
 
-def team(fake):
+def team(fake, workdir=None):
     fake.reset()
     fake.script(
         {"agent": "lead", "kind": "tool_use", "calls": [
@@ -36,7 +37,8 @@ def team(fake):
                 "prompt": "Take tasks."}} for n in ("ann", "ben", "cat")]},
         *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 6,
         {"kind": "worker", "work_ms": 700})
-    return fake_screen(fake, ["--quit-timeout", "2"], 120, 40)
+    return fake_screen(fake, ["--quit-timeout", "2"], 120, 40,
+                       workdir=workdir)
 
 
 def tasks(s):
@@ -51,7 +53,8 @@ def tasks(s):
 
 
 def test_tasks_view_live(fake):
-    s = team(fake)
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    s = team(fake, work)
     with s:
         s.wait_for("lead>", 10)
         s.send_text("Build it.")
@@ -85,10 +88,23 @@ def test_tasks_view_live(fake):
         s.wait_for(lambda t: "t5" in tasks(s), 10, "t5 on the board")
         expect(tasks(s)["t5"][0] in ("ready", "in_progress", "completed"),
                repr(tasks(s)["t5"]))
+        s.wait_for(lambda t: tasks(s).get("t5", ("",))[0] == "completed",
+                   20, "t5 done")
+        board = tasks(s)
         # F5 on the tasks view decides nothing: the requests come back.
         s.send_keys("F5")
         s.wait_for("requests · 0 pending", 5, "the requests again")
         s.wait_for("F4Tasks", 5)
+        quit_clean(s)
+    # --resume shows the board as it was.
+    fake.reset()
+    fake.script({"kind": "worker"})
+    with fake_screen(fake, ["--quit-timeout", "2", "--resume"], 120, 40,
+                     workdir=work) as s:
+        s.wait_for("F4 tasks (0 open)", 10, "the board restored")
+        s.send_keys("F4")
+        s.wait_for(lambda t: tasks(s) == board, 5, "the same rows: %r"
+                   % board)
         quit_clean(s)
 
 
