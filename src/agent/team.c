@@ -23,6 +23,7 @@
 #include "tools/reaper.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
@@ -657,28 +658,13 @@ team_context(struct team *t, const char *name, int64_t *tokens,
 	return 0;
 }
 
-/* n with thousands separators: "41,200". */
-static char *
-team_thousands(int64_t n)
-{
-	char digits[32], *out = xmalloc(48), *o = out;
-	int len = snprintf(digits, sizeof digits, "%lld", (long long)n), i;
-
-	for (i = 0; i < len; i++) {
-		*o++ = digits[i];
-		if (digits[i] != '-' && (len - i - 1) % 3 == 0 && i < len - 1)
-			*o++ = ',';
-	}
-	*o = '\0';
-	return out;
-}
-
 char *
 team_context_text(struct team *t, const char *name)
 {
 	struct agent *a = team_find(t, name);
 	int64_t tokens, window, before, after, at;
-	char *used, *of, *b, *f, *text, *last;
+	char used[NUMBER_THOUSANDS_SIZE], of[NUMBER_THOUSANDS_SIZE];
+	char b[NUMBER_THOUSANDS_SIZE], f[NUMBER_THOUSANDS_SIZE], *text, *last;
 	int n;
 
 	if (a == NULL)
@@ -689,10 +675,10 @@ team_context_text(struct team *t, const char *name)
 	before = atomic_load(&a->last_before);
 	after = atomic_load(&a->last_after);
 	at = atomic_load(&a->last_at);
-	used = team_thousands(tokens);
-	of = team_thousands(window);
-	b = team_thousands(before);
-	f = team_thousands(after);
+	number_thousands(tokens, used, sizeof used);
+	number_thousands(window, of, sizeof of);
+	number_thousands(before, b, sizeof b);
+	number_thousands(after, f, sizeof f);
 	last = n == 0 ? xstrdup("not compacted yet") : xasprintf("compacted "
 	    "%d time%s, the last %lld s ago: %s → %s tokens", n, n == 1 ? "" :
 	    "s", (long long)((clock_wall_ms() - at) / 1000), b, f);
@@ -701,10 +687,6 @@ team_context_text(struct team *t, const char *name)
 	    (long long)(tokens * 100 / window) : 0LL,
 	    (long long)t->opts.compact_at, a->server_compaction ?
 	    "on the server" : "itself", last);
-	free(used);
-	free(of);
-	free(b);
-	free(f);
 	free(last);
 	return text;
 }

@@ -14,6 +14,7 @@
 #include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
+#include "util/number.h"
 #include "util/xmalloc.h"
 
 /* How a thinking block the provider encrypted shows. */
@@ -263,33 +264,17 @@ view_pct(int64_t tokens, int64_t window)
 	return (int)(tokens * 100 / window);
 }
 
-/* n with thousands separators: "41,200". */
-static void
-view_thousands(int64_t n, char *out, size_t len)
-{
-	char digits[32];
-	int nd = snprintf(digits, sizeof digits, "%lld", (long long)n), i;
-	size_t o = 0;
-
-	for (i = 0; i < nd && o + 2 < len; i++) {
-		out[o++] = digits[i];
-		if (digits[i] != '-' && (nd - i - 1) % 3 == 0 && i < nd - 1)
-			out[o++] = ',';
-	}
-	out[o] = '\0';
-}
-
 /* "— compacted: 41,200 → 6,900 tokens —", live and after --resume. */
 static char *
 view_compacted(int64_t before, int64_t after, const char *kind)
 {
-	char b[32], a[32];
+	char b[NUMBER_THOUSANDS_SIZE], a[NUMBER_THOUSANDS_SIZE];
 
 	if (before <= 0)
 		return xasprintf("— compacted%s —", strcmp(kind, "server") == 0 ?
 		    " on the server" : "");
-	view_thousands(before, b, sizeof b);
-	view_thousands(after, a, sizeof a);
+	number_thousands(before, b, sizeof b);
+	number_thousands(after, a, sizeof a);
 	return xasprintf("— compacted%s: %s → %s tokens —", strcmp(kind,
 	    "server") == 0 ? " on the server" : "", b, a);
 }

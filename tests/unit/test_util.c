@@ -10,6 +10,7 @@
 #include "core/message.h"
 #include "testutil.h"
 #include "util/clock.h"
+#include "util/number.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
@@ -175,6 +176,21 @@ START_TEST(clocks_move_forward)
 }
 END_TEST
 
+START_TEST(thousands_are_separated)
+{
+	char b[NUMBER_THOUSANDS_SIZE];
+
+	ck_assert_str_eq(number_thousands(0, b, sizeof b), "0");
+	ck_assert_str_eq(number_thousands(999, b, sizeof b), "999");
+	ck_assert_str_eq(number_thousands(41200, b, sizeof b), "41,200");
+	ck_assert_str_eq(number_thousands(-1234567, b, sizeof b),
+	    "-1,234,567");
+	ck_assert_str_eq(number_thousands(INT64_MIN, b, sizeof b),
+	    "-9,223,372,036,854,775,808");
+	ck_assert_str_eq(number_thousands(123456, b, 4), "12");
+}
+END_TEST
+
 static Suite *
 util_suite(void)
 {
@@ -190,6 +206,7 @@ util_suite(void)
 	tcase_add_test(tc, message_types_round_trip);
 	tcase_add_test(tc, message_render_shows_request_id_and_decision);
 	tcase_add_test(tc, clocks_move_forward);
+	tcase_add_test(tc, thousands_are_separated);
 	suite_add_tcase(s, tc);
 	return s;
 }
