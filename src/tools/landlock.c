@@ -7,12 +7,15 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/landlock.h"
@@ -114,9 +117,55 @@ ll_allow(int rfd, const char *path, uint64_t rights, int required,
 	return 0;
 }
 
+/*
+ * Allows reading everything but `hidden` (absolute, canonical): at each
+ * directory on the way down to it, every entry but the next one on the
+ * way (symbolic links are left to their targets' own rules).
+ */
+static int
+ll_allow_but(int rfd, const char *hidden, uint64_t read, char **err)
+{
+	char *dir = xstrdup("/"), *path, *next;
+	const char *p = hidden + 1, *end;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	while (rc == 0 && *p != '\0') {
+		end = strchr(p, '/');
+		next = end ? xasprintf("%.*s", (int)(end - p), p) : xstrdup(p);
+		if ((d = opendir(dir)) == NULL) {
+			*err = xasprintf("sandbox: %s: %s", dir,
+			    strerror(errno));
+			rc = -1;
+		}
+		while (rc == 0 && (e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0 ||
+			    strcmp(e->d_name, next) == 0)
+				continue;
+			path = xasprintf("%s%s%s", dir, strcmp(dir, "/") == 0 ?
+			    "" : "/", e->d_name);
+			if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
+				rc = ll_allow(rfd, path, read, 0, err);
+			free(path);
+		}
+		if (d != NULL)
+			closedir(d);
+		path = xasprintf("%s%s%s", dir, strcmp(dir, "/") == 0 ? "" :
+		    "/", next);
+		free(dir);
+		free(next);
+		dir = path;
+		p = end ? end + 1 : p + strlen(p);
+	}
+	free(dir);
+	return rc;
+}
+
 int
-landlock_ruleset(const char *const *writable, size_t n, int deny_net,
-    char **err)
+landlock_ruleset_within(const struct landlock_rules *r, char **err)
 {
 	static const char *const devices[] = { "/dev/null", "/dev/zero",
 	    "/dev/full", "/dev/tty" };
@@ -133,7 +182,7 @@ landlock_ruleset(const char *const *writable, size_t n, int deny_net,
 	read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR |
 	    (abi >= 5 ? LL_FS_IOCTL_DEV : 0);
 	attr.handled_access_fs = all;
-	if (deny_net && abi >= 4)
+	if (r->deny_net && abi >= 4)
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 	if (abi >= 6)
 		attr.scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX;
@@ -143,21 +192,35 @@ landlock_ruleset(const char *const *writable, size_t n, int deny_net,
 		*err = xasprintf("sandbox: %s", strerror(errno));
 		return -1;
 	}
-	if (ll_allow(rfd, "/", read, 1, err) == -1)
+	if (r->hidden == NULL ? ll_allow(rfd, "/", read, 1, err) == -1 :
+	    ll_allow_but(rfd, r->hidden, read, err) == -1)
 		goto fail;
 	for (i = 0; i < sizeof devices / sizeof *devices; i++) {
 		if (ll_allow(rfd, devices[i], read | LL_FS_WRITE_FILE |
 		    (abi >= 3 ? LL_FS_TRUNCATE : 0), 0, err) == -1)
 			goto fail;
 	}
-	for (i = 0; i < n; i++) {
-		if (ll_allow(rfd, writable[i], all, 1, err) == -1)
+	for (i = 0; i < r->nreadable; i++) {
+		if (ll_allow(rfd, r->readable[i], read, 1, err) == -1)
+			goto fail;
+	}
+	for (i = 0; i < r->nwritable; i++) {
+		if (ll_allow(rfd, r->writable[i], all, 1, err) == -1)
 			goto fail;
 	}
 	return rfd;
 fail:
 	close(rfd);
 	return -1;
+}
+
+int
+landlock_ruleset(const char *const *writable, size_t n, int deny_net,
+    char **err)
+{
+	struct landlock_rules r = { NULL, NULL, 0, writable, n, deny_net };
+
+	return landlock_ruleset_within(&r, err);
 }
 
 int

@@ -28,6 +28,28 @@ int landlock_abi(void);
 int landlock_ruleset(const char *const *writable, size_t n, int deny_net,
     char **err);
 
+/* A ruleset that also hides a directory (a teammate's view of the
+ * working tree when it has a worktree of its own). */
+struct landlock_rules {
+	const char		*hidden;	/* NULL, or absolute and
+						 * canonical: nothing beneath
+						 * it is readable but what the
+						 * lists grant */
+	const char *const	*readable;	/* read only */
+	size_t			 nreadable;
+	const char *const	*writable;	/* every right */
+	size_t			 nwritable;
+	int			 deny_net;
+};
+
+/*
+ * landlock_ruleset, with reading everywhere but beneath r->hidden, and
+ * reading beneath each of r->readable. What a directory on the way to
+ * hidden will hold later is not readable either. Returns its descriptor,
+ * or -1 with *err.
+ */
+int landlock_ruleset_within(const struct landlock_rules *r, char **err);
+
 /* Whether the kernel can deny TCP (ABI 4 and later). */
 int landlock_can_deny_net(void);
 

@@ -1,0 +1,29 @@
+/*
+ * Running git for huddle itself (worktrees, diffs, merges): a fixed
+ * argument list, never a model's words, run like a bash command (a
+ * reaper, the scrubbed environment, a timeout) but outside the sandbox,
+ * with prompts and optional locks off and messages in English.
+ */
+#ifndef HUDDLE_TOOLS_GIT_H
+#define HUDDLE_TOOLS_GIT_H
+
+#include <stddef.h>
+
+struct git {
+	const char	*program;	/* huddle's, as the reaper */
+	const char	*tmpdir;	/* TMPDIR, or NULL */
+};
+
+/* git_run flags. */
+#define GIT_QUIET	0x1	/* leave stderr out of *out */
+
+/*
+ * Runs `git ARGS...` (args NULL-terminated) in dir. *out (when not NULL)
+ * gets what it printed, at most `cap` bytes kept (head and tail; 0: 4
+ * MiB), without the status line. Returns its exit status (0–255), or -1
+ * with *out saying why when it could not run or did not end by itself.
+ */
+int git_run(const struct git *g, const char *dir, int flags, size_t cap,
+    char **out, const char *const *args);
+
+#endif

@@ -1,0 +1,557 @@
+/*
+ * Git worktrees for teammates (see worktree.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tools/worktree.h"
+#include "util/xmalloc.h"
+
+/* The most new files a diff shows. */
+#define WORKTREE_NEW_FILES 200
+
+/* Runs git and keeps its output; returns the status. */
+static int
+wt_git(const struct git *g, const char *dir, int flags, char **out,
+    const char *const *args)
+{
+	return git_run(g, dir, flags, 0, out, args);
+}
+
+/* Output without its trailing newlines (in place). */
+static char *
+wt_chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	return s;
+}
+
+/* "git ARGS failed: OUTPUT" into *err; returns -1. */
+static int
+wt_fail(char **err, const char *what, char *out)
+{
+	*err = xasprintf("%s: %s", what, out && *out ? wt_chomp(out) :
+	    "git failed");
+	free(out);
+	return -1;
+}
+
+char *
+worktree_path(const char *workdir, const char *name)
+{
+	return xasprintf("%s/%s/%s", workdir, WORKTREE_DIR, name);
+}
+
+char *
+worktree_branch(const char *name)
+{
+	return xasprintf("huddle/%s", name);
+}
+
+/* Adds ".huddle/" to the repository's info/exclude, once. */
+static int
+wt_exclude(const char *common, char **err)
+{
+	char *dir = xasprintf("%s/info", common);
+	char *path = xasprintf("%s/exclude", dir), line[512];
+	int found = 0, rc = 0;
+	FILE *f;
+
+	if ((f = fopen(path, "r")) != NULL) {
+		while (!found && fgets(line, sizeof line, f) != NULL)
+			found = strcmp(line, ".huddle/\n") == 0 ||
+			    strcmp(line, ".huddle/") == 0;
+		fclose(f);
+	}
+	if (!found) {
+		if ((mkdir(dir, 0755) == -1 && errno != EEXIST) ||
+		    (f = fopen(path, "a")) == NULL) {
+			*err = xasprintf("%s: %s", path, strerror(errno));
+			rc = -1;
+		} else {
+			fputs("\n# huddle's teammates' worktrees\n.huddle/\n",
+			    f);
+			if (fclose(f) == EOF) {
+				*err = xasprintf("%s: %s", path,
+				    strerror(errno));
+				rc = -1;
+			}
+		}
+	}
+	free(dir);
+	free(path);
+	return rc;
+}
+
+int
+worktree_repo(const struct git *g, const char *workdir, char **common,
+    char **err)
+{
+	const char *top[] = { "rev-parse", "--show-toplevel", NULL };
+	const char *head[] = { "rev-parse", "--verify", "-q", "HEAD", NULL };
+	const char *git_dir[] = { "rev-parse", "--path-format=absolute",
+	    "--git-common-dir", NULL };
+	char *out = NULL;
+
+	*common = NULL;
+	if (wt_git(g, workdir, GIT_QUIET, &out, top) != 0) {
+		free(out);
+		*err = xasprintf("%s is not in a git repository: worktrees "
+		    "need one (git init, and a first commit)", workdir);
+		return -1;
+	}
+	if (strcmp(wt_chomp(out), workdir) != 0) {
+		*err = xasprintf("%s is inside the git repository %s, not at "
+		    "its top: start huddle there for worktrees", workdir, out);
+		free(out);
+		return -1;
+	}
+	free(out);
+	if (wt_git(g, workdir, GIT_QUIET, &out, head) != 0) {
+		free(out);
+		*err = xasprintf("the repository at %s has no commit yet: "
+		    "worktrees start from one", workdir);
+		return -1;
+	}
+	free(out);
+	if (wt_git(g, workdir, 0, &out, git_dir) != 0)
+		return wt_fail(err, "finding the repository's git directory",
+		    out);
+	*common = xstrdup(wt_chomp(out));
+	free(out);
+	if (wt_exclude(*common, err) == -1) {
+		free(*common);
+		*common = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+worktree_add(const struct git *g, const char *workdir, const char *name,
+    const char *base, char **sha, char **err)
+{
+	char *path = worktree_path(workdir, name);
+	char *branch = worktree_branch(name), *ref, *spec, *out = NULL;
+	char *parent = xasprintf("%s/.huddle", workdir);
+	char *dir = xasprintf("%s/%s", workdir, WORKTREE_DIR);
+	struct stat st;
+	int rc = -1;
+
+	*sha = NULL;
+	ref = xasprintf("refs/heads/%s", branch);
+	spec = xasprintf("%s^{commit}", base ? base : "HEAD");
+	{
+		const char *exists[] = { "show-ref", "--verify", "-q", ref,
+		    NULL };
+		const char *resolve[] = { "rev-parse", "--verify", "-q", spec,
+		    NULL };
+
+		if (lstat(path, &st) == 0) {
+			*err = xasprintf("%s exists already; huddle does not "
+			    "make a worktree over it (/discard %s removes an "
+			    "old one)", path, name);
+			goto done;
+		}
+		if (wt_git(g, workdir, GIT_QUIET, &out, exists) == 0) {
+			*err = xasprintf("the branch %s exists already; "
+			    "choose another name, or delete the branch", branch);
+			goto done;
+		}
+		free(out);
+		out = NULL;
+		if (wt_git(g, workdir, GIT_QUIET, &out, resolve) != 0) {
+			*err = xasprintf("'%s' names no commit of the "
+			    "repository", base ? base : "HEAD");
+			goto done;
+		}
+		*sha = xstrdup(wt_chomp(out));
+		free(out);
+		out = NULL;
+	}
+	if ((mkdir(parent, 0700) == -1 && errno != EEXIST) ||
+	    (mkdir(dir, 0700) == -1 && errno != EEXIST)) {
+		*err = xasprintf("%s: %s", dir, strerror(errno));
+		goto done;
+	}
+	{
+		const char *add[] = { "worktree", "add", "-q", "-b", branch, path,
+		    *sha, NULL };
+
+		if (wt_git(g, workdir, 0, &out, add) != 0) {
+			wt_fail(err, "making the worktree", out);
+			out = NULL;
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	if (rc == -1) {
+		free(*sha);
+		*sha = NULL;
+	}
+	free(out);
+	free(path);
+	free(branch);
+	free(ref);
+	free(spec);
+	free(parent);
+	free(dir);
+	return rc;
+}
+
+int
+worktree_check(const struct git *g, const char *workdir, const char *name,
+    char **err)
+{
+	char *path = worktree_path(workdir, name);
+	char *branch = worktree_branch(name), *out = NULL;
+	const char *top[] = { "rev-parse", "--show-toplevel",
+	    "--abbrev-ref", "HEAD", NULL };
+	struct stat st;
+	int rc = -1;
+
+	if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode))
+		*err = xasprintf("%s's worktree %s is missing", name, path);
+	else if (wt_git(g, path, GIT_QUIET, &out, top) != 0)
+		*err = xasprintf("%s is no longer a git worktree", path);
+	else {
+		char *nl = strchr(out, '\n');
+
+		if (nl == NULL || strncmp(out, path, (size_t)(nl - out)) !=
+		    0 || strlen(path) != (size_t)(nl - out) ||
+		    strcmp(wt_chomp(nl + 1), branch) != 0)
+			*err = xasprintf("%s is not %s's worktree on %s any "
+			    "more (it was moved or switched)", path, name,
+			    branch);
+		else
+			rc = 0;
+	}
+	free(out);
+	free(path);
+	free(branch);
+	return rc;
+}
+
+/* Reads `git diff --numstat` lines into files; sums them. */
+static void
+wt_numstat(const char *text, struct worktree_diff *d)
+{
+	const char *p = text, *nl;
+	char path[4096];
+	long a, r;
+	char sa[32], sr[32];
+
+	for (; *p != '\0'; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p);
+		if (sscanf(p, "%31s %31s %4095[^\n]", sa, sr, path) == 3) {
+			a = strcmp(sa, "-") == 0 ? -1 : atol(sa);
+			r = strcmp(sr, "-") == 0 ? -1 : atol(sr);
+			json_array_append_new(d->files, json_pack("{s:s, s:i, "
+			    "s:i}", "path", path, "added", (int)a, "removed",
+			    (int)r));
+			d->added += a > 0 ? (int)a : 0;
+			d->removed += r > 0 ? (int)r : 0;
+		}
+		if (*nl == '\0')
+			break;
+	}
+}
+
+int
+worktree_diff(const struct git *g, const char *workdir, const char *name,
+    const char *base, struct worktree_diff *d, char **err)
+{
+	char *path = worktree_path(workdir, name), *out = NULL, *p, *nl;
+	const char *numstat[] = { "diff", "--no-color", "--no-ext-diff",
+	    "--numstat", base, NULL };
+	const char *patch[] = { "diff", "--no-color", "--no-ext-diff", base,
+	    NULL };
+	const char *others[] = { "ls-files", "--others", "--exclude-standard",
+	    NULL };
+	size_t len = 0, cap = 0;
+	int n = 0, rc = -1;
+
+	memset(d, 0, sizeof *d);
+	d->files = json_array();
+	if (wt_git(g, path, GIT_QUIET, &out, numstat) != 0) {
+		wt_fail(err, "reading the worktree's changes", out);
+		goto done;
+	}
+	wt_numstat(out, d);
+	free(out);
+	if (wt_git(g, path, GIT_QUIET, &out, patch) != 0) {
+		wt_fail(err, "reading the worktree's changes", out);
+		goto done;
+	}
+	d->patch = out;
+	len = strlen(out);
+	cap = len + 1;
+	out = NULL;
+	/* New files: each against nothing. */
+	if (wt_git(g, path, GIT_QUIET, &out, others) != 0) {
+		wt_fail(err, "listing the worktree's new files", out);
+		goto done;
+	}
+	for (p = out; *p != '\0' && n < WORKTREE_NEW_FILES; p = nl + 1, n++) {
+		char *file, *text = NULL;
+
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p);
+		file = xasprintf("%.*s", (int)(nl - p), p);
+		{
+			const char *stat[] = { "diff", "--no-color",
+			    "--no-ext-diff", "--no-index", "--numstat", "--",
+			    "/dev/null", file, NULL };
+			const char *hunks[] = { "diff", "--no-color",
+			    "--no-ext-diff", "--no-index", "--", "/dev/null",
+			    file, NULL };
+
+			/* --no-index exits 1 when the files differ. */
+			if (wt_git(g, path, GIT_QUIET, &text, stat) == 1)
+				wt_numstat(text, d);
+			free(text);
+			text = NULL;
+			if (wt_git(g, path, GIT_QUIET, &text, hunks) == 1)
+				d->patch = xappend(d->patch, &len, &cap, text,
+				    strlen(text));
+			free(text);
+		}
+		free(file);
+		if (*nl == '\0')
+			break;
+	}
+	rc = 0;
+done:
+	free(out);
+	free(path);
+	if (rc == -1)
+		worktree_diff_clear(d);
+	return rc;
+}
+
+void
+worktree_diff_clear(struct worktree_diff *d)
+{
+	json_decref(d->files);
+	free(d->patch);
+	memset(d, 0, sizeof *d);
+}
+
+int
+worktree_state(const struct git *g, const char *workdir, const char *name,
+    struct worktree_state *s, char **err)
+{
+	char *path = worktree_path(workdir, name), *branch, *range, *out = NULL;
+	const char *status[] = { "status", "--porcelain", NULL };
+	char *why = NULL;
+	int rc = 0;
+
+	memset(s, 0, sizeof *s);
+	if (worktree_check(g, workdir, name, &why) == -1) {
+		s->missing = 1;
+		free(path);
+		free(why);
+		return 0;
+	}
+	branch = worktree_branch(name);
+	range = xasprintf("HEAD...%s", branch);
+	{
+		const char *count[] = { "rev-list", "--left-right", "--count",
+		    range, NULL };
+
+		if (wt_git(g, path, GIT_QUIET, &out, status) != 0)
+			rc = wt_fail(err, "reading the worktree's status", out);
+		else {
+			s->dirty = *out != '\0';
+			free(out);
+			if (wt_git(g, workdir, GIT_QUIET, &out, count) != 0 ||
+			    sscanf(out, "%d %d", &s->behind, &s->ahead) != 2)
+				rc = wt_fail(err, "comparing the branches",
+				    out);
+			else
+				free(out);
+		}
+	}
+	s->merged = rc == 0 && !s->dirty && s->ahead == 0;
+	free(range);
+	free(branch);
+	free(path);
+	return rc;
+}
+
+/* Commits the uncommitted work of name's worktree. Returns 1 when there
+ * was some, 0 when not, -1 with *err. */
+static int
+wt_commit(const struct git *g, const char *path, const char *name,
+    const char *message, char **err)
+{
+	const char *status[] = { "status", "--porcelain", NULL };
+	const char *add[] = { "add", "-A", NULL };
+	char *who = xasprintf("user.name=%s (huddle)", name);
+	char *mail = xasprintf("user.email=%s@huddle.invalid", name);
+	const char *commit[] = { "-c", who, "-c", mail, "commit", "-q",
+	    "--no-verify", "-m", message, NULL };
+	char *out = NULL;
+	int rc;
+
+	if (wt_git(g, path, GIT_QUIET, &out, status) != 0)
+		rc = wt_fail(err, "reading the worktree's status", out);
+	else if (*out == '\0') {
+		free(out);
+		rc = 0;
+	} else {
+		free(out);
+		out = NULL;
+		if (wt_git(g, path, 0, &out, add) != 0)
+			rc = wt_fail(err, "adding the worktree's files", out);
+		else {
+			free(out);
+			out = NULL;
+			rc = wt_git(g, path, 0, &out, commit) != 0 ?
+			    wt_fail(err, "committing the worktree's work",
+			    out) : 1;
+			if (rc == 1)
+				free(out);
+		}
+	}
+	free(who);
+	free(mail);
+	return rc;
+}
+
+enum worktree_merged
+worktree_merge(const struct git *g, const char *workdir, const char *name,
+    const char *message, char **report)
+{
+	char *path = worktree_path(workdir, name);
+	char *branch = worktree_branch(name), *out = NULL, *why = NULL;
+	char *merge_msg = xasprintf("Merge %s's work (huddle)", name);
+	const char *current[] = { "symbolic-ref", "-q", "--short", "HEAD",
+	    NULL };
+	const char *status[] = { "status", "--porcelain", NULL };
+	const char *merged[] = { "merge-base", "--is-ancestor", branch, "HEAD",
+	    NULL };
+	const char *email[] = { "config", "user.email", NULL };
+	const char *merge[] = { "merge", "--no-ff", "--no-edit", "--no-verify",
+	    "-m", merge_msg, branch, NULL };
+	const char *merge_as[] = { "-c", "user.name=huddle", "-c",
+	    "user.email=huddle@huddle.invalid", "merge", "--no-ff",
+	    "--no-edit", "--no-verify", "-m", merge_msg, branch, NULL };
+	const char *unmerged[] = { "diff", "--name-only", "--diff-filter=U",
+	    NULL };
+	const char *abort_[] = { "merge", "--abort", NULL };
+	enum worktree_merged v = WT_FAILED;
+	char *into = NULL;
+	int has_email;
+
+	*report = NULL;
+	if (worktree_check(g, workdir, name, &why) == -1) {
+		*report = why;
+		goto done;
+	}
+	if (wt_git(g, workdir, GIT_QUIET, &out, current) != 0) {
+		*report = xstrdup("your tree has no branch checked out "
+		    "(a detached HEAD): check one out to merge into");
+		goto done;
+	}
+	into = xstrdup(wt_chomp(out));
+	free(out);
+	out = NULL;
+	/* The user's tree first: nothing is committed for a merge that
+	 * cannot happen. */
+	if (wt_git(g, workdir, GIT_QUIET, &out, status) != 0) {
+		wt_fail(report, "reading your tree's status", out);
+		out = NULL;
+		goto done;
+	}
+	if (*out != '\0') {
+		*report = xasprintf("your tree (%s) has uncommitted changes; "
+		    "commit or stash them first:\n%s", into, wt_chomp(out));
+		v = WT_DIRTY;
+		goto done;
+	}
+	free(out);
+	out = NULL;
+	if (wt_commit(g, path, name, message, &why) == -1) {
+		*report = why;
+		goto done;
+	}
+	if (wt_git(g, workdir, GIT_QUIET, &out, merged) == 0) {
+		*report = xasprintf("%s has nothing %s does not have", branch,
+		    into);
+		v = WT_NOTHING;
+		goto done;
+	}
+	free(out);
+	out = NULL;
+	has_email = wt_git(g, workdir, GIT_QUIET, &out, email) == 0;
+	free(out);
+	out = NULL;
+	if (wt_git(g, workdir, 0, &out, has_email ? merge : merge_as) == 0) {
+		*report = xasprintf("merged %s into %s", branch, into);
+		v = WT_MERGED;
+		goto done;
+	}
+	free(out);
+	out = NULL;
+	if (wt_git(g, workdir, GIT_QUIET, &out, unmerged) == 0 && *out != '\0') {
+		*report = xasprintf("%s does not merge cleanly into %s; nothing "
+		    "was changed. Conflicting files:\n%s", branch, into,
+		    wt_chomp(out));
+		v = WT_CONFLICT;
+	} else
+		*report = xasprintf("merging %s into %s failed; nothing was "
+		    "changed", branch, into);
+	free(out);
+	out = NULL;
+	wt_git(g, workdir, GIT_QUIET, &out, abort_);
+done:
+	free(out);
+	free(into);
+	free(merge_msg);
+	free(branch);
+	free(path);
+	return v;
+}
+
+int
+worktree_remove(const struct git *g, const char *workdir, const char *name,
+    int force, char **err)
+{
+	char *path = worktree_path(workdir, name);
+	char *branch = worktree_branch(name), *out = NULL;
+	const char *remove[] = { "worktree", "remove", force ? "--force" :
+	    path, force ? path : NULL, NULL };
+	const char *prune[] = { "worktree", "prune", NULL };
+	const char *del[] = { "branch", "-q", force ? "-D" : "-d", branch,
+	    NULL };
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(path, &st) == 0 && wt_git(g, workdir, 0, &out, remove) != 0)
+		rc = wt_fail(err, "removing the worktree", out);
+	else {
+		free(out);
+		out = NULL;
+		wt_git(g, workdir, GIT_QUIET, NULL, prune);
+		if (wt_git(g, workdir, 0, &out, del) != 0)
+			rc = wt_fail(err, "deleting the branch", out);
+		else
+			free(out);
+	}
+	free(path);
+	free(branch);
+	return rc;
+}

@@ -1,0 +1,198 @@
+/*
+ * Unit tests of tools/worktree with real git: a worktree on its own
+ * branch, its diff (committed, uncommitted and new files), its state, a
+ * clean merge, a conflict that changes nothing, a dirty tree refused,
+ * names that exist already refused, and removal.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "testutil.h"
+#include "tools/reaper.h"
+#include "tools/worktree.h"
+#include "util/xmalloc.h"
+
+static char *program;
+static struct git g;
+
+static void
+setup(void)
+{
+	program = reaper_program();
+	ck_assert_ptr_nonnull(program);
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	g.program = program;
+	g.tmpdir = NULL;
+}
+
+static void
+teardown(void)
+{
+	free(program);
+}
+
+static void
+sh(const char *dir, const char *cmd)
+{
+	char *line = xasprintf("cd '%s' && { %s; } >/dev/null 2>&1", dir, cmd);
+
+	ck_assert_msg(system(line) == 0, "failed: %s", cmd);
+	free(line);
+}
+
+static void
+put(const char *dir, const char *file, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+/* A repository with one commit of a.txt. */
+static char *
+repo(void)
+{
+	char *dir = tu_tmpdir(), *real = realpath(dir, NULL);
+
+	free(dir);
+	sh(real, "git init -q -b main . && git config user.name T && "
+	    "git config user.email t@example.invalid");
+	put(real, "a.txt", "one\ntwo\nthree\n");
+	sh(real, "git add a.txt && git commit -q -m first");
+	return real;
+}
+
+START_TEST(diff_merge_and_remove)
+{
+	char *dir = repo(), *common, *sha, *err = NULL, *report, *wt;
+	struct worktree_diff d;
+	struct worktree_state s;
+
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
+	free(common);
+	/* .huddle/ is kept out of the user's status. */
+	sh(dir, "mkdir -p .huddle && touch .huddle/x && "
+	    "test -z \"$(git status --porcelain)\"");
+	ck_assert_int_eq(worktree_add(&g, dir, "alice", NULL, &sha, &err), 0);
+	ck_assert_int_eq(strlen(sha), 40);
+	ck_assert_int_eq(worktree_check(&g, dir, "alice", &err), 0);
+	ck_assert_int_eq(worktree_add(&g, dir, "alice", NULL, &common, &err),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(err, "exists already"));
+	free(err);
+	wt = worktree_path(dir, "alice");
+	put(wt, "a.txt", "one\nTWO\nthree\n");
+	put(wt, "new.txt", "fresh\n");
+	ck_assert_int_eq(worktree_diff(&g, dir, "alice", sha, &d, &err), 0);
+	ck_assert_int_eq(json_array_size(d.files), 2);
+	ck_assert_int_eq(d.added, 2);
+	ck_assert_int_eq(d.removed, 1);
+	ck_assert_ptr_nonnull(strstr(d.patch, "-two\n+TWO\n"));
+	ck_assert_ptr_nonnull(strstr(d.patch, "+fresh\n"));
+	worktree_diff_clear(&d);
+	ck_assert_int_eq(worktree_state(&g, dir, "alice", &s, &err), 0);
+	ck_assert(s.dirty && !s.merged && !s.missing);
+	/* A dirty tree of the user's is refused, and nothing moves. */
+	put(dir, "mine.txt", "x\n");
+	ck_assert_int_eq(worktree_merge(&g, dir, "alice", "alice's work",
+	    &report), WT_DIRTY);
+	ck_assert_ptr_nonnull(strstr(report, "mine.txt"));
+	free(report);
+	sh(dir, "rm mine.txt");
+	ck_assert_int_eq(worktree_merge(&g, dir, "alice", "alice's work",
+	    &report), WT_MERGED);
+	free(report);
+	sh(dir, "grep -q TWO a.txt && test -f new.txt && "
+	    "git log --format=%an -1 huddle/alice | grep -q 'alice (huddle)'");
+	ck_assert_int_eq(worktree_state(&g, dir, "alice", &s, &err), 0);
+	ck_assert(s.merged && !s.dirty);
+	ck_assert_int_eq(worktree_merge(&g, dir, "alice", "again", &report),
+	    WT_NOTHING);
+	free(report);
+	ck_assert_int_eq(worktree_remove(&g, dir, "alice", 0, &err), 0);
+	ck_assert_int_eq(worktree_check(&g, dir, "alice", &err), -1);
+	free(err);
+	sh(dir, "! git show-ref -q refs/heads/huddle/alice");
+	free(wt);
+	free(sha);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(a_conflict_changes_nothing)
+{
+	char *dir = repo(), *common, *sha, *err = NULL, *report, *wt;
+	struct worktree_state s;
+
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
+	free(common);
+	ck_assert_int_eq(worktree_add(&g, dir, "bob", NULL, &sha, &err), 0);
+	wt = worktree_path(dir, "bob");
+	put(wt, "a.txt", "one\nbob's\nthree\n");
+	put(dir, "a.txt", "one\nmine\nthree\n");
+	sh(dir, "git commit -q -am mine");
+	ck_assert_int_eq(worktree_merge(&g, dir, "bob", "bob's work",
+	    &report), WT_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(report, "a.txt"));
+	free(report);
+	/* Both branches as they were; bob's work kept, on his branch. */
+	sh(dir, "test -z \"$(git status --porcelain)\" && grep -q mine a.txt "
+	    "&& git show huddle/bob:a.txt | grep -q \"bob's\"");
+	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), 0);
+	ck_assert(!s.merged && s.ahead == 1 && s.behind == 1);
+	/* Not without force: the work is not merged. */
+	ck_assert_int_eq(worktree_remove(&g, dir, "bob", 0, &err), 0 - 1);
+	free(err);
+	ck_assert_int_eq(worktree_remove(&g, dir, "bob", 1, &err), 0);
+	free(wt);
+	free(sha);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(outside_a_repository)
+{
+	char *dir = tu_tmpdir(), *real = realpath(dir, NULL), *common;
+	char *err = NULL;
+
+	ck_assert_int_eq(worktree_repo(&g, real, &common, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not in a git repository"));
+	free(err);
+	sh(real, "git init -q .");
+	ck_assert_int_eq(worktree_repo(&g, real, &common, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no commit yet"));
+	free(err);
+	tu_rmtree(real);
+	free(real);
+	free(dir);
+}
+END_TEST
+
+int
+main(int argc, char **argv)
+{
+	Suite *s;
+	TCase *tc;
+
+	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
+		return reaper_main(argc, argv);
+	s = suite_create("worktree");
+	tc = tcase_create("git");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, diff_merge_and_remove);
+	tcase_add_test(tc, a_conflict_changes_nothing);
+	tcase_add_test(tc, outside_a_repository);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
