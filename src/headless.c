@@ -72,6 +72,8 @@ headless_command_name(enum command_kind kind)
 		[CMD_TASK_ASSIGN] = "task_assign", [CMD_TASK_DONE] = "task_done",
 		[CMD_TASK_CANCEL] = "task_cancel",
 		[CMD_TASK_REOPEN] = "task_reopen", [CMD_TASKS] = "tasks",
+		[CMD_DIFF] = "diff", [CMD_MERGE] = "merge",
+		[CMD_DISCARD] = "discard", [CMD_WORKTREES] = "worktrees",
 		[CMD_TEAM] = "team",
 		[CMD_REQUESTS] = "requests", [CMD_ZOOM] = "zoom",
 		[CMD_HELP] = "help", [CMD_QUIT] = "quit", [CMD_BAD] = "parse",
@@ -107,6 +109,8 @@ headless_command(struct headless *h, const char *line)
 	case OUTCOME_TEAM:
 	case OUTCOME_REQUESTS:
 	case OUTCOME_TASKS:
+	case OUTCOME_DIFF:
+	case OUTCOME_WORKTREES:
 		headless_reply(h, name, json_incref(res.data));
 		break;
 	case OUTCOME_FRONT:

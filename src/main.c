@@ -74,6 +74,7 @@ struct options {
 	int		 no_sandbox;
 	int		 autonomous;
 	const char	*verify;
+	int		 worktrees;
 };
 
 static void
@@ -129,6 +130,8 @@ usage(FILE *out)
 	    "                        of the task board itself when idle\n"
 	    "  --verify CMD          a task counts as completed only once CMD\n"
 	    "                        exits 0 (run like bash, in the workdir)\n"
+	    "  --worktrees           every teammate works in a git worktree of\n"
+	    "                        its own, on a branch huddle/NAME\n"
 	    "  --no-cache            do not ask for prompt caching\n"
 	    "  --max-cost USD        start no model call once the team has\n"
 	    "                        spent USD (raise it with /budget)\n"
@@ -450,6 +453,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.no_sandbox = o->no_sandbox;
 	to.autonomous = o->autonomous;
 	to.verify = o->verify;
+	to.worktrees = o->worktrees;
 	to.catalog = cat;
 	to.choice = o->choice;
 	to.teammate_model = o->teammate_model;
@@ -548,7 +552,7 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
-	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY,
+	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
 	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX };
 	static const struct option options[] = {
@@ -582,6 +586,7 @@ main(int argc, char **argv)
 		{ "max-rounds", required_argument, NULL, OPT_MAX_ROUNDS },
 		{ "autonomous", no_argument, NULL, OPT_AUTONOMOUS },
 		{ "verify", required_argument, NULL, OPT_VERIFY },
+		{ "worktrees", no_argument, NULL, OPT_WORKTREES },
 		{ "max-cost", required_argument, NULL, OPT_MAX_COST },
 		{ "teammate-model", required_argument, NULL,
 		    OPT_TEAMMATE_MODEL },
@@ -764,6 +769,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_AUTONOMOUS:
 			o.autonomous = 1;
+			break;
+		case OPT_WORKTREES:
+			o.worktrees = 1;
 			break;
 		case OPT_VERIFY:
 			if (*optarg == '\0')

@@ -25,6 +25,10 @@ static const struct {
 	{ "context", CMD_CONTEXT },
 	{ "task", CMD_TASK_ADD },
 	{ "tasks", CMD_TASKS },
+	{ "diff", CMD_DIFF },
+	{ "merge", CMD_MERGE },
+	{ "discard", CMD_DISCARD },
+	{ "worktrees", CMD_WORKTREES },
 	{ "team", CMD_TEAM },
 	{ "requests", CMD_REQUESTS },
 	{ "zoom", CMD_ZOOM },
@@ -50,6 +54,7 @@ command_help(void)
 	    "/task add SUBJECT [after t1,t2]   add a task to the board\n"
 	    "/task assign ID NAME, /task done|cancel|reopen ID\n"
 	    "/team, /requests, /tasks  list the team, requests, tasks\n"
+	    "/diff|merge|discard NAME, /worktrees  teammates' worktrees\n"
 	    "/zoom, /help            zoom the focused pane; this help\n"
 	    "/quit                   quit (teammates are asked to shut down)\n"
 	    "//text                  send text that starts with /\n";
@@ -243,6 +248,24 @@ command_parse(const char *line, struct command *c)
 	case CMD_REJECT:
 		c->target = next_word(&args);
 		c->text = rest_of(args);
+		break;
+	case CMD_DISCARD:
+		c->name = next_word(&args);
+		c->text = rest_of(args);
+		if (c->name == NULL || (c->text != NULL &&
+		    strcmp(c->text, "yes") != 0))
+			return command_bad(c, xstrdup("usage: /discard NAME, "
+			    "then /discard NAME yes"));
+		break;
+	case CMD_DIFF:
+	case CMD_MERGE:
+		c->name = next_word(&args);
+		word = rest_of(args);
+		if (c->name == NULL || word != NULL) {
+			free(word);
+			return command_bad(c, xasprintf("usage: /%s NAME",
+			    c->kind == CMD_DIFF ? "diff" : "merge"));
+		}
 		break;
 	case CMD_SHUTDOWN:
 	case CMD_STOP:

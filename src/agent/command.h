@@ -9,6 +9,7 @@
  *	/compact [NAME]			/context [NAME]
  *	/task add SUBJECT [after t1,t2]	/task assign ID NAME
  *	/task done|cancel|reopen ID	/tasks
+ *	/diff NAME   /merge NAME   /discard NAME [yes]   /worktrees
  *	/help				/quit
  *
  * REQ names one request: its id, a prefix of the id that only one pending
@@ -43,6 +44,10 @@ enum command_kind {
 	CMD_TASK_CANCEL, /* target */
 	CMD_TASK_REOPEN, /* target */
 	CMD_TASKS,
+	CMD_DIFF,	/* name */
+	CMD_MERGE,	/* name */
+	CMD_DISCARD,	/* name, text? ("yes" confirms) */
+	CMD_WORKTREES,
 	CMD_TEAM,
 	CMD_REQUESTS,
 	CMD_ZOOM,
@@ -75,6 +80,8 @@ enum command_outcome {
 	OUTCOME_TEAM,		/* data: the /team report */
 	OUTCOME_REQUESTS,	/* data: the /requests report */
 	OUTCOME_TASKS,		/* data: the /tasks report */
+	OUTCOME_DIFF,		/* data: team_diff's report */
+	OUTCOME_WORKTREES,	/* data: team_worktrees' report */
 	OUTCOME_FRONT		/* the front end's own (/zoom, /help, /quit,
 				 * a blank line): nothing was done */
 };

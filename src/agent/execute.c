@@ -210,6 +210,24 @@ command_run(struct team *t, const struct command *c, const char *focus,
 		res->outcome = OUTCOME_TASKS;
 		res->data = execute_tasks(t);
 		break;
+	case CMD_DIFF:
+		if ((res->data = team_diff(t, c->name, &msg)) != NULL)
+			res->outcome = OUTCOME_DIFF;
+		else
+			execute_done(res, 0, msg);
+		break;
+	case CMD_MERGE:
+		ok = team_merge(t, c->name, &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_DISCARD:
+		ok = team_discard(t, c->name, c->text != NULL, &msg) == 0;
+		execute_done(res, ok, msg);
+		break;
+	case CMD_WORKTREES:
+		res->outcome = OUTCOME_WORKTREES;
+		res->data = team_worktrees(t);
+		break;
 	case CMD_TEAM:
 		res->outcome = OUTCOME_TEAM;
 		res->data = execute_team(t);

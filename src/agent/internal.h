@@ -17,6 +17,7 @@
 #include "core/roster.h"
 #include "core/store.h"
 #include "core/task.h"
+#include "tools/git.h"
 #include "util/cancel.h"
 #include "llm/catalog.h"
 #include "llm/llm.h"
@@ -74,6 +75,10 @@ struct agent {
 	int			 worked;	/* a turn ran since idle */
 	enum member_status	 status;
 	int			 autonomous;	/* takes tasks from the board */
+	char			*root;		/* where its tools work: the
+						 * workdir, or its worktree */
+	int			 sandbox_fd;	/* its own ruleset, or -1 for
+						 * the team's */
 	int64_t			 reminded;	/* the task it was last
 						 * reminded of (tasks.c) */
 };
@@ -99,6 +104,9 @@ struct team {
 	struct bus		*bus;
 	struct protocol		*proto;
 	struct taskboard	*tasks;
+	struct git		 git;		/* huddle's own git commands */
+	char			*git_common;	/* the repository's git dir,
+						 * once worktrees are used */
 	struct evq		 events;
 	struct policy		*policy;
 	int64_t			 epoch_us;	/* when opened */
@@ -129,6 +137,11 @@ struct team {
 
 /* team.c */
 
+/* The running agent called name, or NULL. Its thread may end at any
+ * time after; only what the agent struct keeps for its life is safe to
+ * read. */
+struct agent *team_find(struct team *t, const char *name);
+
 /* Starts a new teammate's thread (the member exists in the store).
  * Returns 0 or -1 with *err. Safe from any thread. */
 int team_launch(struct team *t, const char *name, const char *role,
@@ -142,6 +155,8 @@ struct spawn_request {
 	const char	*model;		/* NULL: the team's for teammates */
 	int		 plan_required;
 	int		 autonomous;	/* it takes tasks from the board */
+	int		 worktree;	/* it works in a worktree of its own */
+	const char	*base;		/* its worktree's start (NULL: HEAD) */
 };
 
 /* Adds and starts a teammate. Checks the name, the model and the team
@@ -268,6 +283,32 @@ char *tasks_check_refused(struct agent *a, const char *command);
  * transaction. Returns 1 when its model has work now, 0 when not.
  */
 int agent_next_task(struct agent *a);
+
+/* worktrees.c */
+
+/* Checks, once, that the workdir is the top of a git repository with a
+ * commit (keeping its git directory). Returns 0 or -1 with *err. */
+int team_git_repo(struct team *t, char **err);
+
+/* Makes teammate name's worktree (the repository is checked first).
+ * Fills *base with its base commit. Returns 0 or -1 with *err. */
+int team_worktree_make(struct team *t, const char *name, const char *base,
+    char **sha, char **err);
+
+/* Sets agent a to work in its worktree (base: its base commit): its
+ * root, and its own sandbox that hides the rest of the working tree.
+ * Returns 0, or -1 with *err (a missing or moved worktree). */
+int agent_worktree_enter(struct agent *a, char **err);
+
+/* Where member name's commands run: *root (malloc'd), and *fd its own
+ * ruleset to close after (or -1: the team's). Returns 0 or -1 with
+ * *err (its worktree is missing). */
+int team_member_place(struct team *t, const char *name, char **root,
+    int *fd, char **err);
+
+/* After teammate name ended: its worktree is removed when it holds
+ * nothing that is not merged, and kept (with a notice) otherwise. */
+void team_worktree_retire(struct team *t, const char *name);
 
 /* prompt.c */
 

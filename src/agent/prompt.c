@@ -74,7 +74,12 @@ prompt_teammate(struct team *t, struct agent *a)
 	 * prompt of an agent never changes (the model binds its thinking
 	 * to it), and the gate's answers tell the model where it stands. */
 	int plan = m != NULL && m->plan_required;
-	char *p;
+	char *p, *worktree = m != NULL && m->worktree_base != NULL ?
+	    xasprintf("That directory is a git worktree of your own, on the "
+	    "branch huddle/%s; the rest of the working tree is out of your "
+	    "reach. Change files there and leave git to huddle: you cannot "
+	    "commit or switch branches, and the person reviews your changes "
+	    "and merges them.\n\n", a->name) : xstrdup("");
 
 	p = xasprintf(
 	    "You are %s, a %s on a team of AI agents working in %s. The lead "
@@ -82,7 +87,7 @@ prompt_teammate(struct team *t, struct agent *a)
 	    "tools (bash, read_file, write_file, edit_file); all paths are "
 	    "inside the working directory. Tell the lead what you did with "
 	    "send_message when it matters, then end your turn: you wait "
-	    "idle until a new message arrives.\n\n%s%s"
+	    "idle until a new message arrives.\n\n%s%s%s"
 	    "Protocols:\n"
 	    "- shutdown: a shutdown_request asks you to stop. Finish or "
 	    "safely pause what you are doing, then call shutdown_response "
@@ -92,7 +97,8 @@ prompt_teammate(struct team *t, struct agent *a)
 	    "- permission: some risky commands wait for the person's "
 	    "permission; if it is refused, do not try to get around it.\n\n"
 	    "%s",
-	    a->name, m && m->role[0] ? m->role : "teammate", t->workdir,
+	    a->name, m && m->role[0] ? m->role : "teammate", a->root,
+	    worktree,
 	    m != NULL && m->autonomous ? "You are autonomous: whenever you "
 	    "have nothing to answer, huddle gives you the next ready task of "
 	    "the team's task board. Do it, then call task_update with its id, "
@@ -111,6 +117,7 @@ prompt_teammate(struct team *t, struct agent *a)
 	    "again." : "if you are asked for a plan, send it with submit_plan.",
 	    prompt_messages);
 	member_free(m);
+	free(worktree);
 	return p;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "agent/internal.h"
 #include "agent/tooldef.h"
@@ -136,8 +137,8 @@ tasks_complete(struct team *t, const char *who, const char *id,
 	struct tool_output out = { 0, NULL };
 	struct task k;
 	const char *command;
-	char *err = NULL, *head;
-	int status = -1, rc;
+	char *err = NULL, *head, *root;
+	int status = -1, rc, fd;
 
 	if (taskboard_get(t->tasks, id, &k) == -1) {
 		*msg = xasprintf("there is no task '%s'", id ? id : "");
@@ -166,9 +167,22 @@ tasks_complete(struct team *t, const char *who, const char *id,
 		task_clear(&k);
 		return -1;
 	}
+	/* Where its owner works: its worktree, in that worktree's sandbox. */
+	if (team_member_place(t, k.owner, &root, &fd, &err) == -1) {
+		*msg = xasprintf("%s cannot be checked: %s", k.id, err);
+		free(err);
+		task_clear(&k);
+		return -1;
+	}
 	team_bash_options(t, cancel, &bo);
+	bo.workdir = root;
+	if (fd != -1)
+		bo.sandbox_fd = fd;
 	bo.status_out = &status;
 	bash_run(command, &bo, &out);
+	if (fd != -1)
+		close(fd);
+	free(root);
 	head = tasks_output_head(out.text ? out.text : "");
 	/* Only what the check saw counts: a task changed meanwhile is
 	 * looked at again. */

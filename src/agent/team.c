@@ -21,6 +21,7 @@
 #include "tools/landlock.h"
 #include "tools/policy.h"
 #include "tools/reaper.h"
+#include "tools/worktree.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/number.h"
@@ -170,6 +171,8 @@ team_sandbox_open(struct team *t, char **err)
 	}
 	t->tmpdir = tmpl;
 	t->program = reaper_program();
+	t->git.program = t->program;
+	t->git.tmpdir = t->tmpdir;
 	t->sandbox_abi = landlock_abi();
 	if (t->opts.no_sandbox) {
 		t->sandbox = SANDBOX_OFF;
@@ -328,6 +331,9 @@ team_open(const struct team_options *o, char **err)
 		protocol_set_timeout(t->proto, REQ_SHUTDOWN,
 		    o->shutdown_timeout_ms);
 	t->tasks = taskboard_new(t->bus);
+	/* Outside a git repository --worktrees says so at once. */
+	if (o->worktrees && team_git_repo(t, err) == -1)
+		goto fail;
 	bus_listen(t->bus, team_on_message, t);
 	protocol_listen(t->proto, team_on_request, t);
 	taskboard_listen(t->tasks, team_on_task, t);
@@ -369,7 +375,7 @@ team_protocol(struct team *t)
 
 /* --- agents --------------------------------------------------------------------- */
 
-static struct agent *
+struct agent *
 team_find(struct team *t, const char *name)
 {
 	struct agent *a = NULL;
@@ -390,6 +396,9 @@ agent_free(struct agent *a)
 {
 	llm_client_free(a->llm);
 	free(a->model_id);
+	free(a->root);
+	if (a->sandbox_fd != -1)
+		close(a->sandbox_fd);
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->system);
@@ -440,8 +449,18 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->status = m ? m->status : MEMBER_STARTING;
 	a->autonomous = m != NULL && m->autonomous;
 	a->model_id = xstrdup(team_model_of(t, m));
-	member_free(m);
+	a->root = xstrdup(t->workdir);
+	a->sandbox_fd = -1;
 	cancel_init(&a->cancel);
+	/* A worktree gone missing or moved is reported, never made again
+	 * over what may be work: its teammate does not start. */
+	if (m != NULL && m->worktree_base != NULL &&
+	    agent_worktree_enter(a, err) == -1) {
+		member_free(m);
+		agent_free(a);
+		return -1;
+	}
+	member_free(m);
 	if (team_model_config(t, a->model_id, &a->model, &cfg, err) == -1) {
 		agent_free(a);
 		return -1;
@@ -493,6 +512,7 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 	struct llm_config cfg;
 	const char *model = s->model ? s->model : t->opts.teammate_model;
 	int autonomous = s->autonomous || t->opts.autonomous, rc;
+	char *base = NULL;
 
 	if (atomic_load(&t->quitting)) {
 		*err = xstrdup("the team is shutting down");
@@ -508,12 +528,29 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 	if (model != NULL && team_model_config(t, model, &info, &cfg,
 	    err) == -1)
 		return -1;
+	/* Its worktree first (a name free for a member, and for a path and
+	 * a branch): a store that fails takes it back. */
+	if (s->worktree || t->opts.worktrees) {
+		struct member *m = roster_get(t->store, s->name);
+
+		if (m != NULL) {
+			*err = xasprintf("a member named '%s' already exists",
+			    s->name);
+			member_free(m);
+			return -1;
+		}
+		if (roster_check_name(s->name, err) == -1 ||
+		    team_worktree_make(t, s->name, s->base, &base, err) == -1)
+			return -1;
+	}
 	/* The member and its task, its first message, commit together and
 	 * before its thread starts: a crash at any point loses nothing. */
 	if (store_begin(t->store, err) == -1)
-		return -1;
+		goto undo;
 	rc = roster_add_tx(t->store, s->name, s->role, s->prompt,
 	    s->plan_required, err);
+	if (rc == 0 && base != NULL)
+		rc = roster_set_worktree_tx(t->store, s->name, base, err);
 	/* The lead hears when it is idle; an autonomous teammate's work
 	 * is the board's, which tells the lead itself. */
 	if (rc == 0 && !autonomous)
@@ -527,16 +564,29 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 		rc = -1;
 	if (store_end(t->store, rc == 0, rc == 0 ? err : NULL) == -1) {
 		message_clear(&task);
-		return -1;
+		goto undo;
 	}
 	bus_wake(t->bus, s->name);
 	bus_announce(t->bus, &task);
 	message_clear(&task);
 	evq_push(&t->events, EV_SPAWNED, s->name, json_pack("{s:s, s:b, s:s, "
-	    "s:b}", "role", s->role, "plan_required", s->plan_required,
+	    "s:b, s:s?}", "role", s->role, "plan_required", s->plan_required,
 	    "model", model ? model : t->opts.llm.model, "autonomous",
-	    autonomous));
+	    autonomous, "worktree_base", base));
+	free(base);
 	return team_launch(t, s->name, s->role, err);
+undo:
+	if (base != NULL) {
+		char *why = NULL;
+
+		if (worktree_remove(&t->git, t->workdir, s->name, 1, &why) ==
+		    -1) {
+			log_printf("%s: undoing its worktree: %s", s->name, why);
+			free(why);
+		}
+		free(base);
+	}
+	return -1;
 }
 
 void
@@ -719,6 +769,15 @@ team_start(struct team *t, char **err)
 			    "plan_required", m[i].plan_required, "autonomous",
 			    m[i].autonomous, "resumed", t->opts.resume));
 		rc = team_launch(t, m[i].name, m[i].role, err);
+		/* A teammate that cannot start (its worktree is gone) is
+		 * reported; the others go on. */
+		if (rc == -1 && !m[i].is_lead) {
+			evq_push(&t->events, EV_ERROR, m[i].name, json_pack(
+			    "{s:s+}", "message", "not started: ", *err));
+			free(*err);
+			*err = NULL;
+			rc = 0;
+		}
 	}
 	member_free_array(m, n);
 	return rc;
@@ -755,6 +814,9 @@ team_reap(struct team *t)
 	pthread_mutex_unlock(&t->lock);
 	for (i = 0; i < n; i++) {
 		pthread_join(done[i]->thread, NULL);
+		/* Ended for good: its worktree goes if nothing is lost. */
+		if (done[i]->status == MEMBER_TERMINATED && !done[i]->is_lead)
+			team_worktree_retire(t, done[i]->name);
 		agent_free(done[i]);
 	}
 }
@@ -1079,6 +1141,7 @@ team_free(struct team *t)
 		free(t->tmpdir);
 	}
 	free(t->program);
+	free(t->git_common);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);

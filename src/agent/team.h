@@ -49,6 +49,8 @@ struct team_options {
 						 * before it is completed */
 	int			 autonomous;	/* --autonomous: every teammate
 						 * takes tasks from the board */
+	int			 worktrees;	/* --worktrees: every teammate
+						 * in a git worktree */
 };
 
 /* Fills o with the defaults above. */
@@ -185,6 +187,27 @@ int team_task_move(struct team *t, const char *id, enum task_status status,
  * thread of its own once the check passes, and a notice says how it
  * went. */
 int team_task_done(struct team *t, const char *id, char **msg);
+
+/* The person's view of teammate name's worktree: {name, branch, base,
+ * files: [{path, added, removed}], added, removed, patch} — everything
+ * it changed against its base, committed or not. NULL with *err. */
+json_t *team_diff(struct team *t, const char *name, char **err);
+
+/* Commits name's work on its branch and merges it into the branch of the
+ * person's tree, only when that tree is clean; a conflict aborts and
+ * changes nothing. Returns 0 (merged, or nothing to merge) or -1; *msg
+ * says what happened. */
+int team_merge(struct team *t, const char *name, char **msg);
+
+/* Deletes the worktree and branch of teammate name, which must not be
+ * running — only when confirmed; unconfirmed, *msg says what it would
+ * delete and how to confirm (and -1 is returned). */
+int team_discard(struct team *t, const char *name, int confirmed,
+    char **msg);
+
+/* {worktrees: [{name, status, branch, path, base, missing, dirty, ahead,
+ * behind, merged, error?}]}. */
+json_t *team_worktrees(struct team *t);
 
 /* The person asks teammate `name` to shut down (a shutdown request). */
 int team_request_shutdown(struct team *t, const char *name, char **err);

@@ -100,7 +100,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	if (t->sandbox == SANDBOX_MISSING)
 		risk = xstrdup("no sandbox on this system: every command asks");
 	else
-		risk = a->is_lead ? NULL : policy_check(t->policy, t->workdir,
+		risk = a->is_lead ? NULL : policy_check(t->policy, a->root,
 		    command);
 	if (risk != NULL) {
 		body = xasprintf("bash: %s — %s", command, risk);
@@ -133,12 +133,17 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		request_free(r);
 	}
 	team_bash_options(t, &a->cancel, &bo);
+	bo.workdir = a->root;
+	if (a->sandbox_fd != -1)
+		bo.sandbox_fd = a->sandbox_fd;
 	bash_run(command, &bo, o);
 	if (bo.sandboxed && tool_bash_refused(o->text))
-		tool_append(o, "\n[the sandbox lets commands write only in the "
-		    "working directory and in $TMPDIR%s; ask the person to "
+		tool_append(o, "\n[the sandbox lets commands write only in %s "
+		    "and in $TMPDIR%s; ask the person to "
 		    "restart huddle with --writable DIR (or without "
 		    "--no-network) if this command needs more]",
+		    a->sandbox_fd != -1 ? "your worktree (and reads none of "
+		    "the working tree outside it)" : "the working directory",
 		    t->opts.no_network ? ", and gives them no network" : "");
 }
 
@@ -146,7 +151,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 static struct fstools_ctx
 tool_fs(struct agent *a)
 {
-	struct fstools_ctx c = { a->team->workdir, &a->cancel };
+	struct fstools_ctx c = { a->root, &a->cancel };
 
 	return c;
 }
@@ -255,7 +260,7 @@ static void
 tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 {
 	struct spawn_request s = { 0 };
-	const char *name, *role, *model;
+	const char *name, *role, *model, *isolation;
 	char *err = NULL, *notice = NULL;
 	struct model_info info;
 
@@ -264,8 +269,22 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	    input_str(in, "prompt", 1, &s.prompt, o) == -1 ||
 	    input_bool(in, "plan_required", 0, &s.plan_required, o) == -1 ||
 	    input_bool(in, "autonomous", 0, &s.autonomous, o) == -1 ||
-	    input_str(in, "model", 0, &s.model, o) == -1)
+	    input_str(in, "model", 0, &s.model, o) == -1 ||
+	    input_str(in, "isolation", 0, &isolation, o) == -1 ||
+	    input_str(in, "base", 0, &s.base, o) == -1)
 		return;
+	if (isolation != NULL && strcmp(isolation, "worktree") != 0 &&
+	    strcmp(isolation, "none") != 0) {
+		tool_error(o, "not spawned: isolation is \"worktree\" or "
+		    "\"none\"");
+		return;
+	}
+	s.worktree = isolation != NULL && strcmp(isolation, "worktree") == 0;
+	/* A base is a commit the person's repository names: no options. */
+	if (s.base != NULL && (*s.base == '-' || strlen(s.base) > 200)) {
+		tool_error(o, "not spawned: base names a commit or branch");
+		return;
+	}
 	name = s.name;
 	role = s.role;
 	model = s.model;
@@ -288,8 +307,11 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	    &info))
 		notice = xasprintf("; %s is not in the model catalog, so it "
 		    "runs with cautious limits", model);
-	tool_ok(o, "spawned %s (%s)%s%s%s; it starts on your prompt now and "
-	    "you will hear when it is idle", name, role, s.plan_required ?
+	tool_ok(o, "spawned %s (%s)%s%s%s%s%s; it starts on your prompt now and "
+	    "you will hear when it is idle", name, role, s.worktree ||
+	    a->team->opts.worktrees ? " in its own worktree on branch huddle/" :
+	    "", s.worktree || a->team->opts.worktrees ? name : "",
+	    s.plan_required ?
 	    "; it must have its plan approved before it may act" : "",
 	    s.autonomous || a->team->opts.autonomous ? "; it is autonomous: "
 	    "when idle it claims the next ready task of the board itself" :
@@ -507,7 +529,11 @@ static const struct tool_def tool_defs[] = {
 	  "\"string\"},\"prompt\":{\"type\":\"string\",\"description\":\"the "
 	  "task\"},\"plan_required\":{\"type\":\"boolean\"},"
 	  "\"autonomous\":{\"type\":\"boolean\",\"description\":\"it "
-	  "takes tasks from the board when idle\"},\"model\":{"
+	  "takes tasks from the board when idle\"},\"isolation\":{\"type\":"
+	  "\"string\",\"enum\":[\"none\",\"worktree\"],\"description\":"
+	  "\"worktree: it works on a git branch of its own\"},\"base\":{"
+	  "\"type\":\"string\",\"description\":\"the commit or branch its "
+	  "worktree starts from (default HEAD)\"},\"model\":{"
 	  "\"type\":\"string\",\"description\":\"a model id; leave it out "
 	  "for the team's default\"}},"
 	  "\"required\":[\"name\",\"role\",\"prompt\"]}" },

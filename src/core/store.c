@@ -122,6 +122,9 @@ static const char *const store_migrations[] = {
 	"  task INTEGER NOT NULL,"
 	"  blocker INTEGER NOT NULL,"
 	"  PRIMARY KEY (task, blocker));",
+	/* 4 -> 5: the commit a teammate's worktree was made from (NULL:
+	 * it has none; tools/worktree.h). */
+	"ALTER TABLE members ADD COLUMN worktree_base TEXT;",
 };
 
 int

@@ -319,8 +319,16 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 			    file, NULL };
 
 			/* --no-index exits 1 when the files differ. */
-			if (wt_git(g, path, GIT_QUIET, &text, stat) == 1)
+			/* Its numstat names it "/dev/null => FILE". */
+			if (wt_git(g, path, GIT_QUIET, &text, stat) == 1) {
+				size_t before = json_array_size(d->files);
+
 				wt_numstat(text, d);
+				if (json_array_size(d->files) > before)
+					json_object_set_new(json_array_get(
+					    d->files, before), "path",
+					    json_string(file));
+			}
 			free(text);
 			text = NULL;
 			if (wt_git(g, path, GIT_QUIET, &text, hunks) == 1)

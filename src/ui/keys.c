@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <curses.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,20 @@ keys_popup(struct view *v, int is_key, wint_t wc)
 		break;
 	case POPUP_DETAIL:
 		return keys_detail(v, is_key, wc);
+	case POPUP_DIFF:
+		if (is_key && (wc == KEY_UP || wc == KEY_DOWN))
+			diffview_scroll(&v->diff, wc == KEY_UP ? -1 : 1);
+		else if (is_key && (wc == KEY_PPAGE || wc == KEY_NPAGE))
+			diffview_scroll(&v->diff, (wc == KEY_PPAGE ? -1 : 1) *
+			    (LINES - 6 > 1 ? LINES - 6 : 1));
+		else if (is_key && (wc == KEY_HOME || wc == KEY_END))
+			diffview_scroll(&v->diff, wc == KEY_HOME ? INT_MIN / 2 :
+			    INT_MAX);
+		else if ((!is_key && (wc == 'q' || wc == '\r' ||
+		    wc == '\n')) || (is_key && (wc == KEY_ENTER ||
+		    wc == KEY_F(7))))
+			v->popup = POPUP_NONE;
+		break;
 	case POPUP_MENU:
 		n = keys_menu_items(v, items, 64);
 		if (is_key && wc == KEY_UP && v->menu_sel > 0)
@@ -510,6 +525,18 @@ view_key(struct view *v, int is_key, wint_t wc)
 	case KEY_F(4):
 		v->show_tasks = !v->show_tasks;
 		break;
+	case KEY_F(7):
+		/* The focused teammate's worktree. */
+		if ((p = keys_focused_pane(v)) == NULL || strcmp(p->name,
+		    ROSTER_LEAD) == 0) {
+			view_hint(v, ROLE_HINT, "F7 shows a teammate's changes: "
+			    "focus its pane first (Tab)");
+			break;
+		}
+		line = xasprintf("/diff %s", p->name);
+		flags = view_command(v, line);
+		free(line);
+		return KEY_REDRAW | flags;
 	case KEY_F(5):
 	case KEY_F(6):
 		/* The request must be in sight to be decided. */
@@ -625,6 +652,38 @@ keys_request_lines(struct view *v, json_t *report)
 	}
 }
 
+/* /worktrees's report as lines in the lead's pane. */
+static void
+keys_worktree_lines(struct view *v, json_t *report)
+{
+	json_t *list = json_object_get(report, "worktrees"), *w;
+	struct pane *lead = v->panes[0];
+	size_t i;
+	char *line;
+
+	pane_add(lead, ROLE_DIM, json_array_size(list) == 0 ?
+	    "worktrees: none" : "worktrees:");
+	json_array_foreach(list, i, w) {
+		if (json_is_true(json_object_get(w, "missing")))
+			line = xasprintf("  %s · %s · MISSING (%s)",
+			    json_string_value(json_object_get(w, "name")),
+			    json_string_value(json_object_get(w, "branch")),
+			    json_string_value(json_object_get(w, "path")));
+		else
+			line = xasprintf("  %s · %s · %d ahead, %d behind%s%s",
+			    json_string_value(json_object_get(w, "name")),
+			    json_string_value(json_object_get(w, "branch")),
+			    (int)json_integer_value(json_object_get(w,
+			    "ahead")), (int)json_integer_value(json_object_get(w,
+			    "behind")), json_is_true(json_object_get(w,
+			    "dirty")) ? " · uncommitted work" : "",
+			    json_is_true(json_object_get(w, "merged")) ?
+			    " · merged" : " · not merged");
+		pane_add(lead, ROLE_DIM, line);
+		free(line);
+	}
+}
+
 /* /tasks's report as lines in the lead's pane. */
 static void
 keys_task_lines(struct view *v, json_t *report)
@@ -684,6 +743,13 @@ view_command(struct view *v, const char *line)
 		keys_task_lines(v, res.data);
 		v->focus = FOCUS_TABLE;
 		v->show_tasks = 1;
+		break;
+	case OUTCOME_DIFF:
+		diffview_open(&v->diff, res.data);
+		v->popup = POPUP_DIFF;
+		break;
+	case OUTCOME_WORKTREES:
+		keys_worktree_lines(v, res.data);
 		break;
 	case OUTCOME_FRONT:
 		if (c.kind == CMD_ZOOM)

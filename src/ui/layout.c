@@ -478,7 +478,7 @@ layout_help(struct view *v)
 		"F5          approve the request the hint line names",
 		"F6          reject it, with feedback",
 		"Enter       (table focused) show the whole request",
-		"F8          zoom the focused pane",
+		"F7, F8      the focused teammate's changes; zoom the pane",
 		"F9          shutdown menu (forced stop after expiry)",
 		"Esc         interrupt the focused agent (input line empty)",
 		"C-Left/Right, M-b/M-f  move by word · M-Enter, C-j  new line",
@@ -564,6 +564,19 @@ layout_feedback(struct view *v)
 	layout_text(y + 3, x + 2, w - 4, ROLE_POPUP,
 	    "Enter sends · Esc cancels");
 	input_draw(&v->feedback, "feedback: ", y + 1, x + 2, w - 4);
+}
+
+/* The diff view: nearly the whole screen, the keys on its last row. */
+static void
+layout_diff(struct view *v)
+{
+	int h = LINES - 2, w = COLS - 2, y, x;
+
+	layout_popup_box(h, w, v->diff.title ? v->diff.title : "diff", &y,
+	    &x);
+	diffview_draw(&v->diff, y + 1, x + 1, h - 3, w - 2);
+	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, "Up/Down/PgUp/PgDn/"
+	    "Home/End scroll · Esc closes · /merge NAME merges it");
 }
 
 /*
@@ -724,6 +737,9 @@ view_draw(struct view *v)
 		break;
 	case POPUP_DETAIL:
 		layout_detail(v, now);
+		break;
+	case POPUP_DIFF:
+		layout_diff(v);
 		break;
 	case POPUP_NONE:
 		break;

@@ -48,6 +48,7 @@ view_free(struct view *v)
 	free(v->rects);
 	table_free(&v->table);
 	tasklist_free(&v->tasks);
+	diffview_free(&v->diff);
 	input_free(&v->input);
 	input_free(&v->feedback);
 	free(v->hint);

@@ -16,6 +16,7 @@
 #include "agent/event.h"
 #include "agent/team.h"
 #include "ui/color.h"
+#include "ui/diffview.h"
 #include "ui/input.h"
 #include "ui/pane.h"
 #include "ui/table.h"
@@ -28,7 +29,8 @@ enum popup {
 	POPUP_HELP,
 	POPUP_MENU,		/* F9: shut a teammate down */
 	POPUP_FEEDBACK,		/* F6: why the request is rejected */
-	POPUP_DETAIL		/* Enter on a request: all of it */
+	POPUP_DETAIL,		/* Enter on a request: all of it */
+	POPUP_DIFF		/* /diff NAME or F7: a worktree's changes */
 };
 
 /* What a key did (view_key's result flags). */
@@ -47,6 +49,7 @@ struct view {
 	size_t		 npanes, cap;
 	struct table	 table;
 	struct tasklist	 tasks;
+	struct diffview	 diff;		/* POPUP_DIFF's */
 	int		 show_tasks;	/* F4: the table shows the tasks */
 	struct input	 input;
 	int		 focus;		/* pane index or FOCUS_TABLE */

@@ -162,6 +162,7 @@ START_TEST(version_1_database_is_migrated)
 	    " ALTER TABLE members DROP COLUMN cache_read;"
 	    " ALTER TABLE members DROP COLUMN cost;"
 	    " ALTER TABLE members DROP COLUMN autonomous;"
+	    " ALTER TABLE members DROP COLUMN worktree_base;"
 	    " DROP TABLE tasks; DROP TABLE task_deps;"
 	    " PRAGMA user_version = 1",
 	    NULL, NULL, NULL),
@@ -183,7 +184,7 @@ START_TEST(version_1_database_is_migrated)
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "coder");
 	ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
 	ck_assert_int_eq(sqlite3_column_int(st, 2), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 5);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 3), "");
 	ck_assert_int_eq(sqlite3_column_int(st, 4), 3);
 	ck_assert_int_eq(sqlite3_column_int(st, 5), 4);

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Teammates in git worktrees, end to end (headless, real git, real HTTP to
+the fake server): two teammates change the same file differently, each
+in its own worktree; neither can read or write the main tree or the
+other's worktree through its tools; /diff shows each one's change; the
+first merges cleanly, the second is a conflict that changes nothing and
+loses nothing; a dirty tree is refused; a stopped teammate's unmerged
+worktree is kept and a merged one removed; --resume finds a worktree
+moved away and says so; bad names and a workdir outside git are refused.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakellm_client import FakeLLM, Results  # noqa: E402
+from team_driver import Huddle, call, contains, ev, expect, say  # noqa: E402
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True,
+                          capture_output=True, text=True).stdout
+
+
+def repo():
+    d = os.path.realpath(tempfile.mkdtemp(prefix="huddle-wt-"))
+    git(d, "init", "-q", "-b", "main")
+    git(d, "config", "user.name", "Person")
+    git(d, "config", "user.email", "person@example.invalid")
+    with open(os.path.join(d, "a.txt"), "w") as f:
+        f.write("one\ntwo\nthree\n")
+    git(d, "add", "a.txt")
+    git(d, "commit", "-q", "-m", "first")
+    return d
+
+
+def diff_of(who):
+    return lambda e: e.get("event") == "diff" and e.get("name") == who
+
+
+def spawn(*names):
+    return {"agent": "lead", "kind": "tool_use", "calls": [
+        {"name": "spawn_teammate", "input": {
+            "name": n, "role": "coder", "prompt": "Change a.txt."}}
+        for n in names]}
+
+
+PROBES = ("cat ../../../a.txt; cat ../ben/a.txt; ls -la .. ../ben; "
+          "echo x > ../../../evil.txt; touch ../../../.git/evil; "
+          "echo ok > mine.txt")
+
+
+def test_two_teammates_merge_and_conflict(fake):
+    work = repo()
+    fake.reset()
+    fake.script(spawn("ann", "ben"), *[say("lead", "Noted.")] * 10,
+                call("ann", "write_file", path="a.txt",
+                     content="one\nann's two\nthree\n"),
+                call("ann", "read_file", path="../../../a.txt"),
+                call("ann", "bash", command=PROBES),
+                say("ann", "Done."),
+                call("ben", "bash",
+                     command="printf 'one\\nben two\\nthree\\n' > a.txt"),
+                say("ben", "Done."),
+                *[say("ann", "Noted.")] * 3, *[say("ben", "Noted.")] * 3)
+    with Huddle(fake, workdir=work, args=["--worktrees"]) as h:
+        h.send("Change a.txt, both of you.")
+        # The probes ask for permission (they reach outside ann's
+        # worktree); granted, the operating system still refuses them.
+        h.wait(ev("request", type="permission", status="pending"),
+               timeout=30)
+        h.wait(ev("tool_result", "lead", tool="spawn_teammate",
+                  output=contains("spawned ben")), timeout=30)
+        h.send("/approve ann")
+        h.wait(ev("message", type="idle_notification", **{"from": "ann"}),
+               timeout=30)
+        h.wait(ev("message", type="idle_notification", **{"from": "ben"}),
+               timeout=30)
+        # Isolation, through each tool.
+        rf = h.wait(ev("tool_result", "ann", tool="read_file"))
+        expect(rf["is_error"], "read_file reached the main tree: %r" % rf)
+        probe = h.wait(ev("tool_result", "ann", tool="bash"))["output"]
+        expect(probe.count("Permission denied") >= 5, probe)
+        expect("one\ntwo" not in probe, "bash read the main tree: " + probe)
+        expect(not os.path.exists(os.path.join(work, "evil.txt")) and
+               not os.path.exists(os.path.join(work, ".git", "evil")),
+               "a teammate wrote outside its worktree")
+        ann_wt = os.path.join(work, ".huddle", "worktrees", "ann")
+        expect(os.path.exists(os.path.join(ann_wt, "mine.txt")),
+               "ann could not write her own worktree")
+        expect(git(work, "status", "--porcelain") == "",
+               "the user's status shows huddle's files")
+        # The diffs.
+        h.send("/diff ann")
+        d = h.wait(diff_of("ann"))
+        expect(sorted(f["path"] for f in d["files"]) == ["a.txt",
+                                                          "mine.txt"],
+               repr(d["files"]))
+        expect("-two\n+ann's two\n" in d["patch"], d["patch"])
+        h.send("/diff ben")
+        d = h.wait(diff_of("ben"))
+        expect("+ben two" in d["patch"] and d["added"] == 1, repr(d))
+        # A dirty tree of the person's is refused.
+        with open(os.path.join(work, "notes.txt"), "w") as f:
+            f.write("mine\n")
+        h.send("/merge ann")
+        e = h.wait(ev("error", command="merge"))
+        expect("uncommitted changes" in e["message"] and "notes.txt" in
+               e["message"], e["message"])
+        os.remove(os.path.join(work, "notes.txt"))
+        # ann merges cleanly.
+        mark = len(h.events)
+        h.send("/merge ann")
+        r = h.wait(ev("reply", command="merge"), since=mark)
+        expect("merged huddle/ann into main" in r["message"], r["message"])
+        with open(os.path.join(work, "a.txt")) as f:
+            expect(f.read() == "one\nann's two\nthree\n", "not merged")
+        expect("ann's work" in git(work, "log", "-2", "--format=%s%n%b",
+                                   "huddle/ann"), "the commit names ann")
+        # ben's is a conflict: nothing changes, nothing is lost.
+        mark = len(h.events)
+        h.send("/merge ben")
+        e = h.wait(ev("error", command="merge"), since=mark)
+        expect("does not merge cleanly" in e["message"] and "a.txt" in
+               e["message"], e["message"])
+        expect(git(work, "status", "--porcelain") == "",
+               "the conflict left the tree changed")
+        with open(os.path.join(work, "a.txt")) as f:
+            expect("ann's two" in f.read(), "main changed")
+        expect("ben two" in git(work, "show", "huddle/ben:a.txt"),
+               "ben's work is lost")
+        h.send("/worktrees")
+        wts = {w["name"]: w for w in h.wait(ev("worktrees"))["worktrees"]}
+        expect(wts["ann"]["merged"] and not wts["ben"]["merged"] and
+               wts["ben"]["ahead"] == 1, repr(wts))
+        # Shut down: ann's merged worktree goes, ben's stays.
+        h.send("/stop ann")
+        h.wait(ev("notice", "ann", message=contains("removed")),
+               timeout=15)
+        h.send("/stop ben")
+        h.wait(ev("notice", "ben", message=contains("kept")), timeout=15)
+        expect(not os.path.exists(ann_wt), "ann's worktree is still there")
+        expect(os.path.exists(os.path.join(work, ".huddle", "worktrees",
+                                           "ben", "a.txt")),
+               "ben's worktree was removed")
+        # Discard asks first.
+        h.send("/discard ben")
+        e = h.wait(ev("error", command="discard"))
+        expect("/discard ben yes" in e["message"] and "NOT merged" in
+               e["message"], e["message"])
+        h.send("/discard ben yes")
+        h.wait(ev("reply", command="discard"))
+        expect(git(work, "branch", "--list", "huddle/*") == "",
+               "a branch was left")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    shutil.rmtree(work)
+
+
+def test_resume_and_a_missing_worktree(fake):
+    work = repo()
+    fake.reset()
+    fake.script(spawn("cat"), *[say("lead", "Noted.")] * 6,
+                call("cat", "write_file", path="b.txt", content="b\n"),
+                *[say("cat", "Noted.")] * 6)
+    with Huddle(fake, workdir=work, args=["--worktrees"]) as h:
+        h.send("go")
+        h.wait(ev("message", type="idle_notification", **{"from": "cat"}),
+               timeout=30)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    # Resumed, cat works in its worktree again.
+    fake.reset()
+    fake.script(call("cat", "bash", command="pwd; cat b.txt"),
+                *[say("cat", "Noted.")] * 6, *[say("lead", "Noted.")] * 6)
+    with Huddle(fake, workdir=work, resume=True) as h:
+        h.send("/msg cat where are you?")
+        out = h.wait(ev("tool_result", "cat", tool="bash"), timeout=30)
+        expect(out["output"].startswith(os.path.join(
+            work, ".huddle", "worktrees", "cat")) and "b\n" in
+            out["output"], out["output"])
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    # Moved away: reported, never made again over it.
+    moved = work + "-cat"
+    shutil.move(os.path.join(work, ".huddle", "worktrees", "cat"), moved)
+    with Huddle(fake, workdir=work, resume=True) as h:
+        e = h.wait(ev("error", "cat", message=contains("not started")))
+        expect("missing" in e["message"], e["message"])
+        h.send("/worktrees")
+        w = h.wait(ev("worktrees"))["worktrees"][0]
+        expect(w["name"] == "cat" and w["missing"], repr(w))
+        expect(not os.path.exists(os.path.join(work, ".huddle",
+                                               "worktrees", "cat")),
+               "the worktree was made again")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    shutil.rmtree(moved)
+    shutil.rmtree(work)
+
+
+def test_bad_names_and_no_repository(fake):
+    work = repo()
+    fake.reset()
+    fake.script(call("lead", "spawn_teammate", name="../evil", role="x",
+                     prompt="p", isolation="worktree"),
+                call("lead", "spawn_teammate", name="dan", role="x",
+                     prompt="p", isolation="worktree", base="--help"),
+                say("lead", "Noted."))
+    with Huddle(fake, workdir=work) as h:
+        h.send("go")
+        r1 = h.wait(ev("tool_result", "lead", tool="spawn_teammate"))
+        expect(r1["is_error"], repr(r1))
+        r2 = h.wait(ev("tool_result", "lead", tool="spawn_teammate",
+                       id=lambda i: i != r1["id"]))
+        expect(r2["is_error"] and "base" in r2["output"], repr(r2))
+        expect(not os.path.exists(os.path.join(work, ".huddle")) or
+               os.listdir(os.path.join(work, ".huddle", "worktrees")) == [],
+               "a worktree was made for a bad spawn")
+        h.send("/quit")
+        h.wait_exit()
+    plain = tempfile.mkdtemp(prefix="huddle-nogit-")
+    with Huddle(fake, workdir=plain, args=["--worktrees"]) as h:
+        status = h.wait_exit()
+        expect(status != 0 and b"not in a git repository" in h.stderr,
+               "no clear error outside git: %r" % h.stderr)
+    shutil.rmtree(work)
+    shutil.rmtree(plain)
+
+
+def tests(r, fake):
+    r.run("two teammates: isolation, diffs, a clean merge and a conflict",
+          test_two_teammates_merge_and_conflict, fake)
+    r.run("--resume, and a worktree moved away",
+          test_resume_and_a_missing_worktree, fake)
+    r.run("bad names and bases; no repository", test_bad_names_and_no_repository,
+          fake)
+
+
+if __name__ == "__main__":
+    r = Results()
+    with FakeLLM() as fake:
+        tests(r, fake)
+    r.finish()
