@@ -485,8 +485,12 @@ worktree_merge(const struct git *g, const char *workdir, const char *name,
 		goto done;
 	}
 	if (*out != '\0') {
+		char *p;
+
+		for (p = wt_chomp(out); (p = strchr(p, '\n')) != NULL; )
+			*p = ';';
 		*report = xasprintf("your tree (%s) has uncommitted changes; "
-		    "commit or stash them first:\n%s", into, wt_chomp(out));
+		    "commit or stash them first (%s)", into, out);
 		v = WT_DIRTY;
 		goto done;
 	}
@@ -515,9 +519,14 @@ worktree_merge(const struct git *g, const char *workdir, const char *name,
 	free(out);
 	out = NULL;
 	if (wt_git(g, workdir, GIT_QUIET, &out, unmerged) == 0 && *out != '\0') {
-		*report = xasprintf("%s does not merge cleanly into %s; nothing "
-		    "was changed. Conflicting files:\n%s", branch, into,
-		    wt_chomp(out));
+		char *p;
+
+		/* One line, for a status line to show whole. */
+		for (p = wt_chomp(out); (p = strchr(p, '\n')) != NULL; )
+			*p = ',';
+		*report = xasprintf("%s does not merge cleanly into %s "
+		    "(conflicts: %s); nothing was changed, and its work stays "
+		    "on its branch", branch, into, out);
 		v = WT_CONFLICT;
 	} else
 		*report = xasprintf("merging %s into %s failed; nothing was "

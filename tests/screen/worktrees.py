@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Worktrees on the screen, in a real terminal (tmux): two teammates
+change the same file differently in their worktrees; F7 on the first
+one's pane shows its diff (file list, counts, hunks), Esc closes it;
+/diff on the second shows its; /merge merges the first into the
+person's branch, and /merge on the second reports the conflict and its
+file, with nothing changed and nothing lost.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True,
+                          capture_output=True, text=True).stdout
+
+
+def repo():
+    d = os.path.realpath(tempfile.mkdtemp(prefix="huddle-screen-wt-"))
+    git(d, "init", "-q", "-b", "main")
+    git(d, "config", "user.name", "Person")
+    git(d, "config", "user.email", "person@example.invalid")
+    with open(os.path.join(d, "a.txt"), "w") as f:
+        f.write("one\ntwo\nthree\n")
+    git(d, "add", "a.txt")
+    git(d, "commit", "-q", "-m", "first")
+    return d
+
+
+def test_review_and_merge(fake):
+    work = repo()
+    fake.reset()
+    say = [{"agent": a, "kind": "text", "text": "Noted."}
+           for a in ("lead", "ann", "ben") for _ in range(6)]
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": n, "role": "coder", "prompt": "Change a.txt."}}
+            for n in ("ann", "ben")]},
+        {"agent": "ann", "kind": "tool_use", "calls": [
+            {"name": "write_file", "input": {
+                "path": "a.txt", "content": "one\nann's two\nthree\n"}}]},
+        {"agent": "ben", "kind": "tool_use", "calls": [
+            {"name": "write_file", "input": {
+                "path": "a.txt", "content": "one\nben's two\nthree\n"}}]},
+        *say)
+    with fake_screen(fake, ["--quit-timeout", "2", "--worktrees"], 120, 40,
+                     workdir=work) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("Change a.txt, both of you.")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: t.count("wrote 20 bytes to a.txt") +
+                   t.count("wrote 21 bytes") >= 2 or
+                   t.count("wrote ") >= 2, 30, "both wrote a.txt")
+        # F7 on ann's pane: her diff.
+        s.send_keys("Tab")
+        s.wait_for("ann>", 5, "ann's pane focused")
+        s.send_keys("F7")
+        screen = s.wait_for("huddle/ann since", 10, "ann's diff")
+        expect("1 file · +1 −1" in screen and "a.txt  +1 −1" in screen and
+               "+ann's two" in screen and "-two" in screen,
+               "the diff view:\n" + screen)
+        s.send_keys("Escape")
+        s.wait_gone("huddle/ann since", 5)
+        s.send_text("/diff ben")
+        s.send_keys("Enter")
+        screen = s.wait_for("huddle/ben since", 10, "ben's diff")
+        expect("+ben's two" in screen, screen)
+        s.send_keys("Escape")
+        s.wait_gone("huddle/ben since", 5)
+        s.send_text("/merge ann")
+        s.send_keys("Enter")
+        s.wait_for("merged huddle/ann into main", 15, "the merge")
+        s.send_text("/merge ben")
+        s.send_keys("Enter")
+        s.wait_for("does not merge cleanly into main (conflicts: a.txt)",
+                   15, "the conflict and its file")
+        with open(os.path.join(work, "a.txt")) as f:
+            expect(f.read() == "one\nann's two\nthree\n", "main is wrong")
+        expect(git(work, "status", "--porcelain") == "", "tree changed")
+        expect("ben's two" in git(work, "show", "huddle/ben:a.txt"),
+               "ben's work is lost")
+        quit_clean(s)
+
+
+def tests(r, fake):
+    r.run("F7 and /diff review two worktrees; one merges, one conflicts",
+          test_review_and_merge, fake)
+
+
+if __name__ == "__main__":
+    run_main(tests)
