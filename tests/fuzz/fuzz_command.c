@@ -55,7 +55,7 @@ fuzz_check_text(const char *text, const char *line)
 static void
 fuzz_check(const struct command *c, const char *line)
 {
-	int wants_name;
+	int wants_name, task_target;
 
 	if (c->kind < CMD_EMPTY || c->kind > CMD_BAD)
 		abort();
@@ -70,7 +70,9 @@ fuzz_check(const struct command *c, const char *line)
 		abort();
 
 	wants_name = c->kind == CMD_SHUTDOWN || c->kind == CMD_STOP ||
-	    c->kind == CMD_MSG || c->kind == CMD_INTERRUPT;
+	    c->kind == CMD_MSG || c->kind == CMD_INTERRUPT ||
+	    c->kind == CMD_DIFF || c->kind == CMD_MERGE ||
+	    c->kind == CMD_DISCARD || c->kind == CMD_TASK_ASSIGN;
 	/* /compact and /context take a name or none. */
 	if (wants_name != (c->name != NULL) && c->kind != CMD_COMPACT &&
 	    c->kind != CMD_CONTEXT)
@@ -79,19 +81,30 @@ fuzz_check(const struct command *c, const char *line)
 	    strstr(line, c->name) == NULL))
 		abort();
 
-	if ((c->kind == CMD_SAY || c->kind == CMD_MSG) && c->text == NULL)
+	if ((c->kind == CMD_SAY || c->kind == CMD_MSG ||
+	    c->kind == CMD_TASK_ADD) && c->text == NULL)
 		abort();
 	if (c->text != NULL && c->kind != CMD_SAY && c->kind != CMD_MSG &&
-	    c->kind != CMD_APPROVE && c->kind != CMD_REJECT)
+	    c->kind != CMD_APPROVE && c->kind != CMD_REJECT &&
+	    c->kind != CMD_TASK_ADD && c->kind != CMD_DISCARD)
+		abort();
+	/* /discard confirms with "yes", and nothing else. */
+	if (c->kind == CMD_DISCARD && c->text != NULL &&
+	    strcmp(c->text, "yes") != 0)
 		abort();
 	fuzz_check_text(c->text, line);
 
-	/* A target only for /approve and /reject: one word of the line. */
-	if (c->target != NULL && (c->kind != CMD_APPROVE &&
-	    c->kind != CMD_REJECT))
+	/* A target: the request of /approve and /reject, the task of
+	 * /task assign|done|cancel|reopen (one word of the line each), or
+	 * the list of ids /task add waits for (which may hold blanks). */
+	task_target = c->kind == CMD_TASK_ASSIGN || c->kind == CMD_TASK_DONE ||
+	    c->kind == CMD_TASK_CANCEL || c->kind == CMD_TASK_REOPEN;
+	if (task_target != (c->target != NULL) && c->kind != CMD_APPROVE &&
+	    c->kind != CMD_REJECT && c->kind != CMD_TASK_ADD)
 		abort();
 	if (c->target != NULL && (*c->target == '\0' ||
-	    fuzz_has_blank(c->target) || strstr(line, c->target) == NULL))
+	    (c->kind != CMD_TASK_ADD && fuzz_has_blank(c->target)) ||
+	    strstr(line, c->target) == NULL))
 		abort();
 	/* Feedback only after a target. */
 	if (c->text != NULL && (c->kind == CMD_APPROVE ||
