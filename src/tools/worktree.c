@@ -3,11 +3,14 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
@@ -42,6 +45,90 @@ wt_fail(char **err, const char *what, char *out)
 	    "git failed");
 	free(out);
 	return -1;
+}
+
+/*
+ * The repository's own record of name's worktree: the directory of
+ * <common>/worktrees whose gitdir file points back at the worktree's
+ * .git (malloc'd), or NULL. huddle's git commands on a worktree name it
+ * with --git-dir and never read the worktree's own .git, which its
+ * teammate can rewrite to lead git to a configuration of its making.
+ */
+static char *
+wt_admin_dir(const struct git *g, const char *workdir, const char *path)
+{
+	const char *common_args[] = { "rev-parse", "--path-format=absolute",
+	    "--git-common-dir", NULL };
+	char *out = NULL, *dir, *want, *found = NULL, line[4096];
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+
+	if (wt_git(g, workdir, GIT_QUIET, &out, common_args) != 0) {
+		free(out);
+		return NULL;
+	}
+	dir = xasprintf("%s/worktrees", wt_chomp(out));
+	free(out);
+	want = xasprintf("%s/.git\n", path);
+	if ((d = opendir(dir)) != NULL) {
+		while (found == NULL && (e = readdir(d)) != NULL) {
+			char *file;
+
+			if (e->d_name[0] == '.')
+				continue;
+			file = xasprintf("%s/%s/gitdir", dir, e->d_name);
+			if ((f = fopen(file, "r")) != NULL) {
+				if (fgets(line, sizeof line, f) != NULL &&
+				    strcmp(line, want) == 0)
+					found = xasprintf("%s/%s", dir,
+					    e->d_name);
+				fclose(f);
+			}
+			free(file);
+		}
+		closedir(d);
+	}
+	free(want);
+	free(dir);
+	return found;
+}
+
+/* A worktree as huddle's git commands see it. */
+struct wt_place {
+	char	*path;		/* its files */
+	char	*admin;		/* the repository's record of it */
+};
+
+static void
+wt_place_clear(struct wt_place *p)
+{
+	free(p->path);
+	free(p->admin);
+	memset(p, 0, sizeof *p);
+}
+
+/* Runs git on a worktree: in its directory, with its git directory and
+ * work tree given, not found. */
+static int
+wt_git_at(const struct git *g, const struct wt_place *p, int flags,
+    char **out, const char *const *args)
+{
+	const char *argv[24];
+	char *gd = xasprintf("--git-dir=%s", p->admin);
+	char *wt = xasprintf("--work-tree=%s", p->path);
+	size_t i;
+	int rc;
+
+	argv[0] = gd;
+	argv[1] = wt;
+	for (i = 0; args[i] != NULL && i + 3 < sizeof argv / sizeof *argv; i++)
+		argv[i + 2] = args[i];
+	argv[i + 2] = NULL;
+	rc = wt_git(g, p->path, flags, out, argv);
+	free(gd);
+	free(wt);
+	return rc;
 }
 
 char *
@@ -208,37 +295,47 @@ done:
 	return rc;
 }
 
+/* Finds name's worktree where it should be, on its branch, with the
+ * repository's record of it. Returns 0, or -1 with *err. */
+static int
+wt_find(const struct git *g, const char *workdir, const char *name,
+    struct wt_place *p, char **err)
+{
+	char *branch = worktree_branch(name), *out = NULL;
+	const char *head[] = { "rev-parse", "--abbrev-ref", "HEAD", NULL };
+	struct stat st;
+	int rc = -1;
+
+	memset(p, 0, sizeof *p);
+	p->path = worktree_path(workdir, name);
+	if (lstat(p->path, &st) == -1 || !S_ISDIR(st.st_mode))
+		*err = xasprintf("%s's worktree %s is missing", name, p->path);
+	else if ((p->admin = wt_admin_dir(g, workdir, p->path)) == NULL)
+		*err = xasprintf("%s is not one of the repository's worktrees "
+		    "any more (it was moved, or pruned)", p->path);
+	else if (wt_git_at(g, p, GIT_QUIET, &out, head) != 0 ||
+	    strcmp(wt_chomp(out), branch) != 0)
+		*err = xasprintf("%s is not on %s any more (it was switched)",
+		    p->path, branch);
+	else
+		rc = 0;
+	free(out);
+	free(branch);
+	if (rc == -1)
+		wt_place_clear(p);
+	return rc;
+}
+
 int
 worktree_check(const struct git *g, const char *workdir, const char *name,
     char **err)
 {
-	char *path = worktree_path(workdir, name);
-	char *branch = worktree_branch(name), *out = NULL;
-	const char *top[] = { "rev-parse", "--show-toplevel",
-	    "--abbrev-ref", "HEAD", NULL };
-	struct stat st;
-	int rc = -1;
+	struct wt_place p;
 
-	if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode))
-		*err = xasprintf("%s's worktree %s is missing", name, path);
-	else if (wt_git(g, path, GIT_QUIET, &out, top) != 0)
-		*err = xasprintf("%s is no longer a git worktree", path);
-	else {
-		char *nl = strchr(out, '\n');
-
-		if (nl == NULL || strncmp(out, path, (size_t)(nl - out)) !=
-		    0 || strlen(path) != (size_t)(nl - out) ||
-		    strcmp(wt_chomp(nl + 1), branch) != 0)
-			*err = xasprintf("%s is not %s's worktree on %s any "
-			    "more (it was moved or switched)", path, name,
-			    branch);
-		else
-			rc = 0;
-	}
-	free(out);
-	free(path);
-	free(branch);
-	return rc;
+	if (wt_find(g, workdir, name, &p, err) == -1)
+		return -1;
+	wt_place_clear(&p);
+	return 0;
 }
 
 /* Reads `git diff --numstat` lines into files; sums them. */
@@ -272,7 +369,8 @@ int
 worktree_diff(const struct git *g, const char *workdir, const char *name,
     const char *base, struct worktree_diff *d, char **err)
 {
-	char *path = worktree_path(workdir, name), *out = NULL, *p, *nl;
+	char *out = NULL, *p, *nl;
+	struct wt_place at;
 	const char *numstat[] = { "diff", "--no-color", "--no-ext-diff",
 	    "--numstat", base, NULL };
 	const char *patch[] = { "diff", "--no-color", "--no-ext-diff", base,
@@ -283,14 +381,16 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 	int n = 0, rc = -1;
 
 	memset(d, 0, sizeof *d);
+	if (wt_find(g, workdir, name, &at, err) == -1)
+		return -1;
 	d->files = json_array();
-	if (wt_git(g, path, GIT_QUIET, &out, numstat) != 0) {
+	if (wt_git_at(g, &at, GIT_QUIET, &out, numstat) != 0) {
 		wt_fail(err, "reading the worktree's changes", out);
 		goto done;
 	}
 	wt_numstat(out, d);
 	free(out);
-	if (wt_git(g, path, GIT_QUIET, &out, patch) != 0) {
+	if (wt_git_at(g, &at, GIT_QUIET, &out, patch) != 0) {
 		wt_fail(err, "reading the worktree's changes", out);
 		goto done;
 	}
@@ -299,7 +399,7 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 	cap = len + 1;
 	out = NULL;
 	/* New files: each against nothing. */
-	if (wt_git(g, path, GIT_QUIET, &out, others) != 0) {
+	if (wt_git_at(g, &at, GIT_QUIET, &out, others) != 0) {
 		wt_fail(err, "listing the worktree's new files", out);
 		goto done;
 	}
@@ -320,7 +420,7 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 
 			/* --no-index exits 1 when the files differ. */
 			/* Its numstat names it "/dev/null => FILE". */
-			if (wt_git(g, path, GIT_QUIET, &text, stat) == 1) {
+			if (wt_git_at(g, &at, GIT_QUIET, &text, stat) == 1) {
 				size_t before = json_array_size(d->files);
 
 				wt_numstat(text, d);
@@ -331,7 +431,7 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 			}
 			free(text);
 			text = NULL;
-			if (wt_git(g, path, GIT_QUIET, &text, hunks) == 1)
+			if (wt_git_at(g, &at, GIT_QUIET, &text, hunks) == 1)
 				d->patch = xappend(d->patch, &len, &cap, text,
 				    strlen(text));
 			free(text);
@@ -343,7 +443,7 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 	rc = 0;
 done:
 	free(out);
-	free(path);
+	wt_place_clear(&at);
 	if (rc == -1)
 		worktree_diff_clear(d);
 	return rc;
@@ -361,15 +461,15 @@ int
 worktree_state(const struct git *g, const char *workdir, const char *name,
     struct worktree_state *s, char **err)
 {
-	char *path = worktree_path(workdir, name), *branch, *range, *out = NULL;
+	char *branch, *range, *out = NULL;
 	const char *status[] = { "status", "--porcelain", NULL };
+	struct wt_place at;
 	char *why = NULL;
 	int rc = 0;
 
 	memset(s, 0, sizeof *s);
-	if (worktree_check(g, workdir, name, &why) == -1) {
+	if (wt_find(g, workdir, name, &at, &why) == -1) {
 		s->missing = 1;
-		free(path);
 		free(why);
 		return 0;
 	}
@@ -379,7 +479,7 @@ worktree_state(const struct git *g, const char *workdir, const char *name,
 		const char *count[] = { "rev-list", "--left-right", "--count",
 		    range, NULL };
 
-		if (wt_git(g, path, GIT_QUIET, &out, status) != 0)
+		if (wt_git_at(g, &at, GIT_QUIET, &out, status) != 0)
 			rc = wt_fail(err, "reading the worktree's status", out);
 		else {
 			s->dirty = *out != '\0';
@@ -395,14 +495,14 @@ worktree_state(const struct git *g, const char *workdir, const char *name,
 	s->merged = rc == 0 && !s->dirty && s->ahead == 0;
 	free(range);
 	free(branch);
-	free(path);
+	wt_place_clear(&at);
 	return rc;
 }
 
 /* Commits the uncommitted work of name's worktree. Returns 1 when there
  * was some, 0 when not, -1 with *err. */
 static int
-wt_commit(const struct git *g, const char *path, const char *name,
+wt_commit(const struct git *g, const struct wt_place *at, const char *name,
     const char *message, char **err)
 {
 	const char *status[] = { "status", "--porcelain", NULL };
@@ -414,7 +514,7 @@ wt_commit(const struct git *g, const char *path, const char *name,
 	char *out = NULL;
 	int rc;
 
-	if (wt_git(g, path, GIT_QUIET, &out, status) != 0)
+	if (wt_git_at(g, at, GIT_QUIET, &out, status) != 0)
 		rc = wt_fail(err, "reading the worktree's status", out);
 	else if (*out == '\0') {
 		free(out);
@@ -422,12 +522,12 @@ wt_commit(const struct git *g, const char *path, const char *name,
 	} else {
 		free(out);
 		out = NULL;
-		if (wt_git(g, path, 0, &out, add) != 0)
+		if (wt_git_at(g, at, 0, &out, add) != 0)
 			rc = wt_fail(err, "adding the worktree's files", out);
 		else {
 			free(out);
 			out = NULL;
-			rc = wt_git(g, path, 0, &out, commit) != 0 ?
+			rc = wt_git_at(g, at, 0, &out, commit) != 0 ?
 			    wt_fail(err, "committing the worktree's work",
 			    out) : 1;
 			if (rc == 1)
@@ -443,7 +543,7 @@ enum worktree_merged
 worktree_merge(const struct git *g, const char *workdir, const char *name,
     const char *message, char **report)
 {
-	char *path = worktree_path(workdir, name);
+	struct wt_place at = { NULL, NULL };
 	char *branch = worktree_branch(name), *out = NULL, *why = NULL;
 	char *merge_msg = xasprintf("Merge %s's work (huddle)", name);
 	const char *current[] = { "symbolic-ref", "-q", "--short", "HEAD",
@@ -465,7 +565,7 @@ worktree_merge(const struct git *g, const char *workdir, const char *name,
 	int has_email;
 
 	*report = NULL;
-	if (worktree_check(g, workdir, name, &why) == -1) {
+	if (wt_find(g, workdir, name, &at, &why) == -1) {
 		*report = why;
 		goto done;
 	}
@@ -496,7 +596,7 @@ worktree_merge(const struct git *g, const char *workdir, const char *name,
 	}
 	free(out);
 	out = NULL;
-	if (wt_commit(g, path, name, message, &why) == -1) {
+	if (wt_commit(g, &at, name, message, &why) == -1) {
 		*report = why;
 		goto done;
 	}
@@ -539,8 +639,17 @@ done:
 	free(into);
 	free(merge_msg);
 	free(branch);
-	free(path);
+	wt_place_clear(&at);
 	return v;
+}
+
+static int
+wt_rm_entry(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 int
@@ -557,7 +666,11 @@ worktree_remove(const struct git *g, const char *workdir, const char *name,
 	struct stat st;
 	int rc = 0;
 
-	if (lstat(path, &st) == 0 && wt_git(g, workdir, 0, &out, remove) != 0)
+	/* Forced, a worktree git no longer recognises (its teammate can
+	 * rewrite its .git) goes all the same: deleted without following
+	 * a link, then forgotten by git. */
+	if (lstat(path, &st) == 0 && wt_git(g, workdir, 0, &out, remove) != 0 &&
+	    (!force || nftw(path, wt_rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0))
 		rc = wt_fail(err, "removing the worktree", out);
 	else {
 		free(out);

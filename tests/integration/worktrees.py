@@ -53,6 +53,15 @@ PROBES = ("cat ../../../a.txt; cat ../ben/a.txt; ls -la .. ../ben; "
           "echo ok > mine.txt")
 
 
+# ben points his worktree's .git at a repository of his own whose
+# configuration runs a command: huddle's git must never read it.
+EVIL_GIT = ("git init -q evil && git -C evil -c user.name=b "
+            "-c user.email=b@x commit -q --allow-empty -m x && "
+            "git -C evil config core.fsmonitor "
+            "\"touch $PWD/../../../PWNED\" && "
+            "printf 'gitdir: %s/evil/.git\\n' \"$PWD\" > .git")
+
+
 def test_two_teammates_merge_and_conflict(fake):
     work = repo()
     fake.reset()
@@ -62,6 +71,7 @@ def test_two_teammates_merge_and_conflict(fake):
                 call("ann", "read_file", path="../../../a.txt"),
                 call("ann", "bash", command=PROBES),
                 say("ann", "Done."),
+                call("ben", "bash", command=EVIL_GIT),
                 call("ben", "bash",
                      command="printf 'one\\nben two\\nthree\\n' > a.txt"),
                 say("ben", "Done."),
@@ -128,6 +138,8 @@ def test_two_teammates_merge_and_conflict(fake):
                e["message"], e["message"])
         expect(git(work, "status", "--porcelain") == "",
                "the conflict left the tree changed")
+        expect(not os.path.exists(os.path.join(work, "PWNED")),
+               "huddle's git ran a teammate's configuration")
         with open(os.path.join(work, "a.txt")) as f:
             expect("ann's two" in f.read(), "main changed")
         expect("ben two" in git(work, "show", "huddle/ben:a.txt"),
