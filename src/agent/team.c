@@ -173,6 +173,7 @@ team_sandbox_open(struct team *t, char **err)
 	t->program = reaper_program();
 	t->git.program = t->program;
 	t->git.tmpdir = t->tmpdir;
+	git_find(&t->git);
 	t->sandbox_abi = landlock_abi();
 	if (t->opts.no_sandbox) {
 		t->sandbox = SANDBOX_OFF;
@@ -1142,6 +1143,7 @@ team_free(struct team *t)
 	}
 	free(t->program);
 	free(t->git_common);
+	free(t->git.path);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);

@@ -164,9 +164,10 @@ team_diff(struct team *t, const char *name, char **err)
 		return NULL;
 	}
 	branch = worktree_branch(name);
-	report = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:s}", "name", name,
-	    "branch", branch, "base", base, "files", d.files, "added", d.added,
-	    "removed", d.removed, "patch", d.patch ? d.patch : "");
+	report = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:i, s:s}", "name",
+	    name, "branch", branch, "base", base, "files", d.files, "added",
+	    d.added, "removed", d.removed, "not_shown", d.hidden, "patch",
+	    d.patch ? d.patch : "");
 	worktree_diff_clear(&d);
 	free(branch);
 	free(base);
@@ -199,12 +200,20 @@ team_merge(struct team *t, const char *name, char **msg)
 {
 	char *base = team_worktree_base(t, name, msg), *message;
 	enum worktree_merged v;
+	struct agent *a;
 
 	if (base == NULL || team_git_repo(t, msg) == -1) {
 		free(base);
 		return -1;
 	}
 	free(base);
+	/* What is merged is what was reviewed: not while it still works. */
+	if ((a = team_find(t, name)) != NULL && (a->status == MEMBER_WORKING ||
+	    a->status == MEMBER_WAITING)) {
+		*msg = xasprintf("%s is working: wait until it is idle, or stop "
+		    "it, then review (/diff %s) and merge", name, name);
+		return -1;
+	}
 	message = team_merge_message(t, name);
 	v = worktree_merge(&t->git, t->workdir, name, message, msg);
 	free(message);

@@ -2,7 +2,10 @@
  * Running git for huddle itself (worktrees, diffs, merges): a fixed
  * argument list, never a model's words, run like a bash command (a
  * reaper, the scrubbed environment, a timeout) but outside the sandbox,
- * with prompts and optional locks off and messages in English.
+ * with prompts and optional locks off and messages in English. What a
+ * repository's files could make git run by itself is turned off on the
+ * command line, which also binds the git processes it starts: hooks,
+ * the file-system monitor, signing, external diff and text conversion.
  */
 #ifndef HUDDLE_TOOLS_GIT_H
 #define HUDDLE_TOOLS_GIT_H
@@ -12,7 +15,14 @@
 struct git {
 	const char	*program;	/* huddle's, as the reaper */
 	const char	*tmpdir;	/* TMPDIR, or NULL */
+	char		*path;		/* git's absolute path, found once
+					 * (git_find); NULL: not found */
 };
+
+/* Finds git in the absolute directories of $PATH (a relative entry
+ * would find a file a teammate put in the directory git runs in).
+ * Fills g->path (malloc'd). Returns 0, or -1 when there is none. */
+int git_find(struct git *g);
 
 /* git_run flags. */
 #define GIT_QUIET	0x1	/* leave stderr out of *out */

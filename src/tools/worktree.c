@@ -15,8 +15,9 @@
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
 
-/* The most new files a diff shows. */
-#define WORKTREE_NEW_FILES 200
+/* The most new files a diff shows, and the most bytes of hunks. */
+#define WORKTREE_NEW_FILES	200
+#define WORKTREE_PATCH_MAX	(8 * 1024 * 1024)
 
 /* Runs git and keeps its output; returns the status. */
 static int
@@ -372,9 +373,10 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 	char *out = NULL, *p, *nl;
 	struct wt_place at;
 	const char *numstat[] = { "diff", "--no-color", "--no-ext-diff",
-	    "--numstat", base, NULL };
-	const char *patch[] = { "diff", "--no-color", "--no-ext-diff", base,
+	    "--no-textconv", "--ignore-submodules=all", "--numstat", base, "--",
 	    NULL };
+	const char *patch[] = { "diff", "--no-color", "--no-ext-diff",
+	    "--no-textconv", "--ignore-submodules=all", base, "--", NULL };
 	const char *others[] = { "ls-files", "--others", "--exclude-standard",
 	    NULL };
 	size_t len = 0, cap = 0;
@@ -403,20 +405,34 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 		wt_fail(err, "listing the worktree's new files", out);
 		goto done;
 	}
-	for (p = out; *p != '\0' && n < WORKTREE_NEW_FILES; p = nl + 1, n++) {
+	for (p = out; *p != '\0'; p = nl + 1, n++) {
 		char *file, *text = NULL;
 
 		nl = strchr(p, '\n');
 		if (nl == NULL)
 			nl = p + strlen(p);
 		file = xasprintf("%.*s", (int)(nl - p), p);
+		/* What is not shown is said, never left out in silence:
+		 * past the limits, and a name git must quote (control
+		 * characters, quotes), which its diff cannot be asked for. */
+		if (n >= WORKTREE_NEW_FILES || len >= WORKTREE_PATCH_MAX ||
+		    *file == '"') {
+			json_array_append_new(d->files, json_pack("{s:s, s:i, "
+			    "s:i, s:b}", "path", file, "added", -1, "removed",
+			    -1, "not_shown", 1));
+			d->hidden++;
+			free(file);
+			if (*nl == '\0')
+				break;
+			continue;
+		}
 		{
 			const char *stat[] = { "diff", "--no-color",
-			    "--no-ext-diff", "--no-index", "--numstat", "--",
-			    "/dev/null", file, NULL };
+			    "--no-ext-diff", "--no-textconv", "--no-index",
+			    "--numstat", "--", "/dev/null", file, NULL };
 			const char *hunks[] = { "diff", "--no-color",
-			    "--no-ext-diff", "--no-index", "--", "/dev/null",
-			    file, NULL };
+			    "--no-ext-diff", "--no-textconv", "--no-index", "--",
+			    "/dev/null", file, NULL };
 
 			/* --no-index exits 1 when the files differ. */
 			/* Its numstat names it "/dev/null => FILE". */
@@ -431,7 +447,8 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 			}
 			free(text);
 			text = NULL;
-			if (wt_git_at(g, &at, GIT_QUIET, &text, hunks) == 1)
+			if (wt_git_at(g, &at, GIT_QUIET, &text, hunks) == 1 &&
+			    len < WORKTREE_PATCH_MAX)
 				d->patch = xappend(d->patch, &len, &cap, text,
 				    strlen(text));
 			free(text);
@@ -462,7 +479,8 @@ worktree_state(const struct git *g, const char *workdir, const char *name,
     struct worktree_state *s, char **err)
 {
 	char *branch, *range, *out = NULL;
-	const char *status[] = { "status", "--porcelain", NULL };
+	const char *status[] = { "status", "--porcelain",
+	    "--ignore-submodules=all", NULL };
 	struct wt_place at;
 	char *why = NULL;
 	int rc = 0;
@@ -505,7 +523,8 @@ static int
 wt_commit(const struct git *g, const struct wt_place *at, const char *name,
     const char *message, char **err)
 {
-	const char *status[] = { "status", "--porcelain", NULL };
+	const char *status[] = { "status", "--porcelain",
+	    "--ignore-submodules=all", NULL };
 	const char *add[] = { "add", "-A", NULL };
 	char *who = xasprintf("user.name=%s (huddle)", name);
 	char *mail = xasprintf("user.email=%s@huddle.invalid", name);
@@ -548,7 +567,8 @@ worktree_merge(const struct git *g, const char *workdir, const char *name,
 	char *merge_msg = xasprintf("Merge %s's work (huddle)", name);
 	const char *current[] = { "symbolic-ref", "-q", "--short", "HEAD",
 	    NULL };
-	const char *status[] = { "status", "--porcelain", NULL };
+	const char *status[] = { "status", "--porcelain",
+	    "--ignore-submodules=all", NULL };
 	const char *merged[] = { "merge-base", "--is-ancestor", branch, "HEAD",
 	    NULL };
 	const char *email[] = { "config", "user.email", NULL };

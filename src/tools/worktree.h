@@ -48,6 +48,8 @@ struct worktree_diff {
 	json_t	*files;		/* [{path, added, removed}] (binary: -1) */
 	char	*patch;		/* the hunks, committed and not */
 	int	 added, removed;
+	int	 hidden;	/* new files whose hunks are not shown
+				 * (marked not_shown in files) */
 };
 
 /* The changes of name's worktree (committed and not, new files too)

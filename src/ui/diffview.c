@@ -101,10 +101,16 @@ diffview_open(struct diffview *d, json_t *report)
 		json_int_t r = json_integer_value(json_object_get(f,
 		    "removed"));
 
-		line = a < 0 ? xasprintf("  %s  (binary)", json_string_value(
-		    json_object_get(f, "path"))) : xasprintf("  %s  +%lld −%lld",
-		    json_string_value(json_object_get(f, "path")), (long long)a,
-		    (long long)r);
+		if (json_is_true(json_object_get(f, "not_shown")))
+			line = xasprintf("  %s  (new; its changes are not shown "
+			    "here: see it in the worktree)", json_string_value(
+			    json_object_get(f, "path")));
+		else
+			line = a < 0 ? xasprintf("  %s  (binary)",
+			    json_string_value(json_object_get(f, "path"))) :
+			    xasprintf("  %s  +%lld −%lld", json_string_value(
+			    json_object_get(f, "path")), (long long)a,
+			    (long long)r);
 		diffview_add(d, ROLE_NORMAL, line, strlen(line));
 		free(line);
 	}

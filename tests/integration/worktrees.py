@@ -54,7 +54,8 @@ PROBES = ("cat ../../../a.txt; cat ../ben/a.txt; ls -la .. ../ben; "
 
 
 # ben points his worktree's .git at a repository of his own whose
-# configuration runs a command: huddle's git must never read it.
+# configuration runs a command, and that repository also sits in his
+# worktree as a nested one: huddle's git must run neither.
 EVIL_GIT = ("git init -q evil && git -C evil -c user.name=b "
             "-c user.email=b@x commit -q --allow-empty -m x && "
             "git -C evil config core.fsmonitor "
@@ -138,8 +139,6 @@ def test_two_teammates_merge_and_conflict(fake):
                e["message"], e["message"])
         expect(git(work, "status", "--porcelain") == "",
                "the conflict left the tree changed")
-        expect(not os.path.exists(os.path.join(work, "PWNED")),
-               "huddle's git ran a teammate's configuration")
         with open(os.path.join(work, "a.txt")) as f:
             expect("ann's two" in f.read(), "main changed")
         expect("ben two" in git(work, "show", "huddle/ben:a.txt"),
@@ -165,6 +164,10 @@ def test_two_teammates_merge_and_conflict(fake):
                e["message"], e["message"])
         h.send("/discard ben yes")
         h.wait(ev("reply", command="discard"))
+        # Through all of it (diff, merge, status of a nested repository,
+        # the end of ben), huddle's git ran nothing of ben's making.
+        expect(not os.path.exists(os.path.join(work, "PWNED")),
+               "huddle's git ran a teammate's configuration")
         expect(git(work, "branch", "--list", "huddle/*") == "",
                "a branch was left")
         h.send("/quit")

@@ -27,12 +27,16 @@ setup(void)
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	g.program = program;
 	g.tmpdir = NULL;
+	g.path = NULL;
+	ck_assert_int_eq(git_find(&g), 0);
 }
 
 static void
 teardown(void)
 {
 	free(program);
+	free(g.path);
+	g.path = NULL;
 }
 
 static void
