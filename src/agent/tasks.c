@@ -212,18 +212,6 @@ tasks_complete(struct team *t, const char *who, const char *id,
 	return rc;
 }
 
-/* The user turn that reminds a teammate of a task it still has. */
-static json_t *
-tasks_reminder(const struct task *k)
-{
-	char *text = task_handover(k, "is still yours and in progress",
-	    "Go on with it.");
-	json_t *entry = transcript_user_text(text);
-
-	free(text);
-	return entry;
-}
-
 int
 agent_next_task(struct agent *a)
 {
@@ -239,7 +227,9 @@ agent_next_task(struct agent *a)
 		rc = k.num != a->reminded;
 		if (rc) {
 			a->reminded = k.num;
-			rc = agent_record(a, tasks_reminder(&k)) == 0;
+			rc = agent_record(a, task_handover_entry(&k,
+			    "is still yours and in progress",
+			    "Go on with it.")) == 0;
 		}
 		task_clear(&k);
 		return rc;

@@ -858,13 +858,11 @@ task_handover(const struct task *t, const char *header, const char *opening)
 	return text;
 }
 
-/* The user turn that gives a claimed task to its model (a new
- * reference). */
-static json_t *
-task_claim_entry(const struct task *t)
+json_t *
+task_handover_entry(const struct task *t, const char *header,
+    const char *opening)
 {
-	char *text = task_handover(t, "claimed by you from the board",
-	    "Do this task.");
+	char *text = task_handover(t, header, opening);
 	json_t *entry = transcript_user_text(text);
 
 	free(text);
@@ -929,7 +927,8 @@ taskboard_claim(struct taskboard *tb, const char *who, const char *id,
 		goto done;
 	}
 	if (entry != NULL) {
-		*entry = task_claim_entry(&t);
+		*entry = task_handover_entry(&t, "claimed by you from the "
+		    "board", "Do this task.");
 		rc = transcript_append_tx(tb->store, who, *entry, 0, err);
 	}
 	task_outbox_changed(&o, num);

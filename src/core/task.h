@@ -197,6 +197,10 @@ char *task_render(const struct task *t);
 char *task_handover(const struct task *t, const char *header,
     const char *opening);
 
+/* The same as a user turn for a transcript (a new reference). */
+json_t *task_handover_entry(const struct task *t, const char *header,
+    const char *opening);
+
 /* One line: "t3 in_progress alice: subject (after t1, t2)" (malloc'd). */
 char *task_line(const struct task *t);
 

@@ -11,30 +11,13 @@ moved away and says so; bad names and a workdir outside git are refused.
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import FakeLLM, Results  # noqa: E402
+from gitrepo import git, repo  # noqa: E402
 from team_driver import Huddle, call, contains, ev, expect, say  # noqa: E402
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", repo] + list(args), check=True,
-                          capture_output=True, text=True).stdout
-
-
-def repo():
-    d = os.path.realpath(tempfile.mkdtemp(prefix="huddle-wt-"))
-    git(d, "init", "-q", "-b", "main")
-    git(d, "config", "user.name", "Person")
-    git(d, "config", "user.email", "person@example.invalid")
-    with open(os.path.join(d, "a.txt"), "w") as f:
-        f.write("one\ntwo\nthree\n")
-    git(d, "add", "a.txt")
-    git(d, "commit", "-q", "-m", "first")
-    return d
 
 
 def diff_of(who):

@@ -8,33 +8,15 @@ file, with nothing changed and nothing lost.
 """
 
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", repo] + list(args), check=True,
-                          capture_output=True, text=True).stdout
-
-
-def repo():
-    d = os.path.realpath(tempfile.mkdtemp(prefix="huddle-screen-wt-"))
-    git(d, "init", "-q", "-b", "main")
-    git(d, "config", "user.name", "Person")
-    git(d, "config", "user.email", "person@example.invalid")
-    with open(os.path.join(d, "a.txt"), "w") as f:
-        f.write("one\ntwo\nthree\n")
-    git(d, "add", "a.txt")
-    git(d, "commit", "-q", "-m", "first")
-    return d
+from gitrepo import git, repo  # noqa: E402
 
 
 def test_review_and_merge(fake):
-    work = repo()
+    work = repo("huddle-screen-wt-")
     fake.reset()
     say = [{"agent": a, "kind": "text", "text": "Noted."}
            for a in ("lead", "ann", "ben") for _ in range(6)]
