@@ -200,20 +200,24 @@ team_merge(struct team *t, const char *name, char **msg)
 {
 	char *base = team_worktree_base(t, name, msg), *message;
 	enum worktree_merged v;
-	struct agent *a;
+	struct member *m;
 
 	if (base == NULL || team_git_repo(t, msg) == -1) {
 		free(base);
 		return -1;
 	}
 	free(base);
-	/* What is merged is what was reviewed: not while it still works. */
-	if ((a = team_find(t, name)) != NULL && (a->status == MEMBER_WORKING ||
-	    a->status == MEMBER_WAITING)) {
+	/* What is merged is what was reviewed: not while it still works
+	 * (its status as the store has it, which threads share). */
+	if ((m = roster_get(t->store, name)) != NULL &&
+	    (m->status == MEMBER_WORKING || m->status == MEMBER_WAITING ||
+	    m->status == MEMBER_STARTING) && team_find(t, name) != NULL) {
 		*msg = xasprintf("%s is working: wait until it is idle, or stop "
 		    "it, then review (/diff %s) and merge", name, name);
+		member_free(m);
 		return -1;
 	}
+	member_free(m);
 	message = team_merge_message(t, name);
 	v = worktree_merge(&t->git, t->workdir, name, message, msg);
 	free(message);
