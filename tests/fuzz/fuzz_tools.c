@@ -445,6 +445,8 @@ fuzz_agent_new(const char *name)
 	a->role = xstrdup(name);
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
 	a->status = MEMBER_IDLE;
+	a->root = xstrdup(team_workdir(fz.team));
+	a->sandbox_fd = -1;
 	cancel_init(&a->cancel);
 	a->transcript = json_array();
 	return a;
@@ -456,6 +458,7 @@ fuzz_agent_free(struct agent *a)
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->leave_reason);
+	free(a->root);
 	free(a->name);
 	free(a->role);
 	free(a);
