@@ -52,7 +52,9 @@ class Huddle:
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._err_reader = threading.Thread(target=self._read_err,
+                                            daemon=True)
+        self._err_reader.start()
         return self
 
     def _read(self):
@@ -138,9 +140,12 @@ class Huddle:
             except AssertionError:
                 break
         try:
-            return self.proc.wait(max(0.1, deadline - time.monotonic()))
+            status = self.proc.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             raise AssertionError("huddle did not exit within %d s" % timeout)
+        # What it said on stderr is read to its end.
+        self._err_reader.join(5)
+        return status
 
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)

@@ -221,7 +221,10 @@ def test_bad_names_and_no_repository(fake):
         h.send("/quit")
         h.wait_exit()
     plain = tempfile.mkdtemp(prefix="huddle-nogit-")
-    with Huddle(fake, workdir=plain, args=["--worktrees"]) as h:
+    # Wherever the temp dir is (make distcheck puts it inside this
+    # project's own clone), git looks no higher than it.
+    with Huddle(fake, workdir=plain, args=["--worktrees"], env={
+            "GIT_CEILING_DIRECTORIES": os.path.dirname(plain)}) as h:
         status = h.wait_exit()
         expect(status != 0 and b"not in a git repository" in h.stderr,
                "no clear error outside git: %r" % h.stderr)
