@@ -51,10 +51,11 @@ command_help(void)
 	    "/interrupt NAME         stop a member's turn (Esc: the focused)\n"
 	    "/budget [USD|off]       show or set the team's spending limit\n"
 	    "/compact, /context [NAME]  compact now; how full the window is\n"
-	    "/task add SUBJECT [after t1,t2]   add a task to the board\n"
+	    "/task add SUBJECT [after t1,t2] [in worktree NAME]\n"
+	    "                        add a task to the board\n"
 	    "/task assign ID NAME, /task done|cancel|reopen ID\n"
 	    "/team, /requests, /tasks  list the team, requests, tasks\n"
-	    "/diff|merge|discard NAME, /worktrees  teammates' worktrees\n"
+	    "/diff|merge|discard NAME, /worktrees  the worktrees\n"
 	    "/zoom, /help            zoom the focused pane; this help\n"
 	    "/quit                   quit (teammates are asked to shut down)\n"
 	    "//text                  send text that starts with /\n";
@@ -135,9 +136,10 @@ task_ids_list(const char *s)
 static enum command_kind
 command_task(struct command *c, const char *args)
 {
-	static const char usage[] = "usage: /task add SUBJECT [after t1,t2] | "
+	static const char usage[] = "usage: /task add SUBJECT [after t1,t2] "
+	    "[in worktree NAME] | "
 	    "/task assign ID NAME | /task done|cancel|reopen ID";
-	char *verb = next_word(&args), *rest, *after;
+	char *verb = next_word(&args), *rest, *after, *in;
 	const char *p;
 
 	if (verb == NULL)
@@ -146,8 +148,17 @@ command_task(struct command *c, const char *args)
 		free(verb);
 		if ((c->text = rest_of(args)) == NULL)
 			return command_bad(c, xstrdup("usage: /task add SUBJECT "
-			    "[after t1,t2]"));
-		/* A trailing "after IDS" names what it waits for. */
+			    "[after t1,t2] [in worktree NAME]"));
+		/* A trailing "in worktree NAME" names where it is done. */
+		for (p = c->text, in = NULL; (p = strstr(p, " in worktree ")) !=
+		    NULL; p++)
+			in = (char *)p;
+		if (in != NULL && *skip_space(in + 13) != '\0' &&
+		    strpbrk(skip_space(in + 13), " \t") == NULL) {
+			c->name = rest_of(in + 13);
+			*in = '\0';
+		}
+		/* Before it, a trailing "after IDS" names what it waits for. */
 		for (p = c->text; (after = strstr(p, " after ")) != NULL;
 		    p = after + 1) {
 			if (task_ids_list(after + 7)) {

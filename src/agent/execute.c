@@ -113,7 +113,7 @@ execute_task_add(struct team *t, const struct command *c, char **msg)
 	for (p = strtok_r(copy, ", ", &save); p != NULL && n < TASK_MAX_BLOCKERS
 	    + 1; p = strtok_r(NULL, ", ", &save))
 		ids[n++] = p;
-	rc = team_task_add(t, c->text, ids, n, msg);
+	rc = team_task_add(t, c->text, ids, n, c->name, msg);
 	free(copy);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "core/roster.h"
 #include "core/store.h"
 #include "core/task.h"
+#include "core/wtrecord.h"
 #include "tools/git.h"
 #include "util/cancel.h"
 #include "llm/catalog.h"
@@ -75,10 +76,15 @@ struct agent {
 	int			 worked;	/* a turn ran since idle */
 	enum member_status	 status;
 	int			 autonomous;	/* takes tasks from the board */
-	char			*root;		/* where its tools work: the
-						 * workdir, or its worktree */
-	int			 sandbox_fd;	/* its own ruleset, or -1 for
-						 * the team's */
+	char			*root;		/* its home: the workdir, or
+						 * its own worktree */
+	int			 sandbox_fd;	/* its home's own ruleset, or
+						 * -1 for the team's */
+	char			*place;		/* the worktree its task names,
+						 * where it works now; NULL:
+						 * at home (worktrees.c) */
+	char			*place_root;
+	int			 place_fd;	/* that worktree's ruleset */
 	int64_t			 reminded;	/* the task it was last
 						 * reminded of (tasks.c) */
 };
@@ -107,6 +113,8 @@ struct team {
 	struct git		 git;		/* huddle's own git commands */
 	char			*git_common;	/* the repository's git dir,
 						 * once worktrees are used */
+	pthread_mutex_t		 git_lock;	/* one worktree change at a
+						 * time: add, merge, remove */
 	struct evq		 events;
 	struct policy		*policy;
 	int64_t			 epoch_us;	/* when opened */
@@ -295,15 +303,40 @@ int team_git_repo(struct team *t, char **err);
 int team_worktree_make(struct team *t, const char *name, const char *base,
     char **sha, char **err);
 
+/* Whether `name` is free for a teammate's own worktree: no worktree is
+ * recorded by that name and no task names one. 0, or -1 with *err. */
+int team_worktree_name_free(struct team *t, const char *name, char **err);
+
+/* Whether tasks may name worktrees here (the workdir is a repository):
+ * 0, or -1 with *err. */
+int team_worktree_for_tasks(struct team *t, char **err);
+
+/*
+ * Moves agent a to where it works now: the worktree its in-progress task
+ * names (made from the person's HEAD the first time a task needs it),
+ * else its home. Call before a tool that works in a place. Returns 0, or
+ * -1 with *err when that worktree cannot be had (missing, moved, or git
+ * failed); a's place is then left as it was.
+ */
+int agent_place_update(struct agent *a, char **err);
+
+/* Where agent a's tools work now, and their ruleset (-1: the team's). */
+const char *agent_root(const struct agent *a);
+int agent_sandbox(const struct agent *a);
+
+/* Whether member name has a worktree of its own. */
+int team_own_worktree(struct team *t, const char *name);
+
 /* Sets agent a to work in its worktree (base: its base commit): its
  * root, and its own sandbox that hides the rest of the working tree.
  * Returns 0, or -1 with *err (a missing or moved worktree). */
 int agent_worktree_enter(struct agent *a, char **err);
 
-/* Where member name's commands run: *root (malloc'd), and *fd its own
- * ruleset to close after (or -1: the team's). Returns 0 or -1 with
- * *err (its worktree is missing). */
-int team_member_place(struct team *t, const char *name, char **root,
+/* Where task k's check runs: in the worktree it names, else where its
+ * owner works at home. *root (malloc'd), and *fd a ruleset to close
+ * after (or -1: the team's). Returns 0 or -1 with *err (its worktree is
+ * missing). */
+int team_task_place(struct team *t, const struct task *k, char **root,
     int *fd, char **err);
 
 /* After teammate name ended: its worktree is removed when it holds

@@ -45,6 +45,11 @@ team_task_json(const struct task *k)
 	if (k->checked == TASK_FAILED)
 		json_object_set_new(o, "check_output",
 		    json_string(k->check_output));
+	if (k->worktree != NULL) {
+		json_object_set_new(o, "worktree", json_string(k->worktree));
+		json_object_set_new(o, "worktree_busy",
+		    json_boolean(k->worktree_busy));
+	}
 	return o;
 }
 
@@ -167,8 +172,8 @@ tasks_complete(struct team *t, const char *who, const char *id,
 		task_clear(&k);
 		return -1;
 	}
-	/* Where its owner works: its worktree, in that worktree's sandbox. */
-	if (team_member_place(t, k.owner, &root, &fd, &err) == -1) {
+	/* Where it is done: its worktree, else where its owner works. */
+	if (team_task_place(t, &k, &root, &fd, &err) == -1) {
 		*msg = xasprintf("%s cannot be checked: %s", k.id, err);
 		free(err);
 		task_clear(&k);
@@ -259,12 +264,14 @@ team_taskboard(struct team *t)
 
 int
 team_task_add(struct team *t, const char *subject, const char *const *after,
-    size_t nafter, char **msg)
+    size_t nafter, const char *worktree, char **msg)
 {
-	struct task_new n = { subject, NULL, after, nafter, NULL };
+	struct task_new n = { subject, NULL, after, nafter, NULL, worktree };
 	struct task k;
 	char *line;
 
+	if (worktree != NULL && team_worktree_for_tasks(t, msg) == -1)
+		return -1;
 	if (taskboard_create(t->tasks, MSG_USER, &n, &k, msg) == -1)
 		return -1;
 	line = task_line(&k);

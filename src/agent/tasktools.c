@@ -44,15 +44,22 @@ static void
 tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *ids[TASK_MAX_BLOCKERS];
-	struct task_new n = { NULL, NULL, ids, 0, NULL };
+	struct task_new n = { NULL, NULL, ids, 0, NULL, NULL };
 	struct task k;
 	char *err = NULL, *line;
 
 	if (input_str(in, "subject", 1, &n.subject, o) == -1 ||
 	    input_str(in, "description", 0, &n.description, o) == -1 ||
 	    input_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS, &n.nblocked_by,
-	    o) == -1 || input_str(in, "verify", 0, &n.verify, o) == -1)
+	    o) == -1 || input_str(in, "verify", 0, &n.verify, o) == -1 ||
+	    input_str(in, "worktree", 0, &n.worktree, o) == -1)
 		return;
+	if (n.worktree != NULL && team_worktree_for_tasks(a->team, &err) ==
+	    -1) {
+		tool_error(o, "not created: %s; leave worktree out", err);
+		free(err);
+		return;
+	}
 	if ((err = tasks_check_refused(a, n.verify)) != NULL) {
 		tool_error(o, "not created: %s; leave verify out", err);
 		free(err);
@@ -175,10 +182,9 @@ tool_task_claim(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	}
 	a->reminded = k.num;
-	text = task_render(&k);
-	tool_ok(o, "%s is yours now and in progress:\n%s\nWhen it is done, call "
-	    "task_update with id %s, status completed and a short result.",
-	    k.id, text, k.id);
+	text = task_handover(&k, "claimed by you", "It is yours now and in "
+	    "progress.");
+	tool_ok(o, "%s", text);
 	free(text);
 	task_clear(&k);
 }
@@ -261,12 +267,19 @@ const struct tool_def task_tool_defs[] = {
 	{ "task_create", FOR_BOTH, 0, tool_task_create,
 	  "Add a task to the team's task board. blocked_by lists the tasks "
 	  "that must be completed before it can start. verify is a shell "
-	  "command that must exit 0 before the task counts as completed.",
+	  "command that must exit 0 before the task counts as completed. "
+	  "worktree names a git worktree (on branch huddle/NAME, made from "
+	  "the person's HEAD when first needed) the task is done in: whoever "
+	  "holds the task works there, one teammate at a time, and the "
+	  "person reviews and merges it; tasks that build on each other can "
+	  "share one.",
 	  "{\"type\":\"object\",\"properties\":{\"subject\":{\"type\":"
 	  "\"string\",\"description\":\"a few words on what is to be done\"},"
 	  "\"description\":{\"type\":\"string\"},\"blocked_by\":{\"type\":"
 	  "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"task "
-	  "ids such as t1\"},\"verify\":{\"type\":\"string\"}},"
+	  "ids such as t1\"},\"verify\":{\"type\":\"string\"},\"worktree\":"
+	  "{\"type\":\"string\",\"description\":\"a name such as "
+	  "parser-fix: a-z, 0-9, _ and -\"}},"
 	  "\"required\":[\"subject\"]}" },
 	{ "task_list", FOR_BOTH, 0, tool_task_list,
 	  "List the tasks of the board (optionally of one status) with their "

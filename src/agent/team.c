@@ -285,6 +285,7 @@ team_open(const struct team_options *o, char **err)
 	pthread_mutex_init(&t->lock, NULL);
 	cancel_init(&t->check_cancel);
 	pthread_mutex_init(&t->task_lock, NULL);
+	pthread_mutex_init(&t->git_lock, NULL);
 	evq_init(&t->events);
 	/* The state lives out of the workdir, in a folder of the team's
 	 * own, locked for this process before anything is read. */
@@ -400,6 +401,10 @@ agent_free(struct agent *a)
 	free(a->root);
 	if (a->sandbox_fd != -1)
 		close(a->sandbox_fd);
+	free(a->place);
+	free(a->place_root);
+	if (a->place_fd != -1)
+		close(a->place_fd);
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->system);
@@ -452,11 +457,11 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->model_id = xstrdup(team_model_of(t, m));
 	a->root = xstrdup(t->workdir);
 	a->sandbox_fd = -1;
+	a->place_fd = -1;
 	cancel_init(&a->cancel);
 	/* A worktree gone missing or moved is reported, never made again
 	 * over what may be work: its teammate does not start. */
-	if (m != NULL && m->worktree_base != NULL &&
-	    agent_worktree_enter(a, err) == -1) {
+	if (team_own_worktree(t, name) && agent_worktree_enter(a, err) == -1) {
 		member_free(m);
 		agent_free(a);
 		return -1;
@@ -541,6 +546,7 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 			return -1;
 		}
 		if (roster_check_name(s->name, err) == -1 ||
+		    team_worktree_name_free(t, s->name, err) == -1 ||
 		    team_worktree_make(t, s->name, s->base, &base, err) == -1)
 			return -1;
 	}
@@ -551,7 +557,7 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 	rc = roster_add_tx(t->store, s->name, s->role, s->prompt,
 	    s->plan_required, err);
 	if (rc == 0 && base != NULL)
-		rc = roster_set_worktree_tx(t->store, s->name, base, err);
+		rc = wtrecord_add_tx(t->store, s->name, base, s->name, err);
 	/* The lead hears when it is idle; an autonomous teammate's work
 	 * is the board's, which tells the lead itself. */
 	if (rc == 0 && !autonomous)
@@ -1148,6 +1154,7 @@ team_free(struct team *t)
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->task_lock);
+	pthread_mutex_destroy(&t->git_lock);
 	free(t->task_told);
 	free(t->workdir);
 	free(t->state);

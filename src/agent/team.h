@@ -169,10 +169,12 @@ json_t *team_task_json(const struct task *k);
 /* The team's task board. */
 struct taskboard *team_taskboard(struct team *t);
 
-/* The person adds a task that waits for the tasks `after` names. Each of
- * these returns 0 or -1, with a sentence to show in *msg. */
+/* The person adds a task that waits for the tasks `after` names, done
+ * in `worktree` (NULL: where its owner works). Each of these returns 0
+ * or -1, with a sentence to show in *msg. */
 int team_task_add(struct team *t, const char *subject,
-    const char *const *after, size_t nafter, char **msg);
+    const char *const *after, size_t nafter, const char *worktree,
+    char **msg);
 
 /* The person gives task `id` to a teammate. */
 int team_task_assign(struct team *t, const char *id, const char *teammate,

@@ -84,6 +84,22 @@ tool_bash_refused(const char *text)
 	    strstr(text, "Read-only file system") != NULL);
 }
 
+/* Moves agent a to where its task is done before a tool that works in
+ * a place; -1 after a tool error when it cannot get there. */
+static int
+tool_place(struct agent *a, struct tool_output *o)
+{
+	char *err = NULL;
+
+	if (agent_place_update(a, &err) == 0)
+		return 0;
+	agent_error(a, "%s", err);
+	tool_error(o, "not run: %s. Give the task back (task_update with "
+	    "status pending) and tell the lead.", err);
+	free(err);
+	return -1;
+}
+
 static void
 tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 {
@@ -94,14 +110,15 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	char id[PROTO_ID_SIZE];
 	struct request *r;
 
-	if (input_str(in, "command", 1, &command, o) == -1)
+	if (input_str(in, "command", 1, &command, o) == -1 ||
+	    tool_place(a, o) == -1)
 		return;
 	/* Without a sandbox every command is the person's call. */
 	if (t->sandbox == SANDBOX_MISSING)
 		risk = xstrdup("no sandbox on this system: every command asks");
 	else
-		risk = a->is_lead ? NULL : policy_check(t->policy, a->root,
-		    command);
+		risk = a->is_lead ? NULL : policy_check(t->policy,
+		    agent_root(a), command);
 	if (risk != NULL) {
 		body = xasprintf("bash: %s — %s", command, risk);
 		free(risk);
@@ -133,25 +150,25 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		request_free(r);
 	}
 	team_bash_options(t, &a->cancel, &bo);
-	bo.workdir = a->root;
-	if (a->sandbox_fd != -1)
-		bo.sandbox_fd = a->sandbox_fd;
+	bo.workdir = agent_root(a);
+	if (agent_sandbox(a) != -1)
+		bo.sandbox_fd = agent_sandbox(a);
 	bash_run(command, &bo, o);
 	if (bo.sandboxed && tool_bash_refused(o->text))
 		tool_append(o, "\n[the sandbox lets commands write only in %s "
 		    "and in $TMPDIR%s; ask the person to "
 		    "restart huddle with --writable DIR (or without "
 		    "--no-network) if this command needs more]",
-		    a->sandbox_fd != -1 ? "your worktree (and reads none of "
+		    agent_sandbox(a) != -1 ? "your worktree (and reads none of "
 		    "the working tree outside it)" : "the working directory",
 		    t->opts.no_network ? ", and gives them no network" : "");
 }
 
-/* Where the file tools of agent a work. */
+/* Where the file tools of agent a work (after tool_place). */
 static struct fstools_ctx
 tool_fs(struct agent *a)
 {
-	struct fstools_ctx c = { a->root, &a->cancel };
+	struct fstools_ctx c = { agent_root(a), &a->cancel };
 
 	return c;
 }
@@ -159,14 +176,15 @@ tool_fs(struct agent *a)
 static void
 tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 {
-	struct fstools_ctx c = tool_fs(a);
+	struct fstools_ctx c;
 	const char *path;
 	long offset = 0, limit = 0;
 
 	if (input_str(in, "path", 1, &path, o) == -1 ||
 	    input_int(in, "offset", &offset, o) == -1 ||
-	    input_int(in, "limit", &limit, o) == -1)
+	    input_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1)
 		return;
+	c = tool_fs(a);
 	fstools_read(&c, path, offset, limit, o);
 }
 
@@ -177,7 +195,8 @@ tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 	const char *path, *content;
 
 	if (input_str(in, "path", 1, &path, o) == -1 ||
-	    input_str(in, "content", 1, &content, o) == -1)
+	    input_str(in, "content", 1, &content, o) == -1 ||
+	    tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_write(&c, path, content, o);
@@ -191,7 +210,8 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (input_str(in, "path", 1, &path, o) == -1 ||
 	    input_str(in, "old_text", 1, &old_text, o) == -1 ||
-	    input_str(in, "new_text", 1, &new_text, o) == -1)
+	    input_str(in, "new_text", 1, &new_text, o) == -1 ||
+	    tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_edit(&c, path, old_text, new_text, o);

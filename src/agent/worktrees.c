@@ -1,14 +1,17 @@
 /*
- * Teammates in git worktrees (tools/worktree.h does the git): making one
- * at spawn, entering it at launch (its root and a sandbox that hides the
- * rest of the working tree), and what the person does with them —
- * /diff, /merge, /discard, /worktrees — and what becomes of one when its
- * teammate ends.
+ * The team's git worktrees (tools/worktree.h does the git, core/wtrecord.h
+ * keeps the record): a teammate's own, made at its spawn and entered at
+ * launch, and the board's, made the first time a task that names one is
+ * worked; moving an agent to where its task is done (a root and a
+ * sandbox that hides the rest of the working tree); what the person does
+ * with them — /diff, /merge, /discard, /worktrees — and what becomes of
+ * one when its teammate ends or its work is merged.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/internal.h"
 #include "tools/landlock.h"
@@ -32,9 +35,48 @@ int
 team_worktree_make(struct team *t, const char *name, const char *base,
     char **sha, char **err)
 {
+	int rc;
+
 	if (team_git_repo(t, err) == -1)
 		return -1;
-	return worktree_add(&t->git, t->workdir, name, base, sha, err);
+	pthread_mutex_lock(&t->git_lock);
+	rc = worktree_add(&t->git, t->workdir, name, base, sha, err);
+	pthread_mutex_unlock(&t->git_lock);
+	return rc;
+}
+
+int
+team_worktree_name_free(struct team *t, const char *name, char **err)
+{
+	struct wt_record w;
+	char *ids;
+
+	if (wtrecord_get(t->store, name, &w) == 0) {
+		*err = xasprintf("a worktree named '%s' exists already; choose "
+		    "another name", name);
+		wtrecord_clear(&w);
+		return -1;
+	}
+	if ((ids = taskboard_worktree_open(t->tasks, name)) != NULL) {
+		*err = xasprintf("tasks (%s) name a worktree '%s'; choose "
+		    "another name", ids, name);
+		free(ids);
+		return -1;
+	}
+	return 0;
+}
+
+int
+team_worktree_for_tasks(struct team *t, char **err)
+{
+	char *why = NULL;
+
+	if (team_git_repo(t, &why) == 0)
+		return 0;
+	*err = xasprintf("a task names a worktree only in a git repository: "
+	    "%s", why);
+	free(why);
+	return -1;
 }
 
 /* A ruleset for commands in the worktree at root: write there and in
@@ -65,6 +107,19 @@ team_worktree_ruleset(struct team *t, const char *root, char **err)
 }
 
 int
+team_own_worktree(struct team *t, const char *name)
+{
+	struct wt_record w;
+	int own = 0;
+
+	if (name != NULL && wtrecord_get(t->store, name, &w) == 0) {
+		own = w.member != NULL;
+		wtrecord_clear(&w);
+	}
+	return own;
+}
+
+int
 agent_worktree_enter(struct agent *a, char **err)
 {
 	struct team *t = a->team;
@@ -80,15 +135,111 @@ agent_worktree_enter(struct agent *a, char **err)
 	return a->sandbox_fd == -1 ? -1 : 0;
 }
 
+/* The board's worktree `name`, made from the person's HEAD when no task
+ * has needed it yet; a recorded one must be where it was made. Returns
+ * 0 or -1 with *err. */
+static int
+team_board_worktree(struct team *t, const char *name, char **err)
+{
+	struct wt_record w;
+	char *sha = NULL, *why = NULL;
+	int rc = -1;
+
+	if (team_git_repo(t, err) == -1)
+		return -1;
+	pthread_mutex_lock(&t->git_lock);
+	if (wtrecord_get(t->store, name, &w) == 0) {
+		if (w.member != NULL)
+			*err = xasprintf("the worktree %s is %s's own", name,
+			    w.member);
+		else
+			rc = worktree_check(&t->git, t->workdir, name, err);
+		wtrecord_clear(&w);
+	} else if (worktree_add(&t->git, t->workdir, name, NULL, &sha, err) ==
+	    0) {
+		if ((rc = wtrecord_add(t->store, name, sha, NULL, err)) == -1 &&
+		    worktree_remove(&t->git, t->workdir, name, 1, &why) == -1) {
+			log_printf("worktree %s: undoing it: %s", name, why);
+			free(why);
+		}
+		if (rc == 0)
+			evq_push(&t->events, EV_NOTICE, NULL, json_pack(
+			    "{s:s+}", "message", "made the worktree ", name));
+		free(sha);
+	}
+	pthread_mutex_unlock(&t->git_lock);
+	return rc;
+}
+
+/* The root and ruleset of the board's worktree `name` (made if need
+ * be). Returns 0 or -1 with *err. */
+static int
+team_board_place(struct team *t, const char *name, char **root, int *fd,
+    char **err)
+{
+	*fd = -1;
+	if (team_board_worktree(t, name, err) == -1)
+		return -1;
+	*root = worktree_path(t->workdir, name);
+	if (t->sandbox == SANDBOX_ON &&
+	    (*fd = team_worktree_ruleset(t, *root, err)) == -1) {
+		free(*root);
+		return -1;
+	}
+	return 0;
+}
+
 int
+agent_place_update(struct agent *a, char **err)
+{
+	char *want = a->is_lead ? NULL : taskboard_place(a->team->tasks,
+	    a->name), *root, *why = NULL;
+	int fd;
+
+	if (want == NULL ? a->place == NULL : a->place != NULL &&
+	    strcmp(want, a->place) == 0) {
+		free(want);
+		return 0;
+	}
+	if (want != NULL && team_board_place(a->team, want, &root, &fd,
+	    &why) == -1) {
+		*err = xasprintf("the worktree %s cannot be had: %s", want, why);
+		free(why);
+		free(want);
+		return -1;
+	}
+	free(a->place);
+	free(a->place_root);
+	if (a->place_fd != -1)
+		close(a->place_fd);
+	a->place = want;
+	a->place_root = want != NULL ? root : NULL;
+	a->place_fd = want != NULL ? fd : -1;
+	log_printf("%s: works in %s", a->name, want ? want : "its home");
+	return 0;
+}
+
+const char *
+agent_root(const struct agent *a)
+{
+	return a->place != NULL ? a->place_root : a->root;
+}
+
+int
+agent_sandbox(const struct agent *a)
+{
+	return a->place != NULL ? a->place_fd : a->sandbox_fd;
+}
+
+/* Where member name works at home: its own worktree, or the workdir. */
+static int
 team_member_place(struct team *t, const char *name, char **root, int *fd,
     char **err)
 {
-	struct member *m = name ? roster_get(t->store, name) : NULL;
 	int rc = 0;
 
 	*fd = -1;
-	if (m == NULL || m->worktree_base == NULL)
+	if (!team_own_worktree(t, name))
 		*root = xstrdup(t->workdir);
 	else if (team_git_repo(t, err) == -1 ||
 	    worktree_check(&t->git, t->workdir, name, err) == -1)
@@ -101,21 +252,33 @@ team_member_place(struct team *t, const char *name, char **root, int *fd,
 			rc = -1;
 		}
 	}
-	member_free(m);
 	return rc;
+}
+
+int
+team_task_place(struct team *t, const struct task *k, char **root, int *fd,
+    char **err)
+{
+	if (k->worktree != NULL)
+		return team_board_place(t, k->worktree, root, fd, err);
+	return team_member_place(t, k->owner, root, fd, err);
 }
 
 void
 team_worktree_retire(struct team *t, const char *name)
 {
-	struct member *m = roster_get(t->store, name);
 	struct worktree_state s;
+	struct wt_record w;
 	char *err = NULL;
 
-	if (m == NULL || m->worktree_base == NULL) {
-		member_free(m);
+	if (wtrecord_get(t->store, name, &w) == -1)
+		return;
+	if (w.member == NULL) {
+		wtrecord_clear(&w);
 		return;
 	}
+	wtrecord_clear(&w);
+	pthread_mutex_lock(&t->git_lock);
 	if (worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
 	    s.missing || !s.merged) {
 		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s+}",
@@ -124,103 +287,201 @@ team_worktree_retire(struct team *t, const char *name)
 		    "(/diff, /merge or /discard it)"));
 		free(err);
 	} else if (worktree_remove(&t->git, t->workdir, name, 0, &err) ==
-	    -1 || roster_set_worktree(t->store, name, NULL, &err) == -1) {
+	    -1 || wtrecord_remove(t->store, name, &err) == -1) {
 		evq_push(&t->events, EV_ERROR, name, json_pack("{s:s}",
 		    "message", err));
 		free(err);
 	} else
 		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s}",
 		    "message", "its worktree held nothing unmerged: removed"));
-	member_free(m);
+	pthread_mutex_unlock(&t->git_lock);
 }
 
 /* --- what the person does ----------------------------------------------- */
 
-/* The member's worktree base, or NULL with *err when it has none. */
-static char *
-team_worktree_base(struct team *t, const char *name, char **err)
+/* Worktree name's record, or -1 with *err when there is none. */
+static int
+team_worktree_find(struct team *t, const char *name, struct wt_record *w,
+    char **err)
 {
-	struct member *m = roster_get(t->store, name);
-	char *base = m != NULL ? xstrdup_or_null(m->worktree_base) : NULL;
+	struct member *m;
 
-	if (base == NULL)
-		*err = m == NULL ? xasprintf("no member is called '%s'", name) :
-		    xasprintf("%s has no worktree", name);
+	if (wtrecord_get(t->store, name, w) == 0)
+		return 0;
+	m = roster_get(t->store, name);
+	*err = m != NULL ? xasprintf("%s has no worktree", name) :
+	    xasprintf("no worktree is called '%s' (/worktrees lists them)",
+	    name);
 	member_free(m);
-	return base;
+	return -1;
+}
+
+/* Who works in worktree w now, when running: its teammate, or the
+ * holder of a task in it (malloc'd), else NULL. */
+static char *
+team_worktree_worker(struct team *t, const struct wt_record *w)
+{
+	char *who = w->member != NULL ? xstrdup(w->member) :
+	    taskboard_worktree_holder(t->tasks, w->name);
+
+	if (who != NULL && team_find(t, who) == NULL) {
+		free(who);
+		who = NULL;
+	}
+	return who;
 }
 
 json_t *
 team_diff(struct team *t, const char *name, char **err)
 {
 	struct worktree_diff d;
-	char *base = team_worktree_base(t, name, err), *branch;
+	struct wt_record w;
+	char *branch;
 	json_t *report;
 
-	if (base == NULL || team_git_repo(t, err) == -1 ||
+	if (team_worktree_find(t, name, &w, err) == -1)
+		return NULL;
+	if (team_git_repo(t, err) == -1 ||
 	    worktree_check(&t->git, t->workdir, name, err) == -1 ||
-	    worktree_diff(&t->git, t->workdir, name, base, &d, err) == -1) {
-		free(base);
+	    worktree_diff(&t->git, t->workdir, name, w.base, &d, err) == -1) {
+		wtrecord_clear(&w);
 		return NULL;
 	}
 	branch = worktree_branch(name);
 	report = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:i, s:s}", "name",
-	    name, "branch", branch, "base", base, "files", d.files, "added",
+	    name, "branch", branch, "base", w.base, "files", d.files, "added",
 	    d.added, "removed", d.removed, "not_shown", d.hidden, "patch",
 	    d.patch ? d.patch : "");
 	worktree_diff_clear(&d);
 	free(branch);
-	free(base);
+	wtrecord_clear(&w);
 	return report;
 }
 
-/* The commit message of name's work: the teammate and its task. */
-static char *
-team_merge_message(struct team *t, const char *name)
+/* The first line of text, at most 72 bytes, cut on a character. */
+static int
+team_first_line(const char *text)
 {
-	struct member *m = roster_get(t->store, name);
-	struct task k;
-	char *text;
+	int n = (int)strcspn(text, "\r\n");
 
-	if (taskboard_current(t->tasks, name, &k) == 0) {
+	if (n > 72)
+		for (n = 72; n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80;
+		    n--)
+			;
+	return n;
+}
+
+/* The commit message of worktree w's work: the teammate and its task,
+ * or the tasks done in the board's worktree. */
+static char *
+team_merge_message(struct team *t, const struct wt_record *w)
+{
+	struct member *m;
+	struct task *k, cur;
+	size_t n, i, len = 0, cap = 0;
+	char *text = NULL, *line;
+
+	if (w->member == NULL) {
+		line = xasprintf("Work in the worktree %s\n\n", w->name);
+		text = xappend(text, &len, &cap, line, strlen(line));
+		free(line);
+		n = taskboard_list(t->tasks, -1, &k);
+		for (i = 0; i < n; i++) {
+			if (k[i].worktree == NULL || strcmp(k[i].worktree,
+			    w->name) != 0 || k[i].status == TASK_CANCELLED)
+				continue;
+			line = xasprintf("%s (%s%s%s): %.*s\n", k[i].id,
+			    task_status_name(k[i].status), k[i].owner ? ", " :
+			    "", k[i].owner ? k[i].owner : "", team_first_line(
+			    k[i].subject), k[i].subject);
+			text = xappend(text, &len, &cap, line, strlen(line));
+			free(line);
+		}
+		task_free_array(k, n);
+		line = "\nCommitted by huddle for a merge.";
+		return xappend(text, &len, &cap, line, strlen(line));
+	}
+	m = roster_get(t->store, w->name);
+	if (taskboard_current(t->tasks, w->name, &cur) == 0) {
 		text = xasprintf("%s's work on %s: %s\n\nCommitted by huddle "
-		    "for a merge.", name, k.id, k.subject);
-		task_clear(&k);
+		    "for a merge.", w->name, cur.id, cur.subject);
+		task_clear(&cur);
 	} else
 		text = xasprintf("%s's work: %.*s\n\nCommitted by huddle for a "
-		    "merge.", name, m != NULL ? (int)strcspn(m->prompt, "\n") >
-		    72 ? 72 : (int)strcspn(m->prompt, "\n") : 0,
-		    m != NULL ? m->prompt : "");
+		    "merge.", w->name, m != NULL ? team_first_line(m->prompt) :
+		    0, m != NULL ? m->prompt : "");
 	member_free(m);
 	return text;
+}
+
+/* After a merge: the board's worktree w, merged whole, goes when no
+ * open task names it (the next task that does makes it anew from the
+ * person's HEAD). Adds what was done to *msg. */
+static void
+team_merged_board_worktree(struct team *t, const struct wt_record *w,
+    char **msg)
+{
+	struct worktree_state s;
+	char *ids = taskboard_worktree_open(t->tasks, w->name), *err = NULL;
+	char *text;
+
+	if (ids != NULL) {
+		text = xasprintf("%s; the worktree stays for %s", *msg, ids);
+	} else if (worktree_state(&t->git, t->workdir, w->name, &s, &err) ==
+	    0 && s.merged && !s.dirty && !s.missing && worktree_remove(
+	    &t->git, t->workdir, w->name, 0, &err) == 0 && wtrecord_remove(
+	    t->store, w->name, &err) == 0) {
+		text = xasprintf("%s; no open task names the worktree %s, so "
+		    "it and its branch are removed", *msg, w->name);
+	} else
+		text = xasprintf("%s; the worktree %s is kept%s%s", *msg,
+		    w->name, err ? ": " : "", err ? err : "");
+	free(err);
+	free(ids);
+	free(*msg);
+	*msg = text;
 }
 
 int
 team_merge(struct team *t, const char *name, char **msg)
 {
-	char *base = team_worktree_base(t, name, msg), *message;
 	enum worktree_merged v;
-	struct member *m;
+	struct wt_record w;
+	char *message, *who;
 
-	if (base == NULL || team_git_repo(t, msg) == -1) {
-		free(base);
+	if (team_worktree_find(t, name, &w, msg) == -1)
+		return -1;
+	if (team_git_repo(t, msg) == -1) {
+		wtrecord_clear(&w);
 		return -1;
 	}
-	free(base);
-	/* What is merged is what was reviewed: not while it still works
-	 * (its status as the store has it, which threads share). */
-	if ((m = roster_get(t->store, name)) != NULL &&
-	    (m->status == MEMBER_WORKING || m->status == MEMBER_WAITING ||
-	    m->status == MEMBER_STARTING) && team_find(t, name) != NULL) {
-		*msg = xasprintf("%s is working: wait until it is idle, or stop "
-		    "it, then review (/diff %s) and merge", name, name);
+	/* What is merged is what was reviewed: not while someone works
+	 * there (its status as the store has it, which threads share). */
+	if ((who = team_worktree_worker(t, &w)) != NULL) {
+		struct member *m = roster_get(t->store, who);
+
+		if (m != NULL && (m->status == MEMBER_WORKING || m->status ==
+		    MEMBER_WAITING || m->status == MEMBER_STARTING)) {
+			*msg = xasprintf("%s is working%s%s: wait until it is "
+			    "idle, or stop it, then review (/diff %s) and "
+			    "merge", who, w.member ? "" : " in ", w.member ?
+			    "" : name, name);
+			member_free(m);
+			free(who);
+			wtrecord_clear(&w);
+			return -1;
+		}
 		member_free(m);
-		return -1;
+		free(who);
 	}
-	member_free(m);
-	message = team_merge_message(t, name);
+	message = team_merge_message(t, &w);
+	pthread_mutex_lock(&t->git_lock);
 	v = worktree_merge(&t->git, t->workdir, name, message, msg);
+	if (v == WT_MERGED && w.member == NULL)
+		team_merged_board_worktree(t, &w, msg);
+	pthread_mutex_unlock(&t->git_lock);
 	free(message);
+	wtrecord_clear(&w);
 	log_printf("merge of %s: %s", name, *msg);
 	return v == WT_MERGED || v == WT_NOTHING ? 0 : -1;
 }
@@ -228,36 +489,50 @@ team_merge(struct team *t, const char *name, char **msg)
 int
 team_discard(struct team *t, const char *name, int confirmed, char **msg)
 {
-	char *base = team_worktree_base(t, name, msg);
 	struct worktree_state s;
-	char *err = NULL;
+	struct wt_record w;
+	char *err = NULL, *who, *ids, *also;
 	int rc = -1;
 
-	if (base == NULL)
+	if (team_worktree_find(t, name, &w, msg) == -1)
 		return -1;
-	if (team_find(t, name) != NULL) {
-		*msg = xasprintf("%s is running: stop it first (/shutdown %s, "
-		    "or /stop %s), then discard its worktree", name, name, name);
+	ids = w.member == NULL ? taskboard_worktree_open(t->tasks, name) :
+	    NULL;
+	also = ids == NULL ? xstrdup("") : xasprintf(" (%s still name it: "
+	    "the next of them worked makes it anew from your HEAD)", ids);
+	if ((who = team_worktree_worker(t, &w)) != NULL) {
+		*msg = w.member != NULL ? xasprintf("%s is running: stop it "
+		    "first (/shutdown %s, or /stop %s), then discard its "
+		    "worktree", name, name, name) : xasprintf("%s works in %s "
+		    "(it holds a task there): stop it, or take the task back "
+		    "(/task reopen), then discard the worktree", who, name);
 	} else if (!confirmed) {
 		if (team_git_repo(t, &err) == 0 && worktree_state(&t->git,
 		    t->workdir, name, &s, &err) == 0 && !s.missing)
-			*msg = xasprintf("this deletes %s's worktree and its "
-			    "branch huddle/%s%s; to do it, type /discard %s yes",
-			    name, name, s.merged ? " (all of it is merged)" :
-			    " with work that is NOT merged", name);
+			*msg = xasprintf("this deletes the worktree %s and its "
+			    "branch huddle/%s%s%s; to do it, type /discard %s "
+			    "yes", name, name, s.merged ? " (all of it is "
+			    "merged)" : " with work that is NOT merged", also,
+			    name);
 		else
-			*msg = xasprintf("this forgets %s's worktree, which is "
-			    "missing, and deletes the branch huddle/%s; to do "
-			    "it, type /discard %s yes", name, name, name);
+			*msg = xasprintf("this forgets the worktree %s, which is "
+			    "missing, and deletes the branch huddle/%s%s; to do "
+			    "it, type /discard %s yes", name, name, also, name);
 		free(err);
-	} else if (team_git_repo(t, msg) == 0 && worktree_remove(&t->git,
-	    t->workdir, name, 1, msg) == 0 && roster_set_worktree(t->store,
-	    name, NULL, msg) == 0) {
-		*msg = xasprintf("discarded %s's worktree and branch huddle/%s",
-		    name, name);
-		rc = 0;
+	} else if (team_git_repo(t, msg) == 0) {
+		pthread_mutex_lock(&t->git_lock);
+		if (worktree_remove(&t->git, t->workdir, name, 1, msg) == 0 &&
+		    wtrecord_remove(t->store, name, msg) == 0) {
+			*msg = xasprintf("discarded the worktree %s and the "
+			    "branch huddle/%s%s", name, name, also);
+			rc = 0;
+		}
+		pthread_mutex_unlock(&t->git_lock);
 	}
-	free(base);
+	free(who);
+	free(ids);
+	free(also);
+	wtrecord_clear(&w);
 	return rc;
 }
 
@@ -265,34 +540,43 @@ json_t *
 team_worktrees(struct team *t)
 {
 	struct worktree_state s;
+	struct wt_record *w;
 	struct member *m;
-	size_t n = roster_list(t->store, &m), i;
+	size_t n = wtrecord_list(t->store, &w), i;
 	json_t *list = json_array(), *o;
-	char *err, *path, *branch;
+	char *err, *path, *branch, *who, *ids;
 
 	for (i = 0; i < n; i++) {
-		if (m[i].worktree_base == NULL)
-			continue;
 		err = NULL;
-		path = worktree_path(t->workdir, m[i].name);
-		branch = worktree_branch(m[i].name);
+		path = worktree_path(t->workdir, w[i].name);
+		branch = worktree_branch(w[i].name);
 		if (team_git_repo(t, &err) == -1 || worktree_state(&t->git,
-		    t->workdir, m[i].name, &s, &err) == -1) {
+		    t->workdir, w[i].name, &s, &err) == -1) {
 			memset(&s, 0, sizeof s);
 			s.missing = 1;
 		}
-		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:i, s:i, "
-		    "s:b}", "name", m[i].name, "status", member_status_name(
-		    m[i].status), "branch", branch, "path", path, "base",
-		    m[i].worktree_base, "missing", s.missing, "dirty", s.dirty,
-		    "ahead", s.ahead, "behind", s.behind, "merged", s.merged);
+		who = w[i].member != NULL ? xstrdup(w[i].member) :
+		    taskboard_worktree_holder(t->tasks, w[i].name);
+		m = who != NULL ? roster_get(t->store, who) : NULL;
+		ids = w[i].member == NULL ? taskboard_worktree_open(t->tasks,
+		    w[i].name) : NULL;
+		o = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:b, s:i, "
+		    "s:i, s:b, s:s?, s:s?}", "name", w[i].name, "member",
+		    w[i].member, "status", m != NULL ? member_status_name(
+		    m->status) : "", "branch", branch, "path", path, "base",
+		    w[i].base, "missing", s.missing, "dirty", s.dirty, "ahead",
+		    s.ahead, "behind", s.behind, "merged", s.merged, "holder",
+		    w[i].member == NULL ? who : NULL, "tasks", ids);
 		if (err != NULL)
 			json_object_set_new(o, "error", json_string(err));
 		json_array_append_new(list, o);
+		member_free(m);
+		free(who);
+		free(ids);
 		free(err);
 		free(path);
 		free(branch);
 	}
-	member_free_array(m, n);
+	wtrecord_free_array(w, n);
 	return json_pack("{s:o}", "worktrees", list);
 }

@@ -316,35 +316,9 @@ roster_set_autonomous_tx(struct store *s, const char *name, char **err)
 	return roster_update_one(s, st, name, err);
 }
 
-int
-roster_set_worktree_tx(struct store *s, const char *name, const char *base,
-    char **err)
-{
-	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET worktree_base = ?"
-	    " WHERE name = ?");
-
-	if (base != NULL)
-		sqlite3_bind_text(st, 1, base, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	return roster_update_one(s, st, name, err);
-}
-
-int
-roster_set_worktree(struct store *s, const char *name, const char *base,
-    char **err)
-{
-	int rc;
-
-	if (store_begin(s, err) == -1)
-		return -1;
-	rc = roster_set_worktree_tx(s, name, base, err);
-	return store_end(s, rc == 0, rc == 0 ? err : NULL);
-}
-
 #define ROSTER_COLUMNS "name, role, prompt, is_lead, plan_required," \
 	" plan_approved, status, tokens_in, tokens_out, created_at," \
-	" updated_at, cache_write, cache_read, cost, model, autonomous," \
-	" worktree_base"
+	" updated_at, cache_write, cache_read, cost, model, autonomous"
 
 /* Reads a row of ROSTER_COLUMNS; returns -1 (logged, nothing kept) for
  * one huddle did not write: a bad name or an unknown status. */
@@ -376,7 +350,6 @@ roster_read_row(sqlite3_stmt *st, struct member *m)
 	m->cost = sqlite3_column_double(st, 13);
 	m->model = store_column_text(st, 14);
 	m->autonomous = sqlite3_column_int(st, 15);
-	m->worktree_base = store_column_text(st, 16);
 	if (m->role == NULL)
 		m->role = xstrdup("");
 	if (m->prompt == NULL)
@@ -434,7 +407,6 @@ member_clear(struct member *m)
 	free(m->role);
 	free(m->prompt);
 	free(m->model);
-	free(m->worktree_base);
 	memset(m, 0, sizeof *m);
 }
 

@@ -40,8 +40,6 @@ struct member {
 	double			 cost;		/* US dollars so far */
 	char			*model;		/* "" for the team's */
 	int			 autonomous;	/* claims tasks when idle */
-	char			*worktree_base;	/* its worktree's base commit,
-						 * or NULL: it has none */
 	int64_t			 created_at;	/* wall-clock ms */
 	int64_t			 updated_at;
 };
@@ -136,13 +134,6 @@ char *roster_awaited(struct store *s);
 /* Inside a transaction: makes a teammate autonomous: idle, it claims
  * the next ready task of the board itself. */
 int roster_set_autonomous_tx(struct store *s, const char *name, char **err);
-
-/* Records the base commit of a member's worktree (NULL: it has none
- * now); in a transaction, or in one of its own. */
-int roster_set_worktree_tx(struct store *s, const char *name,
-    const char *base, char **err);
-int roster_set_worktree(struct store *s, const char *name, const char *base,
-    char **err);
 
 /* Inside a transaction: marks a member's plan approved. */
 int roster_approve_plan_tx(struct store *s, const char *name, char **err);

@@ -125,6 +125,20 @@ static const char *const store_migrations[] = {
 	/* 4 -> 5: the commit a teammate's worktree was made from (NULL:
 	 * it has none; tools/worktree.h). */
 	"ALTER TABLE members ADD COLUMN worktree_base TEXT;",
+	/* 5 -> 6: worktrees by name (core/wtrecord.h), a teammate's own
+	 * or one that tasks name; the members' bases move there. */
+	"CREATE TABLE worktrees ("
+	"  name TEXT PRIMARY KEY,"
+	"  base TEXT NOT NULL,"
+	"  member TEXT,"
+	"  created_at INTEGER NOT NULL);"
+	"INSERT INTO worktrees (name, base, member, created_at)"
+	"  SELECT name, worktree_base, name, updated_at FROM members"
+	"  WHERE worktree_base IS NOT NULL;"
+	"ALTER TABLE members DROP COLUMN worktree_base;"
+	"ALTER TABLE tasks ADD COLUMN worktree TEXT;"
+	"CREATE INDEX tasks_by_worktree ON tasks(worktree, status)"
+	"  WHERE worktree IS NOT NULL;",
 };
 
 int
@@ -140,7 +154,7 @@ store_fail(struct store *s, char **err, const char *what)
 static const char *const store_objects[] = {
 	"members", "messages", "messages_undelivered", "requests",
 	"requests_by_status", "transcripts", "tasks", "tasks_by_status",
-	"task_deps",
+	"task_deps", "worktrees", "tasks_by_worktree",
 };
 
 /* Refuses a database holding schema objects huddle did not make. */

@@ -130,6 +130,7 @@ task_clear(struct task *t)
 	free(t->result);
 	free(t->verify);
 	free(t->check_output);
+	free(t->worktree);
 	memset(t, 0, sizeof *t);
 }
 
@@ -179,7 +180,10 @@ taskboard_listen(struct taskboard *tb, task_listener_fn fn, void *ud)
 	" t.lead_awaits, t.created_at, t.updated_at," \
 	" (SELECT status = 'terminated' FROM members WHERE name = t.owner)," \
 	" EXISTS (SELECT 1 FROM task_deps d JOIN tasks b ON b.num = d.blocker" \
-	"   WHERE d.task = t.num AND b.status != 'completed')"
+	"   WHERE d.task = t.num AND b.status != 'completed')," \
+	" t.worktree, t.status = 'pending' AND EXISTS (SELECT 1 FROM tasks w" \
+	"   WHERE w.worktree = t.worktree AND w.status = 'in_progress'" \
+	"   AND w.owner IS NOT t.owner)"
 
 /* Whether a task has no blocker left that is not completed (an SQL
  * condition on the task `t`). */
@@ -223,9 +227,11 @@ task_read_row(sqlite3_stmt *st, struct task *t)
 	t->result = store_column_text(st, 6);
 	t->verify = store_column_text(st, 7);
 	t->check_output = store_column_text(st, 9);
+	t->worktree = store_column_text(st, 15);
 	if (status < 0 || checked < 0 || t->num <= 0 || t->subject == NULL ||
 	    t->created_by == NULL || (t->owner != NULL &&
-	    !roster_name_valid(t->owner))) {
+	    !roster_name_valid(t->owner)) || (t->worktree != NULL &&
+	    !roster_name_valid(t->worktree))) {
 		log_printf("tasks: a row with missing or bad fields is "
 		    "ignored");
 		task_clear(t);
@@ -239,6 +245,7 @@ task_read_row(sqlite3_stmt *st, struct task *t)
 	t->updated_at = sqlite3_column_int64(st, 12);
 	t->owner_gone = sqlite3_column_int(st, 13);
 	t->blocked = sqlite3_column_int(st, 14);
+	t->worktree_busy = sqlite3_column_int(st, 16);
 	if (t->description == NULL)
 		t->description = xstrdup("");
 	if (t->result == NULL)
@@ -353,6 +360,109 @@ taskboard_current(struct taskboard *tb, const char *who, struct task *out)
 		task_read_deps_tx(tb->store, out);
 	store_unlock(tb->store);
 	return rc;
+}
+
+/* One text column of the first row st gives (malloc'd), or NULL. */
+static char *
+task_first_text(sqlite3_stmt *st)
+{
+	char *text = NULL;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		text = store_column_text(st, 0);
+	sqlite3_reset(st);
+	return text;
+}
+
+char *
+taskboard_place(struct taskboard *tb, const char *who)
+{
+	sqlite3_stmt *st;
+	char *name;
+
+	store_lock(tb->store);
+	st = store_stmt(tb->store, "SELECT worktree FROM tasks"
+	    " WHERE owner = ? AND status = 'in_progress'"
+	    " AND worktree IS NOT NULL ORDER BY num LIMIT 1");
+	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
+	name = task_first_text(st);
+	store_unlock(tb->store);
+	return name;
+}
+
+char *
+taskboard_worktree_holder(struct taskboard *tb, const char *name)
+{
+	sqlite3_stmt *st;
+	char *who;
+
+	store_lock(tb->store);
+	st = store_stmt(tb->store, "SELECT owner FROM tasks"
+	    " WHERE worktree = ? AND status = 'in_progress'"
+	    " ORDER BY num LIMIT 1");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	who = task_first_text(st);
+	store_unlock(tb->store);
+	return who;
+}
+
+char *
+taskboard_worktree_open(struct taskboard *tb, const char *name)
+{
+	sqlite3_stmt *st;
+	char *ids;
+
+	store_lock(tb->store);
+	st = store_stmt(tb->store, "SELECT group_concat('t' || num, ', ')"
+	    " FROM (SELECT num FROM tasks WHERE worktree = ?"
+	    " AND status IN ('pending', 'in_progress') ORDER BY num)");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	ids = task_first_text(st);
+	store_unlock(tb->store);
+	return ids;
+}
+
+/* Inside a transaction: why `who` may not hold task t in progress
+ * because of where it is done, or NULL when it may (malloc'd). Someone
+ * else holds a task in its worktree, or `who` works elsewhere now. */
+static char *
+task_place_conflict_tx(struct store *s, const struct task *t,
+    const char *who)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT num, owner, worktree"
+	    " FROM tasks WHERE status = 'in_progress' AND num != ?1"
+	    " AND ((?2 IS NOT NULL AND worktree = ?2 AND owner != ?3)"
+	    "   OR (owner = ?3 AND worktree IS NOT ?2))"
+	    " ORDER BY owner = ?3, num LIMIT 1");
+	char *why = NULL, *owner, *worktree;
+	int64_t num;
+
+	sqlite3_bind_int64(st, 1, t->num);
+	if (t->worktree != NULL)
+		sqlite3_bind_text(st, 2, t->worktree, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, who, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		num = sqlite3_column_int64(st, 0);
+		owner = store_column_text(st, 1);
+		worktree = store_column_text(st, 2);
+		if (owner != NULL && strcmp(owner, who) != 0)
+			why = xasprintf("%s works in the worktree %s now (on t%"
+			    PRId64 "); one teammate works in a worktree at a "
+			    "time", owner, t->worktree, num);
+		else
+			why = xasprintf("%s works on t%" PRId64 " %s%s now, and "
+			    "%s is done %s%s; a teammate works in one place at "
+			    "a time: complete or give back t%" PRId64 " first",
+			    who, num, worktree ? "in the worktree " :
+			    "outside worktrees", worktree ? worktree : "",
+			    t->id, t->worktree ? "in the worktree " :
+			    "outside worktrees", t->worktree ? t->worktree : "",
+			    num);
+		free(owner);
+		free(worktree);
+	}
+	sqlite3_reset(st);
+	return why;
 }
 
 /* --- telling -------------------------------------------------------------- */
@@ -524,13 +634,16 @@ task_line(const struct task *t)
 
 	/* The board's marks come before the colon; the subject, which
 	 * anyone may write, only after it. */
-	line = xasprintf("%s %s%s%s%s%s%s%s%s: %s", t->id,
+	line = xasprintf("%s %s%s%s%s%s%s%s%s%s%s%s: %s", t->id,
 	    task_status_name(t->status), t->owner ? " " : "",
 	    t->owner ? t->owner : "", t->owner_gone ? " (gone)" : "",
 	    t->checked == TASK_PASSED ? " [verified]" : t->checked ==
 	    TASK_FAILED ? " [check failed]" : "", t->nblocked_by ?
 	    " (after " : "", after, t->nblocked_by ? (t->blocked &&
-	    t->status == TASK_PENDING ? "; blocked)" : ")") : "", t->subject);
+	    t->status == TASK_PENDING ? "; blocked)" : ")") : "",
+	    t->worktree ? " [worktree " : "", t->worktree ? t->worktree : "",
+	    t->worktree ? (t->worktree_busy ? ", in use]" : "]") : "",
+	    t->subject);
 	free(after);
 	return line;
 }
@@ -741,8 +854,20 @@ taskboard_create(struct taskboard *tb, const char *by,
 	    TASK_MAX_TEXT, err) == -1 || task_check_size("verify command",
 	    n->verify, TASK_MAX_TEXT, err) == -1)
 		return -1;
+	if (n->worktree != NULL && !roster_name_valid(n->worktree)) {
+		*err = xstrdup("a worktree's name is 1 to 32 characters of "
+		    "a-z, 0-9, _ and -, starting with a letter");
+		return -1;
+	}
 	if (store_begin(tb->store, err) == -1)
 		return -1;
+	/* A member's name stays the name of its own worktree alone. */
+	if (n->worktree != NULL && roster_status_tx(tb->store, n->worktree) !=
+	    -1) {
+		*err = xasprintf("'%s' is a member's name; name the worktree "
+		    "after the work instead", n->worktree);
+		goto done;
+	}
 	st = store_stmt(tb->store, "SELECT count(*) FROM tasks"
 	    " WHERE status IN ('pending', 'in_progress')");
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -771,8 +896,8 @@ taskboard_create(struct taskboard *tb, const char *by,
 	}
 	now = task_stamp_tx(tb);
 	st = store_stmt(tb->store, "INSERT INTO tasks (subject, description,"
-	    " status, created_by, verify, lead_awaits, created_at, updated_at)"
-	    " VALUES (?, ?, 'pending', ?, ?, ?, ?, ?)");
+	    " status, created_by, verify, lead_awaits, created_at, updated_at,"
+	    " worktree) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?)");
 	sqlite3_bind_text(st, 1, n->subject, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, n->description ? n->description : "", -1,
 	    SQLITE_STATIC);
@@ -782,6 +907,8 @@ taskboard_create(struct taskboard *tb, const char *by,
 	sqlite3_bind_int(st, 5, strcmp(by, ROSTER_LEAD) == 0);
 	sqlite3_bind_int64(st, 6, now);
 	sqlite3_bind_int64(st, 7, now);
+	if (n->worktree != NULL)
+		sqlite3_bind_text(st, 8, n->worktree, -1, SQLITE_STATIC);
 	if (store_step_done(tb->store, st, err) == -1)
 		goto done;
 	num = sqlite3_last_insert_rowid(store_db(tb->store));
@@ -842,7 +969,7 @@ task_not_ready(struct store *s, const struct task *t, const char *who)
 			    b.id, task_status_name(b.status));
 		task_clear(&b);
 	}
-	return why;
+	return why != NULL ? why : task_place_conflict_tx(s, t, who);
 }
 
 char *
@@ -850,10 +977,18 @@ task_handover(const struct task *t, const char *header, const char *opening)
 {
 	char *body = task_render(t), *text;
 
-	text = xasprintf("[task %s %s]\n%s\n\n%s When it is done, call "
+	char *place = t->worktree == NULL ? xstrdup("") : xasprintf(" It is "
+	    "done in the git worktree %s, on the branch huddle/%s: while it "
+	    "is yours, your commands and file tools work there (relative "
+	    "paths start there), and the rest of the working tree is out of "
+	    "their reach. Leave git to huddle; the person reviews and merges "
+	    "the worktree.", t->worktree, t->worktree);
+
+	text = xasprintf("[task %s %s]\n%s\n\n%s%s When it is done, call "
 	    "task_update with id %s, status completed and a short result; if "
 	    "you cannot do it, call task_update with status pending to give "
-	    "it back.", t->id, header, body, opening, t->id);
+	    "it back.", t->id, header, body, opening, place, t->id);
+	free(place);
 	free(body);
 	return text;
 }
@@ -875,8 +1010,12 @@ static int64_t
 task_next_tx(struct store *s, const char *who)
 {
 	sqlite3_stmt *st = store_stmt(s, "SELECT t.num FROM tasks t"
-	    " WHERE t.status = 'pending' AND (t.owner IS NULL OR t.owner = ?)"
-	    " AND " TASK_UNBLOCKED " ORDER BY t.owner IS NULL, t.num LIMIT 1");
+	    " WHERE t.status = 'pending' AND (t.owner IS NULL OR t.owner = ?1)"
+	    " AND " TASK_UNBLOCKED " AND NOT EXISTS (SELECT 1 FROM tasks w"
+	    "   WHERE w.status = 'in_progress' AND ((w.worktree = t.worktree"
+	    "   AND w.owner != ?1) OR (w.owner = ?1"
+	    "   AND w.worktree IS NOT t.worktree)))"
+	    " ORDER BY t.owner IS NULL, t.num LIMIT 1");
 	int64_t num = 0;
 
 	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
@@ -1322,6 +1461,9 @@ taskboard_update(struct taskboard *tb, const char *who, const char *id,
 		if (task_may_move(&t, who, manager, c->status, &owner, err) ==
 		    -1)
 			goto done;
+		if (c->status == TASK_IN_PROGRESS && (*err =
+		    task_place_conflict_tx(tb->store, &t, owner)) != NULL)
+			goto done;
 		task_set_text(&t.owner, owner);
 		t.status = c->status;
 		if (t.status == TASK_PENDING)
@@ -1398,6 +1540,10 @@ taskboard_assign(struct taskboard *tb, const char *who, const char *id,
 		    task_status_name(t.status));
 		goto done;
 	}
+	/* One that waits is placed when its owner claims it. */
+	if (!t.blocked && (*err = task_place_conflict_tx(tb->store, &t,
+	    teammate)) != NULL)
+		goto done;
 	old_owner = xstrdup_or_null(t.owner);
 	task_set_text(&t.owner, teammate);
 	t.status = t.blocked ? TASK_PENDING : TASK_IN_PROGRESS;

@@ -9,7 +9,12 @@
  *	anything --reopen (lead, person)--> pending
  *
  * A task is ready when it is pending, nobody else owns it, and every task
- * it waits for is completed. A claim takes the lowest ready one (or the
+ * it waits for is completed.
+ *
+ * A task may name a git worktree (core/wtrecord.h) it is done in: while
+ * a teammate holds it in progress, that teammate works there, and no one
+ * else holds a task in that worktree. A teammate works in one place at
+ * a time: its in-progress tasks all name one worktree, or none. A claim takes the lowest ready one (or the
  * one named) in one transaction, so two teammates never own one task.
  * Every change commits with the messages it sends (a task_completed to
  * the lead, news to an owner) and is announced to listeners after the
@@ -71,6 +76,10 @@ struct task {
 							 * NULL */
 	enum task_check		 checked;
 	char			*check_output;		/* of a failed check */
+	char			*worktree;		/* the worktree it is
+							 * done in, or NULL */
+	int			 worktree_busy;		/* pending, and someone
+							 * else works there */
 	int			 lead_awaits;		/* the lead made or
 							 * assigned it */
 	int64_t			 created_at;		/* wall-clock ms */
@@ -84,6 +93,7 @@ struct task_new {
 	const char *const	*blocked_by;	/* ids ("t3" or "3") */
 	size_t			 nblocked_by;
 	const char		*verify;	/* NULL: the team's, if any */
+	const char		*worktree;	/* NULL: where its owner works */
 };
 
 /* A change to a task; each field is left alone when unset. */
@@ -174,6 +184,17 @@ int taskboard_get(struct taskboard *tb, const char *id, struct task *out);
  * count; free *out with task_free_array.
  */
 size_t taskboard_list(struct taskboard *tb, int status, struct task **out);
+
+/* The worktree `who` works in now: the one its in-progress tasks name
+ * (malloc'd), or NULL. */
+char *taskboard_place(struct taskboard *tb, const char *who);
+
+/* Who holds a task in progress in worktree `name` (malloc'd), or NULL. */
+char *taskboard_worktree_holder(struct taskboard *tb, const char *name);
+
+/* The open tasks that name worktree `name`, as "t3, t5" (malloc'd), or
+ * NULL when none. */
+char *taskboard_worktree_open(struct taskboard *tb, const char *name);
 
 /* The lowest-numbered task `who` has in progress into *out. Returns 0,
  * or -1 when it has none. */

@@ -447,6 +447,7 @@ fuzz_agent_new(const char *name)
 	a->status = MEMBER_IDLE;
 	a->root = xstrdup(team_workdir(fz.team));
 	a->sandbox_fd = -1;
+	a->place_fd = -1;
 	cancel_init(&a->cancel);
 	a->transcript = json_array();
 	return a;
@@ -459,6 +460,10 @@ fuzz_agent_free(struct agent *a)
 	json_decref(a->transcript);
 	free(a->leave_reason);
 	free(a->root);
+	free(a->place);
+	free(a->place_root);
+	if (a->place_fd != -1)
+		close(a->place_fd);
 	free(a->name);
 	free(a->role);
 	free(a);

@@ -13,6 +13,7 @@
 #include "core/roster.h"
 #include "core/statedir.h"
 #include "core/store.h"
+#include "core/wtrecord.h"
 #include "core/transcript.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
@@ -146,6 +147,38 @@ START_TEST(schema_version_is_set_and_checked)
 }
 END_TEST
 
+/* Schema 5 kept a teammate's worktree base on its member row; 6 moves
+ * it to the worktrees table, named after the teammate and its own. */
+START_TEST(version_5_worktree_bases_move)
+{
+	char *dir = tu_tmpdir(), *err = NULL;
+	struct store *s = tu_store_open(dir);
+	struct wt_record w;
+
+	ck_assert_int_eq(roster_add(s, "alice", "coder", "go", 0, &err), 0);
+	ck_assert_int_eq(roster_add(s, "bob", "coder", "go", 0, &err), 0);
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_exec(store_db(s), "DROP TABLE worktrees;"
+	    " DROP INDEX tasks_by_worktree;"
+	    " ALTER TABLE tasks DROP COLUMN worktree;"
+	    " ALTER TABLE members ADD COLUMN worktree_base TEXT;"
+	    " UPDATE members SET worktree_base = 'abc123' WHERE name = 'alice';"
+	    " PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+	store_unlock(s);
+	store_close(s);
+
+	s = tu_store_open(dir);
+	ck_assert_int_eq(wtrecord_get(s, "alice", &w), 0);
+	ck_assert_str_eq(w.base, "abc123");
+	ck_assert_str_eq(w.member, "alice");
+	wtrecord_clear(&w);
+	ck_assert_int_eq(wtrecord_get(s, "bob", &w), -1);
+	store_close(s);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* A database written by schema version 1 is brought up to date through
  * every step, and what it held is kept. */
 START_TEST(version_1_database_is_migrated)
@@ -162,8 +195,7 @@ START_TEST(version_1_database_is_migrated)
 	    " ALTER TABLE members DROP COLUMN cache_read;"
 	    " ALTER TABLE members DROP COLUMN cost;"
 	    " ALTER TABLE members DROP COLUMN autonomous;"
-	    " ALTER TABLE members DROP COLUMN worktree_base;"
-	    " DROP TABLE tasks; DROP TABLE task_deps;"
+	    " DROP TABLE tasks; DROP TABLE task_deps; DROP TABLE worktrees;"
 	    " PRAGMA user_version = 1",
 	    NULL, NULL, NULL),
 	    SQLITE_OK);
@@ -184,7 +216,7 @@ START_TEST(version_1_database_is_migrated)
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "coder");
 	ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
 	ck_assert_int_eq(sqlite3_column_int(st, 2), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 5);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 6);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 3), "");
 	ck_assert_int_eq(sqlite3_column_int(st, 4), 3);
 	ck_assert_int_eq(sqlite3_column_int(st, 5), 4);
@@ -387,6 +419,7 @@ store_suite(void)
 	tcase_add_test(tc, open_fails_cleanly);
 	tcase_add_test(tc, schema_version_is_set_and_checked);
 	tcase_add_test(tc, version_1_database_is_migrated);
+	tcase_add_test(tc, version_5_worktree_bases_move);
 	tcase_add_test(tc, team_lock_is_one_at_a_time);
 	tcase_add_test(tc, team_folder_adopts_and_refuses_foreign_databases);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);

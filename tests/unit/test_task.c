@@ -25,7 +25,7 @@ make(struct tu_team *t, const char *by, const char *subject,
 {
 	const char *ids[TASK_MAX_BLOCKERS];
 	char *copy = xstrdup(after ? after : ""), *p, *save = NULL;
-	struct task_new n = { subject, NULL, ids, 0, NULL };
+	struct task_new n = { subject, NULL, ids, 0, NULL, NULL };
 	struct task out;
 	char *err = NULL;
 
@@ -103,7 +103,7 @@ inbox(struct tu_team *t, const char *name, size_t *n)
 START_TEST(ids_and_fields)
 {
 	struct tu_team t;
-	struct task_new n = { "", NULL, NULL, 0, NULL };
+	struct task_new n = { "", NULL, NULL, 0, NULL, NULL };
 	const char *bad[] = { "t9" };
 	char id[TASK_ID_SIZE], *err = NULL, big[TASK_MAX_SUBJECT + 2];
 	int64_t num;
@@ -201,6 +201,100 @@ START_TEST(cycles_are_refused)
 	x = get(&t, "t1");
 	ck_assert_int_eq(x.nblocked_by, 0);
 	task_clear(&x);
+	tu_team_close(&t);
+}
+END_TEST
+
+/* Makes a task done in worktree wt. */
+static void
+make_in(struct tu_team *t, const char *subject, const char *wt)
+{
+	struct task_new n = { subject, NULL, NULL, 0, NULL, wt };
+	char *err = NULL;
+
+	ck_assert_msg(taskboard_create(t->tasks, "lead", &n, NULL, &err) == 0,
+	    "taskboard_create: %s", err ? err : "");
+}
+
+/* One teammate works in a worktree at a time, and a teammate in one
+ * place at a time; claims, starts and assignments all hold to it. */
+START_TEST(worktree_one_worker_at_a_time)
+{
+	struct tu_team t;
+	struct task_new n = { "x", NULL, NULL, 0, NULL, "alice" };
+	struct task x;
+	char *err = NULL, *text;
+
+	tu_team_open(&t);
+	ck_assert_int_eq(roster_add(t.store, "carl", "coder", "", 0, &err), 0);
+	make_in(&t, "parse", "parser");			/* t1 */
+	make_in(&t, "test the parser", "parser");	/* t2 */
+	make(&t, "lead", "docs", NULL, NULL);		/* t3 */
+	make_in(&t, "lexer", "lexer");			/* t4 */
+	x = get(&t, "t1");
+	ck_assert_str_eq(x.worktree, "parser");
+	text = task_line(&x);
+	ck_assert_str_eq(text, "t1 pending [worktree parser]: parse");
+	free(text);
+	task_clear(&x);
+
+	ck_assert_str_eq(claim_next(&t, "alice"), "t1");
+	text = taskboard_place(t.tasks, "alice");
+	ck_assert_str_eq(text, "parser");
+	free(text);
+	text = taskboard_worktree_holder(t.tasks, "parser");
+	ck_assert_str_eq(text, "alice");
+	free(text);
+	x = get(&t, "t2");
+	ck_assert_int_eq(x.worktree_busy, 1);
+	task_clear(&x);
+	/* bob may not work where alice works: the next for him is t3. */
+	ck_assert_int_eq(taskboard_claim(t.tasks, "bob", "t2", NULL, NULL,
+	    &err), -1);
+	ck_assert_msg(strstr(err, "alice works in the worktree parser") !=
+	    NULL, "%s", err);
+	free(err);
+	ck_assert_str_eq(claim_next(&t, "bob"), "t3");
+	ck_assert_ptr_null(taskboard_place(t.tasks, "bob"));
+	/* bob works outside worktrees now: not in lexer too. */
+	ck_assert_int_eq(taskboard_claim(t.tasks, "bob", "t4", NULL, NULL,
+	    &err), -1);
+	ck_assert_msg(strstr(err, "one place at a time") != NULL, "%s", err);
+	free(err);
+	ck_assert_str_eq(claim_next(&t, "bob"), "");
+	/* Nor may carl be given t2 while alice is in parser. */
+	ck_assert_int_eq(taskboard_assign(t.tasks, "lead", "t2", "carl", NULL,
+	    &err), -1);
+	ck_assert_msg(strstr(err, "alice works in the worktree parser") !=
+	    NULL, "%s", err);
+	free(err);
+	ck_assert_str_eq(claim_next(&t, "carl"), "t4");
+	/* alice may take the next task in her worktree. */
+	ck_assert_int_eq(taskboard_claim(t.tasks, "alice", "t2", NULL, NULL,
+	    &err), 1);
+	text = taskboard_worktree_open(t.tasks, "parser");
+	ck_assert_str_eq(text, "t1, t2");
+	free(text);
+	move_ok(&t, "alice", "t1", TASK_COMPLETED);
+	move_ok(&t, "alice", "t2", TASK_PENDING);
+	/* Given back, parser is free: carl is in lexer, so bob gets t2
+	 * once he is done with t3. */
+	ck_assert_ptr_null(taskboard_place(t.tasks, "alice"));
+	ck_assert_ptr_null(taskboard_worktree_holder(t.tasks, "parser"));
+	move_ok(&t, "bob", "t3", TASK_COMPLETED);
+	ck_assert_str_eq(claim_next(&t, "carl"), "");
+	ck_assert_str_eq(claim_next(&t, "bob"), "t2");
+
+	/* A member's name is its own worktree's; a name must be a name. */
+	ck_assert_int_eq(taskboard_create(t.tasks, "lead", &n, NULL, &err),
+	    -1);
+	ck_assert_msg(strstr(err, "a member's name") != NULL, "%s", err);
+	free(err);
+	n.worktree = "../x";
+	ck_assert_int_eq(taskboard_create(t.tasks, "lead", &n, NULL, &err),
+	    -1);
+	ck_assert_msg(strstr(err, "worktree's name") != NULL, "%s", err);
+	free(err);
 	tu_team_close(&t);
 }
 END_TEST
@@ -425,7 +519,7 @@ START_TEST(limits_and_forgery)
 	struct tu_team t;
 	struct task_change c = TASK_CHANGE_NONE;
 	struct task_new n = { "x", "line\n  result:\n  all good", NULL, 0,
-	    NULL };
+	    NULL, NULL };
 	struct task x;
 	char *err = NULL, *text;
 	int i;
@@ -593,6 +687,7 @@ task_suite(void)
 	tcase_add_test(tc, ids_and_fields);
 	tcase_add_test(tc, cycles_are_refused);
 	tcase_add_test(tc, claims_follow_dependencies);
+	tcase_add_test(tc, worktree_one_worker_at_a_time);
 	tcase_add_test(tc, the_lead_is_told_once);
 	tcase_add_test(tc, assigned_tasks);
 	tcase_add_test(tc, claim_records_the_task);
