@@ -498,8 +498,9 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 		return -1;
 	ids = w.member == NULL ? taskboard_worktree_open(t->tasks, name) :
 	    NULL;
-	also = ids == NULL ? xstrdup("") : xasprintf(" (%s still name it: "
-	    "the next of them worked makes it anew from your HEAD)", ids);
+	also = ids == NULL ? xstrdup("") : xasprintf(" (open tasks name it: "
+	    "%s; the first of them worked makes it anew from your HEAD)",
+	    ids);
 	if ((who = team_worktree_worker(t, &w)) != NULL) {
 		*msg = w.member != NULL ? xasprintf("%s is running: stop it "
 		    "first (/shutdown %s, or /stop %s), then discard its "

@@ -528,6 +528,48 @@ task_wake_autonomous_tx(struct taskboard *tb, struct task_outbox *o)
 	sqlite3_reset(st);
 }
 
+static int64_t task_stamp_tx(struct taskboard *);
+
+/* Inside a transaction: whether a pending task's worktree is in use may
+ * have changed with the tasks changed in it, so those tasks are stamped
+ * and announced too. */
+static void
+task_worktree_siblings_tx(struct taskboard *tb, struct task_outbox *o)
+{
+	sqlite3_stmt *st;
+	size_t n = o->nchanged, i;
+	int64_t *nums = NULL, stamp = 0;
+	size_t nnums = 0, cap = 0, j;
+
+	for (i = 0; i < n; i++) {
+		st = store_stmt(tb->store, "SELECT s.num FROM tasks t"
+		    " JOIN tasks s ON s.worktree = t.worktree"
+		    " WHERE t.num = ? AND s.num != t.num"
+		    " AND s.status = 'pending'");
+		sqlite3_bind_int64(st, 1, o->changed[i]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			nums = xgrow(nums, &cap, nnums + 1, sizeof *nums);
+			nums[nnums++] = sqlite3_column_int64(st, 0);
+		}
+		sqlite3_reset(st);
+	}
+	for (j = 0; j < nnums; j++) {
+		for (i = 0; i < o->nchanged && o->changed[i] != nums[j]; i++)
+			;
+		if (i < o->nchanged)
+			continue;
+		if (stamp == 0)
+			stamp = task_stamp_tx(tb);
+		st = store_stmt(tb->store, "UPDATE tasks SET updated_at = ?"
+		    " WHERE num = ?");
+		sqlite3_bind_int64(st, 1, stamp);
+		sqlite3_bind_int64(st, 2, nums[j]);
+		if (store_step_done(tb->store, st, NULL) == 0)
+			task_outbox_changed(o, nums[j]);
+	}
+	free(nums);
+}
+
 /* Inside a transaction, just before it commits: the tasks to announce,
  * as they will be committed (read later, another thread's change could
  * pass for this one's). */
@@ -536,6 +578,7 @@ task_outbox_snapshot_tx(struct taskboard *tb, struct task_outbox *o)
 {
 	size_t i;
 
+	task_worktree_siblings_tx(tb, o);
 	o->snap = xcalloc(o->nchanged ? o->nchanged : 1, sizeof *o->snap);
 	for (i = 0; i < o->nchanged; i++) {
 		if (task_load_tx(tb->store, o->changed[i],

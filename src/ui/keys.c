@@ -403,6 +403,7 @@ keys_mouse(struct view *v)
 int
 view_key(struct view *v, int is_key, wint_t wc)
 {
+	const struct tasklist_row *task;
 	struct pane *p;
 	char *line;
 	int flags, fkey;
@@ -533,7 +534,11 @@ view_key(struct view *v, int is_key, wint_t wc)
 			    "focus its pane first (Tab)");
 			break;
 		}
-		line = xasprintf("/diff %s", p->name);
+		/* Where it works now: the worktree its task names, else
+		 * its own. */
+		task = tasklist_current(&v->tasks, p->name);
+		line = xasprintf("/diff %s", task != NULL && *task->worktree ?
+		    task->worktree : p->name);
 		flags = view_command(v, line);
 		free(line);
 		return KEY_REDRAW | flags;
@@ -652,6 +657,18 @@ keys_request_lines(struct view *v, json_t *report)
 	}
 }
 
+/* With label NULL, the string o[key]; else label when o has it; "" when
+ * it has not. */
+static const char *
+keys_opt(json_t *o, const char *key, const char *label)
+{
+	const char *value = json_string_value(json_object_get(o, key));
+
+	if (value == NULL)
+		return "";
+	return label != NULL ? label : value;
+}
+
 /* /worktrees's report as lines in the lead's pane. */
 static void
 keys_worktree_lines(struct view *v, json_t *report)
@@ -670,15 +687,21 @@ keys_worktree_lines(struct view *v, json_t *report)
 			    json_string_value(json_object_get(w, "branch")),
 			    json_string_value(json_object_get(w, "path")));
 		else
-			line = xasprintf("  %s · %s · %d ahead, %d behind%s%s",
-			    json_string_value(json_object_get(w, "name")),
-			    json_string_value(json_object_get(w, "branch")),
-			    (int)json_integer_value(json_object_get(w,
+			line = xasprintf("  %s · %s · %d ahead, %d behind%s%s%s%s"
+			    "%s%s%s", json_string_value(json_object_get(w,
+			    "name")), json_string_value(json_object_get(w,
+			    "branch")), (int)json_integer_value(json_object_get(w,
 			    "ahead")), (int)json_integer_value(json_object_get(w,
 			    "behind")), json_is_true(json_object_get(w,
 			    "dirty")) ? " · uncommitted work" : "",
 			    json_is_true(json_object_get(w, "merged")) ?
-			    " · merged" : " · not merged");
+			    " · merged" : " · not merged",
+			    keys_opt(w, "holder", " · worked by "),
+			    keys_opt(w, "holder", NULL),
+			    keys_opt(w, "tasks", " · tasks "),
+			    keys_opt(w, "tasks", NULL),
+			    json_is_string(json_object_get(w, "member")) ? "" :
+			    " · the board's");
 		pane_add(lead, ROLE_DIM, line);
 		free(line);
 	}

@@ -81,9 +81,10 @@ layout_pane_title(const struct pane *p, const struct tasklist_row *task,
 	char tokens[48] = "", *model = NULL, *title, *status, *doing;
 
 	/* The task it is on goes with its status: both say what it does. */
-	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %.*s", task->id,
-	    (int)text_fit(task->subject, strlen(task->subject), 24),
-	    task->subject);
+	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %.*s%s%s%s",
+	    task->id, (int)text_fit(task->subject, strlen(task->subject), 24),
+	    task->subject, *task->worktree ? " [" : "", task->worktree,
+	    *task->worktree ? "]" : "");
 	/* The window's use goes with the status: both say how it is. */
 	if (p->ctx_pct >= 0)
 		status = xasprintf("%s%s · ctx %d%%",

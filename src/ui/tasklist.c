@@ -27,6 +27,7 @@ tasklist_row_clear(struct tasklist_row *r)
 	free(r->subject);
 	free(r->owner);
 	free(r->after);
+	free(r->worktree);
 	memset(r, 0, sizeof *r);
 }
 
@@ -44,7 +45,7 @@ tasklist_free(struct tasklist *l)
 int
 tasklist_ready(const struct tasklist_row *r)
 {
-	return r->status == TASK_PENDING && !r->blocked;
+	return r->status == TASK_PENDING && !r->blocked && !r->worktree_busy;
 }
 
 /* Where a row goes: ready, in progress, waiting, completed, cancelled. */
@@ -53,7 +54,7 @@ tasklist_rank(const struct tasklist_row *r)
 {
 	switch (r->status) {
 	case TASK_PENDING:
-		return r->blocked ? 2 : 0;
+		return tasklist_ready(r) ? 0 : 2;
 	case TASK_IN_PROGRESS:
 		return 1;
 	case TASK_COMPLETED:
@@ -115,6 +116,10 @@ tasklist_update(struct tasklist *l, json_t *task)
 	    strlen(jstr(task, "owner")));
 	r->owner_gone = json_is_true(json_object_get(task, "owner_gone"));
 	r->blocked = json_is_true(json_object_get(task, "blocked"));
+	r->worktree = text_sanitize(jstr(task, "worktree"),
+	    strlen(jstr(task, "worktree")));
+	r->worktree_busy = json_is_true(json_object_get(task,
+	    "worktree_busy"));
 	r->checked = strcmp(checked, "passed") == 0 ? TASK_PASSED :
 	    strcmp(checked, "failed") == 0 ? TASK_FAILED : TASK_UNCHECKED;
 	r->updated_at = json_integer_value(json_object_get(task,
@@ -246,12 +251,14 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 		table_age(now_ms - r->updated_at, age, sizeof age);
 		snprintf(owner, sizeof owner, "%s%s", *r->owner ? r->owner :
 		    "-", r->owner_gone ? "†" : "");
-		line = xasprintf("%-5s %-12s %s%*s %-12s %-5s %s %s", r->id,
-		    status, owner, (int)(12 - text_width(owner,
+		line = xasprintf("%-5s %-12s %s%*s %-12s %-5s %s %s%s%s%s",
+		    r->id, status, owner, (int)(12 - text_width(owner,
 		    strlen(owner)) > 0 ? 12 - text_width(owner,
 		    strlen(owner)) : 0), "", *r->after ? r->after : "-", age,
 		    r->checked == TASK_PASSED ? "✓" : r->checked ==
-		    TASK_FAILED ? "✗" : " ", r->subject);
+		    TASK_FAILED ? "✗" : " ", *r->worktree ? "[" : "",
+		    r->worktree, *r->worktree ? (r->worktree_busy ?
+		    ", in use] " : "] ") : "", r->subject);
 		attrset(color_attr(tasklist_role(r)));
 		draw_text_at(y, left, line, text_fit(line, strlen(line),
 		    width));

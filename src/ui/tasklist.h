@@ -22,6 +22,8 @@ struct tasklist_row {
 	int			 owner_gone;
 	char			*after;		/* "t1,t2" or "" */
 	int			 blocked;
+	char			*worktree;	/* clean, or "" */
+	int			 worktree_busy;	/* someone else works there */
 	enum task_check		 checked;
 	int64_t			 updated_at;	/* wall-clock ms */
 };

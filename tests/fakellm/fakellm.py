@@ -62,7 +62,7 @@ ITEM_KEYS = frozenset((
     "type", "message", "details", "code",
     "body", "content_type",
     "rounds", "bytes", "summary_delay_ms", "wait_for",
-    "work_ms", "log",
+    "work_ms", "log", "before",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -283,6 +283,8 @@ def validate_script_item(item, where="item"):
         _check(isinstance(item.get("log", "work.log"), str) and
                re.fullmatch(r"[a-z0-9_.-]+", item.get("log", "work.log")),
                f"{where}: log must be a plain file name")
+        _check(isinstance(item.get("before", ""), str),
+               f"{where}: before must be a shell command")
     if kind == "rounds":
         _check(_is_count(item.get("rounds"), 1),
                f"{where}: kind rounds needs \"rounds\" >= 1")

@@ -1,7 +1,8 @@
 """The "worker" responder: a fake model that works the task board the
 way a teammate does. Given a task (a "[task tN ..." header huddle
 writes when it hands one over), it does the work with one bash command
-that appends the task's id to a log file, then completes the task with
+that appends the task's id to a log file (after a command of the
+item's "before", when it has one), then completes the task with
 task_update; when huddle says the task's check failed, it does the work
 again. A shutdown request is approved. It answers from the request alone,
 so any number of teammates can share one worker item, on either API.
@@ -54,16 +55,15 @@ def worker_step(item, body):
     tasks = TASK_RE.findall(_text(messages))
     task = tasks[-1] if tasks else None
     given = TASK_RE.findall(after_text)
-    log = item.get("log", "work.log")
-    work = {"agent": agent, "kind": "tool_use", "calls": [
-        {"name": "bash", "input": {"command": "%secho %s >> %s" % (
-            "sleep %.3f; " % (item["work_ms"] / 1000.0)
-            if item.get("work_ms") else "", task, log)}}]}
     if given:
         task = given[-1]
-        work["calls"][0]["input"]["command"] = "%secho %s >> %s" % (
+    work = {"agent": agent, "kind": "tool_use", "calls": [
+        {"name": "bash", "input": {"command": "%s%secho %s >> %s" % (
+            item["before"] + "; " if item.get("before") else "",
             "sleep %.3f; " % (item["work_ms"] / 1000.0)
-            if item.get("work_ms") else "", task, log)
+            if item.get("work_ms") else "", task,
+            item.get("log", "work.log"))}}]}
+    if given:
         return work
     if names and names[-1] == "bash" and task:
         return {"agent": agent, "kind": "tool_use", "calls": [

@@ -7,8 +7,12 @@ first merges cleanly, the second is a conflict that changes nothing and
 loses nothing; a dirty tree is refused; a stopped teammate's unmerged
 worktree is kept and a merged one removed; --resume finds a worktree
 moved away and says so; bad names and a workdir outside git are refused.
+Tasks that name worktrees: autonomous teammates that claim them work
+there, one at a time in each, and the person merges the board's
+worktrees like a teammate's.
 """
 
+import json
 import os
 import shutil
 import sys
@@ -232,6 +236,176 @@ def test_bad_names_and_no_repository(fake):
     shutil.rmtree(plain)
 
 
+def board_tasks():
+    """t1 and t2 in the worktree parser (t2 after t1), t3 in lexer, t4 in
+    parser with nothing to wait for: it must wait for parser's holder."""
+    return {"agent": "lead", "kind": "tool_use", "calls": [
+        {"name": "task_create", "input": {
+            "subject": s, "worktree": w, "blocked_by": b}}
+        for s, w, b in [("parse", "parser", []),
+                        ("test the parser", "parser", ["t1"]),
+                        ("lex", "lexer", []),
+                        ("more parsing", "parser", [])]]}
+
+
+def autonomous(*names):
+    return {"agent": "lead", "kind": "tool_use", "calls": [
+        {"name": "spawn_teammate", "input": {
+            "name": n, "role": "worker", "autonomous": True,
+            "prompt": "Take tasks from the board."}} for n in names]}
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def holders_never_overlap(events, worktree):
+    """Ordered by when they committed, the tasks of one worktree are held
+    in progress by one teammate at a time."""
+    held = {}
+    for e in sorted((e for e in events if e["event"] == "task" and
+                     e.get("worktree") == worktree),
+                    key=lambda e: e["updated_at"]):
+        if e["status"] == "in_progress":
+            held[e["id"]] = e["owner"]
+        else:
+            held.pop(e["id"], None)
+        expect(len(set(held.values())) <= 1, "%s held by %r at once" %
+               (worktree, held))
+
+
+# A worker in a task's worktree tries the person's tree and the other
+# worktree before each task; what it saw lands in its own.
+ESCAPE = ("(cat ../../../a.txt; ls ..; "
+          "echo x > ../../../escape.txt) > seen.txt 2>&1 || true")
+
+
+def test_tasks_name_worktrees(fake):
+    work = repo()
+    fake.reset()
+    fake.script(board_tasks(), autonomous("ann", "ben"),
+                *[say("lead", "Noted.")] * 12,
+                {"kind": "worker", "work_ms": 300, "before": ESCAPE})
+    with Huddle(fake, workdir=work) as h:
+        h.send("Build it in worktrees.")
+        # The probes reach outside: the person grants each, and the
+        # operating system still holds them in.
+        done = set()
+
+        def progress(e):
+            if (e["event"] == "request" and e.get("type") == "permission"
+                    and e.get("status") == "pending"):
+                h.send("/approve " + e["id"])
+            if e["event"] == "task" and e.get("status") == "completed":
+                done.add(e["id"])
+            return len(done) == 4
+        h.wait(progress, timeout=90, what="the four tasks completed")
+        # Each task was worked where it names, never in the person's
+        # tree; the parser's tasks one after another, in one worktree.
+        wt = os.path.join(work, ".huddle", "worktrees")
+        expect(read(os.path.join(wt, "parser", "work.log")).split() in
+               (["t1", "t2", "t4"], ["t1", "t4", "t2"], ["t4", "t1", "t2"]),
+               read(os.path.join(wt, "parser", "work.log")))
+        expect(read(os.path.join(wt, "lexer", "work.log")).split() ==
+               ["t3"], "lexer: " + read(os.path.join(wt, "lexer",
+                                                       "work.log")))
+        expect(not os.path.exists(os.path.join(work, "work.log")) and
+               not os.path.exists(os.path.join(work, "escape.txt")),
+               "a task's work landed in the person's tree")
+        for w in ("parser", "lexer"):
+            seen = read(os.path.join(wt, w, "seen.txt"))
+            expect("one\ntwo" not in seen and
+                   seen.count("Permission denied") >= 3, w + ": " + seen)
+        holders_never_overlap(h.events, "parser")
+        handed = [r for r in fake.requests() if r.get("agent") in
+                  ("ann", "ben") and "It is done in the git worktree "
+                  "parser" in json.dumps(r["body"]["messages"])]
+        expect(handed, "no teammate was told where its task is done")
+        # The person's view of them.
+        h.send("/worktrees")
+        ws = {w["name"]: w for w in h.wait(ev("worktrees"))["worktrees"]}
+        expect(sorted(ws) == ["lexer", "parser"] and
+               ws["parser"].get("member") is None and
+               ws["parser"].get("tasks") is None and
+               ws["parser"]["dirty"], repr(ws))
+        h.send("/diff parser")
+        d = h.wait(diff_of("parser"))
+        expect(sorted(f["path"] for f in d["files"]) == ["seen.txt",
+                                                          "work.log"] and
+               "+t1\n" in d["patch"], repr(d))
+        # The workers go; a task of the person's names lexer and waits.
+        for who in ("ann", "ben"):
+            h.send("/shutdown " + who)
+            h.wait(ev("status", who, status="terminated"), timeout=30,
+                   what=who + " terminated")
+        h.send("/task add more lexing in worktree lexer")
+        h.wait(ev("task", id="t5", worktree="lexer"))
+        # parser merges, and goes: no open task names it.
+        mark = len(h.events)
+        h.send("/merge parser")
+        r = h.wait(ev("reply", command="merge"), since=mark)
+        expect("merged huddle/parser into main" in r["message"] and
+               "removed" in r["message"], r["message"])
+        expect(read(os.path.join(work, "work.log")).split()[0] in
+               ("t1", "t4"), "not merged")
+        expect(not os.path.exists(os.path.join(wt, "parser")) and
+               "huddle/parser" not in git(work, "branch", "--list"),
+               "the merged worktree stayed")
+        expect("t1 (completed" in git(work, "log", "-1", "--format=%b",
+                                      "main^2"),
+               "the commit does not name the tasks")
+        # lexer adds the same file: a conflict, nothing lost.
+        mark = len(h.events)
+        h.send("/merge lexer")
+        e = h.wait(ev("error", command="merge"), since=mark)
+        expect("conflict" in e["message"] and "work.log" in e["message"],
+               e["message"])
+        expect(git(work, "status", "--porcelain") == "",
+               "the aborted merge left changes")
+        expect(os.path.exists(os.path.join(wt, "lexer", "work.log")),
+               "the conflict lost lexer's work")
+        # t5 still names lexer: discarding says so.
+        h.send("/discard lexer")
+        r = h.wait(ev("error", command="discard"))
+        expect("open tasks name it: t5" in r["message"], r["message"])
+        h.send("/discard lexer yes")
+        r = h.wait(ev("reply", command="discard"))
+        expect(not os.path.exists(os.path.join(wt, "lexer")), r["message"])
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    shutil.rmtree(work)
+
+
+def test_task_worktree_refused(fake):
+    work = repo()
+    fake.reset()
+    fake.script(call("lead", "task_create", subject="x", worktree="lead"),
+                call("lead", "task_create", subject="y", worktree="a/../b"),
+                say("lead", "Noted."))
+    with Huddle(fake, workdir=work) as h:
+        h.send("go")
+        r1 = h.wait(ev("tool_result", "lead", tool="task_create"))
+        expect(r1["is_error"] and "a member's name" in r1["output"],
+               repr(r1))
+        r2 = h.wait(ev("tool_result", "lead", tool="task_create",
+                       id=lambda i: i != r1["id"]))
+        expect(r2["is_error"] and "worktree's name" in r2["output"],
+               repr(r2))
+        h.send("/quit")
+        h.wait_exit()
+    shutil.rmtree(work)
+    plain = tempfile.mkdtemp(prefix="huddle-nogit-")
+    with Huddle(fake, workdir=plain, env={
+            "GIT_CEILING_DIRECTORIES": os.path.dirname(plain)}) as h:
+        h.send("/task add x in worktree w")
+        e = h.wait(ev("error", command="task_add"))
+        expect("only in a git repository" in e["message"], e["message"])
+        h.send("/quit")
+        h.wait_exit()
+    shutil.rmtree(plain)
+
+
 def tests(r, fake):
     r.run("two teammates: isolation, diffs, a clean merge and a conflict",
           test_two_teammates_merge_and_conflict, fake)
@@ -239,6 +413,10 @@ def tests(r, fake):
           test_resume_and_a_missing_worktree, fake)
     r.run("bad names and bases; no repository", test_bad_names_and_no_repository,
           fake)
+    r.run("tasks name worktrees; autonomous teammates work there",
+          test_tasks_name_worktrees, fake)
+    r.run("a task's worktree: bad names, no repository",
+          test_task_worktree_refused, fake)
 
 
 if __name__ == "__main__":
