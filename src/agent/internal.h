@@ -303,8 +303,8 @@ int team_git_repo(struct team *t, char **err);
 int team_worktree_make(struct team *t, const char *name, const char *base,
     char **sha, char **err);
 
-/* Whether `name` is free for a teammate's own worktree: no worktree is
- * recorded by that name and no task names one. 0, or -1 with *err. */
+/* Whether `name` is free for a new teammate: no board worktree has it
+ * and no open task names one so. 0, or -1 with *err. */
 int team_worktree_name_free(struct team *t, const char *name, char **err);
 
 /* Whether tasks may name worktrees here (the workdir is a repository):

@@ -534,6 +534,10 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 	if (model != NULL && team_model_config(t, model, &info, &cfg,
 	    err) == -1)
 		return -1;
+	/* A member's name and a worktree's are never the same but for its
+	 * own. */
+	if (team_worktree_name_free(t, s->name, err) == -1)
+		return -1;
 	/* Its worktree first (a name free for a member, and for a path and
 	 * a branch): a store that fails takes it back. */
 	if (s->worktree || t->opts.worktrees) {
@@ -546,7 +550,6 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 			return -1;
 		}
 		if (roster_check_name(s->name, err) == -1 ||
-		    team_worktree_name_free(t, s->name, err) == -1 ||
 		    team_worktree_make(t, s->name, s->base, &base, err) == -1)
 			return -1;
 	}

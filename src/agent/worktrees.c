@@ -50,12 +50,17 @@ team_worktree_name_free(struct team *t, const char *name, char **err)
 {
 	struct wt_record w;
 	char *ids;
+	int board;
 
+	/* A teammate's own is its member's: the roster refuses that name. */
 	if (wtrecord_get(t->store, name, &w) == 0) {
-		*err = xasprintf("a worktree named '%s' exists already; choose "
-		    "another name", name);
+		board = w.member == NULL;
 		wtrecord_clear(&w);
-		return -1;
+		if (board) {
+			*err = xasprintf("the worktree '%s' of the task board "
+			    "has that name; choose another", name);
+			return -1;
+		}
 	}
 	if ((ids = taskboard_worktree_open(t->tasks, name)) != NULL) {
 		*err = xasprintf("tasks (%s) name a worktree '%s'; choose "

@@ -183,7 +183,13 @@ taskboard_listen(struct taskboard *tb, task_listener_fn fn, void *ud)
 	"   WHERE d.task = t.num AND b.status != 'completed')," \
 	" t.worktree, t.status = 'pending' AND EXISTS (SELECT 1 FROM tasks w" \
 	"   WHERE w.worktree = t.worktree AND w.status = 'in_progress'" \
-	"   AND w.owner IS NOT t.owner)"
+	"   AND w.owner IS NOT t.owner AND" TASK_LIVE_OWNER("w") ")"
+
+/* Whether the owner of task `w` (an SQL alias) is alive: a task a
+ * terminated teammate left in progress keeps no one out of its
+ * worktree. */
+#define TASK_LIVE_OWNER(w) " NOT EXISTS (SELECT 1 FROM members m" \
+	" WHERE m.name = " w ".owner AND m.status = 'terminated')"
 
 /* Whether a task has no blocker left that is not completed (an SQL
  * condition on the task `t`). */
@@ -397,9 +403,9 @@ taskboard_worktree_holder(struct taskboard *tb, const char *name)
 	char *who;
 
 	store_lock(tb->store);
-	st = store_stmt(tb->store, "SELECT owner FROM tasks"
-	    " WHERE worktree = ? AND status = 'in_progress'"
-	    " ORDER BY num LIMIT 1");
+	st = store_stmt(tb->store, "SELECT w.owner FROM tasks w"
+	    " WHERE w.worktree = ? AND w.status = 'in_progress'"
+	    " ORDER BY" TASK_LIVE_OWNER("w") " DESC, w.num LIMIT 1");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	who = task_first_text(st);
 	store_unlock(tb->store);
@@ -429,11 +435,12 @@ static char *
 task_place_conflict_tx(struct store *s, const struct task *t,
     const char *who)
 {
-	sqlite3_stmt *st = store_stmt(s, "SELECT num, owner, worktree"
-	    " FROM tasks WHERE status = 'in_progress' AND num != ?1"
-	    " AND ((?2 IS NOT NULL AND worktree = ?2 AND owner != ?3)"
-	    "   OR (owner = ?3 AND worktree IS NOT ?2))"
-	    " ORDER BY owner = ?3, num LIMIT 1");
+	sqlite3_stmt *st = store_stmt(s, "SELECT w.num, w.owner, w.worktree"
+	    " FROM tasks w WHERE w.status = 'in_progress' AND w.num != ?1"
+	    " AND ((?2 IS NOT NULL AND w.worktree = ?2 AND w.owner != ?3"
+	    "   AND" TASK_LIVE_OWNER("w") ")"
+	    "   OR (w.owner = ?3 AND w.worktree IS NOT ?2))"
+	    " ORDER BY w.owner = ?3, w.num LIMIT 1");
 	char *why = NULL, *owner, *worktree;
 	int64_t num;
 
@@ -1056,8 +1063,8 @@ task_next_tx(struct store *s, const char *who)
 	    " WHERE t.status = 'pending' AND (t.owner IS NULL OR t.owner = ?1)"
 	    " AND " TASK_UNBLOCKED " AND NOT EXISTS (SELECT 1 FROM tasks w"
 	    "   WHERE w.status = 'in_progress' AND ((w.worktree = t.worktree"
-	    "   AND w.owner != ?1) OR (w.owner = ?1"
-	    "   AND w.worktree IS NOT t.worktree)))"
+	    "   AND w.owner != ?1 AND" TASK_LIVE_OWNER("w") ")"
+	    "   OR (w.owner = ?1 AND w.worktree IS NOT t.worktree)))"
 	    " ORDER BY t.owner IS NULL, t.num LIMIT 1");
 	int64_t num = 0;
 

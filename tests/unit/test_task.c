@@ -284,6 +284,15 @@ START_TEST(worktree_one_worker_at_a_time)
 	move_ok(&t, "bob", "t3", TASK_COMPLETED);
 	ck_assert_str_eq(claim_next(&t, "carl"), "");
 	ck_assert_str_eq(claim_next(&t, "bob"), "t2");
+	/* A teammate that ended keeps no one out of its worktree. */
+	make_in(&t, "parse more", "parser");		/* t5 */
+	ck_assert_str_eq(claim_next(&t, "alice"), "");
+	ck_assert_int_eq(roster_set_status(t.store, "bob", MEMBER_TERMINATED,
+	    &err), 0);
+	x = get(&t, "t5");
+	ck_assert_int_eq(x.worktree_busy, 0);
+	task_clear(&x);
+	ck_assert_str_eq(claim_next(&t, "alice"), "t5");
 
 	/* A member's name is its own worktree's; a name must be a name. */
 	ck_assert_int_eq(taskboard_create(t.tasks, "lead", &n, NULL, &err),
