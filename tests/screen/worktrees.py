@@ -4,7 +4,9 @@ change the same file differently in their worktrees; F7 on the first
 one's pane shows its diff (file list, counts, hunks), Esc closes it;
 /diff on the second shows its; /merge merges the first into the
 person's branch, and /merge on the second reports the conflict and its
-file, with nothing changed and nothing lost.
+file, with nothing changed and nothing lost. A task that names a
+worktree shows it on the board and in its holder's pane title, and F7
+on the holder's pane shows that worktree's changes.
 """
 
 import os
@@ -71,9 +73,53 @@ def test_review_and_merge(fake):
         quit_clean(s)
 
 
+def test_task_worktree_on_screen(fake):
+    work = repo("huddle-screen-twt-")
+    wt = os.path.join(work, ".huddle", "worktrees", "parser")
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "task_create", "input": {
+                "subject": "parse", "worktree": "parser"}},
+            {"name": "spawn_teammate", "input": {
+                "name": "cal", "role": "worker", "autonomous": True,
+                "prompt": "Take tasks from the board."}}]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 6,
+        # cal works until the test lets it finish.
+        {"kind": "worker", "before":
+         "echo draft > draft.txt; while [ ! -e go ]; do sleep 0.1; done"})
+    with fake_screen(fake, ["--quit-timeout", "2"], 120, 40,
+                     workdir=work) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("Parse it.")
+        s.send_keys("Enter")
+        s.wait_for("t1 parse [parser]", 30, "cal's title names the worktree")
+        s.send_keys("F4")
+        s.wait_for("[parser] parse", 10, "the board shows the worktree")
+        s.send_keys("F4")
+        s.wait_for(lambda t: os.path.exists(os.path.join(wt, "draft.txt")),
+                   30, "cal wrote its draft in the worktree")
+        s.send_keys("Tab")
+        s.wait_for("cal>", 5, "cal's pane focused")
+        s.send_keys("F7")
+        screen = s.wait_for("huddle/parser since", 10, "the task's diff")
+        expect("draft.txt" in screen and "+draft" in screen,
+               "the diff view:\n" + screen)
+        s.send_keys("Escape")
+        s.wait_gone("huddle/parser since", 5)
+        open(os.path.join(wt, "go"), "w").close()
+        s.wait_for(lambda t: "t1 parse [parser]" not in t, 30,
+                   "cal done with t1")
+        expect(not os.path.exists(os.path.join(work, "draft.txt")),
+               "the task's work landed in the person's tree")
+        quit_clean(s)
+
+
 def tests(r, fake):
     r.run("F7 and /diff review two worktrees; one merges, one conflicts",
           test_review_and_merge, fake)
+    r.run("a task's worktree on the board, in the title and under F7",
+          test_task_worktree_on_screen, fake)
 
 
 if __name__ == "__main__":
