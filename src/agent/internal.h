@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "agent/event.h"
 #include "agent/team.h"
@@ -85,6 +86,8 @@ struct agent {
 						 * at home (worktrees.c) */
 	char			*place_root;
 	int			 place_fd;	/* that worktree's ruleset */
+	dev_t			 place_dev;	/* the directory entered */
+	ino_t			 place_ino;
 	int64_t			 reminded;	/* the task it was last
 						 * reminded of (tasks.c) */
 };

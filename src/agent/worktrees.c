@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/internal.h"
@@ -199,10 +200,14 @@ agent_place_update(struct agent *a, char **err)
 {
 	char *want = a->is_lead ? NULL : taskboard_place(a->team->tasks,
 	    a->name), *root, *why = NULL;
+	struct stat st;
 	int fd;
 
+	/* The same worktree, still the directory it entered: a worktree
+	 * merged, removed and made anew meanwhile is entered anew. */
 	if (want == NULL ? a->place == NULL : a->place != NULL &&
-	    strcmp(want, a->place) == 0) {
+	    strcmp(want, a->place) == 0 && stat(a->place_root, &st) == 0 &&
+	    st.st_dev == a->place_dev && st.st_ino == a->place_ino) {
 		free(want);
 		return 0;
 	}
@@ -220,6 +225,12 @@ agent_place_update(struct agent *a, char **err)
 	a->place = want;
 	a->place_root = want != NULL ? root : NULL;
 	a->place_fd = want != NULL ? fd : -1;
+	a->place_dev = 0;
+	a->place_ino = 0;
+	if (want != NULL && stat(root, &st) == 0) {
+		a->place_dev = st.st_dev;
+		a->place_ino = st.st_ino;
+	}
 	log_printf("%s: works in %s", a->name, want ? want : "its home");
 	return 0;
 }

@@ -377,6 +377,38 @@ def test_tasks_name_worktrees(fake):
     shutil.rmtree(work)
 
 
+def test_worktree_made_anew(fake):
+    """A board worktree merged and removed is made anew, from the merge,
+    for the next task that names it, and its worker follows it there."""
+    work = repo()
+    wt = os.path.join(work, ".huddle", "worktrees", "parser")
+    fake.reset()
+    fake.script(call("lead", "task_create", subject="parse",
+                     worktree="parser"),
+                autonomous("ann"), *[say("lead", "Noted.")] * 8,
+                {"kind": "worker"})
+    with Huddle(fake, workdir=work) as h:
+        h.send("Parse.")
+        h.wait(ev("task", id="t1", status="completed"), timeout=30)
+        h.send("/merge parser")
+        r = h.wait(ev("reply", command="merge"))
+        expect("removed" in r["message"] and not os.path.exists(wt),
+               r["message"])
+        mark = len(h.events)
+        h.send("/task add parse again in worktree parser")
+        h.wait(ev("task", id="t2", status="completed"), since=mark,
+               timeout=30)
+        errors = [e for e in h.events[mark:] if e["event"] == "tool_result"
+                  and e.get("is_error")]
+        expect(not errors, repr(errors))
+        expect(read(os.path.join(wt, "work.log")).split() == ["t1", "t2"],
+               "not made anew from the merge: " +
+               read(os.path.join(wt, "work.log")))
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    shutil.rmtree(work)
+
+
 def test_task_worktree_refused(fake):
     work = repo()
     fake.reset()
@@ -415,6 +447,8 @@ def tests(r, fake):
           fake)
     r.run("tasks name worktrees; autonomous teammates work there",
           test_tasks_name_worktrees, fake)
+    r.run("a merged board worktree is made anew for the next task",
+          test_worktree_made_anew, fake)
     r.run("a task's worktree: bad names, no repository",
           test_task_worktree_refused, fake)
 
