@@ -368,64 +368,46 @@ taskboard_current(struct taskboard *tb, const char *who, struct task *out)
 	return rc;
 }
 
-/* One text column of the first row st gives (malloc'd), or NULL. */
+/* The text of the first row `sql` gives with its one parameter bound to
+ * `arg` (malloc'd), or NULL. */
 static char *
-task_first_text(sqlite3_stmt *st)
+task_query_text(struct taskboard *tb, const char *sql, const char *arg)
 {
+	sqlite3_stmt *st;
 	char *text = NULL;
 
+	store_lock(tb->store);
+	st = store_stmt(tb->store, sql);
+	sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		text = store_column_text(st, 0);
 	sqlite3_reset(st);
+	store_unlock(tb->store);
 	return text;
 }
 
 char *
 taskboard_place(struct taskboard *tb, const char *who)
 {
-	sqlite3_stmt *st;
-	char *name;
-
-	store_lock(tb->store);
-	st = store_stmt(tb->store, "SELECT worktree FROM tasks"
+	return task_query_text(tb, "SELECT worktree FROM tasks"
 	    " WHERE owner = ? AND status = 'in_progress'"
-	    " AND worktree IS NOT NULL ORDER BY num LIMIT 1");
-	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
-	name = task_first_text(st);
-	store_unlock(tb->store);
-	return name;
+	    " AND worktree IS NOT NULL ORDER BY num LIMIT 1", who);
 }
 
 char *
 taskboard_worktree_holder(struct taskboard *tb, const char *name)
 {
-	sqlite3_stmt *st;
-	char *who;
-
-	store_lock(tb->store);
-	st = store_stmt(tb->store, "SELECT w.owner FROM tasks w"
+	return task_query_text(tb, "SELECT w.owner FROM tasks w"
 	    " WHERE w.worktree = ? AND w.status = 'in_progress'"
-	    " ORDER BY" TASK_LIVE_OWNER("w") " DESC, w.num LIMIT 1");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	who = task_first_text(st);
-	store_unlock(tb->store);
-	return who;
+	    " ORDER BY" TASK_LIVE_OWNER("w") " DESC, w.num LIMIT 1", name);
 }
 
 char *
 taskboard_worktree_open(struct taskboard *tb, const char *name)
 {
-	sqlite3_stmt *st;
-	char *ids;
-
-	store_lock(tb->store);
-	st = store_stmt(tb->store, "SELECT group_concat('t' || num, ', ')"
+	return task_query_text(tb, "SELECT group_concat('t' || num, ', ')"
 	    " FROM (SELECT num FROM tasks WHERE worktree = ?"
-	    " AND status IN ('pending', 'in_progress') ORDER BY num)");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	ids = task_first_text(st);
-	store_unlock(tb->store);
-	return ids;
+	    " AND status IN ('pending', 'in_progress') ORDER BY num)", name);
 }
 
 /* Inside a transaction: why `who` may not hold task t in progress
