@@ -148,8 +148,15 @@ class Huddle:
         return status
 
     def kill9(self):
+        """Kills huddle at once; every event it printed before it died is
+        then in self.events."""
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+        try:
+            while self._pump(5):
+                pass
+        except AssertionError:
+            pass
 
 
 def alive(pid):
