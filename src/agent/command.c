@@ -152,10 +152,18 @@ command_task(struct command *c, const char *args)
 		for (p = c->text, in = NULL; (p = strstr(p, " in worktree ")) !=
 		    NULL; p++)
 			in = (char *)p;
-		if (in != NULL && *skip_space(in + 13) != '\0' &&
-		    strpbrk(skip_space(in + 13), " \t") == NULL) {
-			c->name = rest_of(in + 13);
-			*in = '\0';
+		if (in != NULL) {
+			p = in + 13;
+			c->name = next_word(&p);
+			if (c->name != NULL && *skip_space(p) == '\0') {
+				*in = '\0';
+				rest = rest_of(c->text);
+				free(c->text);
+				c->text = rest;
+			} else {
+				free(c->name);
+				c->name = NULL;
+			}
 		}
 		/* Before it, a trailing "after IDS" names what it waits for. */
 		for (p = c->text; (after = strstr(p, " after ")) != NULL;

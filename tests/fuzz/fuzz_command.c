@@ -6,10 +6,10 @@
  *
  * Whatever the line, the parsed command must be well formed: a known
  * kind; an error exactly for CMD_BAD; text for CMD_SAY and CMD_MSG; a
- * name, without blanks, exactly where one is wanted; a target (one word
- * of the line) only for /approve and /reject, and their feedback only
- * after one; a /budget amount of -1 (show), 0 (none) or
- * up to a billion dollars; text trimmed and cut from the line itself.
+ * name, without blanks, exactly where one is wanted (and the worktree
+ * /task add may name); a target (one word of the line) only for
+ * /approve and /reject, and their feedback only after one; a /budget
+ * amount of -1 (show), 0 (none) or up to a billion dollars; text trimmed and cut from the line itself.
  * Blanks added before or after the line must change nothing, and
  * command_clear must leave a zeroed command. Any difference aborts; ASan,
  * UBSan and the leak checker watch the memory.
@@ -73,9 +73,10 @@ fuzz_check(const struct command *c, const char *line)
 	    c->kind == CMD_MSG || c->kind == CMD_INTERRUPT ||
 	    c->kind == CMD_DIFF || c->kind == CMD_MERGE ||
 	    c->kind == CMD_DISCARD || c->kind == CMD_TASK_ASSIGN;
-	/* /compact and /context take a name or none. */
+	/* /compact and /context take a name or none; /task add may name
+	 * a worktree. */
 	if (wants_name != (c->name != NULL) && c->kind != CMD_COMPACT &&
-	    c->kind != CMD_CONTEXT)
+	    c->kind != CMD_CONTEXT && c->kind != CMD_TASK_ADD)
 		abort();
 	if (c->name != NULL && (*c->name == '\0' || fuzz_has_blank(c->name) ||
 	    strstr(line, c->name) == NULL))

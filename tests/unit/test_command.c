@@ -18,10 +18,12 @@ parse(const char *line, enum command_kind want, const char *target,
 	    line, c.kind);
 	if (target)
 		ck_assert_str_eq(c.target, target);
-	else
+	else if (want != CMD_BAD)
 		ck_assert_ptr_null(c.target);
 	if (name)
 		ck_assert_str_eq(c.name, name);
+	else if (want != CMD_BAD)
+		ck_assert_ptr_null(c.name);
 	if (text)
 		ck_assert_str_eq(c.text, text);
 	else if (want != CMD_BAD)
@@ -116,6 +118,33 @@ START_TEST(plain_commands_and_mistakes)
 }
 END_TEST
 
+START_TEST(task_commands)
+{
+	parse("/task add write the parser", CMD_TASK_ADD, NULL, NULL,
+	    "write the parser");
+	parse("/task add tests after t1, t2", CMD_TASK_ADD, "t1, t2", NULL,
+	    "tests");
+	parse("/task add docs in worktree web", CMD_TASK_ADD, NULL, "web",
+	    "docs");
+	parse("/task add docs after t3 in worktree web ", CMD_TASK_ADD, "t3",
+	    "web", "docs");
+	/* The subject is trimmed before the worktree, whatever the blank. */
+	parse("/task add docs\t in worktree web", CMD_TASK_ADD, NULL, "web",
+	    "docs");
+	/* Only one word, at the end, names a worktree: else it is all the
+	 * subject. */
+	parse("/task add live in worktree web\rx", CMD_TASK_ADD, NULL, NULL,
+	    "live in worktree web\rx");
+	parse("/task add in worktree web", CMD_TASK_ADD, NULL, NULL,
+	    "in worktree web");
+	parse("/task add", CMD_BAD, NULL, NULL, NULL);
+	parse("/task assign t1 bob", CMD_TASK_ASSIGN, "t1", "bob", NULL);
+	parse("/task assign t1", CMD_BAD, NULL, NULL, NULL);
+	parse("/task done t4", CMD_TASK_DONE, "t4", NULL, NULL);
+	parse("/task reopen t4 now", CMD_BAD, NULL, NULL, NULL);
+}
+END_TEST
+
 static Suite *
 command_suite(void)
 {
@@ -127,6 +156,7 @@ command_suite(void)
 	tcase_add_test(tc, names_and_messages);
 	tcase_add_test(tc, plain_commands_and_mistakes);
 	tcase_add_test(tc, interrupt_and_budget);
+	tcase_add_test(tc, task_commands);
 	suite_add_tcase(s, tc);
 	return s;
 }
