@@ -169,7 +169,14 @@ team_sandbox_open(struct team *t, char **err)
 		free(tmpl);
 		return -1;
 	}
-	t->tmpdir = tmpl;
+	/* Canonical, as the sandbox's writable directories are. */
+	if ((t->tmpdir = realpath(tmpl, NULL)) == NULL) {
+		*err = xasprintf("%s: %s", tmpl, strerror(errno));
+		rmdir(tmpl);
+		free(tmpl);
+		return -1;
+	}
+	free(tmpl);
 	t->program = reaper_program();
 	t->git.program = t->program;
 	t->git.tmpdir = t->tmpdir;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tools/landlock.h"
+#include "tools/sandbox.h"
 #include "util/xmalloc.h"
 
 #ifndef SYS_landlock_create_ruleset
@@ -85,13 +86,20 @@ ll_fs_rights(int abi)
 	return r;
 }
 
-/* Allows `rights` beneath path; a path that does not exist is skipped. */
+/* ll_allow's how. */
+#define LL_REQUIRED	0x1	/* a path that does not exist is an error,
+				 * not skipped */
+#define LL_REAL		0x2	/* a directory reached through no symbolic
+				 * link (its path is canonical) */
+
+/* Allows `rights` beneath path. */
 static int
-ll_allow(int rfd, const char *path, uint64_t rights, int required,
-    char **err)
+ll_allow(int rfd, const char *path, uint64_t rights, int how, char **err)
 {
 	struct ll_path_beneath pb = { .allowed_access = rights };
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	int required = how & LL_REQUIRED;
+	int fd = how & LL_REAL ? sandbox_open_real(path, O_PATH |
+	    O_DIRECTORY) : open(path, O_PATH | O_CLOEXEC);
 
 	if (fd == -1) {
 		if (!required)
@@ -192,8 +200,8 @@ landlock_ruleset_within(const struct landlock_rules *r, char **err)
 		*err = xasprintf("sandbox: %s", strerror(errno));
 		return -1;
 	}
-	if (r->hidden == NULL ? ll_allow(rfd, "/", read, 1, err) == -1 :
-	    ll_allow_but(rfd, r->hidden, read, err) == -1)
+	if (r->hidden == NULL ? ll_allow(rfd, "/", read, LL_REQUIRED,
+	    err) == -1 : ll_allow_but(rfd, r->hidden, read, err) == -1)
 		goto fail;
 	for (i = 0; i < sizeof devices / sizeof *devices; i++) {
 		if (ll_allow(rfd, devices[i], read | LL_FS_WRITE_FILE |
@@ -201,11 +209,13 @@ landlock_ruleset_within(const struct landlock_rules *r, char **err)
 			goto fail;
 	}
 	for (i = 0; i < r->nreadable; i++) {
-		if (ll_allow(rfd, r->readable[i], read, 1, err) == -1)
+		if (ll_allow(rfd, r->readable[i], read, LL_REQUIRED,
+		    err) == -1)
 			goto fail;
 	}
 	for (i = 0; i < r->nwritable; i++) {
-		if (ll_allow(rfd, r->writable[i], all, 1, err) == -1)
+		if (ll_allow(rfd, r->writable[i], all, LL_REQUIRED |
+		    LL_REAL, err) == -1)
 			goto fail;
 	}
 	return rfd;

@@ -325,10 +325,48 @@ sandbox_open_walk(int root, const char *rel, int flags, mode_t mode)
 	}
 }
 
+/* Opens rel beneath the directory root without following any link
+ * or leaving it. */
+static int
+sandbox_open_beneath(int root, const char *rel, int flags, mode_t mode)
+{
+	struct sandbox_open_how how;
+	int fd;
+
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+	how.resolve = SANDBOX_RESOLVE_BENEATH | SANDBOX_RESOLVE_NO_SYMLINKS |
+	    SANDBOX_RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
+	if (fd == -1 && errno == ENOSYS)
+		fd = sandbox_open_walk(root, rel, flags, mode);
+	return fd;
+}
+
+int
+sandbox_open_real(const char *path, int flags)
+{
+	int root, fd, err;
+
+	if (path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	while (*path == '/')
+		path++;
+	if ((root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	fd = sandbox_open_beneath(root, *path != '\0' ? path : ".", flags, 0);
+	err = errno;
+	close(root);
+	errno = err;
+	return fd;
+}
+
 int
 sandbox_open(const char *workdir, const char *full, int flags, mode_t mode)
 {
-	struct sandbox_open_how how;
 	size_t len = strlen(workdir);
 	const char *rel;
 	int root, fd, err;
@@ -344,16 +382,11 @@ sandbox_open(const char *workdir, const char *full, int flags, mode_t mode)
 		;
 	if (*rel == '\0')
 		rel = ".";
-	if ((root = open(workdir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+	/* The working directory, too, is reached through no link: one put
+	 * in its way since huddle made its path canonical leads elsewhere. */
+	if ((root = sandbox_open_real(workdir, O_PATH | O_DIRECTORY)) == -1)
 		return -1;
-	memset(&how, 0, sizeof how);
-	how.flags = (uint64_t)(flags | O_CLOEXEC);
-	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-	how.resolve = SANDBOX_RESOLVE_BENEATH | SANDBOX_RESOLVE_NO_SYMLINKS |
-	    SANDBOX_RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
-	if (fd == -1 && errno == ENOSYS)
-		fd = sandbox_open_walk(root, rel, flags, mode);
+	fd = sandbox_open_beneath(root, rel, flags, mode);
 	err = errno;
 	close(root);
 	errno = err;

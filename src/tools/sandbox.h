@@ -35,14 +35,22 @@ char *sandbox_path(const char *workdir, const char *path, int for_write,
 /*
  * Opens `full`, a path sandbox_path gave for workdir (workdir itself
  * included), with open(2)'s flags and mode, resolved beneath a descriptor
- * of workdir without following any symbolic link or leaving workdir:
- * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
- * or sandbox_open_walk where the kernel has no openat2. O_CLOEXEC is
- * added. Returns a descriptor, or -1 with errno: ELOOP, ENOTDIR or EXDEV
+ * of workdir (itself opened with sandbox_open_real) without following
+ * any symbolic link or leaving workdir: openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS), or sandbox_open_walk
+ * where the kernel has no openat2. O_CLOEXEC is added. Returns a descriptor, or -1 with errno: ELOOP, ENOTDIR or EXDEV
  * mean that something on the way is a link now (see sandbox_race).
  */
 int sandbox_open(const char *workdir, const char *full, int flags,
     mode_t mode);
+
+/*
+ * Opens path (absolute, canonical) with open(2)'s flags, following no
+ * symbolic link anywhere along it: a directory swapped for a link since
+ * the path was made canonical gives -1 with ELOOP, ENOTDIR or EXDEV
+ * rather than the place the link leads to. O_CLOEXEC is added.
+ */
+int sandbox_open_real(const char *path, int flags);
 
 /*
  * The fallback: opens `rel` (components without "." or "..") beneath the

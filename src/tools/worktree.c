@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tools/sandbox.h"
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
 
@@ -144,6 +146,33 @@ worktree_branch(const char *name)
 	return xasprintf("huddle/%s", name);
 }
 
+/*
+ * Whether dir (absolute, its workdir canonical) is a directory reached
+ * through no symbolic link. Anyone who may write the working tree may
+ * put a link where .huddle or .huddle/worktrees was, and huddle would
+ * then make, enter, grant or delete a worktree wherever it leads.
+ * Returns 0, -1 with errno ENOENT when it is missing, or -1 with *err.
+ */
+static int
+wt_real_dir(const char *dir, char **err)
+{
+	int fd = sandbox_open_real(dir, O_PATH | O_DIRECTORY), e = errno;
+
+	if (fd != -1) {
+		close(fd);
+		return 0;
+	}
+	if (sandbox_race(e))
+		*err = xasprintf("%s is not a directory reached without a "
+		    "symbolic link: huddle keeps worktrees only in the working "
+		    "tree's own %s, never where a link leads", dir,
+		    WORKTREE_DIR);
+	else if (e != ENOENT)
+		*err = xasprintf("%s: %s", dir, strerror(e));
+	errno = e;
+	return -1;
+}
+
 /* Adds ".huddle/" to the repository's info/exclude, once. */
 static int
 wt_exclude(const char *common, char **err)
@@ -270,6 +299,11 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 		*err = xasprintf("%s: %s", dir, strerror(errno));
 		goto done;
 	}
+	if (wt_real_dir(dir, err) == -1) {
+		if (errno == ENOENT)
+			*err = xasprintf("%s vanished as it was made", dir);
+		goto done;
+	}
 	{
 		const char *add[] = { "worktree", "add", "-q", "-b", branch, path,
 		    *sha, NULL };
@@ -279,6 +313,21 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 			out = NULL;
 			goto done;
 		}
+	}
+	/* A link put in the way while git worked: what git made there is
+	 * taken back, and nothing is recorded or granted. */
+	if (wt_real_dir(path, err) == -1) {
+		const char *undo[] = { "worktree", "remove", "--force", path,
+		    NULL };
+		const char *unbranch[] = { "branch", "-q", "-D", branch, NULL };
+
+		if (errno == ENOENT)
+			*err = xasprintf("%s vanished as it was made", path);
+		free(out);
+		out = NULL;
+		wt_git(g, workdir, GIT_QUIET, NULL, undo);
+		wt_git(g, workdir, GIT_QUIET, NULL, unbranch);
+		goto done;
 	}
 	rc = 0;
 done:
@@ -304,14 +353,15 @@ wt_find(const struct git *g, const char *workdir, const char *name,
 {
 	char *branch = worktree_branch(name), *out = NULL;
 	const char *head[] = { "rev-parse", "--abbrev-ref", "HEAD", NULL };
-	struct stat st;
 	int rc = -1;
 
 	memset(p, 0, sizeof *p);
 	p->path = worktree_path(workdir, name);
-	if (lstat(p->path, &st) == -1 || !S_ISDIR(st.st_mode))
-		*err = xasprintf("%s's worktree %s is missing", name, p->path);
-	else if ((p->admin = wt_admin_dir(g, workdir, p->path)) == NULL)
+	if (wt_real_dir(p->path, err) == -1) {
+		if (errno == ENOENT)
+			*err = xasprintf("%s's worktree %s is missing", name,
+			    p->path);
+	} else if ((p->admin = wt_admin_dir(g, workdir, p->path)) == NULL)
 		*err = xasprintf("%s is not one of the repository's worktrees "
 		    "any more (it was moved, or pruned)", p->path);
 	else if (wt_git_at(g, p, GIT_QUIET, &out, head) != 0 ||
@@ -686,6 +736,12 @@ worktree_remove(const struct git *g, const char *workdir, const char *name,
 	struct stat st;
 	int rc = 0;
 
+	/* Nothing is removed through a link: it would lead elsewhere. */
+	if (lstat(path, &st) == 0 && wt_real_dir(path, err) == -1) {
+		free(path);
+		free(branch);
+		return -1;
+	}
 	/* Forced, a worktree git no longer recognises (its teammate can
 	 * rewrite its .git) goes all the same: deleted without following
 	 * a link, then forgotten by git. */

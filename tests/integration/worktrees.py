@@ -9,7 +9,8 @@ worktree is kept and a merged one removed; --resume finds a worktree
 moved away and says so; bad names and a workdir outside git are refused.
 Tasks that name worktrees: autonomous teammates that claim them work
 there, one at a time in each, and the person merges the board's
-worktrees like a teammate's.
+worktrees like a teammate's. A link put where .huddle/worktrees was
+leads nowhere.
 """
 
 import json
@@ -409,6 +410,44 @@ def test_worktree_made_anew(fake):
     shutil.rmtree(work)
 
 
+def test_no_worktree_where_a_link_leads(fake):
+    """The lead puts a link where .huddle/worktrees would be: the board's
+    worktree is not made where it leads, and no work is done there nor
+    in the person's tree."""
+    work = repo()
+    out = tempfile.mkdtemp(prefix="huddle-out-")
+    fake.reset()
+    fake.script(call("lead", "bash", command="mkdir -p .huddle && "
+                     "ln -s %s .huddle/worktrees" % out),
+                call("lead", "task_create", subject="parse",
+                     worktree="parser"),
+                autonomous("ann"), *[say("lead", "Noted.")] * 8,
+                {"kind": "worker"})
+    with Huddle(fake, workdir=work) as h:
+        h.send("Parse.")
+
+        def refused(e):
+            if (e["event"] == "request" and e.get("type") == "permission"
+                    and e.get("status") == "pending"):
+                h.send("/approve " + e["id"])
+            return (e["event"] == "tool_result" and e.get("agent") == "ann"
+                    and e.get("is_error") and "symbolic link" in
+                    e.get("output", ""))
+        h.wait(refused, timeout=30, what="ann refused the linked worktree")
+        expect(os.path.islink(os.path.join(work, ".huddle", "worktrees")),
+               "the lead's link was not made")
+        expect(os.listdir(out) == [], "made where the link leads: %r"
+               % os.listdir(out))
+        expect("huddle/parser" not in git(work, "branch", "--list"),
+               "a branch was left behind")
+        expect(not os.path.exists(os.path.join(work, "work.log")),
+               "the task's work landed in the person's tree")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    shutil.rmtree(work)
+    shutil.rmtree(out)
+
+
 def test_task_worktree_refused(fake):
     work = repo()
     fake.reset()
@@ -451,6 +490,8 @@ def tests(r, fake):
           test_worktree_made_anew, fake)
     r.run("a task's worktree: bad names, no repository",
           test_task_worktree_refused, fake)
+    r.run("no worktree where a link put in .huddle leads",
+          test_no_worktree_where_a_link_leads, fake)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
  * that leave the working directory are refused, wherever the link sits on
  * the path; huddle's own .huddle is out of reach; paths to create may have
  * missing parents only inside; and sandbox_open, with openat2 and with
- * its walk, opens a judged path but fails on any link met on the way.
+ * its walk, opens a judged path but fails on any link met on the way,
+ * the working directory's own path included.
  */
 #include "config.h"
 
@@ -335,6 +336,36 @@ START_TEST(open_follows_no_link)
 }
 END_TEST
 
+/* A working directory that a link took the place of, on its own path
+ * or above it, opens nothing: not even what the link leads to. */
+START_TEST(a_workdir_behind_a_new_link_opens_nothing)
+{
+	char *mid = xasprintf("%s/mid", top), *moved = xasprintf("%s/moved",
+	    top), *w = xasprintf("%s/mid/w", top), *f = xasprintf("%s/f", w);
+	int fd;
+
+	ck_assert_int_eq(mkdir(mid, 0700), 0);
+	ck_assert_int_eq(mkdir(w, 0700), 0);
+	touch(w, "f");
+	ck_assert_int_ne(fd = sandbox_open(w, f, O_RDONLY, 0), -1);
+	close(fd);
+	ck_assert_int_ne(fd = sandbox_open_real(w, O_PATH | O_DIRECTORY), -1);
+	close(fd);
+
+	ck_assert_int_eq(rename(mid, moved), 0);
+	ck_assert_int_eq(symlink(moved, mid), 0);
+	ck_assert_int_eq(sandbox_open(w, f, O_RDONLY, 0), -1);
+	ck_assert(sandbox_race(errno));
+	ck_assert_int_eq(sandbox_open_real(w, O_PATH | O_DIRECTORY), -1);
+	ck_assert(sandbox_race(errno));
+	ck_assert_int_eq(sandbox_open_real("relative", O_RDONLY), -1);
+	free(mid);
+	free(moved);
+	free(w);
+	free(f);
+}
+END_TEST
+
 static Suite *
 sandbox_suite(void)
 {
@@ -351,6 +382,7 @@ sandbox_suite(void)
 	tcase_add_test(tc, bad_paths_are_refused);
 	tcase_add_test(tc, workdir_with_trailing_slash);
 	tcase_add_test(tc, open_follows_no_link);
+	tcase_add_test(tc, a_workdir_behind_a_new_link_opens_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
  * Unit tests of tools/worktree with real git: a worktree on its own
  * branch, its diff (committed, uncommitted and new files), its state, a
  * clean merge, a conflict that changes nothing, a dirty tree refused,
- * names that exist already refused, and removal.
+ * names that exist already refused, and removal; never where a link put
+ * in place of .huddle or .huddle/worktrees leads.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 #include "tools/reaper.h"
@@ -182,6 +184,66 @@ START_TEST(outside_a_repository)
 }
 END_TEST
 
+/* Whether path exists (links not followed). */
+static int
+exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+START_TEST(never_where_a_link_leads)
+{
+	char *dir = repo(), *out = tu_tmpdir(), *common, *sha, *err = NULL;
+	char *line, *outwt;
+
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
+	free(common);
+	/* .huddle/worktrees is a link out: no worktree, no branch, nothing
+	 * written where it leads. */
+	sh(dir, "mkdir .huddle");
+	line = xasprintf("ln -s '%s' .huddle/worktrees", out);
+	sh(dir, line);
+	free(line);
+	ck_assert_int_eq(worktree_add(&g, dir, "ann", NULL, &sha, &err), -1);
+	ck_assert_msg(strstr(err, "symbolic link") != NULL, "%s", err);
+	free(err);
+	outwt = xasprintf("%s/ann", out);
+	ck_assert(!exists(outwt));
+	sh(dir, "! git show-ref -q --verify refs/heads/huddle/ann");
+
+	/* A worktree made where it should be, then .huddle swapped for a
+	 * link to a copy of it: it is not found, and not removed. */
+	sh(dir, "rm .huddle/worktrees");
+	ck_assert_int_eq(worktree_add(&g, dir, "ann", NULL, &sha, &err), 0);
+	free(sha);
+	line = xasprintf("mkdir '%s/copy' && cp -a .huddle/worktrees "
+	    "'%s/copy/' && mv .huddle .huddle-real && ln -s '%s/copy' .huddle",
+	    out, out, out);
+	sh(dir, line);
+	free(line);
+	ck_assert_int_eq(worktree_check(&g, dir, "ann", &err), -1);
+	ck_assert_msg(strstr(err, "symbolic link") != NULL, "%s", err);
+	free(err);
+	ck_assert_int_eq(worktree_remove(&g, dir, "ann", 1, &err), -1);
+	ck_assert_msg(strstr(err, "symbolic link") != NULL, "%s", err);
+	free(err);
+	free(outwt);
+	outwt = xasprintf("%s/copy/worktrees/ann/a.txt", out);
+	ck_assert(exists(outwt));
+	/* Back where it was, it is found and removed. */
+	sh(dir, "rm .huddle && mv .huddle-real .huddle");
+	ck_assert_int_eq(worktree_check(&g, dir, "ann", &err), 0);
+	ck_assert_int_eq(worktree_remove(&g, dir, "ann", 1, &err), 0);
+	free(outwt);
+	tu_rmtree(out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int
 main(int argc, char **argv)
 {
@@ -197,6 +259,7 @@ main(int argc, char **argv)
 	tcase_add_test(tc, diff_merge_and_remove);
 	tcase_add_test(tc, a_conflict_changes_nothing);
 	tcase_add_test(tc, outside_a_repository);
+	tcase_add_test(tc, never_where_a_link_leads);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
