@@ -91,8 +91,16 @@ tool_place(struct agent *a, struct tool_output *o)
 {
 	char *err = NULL;
 
-	if (agent_place_update(a, &err) == 0)
+	if (agent_place_update(a, &err) == 0) {
+		/* In a worktree, nothing starts while huddle merges one (or
+		 * makes or removes one): team_merge judges whether its holder
+		 * works under this lock. */
+		if (strcmp(agent_root(a), a->team->workdir) != 0) {
+			pthread_mutex_lock(&a->team->git_lock);
+			pthread_mutex_unlock(&a->team->git_lock);
+		}
 		return 0;
+	}
 	agent_error(a, "%s", err);
 	tool_error(o, "not run: %s. Give the task back (task_update with "
 	    "status pending) and tell the lead.", err);

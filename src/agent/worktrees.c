@@ -471,27 +471,31 @@ team_merge(struct team *t, const char *name, char **msg)
 		wtrecord_clear(&w);
 		return -1;
 	}
-	/* What is merged is what was reviewed: not while someone works
-	 * there (its status as the store has it, which threads share). */
+	/* Not while someone works there (its status as the store has it,
+	 * which threads share). Judged under git_lock, which a tool in a
+	 * worktree passes before it starts (tool_place): a holder idle now
+	 * runs nothing until the merge is done. */
+	pthread_mutex_lock(&t->git_lock);
 	if ((who = team_worktree_worker(t, &w)) != NULL) {
 		struct member *m = roster_get(t->store, who);
+		int busy = m != NULL && (m->status == MEMBER_WORKING ||
+		    m->status == MEMBER_WAITING || m->status ==
+		    MEMBER_STARTING);
 
-		if (m != NULL && (m->status == MEMBER_WORKING || m->status ==
-		    MEMBER_WAITING || m->status == MEMBER_STARTING)) {
+		member_free(m);
+		if (busy) {
+			pthread_mutex_unlock(&t->git_lock);
 			*msg = xasprintf("%s is working%s%s: wait until it is "
 			    "idle, or stop it, then review (/diff %s) and "
 			    "merge", who, w.member ? "" : " in ", w.member ?
 			    "" : name, name);
-			member_free(m);
 			free(who);
 			wtrecord_clear(&w);
 			return -1;
 		}
-		member_free(m);
 		free(who);
 	}
 	message = team_merge_message(t, &w);
-	pthread_mutex_lock(&t->git_lock);
 	v = worktree_merge(&t->git, t->workdir, name, message, msg);
 	if (v == WT_MERGED && w.member == NULL)
 		team_merged_board_worktree(t, &w, msg);
