@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -248,8 +249,13 @@ bash_sweep_orphans(int grace_ms)
 	int64_t term_until = clock_mono_ms() + grace_ms;
 	int64_t kill_until = term_until + REAPER_KILL_MS;
 	int64_t now;
-	int n, i, sig = grace_ms > 0 ? SIGTERM : SIGKILL;
+	int n, i, sig = grace_ms > 0 ? SIGTERM : SIGKILL, sub = 0;
 
+	/* Escapees become the children only of a subreaper; any other
+	 * process's children are its own business (a fuzzer's
+	 * symbolizer, say). */
+	if (prctl(PR_GET_CHILD_SUBREAPER, &sub) == -1 || !sub)
+		return;
 	for (;;) {
 		n = bash_signal_orphans(sig, pids);
 		for (i = 0; i < n; i++)

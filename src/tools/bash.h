@@ -61,7 +61,8 @@ int bash_run(const char *command, const struct bash_options *o,
  * then SIGKILL after grace_ms (at once when 0); reaps them. bash_run
  * calls it when a reaper dies without reporting; huddle calls it at quit.
  * The process must be a child subreaper (PR_SET_CHILD_SUBREAPER) for the
- * escapees to be its children.
+ * escapees to be its children; in any other it does nothing, so that
+ * children it did not start through a reaper live on.
  */
 void bash_sweep_orphans(int grace_ms);
 
