@@ -117,7 +117,10 @@ struct team {
 	char			*git_common;	/* the repository's git dir,
 						 * once worktrees are used */
 	pthread_mutex_t		 git_lock;	/* one worktree change at a
-						 * time: add, merge, remove */
+						 * time: add, merge, remove;
+						 * diffs and states read
+						 * under it; a tool in a
+						 * worktree passes it first */
 	struct evq		 events;
 	struct policy		*policy;
 	int64_t			 epoch_us;	/* when opened */

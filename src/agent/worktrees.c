@@ -355,14 +355,20 @@ team_diff(struct team *t, const char *name, char **err)
 	char *branch;
 	json_t *report;
 
-	if (team_worktree_find(t, name, &w, err) == -1)
-		return NULL;
-	if (team_git_repo(t, err) == -1 ||
-	    worktree_check(&t->git, t->workdir, name, err) == -1 ||
-	    worktree_diff(&t->git, t->workdir, name, w.base, &d, err) == -1) {
+	if (team_worktree_find(t, name, &w, err) == -1 ||
+	    team_git_repo(t, err) == -1) {
 		wtrecord_clear(&w);
 		return NULL;
 	}
+	/* Not in the middle of a worktree being made or removed. */
+	pthread_mutex_lock(&t->git_lock);
+	if (worktree_check(&t->git, t->workdir, name, err) == -1 ||
+	    worktree_diff(&t->git, t->workdir, name, w.base, &d, err) == -1) {
+		pthread_mutex_unlock(&t->git_lock);
+		wtrecord_clear(&w);
+		return NULL;
+	}
+	pthread_mutex_unlock(&t->git_lock);
 	branch = worktree_branch(name);
 	report = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:i, s:s}", "name",
 	    name, "branch", branch, "base", w.base, "files", d.files, "added",
@@ -571,11 +577,13 @@ team_worktrees(struct team *t)
 		err = NULL;
 		path = worktree_path(t->workdir, w[i].name);
 		branch = worktree_branch(w[i].name);
+		pthread_mutex_lock(&t->git_lock);
 		if (team_git_repo(t, &err) == -1 || worktree_state(&t->git,
 		    t->workdir, w[i].name, &s, &err) == -1) {
 			memset(&s, 0, sizeof s);
 			s.missing = 1;
 		}
+		pthread_mutex_unlock(&t->git_lock);
 		who = w[i].member != NULL ? xstrdup(w[i].member) :
 		    taskboard_worktree_holder(t->tasks, w[i].name);
 		m = who != NULL ? roster_get(t->store, who) : NULL;
