@@ -512,6 +512,49 @@ team_merge(struct team *t, const char *name, char **msg)
 	return v == WT_MERGED || v == WT_NOTHING ? 0 : -1;
 }
 
+/* /discard of a worktree without a record: what a huddle that stopped
+ * between making a worktree and recording it left (a directory in
+ * .huddle/worktrees, a huddle/ branch). *msg already says there is no
+ * such worktree; it stays when there is nothing left over either. */
+static int
+team_discard_leftover(struct team *t, const char *name, int confirmed,
+    char **msg)
+{
+	struct member *m;
+	char *err = NULL;
+	int rc = -1;
+
+	if (!roster_name_valid(name))
+		return -1;
+	if ((m = roster_get(t->store, name)) != NULL) {
+		member_free(m);
+		return -1;
+	}
+	if (team_git_repo(t, &err) == -1) {
+		free(err);
+		return -1;
+	}
+	pthread_mutex_lock(&t->git_lock);
+	if (worktree_exists(&t->git, t->workdir, name)) {
+		free(*msg);
+		if (!confirmed)
+			*msg = xasprintf("huddle has no record of a worktree "
+			    "%s, but finds one (it stopped while making it): "
+			    "this deletes %s/%s and the branch huddle/%s; to do "
+			    "it, type /discard %s yes", name, WORKTREE_DIR,
+			    name, name, name);
+		else if (worktree_remove(&t->git, t->workdir, name, 1,
+		    &err) == 0) {
+			*msg = xasprintf("discarded the unrecorded worktree %s "
+			    "and the branch huddle/%s", name, name);
+			rc = 0;
+		} else
+			*msg = err;
+	}
+	pthread_mutex_unlock(&t->git_lock);
+	return rc;
+}
+
 int
 team_discard(struct team *t, const char *name, int confirmed, char **msg)
 {
@@ -521,7 +564,7 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 	int rc = -1;
 
 	if (team_worktree_find(t, name, &w, msg) == -1)
-		return -1;
+		return team_discard_leftover(t, name, confirmed, msg);
 	ids = w.member == NULL ? taskboard_worktree_open(t->tasks, name) :
 	    NULL;
 	also = ids == NULL ? xstrdup("") : xasprintf(" (open tasks name it: "

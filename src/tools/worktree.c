@@ -280,7 +280,8 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 		}
 		if (wt_git(g, workdir, GIT_QUIET, &out, exists) == 0) {
 			*err = xasprintf("the branch %s exists already; "
-			    "choose another name, or delete the branch", branch);
+			    "choose another name (/discard %s deletes an old "
+			    "one)", branch, name);
 			goto done;
 		}
 		free(out);
@@ -711,6 +712,24 @@ done:
 	free(branch);
 	wt_place_clear(&at);
 	return v;
+}
+
+int
+worktree_exists(const struct git *g, const char *workdir, const char *name)
+{
+	char *path = worktree_path(workdir, name);
+	char *branch = worktree_branch(name), *ref = xasprintf("refs/heads/%s",
+	    branch);
+	const char *show[] = { "show-ref", "--verify", "-q", ref, NULL };
+	struct stat st;
+	int found;
+
+	found = lstat(path, &st) == 0 || wt_git(g, workdir, GIT_QUIET, NULL,
+	    show) == 0;
+	free(path);
+	free(branch);
+	free(ref);
+	return found;
 }
 
 static int

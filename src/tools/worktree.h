@@ -89,6 +89,11 @@ enum worktree_merged {
 enum worktree_merged worktree_merge(const struct git *g, const char *workdir,
     const char *name, const char *message, char **report);
 
+/* Whether name's worktree directory or its branch exists: what a huddle
+ * that stopped between making a worktree and recording it leaves. */
+int worktree_exists(const struct git *g, const char *workdir,
+    const char *name);
+
 /* Removes name's worktree and deletes its branch (with force, even with
  * work not merged). Returns 0 or -1 with *err. */
 int worktree_remove(const struct git *g, const char *workdir,

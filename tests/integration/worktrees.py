@@ -223,6 +223,24 @@ def test_bad_names_and_no_repository(fake):
         expect(not os.path.exists(os.path.join(work, ".huddle")) or
                os.listdir(os.path.join(work, ".huddle", "worktrees")) == [],
                "a worktree was made for a bad spawn")
+        # What a huddle killed between making a worktree and recording
+        # it leaves: /discard takes it, once confirmed.
+        git(work, "worktree", "add", "-q", "-b", "huddle/zed",
+            ".huddle/worktrees/zed")
+        h.send("/discard zed")
+        e = h.wait(ev("error", command="discard"))
+        expect("no record" in e["message"] and "/discard zed yes" in
+               e["message"], e["message"])
+        mark = len(h.events)
+        h.send("/discard nobody")
+        e = h.wait(ev("error", command="discard"), since=mark)
+        expect("no worktree is called" in e["message"], e["message"])
+        h.send("/discard zed yes")
+        r = h.wait(ev("reply", command="discard"))
+        expect("unrecorded" in r["message"] and not os.path.exists(
+               os.path.join(work, ".huddle", "worktrees", "zed")) and
+               "huddle/zed" not in git(work, "branch", "--list"),
+               r["message"])
         h.send("/quit")
         h.wait_exit()
     plain = tempfile.mkdtemp(prefix="huddle-nogit-")
