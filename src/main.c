@@ -459,6 +459,10 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.teammate_model = o->teammate_model;
 	to.max_cost = o->max_cost;
 	to.shutdown_timeout_ms = (int64_t)o->shutdown_timeout_s * 1000;
+	/* What escapes a command that killed its reaper becomes our child,
+	 * not init's, for bash_sweep_orphans to end (tools/bash.h): from
+	 * before the team runs anything. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if ((t = team_open(&to, &err)) == NULL) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
@@ -466,9 +470,6 @@ run_team(const struct options *o, const struct catalog *cat,
 		free(demo_state);
 		return 1;
 	}
-	/* What escapes a command that killed its reaper becomes our child,
-	 * not init's, for bash_sweep_orphans to end (tools/bash.h). */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	block_async_signals(&old);
 	rc = team_start(t, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -131,6 +131,31 @@ task_ids_list(const char *s)
 	}
 }
 
+/* Cuts a trailing "in worktree NAME" (one word) off c->text, into
+ * c->name. */
+static void
+task_cut_worktree(struct command *c)
+{
+	const char *p;
+	char *in = NULL, *rest;
+
+	for (p = c->text; (p = strstr(p, " in worktree ")) != NULL; p++)
+		in = (char *)p;
+	if (in == NULL)
+		return;
+	p = in + 13;
+	c->name = next_word(&p);
+	if (c->name != NULL && *skip_space(p) == '\0') {
+		*in = '\0';
+		rest = rest_of(c->text);
+		free(c->text);
+		c->text = rest;
+	} else {
+		free(c->name);
+		c->name = NULL;
+	}
+}
+
 /* /task add|assign|done|cancel|reopen ... */
 static enum command_kind
 command_task(struct command *c, const char *args)
@@ -138,7 +163,7 @@ command_task(struct command *c, const char *args)
 	static const char usage[] = "usage: /task add SUBJECT [after t1,t2] "
 	    "[in worktree NAME] | "
 	    "/task assign ID NAME | /task done|cancel|reopen ID";
-	char *verb = next_word(&args), *rest, *after, *in;
+	char *verb = next_word(&args), *rest, *after;
 	const char *p;
 
 	if (verb == NULL)
@@ -148,24 +173,9 @@ command_task(struct command *c, const char *args)
 		if ((c->text = rest_of(args)) == NULL)
 			return command_bad(c, xstrdup("usage: /task add SUBJECT "
 			    "[after t1,t2] [in worktree NAME]"));
-		/* A trailing "in worktree NAME" names where it is done. */
-		for (p = c->text, in = NULL; (p = strstr(p, " in worktree ")) !=
-		    NULL; p++)
-			in = (char *)p;
-		if (in != NULL) {
-			p = in + 13;
-			c->name = next_word(&p);
-			if (c->name != NULL && *skip_space(p) == '\0') {
-				*in = '\0';
-				rest = rest_of(c->text);
-				free(c->text);
-				c->text = rest;
-			} else {
-				free(c->name);
-				c->name = NULL;
-			}
-		}
-		/* Before it, a trailing "after IDS" names what it waits for. */
+		/* "in worktree NAME" and "after IDS" at the end, in either
+		 * order. */
+		task_cut_worktree(c);
 		for (p = c->text; (after = strstr(p, " after ")) != NULL;
 		    p = after + 1) {
 			if (task_ids_list(after + 7)) {
@@ -177,6 +187,8 @@ command_task(struct command *c, const char *args)
 				break;
 			}
 		}
+		if (c->name == NULL && c->text != NULL)
+			task_cut_worktree(c);
 		if (c->text == NULL)
 			return command_bad(c, xstrdup("the task needs a subject"));
 		return c->kind = CMD_TASK_ADD;

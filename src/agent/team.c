@@ -596,11 +596,13 @@ undo:
 	if (base != NULL) {
 		char *why = NULL;
 
+		pthread_mutex_lock(&t->git_lock);
 		if (worktree_remove(&t->git, t->workdir, s->name, 1, &why) ==
 		    -1) {
 			log_printf("%s: undoing its worktree: %s", s->name, why);
 			free(why);
 		}
+		pthread_mutex_unlock(&t->git_lock);
 		free(base);
 	}
 	return -1;
@@ -1158,6 +1160,8 @@ team_free(struct team *t)
 		free(t->tmpdir);
 	}
 	free(t->program);
+	if (t->git.sandboxed)
+		close(t->git.sandbox_fd);
 	free(t->git_common);
 	free(t->git.path);
 	policy_free(t->policy);

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,14 +21,48 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
+/*
+ * From now on huddle's own git writes only in the working tree, the
+ * repository's git directory and the team's temp dir: a link an agent
+ * put in the way (in place of .huddle/worktrees, say) cannot lead it to
+ * make, change or delete anything elsewhere. Returns 0 or -1 with *err.
+ */
+static int
+team_git_sandbox(struct team *t, char **err)
+{
+	char *common = realpath(t->git_common, NULL);
+	const char *writable[3];
+	int fd;
+
+	if (common == NULL) {
+		*err = xasprintf("%s: %s", t->git_common, strerror(errno));
+		return -1;
+	}
+	writable[0] = t->workdir;
+	writable[1] = t->tmpdir;
+	writable[2] = common;
+	fd = landlock_ruleset(writable, 3, 0, err);
+	free(common);
+	if (fd == -1)
+		return -1;
+	t->git.sandbox_fd = fd;
+	t->git.sandboxed = 1;
+	return 0;
+}
+
 int
 team_git_repo(struct team *t, char **err)
 {
 	int rc = 0;
 
 	pthread_mutex_lock(&t->lock);
-	if (t->git_common == NULL)
-		rc = worktree_repo(&t->git, t->workdir, &t->git_common, err);
+	if (t->git_common == NULL &&
+	    (rc = worktree_repo(&t->git, t->workdir, &t->git_common,
+	    err)) == 0 && t->sandbox == SANDBOX_ON &&
+	    (rc = team_git_sandbox(t, err)) == -1) {
+		free(t->git_common);
+		t->git_common = NULL;
+	}
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -283,7 +318,7 @@ team_task_place(struct team *t, const struct task *k, char **root, int *fd,
 void
 team_worktree_retire(struct team *t, const char *name)
 {
-	struct worktree_state s;
+	struct worktree_state s = { 0 };
 	struct wt_record w;
 	char *err = NULL;
 
@@ -295,7 +330,8 @@ team_worktree_retire(struct team *t, const char *name)
 	}
 	wtrecord_clear(&w);
 	pthread_mutex_lock(&t->git_lock);
-	if (worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
+	if (team_git_repo(t, &err) == -1 ||
+	    worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
 	    s.missing || !s.merged) {
 		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s+}",
 		    "message", "its worktree is kept: ", s.missing ? "it is "

@@ -109,6 +109,8 @@ git_run(const struct git *g, const char *dir, int flags, size_t cap,
 	bo.timeout_s = GIT_TIMEOUT_S;
 	bo.output_cap = cap ? cap : 4 * 1024 * 1024;
 	bo.tmpdir = g->tmpdir;
+	bo.sandboxed = g->sandboxed;
+	bo.sandbox_fd = g->sandbox_fd;
 	bo.status_out = &status;
 	bash_run(cmd, &bo, &o);
 	free(cmd);

@@ -1,11 +1,14 @@
 /*
  * Running git for huddle itself (worktrees, diffs, merges): a fixed
  * argument list, never a model's words, run like a bash command (a
- * reaper, the scrubbed environment, a timeout) but outside the sandbox,
- * with prompts and optional locks off and messages in English. What a
- * repository's files could make git run by itself is turned off on the
- * command line, which also binds the git processes it starts: hooks,
- * the file-system monitor, signing, external diff and text conversion.
+ * reaper, the scrubbed environment, a timeout) but outside the agents'
+ * sandbox: in one of its own when `sandboxed` (writing only where the
+ * team's files and repository are, so a link an agent put in the way
+ * cannot lead huddle's git to write elsewhere), with prompts and
+ * optional locks off and messages in English. What a repository's files
+ * could make git run by itself is turned off on the command line, which
+ * also binds the git processes it starts: hooks, the file-system
+ * monitor, signing, external diff and text conversion.
  */
 #ifndef HUDDLE_TOOLS_GIT_H
 #define HUDDLE_TOOLS_GIT_H
@@ -15,6 +18,8 @@
 struct git {
 	const char	*program;	/* huddle's, as the reaper */
 	const char	*tmpdir;	/* TMPDIR, or NULL */
+	int		 sandboxed;	/* git runs in the Landlock ruleset */
+	int		 sandbox_fd;	/* ... sandbox_fd, when set */
 	char		*path;		/* git's absolute path, found once
 					 * (git_find); NULL: not found */
 };

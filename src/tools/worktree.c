@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,9 +188,16 @@ wt_exclude(const char *common, char **err)
 		fclose(f);
 	}
 	if (!found) {
+		int fd = -1;
+
+		/* Not through a link put there in place of the file. */
 		if ((mkdir(dir, 0755) == -1 && errno != EEXIST) ||
-		    (f = fopen(path, "a")) == NULL) {
+		    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+		    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 ||
+		    (f = fdopen(fd, "a")) == NULL) {
 			*err = xasprintf("%s: %s", path, strerror(errno));
+			if (fd != -1)
+				close(fd);
 			rc = -1;
 		} else {
 			fputs("\n# huddle's teammates' worktrees\n.huddle/\n",
@@ -206,6 +212,37 @@ wt_exclude(const char *common, char **err)
 	free(dir);
 	free(path);
 	return rc;
+}
+
+/* Makes .huddle/worktrees in workdir as needed, each directory beneath
+ * the one before through no link. Returns 0 or -1 with *err. */
+static int
+wt_make_dir(const char *workdir, char **err)
+{
+	static const char *const parts[] = { ".huddle", "worktrees" };
+	int dir = sandbox_open_real(workdir, O_PATH | O_DIRECTORY), next;
+	size_t i;
+
+	for (i = 0; dir != -1 && i < sizeof parts / sizeof *parts; i++) {
+		if (mkdirat(dir, parts[i], 0700) == -1 && errno != EEXIST)
+			next = -1;
+		else
+			next = openat(dir, parts[i], O_PATH | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		dir = next;
+	}
+	if (dir == -1) {
+		*err = sandbox_race(errno) ? xasprintf("%s/%s is not a "
+		    "directory reached without a symbolic link: huddle keeps "
+		    "worktrees only in the working tree's own %s, never where "
+		    "a link leads", workdir, WORKTREE_DIR, WORKTREE_DIR) :
+		    xasprintf("%s/%s: %s", workdir, WORKTREE_DIR,
+		    strerror(errno));
+		return -1;
+	}
+	close(dir);
+	return 0;
 }
 
 int
@@ -258,8 +295,6 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 {
 	char *path = worktree_path(workdir, name);
 	char *branch = worktree_branch(name), *ref, *spec, *out = NULL;
-	char *parent = xasprintf("%s/.huddle", workdir);
-	char *dir = xasprintf("%s/%s", workdir, WORKTREE_DIR);
 	struct stat st;
 	int rc = -1;
 
@@ -295,42 +330,39 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 		free(out);
 		out = NULL;
 	}
-	if ((mkdir(parent, 0700) == -1 && errno != EEXIST) ||
-	    (mkdir(dir, 0700) == -1 && errno != EEXIST)) {
-		*err = xasprintf("%s: %s", dir, strerror(errno));
+	if (wt_make_dir(workdir, err) == -1)
 		goto done;
-	}
-	if (wt_real_dir(dir, err) == -1) {
-		if (errno == ENOENT)
-			*err = xasprintf("%s vanished as it was made", dir);
-		goto done;
-	}
 	{
 		const char *add[] = { "worktree", "add", "-q", "-b", branch, path,
 		    *sha, NULL };
-
-		if (wt_git(g, workdir, 0, &out, add) != 0) {
-			wt_fail(err, "making the worktree", out);
-			out = NULL;
-			goto done;
-		}
-	}
-	/* A link put in the way while git worked: what git made there is
-	 * taken back, and nothing is recorded or granted. */
-	if (wt_real_dir(path, err) == -1) {
 		const char *undo[] = { "worktree", "remove", "--force", path,
 		    NULL };
+		const char *prune[] = { "worktree", "prune", NULL };
 		const char *unbranch[] = { "branch", "-q", "-D", branch, NULL };
 
-		if (errno == ENOENT)
-			*err = xasprintf("%s vanished as it was made", path);
-		free(out);
+		if (wt_git(g, workdir, 0, &out, add) != 0)
+			wt_fail(err, "making the worktree", out);
+		/* A link put in the way while git worked: what git made
+		 * there goes, and nothing is recorded or granted. */
+		else if (wt_real_dir(path, err) == -1) {
+			if (errno == ENOENT)
+				*err = xasprintf("%s vanished as it was made",
+				    path);
+			free(out);
+			wt_git(g, workdir, GIT_QUIET, NULL, undo);
+		} else {
+			free(out);
+			out = NULL;
+			rc = 0;
+			goto done;
+		}
 		out = NULL;
-		wt_git(g, workdir, GIT_QUIET, NULL, undo);
+		/* The branch was not there before (see above): a failed
+		 * add leaves none behind. */
+		wt_git(g, workdir, GIT_QUIET, NULL, prune);
 		wt_git(g, workdir, GIT_QUIET, NULL, unbranch);
 		goto done;
 	}
-	rc = 0;
 done:
 	if (rc == -1) {
 		free(*sha);
@@ -341,8 +373,6 @@ done:
 	free(branch);
 	free(ref);
 	free(spec);
-	free(parent);
-	free(dir);
 	return rc;
 }
 
@@ -732,13 +762,67 @@ worktree_exists(const struct git *g, const char *workdir, const char *name)
 	return found;
 }
 
+/* The deepest directory wt_rm_at goes into (one descriptor a level). */
+#define WT_RM_DEPTH	256
+
+/*
+ * Deletes the entry name beneath the directory dir, and all beneath it
+ * when it is a directory, following no link: whatever a teammate swaps
+ * in on the way, nothing outside dir goes. Returns 0, or -1 with errno.
+ */
 static int
-wt_rm_entry(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
+wt_rm_at(int dir, const char *name, int depth)
 {
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
+	struct dirent *e;
+	DIR *d;
+	int fd, rc = 0, saved;
+
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != ENOTDIR && errno != ELOOP)
+			return -1;
+		return unlinkat(dir, name, 0) == -1 && errno != ENOENT ? -1 :
+		    0;
+	}
+	if (depth >= WT_RM_DEPTH || (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		errno = depth >= WT_RM_DEPTH ? ELOOP : errno;
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") !=
+		    0 && wt_rm_at(dirfd(d), e->d_name, depth + 1) == -1)
+			rc = -1;
+	}
+	saved = errno;
+	closedir(d);
+	if (rc == -1) {
+		errno = saved;
+		return -1;
+	}
+	return unlinkat(dir, name, AT_REMOVEDIR) == -1 && errno != ENOENT ?
+	    -1 : 0;
+}
+
+/* Deletes name's worktree directory beneath .huddle/worktrees, reached
+ * through no link. Returns 0, or -1 with errno. */
+static int
+wt_rm_worktree(const char *workdir, const char *name)
+{
+	char *dir = xasprintf("%s/%s", workdir, WORKTREE_DIR);
+	int fd = sandbox_open_real(dir, O_PATH | O_DIRECTORY), rc, saved;
+
+	free(dir);
+	if (fd == -1)
+		return -1;
+	rc = wt_rm_at(fd, name, 0);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
 }
 
 int
@@ -765,7 +849,7 @@ worktree_remove(const struct git *g, const char *workdir, const char *name,
 	 * rewrite its .git) goes all the same: deleted without following
 	 * a link, then forgotten by git. */
 	if (lstat(path, &st) == 0 && wt_git(g, workdir, 0, &out, remove) != 0 &&
-	    (!force || nftw(path, wt_rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0))
+	    (!force || wt_rm_worktree(workdir, name) == -1))
 		rc = wt_fail(err, "removing the worktree", out);
 	else {
 		free(out);

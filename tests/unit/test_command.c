@@ -128,6 +128,8 @@ START_TEST(task_commands)
 	    "docs");
 	parse("/task add docs after t3 in worktree web ", CMD_TASK_ADD, "t3",
 	    "web", "docs");
+	parse("/task add docs in worktree web after t3", CMD_TASK_ADD, "t3",
+	    "web", "docs");
 	/* The subject is trimmed before the worktree, whatever the blank. */
 	parse("/task add docs\t in worktree web", CMD_TASK_ADD, NULL, "web",
 	    "docs");

@@ -3,7 +3,8 @@
  * branch, its diff (committed, uncommitted and new files), its state, a
  * clean merge, a conflict that changes nothing, a dirty tree refused,
  * names that exist already refused, and removal; never where a link put
- * in place of .huddle or .huddle/worktrees leads.
+ * in place of .huddle or .huddle/worktrees, or in a worktree, leads; and
+ * huddle's git in a ruleset writes nowhere else.
  */
 #include "config.h"
 
@@ -12,8 +13,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
+#include "tools/landlock.h"
 #include "tools/reaper.h"
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
@@ -244,6 +247,78 @@ START_TEST(never_where_a_link_leads)
 }
 END_TEST
 
+/* A forced removal of a worktree git no longer knows deletes what is
+ * in it, but nothing a link in it leads to. */
+START_TEST(removal_follows_no_link)
+{
+	char *dir = repo(), *out = tu_tmpdir(), *common, *sha, *err = NULL;
+	char *wt, *line, *kept;
+
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
+	free(common);
+	ck_assert_int_eq(worktree_add(&g, dir, "bob", NULL, &sha, &err), 0);
+	free(sha);
+	wt = worktree_path(dir, "bob");
+	put(out, "keep.txt", "mine\n");
+	line = xasprintf("echo gitdir: /nowhere > .git && mkdir -p sub/deep "
+	    "&& echo x > sub/deep/x && ln -s '%s' away && ln -s '%s/keep.txt' "
+	    "file", out, out);
+	sh(wt, line);
+	free(line);
+	ck_assert_int_eq(worktree_remove(&g, dir, "bob", 1, &err), 0);
+	ck_assert(!exists(wt));
+	kept = xasprintf("%s/keep.txt", out);
+	ck_assert(exists(kept));
+	free(kept);
+	free(wt);
+	tu_rmtree(out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* huddle's git in a ruleset of the repository alone cannot make a
+ * worktree anywhere else. */
+START_TEST(sandboxed_git_writes_only_where_allowed)
+{
+	char *dir = repo(), *out = tu_tmpdir(), *there, *o = NULL, *err = NULL;
+	const char *writable[1];
+	struct git boxed = g;
+	const char *add[] = { "worktree", "add", "-q", "-b", "huddle/x", NULL,
+	    "HEAD", NULL };
+
+	if (landlock_abi() == 0) {
+		tu_rmtree(out);
+		free(out);
+		tu_rmtree(dir);
+		free(dir);
+		return;
+	}
+	writable[0] = dir;
+	boxed.sandboxed = 1;
+	boxed.sandbox_fd = landlock_ruleset(writable, 1, 0, &err);
+	ck_assert_msg(boxed.sandbox_fd != -1, "%s", err ? err : "");
+	there = xasprintf("%s/x", out);
+	add[5] = there;
+	ck_assert_int_ne(git_run(&boxed, dir, 0, 0, &o, add), 0);
+	free(o);
+	ck_assert(!exists(there));
+	/* The same git, unconfined, can: the test would see it. */
+	o = NULL;
+	add[4] = "huddle/y";
+	ck_assert_msg(git_run(&g, dir, 0, 0, &o, add) == 0, "%s", o);
+	free(o);
+	ck_assert(exists(there));
+	close(boxed.sandbox_fd);
+	free(there);
+	tu_rmtree(out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int
 main(int argc, char **argv)
 {
@@ -260,6 +335,8 @@ main(int argc, char **argv)
 	tcase_add_test(tc, a_conflict_changes_nothing);
 	tcase_add_test(tc, outside_a_repository);
 	tcase_add_test(tc, never_where_a_link_leads);
+	tcase_add_test(tc, removal_follows_no_link);
+	tcase_add_test(tc, sandboxed_git_writes_only_where_allowed);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
