@@ -141,6 +141,9 @@ struct team {
 	struct checker		**checkers;	/* under lock */
 	size_t			 ncheckers, capcheckers;
 	struct cancel		 check_cancel;
+	char			**checking;	/* under lock: the worktree of
+						 * each check running now */
+	size_t			 nchecking, capchecking;
 
 	/* The updated_at of each task's last event, by task number: an
 	 * event older than one told already is dropped (team.c). */
@@ -284,6 +287,10 @@ int tasks_complete(struct team *t, const char *who, const char *id,
 /* Joins the checker threads that have ended; with all set, cancels the
  * others and joins them too (team_free). */
 void tasks_reap_checkers(struct team *t, int all);
+
+/* Whether a task's check runs in the worktree at root now (team_merge
+ * asks under git_lock, under which a check in a worktree starts). */
+int tasks_checking(struct team *t, const char *root);
 
 /* Why agent a may not give a task this check command, or NULL when it
  * may: a check runs as its bash would, so it must be a command its bash

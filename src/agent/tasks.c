@@ -134,6 +134,50 @@ tasks_output_head(const char *text)
 }
 
 int
+tasks_checking(struct team *t, const char *root)
+{
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->nchecking && !found; i++)
+		found = strcmp(t->checking[i], root) == 0;
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
+/* Marks a check running at root, in a worktree, until tasks_unmark: it
+ * starts after any merge there and keeps one from starting. */
+static void
+tasks_mark(struct team *t, const char *root)
+{
+	if (strcmp(root, t->workdir) == 0)
+		return;
+	pthread_mutex_lock(&t->git_lock);
+	pthread_mutex_lock(&t->lock);
+	t->checking = xgrow(t->checking, &t->capchecking, t->nchecking + 1,
+	    sizeof *t->checking);
+	t->checking[t->nchecking++] = (char *)root;
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->git_lock);
+}
+
+static void
+tasks_unmark(struct team *t, const char *root)
+{
+	size_t i;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->nchecking; i++) {
+		if (t->checking[i] == root) {
+			t->checking[i] = t->checking[--t->nchecking];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+int
 tasks_complete(struct team *t, const char *who, const char *id,
     const char *result, struct cancel *cancel, char **msg)
 {
@@ -184,7 +228,9 @@ tasks_complete(struct team *t, const char *who, const char *id,
 	if (fd != -1)
 		bo.sandbox_fd = fd;
 	bo.status_out = &status;
+	tasks_mark(t, root);
 	bash_run(command, &bo, &out);
+	tasks_unmark(t, root);
 	if (fd != -1)
 		close(fd);
 	free(root);

@@ -1142,6 +1142,7 @@ team_free(struct team *t)
 	/* No checker can be added now either. */
 	tasks_reap_checkers(t, 1);
 	free(t->checkers);
+	free(t->checking);
 	cancel_destroy(&t->check_cancel);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);

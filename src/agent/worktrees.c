@@ -537,6 +537,20 @@ team_merge(struct team *t, const char *name, char **msg)
 		}
 		free(who);
 	}
+	/* Nor while a task's check runs there. */
+	{
+		char *root = worktree_path(t->workdir, name);
+		int checking = tasks_checking(t, root);
+
+		free(root);
+		if (checking) {
+			pthread_mutex_unlock(&t->git_lock);
+			*msg = xasprintf("a task's check runs in %s: wait until "
+			    "it is done, then merge", name);
+			wtrecord_clear(&w);
+			return -1;
+		}
+	}
 	message = team_merge_message(t, &w);
 	v = worktree_merge(&t->git, t->workdir, name, message, msg);
 	if (v == WT_MERGED && w.member == NULL)

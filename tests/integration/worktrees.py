@@ -18,6 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import FakeLLM, Results  # noqa: E402
@@ -466,6 +467,37 @@ def test_no_worktree_where_a_link_leads(fake):
     shutil.rmtree(out)
 
 
+def test_no_merge_while_a_check_runs(fake):
+    """The person completes a task whose check runs in its worktree: a
+    merge waits for the check."""
+    work = repo()
+    wt = os.path.join(work, ".huddle", "worktrees", "parser")
+    fake.reset()
+    fake.script(call("lead", "task_create", subject="parse",
+                     worktree="parser", verify="touch checking; sleep 4"),
+                say("lead", "Noted."))
+    with Huddle(fake, workdir=work) as h:
+        h.send("Parse.")
+        h.wait(ev("task", id="t1"))
+        h.send("/task done t1")
+        deadline = time.monotonic() + 20
+        while not os.path.exists(os.path.join(wt, "checking")):
+            expect(time.monotonic() < deadline, "the check never ran")
+            time.sleep(0.05)
+        mark = len(h.events)
+        h.send("/merge parser")
+        e = h.wait(ev("error", command="merge"), since=mark)
+        expect("check runs in parser" in e["message"], e["message"])
+        h.wait(ev("task", id="t1", status="completed"), timeout=30)
+        mark = len(h.events)
+        h.send("/merge parser")
+        r = h.wait(ev("reply", command="merge"), since=mark)
+        expect("merged huddle/parser" in r["message"], r["message"])
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    shutil.rmtree(work)
+
+
 def test_task_worktree_refused(fake):
     work = repo()
     fake.reset()
@@ -510,6 +542,8 @@ def tests(r, fake):
           test_task_worktree_refused, fake)
     r.run("no worktree where a link put in .huddle leads",
           test_no_worktree_where_a_link_leads, fake)
+    r.run("no merge while a task's check runs in the worktree",
+          test_no_merge_while_a_check_runs, fake)
 
 
 if __name__ == "__main__":
