@@ -311,11 +311,6 @@ int agent_next_task(struct agent *a);
  * commit (keeping its git directory). Returns 0 or -1 with *err. */
 int team_git_repo(struct team *t, char **err);
 
-/* Makes teammate name's worktree (the repository is checked first).
- * Fills *base with its base commit. Returns 0 or -1 with *err. */
-int team_worktree_make(struct team *t, const char *name, const char *base,
-    char **sha, char **err);
-
 /* Whether `name` is free for a new teammate: no board worktree has it
  * and no open task names one so. 0, or -1 with *err. */
 int team_worktree_name_free(struct team *t, const char *name, char **err);

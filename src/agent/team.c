@@ -524,7 +524,7 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 	struct model_info info;
 	struct llm_config cfg;
 	const char *model = s->model ? s->model : t->opts.teammate_model;
-	int autonomous = s->autonomous || t->opts.autonomous, rc;
+	int autonomous = s->autonomous || t->opts.autonomous, rc, git_held = 0;
 	char *base = NULL;
 
 	if (atomic_load(&t->quitting)) {
@@ -557,8 +557,17 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 			return -1;
 		}
 		if (roster_check_name(s->name, err) == -1 ||
-		    team_worktree_make(t, s->name, s->base, &base, err) == -1)
+		    team_git_repo(t, err) == -1)
 			return -1;
+		/* Held until the worktree is recorded with its member: no
+		 * one finds it unrecorded meanwhile (/discard's leftovers). */
+		pthread_mutex_lock(&t->git_lock);
+		git_held = 1;
+		if (worktree_add(&t->git, t->workdir, s->name, s->base, &base,
+		    err) == -1) {
+			pthread_mutex_unlock(&t->git_lock);
+			return -1;
+		}
 	}
 	/* The member and its task, its first message, commit together and
 	 * before its thread starts: a crash at any point loses nothing. */
@@ -583,6 +592,8 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 		message_clear(&task);
 		goto undo;
 	}
+	if (git_held)
+		pthread_mutex_unlock(&t->git_lock);
 	bus_wake(t->bus, s->name);
 	bus_announce(t->bus, &task);
 	message_clear(&task);
@@ -596,15 +607,15 @@ undo:
 	if (base != NULL) {
 		char *why = NULL;
 
-		pthread_mutex_lock(&t->git_lock);
 		if (worktree_remove(&t->git, t->workdir, s->name, 1, &why) ==
 		    -1) {
 			log_printf("%s: undoing its worktree: %s", s->name, why);
 			free(why);
 		}
-		pthread_mutex_unlock(&t->git_lock);
 		free(base);
 	}
+	if (git_held)
+		pthread_mutex_unlock(&t->git_lock);
 	return -1;
 }
 

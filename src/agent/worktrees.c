@@ -41,7 +41,7 @@ team_git_sandbox(struct team *t, char **err)
 	writable[0] = t->workdir;
 	writable[1] = t->tmpdir;
 	writable[2] = common;
-	fd = landlock_ruleset(writable, 3, 0, err);
+	fd = landlock_ruleset(writable, 3, t->opts.no_network, err);
 	free(common);
 	if (fd == -1)
 		return -1;
@@ -64,20 +64,6 @@ team_git_repo(struct team *t, char **err)
 		t->git_common = NULL;
 	}
 	pthread_mutex_unlock(&t->lock);
-	return rc;
-}
-
-int
-team_worktree_make(struct team *t, const char *name, const char *base,
-    char **sha, char **err)
-{
-	int rc;
-
-	if (team_git_repo(t, err) == -1)
-		return -1;
-	pthread_mutex_lock(&t->git_lock);
-	rc = worktree_add(&t->git, t->workdir, name, base, sha, err);
-	pthread_mutex_unlock(&t->git_lock);
 	return rc;
 }
 
@@ -320,7 +306,7 @@ team_worktree_retire(struct team *t, const char *name)
 {
 	struct worktree_state s = { 0 };
 	struct wt_record w;
-	char *err = NULL;
+	char *err = NULL, *root;
 
 	if (wtrecord_get(t->store, name, &w) == -1)
 		return;
@@ -329,8 +315,13 @@ team_worktree_retire(struct team *t, const char *name)
 		return;
 	}
 	wtrecord_clear(&w);
+	root = worktree_path(t->workdir, name);
 	pthread_mutex_lock(&t->git_lock);
-	if (team_git_repo(t, &err) == -1 ||
+	if (tasks_checking(t, root))
+		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s}",
+		    "message", "its worktree is kept: a task's check runs "
+		    "there"));
+	else if (team_git_repo(t, &err) == -1 ||
 	    worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
 	    s.missing || !s.merged) {
 		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s+}",
@@ -347,6 +338,7 @@ team_worktree_retire(struct team *t, const char *name)
 		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s}",
 		    "message", "its worktree held nothing unmerged: removed"));
 	pthread_mutex_unlock(&t->git_lock);
+	free(root);
 }
 
 /* --- what the person does ----------------------------------------------- */
@@ -640,14 +632,20 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 			    "it, type /discard %s yes", name, name, also, name);
 		free(err);
 	} else if (team_git_repo(t, msg) == 0) {
+		char *root = worktree_path(t->workdir, name);
+
 		pthread_mutex_lock(&t->git_lock);
-		if (worktree_remove(&t->git, t->workdir, name, 1, msg) == 0 &&
-		    wtrecord_remove(t->store, name, msg) == 0) {
+		if (tasks_checking(t, root))
+			*msg = xasprintf("a task's check runs in %s: wait until "
+			    "it is done, then discard it", name);
+		else if (worktree_remove(&t->git, t->workdir, name, 1,
+		    msg) == 0 && wtrecord_remove(t->store, name, msg) == 0) {
 			*msg = xasprintf("discarded the worktree %s and the "
 			    "branch huddle/%s%s", name, name, also);
 			rc = 0;
 		}
 		pthread_mutex_unlock(&t->git_lock);
+		free(root);
 	}
 	free(who);
 	free(ids);

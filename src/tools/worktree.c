@@ -172,45 +172,52 @@ wt_real_dir(const char *dir, char **err)
 	return -1;
 }
 
-/* Adds ".huddle/" to the repository's info/exclude, once. */
+/* Adds ".huddle/" to the repository's info/exclude, once; not through a
+ * link put in place of info/ or of the file. */
 static int
 wt_exclude(const char *common, char **err)
 {
-	char *dir = xasprintf("%s/info", common);
-	char *path = xasprintf("%s/exclude", dir), line[512];
-	int found = 0, rc = 0;
-	FILE *f;
+	char *real = realpath(common, NULL), line[512];
+	int dir = -1, info = -1, fd = -1, found = 0, rc = -1;
+	FILE *f = NULL;
 
-	if ((f = fopen(path, "r")) != NULL) {
-		while (!found && fgets(line, sizeof line, f) != NULL)
-			found = strcmp(line, ".huddle/\n") == 0 ||
-			    strcmp(line, ".huddle/") == 0;
+	if (real == NULL ||
+	    (dir = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (mkdirat(dir, "info", 0755) == -1 && errno != EEXIST) ||
+	    (info = openat(dir, "info", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 ||
+	    (fd = openat(info, "exclude", O_RDWR | O_APPEND | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 ||
+	    (f = fdopen(fd, "a+")) == NULL) {
+		*err = xasprintf("%s/info/exclude: %s", common,
+		    strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	rewind(f);
+	while (!found && fgets(line, sizeof line, f) != NULL)
+		found = strcmp(line, ".huddle/\n") == 0 ||
+		    strcmp(line, ".huddle/") == 0;
+	if (!found)
+		fputs("\n# huddle's teammates' worktrees\n.huddle/\n", f);
+	if (fclose(f) == EOF) {
+		*err = xasprintf("%s/info/exclude: %s", common,
+		    strerror(errno));
+		f = NULL;
+		goto done;
+	}
+	f = NULL;
+	rc = 0;
+done:
+	if (f != NULL)
 		fclose(f);
-	}
-	if (!found) {
-		int fd = -1;
-
-		/* Not through a link put there in place of the file. */
-		if ((mkdir(dir, 0755) == -1 && errno != EEXIST) ||
-		    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
-		    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 ||
-		    (f = fdopen(fd, "a")) == NULL) {
-			*err = xasprintf("%s: %s", path, strerror(errno));
-			if (fd != -1)
-				close(fd);
-			rc = -1;
-		} else {
-			fputs("\n# huddle's teammates' worktrees\n.huddle/\n",
-			    f);
-			if (fclose(f) == EOF) {
-				*err = xasprintf("%s: %s", path,
-				    strerror(errno));
-				rc = -1;
-			}
-		}
-	}
-	free(dir);
-	free(path);
+	if (fd != -1)
+		close(fd);
+	if (info != -1)
+		close(info);
+	if (dir != -1)
+		close(dir);
+	free(real);
 	return rc;
 }
 
@@ -337,7 +344,6 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 		    *sha, NULL };
 		const char *undo[] = { "worktree", "remove", "--force", path,
 		    NULL };
-		const char *prune[] = { "worktree", "prune", NULL };
 		const char *unbranch[] = { "branch", "-q", "-D", branch, NULL };
 
 		if (wt_git(g, workdir, 0, &out, add) != 0)
@@ -358,8 +364,7 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 		}
 		out = NULL;
 		/* The branch was not there before (see above): a failed
-		 * add leaves none behind. */
-		wt_git(g, workdir, GIT_QUIET, NULL, prune);
+		 * add (which takes back its own record) leaves none behind. */
 		wt_git(g, workdir, GIT_QUIET, NULL, unbranch);
 		goto done;
 	}

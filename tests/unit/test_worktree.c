@@ -203,6 +203,24 @@ START_TEST(never_where_a_link_leads)
 
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
 	free(common);
+	/* .huddle/ is excluded once, however often the repository is
+	 * opened; and never through a link in place of the file. */
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
+	free(common);
+	sh(dir, "test \"$(grep -c '^.huddle/$' .git/info/exclude)\" = 1");
+	put(out, "exclude", "theirs\n");
+	line = xasprintf("rm .git/info/exclude && ln -s '%s/exclude' "
+	    ".git/info/exclude", out);
+	sh(dir, line);
+	free(line);
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), -1);
+	free(err);
+	line = xasprintf("test \"$(cat '%s/exclude')\" = theirs", out);
+	sh(dir, line);
+	free(line);
+	sh(dir, "rm .git/info/exclude");
+	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
+	free(common);
 	/* .huddle/worktrees is a link out: no worktree, no branch, nothing
 	 * written where it leads. */
 	sh(dir, "mkdir .huddle");
