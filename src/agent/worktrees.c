@@ -234,7 +234,8 @@ agent_place_update(struct agent *a, char **err)
 	}
 	if (want != NULL && team_board_place(a->team, want, &root, &fd,
 	    &why) == -1) {
-		*err = xasprintf("the worktree %s cannot be had: %s", want, why);
+		*err = xasprintf("the worktree %s cannot be had: %s", want,
+		    why);
 		free(why);
 		free(want);
 		return -1;
@@ -537,8 +538,8 @@ team_merge(struct team *t, const char *name, char **msg)
 		free(root);
 		if (checking) {
 			pthread_mutex_unlock(&t->git_lock);
-			*msg = xasprintf("a task's check runs in %s: wait until "
-			    "it is done, then merge", name);
+			*msg = xasprintf("a task's check runs in %s: wait "
+			    "until it is done, then merge", name);
 			wtrecord_clear(&w);
 			return -1;
 		}
@@ -582,8 +583,8 @@ team_discard_leftover(struct team *t, const char *name, int confirmed,
 		if (!confirmed)
 			*msg = xasprintf("huddle has no record of a worktree "
 			    "%s, but finds one (it stopped while making it): "
-			    "this deletes %s/%s and the branch huddle/%s; to do "
-			    "it, type /discard %s yes", name, WORKTREE_DIR,
+			    "this deletes %s/%s and the branch huddle/%s; to "
+			    "do it, type /discard %s yes", name, WORKTREE_DIR,
 			    name, name, name);
 		else if (worktree_remove(&t->git, t->workdir, name, 1,
 		    &err) == 0) {
@@ -627,17 +628,18 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 			    "merged)" : " with work that is NOT merged", also,
 			    name);
 		else
-			*msg = xasprintf("this forgets the worktree %s, which is "
-			    "missing, and deletes the branch huddle/%s%s; to do "
-			    "it, type /discard %s yes", name, name, also, name);
+			*msg = xasprintf("this forgets the worktree %s, which "
+			    "is missing, and deletes the branch huddle/%s%s; "
+			    "to do it, type /discard %s yes", name, name, also,
+			    name);
 		free(err);
 	} else if (team_git_repo(t, msg) == 0) {
 		char *root = worktree_path(t->workdir, name);
 
 		pthread_mutex_lock(&t->git_lock);
 		if (tasks_checking(t, root))
-			*msg = xasprintf("a task's check runs in %s: wait until "
-			    "it is done, then discard it", name);
+			*msg = xasprintf("a task's check runs in %s: wait "
+			    "until it is done, then discard it", name);
 		else if (worktree_remove(&t->git, t->workdir, name, 1,
 		    msg) == 0 && wtrecord_remove(t->store, name, msg) == 0) {
 			*msg = xasprintf("discarded the worktree %s and the "

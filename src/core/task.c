@@ -439,9 +439,10 @@ task_place_conflict_tx(struct store *s, const struct task *t,
 			    PRId64 "); one teammate works in a worktree at a "
 			    "time", owner, t->worktree, num);
 		else
-			why = xasprintf("%s works on t%" PRId64 " %s%s now, and "
-			    "%s is done %s%s; a teammate works in one place at "
-			    "a time: complete or give back t%" PRId64 " first",
+			why = xasprintf("%s works on t%" PRId64 " %s%s now, "
+			    "and %s is done %s%s; a teammate works in one "
+			    "place at a time: complete or give back t%" PRId64
+			    " first",
 			    who, num, worktree ? "in the worktree " :
 			    "outside worktrees", worktree ? worktree : "",
 			    t->id, t->worktree ? "in the worktree " :

@@ -14,12 +14,13 @@
  * A task may name a git worktree (core/wtrecord.h) it is done in: while
  * a teammate holds it in progress, that teammate works there, and no one
  * else holds a task in that worktree. A teammate works in one place at
- * a time: its in-progress tasks all name one worktree, or none. A claim takes the lowest ready one (or the
- * one named) in one transaction, so two teammates never own one task.
- * Every change commits with the messages it sends (a task_completed to
- * the lead, news to an owner) and is announced to listeners after the
- * commit, like the protocol engine's. Autonomous members are woken when
- * a task may have become ready.
+ * a time: its in-progress tasks all name one worktree, or none. A claim
+ * takes the lowest ready one (or the one named) in one transaction, so
+ * two teammates never own one task. Every change commits with the
+ * messages it sends (a task_completed to the lead, news to an owner) and
+ * is announced to listeners after the commit, like the protocol
+ * engine's. Autonomous members are woken when a task may have become
+ * ready.
  *
  * The lead and the person manage the board: they may change any task.
  * A teammate changes the tasks it owns.
@@ -93,7 +94,8 @@ struct task_new {
 	const char *const	*blocked_by;	/* ids ("t3" or "3") */
 	size_t			 nblocked_by;
 	const char		*verify;	/* NULL: the team's, if any */
-	const char		*worktree;	/* NULL: where its owner works */
+	const char		*worktree;	/* NULL: where its owner
+						 * works */
 };
 
 /* A change to a task; each field is left alone when unset. */

@@ -23,8 +23,8 @@ int landlock_abi(void);
  * each of the `n` writable directories (absolute and canonical: one
  * reached through a symbolic link now is refused, not followed) and on
  * the harmless devices (/dev/null, /dev/zero, /dev/full, /dev/tty); no
- * TCP when deny_net and the ABI has it. Returns its descriptor (keep it for as long as commands
- * run), or -1 with *err.
+ * TCP when deny_net and the ABI has it. Returns its descriptor (keep it
+ * for as long as commands run), or -1 with *err.
  */
 int landlock_ruleset(const char *const *writable, size_t n, int deny_net,
     char **err);

@@ -38,8 +38,9 @@ char *sandbox_path(const char *workdir, const char *path, int for_write,
  * of workdir (itself opened with sandbox_open_real) without following
  * any symbolic link or leaving workdir: openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS), or sandbox_open_walk
- * where the kernel has no openat2. O_CLOEXEC is added. Returns a descriptor, or -1 with errno: ELOOP, ENOTDIR or EXDEV
- * mean that something on the way is a link now (see sandbox_race).
+ * where the kernel has no openat2. O_CLOEXEC is added. Returns a
+ * descriptor, or -1 with errno: ELOOP, ENOTDIR or EXDEV mean that
+ * something on the way is a link now (see sandbox_race).
  */
 int sandbox_open(const char *workdir, const char *full, int flags,
     mode_t mode);

@@ -687,13 +687,15 @@ keys_worktree_lines(struct view *v, json_t *report)
 			    json_string_value(json_object_get(w, "branch")),
 			    json_string_value(json_object_get(w, "path")));
 		else
-			line = xasprintf("  %s · %s · %d ahead, %d behind%s%s%s%s"
-			    "%s%s%s", json_string_value(json_object_get(w,
-			    "name")), json_string_value(json_object_get(w,
-			    "branch")), (int)json_integer_value(json_object_get(w,
-			    "ahead")), (int)json_integer_value(json_object_get(w,
-			    "behind")), json_is_true(json_object_get(w,
-			    "dirty")) ? " · uncommitted work" : "",
+			line = xasprintf("  %s · %s · %d ahead, %d behind"
+			    "%s%s%s%s%s%s%s", json_string_value(
+			    json_object_get(w, "name")), json_string_value(
+			    json_object_get(w, "branch")),
+			    (int)json_integer_value(json_object_get(w,
+			    "ahead")), (int)json_integer_value(
+			    json_object_get(w, "behind")), json_is_true(
+			    json_object_get(w, "dirty")) ?
+			    " · uncommitted work" : "",
 			    json_is_true(json_object_get(w, "merged")) ?
 			    " · merged" : " · not merged",
 			    keys_opt(w, "holder", " · worked by "),

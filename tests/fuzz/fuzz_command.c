@@ -9,10 +9,11 @@
  * name, without blanks, exactly where one is wanted (and the worktree
  * /task add may name); a target (one word of the line) only for
  * /approve and /reject, and their feedback only after one; a /budget
- * amount of -1 (show), 0 (none) or up to a billion dollars; text trimmed and cut from the line itself.
- * Blanks added before or after the line must change nothing, and
- * command_clear must leave a zeroed command. Any difference aborts; ASan,
- * UBSan and the leak checker watch the memory.
+ * amount of -1 (show), 0 (none) or up to a billion dollars; text trimmed
+ * and cut from the line itself. Blanks added before or after the line
+ * must change nothing, and command_clear must leave a zeroed command.
+ * Any difference aborts; ASan, UBSan and the leak checker watch the
+ * memory.
  */
 #include "config.h"
 
