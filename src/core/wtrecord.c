@@ -66,6 +66,7 @@ wtrecord_get_tx(struct store *s, const char *name, struct wt_record *out)
 	    " FROM worktrees WHERE name = ?");
 	int rc = -1;
 
+	memset(out, 0, sizeof *out);
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		rc = wtrecord_read_row(st, out);

@@ -232,10 +232,11 @@ def test_bad_names_and_no_repository(fake):
         e = h.wait(ev("error", command="discard"))
         expect("no record" in e["message"] and "/discard zed yes" in
                e["message"], e["message"])
-        mark = len(h.events)
-        h.send("/discard nobody")
-        e = h.wait(ev("error", command="discard"), since=mark)
-        expect("no worktree is called" in e["message"], e["message"])
+        for verb in ("discard", "diff", "merge"):
+            mark = len(h.events)
+            h.send("/%s nobody" % verb)
+            e = h.wait(ev("error", command=verb), since=mark)
+            expect("no worktree is called" in e["message"], e["message"])
         h.send("/discard zed yes")
         r = h.wait(ev("reply", command="discard"))
         expect("unrecorded" in r["message"] and not os.path.exists(
