@@ -145,6 +145,18 @@ worktree_branch(const char *name)
 	return xasprintf("huddle/%s", name);
 }
 
+/* Why dir could not be opened through no link, given errno e. */
+static char *
+wt_dir_error(const char *dir, int e)
+{
+	if (sandbox_race(e))
+		return xasprintf("%s is not a directory reached without a "
+		    "symbolic link: huddle keeps worktrees only in the working "
+		    "tree's own %s, never where a link leads", dir,
+		    WORKTREE_DIR);
+	return xasprintf("%s: %s", dir, strerror(e));
+}
+
 /*
  * Whether dir (absolute, its workdir canonical) is a directory reached
  * through no symbolic link. Anyone who may write the working tree may
@@ -161,13 +173,8 @@ wt_real_dir(const char *dir, char **err)
 		close(fd);
 		return 0;
 	}
-	if (sandbox_race(e))
-		*err = xasprintf("%s is not a directory reached without a "
-		    "symbolic link: huddle keeps worktrees only in the working "
-		    "tree's own %s, never where a link leads", dir,
-		    WORKTREE_DIR);
-	else if (e != ENOENT)
-		*err = xasprintf("%s: %s", dir, strerror(e));
+	if (e != ENOENT)
+		*err = wt_dir_error(dir, e);
 	errno = e;
 	return -1;
 }
@@ -240,12 +247,10 @@ wt_make_dir(const char *workdir, char **err)
 		dir = next;
 	}
 	if (dir == -1) {
-		*err = sandbox_race(errno) ? xasprintf("%s/%s is not a "
-		    "directory reached without a symbolic link: huddle keeps "
-		    "worktrees only in the working tree's own %s, never where "
-		    "a link leads", workdir, WORKTREE_DIR, WORKTREE_DIR) :
-		    xasprintf("%s/%s: %s", workdir, WORKTREE_DIR,
-		    strerror(errno));
+		char *path = xasprintf("%s/%s", workdir, WORKTREE_DIR);
+
+		*err = wt_dir_error(path, errno);
+		free(path);
 		return -1;
 	}
 	close(dir);
@@ -842,10 +847,10 @@ worktree_remove(const struct git *g, const char *workdir, const char *name,
 	const char *del[] = { "branch", "-q", force ? "-D" : "-d", branch,
 	    NULL };
 	struct stat st;
-	int rc = 0;
+	int rc = 0, there = lstat(path, &st) == 0;
 
 	/* Nothing is removed through a link: it would lead elsewhere. */
-	if (lstat(path, &st) == 0 && wt_real_dir(path, err) == -1) {
+	if (there && wt_real_dir(path, err) == -1) {
 		free(path);
 		free(branch);
 		return -1;
@@ -853,7 +858,7 @@ worktree_remove(const struct git *g, const char *workdir, const char *name,
 	/* Forced, a worktree git no longer recognises (its teammate can
 	 * rewrite its .git) goes all the same: deleted without following
 	 * a link, then forgotten by git. */
-	if (lstat(path, &st) == 0 && wt_git(g, workdir, 0, &out, remove) != 0 &&
+	if (there && wt_git(g, workdir, 0, &out, remove) != 0 &&
 	    (!force || wt_rm_worktree(workdir, name) == -1))
 		rc = wt_fail(err, "removing the worktree", out);
 	else {

@@ -3,9 +3,9 @@
  * working directory; secrets kept out of the environment; a clean signal
  * state; timeouts and cancellation that kill the whole process group (also
  * when it ignores SIGTERM); background jobs, setsid children and daemons
- * that end with the command, also when the command kills its reaper; the
- * output cap; repair of binary output; and many commands at once from many
- * threads.
+ * that end with the command, also when the command kills its reaper; a
+ * sweep that ends a subreaper's children only; the output cap; repair
+ * of binary output; and many commands at once from many threads.
  *
  * The reaper is this test program started again (main() below answers
  * REAPER_ARG, as huddle's does). Each test process makes itself a child
@@ -424,6 +424,37 @@ START_TEST(a_killed_reaper_leaves_nothing_behind)
 }
 END_TEST
 
+/* The sweep ends the children of a subreaper only: any other process's
+ * children (a fuzzer's symbolizer, say) are its own. */
+START_TEST(the_sweep_is_a_subreapers_only)
+{
+	pid_t child;
+	int st;
+
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	if ((child = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(child, 0);
+	bash_sweep_orphans(0);
+	ck_assert_int_eq(waitpid(child, &st, WNOHANG), 0);
+	ck_assert_int_eq(kill(child, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+
+	/* A subreaper's are swept, and reaped. */
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	if ((child = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(child, 0);
+	bash_sweep_orphans(0);
+	ck_assert_int_eq(waitpid(child, &st, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+}
+END_TEST
+
 START_TEST(output_cap_keeps_head_and_tail)
 {
 	struct tool_output o = { 0, NULL };
@@ -553,6 +584,7 @@ bash_suite(void)
 	tcase_add_test(kill, background_jobs_end_with_the_command);
 	tcase_add_test(kill, escapees_end_with_the_command);
 	tcase_add_test(kill, a_killed_reaper_leaves_nothing_behind);
+	tcase_add_test(kill, the_sweep_is_a_subreapers_only);
 	tcase_add_test(kill, eight_threads_at_once);
 	suite_add_tcase(s, kill);
 	return s;
