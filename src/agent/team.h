@@ -43,6 +43,15 @@ struct team_options {
 						 * $XDG_STATE_HOME/huddle */
 	const char *const	*writable;	/* --writable DIRs (absolute) */
 	size_t			 nwritable;
+	const char *const	*readable;	/* --readable PATHs (absolute,
+						 * canonical): let through
+						 * though hidden */
+	size_t			 nreadable;
+	const char *const	*sockets;	/* --allow-socket PATHs */
+	size_t			 nsockets;
+	long long		 max_procs;	/* per command; 0: none */
+	long long		 max_memory;	/* bytes per process; 0: none */
+	long long		 max_file_size;	/* bytes; 0: none */
 	int			 no_network;	/* commands get no TCP */
 	int			 no_sandbox;	/* commands run unconfined */
 	const char		*verify;	/* --verify: checks every task
