@@ -17,6 +17,7 @@
 #include "agent/internal.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
+#include "tools/confine.h"
 #include "tools/profile.h"
 #include "tools/policy.h"
 #include "tools/reaper.h"
@@ -37,6 +38,9 @@ team_options_defaults(struct team_options *o)
 	o->max_rounds = 40;
 	o->compact_at = 75;
 	o->bash_timeout_s = 120;
+	o->max_procs = CONFINE_DEFAULT_PROCS;
+	o->max_memory = CONFINE_DEFAULT_MEMORY;
+	o->max_file_size = CONFINE_DEFAULT_FILE_SIZE;
 	o->quit_timeout_ms = 10000;
 }
 
