@@ -428,6 +428,7 @@ run_team(const struct options *o, const struct catalog *cat,
 {
 	struct team_options to;
 	struct team *t;
+	char *planted;
 	sigset_t old;
 	char *workdir, *demo_state = NULL, *err = NULL;
 	int rc;
@@ -514,6 +515,10 @@ run_team(const struct options *o, const struct catalog *cat,
 	}
 	rc = o->headless ? headless_run(t) : ui_run(t, o->demo ? DEMO_HINT :
 	    NULL, o->resume);
+	if (!o->headless && (planted = team_sandbox_planted(t)) != NULL) {
+		fprintf(stderr, "huddle: %s\n", planted);
+		free(planted);
+	}
 	team_free(t);
 	if (o->demo && !o->headless)
 		printf("huddle: the demo's files are in %s\n", workdir);

@@ -109,6 +109,8 @@ struct team {
 	int			 sandbox_abi;
 	char			**hidden;	/* from every command
 						 * (tools/hidden.h) */
+	struct runlater		*runlater;	/* the workdir's run-later
+						 * files at start */
 	struct store		*store;
 	struct bus		*bus;
 	struct protocol		*proto;

@@ -21,6 +21,7 @@
 #include "tools/landlock.h"
 #include "tools/profile.h"
 #include "tools/reaper.h"
+#include "tools/runlater.h"
 #include "util/xmalloc.h"
 
 /* The directory beneath which every team's state folder lies. */
@@ -63,6 +64,7 @@ team_sandbox_open(struct team *t, char **err)
 	state = team_sandbox_state_base(t);
 	t->hidden = hidden_paths(NULL, state != NULL ? state : t->state);
 	free(state);
+	t->runlater = runlater_note(t->workdir);
 	t->sandbox_abi = landlock_abi();
 	if (t->opts.no_sandbox) {
 		t->sandbox = SANDBOX_OFF;
@@ -140,6 +142,22 @@ team_sandbox_close(struct team *t)
 	}
 	free(t->program);
 	hidden_free(t->hidden);
+	runlater_free(t->runlater);
+}
+
+char *
+team_sandbox_planted(struct team *t)
+{
+	char *list, *text;
+
+	if (t->runlater == NULL || (list = runlater_changes(t->runlater)) ==
+	    NULL)
+		return NULL;
+	text = xasprintf("files that run code when you work in %s changed "
+	    "while the team worked: %s. Read them before you run make, git, "
+	    "your editor or direnv there.", t->workdir, list);
+	free(list);
+	return text;
 }
 
 const char *

@@ -256,4 +256,10 @@ int team_quitting(struct team *t);
 /* Stops every thread (cancelling what runs) and frees the team. */
 void team_free(struct team *t);
 
+/* The files of the working directory that run code when the person
+ * works there later (a Makefile, .envrc, editor tasks, git attributes …)
+ * and changed since the team started, as a sentence to show at quit
+ * (malloc'd), or NULL when none did. */
+char *team_sandbox_planted(struct team *t);
+
 #endif
