@@ -248,11 +248,14 @@ START_TEST(no_terminal_device_is_reachable)
 	out = run(p, "for d in /dev/tty /dev/ptmx /dev/console /dev/pts/0 "
 	    "/dev/tty0; do if (: < $d) 2>/dev/null; then echo OPENED $d; fi; "
 	    "done; ls /dev/pts >/dev/null 2>&1 && echo LISTED; "
-	    "head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo null");
+	    "head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo null; "
+	    "bash -c 'cat <(echo procsub)'; echo stdout > /dev/stdout");
 	ck_assert_msg(strstr(out, "OPENED") == NULL, "%s", out);
 	ck_assert_msg(strstr(out, "LISTED") == NULL, "%s", out);
 	ck_assert_msg(strstr(out, "4\n") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "null") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "procsub") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "stdout") != NULL, "%s", out);
 	free(out);
 	profile_free(p);
 }
