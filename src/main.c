@@ -70,7 +70,7 @@ struct options {
 	int		 list_teams;
 	char		*writable[16];	/* --writable, real paths */
 	size_t		 nwritable;
-	int		 no_network;
+	enum team_network network;	/* --network, --no-network */
 	int		 no_sandbox;
 	int		 autonomous;
 	const char	*verify;
@@ -139,7 +139,11 @@ usage(FILE *out)
 	    "                        like a secret (repeatable)\n"
 	    "  --writable DIR        let commands write in DIR too (repeatable;\n"
 	    "                        by default only the workdir and a TMPDIR)\n"
-	    "  --no-network          commands get no TCP connect or bind\n"
+	    "  --network HOW         proxy (default): commands reach the network\n"
+	    "                        through huddle's proxy, each new host\n"
+	    "                        asking you; open: directly, as they ask;\n"
+	    "                        none: not at all\n"
+	    "  --no-network          the same as --network none\n"
 	    "  --no-sandbox          run commands without the Landlock sandbox\n"
 	    "  --base-url URL        the API's base URL (default: $ANTHROPIC_BASE_URL\n"
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
@@ -449,7 +453,8 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.state_base = o->state_dir ? o->state_dir : demo_state;
 	to.writable = (const char *const *)o->writable;
 	to.nwritable = o->nwritable;
-	to.no_network = o->no_network;
+	to.network = o->network;
+	to.no_network = o->network == TEAM_NET_NONE;
 	to.no_sandbox = o->no_sandbox;
 	to.autonomous = o->autonomous;
 	to.verify = o->verify;
@@ -555,7 +560,7 @@ main(int argc, char **argv)
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
-	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX };
+	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX, OPT_NETWORK };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -596,6 +601,7 @@ main(int argc, char **argv)
 		{ "teams", no_argument, NULL, OPT_TEAMS },
 		{ "writable", required_argument, NULL, OPT_WRITABLE },
 		{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
+		{ "network", required_argument, NULL, OPT_NETWORK },
 		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -766,7 +772,18 @@ main(int argc, char **argv)
 			o.nwritable++;
 			break;
 		case OPT_NO_NETWORK:
-			o.no_network = 1;
+			o.network = TEAM_NET_NONE;
+			break;
+		case OPT_NETWORK:
+			if (strcmp(optarg, "proxy") == 0)
+				o.network = TEAM_NET_PROXY;
+			else if (strcmp(optarg, "open") == 0)
+				o.network = TEAM_NET_OPEN;
+			else if (strcmp(optarg, "none") == 0)
+				o.network = TEAM_NET_NONE;
+			else
+				return bad_usage("--network is proxy, open or "
+				    "none");
 			break;
 		case OPT_AUTONOMOUS:
 			o.autonomous = 1;

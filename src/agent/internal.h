@@ -26,6 +26,7 @@
 
 struct bash_options;
 struct checker;
+struct netgate;
 struct policy;
 struct tool_output;
 
@@ -123,6 +124,7 @@ struct team {
 						 * worktree passes it first */
 	struct evq		 events;
 	struct policy		*policy;
+	struct netgate		*netgate;	/* --network proxy, or NULL */
 	int64_t			 epoch_us;	/* when opened */
 
 	pthread_mutex_t		 lock;		/* agents */
