@@ -581,8 +581,52 @@ layout_diff(struct view *v)
 }
 
 /*
+ * A permission's details in the rectangle at (y, x): why it was flagged,
+ * where it runs and who asks, then its command verbatim, numbered by
+ * line, from row detail_first (scrolling stops at its end).
+ */
+static void
+layout_detail_command(struct view *v, const struct permline *pl, int y,
+    int x, int rows, int w)
+{
+	char **lines, *text;
+	size_t n, i, flag = permline_flag_line(pl);
+	int row;
+
+	text = xasprintf("why: %s%s%s", *pl->reason ? pl->reason : "risky",
+	    *pl->detail && strcmp(pl->detail, pl->reason) != 0 ? " — " : "",
+	    strcmp(pl->detail, pl->reason) != 0 ? pl->detail : "");
+	layout_text(y, x, w, ROLE_ERROR, text);
+	free(text);
+	text = xasprintf("runs in: %s · asked by: %s%s%s%s",
+	    *pl->directory ? pl->directory : "(not recorded)",
+	    *pl->who ? pl->who : "(not recorded)", *pl->tool ? " (" : "",
+	    pl->tool, *pl->tool ? ")" : "");
+	layout_text(y + 1, x, w, ROLE_POPUP, text);
+	free(text);
+	if (flag > 0)
+		text = xasprintf("the command, %zu line%s (▶ marks what was "
+		    "flagged, from line %zu):", pl->lines, pl->lines == 1 ?
+		    "" : "s", flag);
+	else
+		text = xasprintf("the command, %zu line%s:", pl->lines,
+		    pl->lines == 1 ? "" : "s");
+	layout_text(y + 2, x, w, ROLE_POPUP, text);
+	free(text);
+	rows -= 3;
+	lines = permline_rows(pl, w, &n);
+	if (v->detail_first > (int)n - rows)
+		v->detail_first = (int)n - rows > 0 ? (int)n - rows : 0;
+	for (row = 0, i = (size_t)v->detail_first; row < rows && i < n;
+	    row++, i++)
+		layout_text(y + 3 + row, x, w, ROLE_POPUP, lines[i]);
+	permline_rows_free(lines, n);
+}
+
+/*
  * The detail view of one request: who asked whom, when, its status, and
- * its whole body wrapped, from line detail_first.
+ * its whole body wrapped (a command numbered by line), from line
+ * detail_first.
  */
 static void
 layout_detail(struct view *v, int64_t now)
@@ -616,6 +660,14 @@ layout_detail(struct view *v, int64_t now)
 		free(title);
 	}
 	rows = h - 5;
+	if (r->perm != NULL) {
+		layout_detail_command(v, r->perm, y + 3, x + 2, rows, w - 4);
+		layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP,
+		    view_decidable(v, r) ? "F5 approves · F6 rejects · "
+		    "Up/Down/PgUp/PgDn scroll · Esc closes" :
+		    "Up/Down/PgUp/PgDn scroll · Esc closes");
+		return;
+	}
 	/* The body wrapped: counted first, so that scrolling stops at its
 	 * end, then drawn from detail_first on. */
 	for (p = r->body; ; p = nl + 1) {
@@ -667,16 +719,22 @@ layout_hint(struct view *v)
 	const struct table_row *r = table_selected(&v->table);
 	enum color_role role = v->hint ? v->hint_role : ROLE_HINT;
 	size_t must, lead;
-	char *sel = view_selection_text(v, &must), *line;
+	char *before, *sel, *line;
 
 	*v->shown_id = '\0';
+	/* The selection gets what the notice leaves of the line. */
+	before = xasprintf(" %s%s", v->hint ? v->hint : "", v->hint ? " · " :
+	    "");
+	sel = view_selection_text(v, COLS - 3 - (int)text_width(before,
+	    strlen(before)), &must);
+	free(before);
 	if (v->hint == NULL && sel == NULL)
 		return;
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
-	if (sel != NULL && r != NULL && (int)text_width(line, lead + must) <=
-	    COLS - 2)
+	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
+	    (int)text_width(line, lead + must) <= COLS - 2)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);
 	layout_text(LINES - 3, 1, COLS - 2, role, line);
 	free(line);
