@@ -590,7 +590,8 @@ layout_detail_command(struct view *v, const struct permline *pl, int y,
     int x, int rows, int w)
 {
 	char **lines, *text;
-	size_t n, i, flag = permline_flag_line(pl);
+	const char *dir;
+	size_t n, i, cut, flag = permline_flag_line(pl);
 	int row;
 
 	text = xasprintf("why: %s%s%s", *pl->reason ? pl->reason : "risky",
@@ -598,11 +599,23 @@ layout_detail_command(struct view *v, const struct permline *pl, int y,
 	    strcmp(pl->detail, pl->reason) != 0 ? pl->detail : "");
 	layout_text(y, x, w, ROLE_ERROR, text);
 	free(text);
-	text = xasprintf("runs in: %s · asked by: %s%s%s%s",
-	    *pl->directory ? pl->directory : "(not recorded)",
-	    *pl->who ? pl->who : "(not recorded)", *pl->tool ? " (" : "",
-	    pl->tool, *pl->tool ? ")" : "");
+	text = xasprintf("asked by: %s%s%s%s", *pl->who ? pl->who :
+	    "(not recorded)", *pl->tool ? " (" : "", pl->tool, *pl->tool ?
+	    ")" : "");
 	layout_text(y + 1, x, w, ROLE_POPUP, text);
+	free(text);
+	/* A directory too long for the row keeps its end, the part that
+	 * tells one place from another. */
+	dir = *pl->directory ? pl->directory : "(not recorded)";
+	cut = 0;
+	while ((int)text_width(dir + cut, strlen(dir + cut)) > w - 10 &&
+	    dir[cut] != '\0') {
+		cut++;
+		while (((unsigned char)dir[cut] & 0xc0) == 0x80)
+			cut++;
+	}
+	text = xasprintf("runs in: %s%s", cut > 0 ? "…" : "", dir + cut);
+	layout_text(y + 2, x, w, ROLE_POPUP, text);
 	free(text);
 	if (flag > 0)
 		text = xasprintf("the command, %zu line%s (▶ marks what was "
@@ -611,15 +624,15 @@ layout_detail_command(struct view *v, const struct permline *pl, int y,
 	else
 		text = xasprintf("the command, %zu line%s:", pl->lines,
 		    pl->lines == 1 ? "" : "s");
-	layout_text(y + 2, x, w, ROLE_POPUP, text);
+	layout_text(y + 3, x, w, ROLE_POPUP, text);
 	free(text);
-	rows -= 3;
+	rows -= 4;
 	lines = permline_rows(pl, w, &n);
 	if (v->detail_first > (int)n - rows)
 		v->detail_first = (int)n - rows > 0 ? (int)n - rows : 0;
 	for (row = 0, i = (size_t)v->detail_first; row < rows && i < n;
 	    row++, i++)
-		layout_text(y + 3 + row, x, w, ROLE_POPUP, lines[i]);
+		layout_text(y + 4 + row, x, w, ROLE_POPUP, lines[i]);
 	permline_rows_free(lines, n);
 }
 

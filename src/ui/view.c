@@ -19,6 +19,9 @@
 
 /* How a thinking block the provider encrypted shows. */
 #define VIEW_REDACTED "[thinking, encrypted by the provider]"
+/* Columns of a command's summary on the hint line below which the
+ * hint's own key help makes way. */
+#define VIEW_HINT_ROOM 40
 
 struct view *
 view_new(struct team *t)
@@ -114,9 +117,16 @@ view_selection_text(struct view *v, int cols, size_t *must)
 		head = xasprintf("%s's %s (F5 approves, F6 rejects, Enter "
 		    "shows all)", r->from, view_kind(r->type));
 	/* A command leads with why it was flagged and keeps the flagged
-	 * part in view, in the room the line has. */
+	 * part in view, in the room the line has; on a narrow screen the
+	 * keys (shown on the last row too) give way to it. */
 	room = cols - (int)text_width(head, strlen(head)) - 2 -
 	    (int)text_width(more, strlen(more));
+	if (r->perm != NULL && room < VIEW_HINT_ROOM) {
+		room += (int)text_width(head, strlen(head));
+		free(head);
+		head = xasprintf("%s's %s", r->from, view_kind(r->type));
+		room -= (int)text_width(head, strlen(head));
+	}
 	what = r->perm != NULL ? permline_summary(r->perm, room > 0 ? room :
 	    0, &whole) : xstrdup(r->summary);
 	text = xasprintf("%s: %s%s", head, what, more);
