@@ -255,33 +255,58 @@ START_TEST(team_lock_is_one_at_a_time)
 }
 END_TEST
 
-/* A team folder: named from the workdir, made private, recorded; an old
- * <workdir>/.huddle team is moved into it once; and a database with a
- * trigger planted in it is refused. */
-START_TEST(team_folder_adopts_and_refuses_foreign_databases)
+/* A team folder: named from the workdir, made private, recorded; a team
+ * database found in the working tree is named in a notice and left as it
+ * was (neither moved, opened nor deleted); and a database with a trigger
+ * planted in it is refused. */
+START_TEST(team_folder_ignores_and_refuses_foreign_databases)
 {
 	char *dir = tu_tmpdir(), *err = NULL, *notice = NULL, *work, *old;
-	char *folder, *base;
+	char *folder, *base, *olddb, *newdb;
 	struct member *lead;
+	struct stat before, after;
 	struct store *s;
 
 	work = xasprintf("%s/my project", dir);
 	base = xasprintf("%s/state", dir);
 	ck_assert_int_eq(mkdir(work, 0755), 0);
 	old = xasprintf("%s/.huddle", work);
+	olddb = xasprintf("%s/team.db", old);
 	s = tu_store_open(old);
 	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
 	store_close(s);
+	ck_assert_int_eq(stat(olddb, &before), 0);
 	folder = statedir_team(base, work, &err);
 	ck_assert_msg(folder != NULL, "%s", err);
 	ck_assert_ptr_nonnull(strstr(folder, "/state/my_project-"));
 	ck_assert_int_eq(mode_of(folder), 0700);
-	ck_assert_int_eq(statedir_adopt(folder, work, &notice, &err), 1);
-	ck_assert_ptr_nonnull(strstr(notice, "moved"));
+	ck_assert_int_eq(statedir_stray(folder, work, &notice, &err), 1);
+	ck_assert_ptr_nonnull(strstr(notice, olddb));
+	ck_assert_ptr_nonnull(strstr(notice, "ignores it"));
 	free(notice);
-	ck_assert_int_eq(access(old, F_OK), -1);
-	ck_assert_int_eq(statedir_adopt(folder, work, &notice, &err), 0);
+	notice = NULL;
+	/* Untouched: the same file, the same size and times, and nothing
+	 * of it in the team's folder. */
+	ck_assert_int_eq(stat(olddb, &after), 0);
+	ck_assert_int_eq(before.st_ino, after.st_ino);
+	ck_assert_int_eq(before.st_size, after.st_size);
+	ck_assert_int_eq(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+	ck_assert_int_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+	ck_assert_int_eq(before.st_atim.tv_nsec, after.st_atim.tv_nsec);
+	newdb = xasprintf("%s/team.db", folder);
+	ck_assert_int_eq(access(newdb, F_OK), -1);
+	free(newdb);
+	/* Nothing there: nothing said. */
+	ck_assert_int_eq(unlink(olddb), 0);
+	ck_assert_int_eq(statedir_stray(folder, work, &notice, &err), 0);
+	ck_assert_ptr_null(notice);
+	/* A link in its place is named, not followed. */
+	ck_assert_int_eq(symlink("/nonexistent", olddb), 0);
+	ck_assert_int_eq(statedir_stray(folder, work, &notice, &err), 1);
+	free(notice);
+	free(olddb);
 	s = tu_store_open(folder);
+	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
 	lead = roster_get(s, "lead");
 	ck_assert_ptr_nonnull(lead);
 	member_free(lead);
@@ -421,7 +446,7 @@ store_suite(void)
 	tcase_add_test(tc, version_1_database_is_migrated);
 	tcase_add_test(tc, version_5_worktree_bases_move);
 	tcase_add_test(tc, team_lock_is_one_at_a_time);
-	tcase_add_test(tc, team_folder_adopts_and_refuses_foreign_databases);
+	tcase_add_test(tc, team_folder_ignores_and_refuses_foreign_databases);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
 	tcase_add_test(tc, rollback_discards_everything);
 	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);
