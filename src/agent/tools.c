@@ -301,6 +301,13 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	    input_str(in, "isolation", 0, &isolation, o) == -1 ||
 	    input_str(in, "base", 0, &s.base, o) == -1)
 		return;
+	/* Before anything else: a reserved name says so, whatever else is
+	 * wrong. */
+	if (roster_check_name(s.name, &err) == -1) {
+		tool_error(o, "not spawned: %s", err);
+		free(err);
+		return;
+	}
 	if (isolation != NULL && strcmp(isolation, "worktree") != 0 &&
 	    strcmp(isolation, "none") != 0) {
 		tool_error(o, "not spawned: isolation is \"worktree\" or "
