@@ -275,13 +275,16 @@ void tools_run(struct agent *a, const char *name, json_t *input,
 /* tasks.c */
 
 /*
- * `who` completes task `id` with `result` (NULL: leave it): its check —
- * the task's own command, else the team's --verify — runs first, and
- * only a zero exit completes it; otherwise it stays in progress with the
- * check's output, and its owner is told. Returns 0 when completed, 1 when
- * the check failed, -1 when it may not (each with a sentence in *msg).
+ * Agent a (NULL: the person) completes task `id` with `result` (NULL:
+ * leave it): its check — the task's own command, else the team's
+ * --verify — runs first, and only a zero exit completes it; otherwise it
+ * stays in progress with the check's output, and its owner is told. A
+ * task's own check passes the permission gate first (permit.c); one the
+ * person refuses is not run and counts as failed. Returns 0 when
+ * completed, 1 when the check failed or was not run, -1 when it may not
+ * (each with a sentence in *msg).
  */
-int tasks_complete(struct team *t, const char *who, const char *id,
+int tasks_complete(struct team *t, struct agent *a, const char *id,
     const char *result, struct cancel *cancel, char **msg);
 
 /* Joins the checker threads that have ended; with all set, cancels the
@@ -293,8 +296,8 @@ void tasks_reap_checkers(struct team *t, int all);
 int tasks_checking(struct team *t, const char *root);
 
 /* Why agent a may not give a task this check command, or NULL when it
- * may: a check runs as its bash would, so it must be a command its bash
- * would run without asking (malloc'd). */
+ * may: a teammate whose plan is not approved may not (malloc'd). Whether
+ * the check needs the person's permission is asked when it runs. */
 char *tasks_check_refused(struct agent *a, const char *command);
 
 /*
@@ -350,6 +353,25 @@ int team_task_place(struct team *t, const struct task *k, char **root,
 /* After teammate name ended: its worktree is removed when it holds
  * nothing that is not merged, and kept (with a notice) otherwise. */
 void team_worktree_retire(struct team *t, const char *name);
+
+/* permit.c */
+
+/* Why the policy flags command at root (with no sandbox: every one), or
+ * NULL when it runs without asking (malloc'd). */
+char *permit_risk(struct team *t, const char *root, const char *command);
+
+/*
+ * The one gate of every shell command a model wrote (a bash call, a
+ * task's check), at root where it will run: a command permit_risk flags
+ * waits for the person's answer to a permission request whose body is
+ * "WHAT: COMMAND — WHY" (what: "bash", "t3's check, written by lead").
+ * a is the agent that waits (its status shows it); NULL for the person's
+ * own /task done, whose thread waits until cancel fires. Returns 0 when
+ * the command may run, -1 with a sentence in *why (malloc'd) when not.
+ */
+int permit_command(struct team *t, struct agent *a, const char *what,
+    const char *command, const char *root, struct cancel *cancel,
+    char **why);
 
 /* prompt.c */
 

@@ -15,7 +15,6 @@
 #include "tools/fstools.h"
 #include "agent/internal.h"
 #include "agent/tooldef.h"
-#include "tools/policy.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
 
@@ -114,48 +113,17 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	struct team *t = a->team;
 	struct bash_options bo;
 	const char *command;
-	char *risk, *body, *err = NULL;
-	char id[PROTO_ID_SIZE];
-	struct request *r;
+	char *why = NULL;
 
 	if (input_str(in, "command", 1, &command, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
-	/* Without a sandbox every command is the person's call. */
-	if (t->sandbox == SANDBOX_MISSING)
-		risk = xstrdup("no sandbox on this system: every command asks");
-	else
-		risk = a->is_lead ? NULL : policy_check(t->policy,
-		    agent_root(a), command);
-	if (risk != NULL) {
-		body = xasprintf("bash: %s — %s", command, risk);
-		free(risk);
-		if (protocol_request(t->proto, REQ_PERMISSION, a->name,
-		    ROSTER_LEAD, body, id, &err) == -1) {
-			tool_error(o, "could not ask for permission: %s", err);
-			free(err);
-			free(body);
-			return;
-		}
-		free(body);
-		if ((r = agent_await(a, id, 0)) == NULL) {
-			/* Nobody will wait for the answer any more. */
-			if (protocol_cancel(t->proto, id, "the teammate stopped "
-			    "before the decision", &err) == -1)
-				free(err);
-			tool_error(o, "not run: stopped while waiting for "
-			    "permission (%s)", id);
-			return;
-		}
-		if (r->status != REQ_APPROVED) {
-			tool_error(o, "not run: permission %s was %s%s%s", id,
-			    req_status_name(r->status),
-			    r->response && *r->response ? ": " : "",
-			    r->response ? r->response : "");
-			request_free(r);
-			return;
-		}
-		request_free(r);
+	/* The lead's commands too: one policy for every command. */
+	if (permit_command(t, a, "bash", command, agent_root(a), &a->cancel,
+	    &why) == -1) {
+		tool_error(o, "not run: %s", why);
+		free(why);
+		return;
 	}
 	team_bash_options(t, &a->cancel, &bo);
 	bo.workdir = agent_root(a);
@@ -522,7 +490,7 @@ static const struct tool_def tool_defs[] = {
 	  "Run a shell command (/bin/sh -c) in the working directory. Output "
 	  "and exit status come back; long output is cut. Every process the "
 	  "command starts, in the background or not, is stopped when it ends. "
-	  "Risky commands of a teammate wait for the person's permission.",
+	  "Risky commands wait for the person's permission.",
 	  "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
 	  "\"string\",\"description\":\"the command line\"}},"
 	  "\"required\":[\"command\"]}" },

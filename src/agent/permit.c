@@ -1,0 +1,87 @@
+/*
+ * The one gate every shell command a model wrote passes before it runs,
+ * whoever wrote it (the lead or a teammate) and whatever runs it (a bash
+ * call, a task's check): the risk policy reads it, and a command it flags
+ * runs only once the person approves a permission request that says what
+ * the command is, who wrote it, and why it was flagged.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/internal.h"
+#include "tools/policy.h"
+#include "util/xmalloc.h"
+
+char *
+permit_risk(struct team *t, const char *root, const char *command)
+{
+	/* Without a sandbox every command is the person's call. */
+	if (t->sandbox == SANDBOX_MISSING)
+		return xstrdup("no sandbox on this system: every command asks");
+	return policy_check(t->policy, root, command);
+}
+
+/* Waits, without an agent, for request id to be decided or cancel to
+ * fire: the person's own /task done. NULL when cancelled or gone. */
+static struct request *
+permit_await(struct team *t, const char *id, struct cancel *cancel)
+{
+	struct request *r;
+
+	for (;;) {
+		/* Read the generation first: a decision after it wakes us. */
+		uint64_t gen = bus_generation(t->bus, MSG_USER);
+
+		if ((r = protocol_get(t->proto, id)) == NULL)
+			return NULL;
+		if (r->status != REQ_PENDING)
+			return r;
+		request_free(r);
+		if (cancel == NULL || cancel_fired(cancel))
+			return NULL;
+		bus_wait_since(t->bus, MSG_USER, gen, -1, &cancel->fired);
+	}
+}
+
+int
+permit_command(struct team *t, struct agent *a, const char *what,
+    const char *command, const char *root, struct cancel *cancel,
+    char **why)
+{
+	char id[PROTO_ID_SIZE], *risk, *body, *err = NULL;
+	struct request *r;
+	int rc;
+
+	if ((risk = permit_risk(t, root, command)) == NULL)
+		return 0;
+	body = xasprintf("%s: %s — %s", what, command, risk);
+	free(risk);
+	rc = protocol_request(t->proto, REQ_PERMISSION, a != NULL ? a->name :
+	    MSG_USER, ROSTER_LEAD, body, id, &err);
+	free(body);
+	if (rc == -1) {
+		*why = xasprintf("could not ask for permission: %s", err);
+		free(err);
+		return -1;
+	}
+	r = a != NULL ? agent_await(a, id, 0) : permit_await(t, id, cancel);
+	if (r == NULL) {
+		/* Nobody will wait for the answer any more. */
+		if (protocol_cancel(t->proto, id, "stopped before the "
+		    "decision; the command was not run", &err) == -1)
+			free(err);
+		*why = xasprintf("stopped while waiting for permission (%s)",
+		    id);
+		return -1;
+	}
+	rc = r->status == REQ_APPROVED ? 0 : -1;
+	if (rc == -1)
+		*why = xasprintf("permission %s was %s%s%s%s%s", id,
+		    req_status_name(r->status), r->decided_by ? " by " : "",
+		    r->decided_by ? r->decided_by : "", r->response &&
+		    *r->response ? ": " : "", r->response ? r->response : "");
+	request_free(r);
+	return rc;
+}
