@@ -312,6 +312,7 @@ team_open(const struct team_options *o, char **err)
 	}
 	if ((t->store = store_open(t->state, 0, err)) == NULL)
 		goto fail;
+	store_on_full(t->store, evq_notice, &t->events);
 	n = roster_list(t->store, &members);
 	member_free_array(members, n);
 	if (o->resume && n == 0) {

@@ -195,11 +195,26 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 
 /* --- messages ----------------------------------------------------------------- */
 
+/* What the sender is told of a message cut to MSG_MAX_CONTENT: "" when
+ * it was not (malloc'd). */
+static char *
+tool_cut_note(const char *content)
+{
+	size_t cut;
+
+	free(message_cap(content, &cut));
+	if (cut == 0)
+		return xstrdup("");
+	return xasprintf(", cut to its first %d KiB: the last %zu bytes were "
+	    "left out (send long text as a file instead)",
+	    MSG_MAX_CONTENT / 1024, cut);
+}
+
 static void
 tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *to, *content;
-	char *err = NULL;
+	char *err = NULL, *cut;
 
 	if (input_str(in, "to", 1, &to, o) == -1 ||
 	    input_str(in, "content", 1, &content, o) == -1)
@@ -218,7 +233,9 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
-	tool_ok(o, "sent to %s", to);
+	cut = tool_cut_note(content);
+	tool_ok(o, "sent to %s%s", to, cut);
+	free(cut);
 }
 
 static void
@@ -237,7 +254,7 @@ static void
 tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *content;
-	char *err = NULL;
+	char *err = NULL, *cut;
 	int n;
 
 	if (input_str(in, "content", 1, &content, o) == -1)
@@ -247,7 +264,9 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
-	tool_ok(o, "sent to %d teammate%s", n, n == 1 ? "" : "s");
+	cut = tool_cut_note(content);
+	tool_ok(o, "sent to %d teammate%s%s", n, n == 1 ? "" : "s", cut);
+	free(cut);
 }
 
 /* --- the team ------------------------------------------------------------------- */
@@ -607,6 +626,74 @@ tools_for(int is_lead)
 		    schema));
 	}
 	return list;
+}
+
+/* e cut as a message is, when it is a string too long for one; else
+ * NULL. */
+static json_t *
+tools_cut_one(json_t *e)
+{
+	json_t *cut;
+	char *text;
+
+	if (!json_is_string(e) || json_string_length(e) <= MSG_MAX_CONTENT)
+		return NULL;
+	text = message_cap(json_string_value(e), NULL);
+	cut = json_string(text);
+	free(text);
+	return cut ? cut : json_string("");
+}
+
+/* Cuts, in place, every string longer than MSG_MAX_CONTENT in v (an
+ * object or array, at any depth). Returns how many were cut. */
+static size_t
+tools_cut_strings(json_t *v)
+{
+	json_t *e, *cut;
+	const char *key;
+	void *tmp;
+	size_t i, n = 0;
+
+	if (json_is_object(v)) {
+		json_object_foreach_safe(v, tmp, key, e) {
+			if ((cut = tools_cut_one(e)) != NULL) {
+				json_object_set_new(v, key, cut);
+				n++;
+			} else
+				n += tools_cut_strings(e);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) {
+			if ((cut = tools_cut_one(e)) != NULL) {
+				json_array_set_new(v, i, cut);
+				n++;
+			} else
+				n += tools_cut_strings(e);
+		}
+	}
+	return n;
+}
+
+json_t *
+tools_stored_reply(json_t *message)
+{
+	json_t *copy, *b;
+	size_t i, n = 0;
+
+	/* Cut in a copy: the calls run with the reply's own inputs. */
+	copy = json_deep_copy(message);
+	json_array_foreach(json_object_get(copy, "content"), i, b) {
+		const char *type = json_string_value(json_object_get(b,
+		    "type"));
+
+		if (type != NULL && strcmp(type, "tool_use") == 0)
+			n += tools_cut_strings(json_object_get(b, "input"));
+	}
+	if (n == 0) {
+		json_decref(copy);
+		return json_incref(message);
+	}
+	return copy;
 }
 
 int

@@ -412,6 +412,11 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 		    "the team", from, k->name);
 		goto done;
 	}
+	/* A plan or a command is new text; a shutdown is bookkeeping that
+	 * a full state still has room for (the quit's own). */
+	if (type != REQ_SHUTDOWN && store_room(p->store, STORE_MESSAGE, err) ==
+	    -1)
+		goto done;
 	proto_new_id(p->store, r.id);
 	r.type = type;
 	r.status = REQ_PENDING;
