@@ -15,8 +15,10 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results  # noqa: E402
-from team_driver import Huddle, call, contains, ev, expect, notes  # noqa: E402
+from fakellm_client import FakeLLM, Results, team_folder  # noqa: E402
+from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
+
+MIB = 1024 * 1024
 
 
 def pending_permission(h, since=0, what="a permission request", **fields):
@@ -191,6 +193,98 @@ def test_stray_database_left_alone(fake):
            % (before, after))
 
 
+def state_size(workdir):
+    """The bytes of the team's database, its WAL included."""
+    folder = team_folder(workdir)
+    return sum(os.path.getsize(os.path.join(folder, f))
+               for f in ("team.db", "team.db-wal")
+               if os.path.exists(os.path.join(folder, f)))
+
+
+def sends(n, size, per_turn=10):
+    """The lead's turns that send bob n messages of size bytes each."""
+    turns = []
+    for first in range(0, n, per_turn):
+        turns.append({"agent": "lead", "kind": "tool_use",
+                      "json_chars": 256 * 1024, "calls": [
+                          {"name": "send_message", "input": {
+                              "to": "bob",
+                              "content": ("%03d" % i) + "m" * (size - 3)}}
+                          for i in range(first, min(n, first + per_turn))]})
+    return turns
+
+
+def test_long_messages_are_cut(fake):
+    """40 sends of 1 MiB leave the state small: each message is cut to
+    64 KiB, and the sender hears so."""
+    fake.reset()
+    fake.script(call("lead", "spawn_teammate", name="bob", role="reader",
+                     prompt="Read."),
+                *sends(40, MIB), say("lead", "Sent."), *notes("lead", 4),
+                *notes("bob", 50))
+    with Huddle(fake) as h:
+        h.send("go")
+        h.wait_text("lead", "Sent.", timeout=90)
+        results = [e for e in h.events if e["event"] == "tool_result" and
+                   e.get("tool") == "send_message"]
+        expect(len(results) == 40, "%d results" % len(results))
+        for r in results:
+            expect(not r.get("is_error") and "cut to its first 64 KiB" in
+                   r["output"] and "bytes were left out" in r["output"],
+                   r["output"][:300])
+        got = [e for e in h.events if e["event"] == "message" and
+               e.get("agent") == "bob" and e["content"].startswith("0")]
+        expect(len(got) == 40, "bob got %d messages" % len(got))
+        for m in got:
+            expect(len(m["content"]) < 64 * 1024 + 200 and "bytes cut" in
+                   m["content"], "bob got %d bytes" % len(m["content"]))
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    size = state_size(h.workdir)
+    print("  (the state after 40 MiB sent: %.1f MiB)" % (size / MIB))
+    expect(size < 16 * MIB, "the state grew to %d bytes" % size)
+
+
+def test_state_ceiling(fake):
+    """With a 2 MiB ceiling, sends are refused with a clear error and a
+    notice to the person once it is reached; the team still reads,
+    quits and resumes, and the state stays within its ceiling."""
+    fake.reset()
+    env = {"HUDDLE_STATE_MAX": "2M"}
+    fake.script(call("lead", "spawn_teammate", name="bob", role="reader",
+                     prompt="Read."),
+                *sends(60, MIB, per_turn=1), *notes("lead", 4),
+                *notes("bob", 80))
+    with Huddle(fake, env=env) as h:
+        h.send("go")
+        refused = h.wait(ev("tool_result", "lead", tool="send_message",
+                            output=contains("ceiling")), timeout=90,
+                         what="a refused send")
+        expect(refused.get("is_error") and "not sent: the team's state "
+               "reached its ceiling of 2 MiB" in refused["output"],
+               refused["output"])
+        note = h.wait(ev("notice", message=contains("ceiling of 2 MiB")),
+                      what="the person's notice")
+        expect("HUDDLE_STATE_MAX" in note["message"], note["message"])
+        mark = len(h.events)
+        h.send("/tasks")
+        h.wait(ev("tasks"), since=mark, what="a read")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit at the ceiling")
+    expect(state_size(h.workdir) <= 2 * MIB + 4 * MIB,
+           "the state grew to %d bytes" % state_size(h.workdir))
+    db = os.path.join(team_folder(h.workdir), "team.db")
+    expect(os.path.getsize(db) <= 2 * MIB, "team.db has %d bytes"
+           % os.path.getsize(db))
+    fake.script(*notes("lead", 4), *notes("bob", 4))
+    with Huddle(fake, workdir=h.workdir, resume=True, env=env) as again:
+        mark = len(again.events)
+        again.send("/team")
+        again.wait(ev("team"), since=mark, what="the resumed team")
+        again.send("/quit")
+        expect(again.wait_exit() == 0, "the full team did not resume")
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -203,6 +297,10 @@ def main():
               fake)
         r.run("a team database in the working tree is left alone",
               test_stray_database_left_alone, fake)
+        r.run("40 sends of 1 MiB leave the state small",
+              test_long_messages_are_cut, fake)
+        r.run("the state's ceiling: a clear error, and the team goes on",
+              test_state_ceiling, fake)
     r.finish()
 
 
