@@ -272,7 +272,9 @@ const struct tool_def task_tool_defs[] = {
 	{ "task_create", FOR_BOTH, 0, tool_task_create,
 	  "Add a task to the team's task board. blocked_by lists the tasks "
 	  "that must be completed before it can start. verify is a shell "
-	  "command that must exit 0 before the task counts as completed. "
+	  "command that must exit 0 before the task counts as completed; "
+	  "one the risk policy flags waits for the person's permission each "
+	  "time it runs. "
 	  "worktree names a git worktree (on branch huddle/NAME, made from "
 	  "the person's HEAD when first needed) the task is done in: whoever "
 	  "holds the task works there, one teammate at a time, and the "
