@@ -15,6 +15,7 @@
 #include "agent/tooldef.h"
 #include "core/transcript.h"
 #include "tools/bash.h"
+#include "tools/profile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -188,8 +189,9 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	struct tool_output out = { 0, NULL };
 	struct task k;
 	const char *command;
-	char *err = NULL, *head, *root;
-	int status = -1, rc, fd;
+	struct profile *place;
+	char *err = NULL, *head;
+	int status = -1, rc;
 
 	if (taskboard_get(t->tasks, id, &k) == -1) {
 		*msg = xasprintf("there is no task '%s'", id ? id : "");
@@ -212,33 +214,26 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 		return -1;
 	}
 	/* Where it is done: its worktree, else where its owner works. */
-	if (team_task_place(t, &k, &root, &fd, &err) == -1) {
+	if ((place = team_task_place(t, &k, &err)) == NULL) {
 		*msg = xasprintf("%s cannot be checked: %s", k.id, err);
 		free(err);
 		task_clear(&k);
 		return -1;
 	}
-	if (tasks_check_permitted(t, a, &k, command, root, cancel, &err) ==
-	    -1) {
-		if (fd != -1)
-			close(fd);
-		free(root);
+	if (tasks_check_permitted(t, a, &k, command, place->root, cancel,
+	    &err) == -1) {
+		profile_free(place);
 		rc = tasks_not_run(t, who, &k, command, err, msg);
 		free(err);
 		task_clear(&k);
 		return rc;
 	}
-	team_bash_options(t, cancel, &bo);
-	bo.workdir = root;
-	if (fd != -1)
-		bo.sandbox_fd = fd;
+	team_bash_options(t, place, cancel, &bo);
 	bo.status_out = &status;
-	tasks_mark(t, root);
+	tasks_mark(t, place->root);
 	bash_run(command, &bo, &out);
-	tasks_unmark(t, root);
-	if (fd != -1)
-		close(fd);
-	free(root);
+	tasks_unmark(t, place->root);
+	profile_free(place);
 	head = tasks_output_head(out.text ? out.text : "");
 	/* Only what the check saw counts: a task changed meanwhile is
 	 * looked at again. */

@@ -20,6 +20,14 @@
 #include "llm/catalog.h"
 #include "llm/llm.h"
 
+/* What network commands get (--network). */
+enum team_network {
+	TEAM_NET_PROXY,		/* through huddle's proxy: each new host
+				 * asks the person (agent/netgate.h) */
+	TEAM_NET_OPEN,		/* all of it, directly */
+	TEAM_NET_NONE		/* none */
+};
+
 struct team_options {
 	const char		*workdir;	/* absolute and canonical */
 	struct llm_config	 llm;		/* for every agent; its model
@@ -43,7 +51,17 @@ struct team_options {
 						 * $XDG_STATE_HOME/huddle */
 	const char *const	*writable;	/* --writable DIRs (absolute) */
 	size_t			 nwritable;
-	int			 no_network;	/* commands get no TCP */
+	const char *const	*readable;	/* --readable PATHs (absolute,
+						 * canonical): let through
+						 * though hidden */
+	size_t			 nreadable;
+	const char *const	*sockets;	/* --allow-socket PATHs */
+	size_t			 nsockets;
+	long long		 max_procs;	/* per command; 0: none */
+	long long		 max_memory;	/* bytes per process; 0: none */
+	long long		 max_file_size;	/* bytes; 0: none */
+	enum team_network	 network;	/* default TEAM_NET_PROXY */
+	int			 no_network;	/* network is TEAM_NET_NONE */
 	int			 no_sandbox;	/* commands run unconfined */
 	const char		*verify;	/* --verify: checks every task
 						 * before it is completed */
@@ -89,6 +107,10 @@ json_t *team_request_json(const struct request *r);
 
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
+
+/* The TCP port of the team's network proxy on 127.0.0.1, or 0 when
+ * commands do not go through one (--network open or none). */
+int team_proxy_port(struct team *t);
 
 /* The working directory (absolute). */
 const char *team_workdir(struct team *t);
@@ -246,5 +268,11 @@ int team_quitting(struct team *t);
 
 /* Stops every thread (cancelling what runs) and frees the team. */
 void team_free(struct team *t);
+
+/* The files of the working directory that run code when the person
+ * works there later (a Makefile, .envrc, editor tasks, git attributes …)
+ * and changed since the team started, as a sentence to show at quit
+ * (malloc'd), or NULL when none did. */
+char *team_sandbox_planted(struct team *t);
 
 #endif
