@@ -198,9 +198,11 @@ bus_send(struct bus *bus, const char *from, const char *to,
 
 	if (store_begin(bus->store, err) == -1)
 		return -1;
-	id = store_room(bus->store, STORE_MESSAGE, err) == -1 ? -1 :
-	    bus_post_tx(bus->store, from, to, type, content, metadata, &m,
-	    err);
+	/* A message is new text; a notice (an agent went idle) is
+	 * bookkeeping a full state still has room for. */
+	id = type == MSG_MESSAGE && store_room(bus->store, STORE_MESSAGE,
+	    err) == -1 ? -1 : bus_post_tx(bus->store, from, to, type, content,
+	    metadata, &m, err);
 	if (store_end(bus->store, id > 0, id > 0 ? err : NULL) == -1)
 		id = -1;
 	if (id > 0) {
