@@ -382,6 +382,11 @@ int permit_command(struct team *t, struct agent *a, const char *what,
     const char *command, const char *root, struct cancel *cancel,
     char **why);
 
+/* Cancels the permission requests a check of the person's /task done
+ * left pending when huddle last stopped: nobody waits for them now (an
+ * agent cancels its own when it starts). */
+void permit_forget(struct team *t);
+
 /* sandbox.c */
 
 /* Makes the commands' TMPDIR, finds what the kernel offers and lists

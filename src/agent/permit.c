@@ -12,6 +12,7 @@
 
 #include "agent/internal.h"
 #include "tools/policy.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 char *
@@ -42,6 +43,18 @@ permit_await(struct team *t, const char *id, struct cancel *cancel)
 		if (cancel == NULL || cancel_fired(cancel))
 			return NULL;
 		bus_wait_since(t->bus, MSG_USER, gen, -1, &cancel->fired);
+	}
+}
+
+void
+permit_forget(struct team *t)
+{
+	char *err = NULL;
+
+	if (protocol_cancel_from(t->proto, MSG_USER, REQ_PERMISSION, "huddle "
+	    "restarted while the check waited; it was not run", &err) == -1) {
+		log_printf("permission: %s", err);
+		free(err);
 	}
 }
 

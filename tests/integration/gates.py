@@ -136,6 +136,35 @@ def test_person_task_done_asks(fake):
         expect(h.wait_exit() == 0, "huddle did not quit cleanly")
 
 
+def test_person_check_after_kill9(fake):
+    """A check of the person's /task done still waiting when huddle is
+    killed: on --resume its request is cancelled, nothing ran, and the
+    task is still open."""
+    fake.reset()
+    fake.script(call("lead", "task_create", subject="tidy",
+                     verify="rm -rf junk6"), *notes("lead", 4))
+    with Huddle(fake) as h:
+        os.mkdir(os.path.join(h.workdir, "junk6"))
+        h.send("go")
+        h.wait(ev("tool_result", "lead", tool="task_create"),
+               what="the task")
+        h.send("/task done t1")
+        req = pending_permission(h)
+        h.kill9()
+    fake.script(*notes("lead", 4))
+    with Huddle(fake, workdir=h.workdir, resume=True) as again:
+        again.wait(ev("request", id=req["id"], status="cancelled"),
+                   what="the stale request cancelled")
+        mark = len(again.events)
+        again.send("/tasks")
+        tasks = again.wait(ev("tasks"), since=mark, what="/tasks")["tasks"]
+        expect(tasks[0]["status"] == "pending", repr(tasks[0]))
+        expect(os.path.isdir(os.path.join(h.workdir, "junk6")),
+               "the check ran")
+        again.send("/quit")
+        expect(again.wait_exit() == 0, "huddle did not quit cleanly")
+
+
 def test_reserved_names(fake):
     fake.reset()
     names = ["person", "user", "human", "operator", "system", "huddle",
@@ -293,6 +322,8 @@ def main():
         r.run("the lead's bash asks", test_lead_bash_asks, fake)
         r.run("the person's /task done asks in the person's name",
               test_person_task_done_asks, fake)
+        r.run("a check waiting at kill -9 is cancelled on --resume",
+              test_person_check_after_kill9, fake)
         r.run("reserved names are never a teammate's", test_reserved_names,
               fake)
         r.run("a team database in the working tree is left alone",
