@@ -372,8 +372,9 @@ char *permit_risk(struct team *t, const char *root, const char *command);
 /*
  * The one gate of every shell command a model wrote (a bash call, a
  * task's check), at root where it will run: a command permit_risk flags
- * waits for the person's answer to a permission request whose body is
- * "WHAT: COMMAND — WHY" (what: "bash", "t3's check, written by lead").
+ * waits for the person's answer to a permission request whose body
+ * (core/permbody.h) records it, what asks (`what`: "bash", "t3's check,
+ * written by lead"), why and where it was flagged, root and who asks.
  * a is the agent that waits (its status shows it); NULL for the person's
  * own /task done, whose thread waits until cancel fires. Returns 0 when
  * the command may run, -1 with a sentence in *why (malloc'd) when not.

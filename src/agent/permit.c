@@ -11,17 +11,37 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "core/permbody.h"
 #include "tools/policy.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
+/* Whether the policy flags command at root, with *v (cleared by the
+ * caller) saying why; without a sandbox every command is flagged. */
+static int
+permit_judge(struct team *t, const char *root, const char *command,
+    struct policy_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	if (t->sandbox == SANDBOX_MISSING) {
+		v->label = xstrdup("no sandbox");
+		v->detail = xstrdup("no sandbox on this system: every command "
+		    "asks");
+		return 1;
+	}
+	return policy_judge(t->policy, root, command, v);
+}
+
 char *
 permit_risk(struct team *t, const char *root, const char *command)
 {
-	/* Without a sandbox every command is the person's call. */
-	if (t->sandbox == SANDBOX_MISSING)
-		return xstrdup("no sandbox on this system: every command asks");
-	return policy_check(t->policy, root, command);
+	struct policy_verdict v;
+	char *why = NULL;
+
+	if (permit_judge(t, root, command, &v))
+		why = xstrdup(v.detail ? v.detail : "risky");
+	policy_verdict_clear(&v);
+	return why;
 }
 
 /* Waits, without an agent, for request id to be decided or cancel to
@@ -63,16 +83,31 @@ permit_command(struct team *t, struct agent *a, const char *what,
     const char *command, const char *root, struct cancel *cancel,
     char **why)
 {
-	char id[PROTO_ID_SIZE], *risk, *body, *err = NULL;
+	const char *who = a != NULL ? a->name : MSG_USER;
+	char id[PROTO_ID_SIZE], *body, *err = NULL;
+	struct policy_verdict v;
+	struct permbody b;
 	struct request *r;
 	int rc;
 
-	if ((risk = permit_risk(t, root, command)) == NULL)
+	if (!permit_judge(t, root, command, &v)) {
+		policy_verdict_clear(&v);
 		return 0;
-	body = xasprintf("%s: %s — %s", what, command, risk);
-	free(risk);
-	rc = protocol_request(t->proto, REQ_PERMISSION, a != NULL ? a->name :
-	    MSG_USER, ROSTER_LEAD, body, id, &err);
+	}
+	/* The record every front end shows: what asks, the command
+	 * verbatim, why and where it was flagged, where it runs, who. */
+	b.tool = (char *)what;
+	b.command = (char *)command;
+	b.reason = v.label;
+	b.detail = v.detail;
+	b.directory = (char *)root;
+	b.who = (char *)who;
+	b.flag_start = v.start;
+	b.flag_end = v.end;
+	body = permbody_make(&b);
+	policy_verdict_clear(&v);
+	rc = protocol_request(t->proto, REQ_PERMISSION, who, ROSTER_LEAD,
+	    body, id, &err);
 	free(body);
 	if (rc == -1) {
 		*why = xasprintf("could not ask for permission: %s", err);

@@ -52,9 +52,12 @@ def test_lead_check_asks(fake):
                       what="the task made")
         expect("waits for the person's permission" in made["output"] and
                "rm -r" in made["output"], made["output"])
-        req = pending_permission(h, body=contains("t1's check, written by "
-                                                  "lead: " + check))
-        expect(req["from"] == "lead", repr(req))
+        req = pending_permission(h)
+        perm = req["permission"]
+        expect(req["from"] == "lead" and perm["who"] == "lead" and
+               perm["tool"] == "t1's check, written by lead" and
+               perm["command"] == check and perm["reason"] == "rm -r",
+               repr(req))
         expect(os.path.isdir(junk), "the check ran before permission")
         answer(h, "/reject %s not now" % req["id"])
         res = h.wait(ev("tool_result", "lead", tool="task_update"),
@@ -87,8 +90,11 @@ def test_lead_bash_asks(fake):
         junk = os.path.join(h.workdir, "junk2")
         os.mkdir(junk)
         h.send("go")
-        req = pending_permission(h, body=contains("bash: rm -rf junk2"))
-        expect(req["from"] == "lead", repr(req))
+        req = pending_permission(h)
+        perm = req["permission"]
+        expect(req["from"] == "lead" and perm["tool"] == "bash" and
+               perm["command"] == "rm -rf junk2" and perm["who"] == "lead",
+               repr(req))
         answer(h, "/reject " + req["id"])
         res = h.wait(ev("tool_result", "lead", tool="bash"), what="bash")
         expect(res.get("is_error") and "not run" in res["output"],
@@ -116,8 +122,10 @@ def test_person_task_done_asks(fake):
         mark = len(h.events)
         h.send("/task done t1")
         req = pending_permission(h, since=mark)
-        expect(req["from"] == "user" and "t1's check, written by lead" in
-               req["body"], repr(req))
+        perm = req["permission"]
+        expect(req["from"] == "user" and perm["who"] == "user" and
+               perm["tool"] == "t1's check, written by lead" and
+               perm["command"] == "rm -rf junk4", repr(req))
         expect(os.path.isdir(os.path.join(h.workdir, "junk4")),
                "ran before permission")
         answer(h, "/approve " + req["id"])
