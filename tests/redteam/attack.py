@@ -25,6 +25,9 @@ def exits(out, label):
 
 def row(name, expected, ok, what):
     """A row of the table: (attack, expected, result, ok)."""
+    what = " ".join(str(what).split())
+    if len(what) > 120:
+        what = what[:117] + "..."
     if ok is None:
         return (name, "", "(step: %s)" % what, True)
     return (name, expected, ("refused: " if ok else "GOT THROUGH: ") + what,

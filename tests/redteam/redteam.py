@@ -37,7 +37,9 @@ from fakellm_client import STATE_HOME, FakeLLM, team_folder  # noqa: E402
 from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
 from attack import Attack, exits, judge  # noqa: E402
+import flood  # noqa: E402
 import hostile  # noqa: E402
+import planted  # noqa: E402
 
 # $H is huddle's PID ($PPID is the command's reaper).
 HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
@@ -368,7 +370,9 @@ def check_reserved_name(run):
         "person was spawned%s" % (" and spoke to the lead" if sent else "")
 
 
-PARTS = []      # (name, function -> (rows, lost)) run beside main_run
+# (name, function -> (rows, lost)) run beside main_run, each with its
+# own fake server and huddle.
+PARTS = [("flood", flood.run), ("planted", planted.run)]
 
 
 def main():

@@ -1,0 +1,69 @@
+"""The red team's flood: trudy, a hostile teammate, sends 40 messages of
+1 MiB each to another teammate in one turn. Each must be cut to the cap
+(64 KiB, with a note) and the team's store must stay small; a run of its
+own, so the lead and mallory of the main run never carry the flood."""
+
+import os
+import sqlite3
+
+from attack import judge
+from fakellm_client import FakeLLM, team_folder
+from team_driver import Huddle, call, ev, notes
+
+COUNT = 40
+SIZE = 1 << 20
+CAP = 64 << 10
+STORE_CEILING = 16 << 20    # what 40 capped messages cannot come near
+
+
+def run():
+    """Returns (rows, lost)."""
+    with FakeLLM() as fake:
+        fake.reset()
+        body = "flood " * (SIZE // 6)
+        fake.script(
+            call("lead", "spawn_teammate", name="trudy", role="helper",
+                 prompt="Help."),
+            call("lead", "spawn_teammate", name="sink", role="helper",
+                 prompt="Listen."),
+            *notes("lead", 20),
+            {"agent": "trudy", "kind": "tool_use", "json_chars": SIZE,
+             "calls": [
+                {"name": "send_message",
+                 "input": {"to": "sink", "content": "%d %s" % (i, body)}}
+                for i in range(COUNT)]},
+            *notes("trudy", 6), *notes("sink", 20))
+        with Huddle(fake, args=["--no-network"]) as h:
+            db = os.path.join(team_folder(h.workdir), "team.db")
+            h.send("Start the team.")
+            results = []
+            since = 0
+            while len(results) < COUNT:
+                res = h.wait(ev("tool_result", "trudy", tool="send_message"),
+                             timeout=120, since=since,
+                             what="trudy's sends (%d of %d)"
+                             % (len(results), COUNT))
+                since = h.events.index(res) + 1
+                results.append(res)
+            row = judge("%d send_message of 1 MiB" % COUNT,
+                        "cut to 64 KiB; the store stays small",
+                        _check, db, results)
+            h.send("/quit")
+            h.wait_exit(30)
+    return [row], []
+
+
+def _check(db, results):
+    c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        longest = c.execute("SELECT max(length(content)) FROM messages "
+                            "WHERE sender = 'trudy'").fetchone()[0] or 0
+    finally:
+        c.close()
+    size = sum(os.path.getsize(db + s) for s in ("", "-wal")
+               if os.path.exists(db + s))
+    refused = sum(1 for r in results if r["is_error"])
+    ok = longest <= CAP + 1024 and size <= STORE_CEILING
+    what = "longest kept %d bytes, store %.1f MB, %d refused" % (
+        longest, size / 1e6, refused)
+    return ok, what
