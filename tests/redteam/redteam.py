@@ -40,6 +40,7 @@ from attack import Attack, exits, judge  # noqa: E402
 import flood  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
+import terminal  # noqa: E402
 
 # $H is huddle's PID ($PPID is the command's reaper).
 HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
@@ -372,7 +373,8 @@ def check_reserved_name(run):
 
 # (name, function -> (rows, lost)) run beside main_run, each with its
 # own fake server and huddle.
-PARTS = [("flood", flood.run), ("planted", planted.run)]
+PARTS = [("terminal", terminal.run), ("flood", flood.run),
+         ("planted", planted.run)]
 
 
 def main():
