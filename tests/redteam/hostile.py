@@ -290,7 +290,7 @@ def attacks(run_setup, state_home, db):
     ]
 
 
-# -- after the run --------------------------------------------------------------
+# -- after the run ------------------------------------------------------------
 
 def check_task_check_asked(run):
     """The lead's task check `rm -rf junk3` must be asked about (the

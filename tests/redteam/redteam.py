@@ -325,8 +325,8 @@ def main_run():
             h.wait(ev("tool_result", "lead", tool="task_update"),
                    timeout=30, what="the lead's task_update")
             rows.append(judge("the lead's task check rm -rf junk3",
-                              "asked like bash", hostile.check_task_check_asked,
-                              run))
+                              "asked like bash",
+                              hostile.check_task_check_asked, run))
             rows.append(judge("a teammate named person", "refused",
                               check_reserved_name, run))
             # Nothing lost: the plan is still the person's to decide.
