@@ -57,6 +57,7 @@ int
 main(int argc, char **argv)
 {
 	const char *roots[] = { "/tmp" };
+	struct landlock_rules rules = { NULL, 0, NULL, 0, roots, 1, 0, 0 };
 	struct bash_options o = { 0 };
 	char *err = NULL;
 	int runs;
@@ -73,8 +74,7 @@ main(int argc, char **argv)
 	measure("bash_run, no sandbox", &o, runs);
 	if (landlock_abi() == 0) {
 		printf("(no Landlock on this kernel: no sandboxed figure)\n");
-	} else if ((o.sandbox_fd = landlock_ruleset(roots, 1, 0, &err)) ==
-	    -1) {
+	} else if ((o.sandbox_fd = landlock_ruleset(&rules, &err)) == -1) {
 		fprintf(stderr, "bench/command: %s\n", err);
 		return 1;
 	} else {

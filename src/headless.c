@@ -190,8 +190,15 @@ headless_run(struct team *t)
 	};
 	struct headless h = { t, team_epoch_us(t), NULL, 0, 0, 0 };
 
+	char *planted;
+
 	if (driver_run(t, STDIN_FILENO, &ops, &h) != 0)
 		h.failed = 1;
+	if ((planted = team_sandbox_planted(t)) != NULL) {
+		headless_reply(&h, "notice", json_pack("{s:s}", "message",
+		    planted));
+		free(planted);
+	}
 	headless_reply(&h, "exit", NULL);
 	fflush(stdout);
 	free(h.buf);

@@ -70,6 +70,13 @@ struct options {
 	int		 list_teams;
 	char		*writable[16];	/* --writable, real paths */
 	size_t		 nwritable;
+	char		*readable[16];	/* --readable, real paths */
+	size_t		 nreadable;
+	char		*sockets[16];	/* --allow-socket, real paths */
+	size_t		 nsockets;
+	long long	 max_procs;	/* -1: the default */
+	long long	 max_memory;
+	long long	 max_file_size;
 	int		 no_network;
 	int		 no_sandbox;
 	int		 autonomous;
@@ -139,6 +146,16 @@ usage(FILE *out)
 	    "                        like a secret (repeatable)\n"
 	    "  --writable DIR        let commands write in DIR too (repeatable;\n"
 	    "                        by default only the workdir and a TMPDIR)\n"
+	    "  --readable PATH       let commands and file tools read PATH\n"
+	    "                        although it is a secret store (repeatable)\n"
+	    "  --allow-socket PATH   let commands connect to the Unix socket PATH\n"
+	    "                        (e.g. docker's; repeatable)\n"
+	    "  --max-procs N         processes one command may start (default\n"
+	    "                        512; 0: no limit)\n"
+	    "  --max-memory SIZE     memory of one command's process, e.g. 4G\n"
+	    "                        (default 2G; 0: no limit)\n"
+	    "  --max-file-size SIZE  largest file a command may write (default\n"
+	    "                        4G; 0: no limit)\n"
 	    "  --no-network          commands get no TCP connect or bind\n"
 	    "  --no-sandbox          run commands without the Landlock sandbox\n"
 	    "  --base-url URL        the API's base URL (default: $ANTHROPIC_BASE_URL\n"
@@ -411,6 +428,7 @@ run_team(const struct options *o, const struct catalog *cat,
 {
 	struct team_options to;
 	struct team *t;
+	char *planted;
 	sigset_t old;
 	char *workdir, *demo_state = NULL, *err = NULL;
 	int rc;
@@ -449,6 +467,16 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.state_base = o->state_dir ? o->state_dir : demo_state;
 	to.writable = (const char *const *)o->writable;
 	to.nwritable = o->nwritable;
+	to.readable = (const char *const *)o->readable;
+	to.nreadable = o->nreadable;
+	to.sockets = (const char *const *)o->sockets;
+	to.nsockets = o->nsockets;
+	if (o->max_procs >= 0)
+		to.max_procs = o->max_procs;
+	if (o->max_memory >= 0)
+		to.max_memory = o->max_memory;
+	if (o->max_file_size >= 0)
+		to.max_file_size = o->max_file_size;
 	to.no_network = o->no_network;
 	to.no_sandbox = o->no_sandbox;
 	to.autonomous = o->autonomous;
@@ -487,6 +515,10 @@ run_team(const struct options *o, const struct catalog *cat,
 	}
 	rc = o->headless ? headless_run(t) : ui_run(t, o->demo ? DEMO_HINT :
 	    NULL, o->resume);
+	if (!o->headless && (planted = team_sandbox_planted(t)) != NULL) {
+		fprintf(stderr, "huddle: %s\n", planted);
+		free(planted);
+	}
 	team_free(t);
 	if (o->demo && !o->headless)
 		printf("huddle: the demo's files are in %s\n", workdir);
@@ -544,6 +576,49 @@ dollars_arg(const char *arg, double *v)
 	return 0;
 }
 
+/* A size: bytes, or a number with K, M, G or T (powers of 1024). */
+static int
+size_arg(const char *arg, long long *v)
+{
+	char *end;
+	unsigned long long n, mul = 1;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	switch (*end) {
+	case 'K': case 'k': mul = 1ULL << 10; end++; break;
+	case 'M': case 'm': mul = 1ULL << 20; end++; break;
+	case 'G': case 'g': mul = 1ULL << 30; end++; break;
+	case 'T': case 't': mul = 1ULL << 40; end++; break;
+	default: break;
+	}
+	if (errno != 0 || *end != '\0' || n > (1ULL << 50) / mul)
+		return -1;
+	*v = (long long)(n * mul);
+	return 0;
+}
+
+/* Adds the real path of arg to a list of at most 16 (`what` names the
+ * option in the message). Returns 0, or -1 after saying why. */
+static int
+path_arg(const char *what, const char *arg, char **list, size_t *n)
+{
+	if (*n == 16) {
+		fprintf(stderr, "huddle: too many %s paths (16 at most)\n",
+		    what);
+		return -1;
+	}
+	if ((list[*n] = realpath(arg, NULL)) == NULL) {
+		fprintf(stderr, "huddle: %s %s: %s\n", what, arg,
+		    strerror(errno));
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -555,7 +630,8 @@ main(int argc, char **argv)
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
-	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX };
+	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX, OPT_READABLE,
+	    OPT_ALLOW_SOCKET, OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -596,6 +672,12 @@ main(int argc, char **argv)
 		{ "teams", no_argument, NULL, OPT_TEAMS },
 		{ "writable", required_argument, NULL, OPT_WRITABLE },
 		{ "no-network", no_argument, NULL, OPT_NO_NETWORK },
+		{ "readable", required_argument, NULL, OPT_READABLE },
+		{ "allow-socket", required_argument, NULL, OPT_ALLOW_SOCKET },
+		{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+		{ "max-file-size", required_argument, NULL,
+		    OPT_MAX_FILE_SIZE },
 		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -613,6 +695,7 @@ main(int argc, char **argv)
 
 	o.provider = "anthropic";
 	o.stream = 1;
+	o.max_procs = o.max_memory = o.max_file_size = -1;
 	o.max_retries = -1;
 	o.plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o.quit_timeout_s = -1;
@@ -765,6 +848,32 @@ main(int argc, char **argv)
 			}
 			o.nwritable++;
 			break;
+		case OPT_READABLE:
+			if (path_arg("--readable", optarg, o.readable,
+			    &o.nreadable) == -1)
+				return 2;
+			break;
+		case OPT_ALLOW_SOCKET:
+			if (path_arg("--allow-socket", optarg, o.sockets,
+			    &o.nsockets) == -1)
+				return 2;
+			break;
+		case OPT_MAX_PROCS:
+			if (number_arg(optarg, 0, 1000000, &n) == -1)
+				return bad_usage("--max-procs takes a number "
+				    "from 0 (no limit) to 1000000");
+			o.max_procs = n;
+			break;
+		case OPT_MAX_MEMORY:
+			if (size_arg(optarg, &o.max_memory) == -1)
+				return bad_usage("--max-memory takes a size, "
+				    "e.g. 512M or 4G (0: no limit)");
+			break;
+		case OPT_MAX_FILE_SIZE:
+			if (size_arg(optarg, &o.max_file_size) == -1)
+				return bad_usage("--max-file-size takes a size, "
+				    "e.g. 100M or 8G (0: no limit)");
+			break;
 		case OPT_NO_NETWORK:
 			o.no_network = 1;
 			break;
@@ -810,6 +919,7 @@ main(int argc, char **argv)
 	 * libcurl's global state, and no SIGPIPE from a server that hangs
 	 * up while we write. */
 	secret_harden();
+	env_seal();
 	if (o.list_teams)
 		return list_teams(o.state_dir);
 	signal(SIGPIPE, SIG_IGN);
@@ -870,6 +980,10 @@ main(int argc, char **argv)
 	free(openai_key);
 	while (o.nwritable > 0)
 		free(o.writable[--o.nwritable]);
+	while (o.nreadable > 0)
+		free(o.readable[--o.nreadable]);
+	while (o.nsockets > 0)
+		free(o.sockets[--o.nsockets]);
 	curl_global_cleanup();
 	return rc;
 }

@@ -27,6 +27,7 @@
 struct bash_options;
 struct checker;
 struct policy;
+struct profile;
 struct tool_output;
 
 struct agent {
@@ -77,15 +78,13 @@ struct agent {
 	int			 worked;	/* a turn ran since idle */
 	enum member_status	 status;
 	int			 autonomous;	/* takes tasks from the board */
-	char			*root;		/* its home: the workdir, or
-						 * its own worktree */
-	int			 sandbox_fd;	/* its home's own ruleset, or
-						 * -1 for the team's */
+	struct profile		*home;		/* where it works at home: the
+						 * workdir, or its own
+						 * worktree (sandbox.c) */
 	char			*place;		/* the worktree its task names,
 						 * where it works now; NULL:
 						 * at home (worktrees.c) */
-	char			*place_root;
-	int			 place_fd;	/* that worktree's ruleset */
+	struct profile		*away;		/* that worktree's profile */
 	dev_t			 place_dev;	/* the directory entered */
 	ino_t			 place_ino;
 	int64_t			 reminded;	/* the task it was last
@@ -107,8 +106,11 @@ struct team {
 	char			*tmpdir;	/* the commands' TMPDIR */
 	char			*program;	/* huddle's, for reapers */
 	enum team_sandbox	 sandbox;
-	int			 sandbox_fd;	/* SANDBOX_ON: the ruleset */
 	int			 sandbox_abi;
+	char			**hidden;	/* from every command
+						 * (tools/hidden.h) */
+	struct runlater		*runlater;	/* the workdir's run-later
+						 * files at start */
 	struct store		*store;
 	struct bus		*bus;
 	struct protocol		*proto;
@@ -180,11 +182,11 @@ struct spawn_request {
  * size. Safe from any thread. */
 int team_spawn(struct team *t, const struct spawn_request *s, char **err);
 
-/* The options of a command run for the team (bash, a task's check):
- * its working directory, sandbox, timeout and temp dir; `cancel` stops
- * it. */
-void team_bash_options(struct team *t, struct cancel *cancel,
-    struct bash_options *bo);
+/* The options of a command run for the team (bash, a task's check) in
+ * the place of profile p: its working directory, sandbox, timeout and
+ * temp dir; `cancel` stops it. */
+void team_bash_options(struct team *t, const struct profile *p,
+    struct cancel *cancel, struct bash_options *bo);
 
 /* Notes, in the store, that the lead waits for `name`: its next idle
  * notice will be fed to the lead's model. Call it before the message the
@@ -328,9 +330,9 @@ int team_worktree_for_tasks(struct team *t, char **err);
  */
 int agent_place_update(struct agent *a, char **err);
 
-/* Where agent a's tools work now, and their ruleset (-1: the team's). */
+/* Where agent a's tools work now, and the profile they run from. */
 const char *agent_root(const struct agent *a);
-int agent_sandbox(const struct agent *a);
+const struct profile *agent_profile(const struct agent *a);
 
 /* Whether member name has a worktree of its own. */
 int team_own_worktree(struct team *t, const char *name);
@@ -341,15 +343,29 @@ int team_own_worktree(struct team *t, const char *name);
 int agent_worktree_enter(struct agent *a, char **err);
 
 /* Where task k's check runs: in the worktree it names, else where its
- * owner works at home. *root (malloc'd), and *fd a ruleset to close
- * after (or -1: the team's). Returns 0 or -1 with *err (its worktree is
- * missing). */
-int team_task_place(struct team *t, const struct task *k, char **root,
-    int *fd, char **err);
+ * owner works at home. Returns the profile of that place (profile_free),
+ * or NULL with *err (its worktree is missing). */
+struct profile *team_task_place(struct team *t, const struct task *k,
+    char **err);
 
 /* After teammate name ended: its worktree is removed when it holds
  * nothing that is not merged, and kept (with a notice) otherwise. */
 void team_worktree_retire(struct team *t, const char *name);
+
+/* sandbox.c */
+
+/* Makes the commands' TMPDIR, finds what the kernel offers and lists
+ * what is hidden from commands. Returns 0 or -1 with *err. */
+int team_sandbox_open(struct team *t, char **err);
+
+/* The sandbox profile of commands run at root (absolute, canonical):
+ * the working directory, or a worktree (worktree: the rest of the
+ * working tree hidden). Returns it (profile_free), or NULL with *err. */
+struct profile *team_sandbox_profile(struct team *t, const char *root,
+    int worktree, char **err);
+
+/* Removes the TMPDIR and frees what team_sandbox_open made. */
+void team_sandbox_close(struct team *t);
 
 /* prompt.c */
 

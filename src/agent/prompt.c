@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "agent/internal.h"
+#include "tools/profile.h"
 #include "util/xmalloc.h"
 
 static const char prompt_messages[] =
@@ -97,7 +98,7 @@ prompt_teammate(struct team *t, struct agent *a)
 	    "- permission: some risky commands wait for the person's "
 	    "permission; if it is refused, do not try to get around it.\n\n"
 	    "%s",
-	    a->name, m && m->role[0] ? m->role : "teammate", a->root,
+	    a->name, m && m->role[0] ? m->role : "teammate", a->home->root,
 	    worktree,
 	    m != NULL && m->autonomous ? "You are autonomous: whenever you "
 	    "have nothing to answer, huddle gives you the next ready task of "

@@ -16,6 +16,7 @@
 #include "core/transcript.h"
 #include "tools/bash.h"
 #include "tools/policy.h"
+#include "tools/profile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -186,8 +187,9 @@ tasks_complete(struct team *t, const char *who, const char *id,
 	struct tool_output out = { 0, NULL };
 	struct task k;
 	const char *command;
-	char *err = NULL, *head, *root;
-	int status = -1, rc, fd;
+	struct profile *place;
+	char *err = NULL, *head;
+	int status = -1, rc;
 
 	if (taskboard_get(t->tasks, id, &k) == -1) {
 		*msg = xasprintf("there is no task '%s'", id ? id : "");
@@ -217,23 +219,18 @@ tasks_complete(struct team *t, const char *who, const char *id,
 		return -1;
 	}
 	/* Where it is done: its worktree, else where its owner works. */
-	if (team_task_place(t, &k, &root, &fd, &err) == -1) {
+	if ((place = team_task_place(t, &k, &err)) == NULL) {
 		*msg = xasprintf("%s cannot be checked: %s", k.id, err);
 		free(err);
 		task_clear(&k);
 		return -1;
 	}
-	team_bash_options(t, cancel, &bo);
-	bo.workdir = root;
-	if (fd != -1)
-		bo.sandbox_fd = fd;
+	team_bash_options(t, place, cancel, &bo);
 	bo.status_out = &status;
-	tasks_mark(t, root);
+	tasks_mark(t, place->root);
 	bash_run(command, &bo, &out);
-	tasks_unmark(t, root);
-	if (fd != -1)
-		close(fd);
-	free(root);
+	tasks_unmark(t, place->root);
+	profile_free(place);
 	head = tasks_output_head(out.text ? out.text : "");
 	/* Only what the check saw counts: a task changed meanwhile is
 	 * looked at again. */

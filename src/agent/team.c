@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +17,8 @@
 #include "agent/internal.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
-#include "tools/landlock.h"
+#include "tools/confine.h"
+#include "tools/profile.h"
 #include "tools/policy.h"
 #include "tools/reaper.h"
 #include "tools/worktree.h"
@@ -38,6 +38,9 @@ team_options_defaults(struct team_options *o)
 	o->max_rounds = 40;
 	o->compact_at = 75;
 	o->bash_timeout_s = 120;
+	o->max_procs = CONFINE_DEFAULT_PROCS;
+	o->max_memory = CONFINE_DEFAULT_MEMORY;
+	o->max_file_size = CONFINE_DEFAULT_FILE_SIZE;
 	o->quit_timeout_ms = 10000;
 }
 
@@ -148,132 +151,6 @@ team_check_state(struct team *t, char **err)
 	return 0;
 }
 
-/*
- * Sets up how commands are confined: a private TMPDIR, then the Landlock
- * ruleset that lets them write only there, in the workdir and in the
- * --writable directories. Without Landlock every command will ask the
- * person, unless --no-sandbox said to run them unconfined.
- */
-static int
-team_sandbox_open(struct team *t, char **err)
-{
-	const char *base = getenv("TMPDIR");
-	const char **roots;
-	char *tmpl;
-	size_t i;
-
-	tmpl = xasprintf("%s/huddle-tmp-XXXXXX", base != NULL && *base == '/' ?
-	    base : "/tmp");
-	if (mkdtemp(tmpl) == NULL) {
-		*err = xasprintf("%s: %s", tmpl, strerror(errno));
-		free(tmpl);
-		return -1;
-	}
-	/* Canonical, as the sandbox's writable directories are. */
-	if ((t->tmpdir = realpath(tmpl, NULL)) == NULL) {
-		*err = xasprintf("%s: %s", tmpl, strerror(errno));
-		rmdir(tmpl);
-		free(tmpl);
-		return -1;
-	}
-	free(tmpl);
-	t->program = reaper_program();
-	t->git.program = t->program;
-	t->git.tmpdir = t->tmpdir;
-	git_find(&t->git);
-	t->sandbox_abi = landlock_abi();
-	if (t->opts.no_sandbox) {
-		t->sandbox = SANDBOX_OFF;
-		return 0;
-	}
-	if (t->sandbox_abi == 0) {
-		t->sandbox = SANDBOX_MISSING;
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
-		    "message", "this kernel has no Landlock sandbox: every "
-		    "command will ask for your permission (--no-sandbox runs "
-		    "them unconfined)"));
-		return 0;
-	}
-	roots = xcalloc(t->opts.nwritable + 2, sizeof *roots);
-	roots[0] = t->workdir;
-	roots[1] = t->tmpdir;
-	for (i = 0; i < t->opts.nwritable; i++)
-		roots[i + 2] = t->opts.writable[i];
-	t->sandbox_fd = landlock_ruleset(roots, t->opts.nwritable + 2,
-	    t->opts.no_network, err);
-	free(roots);
-	if (t->sandbox_fd == -1)
-		return -1;
-	t->sandbox = SANDBOX_ON;
-	if (t->opts.no_network && t->sandbox_abi < 4)
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
-		    "message", "this kernel's Landlock cannot deny the "
-		    "network (it needs ABI 4): commands keep it"));
-	return 0;
-}
-
-/* Removes one entry of the commands' TMPDIR (nftw, depth first). */
-static int
-team_rm_entry(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-const char *
-team_sandbox_brief(struct team *t)
-{
-	switch (t->sandbox) {
-	case SANDBOX_ON:
-		return t->opts.no_network ? "commands: Landlock sandbox, no "
-		    "network (/team says more)" : "commands: Landlock sandbox "
-		    "(/team says more)";
-	case SANDBOX_MISSING:
-		return "commands: NO sandbox (no Landlock): each one asks you";
-	default:
-		return "commands: NO sandbox (--no-sandbox)";
-	}
-}
-
-char *
-team_sandbox_text(struct team *t)
-{
-	char *roots = xasprintf("%s and %s", t->workdir, t->tmpdir), *next;
-	char *text;
-	size_t i;
-
-	for (i = 0; i < t->opts.nwritable; i++) {
-		next = xasprintf("%s, %s", roots, t->opts.writable[i]);
-		free(roots);
-		roots = next;
-	}
-	switch (t->sandbox) {
-	case SANDBOX_ON:
-		text = xasprintf("commands run in the Landlock sandbox (ABI "
-		    "%d): they write only in %s; network %s", t->sandbox_abi,
-		    roots, !t->opts.no_network ? "allowed" :
-		    t->sandbox_abi >= 4 ? "denied" : "allowed (the kernel "
-		    "cannot deny it)");
-		break;
-	case SANDBOX_MISSING:
-		text = xstrdup("no sandbox: this kernel has no Landlock, so "
-		    "every command asks for your permission");
-		break;
-	default:
-		text = xstrdup("no sandbox (--no-sandbox): commands run with "
-		    "all your rights");
-		break;
-	}
-	free(roots);
-	return text;
-}
-
 struct team *
 team_open(const struct team_options *o, char **err)
 {
@@ -285,7 +162,6 @@ team_open(const struct team_options *o, char **err)
 	t->opts = *o;
 	t->max_cost = o->max_cost;
 	t->lock_fd = -1;
-	t->sandbox_fd = -1;
 	t->epoch_us = clock_mono_us();
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
@@ -405,13 +281,9 @@ agent_free(struct agent *a)
 {
 	llm_client_free(a->llm);
 	free(a->model_id);
-	free(a->root);
-	if (a->sandbox_fd != -1)
-		close(a->sandbox_fd);
+	profile_free(a->home);
 	free(a->place);
-	free(a->place_root);
-	if (a->place_fd != -1)
-		close(a->place_fd);
+	profile_free(a->away);
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->system);
@@ -462,13 +334,11 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->status = m ? m->status : MEMBER_STARTING;
 	a->autonomous = m != NULL && m->autonomous;
 	a->model_id = xstrdup(team_model_of(t, m));
-	a->root = xstrdup(t->workdir);
-	a->sandbox_fd = -1;
-	a->place_fd = -1;
 	cancel_init(&a->cancel);
 	/* A worktree gone missing or moved is reported, never made again
 	 * over what may be work: its teammate does not start. */
-	if (team_own_worktree(t, name) && agent_worktree_enter(a, err) == -1) {
+	if (team_own_worktree(t, name) ? agent_worktree_enter(a, err) == -1 :
+	    (a->home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
 		member_free(m);
 		agent_free(a);
 		return -1;
@@ -620,17 +490,14 @@ undo:
 }
 
 void
-team_bash_options(struct team *t, struct cancel *cancel,
-    struct bash_options *bo)
+team_bash_options(struct team *t, const struct profile *p,
+    struct cancel *cancel, struct bash_options *bo)
 {
 	memset(bo, 0, sizeof *bo);
 	bo->program = t->program;
-	bo->workdir = t->workdir;
 	bo->timeout_s = t->opts.bash_timeout_s;
 	bo->cancel = cancel;
-	bo->sandboxed = t->sandbox == SANDBOX_ON;
-	bo->sandbox_fd = t->sandbox_fd;
-	bo->tmpdir = t->tmpdir;
+	profile_bash_options(p, bo);
 }
 
 void
@@ -1165,13 +1032,7 @@ team_free(struct team *t)
 	 * still has it open. */
 	if (t->lock_fd != -1)
 		close(t->lock_fd);
-	if (t->sandbox_fd != -1)
-		close(t->sandbox_fd);
-	if (t->tmpdir != NULL) {
-		nftw(t->tmpdir, team_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		free(t->tmpdir);
-	}
-	free(t->program);
+	team_sandbox_close(t);
 	if (t->git.sandboxed)
 		close(t->git.sandbox_fd);
 	free(t->git_common);

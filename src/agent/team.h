@@ -43,6 +43,15 @@ struct team_options {
 						 * $XDG_STATE_HOME/huddle */
 	const char *const	*writable;	/* --writable DIRs (absolute) */
 	size_t			 nwritable;
+	const char *const	*readable;	/* --readable PATHs (absolute,
+						 * canonical): let through
+						 * though hidden */
+	size_t			 nreadable;
+	const char *const	*sockets;	/* --allow-socket PATHs */
+	size_t			 nsockets;
+	long long		 max_procs;	/* per command; 0: none */
+	long long		 max_memory;	/* bytes per process; 0: none */
+	long long		 max_file_size;	/* bytes; 0: none */
 	int			 no_network;	/* commands get no TCP */
 	int			 no_sandbox;	/* commands run unconfined */
 	const char		*verify;	/* --verify: checks every task
@@ -246,5 +255,11 @@ int team_quitting(struct team *t);
 
 /* Stops every thread (cancelling what runs) and frees the team. */
 void team_free(struct team *t);
+
+/* The files of the working directory that run code when the person
+ * works there later (a Makefile, .envrc, editor tasks, git attributes …)
+ * and changed since the team started, as a sentence to show at quit
+ * (malloc'd), or NULL when none did. */
+char *team_sandbox_planted(struct team *t);
 
 #endif

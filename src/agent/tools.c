@@ -16,6 +16,7 @@
 #include "agent/internal.h"
 #include "agent/tooldef.h"
 #include "tools/policy.h"
+#include "tools/profile.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
 
@@ -157,17 +158,14 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		}
 		request_free(r);
 	}
-	team_bash_options(t, &a->cancel, &bo);
-	bo.workdir = agent_root(a);
-	if (agent_sandbox(a) != -1)
-		bo.sandbox_fd = agent_sandbox(a);
+	team_bash_options(t, agent_profile(a), &a->cancel, &bo);
 	bash_run(command, &bo, o);
 	if (bo.sandboxed && tool_bash_refused(o->text))
 		tool_append(o, "\n[the sandbox lets commands write only in %s "
 		    "and in $TMPDIR%s; ask the person to "
 		    "restart huddle with --writable DIR (or without "
 		    "--no-network) if this command needs more]",
-		    agent_sandbox(a) != -1 ? "your worktree (and reads none of "
+		    strcmp(agent_root(a), t->workdir) != 0 ? "your worktree (and reads none of "
 		    "the working tree outside it)" : "the working directory",
 		    t->opts.no_network ? ", and gives them no network" : "");
 }
@@ -176,7 +174,8 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 static struct fstools_ctx
 tool_fs(struct agent *a)
 {
-	struct fstools_ctx c = { agent_root(a), &a->cancel };
+	struct fstools_ctx c = { agent_root(a), &a->cancel,
+	    agent_profile(a) };
 
 	return c;
 }

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "tools/hidden.h"
 #include "tools/landlock.h"
+#include "tools/profile.h"
 #include "tools/worktree.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -32,6 +34,7 @@ team_git_sandbox(struct team *t, char **err)
 {
 	char *common = realpath(t->git_common, NULL);
 	const char *writable[3];
+	struct landlock_rules r = { 0 };
 	int fd;
 
 	if (common == NULL) {
@@ -41,7 +44,12 @@ team_git_sandbox(struct team *t, char **err)
 	writable[0] = t->workdir;
 	writable[1] = t->tmpdir;
 	writable[2] = common;
-	fd = landlock_ruleset(writable, 3, t->opts.no_network, err);
+	r.hidden = (const char *const *)t->hidden;
+	r.nhidden = hidden_count(t->hidden);
+	r.writable = writable;
+	r.nwritable = 3;
+	r.deny_net = t->opts.no_network;
+	fd = landlock_ruleset(&r, err);
 	free(common);
 	if (fd == -1)
 		return -1;
@@ -106,33 +114,6 @@ team_worktree_for_tasks(struct team *t, char **err)
 	return -1;
 }
 
-/* A ruleset for commands in the worktree at root: write there and in
- * the temp dir, read the repository's history, and nothing else of the
- * working tree. Returns its descriptor, or -1 with *err. */
-static int
-team_worktree_ruleset(struct team *t, const char *root, char **err)
-{
-	struct landlock_rules r = { 0 };
-	const char **writable;
-	size_t i;
-	int fd;
-
-	writable = xcalloc(t->opts.nwritable + 2, sizeof *writable);
-	writable[0] = root;
-	writable[1] = t->tmpdir;
-	for (i = 0; i < t->opts.nwritable; i++)
-		writable[i + 2] = t->opts.writable[i];
-	r.hidden = t->workdir;
-	r.readable = (const char *const *)&t->git_common;
-	r.nreadable = 1;
-	r.writable = writable;
-	r.nwritable = t->opts.nwritable + 2;
-	r.deny_net = t->opts.no_network;
-	fd = landlock_ruleset_within(&r, err);
-	free(writable);
-	return fd;
-}
-
 int
 team_own_worktree(struct team *t, const char *name)
 {
@@ -150,16 +131,16 @@ int
 agent_worktree_enter(struct agent *a, char **err)
 {
 	struct team *t = a->team;
+	char *root;
 
 	if (team_git_repo(t, err) == -1 ||
 	    worktree_check(&t->git, t->workdir, a->name, err) == -1)
 		return -1;
-	free(a->root);
-	a->root = worktree_path(t->workdir, a->name);
-	if (t->sandbox != SANDBOX_ON)
-		return 0;
-	a->sandbox_fd = team_worktree_ruleset(t, a->root, err);
-	return a->sandbox_fd == -1 ? -1 : 0;
+	root = worktree_path(t->workdir, a->name);
+	profile_free(a->home);
+	a->home = team_sandbox_profile(t, root, 1, err);
+	free(root);
+	return a->home == NULL ? -1 : 0;
 }
 
 /* The board's worktree `name`, made from the person's HEAD when no task
@@ -198,42 +179,40 @@ team_board_worktree(struct team *t, const char *name, char **err)
 	return rc;
 }
 
-/* The root and ruleset of the board's worktree `name` (made if need
- * be). Returns 0 or -1 with *err. */
-static int
-team_board_place(struct team *t, const char *name, char **root, int *fd,
-    char **err)
+/* The profile of the board's worktree `name` (made if need be), or
+ * NULL with *err. */
+static struct profile *
+team_board_place(struct team *t, const char *name, char **err)
 {
-	*fd = -1;
+	struct profile *p;
+	char *root;
+
 	if (team_board_worktree(t, name, err) == -1)
-		return -1;
-	*root = worktree_path(t->workdir, name);
-	if (t->sandbox == SANDBOX_ON &&
-	    (*fd = team_worktree_ruleset(t, *root, err)) == -1) {
-		free(*root);
-		return -1;
-	}
-	return 0;
+		return NULL;
+	root = worktree_path(t->workdir, name);
+	p = team_sandbox_profile(t, root, 1, err);
+	free(root);
+	return p;
 }
 
 int
 agent_place_update(struct agent *a, char **err)
 {
 	char *want = a->is_lead ? NULL : taskboard_place(a->team->tasks,
-	    a->name), *root, *why = NULL;
+	    a->name), *why = NULL;
+	struct profile *p = NULL;
 	struct stat st;
-	int fd;
 
 	/* The same worktree, still the directory it entered: a worktree
 	 * merged, removed and made anew meanwhile is entered anew. */
 	if (want == NULL ? a->place == NULL : a->place != NULL &&
-	    strcmp(want, a->place) == 0 && stat(a->place_root, &st) == 0 &&
+	    strcmp(want, a->place) == 0 && stat(a->away->root, &st) == 0 &&
 	    st.st_dev == a->place_dev && st.st_ino == a->place_ino) {
 		free(want);
 		return 0;
 	}
-	if (want != NULL && team_board_place(a->team, want, &root, &fd,
-	    &why) == -1) {
+	if (want != NULL && (p = team_board_place(a->team, want,
+	    &why)) == NULL) {
 		*err = xasprintf("the worktree %s cannot be had: %s", want,
 		    why);
 		free(why);
@@ -241,15 +220,12 @@ agent_place_update(struct agent *a, char **err)
 		return -1;
 	}
 	free(a->place);
-	free(a->place_root);
-	if (a->place_fd != -1)
-		close(a->place_fd);
+	profile_free(a->away);
 	a->place = want;
-	a->place_root = want != NULL ? root : NULL;
-	a->place_fd = want != NULL ? fd : -1;
+	a->away = p;
 	a->place_dev = 0;
 	a->place_ino = 0;
-	if (want != NULL && stat(root, &st) == 0) {
+	if (p != NULL && stat(p->root, &st) == 0) {
 		a->place_dev = st.st_dev;
 		a->place_ino = st.st_ino;
 	}
@@ -257,49 +233,43 @@ agent_place_update(struct agent *a, char **err)
 	return 0;
 }
 
+const struct profile *
+agent_profile(const struct agent *a)
+{
+	return a->place != NULL ? a->away : a->home;
+}
+
 const char *
 agent_root(const struct agent *a)
 {
-	return a->place != NULL ? a->place_root : a->root;
+	return agent_profile(a)->root;
 }
 
-int
-agent_sandbox(const struct agent *a)
+/* The profile of where member name works at home: its own worktree, or
+ * the workdir. */
+static struct profile *
+team_member_place(struct team *t, const char *name, char **err)
 {
-	return a->place != NULL ? a->place_fd : a->sandbox_fd;
-}
+	struct profile *p;
+	char *root;
 
-/* Where member name works at home: its own worktree, or the workdir. */
-static int
-team_member_place(struct team *t, const char *name, char **root, int *fd,
-    char **err)
-{
-	int rc = 0;
-
-	*fd = -1;
 	if (!team_own_worktree(t, name))
-		*root = xstrdup(t->workdir);
-	else if (team_git_repo(t, err) == -1 ||
+		return team_sandbox_profile(t, t->workdir, 0, err);
+	if (team_git_repo(t, err) == -1 ||
 	    worktree_check(&t->git, t->workdir, name, err) == -1)
-		rc = -1;
-	else {
-		*root = worktree_path(t->workdir, name);
-		if (t->sandbox == SANDBOX_ON &&
-		    (*fd = team_worktree_ruleset(t, *root, err)) == -1) {
-			free(*root);
-			rc = -1;
-		}
-	}
-	return rc;
+		return NULL;
+	root = worktree_path(t->workdir, name);
+	p = team_sandbox_profile(t, root, 1, err);
+	free(root);
+	return p;
 }
 
-int
-team_task_place(struct team *t, const struct task *k, char **root, int *fd,
-    char **err)
+struct profile *
+team_task_place(struct team *t, const struct task *k, char **err)
 {
 	if (k->worktree != NULL)
-		return team_board_place(t, k->worktree, root, fd, err);
-	return team_member_place(t, k->owner, root, fd, err);
+		return team_board_place(t, k->worktree, err);
+	return team_member_place(t, k->owner, err);
 }
 
 void

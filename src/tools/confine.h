@@ -41,6 +41,11 @@ struct confine {
 					 * limit */
 };
 
+/* The team's limits when the person sets none. */
+#define CONFINE_DEFAULT_PROCS		512
+#define CONFINE_DEFAULT_MEMORY		(2LL << 30)
+#define CONFINE_DEFAULT_FILE_SIZE	(4LL << 30)
+
 /* The confine as one line of JSON (malloc'd). */
 char *confine_to_json(const struct confine *c);
 

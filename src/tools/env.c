@@ -59,11 +59,59 @@ env_url_has_password(const char *v)
 	return 0;
 }
 
-int
-env_is_secret(const char *entry)
+/* Whether an entry looks like a secret, whatever --pass-env says. */
+static int
+env_looks_secret(const char *entry)
 {
 	static const char *const words[] = { "KEY", "TOKEN", "SECRET",
 	    "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION" };
+	const char *eq = strchr(entry, '=');
+	size_t len = eq != NULL ? (size_t)(eq - entry) : strlen(entry), i;
+
+	for (i = 0; i < sizeof words / sizeof *words; i++) {
+		if (env_name_has(entry, len, words[i]))
+			return 1;
+	}
+	return eq != NULL && env_url_has_password(eq + 1);
+}
+
+/*
+ * Variables that lead to the person's desktop: the terminal multiplexer,
+ * the display, the session bus, the agents of ssh and gpg, the runtime
+ * directory with their sockets, editors and terminals that take commands.
+ * A command that knows one could ask something outside its sandbox to
+ * act for it.
+ */
+static const char *const env_desktop[] = {
+	"TMUX", "TMUX_PANE", "STY", "WINDOW", "ZELLIJ", "ZELLIJ_SESSION_NAME",
+	"DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XAUTHORITY",
+	"DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_ASKPASS", "GIT_ASKPASS",
+	"SUDO_ASKPASS", "GPG_AGENT_INFO", "GNOME_KEYRING_CONTROL",
+	"XDG_RUNTIME_DIR", "DOCKER_HOST", "PULSE_SERVER", "SWAYSOCK",
+	"I3SOCK", "HYPRLAND_INSTANCE_SIGNATURE", "KITTY_LISTEN_ON",
+	"WEZTERM_UNIX_SOCKET", "ALACRITTY_SOCKET", "NVIM",
+	"NVIM_LISTEN_ADDRESS", "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE",
+	"KONSOLE_DBUS_SERVICE", "KONSOLE_DBUS_SESSION", "GNOME_TERMINAL_SCREEN",
+};
+
+/* Whether an entry points at the desktop (env_desktop). */
+static int
+env_is_desktop(const char *entry, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof env_desktop / sizeof *env_desktop; i++) {
+		if (strlen(env_desktop[i]) == len &&
+		    strncmp(env_desktop[i], entry, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+env_is_secret(const char *entry)
+{
 	const char *eq = strchr(entry, '=');
 	size_t len = eq != NULL ? (size_t)(eq - entry) : strlen(entry), i;
 
@@ -72,11 +120,29 @@ env_is_secret(const char *entry)
 		    strncmp(env_passed[i], entry, len) == 0)
 			return 0;
 	}
-	for (i = 0; i < sizeof words / sizeof *words; i++) {
-		if (env_name_has(entry, len, words[i]))
-			return 1;
+	return env_is_desktop(entry, len) || env_looks_secret(entry);
+}
+
+void
+env_seal(void)
+{
+	size_t i, len;
+	char *eq;
+
+	for (i = 0; environ[i] != NULL; i++) {
+		if (!env_looks_secret(environ[i]) ||
+		    (eq = strchr(environ[i], '=')) == NULL)
+			continue;
+		len = strlen(eq + 1);
+		/* The copy serves getenv() and --pass-env from now on; the
+		 * bytes /proc/PID/environ shows are overwritten. */
+		{
+			char *copy = xstrdup(environ[i]);
+
+			memset(eq + 1, 0, len);
+			environ[i] = copy;
+		}
 	}
-	return eq != NULL && env_url_has_password(eq + 1);
 }
 
 char **

@@ -3,7 +3,9 @@
  * that looks like a secret — a name containing KEY, TOKEN, SECRET,
  * PASSWORD, PASSWD, CREDENTIAL, AUTH, COOKIE or SESSION (in any case), or
  * a value that is a URL with a password in it (DATABASE_URL=postgres://
- * user:pw@host/db). The person lets a variable through by name with
+ * user:pw@host/db) — and less every variable that leads to the person's
+ * desktop (TMUX, DISPLAY, DBUS_SESSION_BUS_ADDRESS, SSH_AUTH_SOCK,
+ * XDG_RUNTIME_DIR …). The person lets a variable through by name with
  * --pass-env.
  */
 #ifndef HUDDLE_TOOLS_ENV_H
@@ -15,6 +17,15 @@ void env_pass(const char *name);
 
 /* Whether an environment entry "NAME=VALUE" is kept from tools. */
 int env_is_secret(const char *entry);
+
+/*
+ * Moves every variable that looks like a secret (passed or not) out of
+ * the process's environment block: its value there is overwritten, so
+ * /proc/PID/environ shows none, and environ points at a copy on the heap
+ * instead, where getenv() and env_for_tools() still find it. Call from
+ * main() before any thread starts and before any setenv().
+ */
+void env_seal(void);
 
 /* The environment for a tool's process: a new NULL-terminated array of
  * pointers into environ (free the array, not the strings). */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tools/fstools.h"
+#include "tools/profile.h"
 #include "tools/sandbox.h"
 #include "util/cancel.h"
 #include "util/utf8.h"
@@ -65,6 +66,26 @@ fstools_count_nl(const char *p, size_t n)
 		p++;
 	}
 	return c;
+}
+
+/*
+ * The path the model gave, judged (tools/sandbox.h: inside the working
+ * directory, no link out; with may_be_missing the file itself may not
+ * exist yet), then refused when the profile hides it, or keeps it
+ * read-only and for_write. Returns it (malloc'd), or NULL with *why.
+ */
+static char *
+fstools_path(const struct fstools_ctx *c, const char *path,
+    int may_be_missing, int for_write, char **why)
+{
+	char *full = sandbox_path(c->workdir, path, may_be_missing, why);
+
+	if (full != NULL && c->profile != NULL &&
+	    (*why = profile_refuses(c->profile, full, for_write)) != NULL) {
+		free(full);
+		return NULL;
+	}
+	return full;
 }
 
 /* Why an open beneath the working directory failed, for the model. */
@@ -297,7 +318,7 @@ fstools_read(const struct fstools_ctx *c, const char *path, long offset,
 		    "lines; leave it out to read as much as fits");
 	if (offset < 0)
 		return tool_error(out, "offset must be a line number, from 1");
-	if ((full = sandbox_path(c->workdir, path, 0, &why)) == NULL ||
+	if ((full = fstools_path(c, path, 0, 0, &why)) == NULL ||
 	    (fd = fstools_open(c, full, path, &st, &why)) == -1) {
 		free(full);
 		rc = tool_error(out, "%s", why);
@@ -574,7 +595,7 @@ fstools_write(const struct fstools_ctx *c, const char *path,
 	if (content == NULL)
 		return tool_error(out, "content is missing; give the whole "
 		    "text of the file");
-	if ((full = sandbox_path(c->workdir, path, 1, &why)) == NULL) {
+	if ((full = fstools_path(c, path, 1, 1, &why)) == NULL) {
 		rc = tool_error(out, "%s", why);
 		free(why);
 		return rc;
@@ -710,7 +731,7 @@ fstools_edit(const struct fstools_ctx *c, const char *path,
 	if (new_text == NULL)
 		return tool_error(out, "new_text is missing; give the text "
 		    "that replaces old_text (it may be empty)");
-	if ((full = sandbox_path(c->workdir, path, 0, &why)) == NULL ||
+	if ((full = fstools_path(c, path, 0, 1, &why)) == NULL ||
 	    (fd = fstools_open(c, full, path, &st, &why)) == -1)
 		rc = tool_error(out, "%s", why);
 	else if ((why = fstools_replaceable(&st)) != NULL ||

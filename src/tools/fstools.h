@@ -20,9 +20,15 @@ struct cancel;
 #define FSTOOLS_EDIT_MAX	(16 * 1024 * 1024)
 
 /* Where a file tool works. */
+struct profile;
+
 struct fstools_ctx {
 	const char	*workdir;	/* absolute and canonical */
 	struct cancel	*cancel;	/* may be NULL; firing it stops a read */
+	const struct profile *profile;	/* may be NULL; what it hides is
+					 * not read, and what it keeps
+					 * read-only is not written
+					 * (tools/profile.h) */
 };
 
 /*

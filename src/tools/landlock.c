@@ -30,6 +30,7 @@
 
 #define LL_CREATE_RULESET_VERSION	(1U << 0)
 #define LL_RULE_PATH_BENEATH		1
+#define LL_RULE_NET_PORT		2
 
 /* File-system rights, by the ABI that brought them. */
 #define LL_FS_EXECUTE		(1ULL << 0)
@@ -49,6 +50,11 @@ struct ll_ruleset_attr {
 	uint64_t	handled_access_fs;
 	uint64_t	handled_access_net;	/* ABI 4 */
 	uint64_t	scoped;			/* ABI 6 */
+};
+
+struct ll_net_port {
+	uint64_t	allowed_access;
+	uint64_t	port;
 };
 
 struct ll_path_beneath {
@@ -99,7 +105,7 @@ ll_allow(int rfd, const char *path, uint64_t rights, int how, char **err)
 	struct ll_path_beneath pb = { .allowed_access = rights };
 	int required = how & LL_REQUIRED;
 	int fd = how & LL_REAL ? sandbox_open_real(path, O_PATH |
-	    O_DIRECTORY) : open(path, O_PATH | O_CLOEXEC);
+	    (required ? O_DIRECTORY : 0)) : open(path, O_PATH | O_CLOEXEC);
 
 	if (fd == -1) {
 		if (!required)
@@ -125,59 +131,87 @@ ll_allow(int rfd, const char *path, uint64_t rights, int how, char **err)
 	return 0;
 }
 
+/* Whether path is dir or lies beneath it (both canonical). */
+static int
+ll_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/');
+}
+
+/* What a walk grants: `rights` everywhere beneath a directory but
+ * beneath any of the hidden paths. */
+struct ll_walk {
+	const char		*top;		/* where the walk started: a
+						 * hidden path above it does
+						 * not count */
+	int			 rfd;
+	uint64_t		 rights;
+	const char *const	*hidden;
+	size_t			 nhidden;
+};
+
 /*
- * Allows reading everything but `hidden` (absolute, canonical): at each
- * directory on the way down to it, every entry but the next one on the
- * way (symbolic links are left to their targets' own rules).
+ * Grants w->rights beneath path, but nothing beneath a hidden path. A
+ * directory with no hidden path beneath it takes one rule; one on the
+ * way to a hidden path is split into its entries instead, so what it
+ * holds later is not reachable either. Symbolic links are skipped: their
+ * targets have rules of their own.
  */
 static int
-ll_allow_but(int rfd, const char *hidden, uint64_t read, char **err)
+ll_grant(const struct ll_walk *w, const char *path, int how, char **err)
 {
-	char *dir = xstrdup("/"), *path, *next;
-	const char *p = hidden + 1, *end;
 	struct dirent *e;
 	struct stat st;
+	char *child;
+	size_t i;
+	int split = 0, rc = 0;
 	DIR *d;
-	int rc = 0;
 
-	while (rc == 0 && *p != '\0') {
-		end = strchr(p, '/');
-		next = end ? xasprintf("%.*s", (int)(end - p), p) : xstrdup(p);
-		if ((d = opendir(dir)) == NULL) {
-			*err = xasprintf("sandbox: %s: %s", dir,
-			    strerror(errno));
-			rc = -1;
-		}
-		while (rc == 0 && (e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 ||
-			    strcmp(e->d_name, "..") == 0 ||
-			    strcmp(e->d_name, next) == 0)
-				continue;
-			path = xasprintf("%s%s%s", dir, strcmp(dir, "/") == 0 ?
-			    "" : "/", e->d_name);
-			if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
-				rc = ll_allow(rfd, path, read, 0, err);
-			free(path);
-		}
-		if (d != NULL)
-			closedir(d);
-		path = xasprintf("%s%s%s", dir, strcmp(dir, "/") == 0 ? "" :
-		    "/", next);
-		free(dir);
-		free(next);
-		dir = path;
-		p = end ? end + 1 : p + strlen(p);
+	for (i = 0; i < w->nhidden; i++) {
+		if (ll_beneath(w->top, w->hidden[i]))
+			continue;
+		if (ll_beneath(path, w->hidden[i]))
+			return 0;
+		if (ll_beneath(w->hidden[i], path))
+			split = 1;
 	}
-	free(dir);
+	if (!split)
+		return ll_allow(w->rfd, path, w->rights, how, err);
+	if ((d = opendir(path)) == NULL) {
+		if (!(how & LL_REQUIRED))
+			return 0;
+		*err = xasprintf("sandbox: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		child = xasprintf("%s%s%s", path, strcmp(path, "/") == 0 ?
+		    "" : "/", e->d_name);
+		if (lstat(child, &st) == 0 && !S_ISLNK(st.st_mode))
+			rc = ll_grant(w, child, how & LL_REAL, err);
+		free(child);
+	}
+	closedir(d);
 	return rc;
 }
 
 int
-landlock_ruleset_within(const struct landlock_rules *r, char **err)
+landlock_ruleset(const struct landlock_rules *r, char **err)
 {
+	/* Devices a command may use: everything else in /dev (terminals
+	 * above all) is out of its reach. */
 	static const char *const devices[] = { "/dev/null", "/dev/zero",
-	    "/dev/full", "/dev/tty" };
+	    "/dev/full", "/dev/random", "/dev/urandom" };
 	struct ll_ruleset_attr attr = { 0 };
+	struct ll_net_port np = { 0 };
+	struct ll_walk w;
+	const char **hidden;
 	int abi = landlock_abi(), rfd;
 	uint64_t all, read;
 	size_t i;
@@ -200,8 +234,16 @@ landlock_ruleset_within(const struct landlock_rules *r, char **err)
 		*err = xasprintf("sandbox: %s", strerror(errno));
 		return -1;
 	}
-	if (r->hidden == NULL ? ll_allow(rfd, "/", read, LL_REQUIRED,
-	    err) == -1 : ll_allow_but(rfd, r->hidden, read, err) == -1)
+	hidden = xcalloc(r->nhidden + 1, sizeof *hidden);
+	hidden[0] = "/dev";
+	for (i = 0; i < r->nhidden; i++)
+		hidden[i + 1] = r->hidden[i];
+	w.rfd = rfd;
+	w.hidden = hidden;
+	w.nhidden = r->nhidden + 1;
+	w.rights = read;
+	w.top = "/";
+	if (ll_grant(&w, "/", LL_REQUIRED, err) == -1)
 		goto fail;
 	for (i = 0; i < sizeof devices / sizeof *devices; i++) {
 		if (ll_allow(rfd, devices[i], read | LL_FS_WRITE_FILE |
@@ -213,24 +255,29 @@ landlock_ruleset_within(const struct landlock_rules *r, char **err)
 		    err) == -1)
 			goto fail;
 	}
+	w.rights = all;
 	for (i = 0; i < r->nwritable; i++) {
-		if (ll_allow(rfd, r->writable[i], all, LL_REQUIRED |
-		    LL_REAL, err) == -1)
+		w.top = r->writable[i];
+		if (ll_grant(&w, r->writable[i], LL_REQUIRED | LL_REAL,
+		    err) == -1)
 			goto fail;
 	}
+	if (r->deny_net && abi >= 4 && r->tcp_port > 0) {
+		np.allowed_access = LL_NET_CONNECT_TCP;
+		np.port = (uint64_t)r->tcp_port;
+		if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_NET_PORT, &np,
+		    0) == -1) {
+			*err = xasprintf("sandbox: port %d: %s", r->tcp_port,
+			    strerror(errno));
+			goto fail;
+		}
+	}
+	free(hidden);
 	return rfd;
 fail:
+	free(hidden);
 	close(rfd);
 	return -1;
-}
-
-int
-landlock_ruleset(const char *const *writable, size_t n, int deny_net,
-    char **err)
-{
-	struct landlock_rules r = { NULL, NULL, 0, writable, n, deny_net };
-
-	return landlock_ruleset_within(&r, err);
 }
 
 int

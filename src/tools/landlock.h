@@ -1,10 +1,11 @@
 /*
  * The operating system's sandbox for what tools start (Landlock, a Linux
  * security module: no package, no privileges). A process in the sandbox
- * may read and run anything, but write only beneath the directories it
- * was given; with the network denied it may neither connect nor bind
- * TCP (Landlock ABI 4 and later). It cannot ptrace a process outside the
- * sandbox, nor open its /proc/PID/mem (its /proc/PID/environ stayed
+ * may read and run anything but what is hidden from it (the person's
+ * secrets, terminals), and write only beneath the directories it was
+ * given; with the network denied it may neither connect nor bind TCP
+ * (Landlock ABI 4 and later) but to one port. It cannot ptrace a process
+ * outside the sandbox, nor open its /proc/PID/mem (its /proc/PID/environ stayed
  * readable on the kernels tried: util/secret.h empties that), and from
  * ABI 6 it cannot signal one either. Everything it starts inherits all of
  * it, for good.
@@ -18,38 +19,37 @@
  * turned off). */
 int landlock_abi(void);
 
-/*
- * Builds a ruleset: read and execute everywhere; every right beneath
- * each of the `n` writable directories (absolute and canonical: one
- * reached through a symbolic link now is refused, not followed) and on
- * the harmless devices (/dev/null, /dev/zero, /dev/full, /dev/tty); no
- * TCP when deny_net and the ABI has it. Returns its descriptor (keep it
- * for as long as commands run), or -1 with *err.
- */
-int landlock_ruleset(const char *const *writable, size_t n, int deny_net,
-    char **err);
-
-/* A ruleset that also hides a directory (a teammate's view of the
- * working tree when it has a worktree of its own). */
+/* What a ruleset allows. Every path is absolute and canonical. */
 struct landlock_rules {
-	const char		*hidden;	/* NULL, or absolute and
-						 * canonical: nothing beneath
-						 * it is readable but what the
-						 * lists grant */
-	const char *const	*readable;	/* read only */
+	const char *const	*hidden;	/* nothing beneath these is
+						 * readable, unless a list
+						 * below names it or a place
+						 * beneath it */
+	size_t			 nhidden;
+	const char *const	*readable;	/* read only, even when
+						 * hidden */
 	size_t			 nreadable;
-	const char *const	*writable;	/* every right */
+	const char *const	*writable;	/* every right, but beneath
+						 * the hidden paths inside */
 	size_t			 nwritable;
-	int			 deny_net;
+	int			 deny_net;	/* no TCP (ABI 4 and later) */
+	int			 tcp_port;	/* with deny_net: connecting
+						 * to this port stays allowed;
+						 * 0: none */
 };
 
 /*
- * landlock_ruleset, with reading everywhere but beneath r->hidden, and
- * reading beneath each of r->readable. What a directory on the way to
- * hidden will hold later is not readable either. Returns its descriptor,
- * or -1 with *err.
+ * Builds a ruleset: read and execute everywhere but beneath the hidden
+ * paths and /dev, where only the harmless devices (/dev/null, zero,
+ * full, random, urandom) may be opened, for reading and writing: no
+ * terminal is reachable. Reading beneath each readable path; every right
+ * beneath each writable directory (reached through no symbolic link now,
+ * or refused) but beneath a hidden path inside it. A directory on the
+ * way to a hidden path is granted entry by entry, so what it holds later
+ * is not reachable. Returns the ruleset's descriptor (keep it for as
+ * long as commands run), or -1 with *err.
  */
-int landlock_ruleset_within(const struct landlock_rules *r, char **err);
+int landlock_ruleset(const struct landlock_rules *r, char **err);
 
 /* Whether the kernel can deny TCP (ABI 4 and later). */
 int landlock_can_deny_net(void);

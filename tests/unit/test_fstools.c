@@ -359,7 +359,7 @@ END_TEST
 START_TEST(huge_sparse_file_reads_at_once_and_cancels_at_once)
 {
 	struct tool_output o = { 0, NULL };
-	struct fstools_ctx cc = { wd, NULL };
+	struct fstools_ctx cc = { wd, NULL, NULL };
 	struct cancel c;
 	struct tu_firer f;
 	pthread_t th;

@@ -302,6 +302,7 @@ START_TEST(sandboxed_git_writes_only_where_allowed)
 {
 	char *dir = repo(), *out = tu_tmpdir(), *there, *o = NULL, *err = NULL;
 	const char *writable[1];
+	struct landlock_rules rules = { 0 };
 	struct git boxed = g;
 	const char *add[] = { "worktree", "add", "-q", "-b", "huddle/x", NULL,
 	    "HEAD", NULL };
@@ -315,7 +316,9 @@ START_TEST(sandboxed_git_writes_only_where_allowed)
 	}
 	writable[0] = dir;
 	boxed.sandboxed = 1;
-	boxed.sandbox_fd = landlock_ruleset(writable, 1, 0, &err);
+	rules.writable = writable;
+	rules.nwritable = 1;
+	boxed.sandbox_fd = landlock_ruleset(&rules, &err);
 	ck_assert_msg(boxed.sandbox_fd != -1, "%s", err ? err : "");
 	there = xasprintf("%s/x", out);
 	add[5] = there;

@@ -1,0 +1,211 @@
+/*
+ * The team's sandbox: how the commands its agents run are confined. At
+ * start it makes the commands' private TMPDIR, reads what the kernel
+ * offers (Landlock's ABI) and lists what is hidden from every command
+ * (tools/hidden.h); then each place an agent works in — the working
+ * directory, a worktree — gets a sandbox profile of its own
+ * (tools/profile.h), built from the team's options.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/internal.h"
+#include "core/statedir.h"
+#include "tools/hidden.h"
+#include "tools/landlock.h"
+#include "tools/profile.h"
+#include "tools/reaper.h"
+#include "tools/runlater.h"
+#include "util/xmalloc.h"
+
+/* The directory beneath which every team's state folder lies. */
+static char *
+team_sandbox_state_base(struct team *t)
+{
+	char *err = NULL, *base = statedir_base(t->opts.state_base, &err);
+
+	free(err);
+	return base;
+}
+
+int
+team_sandbox_open(struct team *t, char **err)
+{
+	const char *base = getenv("TMPDIR");
+	char *tmpl, *state;
+
+	tmpl = xasprintf("%s/huddle-tmp-XXXXXX", base != NULL && *base == '/' ?
+	    base : "/tmp");
+	if (mkdtemp(tmpl) == NULL) {
+		*err = xasprintf("%s: %s", tmpl, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	/* Canonical, as the sandbox's writable directories are. */
+	if ((t->tmpdir = realpath(tmpl, NULL)) == NULL) {
+		*err = xasprintf("%s: %s", tmpl, strerror(errno));
+		rmdir(tmpl);
+		free(tmpl);
+		return -1;
+	}
+	free(tmpl);
+	t->program = reaper_program();
+	t->git.program = t->program;
+	t->git.tmpdir = t->tmpdir;
+	git_find(&t->git);
+	/* Every team's state, not only this one's: another team's
+	 * transcripts are no business of this one's commands. */
+	state = team_sandbox_state_base(t);
+	t->hidden = hidden_paths(NULL, state != NULL ? state : t->state);
+	free(state);
+	t->runlater = runlater_note(t->workdir);
+	t->sandbox_abi = landlock_abi();
+	if (t->opts.no_sandbox) {
+		t->sandbox = SANDBOX_OFF;
+		return 0;
+	}
+	if (t->sandbox_abi == 0) {
+		t->sandbox = SANDBOX_MISSING;
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
+		    "message", "this kernel has no Landlock sandbox: every "
+		    "command will ask for your permission (--no-sandbox runs "
+		    "them unconfined)"));
+		return 0;
+	}
+	t->sandbox = SANDBOX_ON;
+	if (t->opts.no_network && t->sandbox_abi < 4)
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
+		    "message", "this kernel's Landlock cannot deny the "
+		    "network (it needs ABI 4): commands keep it"));
+	return 0;
+}
+
+struct profile *
+team_sandbox_profile(struct team *t, const char *root, int worktree,
+    char **err)
+{
+	struct profile_spec s = { 0 };
+	const char *readable[64];
+	size_t i;
+
+	s.root = root;
+	s.tmpdir = t->tmpdir;
+	s.writable = t->opts.writable;
+	s.nwritable = t->opts.nwritable;
+	for (i = 0; i < t->opts.nreadable && i < 63; i++)
+		readable[s.nreadable++] = t->opts.readable[i];
+	/* From a worktree the rest of the working tree is out of sight,
+	 * but the repository's history is not. */
+	if (worktree) {
+		s.hide_also = t->workdir;
+		if (t->git_common != NULL)
+			readable[s.nreadable++] = t->git_common;
+	}
+	s.readable = readable;
+	s.hidden = t->hidden;
+	s.sandbox = t->sandbox == SANDBOX_ON;
+	s.net = t->opts.no_network ? CONFINE_NET_NONE : CONFINE_NET_OPEN;
+	s.sockets = t->opts.sockets;
+	s.nsockets = t->opts.nsockets;
+	s.max_procs = t->opts.max_procs;
+	s.max_memory = t->opts.max_memory;
+	s.max_file_size = t->opts.max_file_size;
+	return profile_new(&s, err);
+}
+
+/* Removes one entry of the commands' TMPDIR (nftw, depth first). */
+static int
+team_sandbox_rm(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void
+team_sandbox_close(struct team *t)
+{
+	if (t->tmpdir != NULL) {
+		nftw(t->tmpdir, team_sandbox_rm, 16, FTW_DEPTH | FTW_PHYS);
+		free(t->tmpdir);
+	}
+	free(t->program);
+	hidden_free(t->hidden);
+	runlater_free(t->runlater);
+}
+
+char *
+team_sandbox_planted(struct team *t)
+{
+	char *list, *text;
+
+	if (t->runlater == NULL || (list = runlater_changes(t->runlater)) ==
+	    NULL)
+		return NULL;
+	text = xasprintf("files that run code when you work in %s changed "
+	    "while the team worked: %s. Read them before you run make, git, "
+	    "your editor or direnv there.", t->workdir, list);
+	free(list);
+	return text;
+}
+
+const char *
+team_sandbox_brief(struct team *t)
+{
+	switch (t->sandbox) {
+	case SANDBOX_ON:
+		return t->opts.no_network ? "commands: Landlock sandbox, no "
+		    "network (/team says more)" : "commands: Landlock sandbox "
+		    "(/team says more)";
+	case SANDBOX_MISSING:
+		return "commands: NO sandbox (no Landlock): each one asks you";
+	default:
+		return "commands: NO sandbox (--no-sandbox)";
+	}
+}
+
+char *
+team_sandbox_text(struct team *t)
+{
+	char *roots = xasprintf("%s and %s", t->workdir, t->tmpdir), *next;
+	char *text;
+	size_t i;
+
+	for (i = 0; i < t->opts.nwritable; i++) {
+		next = xasprintf("%s, %s", roots, t->opts.writable[i]);
+		free(roots);
+		roots = next;
+	}
+	switch (t->sandbox) {
+	case SANDBOX_ON:
+		text = xasprintf("commands run in the Landlock sandbox (ABI "
+		    "%d): they write only in %s; they read neither the "
+		    "person's secret stores (~/.ssh, ~/.aws, …) nor huddle's "
+		    "state, and reach no terminal; network %s",
+		    t->sandbox_abi, roots, !t->opts.no_network ? "allowed" :
+		    t->sandbox_abi >= 4 ? "denied" : "allowed (the kernel "
+		    "cannot deny it)");
+		break;
+	case SANDBOX_MISSING:
+		text = xstrdup("no sandbox: this kernel has no Landlock, so "
+		    "every command asks for your permission");
+		break;
+	default:
+		text = xstrdup("no sandbox (--no-sandbox): commands run with "
+		    "all your rights");
+		break;
+	}
+	free(roots);
+	return text;
+}

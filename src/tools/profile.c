@@ -1,0 +1,251 @@
+/*
+ * Sandbox profiles (see profile.h).
+ */
+#include "config.h"
+
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/bash.h"
+#include "tools/hidden.h"
+#include "tools/landlock.h"
+#include "tools/profile.h"
+#include "util/xmalloc.h"
+
+/* A growing NULL-terminated list of malloc'd strings. */
+struct profile_list {
+	char	**v;
+	size_t	 n;
+};
+
+static void
+profile_list_add(struct profile_list *l, const char *s)
+{
+	l->v = xrealloc(l->v, (l->n + 2) * sizeof *l->v);
+	l->v[l->n++] = xstrdup(s);
+	l->v[l->n] = NULL;
+}
+
+static char **
+profile_list_end(struct profile_list *l)
+{
+	return l->v != NULL ? l->v : xcalloc(1, sizeof *l->v);
+}
+
+static void
+profile_list_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Adds each path that matches pattern (glob(3)). */
+static void
+profile_glob(struct profile_list *l, const char *pattern)
+{
+	glob_t g;
+	size_t i;
+
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++)
+			profile_list_add(l, g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
+/*
+ * The git files beneath root that run code when the person works there
+ * later, outside any sandbox: the hooks, the configuration (core.hooksPath,
+ * core.fsmonitor, aliases), info/ (attributes name filters), and the same
+ * of each submodule. A worktree's .git is a file that names a directory
+ * commands cannot write anyway.
+ */
+static char **
+profile_git_readonly(const char *root)
+{
+	static const char *const parts[] = { "hooks", "config", "info" };
+	struct profile_list l = { NULL, 0 };
+	struct stat st;
+	char *git, *p;
+	size_t i;
+
+	git = xasprintf("%s/.git", root);
+	if (lstat(git, &st) == 0 && S_ISDIR(st.st_mode)) {
+		for (i = 0; i < sizeof parts / sizeof *parts; i++) {
+			p = xasprintf("%s/%s", git, parts[i]);
+			/* A directory that is missing could be made and
+			 * filled: it is made now, empty, as git init
+			 * would, so that it can be kept read-only. */
+			if (i != 1)
+				(void)mkdir(p, 0755);
+			if (lstat(p, &st) == 0)
+				profile_list_add(&l, p);
+			free(p);
+			p = xasprintf("%s/modules/*/%s", git, parts[i]);
+			profile_glob(&l, p);
+			free(p);
+		}
+	}
+	free(git);
+	return profile_list_end(&l);
+}
+
+/* The ruleset of a place. */
+static int
+profile_ruleset(const struct profile_spec *s, char **err)
+{
+	struct landlock_rules r = { 0 };
+	const char **writable, **hidden;
+	size_t i, n = hidden_count(s->hidden);
+	int fd;
+
+	writable = xcalloc(s->nwritable + 2, sizeof *writable);
+	writable[0] = s->root;
+	writable[1] = s->tmpdir;
+	for (i = 0; i < s->nwritable; i++)
+		writable[i + 2] = s->writable[i];
+	hidden = xcalloc(n + 1, sizeof *hidden);
+	for (i = 0; i < n; i++)
+		hidden[i] = s->hidden[i];
+	if (s->hide_also != NULL)
+		hidden[n++] = s->hide_also;
+	r.hidden = hidden;
+	r.nhidden = n;
+	r.readable = s->readable;
+	r.nreadable = s->nreadable;
+	r.writable = writable;
+	r.nwritable = s->nwritable + 2;
+	r.deny_net = s->net != CONFINE_NET_OPEN;
+	r.tcp_port = s->net == CONFINE_NET_PROXY ? s->proxy_port : 0;
+	fd = landlock_ruleset(&r, err);
+	free(writable);
+	free(hidden);
+	return fd;
+}
+
+struct profile *
+profile_new(const struct profile_spec *s, char **err)
+{
+	struct profile *p = xcalloc(1, sizeof *p);
+	struct profile_list hidden = { NULL, 0 }, roots = { NULL, 0 };
+	struct profile_list sockets = { NULL, 0 }, readable = { NULL, 0 };
+	size_t i;
+
+	p->ruleset_fd = -1;
+	p->sandbox = s->sandbox;
+	if (s->sandbox && (p->ruleset_fd = profile_ruleset(s, err)) == -1) {
+		free(p);
+		return NULL;
+	}
+	p->root = xstrdup(s->root);
+	p->tmpdir = xstrdup(s->tmpdir);
+	for (i = 0; s->hidden != NULL && s->hidden[i] != NULL; i++)
+		profile_list_add(&hidden, s->hidden[i]);
+	p->hidden = profile_list_end(&hidden);
+	for (i = 0; i < s->nreadable; i++)
+		profile_list_add(&readable, s->readable[i]);
+	p->readable = profile_list_end(&readable);
+	profile_list_add(&roots, s->root);
+	profile_list_add(&roots, s->tmpdir);
+	for (i = 0; i < s->nwritable; i++)
+		profile_list_add(&roots, s->writable[i]);
+	p->unix_roots = profile_list_end(&roots);
+	for (i = 0; i < s->nsockets; i++)
+		profile_list_add(&sockets, s->sockets[i]);
+	p->unix_sockets = profile_list_end(&sockets);
+	p->readonly = profile_git_readonly(s->root);
+	p->confine.landlock = s->sandbox;
+	p->confine.net = s->net;
+	p->confine.proxy_port = s->proxy_port;
+	p->confine.unix_roots = p->unix_roots;
+	p->confine.unix_sockets = p->unix_sockets;
+	p->confine.readonly = p->readonly;
+	p->confine.max_procs = s->max_procs;
+	p->confine.max_memory = s->max_memory;
+	p->confine.max_file_size = s->max_file_size;
+	return p;
+}
+
+void
+profile_free(struct profile *p)
+{
+	if (p == NULL)
+		return;
+	if (p->ruleset_fd != -1)
+		close(p->ruleset_fd);
+	free(p->root);
+	free(p->tmpdir);
+	profile_list_free(p->hidden);
+	profile_list_free(p->readable);
+	profile_list_free(p->readonly);
+	profile_list_free(p->unix_roots);
+	profile_list_free(p->unix_sockets);
+	free(p);
+}
+
+void
+profile_bash_options(const struct profile *p, struct bash_options *bo)
+{
+	bo->workdir = p->root;
+	bo->sandboxed = p->sandbox;
+	bo->sandbox_fd = p->ruleset_fd;
+	bo->tmpdir = p->tmpdir;
+}
+
+/* Whether path is one of the git files that run code later, wherever
+ * it is in root (lexically: one that does not exist yet counts). */
+static int
+profile_git_file(const struct profile *p, const char *path)
+{
+	static const char *const parts[] = { "hooks", "config", "info" };
+	size_t n = strlen(p->root), i, k;
+	const char *rest, *end;
+
+	if (strncmp(path, p->root, n) != 0 || path[n] != '/')
+		return 0;
+	rest = path + n + 1;
+	while (strncmp(rest, ".git/", 5) == 0) {
+		rest += 5;
+		for (i = 0; i < sizeof parts / sizeof *parts; i++) {
+			k = strlen(parts[i]);
+			if (strncmp(rest, parts[i], k) == 0 &&
+			    (rest[k] == '\0' || rest[k] == '/'))
+				return 1;
+		}
+		/* .git/modules/NAME/... is a submodule's git directory. */
+		if (strncmp(rest, "modules/", 8) != 0 ||
+		    (end = strchr(rest + 8, '/')) == NULL)
+			return 0;
+		rest = end + 1;
+		for (i = 0; i < sizeof parts / sizeof *parts; i++) {
+			k = strlen(parts[i]);
+			if (strncmp(rest, parts[i], k) == 0 &&
+			    (rest[k] == '\0' || rest[k] == '/'))
+				return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+char *
+profile_refuses(const struct profile *p, const char *path, int for_write)
+{
+	const char *h = hidden_covers(p->hidden, path);
+
+	if (h != NULL && hidden_covers(p->readable, path) == NULL)
+		return xasprintf("%s is hidden from the team: it holds the "
+		    "person's secrets or huddle's own state (only the person "
+		    "can let it through, with --readable)", h);
+	if (for_write && profile_git_file(p, path))
+		return xasprintf("%s is read-only to the team: git runs what "
+		    "it holds (hooks, configuration) as the person; ask the "
+		    "person to change it", path);
+	return NULL;
+}

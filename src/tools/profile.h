@@ -1,0 +1,83 @@
+/*
+ * A sandbox profile: everything a command run in one place is given —
+ * the directory it starts in, its TMPDIR, the Landlock ruleset of what it
+ * may read and write, the confine (network, Unix sockets, read-only
+ * paths, limits; tools/confine.h) and the paths hidden from it, which the
+ * file tools refuse too. An agent's profile is built once when its place
+ * changes (its spawn, a task that names a worktree) and every tool call
+ * made there runs from it.
+ */
+#ifndef HUDDLE_TOOLS_PROFILE_H
+#define HUDDLE_TOOLS_PROFILE_H
+
+#include <stddef.h>
+
+#include "tools/confine.h"
+
+struct bash_options;
+
+/* What a profile is built from. Paths are absolute and canonical. */
+struct profile_spec {
+	const char		*root;		/* where commands start, and
+						 * where they write */
+	const char		*tmpdir;	/* their TMPDIR, writable */
+	const char *const	*writable;	/* more writable directories */
+	size_t			 nwritable;
+	const char *const	*readable;	/* readable though hidden */
+	size_t			 nreadable;
+	char *const		*hidden;	/* NULL-terminated: unreadable
+						 * (tools/hidden.h) */
+	const char		*hide_also;	/* NULL, or one more: the
+						 * working tree, seen from a
+						 * worktree */
+	int			 sandbox;	/* confine commands (Landlock
+						 * and the rest); 0: run them
+						 * with all the person's
+						 * rights */
+	enum confine_net	 net;
+	int			 proxy_port;
+	const char *const	*sockets;	/* Unix sockets the person
+						 * lets commands reach */
+	size_t			 nsockets;
+	long long		 max_procs;	/* tools/confine.h */
+	long long		 max_memory;
+	long long		 max_file_size;
+};
+
+struct profile {
+	char		*root;
+	char		*tmpdir;
+	int		 sandbox;
+	int		 ruleset_fd;	/* sandbox: the Landlock ruleset */
+	char		**hidden;	/* NULL-terminated: the person's
+					 * secrets and huddle's state */
+	char		**readable;	/* NULL-terminated: let through */
+	char		**readonly;	/* NULL-terminated: the root's git
+					 * files that run code later */
+	char		**unix_roots;	/* NULL-terminated */
+	char		**unix_sockets;	/* NULL-terminated */
+	struct confine	 confine;	/* points into the lists above */
+};
+
+/*
+ * Builds the profile of a place: the ruleset (when s->sandbox), the
+ * confine, and the copies of every list. The root's `.git/hooks`,
+ * `.git/config`, `.git/info` and those of its submodules become read-only
+ * to commands. Returns it (profile_free), or NULL with *err.
+ */
+struct profile *profile_new(const struct profile_spec *s, char **err);
+
+/* Closes the ruleset and frees the profile; NULL is fine. */
+void profile_free(struct profile *p);
+
+/* Fills what bash_run needs of the profile into *bo: its directory,
+ * sandbox and TMPDIR (the rest of *bo is left alone). */
+void profile_bash_options(const struct profile *p, struct bash_options *bo);
+
+/* Why the file tools may not read `path` (absolute, canonical), or
+ * write it when for_write: a malloc'd sentence naming the hidden store
+ * or the git file that runs code, or NULL when they may. */
+char *profile_refuses(const struct profile *p, const char *path,
+    int for_write);
+
+#endif
