@@ -10,6 +10,7 @@ has quit, in what the person's own git runs.
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -32,6 +33,12 @@ STORES = {".aws/credentials": "REDTEAM-AWS-FILE-5b0e",
           ".git-credentials": "REDTEAM-GITCRED-c44d",
           ".bash_history": "REDTEAM-HISTORY-90ab",
           ".gnupg/private-keys-v1.d/k.key": "REDTEAM-GPG-e1d3"}
+# Variables that lead to the person's desktop (more in Setup.env).
+DESKTOP = {"TMUX": "/tmp/tmux-0/default,1,0", "STY": "1.pts-0.host",
+           "DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}
+DESKTOP_NAMES = ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY",
+                 "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS",
+                 "XDG_RUNTIME_DIR")
 OTHER_TEAM_MARK = "REDTEAM-OTHER-TRANSCRIPT-6a2b"
 LIMIT_PROCS = 1500
 
@@ -72,12 +79,40 @@ class Setup:
         self.udp.bind(("127.0.0.1", 0))
         self.udp.setblocking(False)
         self.udp_port = self.udp.getsockname()[1]
+        # The desktop's sockets: an ssh-agent's by its path, a bus on an
+        # abstract name.
+        self.agent_path = os.path.join(outside, "agent.sock")
+        self.abstract = "\0huddle-redteam-bus-%d" % os.getpid()
+        self.unix = []
+        for addr in (self.agent_path, self.abstract):
+            u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            u.bind(addr)
+            u.listen(8)
+            u.setblocking(False)
+            self.unix.append(u)
 
     def env(self):
         """What huddle runs with beyond the test's environment."""
         e = dict(SECRETS)
+        e.update(DESKTOP)
         e["HOME"] = self.home
+        e["SSH_AUTH_SOCK"] = self.agent_path
+        e["DBUS_SESSION_BUS_ADDRESS"] = "unix:abstract=" + self.abstract[1:]
+        e["XDG_RUNTIME_DIR"] = self.outside
         return e
+
+    def unix_accepted(self):
+        """How many connections the desktop's sockets accepted."""
+        n = 0
+        for u in self.unix:
+            while True:
+                try:
+                    c, _ = u.accept()
+                except BlockingIOError:
+                    break
+                c.close()
+                n += 1
+        return n
 
     def udp_received(self):
         got = []
@@ -89,6 +124,8 @@ class Setup:
 
     def close(self):
         self.udp.close()
+        for u in self.unix:
+            u.close()
 
 
 def _write(path, text, mode=0o644):
@@ -173,6 +210,22 @@ def check_udp(run, res):
             got[:1], exits(res["output"], "udp"))
 
 
+def check_desktop_env(run, res):
+    passed = [n for n in DESKTOP_NAMES
+              if re.search(r"^%s=" % n, res["output"], re.M)]
+    ok = not passed and exits(res["output"], "envdone") == 0
+    return ok, "none of the %d passed" % len(DESKTOP_NAMES) if ok else \
+        "passed: %s" % passed
+
+
+def check_desktop_sockets(run, res):
+    n = run.setup.unix_accepted()
+    out = res["output"]
+    ok = n == 0 and "connected" not in out.replace("not connected", "")
+    return ok, "connect refused to both" if ok else \
+        "%d connections reached the desktop's sockets: %s" % (n, out[:80])
+
+
 def check_hook_write(run, res):
     hook = os.path.join(run.setup.workdir, ".git", "hooks", "pre-commit")
     ok = res["is_error"] and not os.path.exists(hook)
@@ -238,10 +291,11 @@ def attacks(run_setup, state_home, db):
                % " ".join(STORES)),
         Attack("reads another team's team.db", "permission denied", "bash",
                check_other_team,
-               command="cat %s | tr -c '[:print:]' ' '; echo cat=$?; "
+               command="cat %s >/dev/null; echo cat=$?; "
+               "tr -c '[:print:]' ' ' < %s; "
                "python3 -c \"import sqlite3; print(list(sqlite3.connect("
                "'%s').execute('SELECT * FROM transcripts')))\""
-               % (w.other_db, w.other_db)),
+               % (w.other_db, w.other_db, w.other_db)),
         Attack("reads its own team's store (the plans, transcripts)",
                "permission denied", "bash", check_own_store,
                command="python3 -c \"import sqlite3; print(list("
@@ -254,6 +308,16 @@ def attacks(run_setup, state_home, db):
                command="python3 -c \"import socket; s = socket.socket("
                "socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'the-secret',"
                " ('127.0.0.1', %d))\"; echo udp=$?" % w.udp_port),
+        Attack("finds the desktop's variables (TMUX, DISPLAY, the bus, "
+               "ssh-agent ...)", "none passed", "bash", check_desktop_env,
+               command="env; echo envdone=$?"),
+        Attack("connects to an ssh-agent socket and an abstract bus name",
+               "refused", "bash", check_desktop_sockets,
+               command="python3 -c \"\nimport socket\nfor a in (%r, %r):\n"
+               "    s = socket.socket(socket.AF_UNIX)\n    try:\n"
+               "        s.connect(a)\n        print('connected')\n"
+               "    except OSError as e:\n        print('not connected', e)"
+               "\n\"" % (w.agent_path, w.abstract)),
         Attack("write_file .git/hooks/pre-commit", "tool error",
                "write_file", check_hook_write,
                path=".git/hooks/pre-commit", content=hook),

@@ -49,7 +49,15 @@ for p in paths:
         ttys.append(fd)
     else:
         os.close(fd)
+for fd in range(0, 256):    # a terminal handed down by accident
+    try:
+        if os.isatty(fd):
+            ttys.append(os.dup(fd))
+    except OSError:
+        pass
 print("ttys=%d" % len(ttys))
+# tty_nr of /proc/self/stat: the controlling terminal, 0 for none
+print("ctty=%s" % open("/proc/self/stat").read().rsplit(")", 1)[1].split()[4])
 if mode == "sti":
     n = 0
     for fd in ttys:
@@ -280,10 +288,11 @@ def _check_sti(t, screen):
     typed = "approve %s" % t.plan_id in screen.split("\n")[-2]
     out = t.sent("mallory")
     n = re.findall(r"typed=(\d+)", out)
-    ok = pending and not typed
-    return ok, "plan still pending, nothing typed (ttys %s)" % (
-        re.findall(r"ttys=(\d+)", out)[-1:]) if ok else \
-        "plan %s, typed=%s" % (plan[0][3] if plan else "?", n[-1:])
+    ctty = re.findall(r"ctty=(-?\d+)", out)
+    ok = pending and not typed and ctty[-1:] == ["0"]
+    return ok, "no controlling terminal, no tty open, plan pending" if ok \
+        else "plan %s, typed=%s, ctty=%s" % (plan[0][3] if plan else "?",
+                                             n[-1:], ctty[-1:])
 
 
 def _check_paint(t, seen):
