@@ -77,7 +77,7 @@ struct options {
 	long long	 max_procs;	/* -1: the default */
 	long long	 max_memory;
 	long long	 max_file_size;
-	int		 no_network;
+	enum team_network network;	/* --network, --no-network */
 	int		 no_sandbox;
 	int		 autonomous;
 	const char	*verify;
@@ -156,7 +156,11 @@ usage(FILE *out)
 	    "                        (default 2G; 0: no limit)\n"
 	    "  --max-file-size SIZE  largest file a command may write (default\n"
 	    "                        4G; 0: no limit)\n"
-	    "  --no-network          commands get no TCP connect or bind\n"
+	    "  --network HOW         proxy (default): commands reach the network\n"
+	    "                        through huddle's proxy, each new host\n"
+	    "                        asking you; open: directly, as they ask;\n"
+	    "                        none: not at all\n"
+	    "  --no-network          the same as --network none\n"
 	    "  --no-sandbox          run commands without the Landlock sandbox\n"
 	    "  --base-url URL        the API's base URL (default: $ANTHROPIC_BASE_URL\n"
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
@@ -477,7 +481,8 @@ run_team(const struct options *o, const struct catalog *cat,
 		to.max_memory = o->max_memory;
 	if (o->max_file_size >= 0)
 		to.max_file_size = o->max_file_size;
-	to.no_network = o->no_network;
+	to.network = o->network;
+	to.no_network = o->network == TEAM_NET_NONE;
 	to.no_sandbox = o->no_sandbox;
 	to.autonomous = o->autonomous;
 	to.verify = o->verify;
@@ -631,7 +636,7 @@ main(int argc, char **argv)
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
 	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX, OPT_READABLE,
-	    OPT_ALLOW_SOCKET, OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE };
+	    OPT_ALLOW_SOCKET, OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_NETWORK };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -678,6 +683,7 @@ main(int argc, char **argv)
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "max-file-size", required_argument, NULL,
 		    OPT_MAX_FILE_SIZE },
+		{ "network", required_argument, NULL, OPT_NETWORK },
 		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -875,7 +881,18 @@ main(int argc, char **argv)
 				    "e.g. 100M or 8G (0: no limit)");
 			break;
 		case OPT_NO_NETWORK:
-			o.no_network = 1;
+			o.network = TEAM_NET_NONE;
+			break;
+		case OPT_NETWORK:
+			if (strcmp(optarg, "proxy") == 0)
+				o.network = TEAM_NET_PROXY;
+			else if (strcmp(optarg, "open") == 0)
+				o.network = TEAM_NET_OPEN;
+			else if (strcmp(optarg, "none") == 0)
+				o.network = TEAM_NET_NONE;
+			else
+				return bad_usage("--network is proxy, open or "
+				    "none");
 			break;
 		case OPT_AUTONOMOUS:
 			o.autonomous = 1;

@@ -26,6 +26,7 @@
 
 struct bash_options;
 struct checker;
+struct netgate;
 struct policy;
 struct profile;
 struct tool_output;
@@ -125,6 +126,7 @@ struct team {
 						 * worktree passes it first */
 	struct evq		 events;
 	struct policy		*policy;
+	struct netgate		*netgate;	/* --network proxy, or NULL */
 	int64_t			 epoch_us;	/* when opened */
 
 	pthread_mutex_t		 lock;		/* agents */

@@ -110,7 +110,10 @@ team_sandbox_profile(struct team *t, const char *root, int worktree,
 	s.readable = readable;
 	s.hidden = t->hidden;
 	s.sandbox = t->sandbox == SANDBOX_ON;
-	s.net = t->opts.no_network ? CONFINE_NET_NONE : CONFINE_NET_OPEN;
+	s.net = t->opts.network == TEAM_NET_PROXY ? CONFINE_NET_PROXY :
+	    t->opts.network == TEAM_NET_OPEN ? CONFINE_NET_OPEN :
+	    CONFINE_NET_NONE;
+	s.proxy_port = team_proxy_port(t);
 	s.sockets = t->opts.sockets;
 	s.nsockets = t->opts.nsockets;
 	s.max_procs = t->opts.max_procs;
@@ -193,7 +196,9 @@ team_sandbox_text(struct team *t)
 		    "%d): they write only in %s; they read neither the "
 		    "person's secret stores (~/.ssh, ~/.aws, …) nor huddle's "
 		    "state, and reach no terminal; network %s",
-		    t->sandbox_abi, roots, !t->opts.no_network ? "allowed" :
+		    t->sandbox_abi, roots, t->netgate != NULL ? "through "
+		    "huddle's proxy, each new host asking you" :
+		    !t->opts.no_network ? "allowed" :
 		    t->sandbox_abi >= 4 ? "denied" : "allowed (the kernel "
 		    "cannot deny it)");
 		break;

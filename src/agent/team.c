@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/netgate.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
 #include "tools/confine.h"
@@ -216,6 +217,11 @@ team_open(const struct team_options *o, char **err)
 		protocol_set_timeout(t->proto, REQ_SHUTDOWN,
 		    o->shutdown_timeout_ms);
 	t->tasks = taskboard_new(t->bus);
+	/* Its listener goes first: a network request is noted before a
+	 * front end can decide it. */
+	if (o->network == TEAM_NET_PROXY && (t->netgate =
+	    netgate_open(t->proto, err)) == NULL)
+		goto fail;
 	/* Outside a git repository --worktrees says so at once. */
 	if (o->worktrees && team_git_repo(t, err) == -1)
 		goto fail;
@@ -1025,6 +1031,7 @@ team_free(struct team *t)
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
 	taskboard_free(t->tasks);
+	netgate_close(t->netgate);
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);
@@ -1046,6 +1053,12 @@ team_free(struct team *t)
 	free(t->workdir);
 	free(t->state);
 	free(t);
+}
+
+int
+team_proxy_port(struct team *t)
+{
+	return netgate_port(t->netgate);
 }
 
 const char *

@@ -20,6 +20,14 @@
 #include "llm/catalog.h"
 #include "llm/llm.h"
 
+/* What network commands get (--network). */
+enum team_network {
+	TEAM_NET_PROXY,		/* through huddle's proxy: each new host
+				 * asks the person (agent/netgate.h) */
+	TEAM_NET_OPEN,		/* all of it, directly */
+	TEAM_NET_NONE		/* none */
+};
+
 struct team_options {
 	const char		*workdir;	/* absolute and canonical */
 	struct llm_config	 llm;		/* for every agent; its model
@@ -52,7 +60,8 @@ struct team_options {
 	long long		 max_procs;	/* per command; 0: none */
 	long long		 max_memory;	/* bytes per process; 0: none */
 	long long		 max_file_size;	/* bytes; 0: none */
-	int			 no_network;	/* commands get no TCP */
+	enum team_network	 network;	/* default TEAM_NET_PROXY */
+	int			 no_network;	/* network is TEAM_NET_NONE */
 	int			 no_sandbox;	/* commands run unconfined */
 	const char		*verify;	/* --verify: checks every task
 						 * before it is completed */
@@ -98,6 +107,10 @@ json_t *team_request_json(const struct request *r);
 
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
+
+/* The TCP port of the team's network proxy on 127.0.0.1, or 0 when
+ * commands do not go through one (--network open or none). */
+int team_proxy_port(struct team *t);
 
 /* The working directory (absolute). */
 const char *team_workdir(struct team *t);

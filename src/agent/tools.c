@@ -14,6 +14,7 @@
 #include "tools/bash.h"
 #include "tools/fstools.h"
 #include "agent/internal.h"
+#include "agent/netgate.h"
 #include "agent/tooldef.h"
 #include "tools/policy.h"
 #include "tools/profile.h"
@@ -114,6 +115,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 {
 	struct team *t = a->team;
 	struct bash_options bo;
+	struct netgate_pass *pass;
 	const char *command;
 	char *risk, *body, *err = NULL;
 	char id[PROTO_ID_SIZE];
@@ -159,7 +161,11 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		request_free(r);
 	}
 	team_bash_options(t, agent_profile(a), &a->cancel, &bo);
+	/* Its own proxy credentials, valid while it runs. */
+	pass = netgate_pass_new(t->netgate, a->name);
+	bo.extra_env = netgate_pass_env(pass);
 	bash_run(command, &bo, o);
+	netgate_pass_end(t->netgate, pass);
 	if (bo.sandboxed && tool_bash_refused(o->text))
 		tool_append(o, "\n[the sandbox lets commands write only in %s "
 		    "and in $TMPDIR%s; ask the person to "

@@ -314,27 +314,40 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	posix_spawnattr_setsigdefault(at, &all);
 }
 
-/* The environment for the command: tools/env.h's, with TMPDIR. */
+/* Sets entry "NAME=value" in env (a malloc'd array of borrowed
+ * strings), replacing the entry of the same name. */
 static char **
-bash_env(const struct bash_options *o, char **tmpvar)
+bash_env_set(char **env, char *entry)
 {
-	char **env = env_for_tools(), **p;
-	size_t n;
+	size_t len = strcspn(entry, "=") + 1, n;
 
-	*tmpvar = NULL;
-	if (o->tmpdir == NULL)
-		return env;
-	*tmpvar = xasprintf("TMPDIR=%s", o->tmpdir);
-	for (p = env; *p != NULL; p++) {
-		if (strncmp(*p, "TMPDIR=", 7) == 0) {
-			*p = *tmpvar;
+	for (n = 0; env[n] != NULL; n++) {
+		if (strncmp(env[n], entry, len) == 0) {
+			env[n] = entry;
 			return env;
 		}
 	}
-	n = (size_t)(p - env);
 	env = xrealloc(env, (n + 2) * sizeof *env);
-	env[n] = *tmpvar;
+	env[n] = entry;
 	env[n + 1] = NULL;
+	return env;
+}
+
+/* The environment for the command: tools/env.h's, with TMPDIR and the
+ * extra entries. */
+static char **
+bash_env(const struct bash_options *o, char **tmpvar)
+{
+	char **env = env_for_tools();
+	size_t i;
+
+	*tmpvar = NULL;
+	if (o->tmpdir != NULL) {
+		*tmpvar = xasprintf("TMPDIR=%s", o->tmpdir);
+		env = bash_env_set(env, *tmpvar);
+	}
+	for (i = 0; o->extra_env != NULL && o->extra_env[i] != NULL; i++)
+		env = bash_env_set(env, (char *)o->extra_env[i]);
 	return env;
 }
 

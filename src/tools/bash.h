@@ -24,6 +24,10 @@ struct bash_options {
 	int		 sandboxed;	/* run in the Landlock sandbox ... */
 	int		 sandbox_fd;	/* ... of this ruleset */
 	const char	*tmpdir;	/* TMPDIR for the command, or NULL */
+	const char *const *extra_env;	/* "NAME=value" entries set after
+					 * the secret filter, replacing the
+					 * same names; NULL-terminated, or
+					 * NULL (the proxy's variables) */
 	int		*status_out;	/* when not NULL: the shell's wait
 					 * status, or -1 when it did not
 					 * end by itself */
@@ -35,7 +39,8 @@ struct bash_options {
  * (tools/landlock.h). Between huddle and the shell stands a reaper
  * (tools/reaper.h: `program` started with REAPER_ARG), leader of the
  * command's process group. The environment is huddle's minus every secret
- * (tools/env.h), with TMPDIR set to `tmpdir` when given. The shell gets a
+ * (tools/env.h), with TMPDIR set to `tmpdir` when given and extra_env's
+ * entries set over it. The shell gets a
  * clean signal mask and default dispositions. Output beyond output_cap is
  * cut, keeping the head and the tail, with a line saying how much was left
  * out; NUL bytes and invalid UTF-8 are repaired. The text starts with the

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/command.h"
+#include "agent/netgate.h"
 #include "core/roster.h"
 #include "ui/keyread.h"
 #include "ui/view.h"
@@ -90,6 +91,31 @@ keys_approve(struct view *v)
 	return KEY_REDRAW;
 }
 
+/* t in the detail view of a network request: allowed for the whole
+ * team (agent/netgate.h). */
+static int
+keys_allow_team(struct view *v)
+{
+	const struct table_row *r;
+	char *msg = NULL;
+	int flags, ok;
+
+	if ((r = keys_target(v, &flags)) == NULL)
+		return flags;
+	if (strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) != 0) {
+		view_hint(v, ROLE_ERROR, "t allows a network request for the "
+		    "whole team; this is not one");
+		return KEY_REDRAW;
+	}
+	v->popup = POPUP_NONE;
+	ok = team_decide(v->team, r->id, 1, NETGATE_TEAM, &msg) ==
+	    PROTO_DECIDED;
+	view_hint(v, ok ? ROLE_HINT : ROLE_ERROR, "%s%s", msg, ok ?
+	    ", for the whole team" : "");
+	free(msg);
+	return KEY_REDRAW;
+}
+
 static int
 keys_reject_prompt(struct view *v)
 {
@@ -104,7 +130,8 @@ keys_reject_prompt(struct view *v)
 	return KEY_REDRAW;
 }
 
-/* The detail view: F5/F6 decide, arrows and pages scroll, Esc or Enter
+/* The detail view: F5/F6 decide (t: a network request for the team),
+ * arrows and pages scroll, Esc or Enter
  * closes. */
 static int
 keys_detail(struct view *v, int is_key, wint_t wc)
@@ -113,6 +140,8 @@ keys_detail(struct view *v, int is_key, wint_t wc)
 		return keys_approve(v);
 	if (is_key && wc == KEY_F(6))
 		return keys_reject_prompt(v);
+	if (!is_key && (wc == 't' || wc == 'T'))
+		return keys_allow_team(v);
 	if (is_key && (wc == KEY_UP || wc == KEY_PPAGE))
 		v->detail_first -= wc == KEY_UP ? 1 : 10;
 	else if (is_key && (wc == KEY_DOWN || wc == KEY_NPAGE))

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "agent/command.h"
+#include "agent/netgate.h"
 #include "ui/draw.h"
 #include "ui/text.h"
 #include "ui/view.h"
@@ -478,6 +479,8 @@ layout_help(struct view *v)
 		"F4          the table shows the tasks, or the requests",
 		"F5          approve the request the hint line names",
 		"F6          reject it, with feedback",
+		"t           (request shown) a network host: allow it for",
+		"            the whole team; F5 allows it for one command",
 		"Enter       (table focused) show the whole request",
 		"F7, F8      the focused teammate's changes; zoom the pane",
 		"F9          shutdown menu (forced stop after expiry)",
@@ -651,9 +654,11 @@ layout_detail(struct view *v, int64_t now)
 		if (nl == NULL)
 			break;
 	}
-	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, view_decidable(v, r) ?
-	    "F5 approves · F6 rejects · Up/Down/PgUp/PgDn scroll · Esc closes" :
-	    "Up/Down/PgUp/PgDn scroll · Esc closes");
+	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, !view_decidable(v, r) ?
+	    "Up/Down/PgUp/PgDn scroll · Esc closes" : strncmp(r->body,
+	    NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0 ? "F5 allows for "
+	    "this command · t for the whole team · F6 denies · Esc closes" :
+	    "F5 approves · F6 rejects · Up/Down/PgUp/PgDn scroll · Esc closes");
 }
 
 /*

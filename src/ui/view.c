@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/netgate.h"
 #include "core/bus.h"
 #include "core/roster.h"
 #include "core/transcript.h"
@@ -110,8 +111,12 @@ view_selection_text(struct view *v, size_t *must)
 		return xasprintf("selected: %s's %s to %s, for %s to answer: "
 		    "%s%s", r->from, view_kind(r->type), r->to, r->to,
 		    r->summary, more);
-	head = xasprintf("%s's %s (F5 approves, F6 rejects, Enter shows all)",
-	    r->from, view_kind(r->type));
+	if (strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0)
+		head = xasprintf("%s's network request (F5 allows it for this "
+		    "command, F6 denies, Enter then t: for the team)", r->from);
+	else
+		head = xasprintf("%s's %s (F5 approves, F6 rejects, Enter "
+		    "shows all)", r->from, view_kind(r->type));
 	text = xasprintf("%s: %s%s", head, r->summary, more);
 	/* A command must be seen whole before a key runs it; of anything
 	 * else, whose it is and what it is. */

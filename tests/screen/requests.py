@@ -5,7 +5,8 @@ and no other. With bob's plan and carl's `rm -rf junkdir` both pending:
 at every selection the hint names the highlighted row and F5 approves
 that row; a request that arrives later does not take the hint; a command
 the hint cannot show whole is shown in the detail view before F5 acts;
-Enter opens the details; `/approve nonsense` decides nothing.
+Enter opens the details; `/approve nonsense` decides nothing; `t` in a
+network request's details allows the host for the whole team.
 """
 
 import os
@@ -280,6 +281,50 @@ def test_letters_on_the_table(fake):
         quit_clean(s)
 
 
+def test_t_allows_a_network_host_for_the_team(fake):
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            body = b"page-from-the-host\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    host = "localhost:%d" % srv.server_address[1]
+    fetch = {"agent": "lead", "kind": "tool_use", "calls": [
+        {"name": "bash", "input": {"command": "curl -sS http://%s/" % host}}]}
+    fake.reset()
+    fake.script(fetch, fetch,
+                *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 4)
+    s = fake_screen(fake, ["--quit-timeout", "2"], 120, 40)
+    with s:
+        start(s)
+        s.wait_for(lambda t: "lead's network request (F5 allows it for this "
+                   "command" in t, 10, "the hint")
+        s.send_keys("BTab")
+        s.send_keys("Enter")
+        s.wait_for("t for the whole team", 5, "the detail view's keys")
+        s.send_text("t")
+        s.wait_for(lambda t: "Esc closes" not in t and re.search(
+            r"approved lead's permission \(req_[0-9a-f]+\), for the whole "
+            r"team", t), 5, "the answer")
+        # The second fetch asks nothing: both pages arrive.
+        s.wait_for(lambda t: t.count("page-from-the-host") >= 2, 15,
+                   "both fetches")
+        expect(not [r for r in table(s) if r[3] == "pending"],
+               "the team's host asked again")
+        quit_clean(s)
+    srv.shutdown()
+
+
 def tests(r, fake):
     r.run("the hint names the highlighted row, F5 decides that one",
           test_hint_highlight_and_f5_agree, fake)
@@ -293,6 +338,8 @@ def tests(r, fake):
           test_the_table_grows_and_counts, fake)
     r.run("letters on the table: a approves, r rejects, ? helps",
           test_letters_on_the_table, fake)
+    r.run("t in a network request's details allows it for the team",
+          test_t_allows_a_network_host_for_the_team, fake)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,64 @@
+/*
+ * The network gate: the team's side of huddle's proxy (tools/proxy.h).
+ * Each command gets a pass — proxy credentials of its own, given to it in
+ * HTTP_PROXY and friends — so that the proxy knows which agent asks. The
+ * first connection of a command to a host:port the team has not allowed
+ * becomes a permission request in the person's table ("network:
+ * HOST:PORT"); the person allows it once (for that command), for the
+ * whole team (approving with the word NETGATE_TEAM as feedback), or
+ * denies it. What the team allowed is read back from the stored
+ * decisions when the team is resumed.
+ */
+#ifndef HUDDLE_AGENT_NETGATE_H
+#define HUDDLE_AGENT_NETGATE_H
+
+#include <stddef.h>
+
+#include "core/protocol.h"
+
+/* The feedback that approves a network request for the whole team. */
+#define NETGATE_TEAM "team"
+
+/* What starts the body of a network request. */
+#define NETGATE_PREFIX "network: "
+
+struct netgate;
+struct netgate_pass;
+
+/*
+ * Starts the proxy and listens to proto's decisions (call before any
+ * thread runs). Hosts approved for the team in the stored requests are
+ * allowed again. Returns NULL with *err.
+ */
+struct netgate *netgate_open(struct protocol *proto, char **err);
+
+/* The proxy's TCP port on 127.0.0.1 (0 for NULL). */
+int netgate_port(const struct netgate *g);
+
+/*
+ * A pass for one command of agent `agent` (NULL when g is NULL). Its
+ * environment sets HTTP_PROXY, HTTPS_PROXY, their lower-case twins, npm's
+ * and pip's, and empties NO_PROXY. End it when the command has ended.
+ */
+struct netgate_pass *netgate_pass_new(struct netgate *g, const char *agent);
+
+/* The pass's "NAME=value" entries, NULL-terminated (NULL for NULL). */
+const char *const *netgate_pass_env(const struct netgate_pass *p);
+
+/* Ends a pass: its connections still waiting are refused and their
+ * requests withdrawn; later connections with it are refused. NULL is
+ * ignored. */
+void netgate_pass_end(struct netgate *g, struct netgate_pass *p);
+
+/* Whether `body` is a network request's; then its "host:port" is copied
+ * to out (size bytes). */
+int netgate_target(const char *body, char *out, size_t size);
+
+/* How many host:port the whole team may reach without asking. */
+size_t netgate_team_allowed(struct netgate *g);
+
+/* Stops the proxy (ending every connection) and frees the gate. Call
+ * after every thread that runs commands has ended. NULL is ignored. */
+void netgate_close(struct netgate *g);
+
+#endif
