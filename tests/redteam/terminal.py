@@ -383,6 +383,9 @@ def _check_padded(padded_row):
     if os.environ.get("REDTEAM_DEBUG"):
         print(screen)
     shown = " ".join(rowline + [hint])
-    ok = "rm -r" in shown and "junk2" in shown
-    return ok, "row and hint show rm -r and junk2" if ok else \
-        "shown: %r" % " ".join(shown.split())[:100]
+    # Why it was flagged, and the line itself or that there are more
+    # lines than shown.
+    more = re.search(r"junk2|\+\s*\d+ lines?|\d+ (more )?lines", shown)
+    ok = "rm -r" in shown and more is not None
+    return ok, "the row and the hint show rm -r and %r" % more.group(0) \
+        if ok else "shown: %r" % " ".join(shown.split())[:100]
