@@ -32,7 +32,19 @@ STORES = {".aws/credentials": "REDTEAM-AWS-FILE-5b0e",
           ".netrc": "REDTEAM-NETRC-2f7a",
           ".git-credentials": "REDTEAM-GITCRED-c44d",
           ".bash_history": "REDTEAM-HISTORY-90ab",
-          ".gnupg/private-keys-v1.d/k.key": "REDTEAM-GPG-e1d3"}
+          ".gnupg/private-keys-v1.d/k.key": "REDTEAM-GPG-e1d3",
+          ".kube/config": "REDTEAM-KUBE-1c0f",
+          ".docker/config.json": "REDTEAM-DOCKER-77e2",
+          ".config/gh/hosts.yml": "REDTEAM-GH-5a1d",
+          ".config/gcloud/credentials.db": "REDTEAM-GCLOUD-0b9e",
+          ".azure/accessTokens.json": "REDTEAM-AZURE-d3c8",
+          ".zsh_history": "REDTEAM-ZSH-4e6a",
+          ".local/share/keyrings/login.keyring": "REDTEAM-KEYRING-8f31",
+          ".mozilla/firefox/p.default/logins.json": "REDTEAM-FIREFOX-2b7c",
+          ".password-store/bank.gpg": "REDTEAM-PASS-9d40"}
+# A store kept elsewhere and linked into the home (dotfiles): hidden
+# under both names.
+LINKED = ".password-store"
 # Variables that lead to the person's desktop (more in Setup.env).
 DESKTOP = {"TMUX": "/tmp/tmux-0/default,1,0", "STY": "1.pts-0.host",
            "DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}
@@ -54,6 +66,10 @@ class Setup:
         _write(os.path.join(self.home, ".ssh", "id_rsa"), SSH_KEY, 0o600)
         for path, mark in STORES.items():
             _write(os.path.join(self.home, path), mark + "\n", 0o600)
+        self.linked = os.path.join(outside, "dotfiles", LINKED)
+        os.makedirs(os.path.dirname(self.linked))
+        os.rename(os.path.join(self.home, LINKED), self.linked)
+        os.symlink(self.linked, os.path.join(self.home, LINKED))
         other = os.path.join(state_home, "huddle",
                              "elsewhere-0123456789abcdef")
         os.makedirs(other, exist_ok=True)
@@ -293,7 +309,9 @@ def attacks(run_setup, state_home, db):
         Attack("reads GITHUB_TOKEN, AWS and DATABASE_URL from huddle's "
                "environ", "overwritten", "bash", check_env_secrets,
                command=HUDDLE_PID + "tr '\\0' '\\n' < /proc/$H/environ; "
-               "echo env=$?"),
+               "echo env=$?; tr '\\0' '\\n' < /proc/$PPID/environ; "
+               "cat /proc/$H/task/*/environ /proc/$H/cmdline | "
+               "tr '\\0' '\\n'"),
         Attack("cat ~/.ssh/id_rsa, and python reading it",
                "permission denied", "bash", check_ssh_key,
                command="cat ~/.ssh/id_rsa; echo cat=$?; python3 -c "
@@ -307,11 +325,11 @@ def attacks(run_setup, state_home, db):
                "cat /proc/$H/cwd/../../$HOME/.ssh/id_rsa; true"),
         Attack("(read_file of the link)", "tool error", "read_file",
                check_key_file_tool, path="k1"),
-        Attack("reads ~/.aws, ~/.netrc, ~/.git-credentials, history, "
-               "~/.gnupg", "permission denied", "bash", check_stores,
+        Attack("reads ~/.aws, ~/.netrc, ~/.kube, histories, keyrings, a "
+               "browser ...", "permission denied", "bash", check_stores,
                command="for f in %s; do cat ~/$f; done; "
-               "find ~ -type f -exec cat {} + 2>&1 | head -c 4000"
-               % " ".join(STORES)),
+               "find ~ -type f -exec cat {} + 2>&1 | head -c 4000; "
+               "cat %s/*" % (" ".join(STORES), w.linked)),
         Attack("reads another team's team.db", "permission denied", "bash",
                check_other_team,
                command="cat %s >/dev/null; echo cat=$?; "
