@@ -81,6 +81,7 @@ execute_requests(struct team *t)
 		if (r[i].decided_by != NULL)
 			json_object_set_new(o, "decided_by",
 			    json_string(r[i].decided_by));
+		team_request_fields(o, &r[i]);
 		json_array_append_new(list, o);
 	}
 	request_free_array(r, n);

@@ -16,6 +16,7 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "core/permbody.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
 #include "tools/confine.h"
@@ -61,7 +62,7 @@ team_message_json(const struct message *m)
 json_t *
 team_request_json(const struct request *r)
 {
-	return json_pack("{s:s, s:s, s:s, "
+	json_t *o = json_pack("{s:s, s:s, s:s, "
 	    "s:s, s:s, s:s, s:s, s:s?, s:I, s:I, s:I}", "id", r->id, "type",
 	    req_type_name(r->type), "from", r->from, "to", r->to, "status",
 	    req_status_name(r->status), "body", r->body ? r->body : "",
@@ -69,6 +70,19 @@ team_request_json(const struct request *r)
 	    r->decided_by, "created_at", (json_int_t)r->created_at,
 	    "expires_at", (json_int_t)r->expires_at, "decided_at",
 	    (json_int_t)r->decided_at);
+
+	team_request_fields(o, r);
+	return o;
+}
+
+void
+team_request_fields(json_t *o, const struct request *r)
+{
+	json_t *fields;
+
+	if (o != NULL && r->type == REQ_PERMISSION &&
+	    (fields = permbody_json(r->body)) != NULL)
+		json_object_set_new(o, "permission", fields);
 }
 
 static void

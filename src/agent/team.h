@@ -105,6 +105,10 @@ struct bus *team_bus(struct team *t);
 json_t *team_message_json(const struct message *m);
 json_t *team_request_json(const struct request *r);
 
+/* Adds to o the fields of r's body when r asks for permission: a
+ * "permission" object (core/permbody.h's permbody_json). */
+void team_request_fields(json_t *o, const struct request *r);
+
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/permbody.h"
 #include "tools/bash.h"
 #include "tools/fstools.h"
 #include "agent/internal.h"
@@ -110,6 +111,18 @@ tool_place(struct agent *a, struct tool_output *o)
 	return -1;
 }
 
+char *
+tools_permission_body(struct agent *a, const char *tool,
+    const char *command, const struct policy_verdict *v)
+{
+	struct permbody b = {
+		(char *)tool, (char *)command, v->label, v->detail,
+		(char *)agent_root(a), a->name, v->start, v->end
+	};
+
+	return permbody_make(&b);
+}
+
 static void
 tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 {
@@ -117,22 +130,26 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	struct bash_options bo;
 	struct netgate_pass *pass;
 	const char *command;
-	char *risk, *body, *err = NULL;
+	char *body, *err = NULL;
 	char id[PROTO_ID_SIZE];
 	struct request *r;
+	struct policy_verdict v;
+	int risky;
 
 	if (input_str(in, "command", 1, &command, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	/* Without a sandbox every command is the person's call. */
-	if (t->sandbox == SANDBOX_MISSING)
-		risk = xstrdup("no sandbox on this system: every command asks");
-	else
-		risk = a->is_lead ? NULL : policy_check(t->policy,
-		    agent_root(a), command);
-	if (risk != NULL) {
-		body = xasprintf("bash: %s — %s", command, risk);
-		free(risk);
+	memset(&v, 0, sizeof v);
+	if ((risky = t->sandbox == SANDBOX_MISSING)) {
+		v.label = xstrdup("no sandbox");
+		v.detail = xstrdup("no sandbox on this system: every command "
+		    "asks");
+	} else if (!a->is_lead)
+		risky = policy_judge(t->policy, agent_root(a), command, &v);
+	if (risky) {
+		body = tools_permission_body(a, "bash", command, &v);
+		policy_verdict_clear(&v);
 		if (protocol_request(t->proto, REQ_PERMISSION, a->name,
 		    ROSTER_LEAD, body, id, &err) == -1) {
 			tool_error(o, "could not ask for permission: %s", err);

@@ -47,6 +47,12 @@ struct policy {
 	regex_t			 run_download; /* bash <(curl ...) */
 };
 
+/* Where a command was written: bytes [start, end) of the line judged. */
+struct policy_span {
+	size_t		  start;
+	size_t		  end;
+};
+
 /* One simple command. */
 struct policy_cmd {
 	char		**argv;		/* into the parse's tokens */
@@ -57,6 +63,10 @@ struct policy_cmd {
 	int		  stage;	/* place in the pipeline */
 	char		**targets;	/* redirections' files */
 	size_t		  ntargets;
+	struct policy_span span;	/* in the line; a command read from
+					   a string (sh -c) has the span of
+					   the command that runs it */
+	int		  written;	/* span holds a token */
 };
 
 struct policy_parse {
@@ -107,9 +117,10 @@ static const char *const policy_harmless[] = {
 	"/dev/stdout", "/dev/stderr", NULL
 };
 
-static void policy_parse_string(struct policy_parse *, const char *, int);
+static void policy_parse_string(struct policy_parse *, const char *, int,
+    const struct policy_span *);
 static void policy_finish(struct policy_parse *, struct policy_cmd *, int,
-    int, int);
+    int, int, const struct policy_span *);
 
 static const char *
 policy_basename(const char *word)
@@ -255,6 +266,7 @@ static void
 policy_find_exec(struct policy_parse *pp, size_t at, int depth)
 {
 	struct policy_cmd sub;
+	struct policy_span span = pp->cmds[at].span;
 	size_t i, j;
 	const char *a;
 
@@ -270,7 +282,8 @@ policy_find_exec(struct policy_parse *pp, size_t at, int depth)
 				break;
 			policy_add_word(&sub.argv, &sub.argc, (char *)a);
 		}
-		policy_finish(pp, &sub, pp->pipelines++, 0, depth + 1);
+		policy_finish(pp, &sub, pp->pipelines++, 0, depth + 1,
+		    &span);
 		i = j;
 	}
 }
@@ -280,6 +293,7 @@ static void
 policy_nested(struct policy_parse *pp, size_t at, int depth)
 {
 	const struct policy_cmd *c = &pp->cmds[at];
+	struct policy_span span = c->span;
 	const char *s;
 	char *joined;
 
@@ -287,19 +301,20 @@ policy_nested(struct policy_parse *pp, size_t at, int depth)
 		return;
 	if (policy_cmd_in(c, policy_shells)) {
 		if ((s = policy_shell_string(c)) != NULL)
-			policy_parse_string(pp, s, depth + 1);
+			policy_parse_string(pp, s, depth + 1, &span);
 	} else if (strcmp(c->argv[c->cmd], "eval") == 0) {
 		joined = policy_eval_string(c);
-		policy_parse_string(pp, joined, depth + 1);
+		policy_parse_string(pp, joined, depth + 1, &span);
 		free(joined);
 	} else if (strcmp(policy_basename(c->argv[c->cmd]), "find") == 0)
 		policy_find_exec(pp, at, depth);
 }
 
-/* Adds the simple command in *cur to the list and resets *cur. */
+/* Adds the simple command in *cur to the list and resets *cur; a
+ * command read from a string takes the span outer (not NULL). */
 static void
 policy_finish(struct policy_parse *pp, struct policy_cmd *cur, int pipeline,
-    int stage, int depth)
+    int stage, int depth, const struct policy_span *outer)
 {
 	size_t at;
 
@@ -311,6 +326,8 @@ policy_finish(struct policy_parse *pp, struct policy_cmd *cur, int pipeline,
 	}
 	cur->pipeline = pipeline;
 	cur->stage = stage;
+	if (outer != NULL)
+		cur->span = *outer;
 	policy_locate(cur);
 	pp->cmds = xgrow(pp->cmds, &pp->cap, pp->n + 1, sizeof *pp->cmds);
 	at = pp->n++;
@@ -331,8 +348,22 @@ policy_keep_tokens(struct policy_parse *pp, struct shlex_token *t, size_t n)
 	pp->ntok[pp->ntoks++] = n;
 }
 
+/* Widens c's span to token t. */
 static void
-policy_parse_string(struct policy_parse *pp, const char *s, int depth)
+policy_written(struct policy_cmd *c, const struct shlex_token *t)
+{
+	if (!c->written || t->start < c->span.start)
+		c->span.start = t->start;
+	if (!c->written || t->end > c->span.end)
+		c->span.end = t->end;
+	c->written = 1;
+}
+
+/* Reads the commands of s; outer is NULL for the line judged itself,
+ * else the span of the command that runs s. */
+static void
+policy_parse_string(struct policy_parse *pp, const char *s, int depth,
+    const struct policy_span *outer)
 {
 	struct policy_cmd cur;
 	struct shlex_token *t;
@@ -344,6 +375,8 @@ policy_parse_string(struct policy_parse *pp, const char *s, int depth)
 	policy_keep_tokens(pp, t, n);
 	memset(&cur, 0, sizeof cur);
 	for (i = 0; i < n; i++) {
+		if (t[i].kind == SHLEX_WORD || t[i].kind == SHLEX_REDIR)
+			policy_written(&cur, &t[i]);
 		if (t[i].kind == SHLEX_WORD) {
 			op = i > 0 && t[i - 1].kind == SHLEX_REDIR ?
 			    t[i - 1].text : NULL;
@@ -354,14 +387,15 @@ policy_parse_string(struct policy_parse *pp, const char *s, int depth)
 				policy_add_word(&cur.targets, &cur.ntargets,
 				    t[i].text);
 		} else if (t[i].kind == SHLEX_PIPE)
-			policy_finish(pp, &cur, pipeline, stage++, depth);
+			policy_finish(pp, &cur, pipeline, stage++, depth,
+			    outer);
 		else if (t[i].kind == SHLEX_SEP) {
-			policy_finish(pp, &cur, pipeline, stage, depth);
+			policy_finish(pp, &cur, pipeline, stage, depth, outer);
 			pipeline = pp->pipelines++;
 			stage = 0;
 		}
 	}
-	policy_finish(pp, &cur, pipeline, stage, depth);
+	policy_finish(pp, &cur, pipeline, stage, depth, outer);
 }
 
 static void
@@ -421,26 +455,36 @@ policy_git_push(const struct policy_cmd *c)
 }
 
 /* curl or wget in a pipeline before a shell; or a shell run on one's
- * output through <(...) or $(...). */
+ * output through <(...) or $(...). Where, into *span. */
 static int
 policy_curl_shell(const struct policy *p, const struct policy_parse *pp,
-    const char *command)
+    const char *command, struct policy_span *span)
 {
 	const struct policy_cmd *c;
-	char *fed = xcalloc((size_t)pp->pipelines + 1, 1);
+	size_t *fed = xcalloc((size_t)pp->pipelines + 1, sizeof *fed);
 	size_t i;
+	regmatch_t m;
 	int hit = 0;
 
 	for (i = 0; i < pp->n && !hit; i++) {
 		c = &pp->cmds[i];
-		if (policy_cmd_in(c, policy_downloaders))
-			fed[c->pipeline] = 1;
-		else if (policy_cmd_in(c, policy_shells) && c->stage > 0 &&
-		    fed[c->pipeline])
+		if (policy_cmd_in(c, policy_downloaders)) {
+			if (fed[c->pipeline] == 0)
+				fed[c->pipeline] = i + 1;
+		} else if (policy_cmd_in(c, policy_shells) && c->stage > 0 &&
+		    fed[c->pipeline]) {
 			hit = 1;
+			span->start = pp->cmds[fed[c->pipeline] - 1].span.start;
+			span->end = c->span.end;
+		}
 	}
 	free(fed);
-	return hit || regexec(&p->run_download, command, 0, NULL, 0) == 0;
+	if (!hit && regexec(&p->run_download, command, 1, &m, 0) == 0) {
+		hit = 1;
+		span->start = (size_t)m.rm_so;
+		span->end = (size_t)m.rm_eo;
+	}
+	return hit;
 }
 
 /* The lexical absolute form of path, taken from base when relative:
@@ -603,79 +647,140 @@ policy_cmd_outside(const struct policy_cmd *c, const char *workdir)
 	return NULL;
 }
 
-static char *
-policy_outside(const struct policy_parse *pp, const char *workdir)
+static int
+policy_outside(const struct policy_parse *pp, const char *workdir,
+    struct policy_verdict *v)
 {
 	const char *w = NULL;
-	char *show, *why;
+	char *show;
 	size_t i;
 
 	for (i = 0; i < pp->n && w == NULL; i++)
 		w = policy_cmd_outside(&pp->cmds[i], workdir);
 	if (w == NULL)
-		return NULL;
+		return 0;
 	show = utf8_clean(w, strlen(w), POLICY_SHOW_MAX);
-	why = xasprintf("touches %s outside the working directory", show);
+	v->label = xstrdup("outside the working directory");
+	v->detail = xasprintf("touches %s outside the working directory",
+	    show);
+	v->start = pp->cmds[i - 1].span.start;
+	v->end = pp->cmds[i - 1].span.end;
 	free(show);
-	return why;
+	return 1;
 }
 
-/* The reason rule r gives for command, or NULL. */
-static char *
-policy_rule_check(const struct policy *p, const struct policy_rule *r,
-    const struct policy_parse *pp, const char *workdir, const char *command)
+/* The first command of pp that test holds for, into v (label and
+ * detail given); 0 when none. */
+static int
+policy_first(const struct policy_parse *pp,
+    int (*test)(const struct policy_cmd *), const char *label,
+    const char *detail, struct policy_verdict *v)
 {
-	char *show, *why;
 	size_t i;
+
+	for (i = 0; i < pp->n; i++) {
+		if (!test(&pp->cmds[i]))
+			continue;
+		v->label = xstrdup(label);
+		v->detail = xstrdup(detail);
+		v->start = pp->cmds[i].span.start;
+		v->end = pp->cmds[i].span.end;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+policy_sudo(const struct policy_cmd *c)
+{
+	return c->sudo;
+}
+
+/* Whether rule r flags command; if so, why and where, into v. */
+static int
+policy_rule_check(const struct policy *p, const struct policy_rule *r,
+    const struct policy_parse *pp, const char *workdir, const char *command,
+    struct policy_verdict *v)
+{
+	struct policy_span span = { 0, 0 };
+	regmatch_t m;
+	char *show;
 
 	switch (r->kind) {
 	case POLICY_RM_RECURSIVE:
-		for (i = 0; i < pp->n; i++)
-			if (policy_rm_recursive(&pp->cmds[i]))
-				return xstrdup("deletes recursively (rm -r)");
-		return NULL;
+		return policy_first(pp, policy_rm_recursive, "rm -r",
+		    "deletes recursively (rm -r)", v);
 	case POLICY_SUDO:
-		for (i = 0; i < pp->n; i++)
-			if (pp->cmds[i].sudo)
-				return xstrdup("uses sudo");
-		return NULL;
+		return policy_first(pp, policy_sudo, "sudo", "uses sudo", v);
 	case POLICY_GIT_PUSH:
-		for (i = 0; i < pp->n; i++)
-			if (policy_git_push(&pp->cmds[i]))
-				return xstrdup("pushes to a remote (git push)");
-		return NULL;
+		return policy_first(pp, policy_git_push, "git push",
+		    "pushes to a remote (git push)", v);
 	case POLICY_CURL_SHELL:
-		return policy_curl_shell(p, pp, command) ? xstrdup("runs a "
-		    "download in a shell (curl | sh)") : NULL;
+		if (!policy_curl_shell(p, pp, command, &span))
+			return 0;
+		v->label = xstrdup("curl | sh");
+		v->detail = xstrdup("runs a download in a shell (curl | sh)");
+		v->start = span.start;
+		v->end = span.end;
+		return 1;
 	case POLICY_OUTSIDE:
-		return policy_outside(pp, workdir);
+		return policy_outside(pp, workdir, v);
 	case POLICY_REGEX:
-		if (regexec(&r->re, command, 0, NULL, 0) != 0)
-			return NULL;
+		if (regexec(&r->re, command, 1, &m, 0) != 0)
+			return 0;
 		show = utf8_clean(r->src, strlen(r->src), POLICY_SHOW_MAX);
-		why = xasprintf("matches rule %d: %s", r->line, show);
+		v->label = xasprintf("rule %d", r->line);
+		v->detail = xasprintf("matches rule %d: %s", r->line, show);
+		v->start = (size_t)m.rm_so;
+		v->end = (size_t)m.rm_eo;
 		free(show);
-		return why;
+		return 1;
 	}
-	return NULL;
+	return 0;
+}
+
+int
+policy_judge(const struct policy *p, const char *workdir,
+    const char *command, struct policy_verdict *v)
+{
+	struct policy_parse pp;
+	size_t i;
+	int hit = 0;
+
+	memset(v, 0, sizeof *v);
+	if (p == NULL || command == NULL)
+		return 0;
+	memset(&pp, 0, sizeof pp);
+	policy_parse_string(&pp, command, 0, NULL);
+	for (i = 0; i < p->n && !hit; i++)
+		hit = policy_rule_check(p, &p->rules[i], &pp,
+		    workdir != NULL ? workdir : "/", command, v);
+	policy_parse_free(&pp);
+	if (hit && (v->start > v->end || v->end > strlen(command)))
+		v->start = v->end = 0;	/* cannot happen; never trusted */
+	return hit;
 }
 
 char *
 policy_check(const struct policy *p, const char *workdir, const char *command)
 {
-	struct policy_parse pp;
-	char *why = NULL;
-	size_t i;
+	struct policy_verdict v;
+	char *why;
 
-	if (p == NULL || command == NULL)
+	if (!policy_judge(p, workdir, command, &v))
 		return NULL;
-	memset(&pp, 0, sizeof pp);
-	policy_parse_string(&pp, command, 0);
-	for (i = 0; i < p->n && why == NULL; i++)
-		why = policy_rule_check(p, &p->rules[i], &pp,
-		    workdir != NULL ? workdir : "/", command);
-	policy_parse_free(&pp);
+	why = v.detail;
+	v.detail = NULL;
+	policy_verdict_clear(&v);
 	return why;
+}
+
+void
+policy_verdict_clear(struct policy_verdict *v)
+{
+	free(v->label);
+	free(v->detail);
+	memset(v, 0, sizeof *v);
 }
 
 /* An empty policy, ready for rules. */
@@ -690,7 +795,7 @@ policy_new(void)
 	rc = regcomp(&p->run_download, "(^|[^[:alnum:]_./-])(sh|bash|zsh|"
 	    "dash|ksh|ash|source|\\.)([[:space:]]+[-+][[:alnum:]]+)*"
 	    "[[:space:]]+[\"']?(<\\(|\\$\\(|`)[[:space:]]*(curl|wget)"
-	    "([[:space:]]|$)", REG_EXTENDED | REG_NOSUB);
+	    "([[:space:]]|$)", REG_EXTENDED);
 	if (rc != 0)
 		abort();	/* a constant pattern; cannot happen */
 	return p;
@@ -746,7 +851,7 @@ policy_add_line(struct policy *p, const char *path, int line,
 	}
 	policy_add(p, POLICY_REGEX, line);
 	r = &p->rules[p->n - 1];
-	if ((rc = regcomp(&r->re, rule, REG_EXTENDED | REG_NOSUB)) != 0) {
+	if ((rc = regcomp(&r->re, rule, REG_EXTENDED)) != 0) {
 		regerror(rc, &r->re, msg, sizeof msg);
 		show = utf8_clean(rule, strlen(rule), POLICY_SHOW_MAX);
 		*err = xasprintf("%s line %d: bad regular expression '%s': %s",

@@ -26,6 +26,8 @@
 #ifndef HUDDLE_AGENT_POLICY_H
 #define HUDDLE_AGENT_POLICY_H
 
+#include <stddef.h>
+
 struct policy;
 
 /*
@@ -58,11 +60,36 @@ struct policy *policy_default(void);
  */
 struct policy *policy_load(const char *path, char **err);
 
+/* Why a command was flagged, and where. */
+struct policy_verdict {
+	char	*label;		/* short, to lead a line: "rm -r", "sudo",
+				   "git push", "curl | sh", "outside the
+				   working directory", "rule 3" */
+	char	*detail;	/* a sentence: "deletes recursively (rm -r)",
+				   "touches /etc/passwd outside the working
+				   directory", "matches rule 3: ^docker" */
+	size_t	 start;		/* the flagged part of the command: bytes */
+	size_t	 end;		/* [start, end), the whole simple command
+				   (or what sh -c ran it from, or what a
+				   regex matched); start == end: unknown */
+};
+
+/*
+ * Judges command: 1 when it needs the person's consent, with *v filled
+ * (clear it with policy_verdict_clear); 0 when it may run freely, with
+ * *v empty. workdir is absolute; a NULL policy or command is free to run.
+ */
+int policy_judge(const struct policy *p, const char *workdir,
+    const char *command, struct policy_verdict *v);
+
+/* Frees what a verdict holds and empties it. */
+void policy_verdict_clear(struct policy_verdict *v);
+
 /*
  * NULL when command may run freely; else a malloc'd reason naming the
- * rule ("uses sudo", "touches /etc/passwd outside the working directory",
- * "matches rule 3: ^docker", where 3 is the rule's line in the file).
- * workdir is absolute; a NULL policy or command is free to run.
+ * rule: the verdict's detail ("uses sudo", "touches /etc/passwd outside
+ * the working directory", "matches rule 3: ^docker", where 3 is the
+ * rule's line in the file).
  */
 char *policy_check(const struct policy *p, const char *workdir,
     const char *command);

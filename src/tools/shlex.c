@@ -12,7 +12,9 @@
 #define SHLEX_HEREDOCS	8	/* pending here-documents on one line */
 
 struct shlex {
+	const char		*s;		/* the line */
 	const char		*p;		/* next character */
+	size_t			 wstart;	/* where the word began */
 	struct shlex_token	*tok;
 	size_t			 n;
 	size_t			 cap;
@@ -44,12 +46,16 @@ static const struct {
 	{ "<", SHLEX_REDIR }, { ">", SHLEX_REDIR }, { "\n", SHLEX_SEP },
 };
 
+/* Adds a token written at [start, the next character). */
 static void
-shlex_push(struct shlex *l, enum shlex_kind kind, const char *text)
+shlex_push(struct shlex *l, enum shlex_kind kind, const char *text,
+    size_t start)
 {
 	l->tok = xgrow(l->tok, &l->cap, l->n + 1, sizeof *l->tok);
 	l->tok[l->n].kind = kind;
 	l->tok[l->n].text = xstrdup(text);
+	l->tok[l->n].start = start;
+	l->tok[l->n].end = (size_t)(l->p - l->s);
 	l->n++;
 }
 
@@ -77,7 +83,7 @@ shlex_end_word(struct shlex *l)
 
 	if (!l->in_word)
 		return;
-	shlex_push(l, SHLEX_WORD, w);
+	shlex_push(l, SHLEX_WORD, w, l->wstart);
 	if (l->want_delim && l->ndelim < SHLEX_HEREDOCS) {
 		l->delim[l->ndelim] = xstrdup(w);
 		l->dash[l->ndelim++] = l->want_dash;
@@ -142,8 +148,9 @@ shlex_operator(struct shlex *l)
 			shlex_reset_word(l);
 		else
 			shlex_end_word(l);
-		shlex_push(l, shlex_ops[i].kind, op);
 		l->p += len;
+		shlex_push(l, shlex_ops[i].kind, op, (size_t)(l->p - l->s) -
+		    len);
 		if (strcmp(op, "<<") == 0 || strcmp(op, "<<-") == 0) {
 			l->want_delim = 1;
 			l->want_dash = op[2] == '-';
@@ -223,6 +230,8 @@ shlex_step(struct shlex *l)
 {
 	char c = *l->p;
 
+	if (!l->in_word)
+		l->wstart = (size_t)(l->p - l->s);
 	if (c == ' ' || c == '\t' || c == '\r') {
 		shlex_end_word(l);
 		l->p++;
@@ -253,7 +262,7 @@ shlex_split(const char *s, size_t *n)
 	int i;
 
 	memset(&l, 0, sizeof l);
-	l.p = s;
+	l.s = l.p = s;
 	while (*l.p != '\0')
 		shlex_step(&l);
 	shlex_end_word(&l);

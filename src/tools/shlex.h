@@ -23,6 +23,8 @@ enum shlex_kind {
 struct shlex_token {
 	enum shlex_kind	 kind;
 	char		*text;	/* the word, or the operator */
+	size_t		 start;	/* where it was written in the line: */
+	size_t		 end;	/* bytes [start, end), quotes included */
 };
 
 /*

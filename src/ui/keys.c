@@ -669,18 +669,28 @@ keys_request_lines(struct view *v, json_t *report)
 	    "requests: none yet" :
 	    "requests (pending first, then the last decided):");
 	json_array_foreach(list, i, r) {
+		struct permline pl;
+		char *what = NULL;
+
 		body = json_string_value(json_object_get(r, "body"));
 		by = json_string_value(json_object_get(r, "decided_by"));
 		nl = strchr(body, '\n');
+		if (strcmp(json_string_value(json_object_get(r, "type")),
+		    "permission") == 0 && permline_from_body(body, &pl) == 0) {
+			what = permline_summary(&pl, TABLE_SUMMARY_COLS, NULL);
+			permline_clear(&pl);
+		}
 		line = xasprintf("  %s · %s · %s → %s · %s%s%s · %.*s%s",
 		    json_string_value(json_object_get(r, "id")),
 		    json_string_value(json_object_get(r, "type")),
 		    json_string_value(json_object_get(r, "from")),
 		    json_string_value(json_object_get(r, "to")),
 		    json_string_value(json_object_get(r, "status")),
-		    by ? " by " : "", by ? by : "",
-		    (int)(nl ? (size_t)(nl - body) : strlen(body)), body,
-		    nl ? " …" : "");
+		    by ? " by " : "", by ? by : "", what != NULL ?
+		    (int)strlen(what) : (int)(nl ? (size_t)(nl - body) :
+		    strlen(body)), what != NULL ? what : body,
+		    what == NULL && nl ? " …" : "");
+		free(what);
 		pane_add(lead, ROLE_DIM, line);
 		free(line);
 	}

@@ -479,8 +479,7 @@ layout_help(struct view *v)
 		"F4          the table shows the tasks, or the requests",
 		"F5          approve the request the hint line names",
 		"F6          reject it, with feedback",
-		"t           (request shown) a network host: allow it for",
-		"            the whole team; F5 allows it for one command",
+		"t           (network request shown) allow the host for the team",
 		"Enter       (table focused) show the whole request",
 		"F7, F8      the focused teammate's changes; zoom the pane",
 		"F9          shutdown menu (forced stop after expiry)",
@@ -495,7 +494,7 @@ layout_help(struct view *v)
 		"",
 	};
 	const char *cmds = command_help(), *p, *nl;
-	int h = (int)(sizeof keys / sizeof *keys) + 4, w = 72, y, x, r = 0;
+	int h = (int)(sizeof keys / sizeof *keys) + 4, w = 72, y, x, r;
 	size_t i;
 
 	for (p = cmds; (p = strchr(p, '\n')) != NULL; p++)
@@ -505,6 +504,9 @@ layout_help(struct view *v)
 	if (w > COLS)
 		w = COLS;
 	layout_popup_box(h, w, "help · any key closes", &y, &x);
+	/* How commands are confined comes first: it must never be cut. */
+	layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, team_sandbox_brief(v->team));
+	r = 2;
 	for (i = 0; i < sizeof keys / sizeof *keys && r < h - 2; i++, r++)
 		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, keys[i]);
 	for (p = cmds; *p != '\0' && r < h - 2; p = nl + 1, r++) {
@@ -517,9 +519,6 @@ layout_help(struct view *v)
 		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, line);
 		free(line);
 	}
-	if (r + 1 < h - 2)
-		layout_text(y + 2 + r, x + 2, w - 4, ROLE_POPUP,
-		    team_sandbox_brief(v->team));
 }
 
 static void
@@ -584,8 +583,65 @@ layout_diff(struct view *v)
 }
 
 /*
+ * A permission's details in the rectangle at (y, x): why it was flagged,
+ * where it runs and who asks, then its command verbatim, numbered by
+ * line, from row detail_first (scrolling stops at its end).
+ */
+static void
+layout_detail_command(struct view *v, const struct permline *pl, int y,
+    int x, int rows, int w)
+{
+	char **lines, *text;
+	const char *dir;
+	size_t n, i, cut, flag = permline_flag_line(pl);
+	int row;
+
+	text = xasprintf("why: %s%s%s", *pl->reason ? pl->reason : "risky",
+	    *pl->detail && strcmp(pl->detail, pl->reason) != 0 ? " — " : "",
+	    strcmp(pl->detail, pl->reason) != 0 ? pl->detail : "");
+	layout_text(y, x, w, ROLE_ERROR, text);
+	free(text);
+	text = xasprintf("asked by: %s%s%s%s", *pl->who ? pl->who :
+	    "(not recorded)", *pl->tool ? " (" : "", pl->tool, *pl->tool ?
+	    ")" : "");
+	layout_text(y + 1, x, w, ROLE_POPUP, text);
+	free(text);
+	/* A directory too long for the row keeps its end, the part that
+	 * tells one place from another. */
+	dir = *pl->directory ? pl->directory : "(not recorded)";
+	cut = 0;
+	while ((int)text_width(dir + cut, strlen(dir + cut)) > w - 10 &&
+	    dir[cut] != '\0') {
+		cut++;
+		while (((unsigned char)dir[cut] & 0xc0) == 0x80)
+			cut++;
+	}
+	text = xasprintf("runs in: %s%s", cut > 0 ? "…" : "", dir + cut);
+	layout_text(y + 2, x, w, ROLE_POPUP, text);
+	free(text);
+	if (flag > 0)
+		text = xasprintf("the command, %zu line%s (▶ marks what was "
+		    "flagged, from line %zu):", pl->lines, pl->lines == 1 ?
+		    "" : "s", flag);
+	else
+		text = xasprintf("the command, %zu line%s:", pl->lines,
+		    pl->lines == 1 ? "" : "s");
+	layout_text(y + 3, x, w, ROLE_POPUP, text);
+	free(text);
+	rows -= 4;
+	lines = permline_rows(pl, w, &n);
+	if (v->detail_first > (int)n - rows)
+		v->detail_first = (int)n - rows > 0 ? (int)n - rows : 0;
+	for (row = 0, i = (size_t)v->detail_first; row < rows && i < n;
+	    row++, i++)
+		layout_text(y + 4 + row, x, w, ROLE_POPUP, lines[i]);
+	permline_rows_free(lines, n);
+}
+
+/*
  * The detail view of one request: who asked whom, when, its status, and
- * its whole body wrapped, from line detail_first.
+ * its whole body wrapped (a command numbered by line), from line
+ * detail_first.
  */
 static void
 layout_detail(struct view *v, int64_t now)
@@ -619,6 +675,14 @@ layout_detail(struct view *v, int64_t now)
 		free(title);
 	}
 	rows = h - 5;
+	if (r->perm != NULL) {
+		layout_detail_command(v, r->perm, y + 3, x + 2, rows, w - 4);
+		layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP,
+		    view_decidable(v, r) ? "F5 approves · F6 rejects · "
+		    "Up/Down/PgUp/PgDn scroll · Esc closes" :
+		    "Up/Down/PgUp/PgDn scroll · Esc closes");
+		return;
+	}
 	/* The body wrapped: counted first, so that scrolling stops at its
 	 * end, then drawn from detail_first on. */
 	for (p = r->body; ; p = nl + 1) {
@@ -672,16 +736,22 @@ layout_hint(struct view *v)
 	const struct table_row *r = table_selected(&v->table);
 	enum color_role role = v->hint ? v->hint_role : ROLE_HINT;
 	size_t must, lead;
-	char *sel = view_selection_text(v, &must), *line;
+	char *before, *sel, *line;
 
 	*v->shown_id = '\0';
+	/* The selection gets what the notice leaves of the line. */
+	before = xasprintf(" %s%s", v->hint ? v->hint : "", v->hint ? " · " :
+	    "");
+	sel = view_selection_text(v, COLS - 3 - (int)text_width(before,
+	    strlen(before)), &must);
+	free(before);
 	if (v->hint == NULL && sel == NULL)
 		return;
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
-	if (sel != NULL && r != NULL && (int)text_width(line, lead + must) <=
-	    COLS - 2)
+	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
+	    (int)text_width(line, lead + must) <= COLS - 2)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);
 	layout_text(LINES - 3, 1, COLS - 2, role, line);
 	free(line);

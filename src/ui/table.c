@@ -15,6 +15,10 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
+/* The bounds of the "from → to" column, in columns. */
+#define TABLE_WHO_MIN	12
+#define TABLE_WHO_MAX	22
+
 void
 table_init(struct table *t)
 {
@@ -30,6 +34,9 @@ table_row_clear(struct table_row *r)
 	free(r->body);
 	free(r->response);
 	free(r->decided_by);
+	if (r->perm != NULL)
+		permline_clear(r->perm);
+	free(r->perm);
 	memset(r, 0, sizeof *r);
 }
 
@@ -149,11 +156,22 @@ table_update(struct table *t, json_t *req)
 	r->response = text_sanitize(jstr(req, "response"),
 	    strlen(jstr(req, "response")));
 	r->decided_by = xstrdup(jstr(req, "decided_by"));
-	line = xstrdup(body);
-	if ((nl = strchr(line, '\n')) != NULL)
-		*nl = '\0';
-	r->summary = text_sanitize(line, strlen(line));
-	free(line);
+	r->perm = xcalloc(1, sizeof *r->perm);
+	if (r->type != REQ_PERMISSION ||
+	    permline_from_body(body, r->perm) == -1) {
+		free(r->perm);
+		r->perm = NULL;
+	}
+	if (r->perm != NULL)
+		r->summary = permline_summary(r->perm, TABLE_SUMMARY_COLS,
+		    NULL);
+	else {
+		line = xstrdup(body);
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		r->summary = text_sanitize(line, strlen(line));
+		free(line);
+	}
 	r->body = text_sanitize(body, strlen(body));
 	r->created_at = (int64_t)json_integer_value(json_object_get(req,
 	    "created_at"));
@@ -255,22 +273,61 @@ table_role(const struct table_row *r, int64_t now_ms)
 	return r->status == REQ_APPROVED ? ROLE_APPROVED : ROLE_REJECTED;
 }
 
+/* The columns of "from → to" that row r takes. */
+static int
+table_who_width(const struct table_row *r)
+{
+	return (int)(text_width(r->from, strlen(r->from)) +
+	    text_width(r->to, strlen(r->to))) + 3;
+}
+
+char *
+table_row_text(const struct table_row *r, int who_cols, int cols,
+    int64_t now_ms)
+{
+	char age[16], *head, *who, *summary, *line;
+	int pad = who_cols - table_who_width(r), room;
+
+	table_age((r->pending ? now_ms : r->changed_at) - r->created_at, age,
+	    sizeof age);
+	/* "→" is three bytes and one column: pad by columns. */
+	who = xasprintf("%s → %s%*s", r->from, r->to, pad > 0 ? pad : 0, "");
+	head = xasprintf("%-13s %-11s %s %-5s %-10s ", r->id,
+	    req_type_name(r->type), who, age, req_status_name(r->status));
+	room = cols - (int)text_width(head, strlen(head));
+	summary = r->perm != NULL ? permline_summary(r->perm, room > 0 ?
+	    room : 0, NULL) : xstrdup(r->summary);
+	line = xasprintf("%s%s", head, summary);
+	free(summary);
+	free(head);
+	free(who);
+	return line;
+}
+
 void
 table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
 {
 	int sel = table_index(t), y, rows = height - 1, below, marker = 0;
+	int who_cols = TABLE_WHO_MIN;
 	size_t i;
-	char *more;
+	char *more, *header;
 
 	if (height <= 0 || width <= 0)
 		return;
-	static const char header[] = "id            type        "
-	    "from → to              age   status     summary";
-
+	/* The "from → to" column is as wide as its widest row, within
+	 * bounds, so that narrow screens keep room for what is asked. */
+	for (i = 0; i < t->n; i++)
+		if (table_who_width(&t->rows[i]) > who_cols)
+			who_cols = table_who_width(&t->rows[i]);
+	if (who_cols > TABLE_WHO_MAX)
+		who_cols = TABLE_WHO_MAX;
+	header = xasprintf("id            type        from → to%*s age   "
+	    "status     summary", who_cols - 9, "");
 	attrset(color_attr(ROLE_TABLE_HEADER));
 	draw_text_at(top, left, header, text_fit(header, strlen(header),
 	    width));
+	free(header);
 	if (t->n == 0) {
 		attrset(color_attr(ROLE_DIM));
 		if (rows > 0)
@@ -294,27 +351,16 @@ table_draw(struct table *t, int top, int left, int height, int width,
 	for (i = (size_t)t->first, y = top + 1; i < t->n && y < top + 1 + rows;
 	    i++, y++) {
 		const struct table_row *r = &t->rows[i];
-		char age[16], *line, *who;
+		char *line;
 		size_t fit;
 
-		table_age((r->pending ? now_ms : r->changed_at) - r->created_at,
-		    age, sizeof age);
-		/* "→" is three bytes and one column: pad by columns. */
-		who = xasprintf("%s → %s%*s", r->from, r->to,
-		    (int)(22 - (text_width(r->from, strlen(r->from)) +
-		    text_width(r->to, strlen(r->to)) + 3) > 0 ? 22 -
-		    (text_width(r->from, strlen(r->from)) +
-		    text_width(r->to, strlen(r->to)) + 3) : 0), "");
-		line = xasprintf("%-13s %-11s %s %-5s %-10s %s", r->id,
-		    req_type_name(r->type), who, age,
-		    req_status_name(r->status), r->summary);
+		line = table_row_text(r, who_cols, width, now_ms);
 		fit = text_fit(line, strlen(line), width);
 		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
 		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
 		mvhline(y, left, ' ', (int)i == sel ? width : 0);
 		draw_text_at(y, left, line, fit);
 		free(line);
-		free(who);
 	}
 	below = (int)t->n - t->first - rows;
 	if (marker) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/protocol.h"
+#include "ui/permline.h"
 
 /* Decided requests kept on show, at most. */
 #define TABLE_KEEP_DECIDED 30
@@ -19,6 +20,8 @@
  * after TABLE_LEAVE_MS (/requests still lists it). */
 #define TABLE_FADE_MS	(30 * 1000)
 #define TABLE_LEAVE_MS	(5 * 60 * 1000)
+/* The width of a permission's summary kept in its row (for lists). */
+#define TABLE_SUMMARY_COLS 160
 
 struct table_row {
 	char		 id[16];
@@ -26,7 +29,10 @@ struct table_row {
 	enum req_status	 status;
 	char		*from;
 	char		*to;
-	char		*summary;	/* the first line of the body */
+	char		*summary;	/* the first line of the body; of a
+					   permission, its permline_summary
+					   at TABLE_SUMMARY_COLS */
+	struct permline	*perm;		/* a permission body, read; or NULL */
 	char		*body;		/* all of it, clean */
 	char		*response;	/* the decision's feedback, clean */
 	char		*decided_by;	/* "" while pending or on expiry */
@@ -73,6 +79,15 @@ size_t table_pending(const struct table *t);
 /* Draws rows into the rectangle (a header row first). */
 void table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms);
+
+/*
+ * Row r as the table draws it in cols columns (malloc'd): id, type,
+ * who → whom (in a column who_cols wide), age, status, then what is
+ * asked, cut to fit; a permission leads with why it was flagged and
+ * keeps its flagged part in view (permline_summary).
+ */
+char *table_row_text(const struct table_row *r, int who_cols, int cols,
+    int64_t now_ms);
 
 /* Formats an age ("12s", "3m", "2h", "4d") into buf. */
 void table_age(int64_t ms, char *buf, size_t len);

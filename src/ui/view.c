@@ -20,6 +20,9 @@
 
 /* How a thinking block the provider encrypted shows. */
 #define VIEW_REDACTED "[thinking, encrypted by the provider]"
+/* Columns of a command's summary on the hint line below which the
+ * hint's own key help makes way. */
+#define VIEW_HINT_ROOM 40
 
 struct view *
 view_new(struct team *t)
@@ -96,32 +99,49 @@ view_for_person(struct view *v, enum req_type type)
 }
 
 char *
-view_selection_text(struct view *v, size_t *must)
+view_selection_text(struct view *v, int cols, size_t *must)
 {
 	const struct table_row *r = table_selected(&v->table);
 	size_t waiting = table_pending(&v->table);
-	char more[48] = "", *head, *text;
+	char more[48] = "", *head, *text, *what;
+	int room, whole = 0;
 
-	*must = 0;
+	*must = VIEW_NOT_WHOLE;
 	if (r == NULL || !r->pending)
 		return NULL;
 	if (waiting > 1)
 		snprintf(more, sizeof more, " · %zu pending", waiting);
 	if (!view_for_person(v, r->type))
-		return xasprintf("selected: %s's %s to %s, for %s to answer: "
-		    "%s%s", r->from, view_kind(r->type), r->to, r->to,
-		    r->summary, more);
-	if (strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0)
+		head = xasprintf("selected: %s's %s to %s, for %s to answer",
+		    r->from, view_kind(r->type), r->to, r->to);
+	else if (strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) ==
+	    0)
 		head = xasprintf("%s's network request (F5 allows it for this "
 		    "command, F6 denies, Enter then t: for the team)", r->from);
 	else
 		head = xasprintf("%s's %s (F5 approves, F6 rejects, Enter "
 		    "shows all)", r->from, view_kind(r->type));
-	text = xasprintf("%s: %s%s", head, r->summary, more);
-	/* A command must be seen whole before a key runs it; of anything
-	 * else, whose it is and what it is. */
-	*must = r->type == REQ_PERMISSION ? strlen(text) -
-	    strlen(more) : strlen(head);
+	/* A command leads with why it was flagged and keeps the flagged
+	 * part in view, in the room the line has; on a narrow screen the
+	 * keys (shown on the last row too) give way to it. */
+	room = cols - (int)text_width(head, strlen(head)) - 2 -
+	    (int)text_width(more, strlen(more));
+	if (r->perm != NULL && room < VIEW_HINT_ROOM) {
+		room += (int)text_width(head, strlen(head));
+		free(head);
+		head = xasprintf("%s's %s", r->from, view_kind(r->type));
+		room -= (int)text_width(head, strlen(head));
+	}
+	what = r->perm != NULL ? permline_summary(r->perm, room > 0 ? room :
+	    0, &whole) : xstrdup(r->summary);
+	text = xasprintf("%s: %s%s", head, what, more);
+	/* A command must be seen whole, on one line, before a key runs
+	 * it; of anything else, whose it is and what it is. */
+	if (r->type != REQ_PERMISSION)
+		*must = strlen(head);
+	else if (whole || (r->perm == NULL && strchr(r->body, '\n') == NULL))
+		*must = strlen(text) - strlen(more);
+	free(what);
 	free(head);
 	return text;
 }
@@ -513,8 +533,20 @@ view_message(struct view *v, json_t *d)
 		line = xasprintf("· %s", content);
 		pane_note(p, ROLE_DIM, line);
 	} else {
+		struct permline pl;
+		char *what = NULL;
+
+		/* A permission's body is a record: shown as the table
+		 * shows it. */
+		if (strcmp(type, "permission_request") == 0 &&
+		    permline_from_body(content, &pl) == 0) {
+			what = permline_summary(&pl, TABLE_SUMMARY_COLS, NULL);
+			permline_clear(&pl);
+		}
 		line = xasprintf("⚑ %s from %s%s%s%s%s", type, from,
-		    *rid ? " " : "", rid, *content ? ": " : "", content);
+		    *rid ? " " : "", rid, *content ? ": " : "", what != NULL ?
+		    what : content);
+		free(what);
 		pane_note(p, ROLE_PROTOCOL, line);
 	}
 	free(line);

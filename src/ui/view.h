@@ -99,12 +99,17 @@ struct pane *view_pane(struct view *v, const char *name, const char *role);
 void view_hint(struct view *v, enum color_role role, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* What the hint line says of the selected request: who asks what, and
- * what F5, F6 and Enter do with it; NULL when no pending request is
- * selected. Free it. *must is how many of its bytes the person must see
- * for F5 and F6 to act at once (all of a command; whose and what of the
- * rest). */
-char *view_selection_text(struct view *v, size_t *must);
+/* *must when no part of the hint line is enough for F5 and F6. */
+#define VIEW_NOT_WHOLE ((size_t)-1)
+
+/* What the hint line says of the selected request in cols columns: who
+ * asks what, and what F5, F6 and Enter do with it; NULL when no pending
+ * request is selected. Free it. *must is how many of its bytes the person
+ * must see for F5 and F6 to act at once (all of a command, which must be
+ * one line that fits; whose and what of the rest), or VIEW_NOT_WHOLE
+ * when a command does not fit whole: F5 and F6 then show the details
+ * first. */
+char *view_selection_text(struct view *v, int cols, size_t *must);
 
 /* Whether r waits for the person (F5 and F6 can decide it). */
 int view_decidable(struct view *v, const struct table_row *r);

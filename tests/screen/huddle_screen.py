@@ -38,4 +38,4 @@ def run_main(register):
     r = Results()
     with FakeLLM() as fake:
         register(r, fake)
-    r.finish()
+    sys.exit(r.finish())

@@ -6,7 +6,9 @@ at every selection the hint names the highlighted row and F5 approves
 that row; a request that arrives later does not take the hint; a command
 the hint cannot show whole is shown in the detail view before F5 acts;
 Enter opens the details; `/approve nonsense` decides nothing; `t` in a
-network request's details allows the host for the whole team.
+network request's details allows the host for the whole team; a command
+padded with blanks and line ends shows why it was flagged and its
+dangerous line on the row, the hint and the detail view.
 """
 
 import os
@@ -180,6 +182,63 @@ def test_a_command_is_seen_whole_before_f5(fake):
         quit_clean(s)
 
 
+PADDED = ("echo harmless-looking-step" + " " * 400 + "\n" * 40 +
+          "rm -rf junk2")
+
+
+def test_the_person_sees_what_runs(fake):
+    """The padded attack: the row and the hint lead with why and show
+    `rm -rf junk2`; F5 shows the numbered lines before anything runs."""
+    s, work = team(fake, command=PADDED, cols=80, rows=24)
+    with s:
+        start(s)
+        s.wait_for(lambda t: any(r[1] == "permission" and r[3] == "pending"
+                                 for r in table(s)), 20, "carl's command")
+        s.send_keys("BTab")
+        for _ in range(3):
+            if [r for r in table(s) if r[4] and r[2] == "carl"]:
+                break
+            s.send_keys("Down" if table(s)[0][4] else "Up")
+        selected_is_named(s, "carl")
+        row = next(line for line in s.rows() if ROW.search(line) and
+                   "permission" in line)
+        expect(re.search(r"pending\s+rm -r · .*rm -rf junk2", row),
+               "the row hides why or what: %r" % row)
+        h = hint(s)
+        expect(re.search(r"carl's command.*: rm -r · .*rm -rf junk2 "
+                         r"\(41 lines\)", h), "the hint: %r" % h)
+        expect("harmless" not in h or h.index("harmless") <
+               h.index("rm -rf junk2"), h)
+        # The 80x24 layout holds: the keys on the last row, the input
+        # above it, the hint above that, nothing past the edge.
+        rows = s.rows()
+        expect(len(rows) == 24 and all(len(r) <= 80 for r in rows),
+               "the screen is not 80x24")
+        expect(rows[-1].lstrip().startswith("F1"), "the keys: %r" % rows[-1])
+        expect(rows[-2].startswith("lead>"), "the input: %r" % rows[-2])
+        # F5 does not approve 41 lines seen as one: it shows them.
+        s.send_keys("F5")
+        s.wait_for(lambda t: "Esc closes" in t and "why: rm -r" in t and
+                   re.search(r"│\s+1 │ echo harmless-looking-step", t), 5,
+                   "the detail view, from line 1")
+        t = s.text()
+        expect(re.search(r"runs in: …?\S*%s" % re.escape(
+            os.path.basename(work)), t), "the directory: %s" % t)
+        expect("asked by: carl (bash)" in t, "who asked: %s" % t)
+        expect(any(r[2] == "carl" and r[3] == "pending" for r in table(s))
+               or "pending" in t, "F5 ran what it had not shown")
+        # It scrolls to the flagged line, marked.
+        for _ in range(6):
+            s.send_keys("PgDn")
+        s.wait_for(re.compile(r"41 ▶ rm -rf junk2"), 5,
+                   "the flagged line, scrolled to")
+        s.send_keys("Escape")
+        s.wait_gone("Esc closes", 5)
+        expect(any(r[2] == "carl" and r[3] == "pending" for r in table(s)),
+               "looking decided it")
+        quit_clean(s)
+
+
 def test_enter_shows_all_and_nonsense_decides_nothing(fake):
     s, _ = team(fake)
     with s:
@@ -332,6 +391,8 @@ def tests(r, fake):
           test_a_new_request_does_not_take_the_hint, fake)
     r.run("a command too long for the hint is shown whole before F5",
           test_a_command_is_seen_whole_before_f5, fake)
+    r.run("the person sees why and what runs: the padded command",
+          test_the_person_sees_what_runs, fake)
     r.run("Enter shows all; /approve nonsense decides nothing",
           test_enter_shows_all_and_nonsense_decides_nothing, fake)
     r.run("the table grows to a third of the screen, and counts the rest",

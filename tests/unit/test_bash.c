@@ -311,8 +311,12 @@ START_TEST(cancel_ends_a_command_at_once)
 	int64_t took;
 	pid_t pgid;
 
+	/* At once: not after the grace a command that ignores SIGTERM
+	 * gets. (A bound of some milliseconds failed on a loaded machine:
+	 * this test measures the mechanism, not the scheduler.) */
 	took = run_cancelled(PGID "sleep 100", &o, &pgid);
-	ck_assert_msg(took < 100, "cancel took %lld ms", (long long)took);
+	ck_assert_msg(took < BASH_GRACE_MS / 2, "cancel took %lld ms",
+	    (long long)took);
 	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGTERM]"));
 	tool_output_clear(&o);
 }
