@@ -46,11 +46,16 @@ STORES = {".aws/credentials": "REDTEAM-AWS-FILE-5b0e",
 # under both names.
 LINKED = ".password-store"
 # Variables that lead to the person's desktop (more in Setup.env).
-DESKTOP = {"TMUX": "/tmp/tmux-0/default,1,0", "STY": "1.pts-0.host",
-           "DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}
-DESKTOP_NAMES = ("TMUX", "STY", "DISPLAY", "WAYLAND_DISPLAY",
-                 "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS",
-                 "XDG_RUNTIME_DIR")
+DESKTOP = {"TMUX": "/tmp/tmux-0/redteam-person,1,0",
+           "STY": "1.pts-0.host", "DISPLAY": ":0",
+           "WAYLAND_DISPLAY": "wayland-0",
+           "KITTY_LISTEN_ON": "unix:@redteam-kitty",
+           "NVIM": "/tmp/redteam-nvim.sock",
+           "VSCODE_IPC_HOOK_CLI": "/tmp/redteam-vscode.sock",
+           "DOCKER_HOST": "unix:///tmp/redteam-docker.sock"}
+DESKTOP_NAMES = tuple(DESKTOP) + ("SSH_AUTH_SOCK",
+                                  "DBUS_SESSION_BUS_ADDRESS",
+                                  "XDG_RUNTIME_DIR")
 OTHER_TEAM_MARK = "REDTEAM-OTHER-TRANSCRIPT-6a2b"
 LIMIT_PROCS = 1500
 
@@ -176,6 +181,16 @@ def check_env_secrets(run, res):
     ok = not leaked and exits(out, "env") == 0
     return ok, "read, but the secrets were overwritten" if ok else \
         "leaked: %s (env=%s)" % (leaked, exits(out, "env"))
+
+
+def check_env_desktop(run, res):
+    """The desktop's addresses are filtered from tools like secrets, so
+    they are overwritten in huddle's block as well: else they tell a
+    command where to knock."""
+    out = res["output"]
+    leaked = [n for n, v in DESKTOP.items() if v in out]
+    ok = not leaked and exits(out, "env") == 0
+    return ok, "read, but overwritten" if ok else "readable: %s" % leaked
 
 
 def check_ssh_key(run, res):
@@ -312,6 +327,11 @@ def attacks(run_setup, state_home, db):
                "echo env=$?; tr '\\0' '\\n' < /proc/$PPID/environ; "
                "cat /proc/$H/task/*/environ /proc/$H/cmdline | "
                "tr '\\0' '\\n'"),
+        Attack("(the desktop's addresses in the same environ: TMUX, "
+               "KITTY_LISTEN_ON ...)", "overwritten", "bash",
+               check_env_desktop,
+               command=HUDDLE_PID + "tr '\\0' '\\n' < /proc/$H/environ; "
+               "echo env=$?"),
         Attack("cat ~/.ssh/id_rsa, and python reading it",
                "permission denied", "bash", check_ssh_key,
                command="cat ~/.ssh/id_rsa; echo cat=$?; python3 -c "
