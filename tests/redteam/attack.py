@@ -2,6 +2,7 @@
 hostile teammate and the check of its goal), a row of the closing table,
 and how a command's exit status is read back from its output."""
 
+import ctypes
 import re
 
 
@@ -42,3 +43,13 @@ def judge(name, expected, fn, *args):
     except Exception as e:  # a broken check is a failed one
         ok, what = False, "check failed: %s" % e
     return row(name, expected, ok, what)
+
+
+def landlock_abi():
+    """The kernel's Landlock ABI version, 0 without Landlock."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    abi = libc.syscall(ctypes.c_long(444), None, ctypes.c_size_t(0),
+                       ctypes.c_uint32(1))
+    return max(abi, 0)

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from fakellm_client import STATE_HOME, FakeLLM, team_folder  # noqa: E402
 from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
-from attack import Attack, exits, judge  # noqa: E402
+from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
@@ -252,17 +252,6 @@ def attacks(db, outside, port):
                check_not_for_teammates, request_id="req_00000000",
                approve=True),
     ]
-
-
-def landlock_abi():
-    """The kernel's Landlock ABI version, 0 without Landlock."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
-    abi = libc.syscall(ctypes.c_long(444), None, ctypes.c_size_t(0),
-                       ctypes.c_uint32(1))
-    return max(abi, 0)
 
 
 def main_run():
