@@ -375,11 +375,15 @@ def main():
     start = time.monotonic()
     results = {}
 
+    took = {}
+
     def run_part(name, fn):
+        begun = time.monotonic()
         try:
             results[name] = fn()
         except Exception as e:  # a part that broke has failed
             results[name] = ([], ["%s broke: %s" % (name, e)])
+        took[name] = time.monotonic() - begun
 
     parts = [("main", main_run)] + PARTS
     threads = [threading.Thread(target=run_part, args=p) for p in parts]
@@ -395,9 +399,10 @@ def main():
     if lost:
         print("LOST: " + "; ".join(lost))
     status = 0 if all(r[3] for r in rows) and not lost else 1
-    print("red team: %s (%.0f s)" % (
+    print("red team: %s (%.0f s: %s)" % (
         "every attack refused, nothing lost" if status == 0 else "FAILED",
-        time.monotonic() - start))
+        time.monotonic() - start,
+        ", ".join("%s %.0f s" % (n, took[n]) for n, _ in parts)))
     sys.exit(status)
 
 
