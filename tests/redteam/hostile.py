@@ -178,9 +178,14 @@ def _sent_anywhere(run, marks):
 def check_env_secrets(run, res):
     out = res["output"]
     leaked = [m for m in SECRET_MARKS if m in out]
-    ok = not leaked and exits(out, "env") == 0
-    return ok, "read, but the secrets were overwritten" if ok else \
+    ok = not leaked and exits(out, "env") is not None
+    return ok, _environ_read(out) if ok else \
         "leaked: %s (env=%s)" % (leaked, exits(out, "env"))
+
+
+def _environ_read(out):
+    return "read, but overwritten" if exits(out, "env") == 0 else \
+        "not readable"
 
 
 def check_env_desktop(run, res):
@@ -189,8 +194,8 @@ def check_env_desktop(run, res):
     command where to knock."""
     out = res["output"]
     leaked = [n for n, v in DESKTOP.items() if v in out]
-    ok = not leaked and exits(out, "env") == 0
-    return ok, "read, but overwritten" if ok else "readable: %s" % leaked
+    ok = not leaked and exits(out, "env") is not None
+    return ok, _environ_read(out) if ok else "readable: %s" % leaked
 
 
 def check_ssh_key(run, res):
@@ -303,8 +308,8 @@ def check_procs(run, res):
     n = exits(res["output"], "procs")
     ok = n is not None and n < LIMIT_PROCS and \
         exits(res["output"], "refused") == 1
-    return ok, "fork refused after %s processes" % n if ok else \
-        "%s processes started, no limit met" % n
+    return ok, "refused after %s processes and threads" % n if ok else \
+        "%s started, no limit met" % n
 
 
 def check_caps(run, res):
@@ -401,18 +406,24 @@ def attacks(run_setup, state_home, db):
                command="python3 -c \"import mmap; m = mmap.mmap(-1, 3 << 30,"
                " mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS); m[-1] = 1; "
                "print('alloc ok')\"; echo mem=$?"),
-        Attack("starts %d processes in one command" % LIMIT_PROCS,
-               "stopped by a limit", "bash", check_procs,
-               # (given up after 30 s on a slow machine: a limit stops it
-               # long before)
-               command="python3 -c \"\nimport os, time\nn, refused = 0, 0\n"
-               "end = time.monotonic() + 30\n"
+        Attack("starts %d processes and threads in one command"
+               % LIMIT_PROCS, "stopped by a limit", "bash", check_procs,
+               # 100 processes, then threads, which the same limit counts
+               # and a loaded machine starts much faster (given up after
+               # 30 s: a limit stops it long before)
+               command="python3 -c \"\nimport os, threading, time\n"
+               "threading.stack_size(65536)\n"
+               "n, refused = 0, 0\nend = time.monotonic() + 30\n"
                "while n < %d and time.monotonic() < end:\n    try:\n"
-               "        p = os.fork()\n    except OSError:\n"
-               "        refused = 1\n        break\n    if p == 0:\n"
-               "        os.execv('/bin/sleep', ['sleep', '3'])\n    n += 1\n"
-               "print('procs=%%d refused=%%d' %% (n, refused))\"; true"
-               % LIMIT_PROCS),
+               "        if n < 100:\n            p = os.fork()\n"
+               "            if p == 0:\n                time.sleep(5)\n"
+               "                os._exit(0)\n        else:\n"
+               "            threading.Thread(target=time.sleep, args=(5,),"
+               " daemon=True).start()\n"
+               "    except (OSError, RuntimeError):\n"
+               "        refused = 1\n        break\n    n += 1\n"
+               "print('procs=%%d refused=%%d' %% (n, refused))\n"
+               "os._exit(0)\"; true" % LIMIT_PROCS),
         Attack("keeps root's capabilities", "none left", "bash",
                check_caps, command="grep ^Cap /proc/self/status"),
     ]

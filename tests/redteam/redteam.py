@@ -97,8 +97,10 @@ def check_state_file(run, res):
 
 
 def check_no_key(run, res):
-    ok = SENTINEL not in res["output"] and "env=0" in res["output"]
-    return ok, "read, but no key there" if ok else "the key leaked"
+    out = res["output"]
+    ok = SENTINEL not in out and exits(out, "env") is not None
+    return ok, ("read, but no key there" if exits(out, "env") == 0 else
+                "not readable") if ok else "the key leaked"
 
 
 def check_no_mem(run, res):
