@@ -106,6 +106,12 @@ evq_push(struct evq *q, enum event_type type, const char *agent,
 }
 
 void
+evq_notice(void *q, const char *message)
+{
+	evq_push(q, EV_NOTICE, NULL, json_pack("{s:s}", "message", message));
+}
+
+void
 evq_push_text(struct evq *q, enum event_type type, const char *agent,
     const char *text, size_t len)
 {

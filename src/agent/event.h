@@ -76,6 +76,10 @@ void evq_destroy(struct evq *q);
 void evq_push(struct evq *q, enum event_type type, const char *agent,
     json_t *data);
 
+/* Queues a notice {message} from huddle itself; q is a struct evq *. Its
+ * shape fits a callback's (say store_on_full). */
+void evq_notice(void *q, const char *message);
+
 /* Queues a piece of streamed text (type EV_TEXT or EV_THINKING), joined
  * to the last event when that is of the same type from the same agent and
  * the reader has not taken it yet. */

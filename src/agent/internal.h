@@ -272,6 +272,12 @@ void context_cut_result(struct agent *a, struct tool_output *o);
  * teammate, as the API wants them (a new array of its own). */
 json_t *tools_for(int is_lead);
 
+/* A model's reply as it is stored (a new reference): every string of a
+ * tool call's input longer than MSG_MAX_CONTENT cut as a message is, so a
+ * call that sends 1 MiB keeps 64 KiB of it in the transcript. The calls
+ * themselves run with their inputs whole. */
+json_t *tools_stored_reply(json_t *message);
+
 /* Runs one tool call for agent a. Bad input is a tool error. */
 void tools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out);
@@ -279,13 +285,16 @@ void tools_run(struct agent *a, const char *name, json_t *input,
 /* tasks.c */
 
 /*
- * `who` completes task `id` with `result` (NULL: leave it): its check —
- * the task's own command, else the team's --verify — runs first, and
- * only a zero exit completes it; otherwise it stays in progress with the
- * check's output, and its owner is told. Returns 0 when completed, 1 when
- * the check failed, -1 when it may not (each with a sentence in *msg).
+ * Agent a (NULL: the person) completes task `id` with `result` (NULL:
+ * leave it): its check — the task's own command, else the team's
+ * --verify — runs first, and only a zero exit completes it; otherwise it
+ * stays in progress with the check's output, and its owner is told. A
+ * task's own check passes the permission gate first (permit.c); one the
+ * person refuses is not run and counts as failed. Returns 0 when
+ * completed, 1 when the check failed or was not run, -1 when it may not
+ * (each with a sentence in *msg).
  */
-int tasks_complete(struct team *t, const char *who, const char *id,
+int tasks_complete(struct team *t, struct agent *a, const char *id,
     const char *result, struct cancel *cancel, char **msg);
 
 /* Joins the checker threads that have ended; with all set, cancels the
@@ -297,8 +306,8 @@ void tasks_reap_checkers(struct team *t, int all);
 int tasks_checking(struct team *t, const char *root);
 
 /* Why agent a may not give a task this check command, or NULL when it
- * may: a check runs as its bash would, so it must be a command its bash
- * would run without asking (malloc'd). */
+ * may: a teammate whose plan is not approved may not (malloc'd). Whether
+ * the check needs the person's permission is asked when it runs. */
 char *tasks_check_refused(struct agent *a, const char *command);
 
 /*
@@ -353,6 +362,31 @@ struct profile *team_task_place(struct team *t, const struct task *k,
 /* After teammate name ended: its worktree is removed when it holds
  * nothing that is not merged, and kept (with a notice) otherwise. */
 void team_worktree_retire(struct team *t, const char *name);
+
+/* permit.c */
+
+/* Why the policy flags command at root (with no sandbox: every one), or
+ * NULL when it runs without asking (malloc'd). */
+char *permit_risk(struct team *t, const char *root, const char *command);
+
+/*
+ * The one gate of every shell command a model wrote (a bash call, a
+ * task's check), at root where it will run: a command permit_risk flags
+ * waits for the person's answer to a permission request whose body
+ * (core/permbody.h) records it, what asks (`what`: "bash", "t3's check,
+ * written by lead"), why and where it was flagged, root and who asks.
+ * a is the agent that waits (its status shows it); NULL for the person's
+ * own /task done, whose thread waits until cancel fires. Returns 0 when
+ * the command may run, -1 with a sentence in *why (malloc'd) when not.
+ */
+int permit_command(struct team *t, struct agent *a, const char *what,
+    const char *command, const char *root, struct cancel *cancel,
+    char **why);
+
+/* Cancels the permission requests a check of the person's /task done
+ * left pending when huddle last stopped: nobody waits for them now (an
+ * agent cancels its own when it starts). */
+void permit_forget(struct team *t);
 
 /* sandbox.c */
 

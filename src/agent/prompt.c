@@ -58,9 +58,10 @@ prompt_lead(struct team *t)
 	    "- plan approval: a teammate spawned with plan_required cannot run "
 	    "commands or change files until a plan of theirs is approved. "
 	    "It sends a plan_approval_request; %s\n"
-	    "- permission: a teammate's risky command waits for the person's "
-	    "permission (permission_request). Only the person can grant it, "
-	    "never you.\n\n%s",
+	    "- permission: a risky command — yours, a teammate's, or a task's "
+	    "verify check — waits for the person's permission "
+	    "(permission_request). Only the person can grant it, never you; "
+	    "if it is refused, do not try to get around it.\n\n%s",
 	    t->workdir, lead_reviews ?
 	    "review it with review_plan (request_id, approve, feedback). Reject "
 	    "with concrete feedback when the plan is unsafe or incomplete." :

@@ -15,7 +15,6 @@
 #include "agent/tooldef.h"
 #include "core/transcript.h"
 #include "tools/bash.h"
-#include "tools/policy.h"
 #include "tools/profile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -68,55 +67,33 @@ tasks_check_command(struct team *t, const struct task *k)
 char *
 tasks_check_refused(struct agent *a, const char *command)
 {
-	struct team *t = a->team;
-	char *risk;
-
-	if (command == NULL || *command == '\0')
-		return NULL;
-	if (t->sandbox == SANDBOX_MISSING)
-		return xstrdup("there is no sandbox on this system, so only "
-		    "the person's --verify command checks tasks");
-	if (a->is_lead)
+	if (command == NULL || *command == '\0' || a->is_lead)
 		return NULL;
 	if (tools_plan_blocks(a))
 		return xstrdup("your plan is not approved yet");
-	if ((risk = policy_check(t->policy, t->workdir, command)) != NULL) {
-		char *why = xasprintf("a check runs without asking anyone, and "
-		    "this command would need the person's permission (%s)",
-		    risk);
-
-		free(risk);
-		return why;
-	}
 	return NULL;
 }
 
 /*
- * Why task k's own check may not run now, or NULL: it was vetted when it
- * was made, but the team may have been resumed since without a sandbox,
- * or with a stricter policy (malloc'd).
+ * Whether task k's check may run at root: a check a model wrote (the
+ * task's own; the team's --verify is the person's) passes the policy and
+ * the permission path every bash command does (permit.c), the request
+ * naming the task and who wrote it. 0, or -1 with *why (malloc'd).
  */
-static char *
-tasks_check_stale(struct team *t, const struct task *k)
+static int
+tasks_check_permitted(struct team *t, struct agent *a, const struct task *k,
+    const char *command, const char *root, struct cancel *cancel,
+    char **why)
 {
-	char *risk;
+	char *what;
+	int rc;
 
-	if (k->verify == NULL || *k->verify == '\0')
-		return NULL;
-	if (t->sandbox == SANDBOX_MISSING)
-		return xstrdup("there is no sandbox on this system now, so a "
-		    "task's own check does not run");
-	if (strcmp(k->created_by, ROSTER_LEAD) == 0 ||
-	    strcmp(k->created_by, MSG_USER) == 0)
-		return NULL;
-	if ((risk = policy_check(t->policy, t->workdir, k->verify)) != NULL) {
-		char *why = xasprintf("its check would now need the person's "
-		    "permission (%s)", risk);
-
-		free(risk);
-		return why;
-	}
-	return NULL;
+	if (command != k->verify || strcmp(k->created_by, MSG_USER) == 0)
+		return 0;
+	what = xasprintf("%s's check, written by %s", k->id, k->created_by);
+	rc = permit_command(t, a, what, command, root, cancel, why);
+	free(what);
+	return rc;
 }
 
 /* The head of a check's output, on a character boundary. */
@@ -178,10 +155,35 @@ tasks_unmark(struct team *t, const char *root)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* Task k stays as it was when its check may not run: the board records
+ * why, as a failed check's output; 1 (not completed), or -1. */
+static int
+tasks_not_run(struct team *t, const char *who, const struct task *k,
+    const char *command, const char *why, char **msg)
+{
+	struct task_change c = TASK_CHANGE_NONE;
+	char *output = xasprintf("not run: %s", why), *err = NULL;
+	int rc;
+
+	c.checked = TASK_FAILED;
+	c.check_output = output;
+	c.if_updated_at = k->updated_at;
+	rc = taskboard_update(t->tasks, who, k->id, &c, NULL, &err);
+	*msg = rc == 0 ? xasprintf("%s is not completed: its check (%s) was "
+	    "not run, since %s. It stays %s; the person may approve it when "
+	    "it is completed again, or the lead may make the task again "
+	    "with a check that needs no permission.", k->id, command, why,
+	    k->status == TASK_PENDING ? "pending" : "in progress") : err;
+	log_printf("task %s: check by %s not run: %s", k->id, who, why);
+	free(output);
+	return rc == 0 ? 1 : -1;
+}
+
 int
-tasks_complete(struct team *t, const char *who, const char *id,
+tasks_complete(struct team *t, struct agent *a, const char *id,
     const char *result, struct cancel *cancel, char **msg)
 {
+	const char *who = a != NULL ? a->name : MSG_USER;
 	struct task_change c = TASK_CHANGE_NONE;
 	struct bash_options bo;
 	struct tool_output out = { 0, NULL };
@@ -211,19 +213,20 @@ tasks_complete(struct team *t, const char *who, const char *id,
 		task_clear(&k);
 		return -1;
 	}
-	if ((err = tasks_check_stale(t, &k)) != NULL) {
-		*msg = xasprintf("%s; cancel the task and make it again without "
-		    "one", err);
-		free(err);
-		task_clear(&k);
-		return -1;
-	}
 	/* Where it is done: its worktree, else where its owner works. */
 	if ((place = team_task_place(t, &k, &err)) == NULL) {
 		*msg = xasprintf("%s cannot be checked: %s", k.id, err);
 		free(err);
 		task_clear(&k);
 		return -1;
+	}
+	if (tasks_check_permitted(t, a, &k, command, place->root, cancel,
+	    &err) == -1) {
+		profile_free(place);
+		rc = tasks_not_run(t, who, &k, command, err, msg);
+		free(err);
+		task_clear(&k);
+		return rc;
 	}
 	team_bash_options(t, place, cancel, &bo);
 	bo.status_out = &status;
@@ -367,8 +370,8 @@ tasks_checker_main(void *arg)
 	struct checker *c = arg;
 	char *msg = NULL;
 
-	tasks_complete(c->team, MSG_USER, c->id, NULL,
-	    &c->team->check_cancel, &msg);
+	tasks_complete(c->team, NULL, c->id, NULL, &c->team->check_cancel,
+	    &msg);
 	evq_push(&c->team->events, EV_NOTICE, NULL, json_pack("{s:s}",
 	    "message", msg ? msg : ""));
 	free(msg);
@@ -382,8 +385,14 @@ tasks_reap_checkers(struct team *t, int all)
 	struct checker **ended = NULL;
 	size_t n = 0, keep = 0, cap = 0, i;
 
-	if (all)
+	if (all) {
 		cancel_fire(&t->check_cancel);
+		/* A check that waits for the person's permission waits on
+		 * the person's inbox (permit.c); a team that failed to open
+		 * has no bus. */
+		if (t->bus != NULL)
+			bus_wake(t->bus, MSG_USER);
+	}
 	pthread_mutex_lock(&t->lock);
 	for (i = 0; i < t->ncheckers; i++) {
 		if (all || atomic_load(&t->checkers[i]->done)) {

@@ -46,7 +46,7 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 	const char *ids[TASK_MAX_BLOCKERS];
 	struct task_new n = { NULL, NULL, ids, 0, NULL, NULL };
 	struct task k;
-	char *err = NULL, *line;
+	char *err = NULL, *line, *risk;
 
 	if (input_str(in, "subject", 1, &n.subject, o) == -1 ||
 	    input_str(in, "description", 0, &n.description, o) == -1 ||
@@ -71,8 +71,13 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	}
 	line = task_line(&k);
-	tool_ok(o, "created %s%s", line, k.blocked ? "; it becomes ready when "
-	    "what it waits for is completed" : "");
+	risk = n.verify != NULL && *n.verify != '\0' ? permit_risk(a->team,
+	    a->team->workdir, n.verify) : NULL;
+	tool_ok(o, "created %s%s%s%s%s", line, k.blocked ? "; it becomes ready "
+	    "when what it waits for is completed" : "", risk ? "; its check "
+	    "waits for the person's permission each time it runs (" : "",
+	    risk ? risk : "", risk ? ")" : "");
+	free(risk);
 	free(line);
 	task_clear(&k);
 }
@@ -217,7 +222,7 @@ tool_task_update(struct agent *a, json_t *in, struct tool_output *o)
 			    "nothing: leave blocked_by out");
 			return;
 		}
-		rc = tasks_complete(a->team, a->name, id, c.result, &a->cancel,
+		rc = tasks_complete(a->team, a, id, c.result, &a->cancel,
 		    &msg);
 		if (rc == -1)
 			tool_error(o, "not completed: %s", msg);
@@ -267,7 +272,9 @@ const struct tool_def task_tool_defs[] = {
 	{ "task_create", FOR_BOTH, 0, tool_task_create,
 	  "Add a task to the team's task board. blocked_by lists the tasks "
 	  "that must be completed before it can start. verify is a shell "
-	  "command that must exit 0 before the task counts as completed. "
+	  "command that must exit 0 before the task counts as completed; "
+	  "one the risk policy flags waits for the person's permission each "
+	  "time it runs. "
 	  "worktree names a git worktree (on branch huddle/NAME, made from "
 	  "the person's HEAD when first needed) the task is done in: whoever "
 	  "holds the task works there, one teammate at a time, and the "

@@ -194,7 +194,7 @@ team_open(const struct team_options *o, char **err)
 	if (t->state == NULL || team_check_state(t, err) == -1 ||
 	    team_sandbox_open(t, err) == -1 ||
 	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
-	    statedir_adopt(t->state, t->workdir, &notice, err) == -1)
+	    statedir_stray(t->state, t->workdir, &notice, err) == -1)
 		goto fail;
 	if (notice != NULL) {
 		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
@@ -203,6 +203,7 @@ team_open(const struct team_options *o, char **err)
 	}
 	if ((t->store = store_open(t->state, 0, err)) == NULL)
 		goto fail;
+	store_on_full(t->store, evq_notice, &t->events);
 	n = roster_list(t->store, &members);
 	member_free_array(members, n);
 	if (o->resume && n == 0) {
@@ -676,6 +677,7 @@ team_start(struct team *t, char **err)
 	size_t n, i;
 	int rc = 0;
 
+	permit_forget(t);
 	n = roster_list(t->store, &m);
 	for (i = 0; i < n && rc == 0; i++) {
 		if (m[i].status == MEMBER_TERMINATED)

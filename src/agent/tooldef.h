@@ -48,15 +48,4 @@ int input_int(json_t *in, const char *key, long *out,
 /* Whether teammate a must still get its plan approved. */
 int tools_plan_blocks(struct agent *a);
 
-struct policy_verdict;
-
-/*
- * The body of a permission request for a command of agent a (core/
- * permbody.h): which tool asks ("bash", "task check"), the command
- * verbatim, why and where the policy flagged it (v), the directory it
- * runs in (a's root) and who asks (a). Returns malloc'd text.
- */
-char *tools_permission_body(struct agent *a, const char *tool,
-    const char *command, const struct policy_verdict *v);
-
 #endif

@@ -11,13 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/permbody.h"
 #include "tools/bash.h"
 #include "tools/fstools.h"
 #include "agent/internal.h"
 #include "agent/netgate.h"
 #include "agent/tooldef.h"
-#include "tools/policy.h"
 #include "tools/profile.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
@@ -111,18 +109,6 @@ tool_place(struct agent *a, struct tool_output *o)
 	return -1;
 }
 
-char *
-tools_permission_body(struct agent *a, const char *tool,
-    const char *command, const struct policy_verdict *v)
-{
-	struct permbody b = {
-		(char *)tool, (char *)command, v->label, v->detail,
-		(char *)agent_root(a), a->name, v->start, v->end
-	};
-
-	return permbody_make(&b);
-}
-
 static void
 tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 {
@@ -130,52 +116,17 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	struct bash_options bo;
 	struct netgate_pass *pass;
 	const char *command;
-	char *body, *err = NULL;
-	char id[PROTO_ID_SIZE];
-	struct request *r;
-	struct policy_verdict v;
-	int risky;
+	char *why = NULL;
 
 	if (input_str(in, "command", 1, &command, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
-	/* Without a sandbox every command is the person's call. */
-	memset(&v, 0, sizeof v);
-	if ((risky = t->sandbox == SANDBOX_MISSING)) {
-		v.label = xstrdup("no sandbox");
-		v.detail = xstrdup("no sandbox on this system: every command "
-		    "asks");
-	} else if (!a->is_lead)
-		risky = policy_judge(t->policy, agent_root(a), command, &v);
-	if (risky) {
-		body = tools_permission_body(a, "bash", command, &v);
-		policy_verdict_clear(&v);
-		if (protocol_request(t->proto, REQ_PERMISSION, a->name,
-		    ROSTER_LEAD, body, id, &err) == -1) {
-			tool_error(o, "could not ask for permission: %s", err);
-			free(err);
-			free(body);
-			return;
-		}
-		free(body);
-		if ((r = agent_await(a, id, 0)) == NULL) {
-			/* Nobody will wait for the answer any more. */
-			if (protocol_cancel(t->proto, id, "the teammate stopped "
-			    "before the decision", &err) == -1)
-				free(err);
-			tool_error(o, "not run: stopped while waiting for "
-			    "permission (%s)", id);
-			return;
-		}
-		if (r->status != REQ_APPROVED) {
-			tool_error(o, "not run: permission %s was %s%s%s", id,
-			    req_status_name(r->status),
-			    r->response && *r->response ? ": " : "",
-			    r->response ? r->response : "");
-			request_free(r);
-			return;
-		}
-		request_free(r);
+	/* The lead's commands too: one policy for every command. */
+	if (permit_command(t, a, "bash", command, agent_root(a), &a->cancel,
+	    &why) == -1) {
+		tool_error(o, "not run: %s", why);
+		free(why);
+		return;
 	}
 	team_bash_options(t, agent_profile(a), &a->cancel, &bo);
 	/* Its own proxy credentials, valid while it runs. */
@@ -249,11 +200,26 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 
 /* --- messages ----------------------------------------------------------------- */
 
+/* What the sender is told of a message cut to MSG_MAX_CONTENT: "" when
+ * it was not (malloc'd). */
+static char *
+tool_cut_note(const char *content)
+{
+	size_t cut;
+
+	free(message_cap(content, &cut));
+	if (cut == 0)
+		return xstrdup("");
+	return xasprintf(", cut to its first %d KiB: the last %zu bytes were "
+	    "left out (send long text as a file instead)",
+	    MSG_MAX_CONTENT / 1024, cut);
+}
+
 static void
 tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *to, *content;
-	char *err = NULL;
+	char *err = NULL, *cut;
 
 	if (input_str(in, "to", 1, &to, o) == -1 ||
 	    input_str(in, "content", 1, &content, o) == -1)
@@ -272,7 +238,9 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
-	tool_ok(o, "sent to %s", to);
+	cut = tool_cut_note(content);
+	tool_ok(o, "sent to %s%s", to, cut);
+	free(cut);
 }
 
 static void
@@ -291,7 +259,7 @@ static void
 tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *content;
-	char *err = NULL;
+	char *err = NULL, *cut;
 	int n;
 
 	if (input_str(in, "content", 1, &content, o) == -1)
@@ -301,7 +269,9 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
-	tool_ok(o, "sent to %d teammate%s", n, n == 1 ? "" : "s");
+	cut = tool_cut_note(content);
+	tool_ok(o, "sent to %d teammate%s%s", n, n == 1 ? "" : "s", cut);
+	free(cut);
 }
 
 /* --- the team ------------------------------------------------------------------- */
@@ -323,6 +293,13 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	    input_str(in, "isolation", 0, &isolation, o) == -1 ||
 	    input_str(in, "base", 0, &s.base, o) == -1)
 		return;
+	/* Before anything else: a reserved name says so, whatever else is
+	 * wrong. */
+	if (roster_check_name(s.name, &err) == -1) {
+		tool_error(o, "not spawned: %s", err);
+		free(err);
+		return;
+	}
 	if (isolation != NULL && strcmp(isolation, "worktree") != 0 &&
 	    strcmp(isolation, "none") != 0) {
 		tool_error(o, "not spawned: isolation is \"worktree\" or "
@@ -537,7 +514,7 @@ static const struct tool_def tool_defs[] = {
 	  "Run a shell command (/bin/sh -c) in the working directory. Output "
 	  "and exit status come back; long output is cut. Every process the "
 	  "command starts, in the background or not, is stopped when it ends. "
-	  "Risky commands of a teammate wait for the person's permission.",
+	  "Risky commands wait for the person's permission.",
 	  "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
 	  "\"string\",\"description\":\"the command line\"}},"
 	  "\"required\":[\"command\"]}" },
@@ -654,6 +631,74 @@ tools_for(int is_lead)
 		    schema));
 	}
 	return list;
+}
+
+/* e cut as a message is, when it is a string too long for one; else
+ * NULL. */
+static json_t *
+tools_cut_one(json_t *e)
+{
+	json_t *cut;
+	char *text;
+
+	if (!json_is_string(e) || json_string_length(e) <= MSG_MAX_CONTENT)
+		return NULL;
+	text = message_cap(json_string_value(e), NULL);
+	cut = json_string(text);
+	free(text);
+	return cut ? cut : json_string("");
+}
+
+/* Cuts, in place, every string longer than MSG_MAX_CONTENT in v (an
+ * object or array, at any depth). Returns how many were cut. */
+static size_t
+tools_cut_strings(json_t *v)
+{
+	json_t *e, *cut;
+	const char *key;
+	void *tmp;
+	size_t i, n = 0;
+
+	if (json_is_object(v)) {
+		json_object_foreach_safe(v, tmp, key, e) {
+			if ((cut = tools_cut_one(e)) != NULL) {
+				json_object_set_new(v, key, cut);
+				n++;
+			} else
+				n += tools_cut_strings(e);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) {
+			if ((cut = tools_cut_one(e)) != NULL) {
+				json_array_set_new(v, i, cut);
+				n++;
+			} else
+				n += tools_cut_strings(e);
+		}
+	}
+	return n;
+}
+
+json_t *
+tools_stored_reply(json_t *message)
+{
+	json_t *copy, *b;
+	size_t i, n = 0;
+
+	/* Cut in a copy: the calls run with the reply's own inputs. */
+	copy = json_deep_copy(message);
+	json_array_foreach(json_object_get(copy, "content"), i, b) {
+		const char *type = json_string_value(json_object_get(b,
+		    "type"));
+
+		if (type != NULL && strcmp(type, "tool_use") == 0)
+			n += tools_cut_strings(json_object_get(b, "input"));
+	}
+	if (n == 0) {
+		json_decref(copy);
+		return json_incref(message);
+	}
+	return copy;
 }
 
 int

@@ -143,13 +143,16 @@ bus_post_tx(struct store *s, const char *from, const char *to,
     enum msg_type type, const char *content, json_t *metadata,
     struct message *out, char **err)
 {
-	char *text = utf8_sanitize(content ? content : "");
+	char *clean = utf8_sanitize(content ? content : "");
+	/* Whoever wrote it, an inbox keeps at most MSG_MAX_CONTENT of it. */
+	char *text = message_cap(clean, NULL);
 	char *meta = metadata ? json_dumps(metadata, JSON_COMPACT |
 	    JSON_SORT_KEYS) : xstrdup("{}");
 	int64_t now = clock_wall_ms(), id = -1;
 	int status = roster_status_tx(s, to);
 	sqlite3_stmt *st;
 
+	free(clean);
 	if (status == -1)
 		*err = xasprintf("no member named '%s'", to);
 	else if (status == MEMBER_TERMINATED)
@@ -195,8 +198,11 @@ bus_send(struct bus *bus, const char *from, const char *to,
 
 	if (store_begin(bus->store, err) == -1)
 		return -1;
-	id = bus_post_tx(bus->store, from, to, type, content, metadata, &m,
-	    err);
+	/* A message is new text; a notice (an agent went idle) is
+	 * bookkeeping a full state still has room for. */
+	id = type == MSG_MESSAGE && store_room(bus->store, STORE_MESSAGE,
+	    err) == -1 ? -1 : bus_post_tx(bus->store, from, to, type, content,
+	    metadata, &m, err);
 	if (store_end(bus->store, id > 0, id > 0 ? err : NULL) == -1)
 		id = -1;
 	if (id > 0) {
@@ -220,6 +226,10 @@ bus_broadcast(struct bus *bus, const char *from, const char *content,
 
 	if (store_begin(bus->store, err) == -1)
 		return -1;
+	if (store_room(bus->store, STORE_MESSAGE, err) == -1) {
+		store_end(bus->store, 0, NULL);
+		return -1;
+	}
 	st = store_stmt(bus->store, "SELECT name FROM members"
 	    " WHERE status != 'terminated' AND name != ? ORDER BY created_at,"
 	    " rowid");

@@ -42,9 +42,12 @@ struct store *bus_store(struct bus *bus);
 void bus_listen(struct bus *bus, bus_listener_fn fn, void *ud);
 
 /*
- * Sends one message and wakes its recipient. `metadata` (an object, or
- * NULL) is not stolen. Returns the message id (> 0), or -1 with *err: the
- * recipient is unknown or terminated, or the store failed.
+ * Sends one message and wakes its recipient. Content longer than
+ * MSG_MAX_CONTENT is kept cut (message_cap), on every path into an
+ * inbox. `metadata` (an object, or NULL) is not stolen. Returns the
+ * message id (> 0), or -1 with *err: the recipient is unknown or
+ * terminated, the store failed, or (for a MSG_MESSAGE) the state is at
+ * its ceiling (store_room).
  */
 int64_t bus_send(struct bus *bus, const char *from, const char *to,
     enum msg_type type, const char *content, json_t *metadata, char **err);

@@ -25,6 +25,24 @@ static const char *const msg_type_names[MSG_TYPE_COUNT] = {
 	[MSG_TASK_CHANGED] = "task_changed",
 };
 
+char *
+message_cap(const char *text, size_t *cut)
+{
+	size_t len = strlen(text), keep = MSG_MAX_CONTENT;
+
+	if (cut != NULL)
+		*cut = 0;
+	if (len <= MSG_MAX_CONTENT)
+		return xstrdup(text);
+	/* Back to the start of the character the cut falls in. */
+	while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
+		keep--;
+	if (cut != NULL)
+		*cut = len - keep;
+	return xasprintf("%.*s\n[… %zu bytes cut: a message holds at most "
+	    "%d KiB]", (int)keep, text, len - keep, MSG_MAX_CONTENT / 1024);
+}
+
 const char *
 msg_type_name(enum msg_type type)
 {

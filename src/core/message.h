@@ -45,6 +45,18 @@ struct message {
 	int		 recorded;	/* bus_drain put it in the transcript */
 };
 
+/* The most of an agent's text a message keeps (bytes): longer text is
+ * cut to it, on a character boundary, with a note of what was cut. */
+#define MSG_MAX_CONTENT (64 * 1024)
+
+/*
+ * text as a message keeps it (malloc'd): itself when it fits in
+ * MSG_MAX_CONTENT, else its head up to that size on a character boundary
+ * and a note saying how many bytes were cut. *cut (when not NULL) gets
+ * that number, 0 when nothing was.
+ */
+char *message_cap(const char *text, size_t *cut);
+
 /* The wire name of a type ("shutdown_request"). */
 const char *msg_type_name(enum msg_type type);
 

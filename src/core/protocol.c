@@ -375,6 +375,10 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
 		bus_announce(p->bus, &o->msgs[i]);
 	}
 	for (i = 0; committed && i < o->nreqs; i++) {
+		/* The person has no inbox to be told in: whoever waits
+		 * for a request of theirs waits on its name. */
+		if (strcmp(o->reqs[i].from, MSG_USER) == 0)
+			bus_wake(p->bus, MSG_USER);
 		for (l = 0; l < p->nlisteners; l++)
 			p->listeners[l].fn(p->listeners[l].ud, &o->reqs[i]);
 	}
@@ -397,15 +401,22 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 
 	if (store_begin(p->store, err) == -1)
 		return -1;
-	/* Only a shutdown may come from the person (or from huddle, for
-	 * the quit); a plan or a command to permit belongs to a member,
-	 * whose gate approval acts on. */
-	if (proto_from_outside(from) ? type != REQ_SHUTDOWN :
+	/* A shutdown may come from the person (or from huddle, for the
+	 * quit), and so may a command to permit that a model wrote but the
+	 * person's own /task done runs; a plan belongs to a member, whose
+	 * gate approval acts on. */
+	if (proto_from_outside(from) ? !(type == REQ_SHUTDOWN ||
+	    (type == REQ_PERMISSION && strcmp(from, MSG_USER) == 0)) :
 	    !proto_is_live(p->store, from)) {
 		*err = xasprintf("'%s' cannot ask for %s: not a live member of "
 		    "the team", from, k->name);
 		goto done;
 	}
+	/* A plan or a command is new text; a shutdown is bookkeeping that
+	 * a full state still has room for (the quit's own). */
+	if (type != REQ_SHUTDOWN && store_room(p->store, STORE_MESSAGE, err) ==
+	    -1)
+		goto done;
 	proto_new_id(p->store, r.id);
 	r.type = type;
 	r.status = REQ_PENDING;

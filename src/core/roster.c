@@ -21,7 +21,26 @@ static const char *const member_status_names[MEMBER_STATUS_COUNT] = {
 	[MEMBER_TERMINATED] = "terminated",
 };
 
-static const char *const roster_reserved[] = { "user", "system", "all" };
+/* Names that stand for the person, huddle itself, the lead or everyone:
+ * a teammate called so could pass its words off as theirs. */
+static const char *const roster_reserved[] = {
+	"person", "user", "human", "operator", "system", "huddle",
+	ROSTER_LEAD, "all", "team",
+};
+
+/* Whether name is one of roster_reserved. */
+static int
+roster_reserved_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof roster_reserved / sizeof *roster_reserved;
+	    i++) {
+		if (strcmp(name, roster_reserved[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
 
 const char *
 member_status_name(enum member_status status)
@@ -63,22 +82,32 @@ roster_name_valid(const char *name)
 int
 roster_check_name(const char *name, char **err)
 {
-	size_t i;
-
-	if (!roster_name_valid(name))
-		goto bad;
-	for (i = 0; i < sizeof roster_reserved / sizeof *roster_reserved;
-	    i++) {
-		if (strcmp(name, roster_reserved[i]) == 0) {
-			*err = xasprintf("'%s' is a reserved name", name);
-			return -1;
-		}
+	if (!roster_name_valid(name)) {
+		*err = xasprintf("bad name '%s': use 1-32 lowercase letters, "
+		    "digits, '-' or '_', starting with a letter",
+		    name ? name : "");
+		return -1;
+	}
+	if (roster_reserved_name(name)) {
+		*err = xasprintf("'%s' is reserved: person, user, human, "
+		    "operator, system, huddle, lead, all and team stand for "
+		    "the person, huddle or the whole team and are never a "
+		    "teammate's name; choose another, such as one after its "
+		    "role (\"tester\", \"reviewer\")", name);
+		return -1;
 	}
 	return 0;
-bad:
-	*err = xasprintf("bad name '%s': use 1-32 lowercase letters, digits, "
-	    "'-' or '_', starting with a letter", name ? name : "");
-	return -1;
+}
+
+/* Inside a transaction: whether the team has no member yet. */
+static int
+roster_empty_tx(struct store *s)
+{
+	sqlite3_stmt *st = store_stmt(s, "SELECT 1 FROM members LIMIT 1");
+	int empty = sqlite3_step(st) != SQLITE_ROW;
+
+	sqlite3_reset(st);
+	return empty;
 }
 
 int
@@ -88,7 +117,10 @@ roster_add_tx(struct store *s, const char *name, const char *role,
 	sqlite3_stmt *st;
 	int64_t now = clock_wall_ms();
 
-	if (roster_check_name(name, err) == -1)
+	/* The lead is the team's first member, made with it; "lead" is
+	 * never anyone else's. */
+	if (!(strcmp(name, ROSTER_LEAD) == 0 && roster_empty_tx(s)) &&
+	    roster_check_name(name, err) == -1)
 		return -1;
 	switch (roster_status_tx(s, name)) {
 	case -1:
@@ -122,7 +154,8 @@ roster_add(struct store *s, const char *name, const char *role,
 {
 	int rc;
 
-	if (roster_check_name(name, err) == -1)
+	if (strcmp(name, ROSTER_LEAD) != 0 && roster_check_name(name, err) ==
+	    -1)
 		return -1;
 	if (store_begin(s, err) == -1)
 		return -1;
@@ -333,6 +366,16 @@ roster_read_row(sqlite3_stmt *st, struct member *m)
 	if (!roster_name_valid(name) || (int)m->status < 0) {
 		log_printf("members: a row with a bad name or status is "
 		    "ignored");
+		return -1;
+	}
+	/* Read back as it was made: the lead is "lead", and no teammate
+	 * has a reserved name (a store an older huddle or someone else
+	 * wrote may hold one; that member is not resumed). */
+	if ((sqlite3_column_int(st, 3) != 0) != (strcmp(name, ROSTER_LEAD) ==
+	    0) || (strcmp(name, ROSTER_LEAD) != 0 &&
+	    roster_reserved_name(name))) {
+		log_printf("members: '%s' is a reserved name or not the "
+		    "lead's; that member is ignored", name);
 		return -1;
 	}
 	m->name = store_column_text(st, 0);

@@ -54,15 +54,19 @@ int member_status_parse(const char *name);
 int roster_name_valid(const char *name);
 
 /*
- * Checks a new member's name: 1–32 characters of [a-z0-9_-] starting with
- * a letter, and not a reserved name ("user", "system", "all"). Returns 0 or
- * -1 with a reason in *err.
+ * Checks a new teammate's name: 1–32 characters of [a-z0-9_-] starting
+ * with a letter, and not a reserved name (person, user, human, operator,
+ * system, huddle, lead, all, team). Returns 0, or -1 with a sentence in
+ * *err that says what to choose instead.
  */
 int roster_check_name(const char *name, char **err);
 
 /*
- * Adds a member with status "starting". Fails (-1, *err) on a bad or taken
- * name. Adding ROSTER_LEAD makes the lead.
+ * Adds a member with status "starting". Fails (-1, *err) on a bad, reserved
+ * or taken name. Adding ROSTER_LEAD to a team with no member yet makes the
+ * lead; "lead" is refused afterwards. Members read back (roster_get,
+ * roster_list) are checked the same way: a teammate with a reserved name,
+ * or a lead not called "lead", is ignored.
  */
 int roster_add(struct store *s, const char *name, const char *role,
     const char *prompt, int plan_required, char **err);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include "core/statedir.h"
@@ -201,62 +200,23 @@ fail:
 }
 
 int
-statedir_adopt(const char *folder, const char *workdir, char **notice,
+statedir_stray(const char *folder, const char *workdir, char **notice,
     char **err)
 {
-	char *old_dir = xasprintf("%s/.huddle", workdir);
-	char *old = xasprintf("%s/team.db", old_dir);
-	char *new = xasprintf("%s/team.db", folder), *sql, *msg = NULL;
-	static const char *const leftovers[] = { "team.db", "team.db-wal",
-	    "team.db-shm", "lock" };
+	char *path = xasprintf("%s/.huddle/team.db", workdir);
 	struct stat st;
-	sqlite3 *db = NULL;
-	size_t i;
-	int rc = 0;
+	int found;
 
-	/* Only a real file, and only into a folder without a team. */
-	if (lstat(old, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    lstat(new, &st) == 0)
-		goto done;
-	rc = -1;
-	if (sqlite3_open_v2(old, &db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
-		*err = xasprintf("%s: %s", old, db ? sqlite3_errmsg(db) :
-		    "cannot open");
-		goto done;
-	}
-	sql = sqlite3_mprintf("VACUUM INTO %Q", new);
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		*err = xasprintf("moving %s to %s: %s", old, new, msg ? msg :
-		    sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		sqlite3_free(sql);
-		unlink(new);
-		goto done;
-	}
-	sqlite3_free(sql);
-	sqlite3_close(db);
-	db = NULL;
-	if (chmod(new, 0600) == -1) {
-		*err = xasprintf("%s: %s", new, strerror(errno));
-		goto done;
-	}
-	for (i = 0; i < sizeof leftovers / sizeof *leftovers; i++) {
-		char *p = xasprintf("%s/%s", old_dir, leftovers[i]);
-
-		unlink(p);
-		free(p);
-	}
-	rmdir(old_dir);
-	*notice = xasprintf("the team's state moved from %s to %s, out of "
-	    "the tools' reach", old_dir, folder);
-	rc = 1;
-done:
-	sqlite3_close(db);
-	free(old_dir);
-	free(old);
-	free(new);
-	return rc;
+	(void)err;
+	/* lstat only: whatever it is, huddle neither follows, opens, moves
+	 * nor deletes it. */
+	if ((found = lstat(path, &st) == 0))
+		*notice = xasprintf("%s is a team database in the working tree "
+		    "(a cloned repository may carry one): huddle ignores it "
+		    "and keeps this team's state in %s; remove it yourself if "
+		    "you do not need it", path, folder);
+	free(path);
+	return found;
 }
 
 /* The PID holding folder's lock, or 0 when nobody does. */

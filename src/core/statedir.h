@@ -40,13 +40,13 @@ int statedir_make(const char *dir, int parents, char **err);
 int statedir_lock(const char *folder, char **err);
 
 /*
- * Moves a team kept by an older huddle in <workdir>/.huddle/team.db into
- * folder, once: when that file exists and folder has no database yet, it
- * is copied (a consistent copy, SQLite's VACUUM INTO) and the old files
- * are removed. Returns 1 when it moved one (*notice says so), 0 when
- * there was nothing to move, -1 with *err.
+ * Looks for a team database in the working tree (<workdir>/.huddle/
+ * team.db, which a cloned repository may carry) without following,
+ * opening, moving or deleting it. Returns 1 with *notice (malloc'd)
+ * naming it when there is one, else 0 (*notice untouched). `folder` is
+ * the team's own state folder, named in the notice; err is never set.
  */
-int statedir_adopt(const char *folder, const char *workdir, char **notice,
+int statedir_stray(const char *folder, const char *workdir, char **notice,
     char **err);
 
 /* One team found under a base, for --teams. */

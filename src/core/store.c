@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,15 @@ struct store {
 	struct store_cached	*cache;
 	size_t			 ncache;
 	size_t			 capcache;
+	int64_t			 ceiling;	/* bytes */
+	int64_t			 page_size;
+	int			 full;		/* the hook was called */
+	store_full_fn		 full_fn;
+	void			*full_ud;
 };
+
+/* The most of the ceiling kept for bookkeeping once content stops. */
+#define STORE_RESERVE_MAX	((int64_t)32 << 20)
 
 /*
  * Migrations, oldest first: migrations[i] brings a database from schema
@@ -141,11 +150,134 @@ static const char *const store_migrations[] = {
 	"  WHERE worktree IS NOT NULL;",
 };
 
+/* bytes as people read them: "1 GiB", "512 KiB" (malloc'd). */
+static char *
+store_size_text(int64_t bytes)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB",
+	    "TiB" };
+	size_t u = 0;
+
+	while (u + 1 < sizeof units / sizeof *units && bytes >= 1024 &&
+	    bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	return xasprintf("%" PRId64 " %s", bytes, units[u]);
+}
+
+/* The sentence of a full state; calls the hook the first time. */
+static char *
+store_full(struct store *s)
+{
+	char *size = store_size_text(s->ceiling);
+	char *msg = xasprintf("the team's state reached its ceiling of %s: "
+	    "no new message, task or turn can be stored. Stop here; the "
+	    "person can quit, and resume with a higher HUDDLE_STATE_MAX",
+	    size);
+
+	free(size);
+	if (!s->full) {
+		s->full = 1;
+		if (s->full_fn != NULL)
+			s->full_fn(s->full_ud, msg);
+	}
+	return msg;
+}
+
 int
 store_fail(struct store *s, char **err, const char *what)
 {
+	char *full;
+
+	if (sqlite3_errcode(s->db) == SQLITE_FULL) {
+		full = store_full(s);
+		if (err != NULL)
+			*err = xasprintf("%s: %s", what, full);
+		free(full);
+		return -1;
+	}
 	if (err != NULL)
 		*err = xasprintf("%s: %s", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+int64_t
+store_default_ceiling(void)
+{
+	const char *v = getenv("HUDDLE_STATE_MAX");
+	char *end;
+	long long n;
+	int shift = 0;
+
+	if (v == NULL || *v == '\0')
+		return STORE_CEILING;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift != 0)
+		end++;
+	/* Nonsense, or too small to hold a team at all: the default. */
+	if (errno != 0 || end == v || *end != '\0' || n <= 0 ||
+	    n > (INT64_MAX >> 30) || ((int64_t)n << shift) < (256 << 10))
+		return STORE_CEILING;
+	return (int64_t)n << shift;
+}
+
+void
+store_set_ceiling(struct store *s, int64_t bytes)
+{
+	char *sql;
+
+	store_lock(s);
+	s->ceiling = bytes;
+	sql = sqlite3_mprintf("PRAGMA max_page_count = %lld",
+	    (long long)(bytes / s->page_size));
+	sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	sqlite3_free(sql);
+	store_unlock(s);
+}
+
+void
+store_on_full(struct store *s, store_full_fn fn, void *ud)
+{
+	store_lock(s);
+	s->full_fn = fn;
+	s->full_ud = ud;
+	store_unlock(s);
+}
+
+/* A PRAGMA's number (the lock held), or 0. */
+static int64_t
+store_pragma(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st = store_stmt(s, sql);
+	int64_t n = sqlite3_step(st) == SQLITE_ROW ?
+	    sqlite3_column_int64(st, 0) : 0;
+
+	sqlite3_reset(st);
+	return n;
+}
+
+int
+store_room(struct store *s, enum store_use use, char **err)
+{
+	int64_t reserve = s->ceiling / 8, used;
+
+	if (reserve > STORE_RESERVE_MAX)
+		reserve = STORE_RESERVE_MAX;
+	if (use == STORE_RECORD)
+		reserve /= 2;
+	used = (store_pragma(s, "PRAGMA page_count") -
+	    store_pragma(s, "PRAGMA freelist_count")) * s->page_size;
+	if (used < s->ceiling - reserve)
+		return 0;
+	*err = store_full(s);
 	return -1;
 }
 
@@ -303,6 +435,12 @@ store_open(const char *folder, int flags, char **err)
 		free(why);
 		goto fail;
 	}
+	store_lock(s);
+	s->page_size = store_pragma(s, "PRAGMA page_size");
+	if (s->page_size <= 0)
+		s->page_size = 4096;
+	store_unlock(s);
+	store_set_ceiling(s, store_default_ceiling());
 	free(dir);
 	return s;
 fail:

@@ -39,6 +39,41 @@ struct store;
  */
 struct store *store_open(const char *folder, int flags, char **err);
 
+/* The default ceiling of a team's state, in bytes: $HUDDLE_STATE_MAX
+ * (a number with an optional K, M or G) when set, else STORE_CEILING. */
+#define STORE_CEILING ((int64_t)1 << 30)
+int64_t store_default_ceiling(void);
+
+/*
+ * Sets the ceiling of the database's size (bytes; store_open sets the
+ * default). SQLite's max_page_count holds the file to it; new content
+ * is refused a little before (store_room), so that bookkeeping — statuses,
+ * a quit's shutdown, a resume — still has room once agents can store
+ * nothing more.
+ */
+void store_set_ceiling(struct store *s, int64_t bytes);
+
+/* What stores_room is asked for. */
+enum store_use {
+	STORE_MESSAGE,		/* a new message or request, a task */
+	STORE_RECORD		/* an agent's transcript entry */
+};
+
+/*
+ * Inside a transaction: whether there is room for new content of this
+ * use. Messages stop when the database is within an eighth of the
+ * ceiling (at most 32 MiB) of it, transcript entries within half of
+ * that. Returns 0, or -1 with a sentence in *err; the first refusal
+ * calls the store's full hook.
+ */
+int store_room(struct store *s, enum store_use use, char **err);
+
+/* Called once, with the sentence, when the state first reaches its
+ * ceiling (store_room, or a write SQLite refused as full); on the writing
+ * thread, with the store's lock held: it must not call the store. */
+typedef void (*store_full_fn)(void *ud, const char *message);
+void store_on_full(struct store *s, store_full_fn fn, void *ud);
+
 /* Closes the database; NULL is ignored. */
 void store_close(struct store *s);
 

@@ -894,6 +894,10 @@ taskboard_create(struct taskboard *tb, const char *by,
 	}
 	if (store_begin(tb->store, err) == -1)
 		return -1;
+	if (store_room(tb->store, STORE_MESSAGE, err) == -1) {
+		store_end(tb->store, 0, NULL);
+		return -1;
+	}
 	/* A member's name stays the name of its own worktree alone. */
 	if (n->worktree != NULL && roster_status_tx(tb->store, n->worktree) !=
 	    -1) {

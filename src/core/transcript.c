@@ -44,7 +44,9 @@ transcript_append(struct store *s, const char *member, json_t *entry,
 
 	if (store_begin(s, err) == -1)
 		return -1;
-	rc = transcript_append_tx(s, member, entry, 0, err);
+	rc = store_room(s, STORE_RECORD, err);
+	if (rc == 0)
+		rc = transcript_append_tx(s, member, entry, 0, err);
 	return store_end(s, rc == 0, err);
 }
 

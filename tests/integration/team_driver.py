@@ -18,8 +18,12 @@ from fakellm_client import API_KEY, HUDDLE, TEST_API
 class Huddle:
     """One running huddle --headless; use as a context manager."""
 
-    def __init__(self, fake, workdir=None, args=(), resume=False, env=None):
+    def __init__(self, fake, workdir=None, args=(), resume=False, env=None,
+                 approve=False):
         self.fake = fake
+        # approve: the person approves every permission request as it
+        # comes (the sandbox must hold whatever the person allows).
+        self.approve = approve
         self.extra_env = dict(env or {})
         self.workdir = workdir or tempfile.mkdtemp(prefix="huddle-team-")
         self.args = list(args)
@@ -92,6 +96,10 @@ class Huddle:
             raise AssertionError("huddle exited (status %s); stderr: %s"
                                  % (self.proc.poll(), self.stderr.decode(errors="replace")))
         self.events.append(ev)
+        if (self.approve and ev.get("event") == "request" and
+                ev.get("type") == "permission" and
+                ev.get("status") == "pending"):
+            self.send("/approve " + ev["id"])
         return True
 
     def wait(self, match, timeout=15, what=None, since=0):

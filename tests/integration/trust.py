@@ -53,7 +53,7 @@ def run_bash(fake, command, args=(), env=None):
     """The lead runs one bash command; returns its output."""
     fake.reset()
     fake.script(call("lead", "bash", command=command), *notes("lead", 4))
-    with Huddle(fake, args=list(args), env=env) as h:
+    with Huddle(fake, args=list(args), env=env, approve=True) as h:
         h.send("go")
         res = h.wait(ev("tool_result", "lead", tool="bash"), what="bash")
         h.send("/quit")
@@ -145,7 +145,7 @@ def test_log_is_private_and_keyless(fake):
 def test_one_huddle_per_team(fake):
     fake.reset()
     fake.script(*notes("lead", 4))
-    with Huddle(fake) as h:
+    with Huddle(fake, approve=True) as h:
         h.send("hello")
         h.wait(ev("status", "lead", status="idle"), what="the first huddle")
         script = os.path.join(h.workdir, "none.json")
@@ -185,7 +185,7 @@ def test_sandbox_keeps_bash_in_its_place(fake):
     fake.reset()
     extra = tempfile.mkdtemp(prefix="huddle-extra-")
     outside = tempfile.mkdtemp(prefix="huddle-outside-")
-    with Huddle(fake, args=["--writable", extra]) as h:
+    with Huddle(fake, args=["--writable", extra], approve=True) as h:
         db = os.path.join(team_folder(h.workdir), "team.db")
         attack = (
             "python3 -c \"import sqlite3; c = sqlite3.connect('%s'); "
@@ -228,7 +228,7 @@ def test_no_network(fake):
              "socket.create_connection(('127.0.0.1', %d), 2)\"; "
              "echo net=$?" % fake.port)
     fake.script(call("lead", "bash", command=probe), *notes("lead", 4))
-    with Huddle(fake, args=["--no-network"]) as h:
+    with Huddle(fake, args=["--no-network"], approve=True) as h:
         h.send("go")
         out = h.wait(ev("tool_result", "lead", tool="bash"),
                      what="bash")["output"]
@@ -261,7 +261,7 @@ def test_nothing_outlives_a_command(fake):
     running = "setsid sleep 6063 & echo $! > late.pid; sleep 600"
     fake.script(call("lead", "bash", command=escape),
                 call("lead", "bash", command=running), *notes("lead", 4))
-    with Huddle(fake) as h:
+    with Huddle(fake, approve=True) as h:
         h.send("go")
         out = h.wait(ev("tool_result", "lead", tool="bash"),
                      what="bash")["output"]
@@ -286,7 +286,7 @@ def test_nothing_outlives_a_killed_huddle(fake):
     fake.reset()
     running = "setsid sleep 6064 & echo $! > k.pid; sleep 600"
     fake.script(call("lead", "bash", command=running), *notes("lead", 4))
-    with Huddle(fake) as h:
+    with Huddle(fake, approve=True) as h:
         h.send("go")
         pidfile = os.path.join(h.workdir, "k.pid")
         wait_until(lambda: os.path.exists(pidfile) and

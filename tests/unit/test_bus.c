@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/bus.h"
+#include "core/protocol.h"
 #include "core/roster.h"
 #include "core/transcript.h"
 #include "testutil.h"
@@ -105,6 +106,56 @@ START_TEST(invalid_utf8_is_repaired)
 	ck_assert_int_eq(bus_drain(t.bus, "alice", &msgs, &n, &err), 0);
 	ck_assert_str_eq(msgs[0].content, "bad \xef\xbf\xbd byte");
 	message_free_array(msgs, n);
+	tu_team_close(&t);
+}
+END_TEST
+
+/* An agent's text is kept up to MSG_MAX_CONTENT: the rest is cut on a
+ * character boundary, with a note of how much, on every way into an
+ * inbox (a message, a broadcast, a request). */
+START_TEST(long_messages_are_cut_with_a_note)
+{
+	struct tu_team t;
+	struct message *msgs;
+	char *err = NULL, *big, *kept, id[PROTO_ID_SIZE];
+	size_t n, cut, i, len = 1024 * 1024;
+
+	/* Three-byte characters from the start, so the cut falls inside
+	 * one: 65536 is not a multiple of 3. */
+	big = xmalloc(len + 1);
+	for (i = 0; i + 3 <= len; i += 3)
+		memcpy(big + i, "\xe2\x82\xac", 3);
+	big[i] = '\0';
+	kept = message_cap(big, &cut);
+	ck_assert_uint_eq(cut, i - 65535);
+	ck_assert_int_eq(strncmp(kept, big, 65535), 0);
+	ck_assert_ptr_nonnull(strstr(kept, "bytes cut: a message holds at "
+	    "most 64 KiB"));
+	free(kept);
+	kept = message_cap("short", &cut);
+	ck_assert_str_eq(kept, "short");
+	ck_assert_uint_eq(cut, 0);
+	free(kept);
+
+	tu_team_open(&t);
+	ck_assert_int_gt(bus_send(t.bus, "lead", "alice", MSG_MESSAGE, big,
+	    NULL, &err), 0);
+	ck_assert_int_eq(bus_broadcast(t.bus, "lead", big, &err), 2);
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PLAN_APPROVAL, "alice",
+	    "lead", big, id, &err), 0);
+	ck_assert_int_eq(bus_drain(t.bus, "alice", &msgs, &n, &err), 0);
+	ck_assert_uint_eq(n, 2);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_lt(strlen(msgs[i].content), MSG_MAX_CONTENT +
+		    100);
+		ck_assert_ptr_nonnull(strstr(msgs[i].content, "bytes cut"));
+	}
+	message_free_array(msgs, n);
+	ck_assert_int_eq(bus_drain(t.bus, "lead", &msgs, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_lt(strlen(msgs[0].content), MSG_MAX_CONTENT + 100);
+	message_free_array(msgs, n);
+	free(big);
 	tu_team_close(&t);
 }
 END_TEST
@@ -556,6 +607,7 @@ bus_suite(void)
 	tcase_add_test(tc, send_then_drain);
 	tcase_add_test(tc, send_to_unknown_or_terminated_is_an_error);
 	tcase_add_test(tc, invalid_utf8_is_repaired);
+	tcase_add_test(tc, long_messages_are_cut_with_a_note);
 	tcase_add_test(tc, broadcast_reaches_live_teammates_only);
 	tcase_add_test(tc, listeners_hear_committed_messages_only);
 	tcase_add_test(tc, wait_wakes_at_once_on_send);

@@ -37,7 +37,7 @@ padded_attack(void)
 	return s;
 }
 
-/* The body tools_permission_body would make for command in WD. */
+/* The body permit_command (src/agent/permit.c) makes for command in WD. */
 static char *
 body_for(const char *command)
 {

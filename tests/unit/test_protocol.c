@@ -199,13 +199,14 @@ START_TEST(request_to_unknown_or_gone_member_fails_and_leaves_nothing)
 	    "lead", "plan", id, &err), -1);
 	free(err);
 	err = NULL;
-	/* The person may ask for a shutdown, not submit a plan or ask
-	 * permission: approval would have no member's gate to act on. */
+	/* The person may ask for a shutdown, not submit a plan: approval
+	 * would have no member's gate to act on. huddle asks no permission
+	 * of its own. */
 	ck_assert_int_eq(protocol_request(t.proto, REQ_PLAN_APPROVAL, MSG_USER,
 	    "lead", "plan", id, &err), -1);
 	free(err);
 	err = NULL;
-	ck_assert_int_eq(protocol_request(t.proto, REQ_PERMISSION, MSG_USER,
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PERMISSION, MSG_SYSTEM,
 	    "lead", "sudo", id, &err), -1);
 	free(err);
 	err = NULL;
@@ -215,6 +216,35 @@ START_TEST(request_to_unknown_or_gone_member_fails_and_leaves_nothing)
 	free(err);
 	ck_assert_uint_eq(protocol_list(t.proto, 10, &list), 0);
 	free(list);
+	tu_team_close(&t);
+}
+END_TEST
+
+/* A model's command the person's own /task done runs asks in the
+ * person's name: its decision wakes whoever waits on the person's
+ * generation, though no message is stored for the person. */
+START_TEST(person_permission_wakes_the_person)
+{
+	struct tu_team t;
+	char id[PROTO_ID_SIZE];
+	char *err = NULL, *msg = NULL;
+	uint64_t gen;
+	struct request *r;
+
+	tu_team_open(&t);
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PERMISSION, MSG_USER,
+	    "lead", "t1's check, written by alice: rm -rf x — rm -r", id,
+	    &err), 0);
+	gen = bus_generation(t.bus, MSG_USER);
+	ck_assert_int_eq(protocol_respond(t.proto, id,
+	    MSG_PERMISSION_RESPONSE, MSG_USER, 0, "no", &msg), PROTO_DECIDED);
+	free(msg);
+	ck_assert_uint_ne(bus_generation(t.bus, MSG_USER), gen);
+	ck_assert_int_eq(bus_pending(t.bus, MSG_USER), 0);
+	r = protocol_get(t.proto, id);
+	ck_assert_int_eq(r->status, REQ_REJECTED);
+	ck_assert_str_eq(r->from, MSG_USER);
+	request_free(r);
 	tu_team_close(&t);
 }
 END_TEST
@@ -791,6 +821,7 @@ protocol_suite(void)
 	tcase_add_test(tc,
 	    request_to_unknown_or_gone_member_fails_and_leaves_nothing);
 	tcase_add_test(tc, shutdown_approved_by_target_reaches_requester);
+	tcase_add_test(tc, person_permission_wakes_the_person);
 	tcase_add_test(tc, the_quits_shutdown_keeps_the_teammate);
 	tcase_add_test(tc,
 	    cancel_from_withdraws_a_members_requests_of_one_type);

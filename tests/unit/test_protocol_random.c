@@ -461,6 +461,19 @@ rt_life_of(const char *name)
 	return l;
 }
 
+/* The life of a request's sender: a member's own; from outside, live
+ * for what it may ask (a shutdown; the person also a permission). */
+static enum rt_life
+rt_outside_life(const char *from, enum req_type type)
+{
+	if (!rt_outside(from))
+		return rt_life_of(from);
+	if (type == REQ_SHUTDOWN || (type == REQ_PERMISSION &&
+	    strcmp(from, MSG_USER) == 0))
+		return RT_LIVE;
+	return RT_DEAD;
+}
+
 /*
  * Whether an operation may end live member m now: never the lead or bob
  * (plans need them), and the others spread over the run, so that most of
@@ -539,9 +552,10 @@ rt_op_request(struct rt_thread *th)
 	}
 	/* Lives only go live -> dying -> dead: dead before the call means
 	 * it must fail, live after it means it must succeed. The person
-	 * counts as live for a shutdown and as no member for the rest. */
-	lf = rt_outside(from) ? (type == REQ_SHUTDOWN ? RT_LIVE : RT_DEAD) :
-	    rt_life_of(from);
+	 * counts as live for a shutdown and a permission (a model's command
+	 * the person's /task done runs), huddle for a shutdown, and both as
+	 * no member for the rest. */
+	lf = rt_outside_life(from, type);
 	lt = rt_life_of(to);
 	rc = protocol_request(rt->team.proto, type, from, to, "body", id,
 	    &err);
@@ -556,8 +570,7 @@ rt_op_request(struct rt_thread *th)
 			rec->created_seq = atomic_fetch_add(&rt->seq, 1) + 1;
 		pthread_mutex_unlock(&rt->lock);
 	} else {
-		lf = rt_outside(from) ? (type == REQ_SHUTDOWN ? RT_LIVE :
-		    RT_DEAD) : rt_life_of(from);
+		lf = rt_outside_life(from, type);
 		lt = rt_life_of(to);
 		if (lf == RT_LIVE && lt == RT_LIVE)
 			rt_fail("a %s request %s -> %s failed: %s",

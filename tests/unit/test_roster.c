@@ -15,10 +15,12 @@ START_TEST(names_are_checked)
 {
 	static const char *const bad[] = {
 		"", "Alice", "1abc", "-x", "a b", "a/b", "user", "system", "all",
+		"person", "human", "operator", "huddle", "lead", "team",
 		"abcdefghijabcdefghijabcdefghijabc",
 	};
 	static const char *const good[] = {
 		"a", "alice", "bob-2", "x_y", "abcdefghijabcdefghijabcdefghijab",
+		"person-2", "teams", "leader",
 	};
 	char *err = NULL;
 	size_t i;
@@ -31,6 +33,11 @@ START_TEST(names_are_checked)
 		err = NULL;
 	}
 	ck_assert_int_eq(roster_check_name(NULL, &err), -1);
+	free(err);
+	/* A sentence a model can act on. */
+	ck_assert_int_eq(roster_check_name("person", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'person' is reserved"));
+	ck_assert_ptr_nonnull(strstr(err, "choose another"));
 	free(err);
 	for (i = 0; i < sizeof good / sizeof *good; i++)
 		ck_assert_msg(roster_check_name(good[i], &err) == 0, "%s",
@@ -160,6 +167,56 @@ take_awaited(struct store *s, const char *name)
 	return taken;
 }
 
+/* "lead" is the lead's alone: made first, with the team; never a second
+ * time. A store holding a teammate with a reserved name (written by an
+ * older huddle or by hand), or a lead under another name, is read back
+ * without it. */
+START_TEST(reserved_names_stay_reserved)
+{
+	struct tu_team t;
+	struct member *m, *all;
+	char *err = NULL;
+	size_t n, i;
+
+	tu_team_open(&t);
+	m = roster_get(t.store, ROSTER_LEAD);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->is_lead, 1);
+	member_free(m);
+	ck_assert_int_eq(roster_add(t.store, ROSTER_LEAD, "x", "", 0, &err),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(err, "reserved"));
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(roster_add(t.store, "person", "x", "", 0, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "reserved"));
+	free(err);
+	err = NULL;
+	/* Planted rows. */
+	store_lock(t.store);
+	ck_assert_int_eq(sqlite3_exec(store_db(t.store), "INSERT INTO members"
+	    " (name, role, status, is_lead, created_at, updated_at) VALUES"
+	    " ('person', 'x', 'idle', 0, 1, 1), ('boss', 'x', 'idle', 1, 2, 2),"
+	    " ('human', 'x', 'idle', 0, 3, 3)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(store_db(t.store), "UPDATE members SET"
+	    " is_lead = 0 WHERE name = 'alice'", NULL, NULL, NULL), SQLITE_OK);
+	store_unlock(t.store);
+	tu_team_reopen(&t);
+	ck_assert_ptr_null(roster_get(t.store, "person"));
+	ck_assert_ptr_null(roster_get(t.store, "boss"));
+	n = roster_list(t.store, &all);
+	ck_assert_int_eq(n, 3);
+	for (i = 0; i < n; i++) {
+		ck_assert_str_ne(all[i].name, "person");
+		ck_assert_str_ne(all[i].name, "human");
+		ck_assert_int_eq(all[i].is_lead, strcmp(all[i].name,
+		    ROSTER_LEAD) == 0);
+	}
+	member_free_array(all, n);
+	tu_team_close(&t);
+}
+END_TEST
+
 START_TEST(lead_waits_are_stored_and_taken_once)
 {
 	struct tu_team t;
@@ -194,6 +251,7 @@ roster_suite(void)
 	tcase_add_test(tc, add_get_list);
 	tcase_add_test(tc, status_tokens_and_plan_persist);
 	tcase_add_test(tc, lead_waits_are_stored_and_taken_once);
+	tcase_add_test(tc, reserved_names_stay_reserved);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -255,33 +256,58 @@ START_TEST(team_lock_is_one_at_a_time)
 }
 END_TEST
 
-/* A team folder: named from the workdir, made private, recorded; an old
- * <workdir>/.huddle team is moved into it once; and a database with a
- * trigger planted in it is refused. */
-START_TEST(team_folder_adopts_and_refuses_foreign_databases)
+/* A team folder: named from the workdir, made private, recorded; a team
+ * database found in the working tree is named in a notice and left as it
+ * was (neither moved, opened nor deleted); and a database with a trigger
+ * planted in it is refused. */
+START_TEST(team_folder_ignores_and_refuses_foreign_databases)
 {
 	char *dir = tu_tmpdir(), *err = NULL, *notice = NULL, *work, *old;
-	char *folder, *base;
+	char *folder, *base, *olddb, *newdb;
 	struct member *lead;
+	struct stat before, after;
 	struct store *s;
 
 	work = xasprintf("%s/my project", dir);
 	base = xasprintf("%s/state", dir);
 	ck_assert_int_eq(mkdir(work, 0755), 0);
 	old = xasprintf("%s/.huddle", work);
+	olddb = xasprintf("%s/team.db", old);
 	s = tu_store_open(old);
 	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
 	store_close(s);
+	ck_assert_int_eq(stat(olddb, &before), 0);
 	folder = statedir_team(base, work, &err);
 	ck_assert_msg(folder != NULL, "%s", err);
 	ck_assert_ptr_nonnull(strstr(folder, "/state/my_project-"));
 	ck_assert_int_eq(mode_of(folder), 0700);
-	ck_assert_int_eq(statedir_adopt(folder, work, &notice, &err), 1);
-	ck_assert_ptr_nonnull(strstr(notice, "moved"));
+	ck_assert_int_eq(statedir_stray(folder, work, &notice, &err), 1);
+	ck_assert_ptr_nonnull(strstr(notice, olddb));
+	ck_assert_ptr_nonnull(strstr(notice, "ignores it"));
 	free(notice);
-	ck_assert_int_eq(access(old, F_OK), -1);
-	ck_assert_int_eq(statedir_adopt(folder, work, &notice, &err), 0);
+	notice = NULL;
+	/* Untouched: the same file, the same size and times, and nothing
+	 * of it in the team's folder. */
+	ck_assert_int_eq(stat(olddb, &after), 0);
+	ck_assert_int_eq(before.st_ino, after.st_ino);
+	ck_assert_int_eq(before.st_size, after.st_size);
+	ck_assert_int_eq(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+	ck_assert_int_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+	ck_assert_int_eq(before.st_atim.tv_nsec, after.st_atim.tv_nsec);
+	newdb = xasprintf("%s/team.db", folder);
+	ck_assert_int_eq(access(newdb, F_OK), -1);
+	free(newdb);
+	/* Nothing there: nothing said. */
+	ck_assert_int_eq(unlink(olddb), 0);
+	ck_assert_int_eq(statedir_stray(folder, work, &notice, &err), 0);
+	ck_assert_ptr_null(notice);
+	/* A link in its place is named, not followed. */
+	ck_assert_int_eq(symlink("/nonexistent", olddb), 0);
+	ck_assert_int_eq(statedir_stray(folder, work, &notice, &err), 1);
+	free(notice);
+	free(olddb);
 	s = tu_store_open(folder);
+	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
 	lead = roster_get(s, "lead");
 	ck_assert_ptr_nonnull(lead);
 	member_free(lead);
@@ -300,6 +326,103 @@ START_TEST(team_folder_adopts_and_refuses_foreign_databases)
 	free(base);
 	free(old);
 	free(work);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* What the full hook heard. */
+static int full_calls;
+static char full_message[512];
+
+static void
+on_full(void *ud, const char *message)
+{
+	(void)ud;
+	full_calls++;
+	snprintf(full_message, sizeof full_message, "%s", message);
+}
+
+/* The state's size (bytes in use). */
+static int64_t
+used_bytes(struct store *s)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	store_lock(s);
+	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT (SELECT"
+	    " page_count FROM pragma_page_count()) * (SELECT page_size FROM"
+	    " pragma_page_size())", -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return n;
+}
+
+/* A team's state stops growing at its ceiling: new content is refused
+ * first with a clear sentence (the hook hears it once), bookkeeping
+ * still has room, SQLite holds the file to the ceiling whatever writes,
+ * and the team opens again as it was. */
+START_TEST(state_has_a_ceiling)
+{
+	char *dir = tu_tmpdir(), *err = NULL, *text;
+	struct store *s = tu_store_open(dir);
+	int64_t ceiling = 1 << 20;
+	struct member *lead;
+	json_t *e;
+	int i, refused = -1;
+
+	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
+	store_on_full(s, on_full, NULL);
+	store_set_ceiling(s, ceiling);
+	text = xmalloc(16 * 1024 + 1);
+	memset(text, 'x', 16 * 1024);
+	text[16 * 1024] = '\0';
+	e = transcript_user_text(text);
+	for (i = 0; i < 200 && refused == -1; i++) {
+		if (transcript_append(s, "lead", e, &err) == -1)
+			refused = i;
+	}
+	ck_assert_int_gt(refused, 10);
+	ck_assert_msg(strstr(err, "reached its ceiling of 1 MiB") != NULL,
+	    "%s", err);
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(full_calls, 1);
+	ck_assert_ptr_nonnull(strstr(full_message, "ceiling of 1 MiB"));
+	ck_assert_int_le(used_bytes(s), ceiling);
+	/* Bookkeeping goes on. */
+	for (i = 0; i < 20; i++)
+		ck_assert_int_eq(roster_set_status(s, "lead", i % 2 ?
+		    MEMBER_IDLE : MEMBER_WORKING, &err), 0);
+	/* Whatever writes, SQLite holds the file to the ceiling. */
+	store_lock(s);
+	for (i = 0; i < 200; i++) {
+		if (sqlite3_exec(store_db(s), "INSERT INTO transcripts (member,"
+		    " seq, entry, created_at) VALUES ('lead', 100000 + abs(random()"
+		    " % 1000000000), hex(randomblob(8000)), 0)", NULL, NULL,
+		    NULL) != SQLITE_OK)
+			break;
+	}
+	ck_assert_int_eq(sqlite3_errcode(store_db(s)), SQLITE_FULL);
+	store_unlock(s);
+	ck_assert_int_le(used_bytes(s), ceiling);
+	ck_assert_int_eq(full_calls, 1);
+	store_close(s);
+	/* Opened again: readable, and still full for new content. */
+	s = tu_store_open(dir);
+	store_set_ceiling(s, ceiling);
+	lead = roster_get(s, "lead");
+	ck_assert_ptr_nonnull(lead);
+	member_free(lead);
+	ck_assert_int_eq(transcript_append(s, "lead", e, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "ceiling"));
+	free(err);
+	json_decref(e);
+	free(text);
+	store_close(s);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -421,7 +544,8 @@ store_suite(void)
 	tcase_add_test(tc, version_1_database_is_migrated);
 	tcase_add_test(tc, version_5_worktree_bases_move);
 	tcase_add_test(tc, team_lock_is_one_at_a_time);
-	tcase_add_test(tc, team_folder_adopts_and_refuses_foreign_databases);
+	tcase_add_test(tc, team_folder_ignores_and_refuses_foreign_databases);
+	tcase_add_test(tc, state_has_a_ceiling);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
 	tcase_add_test(tc, rollback_discards_everything);
 	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);

@@ -1,0 +1,135 @@
+/*
+ * The one gate every shell command a model wrote passes before it runs,
+ * whoever wrote it (the lead or a teammate) and whatever runs it (a bash
+ * call, a task's check): the risk policy reads it, and a command it flags
+ * runs only once the person approves a permission request that says what
+ * the command is, who wrote it, and why it was flagged.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/internal.h"
+#include "core/permbody.h"
+#include "tools/policy.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* Whether the policy flags command at root, with *v (cleared by the
+ * caller) saying why; without a sandbox every command is flagged. */
+static int
+permit_judge(struct team *t, const char *root, const char *command,
+    struct policy_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	if (t->sandbox == SANDBOX_MISSING) {
+		v->label = xstrdup("no sandbox");
+		v->detail = xstrdup("no sandbox on this system: every command "
+		    "asks");
+		return 1;
+	}
+	return policy_judge(t->policy, root, command, v);
+}
+
+char *
+permit_risk(struct team *t, const char *root, const char *command)
+{
+	struct policy_verdict v;
+	char *why = NULL;
+
+	if (permit_judge(t, root, command, &v))
+		why = xstrdup(v.detail ? v.detail : "risky");
+	policy_verdict_clear(&v);
+	return why;
+}
+
+/* Waits, without an agent, for request id to be decided or cancel to
+ * fire: the person's own /task done. NULL when cancelled or gone. */
+static struct request *
+permit_await(struct team *t, const char *id, struct cancel *cancel)
+{
+	struct request *r;
+
+	for (;;) {
+		/* Read the generation first: a decision after it wakes us. */
+		uint64_t gen = bus_generation(t->bus, MSG_USER);
+
+		if ((r = protocol_get(t->proto, id)) == NULL)
+			return NULL;
+		if (r->status != REQ_PENDING)
+			return r;
+		request_free(r);
+		if (cancel == NULL || cancel_fired(cancel))
+			return NULL;
+		bus_wait_since(t->bus, MSG_USER, gen, -1, &cancel->fired);
+	}
+}
+
+void
+permit_forget(struct team *t)
+{
+	char *err = NULL;
+
+	if (protocol_cancel_from(t->proto, MSG_USER, REQ_PERMISSION, "huddle "
+	    "restarted while the check waited; it was not run", &err) == -1) {
+		log_printf("permission: %s", err);
+		free(err);
+	}
+}
+
+int
+permit_command(struct team *t, struct agent *a, const char *what,
+    const char *command, const char *root, struct cancel *cancel,
+    char **why)
+{
+	const char *who = a != NULL ? a->name : MSG_USER;
+	char id[PROTO_ID_SIZE], *body, *err = NULL;
+	struct policy_verdict v;
+	struct permbody b;
+	struct request *r;
+	int rc;
+
+	if (!permit_judge(t, root, command, &v)) {
+		policy_verdict_clear(&v);
+		return 0;
+	}
+	/* The record every front end shows: what asks, the command
+	 * verbatim, why and where it was flagged, where it runs, who. */
+	b.tool = (char *)what;
+	b.command = (char *)command;
+	b.reason = v.label;
+	b.detail = v.detail;
+	b.directory = (char *)root;
+	b.who = (char *)who;
+	b.flag_start = v.start;
+	b.flag_end = v.end;
+	body = permbody_make(&b);
+	policy_verdict_clear(&v);
+	rc = protocol_request(t->proto, REQ_PERMISSION, who, ROSTER_LEAD,
+	    body, id, &err);
+	free(body);
+	if (rc == -1) {
+		*why = xasprintf("could not ask for permission: %s", err);
+		free(err);
+		return -1;
+	}
+	r = a != NULL ? agent_await(a, id, 0) : permit_await(t, id, cancel);
+	if (r == NULL) {
+		/* Nobody will wait for the answer any more. */
+		if (protocol_cancel(t->proto, id, "stopped before the "
+		    "decision; the command was not run", &err) == -1)
+			free(err);
+		*why = xasprintf("stopped while waiting for permission (%s)",
+		    id);
+		return -1;
+	}
+	rc = r->status == REQ_APPROVED ? 0 : -1;
+	if (rc == -1)
+		*why = xasprintf("permission %s was %s%s%s%s%s", id,
+		    req_status_name(r->status), r->decided_by ? " by " : "",
+		    r->decided_by ? r->decided_by : "", r->response &&
+		    *r->response ? ": " : "", r->response ? r->response : "");
+	request_free(r);
+	return rc;
+}
