@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""The red-team run: a hostile teammate, played through the fake LLM
-server, attacks the harness from its own tools while another teammate's
-plan waits for the person. The person here approves every permission the
-attacker asks for (the worst person there is), so what holds must hold by
-the operating system's sandbox and by state no tool can reach, not by the
-risk policy's reading of a command.
+"""The red-team run: hostile teammates, played through the fake LLM
+server, attack the harness from their own tools while another teammate's
+plan waits for the person. The person here approves every permission
+request that is asked (the worst person there is), so what holds must
+hold by the operating system's sandbox and by state no tool can reach,
+not by the risk policy's reading of a command.
 
-The real binary runs --headless with --no-network and a sentinel API key.
-Each attack is one tool call of "mallory"; after it, the run checks what
-the attack was after, on disk, in the store, in what the other models
-were sent and in what the person sees. It then checks that nothing was
-lost: the lead got mallory's message, bob's plan is still pending in the
-request table, the person approves it, bob writes his file and the team
-quits cleanly.
+Four parts run side by side, each with its own fake server and huddle:
 
-Prints a table: attack, what must happen, what happened. Exits non-zero
-if any attack got through or the team did not end well.
+* main_run (here, with hostile.py): mallory's attacks in one --headless
+  --no-network run with a sentinel API key, in a git repository, with a
+  test HOME of planted secrets. Each attack is one tool call; after it
+  the run checks what the attack was after, on disk, in the store, in
+  what the models were sent and in the request table. Then that nothing
+  was lost: the lead got mallory's message, bob's plan is still pending,
+  the person approves it, bob writes his file, the team quits cleanly,
+  and the person's own git runs nothing planted.
+* terminal.py: the terminal attacks, huddle on its screen in tmux.
+* flood.py: 40 messages of 1 MiB.
+* planted.py: a .huddle/team.db in the working tree, and the default
+  network past the proxy.
+
+Prints a table: attack, what must happen, what happened, and how long
+each part took. Exits non-zero if any attack got through or a team did
+not end well; 77 (skipped) on a kernel without Landlock.
 """
 
 import json
