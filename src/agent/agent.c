@@ -495,8 +495,7 @@ agent_turn(struct agent *a)
 			/* Nothing said and nothing asked: the turn is over
 			 * without an entry (an empty one would be refused). */
 			a->answered = json_array_size(a->transcript);
-		} else if (agent_record(a, tools_stored_reply(res.message)) ==
-		    -1) {
+		} else if (agent_record(a, json_incref(res.message)) == -1) {
 			json_decref(calls);
 			llm_result_clear(&res);
 			return;

@@ -272,11 +272,6 @@ void context_cut_result(struct agent *a, struct tool_output *o);
  * teammate, as the API wants them (a new array of its own). */
 json_t *tools_for(int is_lead);
 
-/* A model's reply as it is stored (a new reference): every string of a
- * tool call's input longer than MSG_MAX_CONTENT cut as a message is, so a
- * call that sends 1 MiB keeps 64 KiB of it in the transcript. The calls
- * themselves run with their inputs whole. */
-json_t *tools_stored_reply(json_t *message);
 
 /* Runs one tool call for agent a. Bad input is a tool error. */
 void tools_run(struct agent *a, const char *name, json_t *input,

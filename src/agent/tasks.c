@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/netgate.h"
 #include "agent/tooldef.h"
 #include "core/transcript.h"
 #include "tools/bash.h"
@@ -190,6 +191,7 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	struct task k;
 	const char *command;
 	struct profile *place;
+	struct netgate_pass *pass;
 	char *err = NULL, *head;
 	int status = -1, rc;
 
@@ -230,9 +232,14 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	}
 	team_bash_options(t, place, cancel, &bo);
 	bo.status_out = &status;
+	/* Its network, like bash's, through the proxy in the name of whoever
+	 * completes the task. */
+	pass = netgate_pass_new(t->netgate, who);
+	bo.extra_env = netgate_pass_env(pass);
 	tasks_mark(t, place->root);
 	bash_run(command, &bo, &out);
 	tasks_unmark(t, place->root);
+	netgate_pass_end(t->netgate, pass);
 	profile_free(place);
 	head = tasks_output_head(out.text ? out.text : "");
 	/* Only what the check saw counts: a task changed meanwhile is
