@@ -130,8 +130,9 @@ env_seal(void)
 	char *eq;
 
 	for (i = 0; environ[i] != NULL; i++) {
-		if (!env_looks_secret(environ[i]) ||
-		    (eq = strchr(environ[i], '=')) == NULL)
+		if ((eq = strchr(environ[i], '=')) == NULL ||
+		    (!env_looks_secret(environ[i]) && !env_is_desktop(
+		    environ[i], (size_t)(eq - environ[i]))))
 			continue;
 		len = strlen(eq + 1);
 		/* The copy serves getenv() and --pass-env from now on; the

@@ -19,8 +19,8 @@ void env_pass(const char *name);
 int env_is_secret(const char *entry);
 
 /*
- * Moves every variable that looks like a secret (passed or not) out of
- * the process's environment block: its value there is overwritten, so
+ * Moves every variable that looks like a secret or leads to the desktop
+ * (passed or not) out of the process's environment block: its value there is overwritten, so
  * /proc/PID/environ shows none, and environ points at a copy on the heap
  * instead, where getenv() and env_for_tools() still find it. Call from
  * main() before any thread starts and before any setenv().
