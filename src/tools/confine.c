@@ -196,9 +196,20 @@ int
 confine_apply(const struct confine *c, const struct cgroup *cg,
     int notify_sock, char **err)
 {
+	int own_user = 0;
+
 	if (limits_apply(c, err) == -1 ||
-	    (cg != NULL && cgroup_join(cg, err) == -1) ||
-	    (c->readonly != NULL && mountns_readonly(c->readonly, err) == -1))
+	    (cg != NULL && cgroup_join(cg, err) == -1))
+		return -1;
+	if (c->readonly != NULL && c->readonly[0] != NULL) {
+		if (mountns_readonly(c->readonly, err) == -1)
+			return -1;
+		own_user = geteuid() != 0;
+	} else if (geteuid() != 0 && c->max_procs > 0)
+		own_user = mountns_own_user() == 0;
+	/* Without a user namespace the looser count of limits_apply
+	 * stands. */
+	if (own_user && limits_procs_exact(c, err) == -1)
 		return -1;
 	if (caps_drop_all(err) == -1)
 		return -1;

@@ -62,3 +62,12 @@ limits_apply(const struct confine *c, char **err)
 	}
 	return 0;
 }
+
+int
+limits_procs_exact(const struct confine *c, char **err)
+{
+	if (c->max_procs <= 0 || geteuid() == 0)
+		return 0;
+	return limits_set(RLIMIT_NPROC, "the processes",
+	    (rlim_t)c->max_procs, err);
+}

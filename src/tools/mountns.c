@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -143,6 +144,18 @@ fail:
 	if (fd != -1)
 		close(fd);
 	return -1;
+}
+
+int
+mountns_own_user(void)
+{
+	char *err = NULL;
+
+	if (mountns_enter(&err) == -1) {
+		free(err);
+		return -1;
+	}
+	return 0;
 }
 
 int

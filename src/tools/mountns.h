@@ -18,4 +18,12 @@
  */
 int mountns_readonly(char *const *paths, char **err);
 
+/*
+ * For a user other than root: a user namespace (and mount namespace) of
+ * its own without mounting anything, so that RLIMIT_NPROC counts only
+ * the command's processes (limits_procs_exact). Returns 0, or -1 with
+ * errno when the kernel will not.
+ */
+int mountns_own_user(void);
+
 #endif

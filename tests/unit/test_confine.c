@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,6 +31,7 @@
 
 #include "tools/bash.h"
 #include "tools/confine.h"
+#include "tools/landlock.h"
 #include "tools/reaper.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
@@ -156,7 +158,8 @@ START_TEST(no_controlling_terminal)
 		if ((fd = open("/dev/tty", O_RDWR)) == -1)
 			_exit(11);	/* we have no terminal to lose */
 		close(fd);
-		if (bash_run("cat /dev/tty; ps -o tty= -p $$", &bo, &o) != 0)
+		if (bash_run("( : < /dev/tty ) 2>&1; ps -o tty= -p $$", &bo,
+		    &o) != 0)
 			_exit(12);
 		fprintf(stderr, "%s\n", o.text);
 		if (strstr(o.text, "No such device or address") == NULL)
@@ -576,6 +579,93 @@ START_TEST(root_keeps_no_capability)
 }
 END_TEST
 
+/* All of it at once, inside the Landlock sandbox, as huddle runs it. */
+START_TEST(with_the_landlock_sandbox)
+{
+	struct tool_output o = { 0, NULL };
+	char *roots[] = { wd, NULL }, *ro[] = { NULL, NULL }, *err = NULL;
+	struct confine c = { .net = CONFINE_NET_NONE, .unix_roots = roots,
+	    .readonly = ro, .max_procs = CONFINE_DEFAULT_PROCS,
+	    .max_memory = CONFINE_DEFAULT_MEMORY,
+	    .max_file_size = CONFINE_DEFAULT_FILE_SIZE };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &c, .sandboxed = 1 };
+	const char *const w[] = { wd };
+
+	if (landlock_abi() == 0)
+		return;
+	ck_assert_int_ge((bo.sandbox_fd = landlock_ruleset(w, 1, 1, &err)),
+	    0);
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	ck_assert_int_eq(bash_run("exec 2>/dev/null; echo a > f && cat f; "
+	    "echo b > locked/x || echo locked refused; "
+	    "echo c > /etc/huddle-test || echo outside refused; "
+	    "python3 -c 'import socket; socket.socket(socket.AF_INET, "
+	    "socket.SOCK_DGRAM)' 2>/dev/null || echo udp refused", &bo, &o),
+	    0);
+	ck_assert_str_eq(o.text, "a\nlocked refused\noutside refused\n"
+	    "udp refused\n[exit status 0]");
+	close(bo.sandbox_fd);
+	free(ro[0]);
+	tool_output_clear(&o);
+}
+END_TEST
+
+/*
+ * A user other than root: the read-only paths in a user namespace, and
+ * the process count kept by RLIMIT_NPROC, exact there. Run from a child
+ * that becomes nobody (when the test runs as root and nobody can reach
+ * the program); the verdict comes back as its exit status.
+ */
+START_TEST(a_user_other_than_root)
+{
+	char *ro[] = { NULL, NULL };
+	struct confine c = { .net = CONFINE_NET_OPEN, .readonly = ro,
+	    .max_procs = 20 };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &c };
+	struct tool_output o = { 0, NULL };
+	uid_t nobody = 65534;
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return;
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	ck_assert_int_eq(chown(ro[0], nobody, nobody), 0);
+	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
+		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
+			_exit(10);
+		if (access(program, X_OK) == -1)
+			_exit(0);	/* out of nobody's reach: nothing to
+					 * learn here */
+		if (bash_run("id -u; echo b > locked/x || echo locked refused; "
+		    "n=0; while [ $n -lt 100 ]; do sleep 5 & n=$((n+1)); "
+		    "done; echo started $n", &bo, &o) != 0)
+			_exit(11);
+		fprintf(stderr, "%s\n", o.text);
+		if (strstr(o.text, "65534\n") == NULL)
+			_exit(12);
+		if (strstr(o.text, "locked refused") == NULL)
+			_exit(13);
+		if (strstr(o.text, "started 100") != NULL ||
+		    strstr(o.text, "fork") == NULL)
+			_exit(14);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "as nobody: exit %d", WEXITSTATUS(st));
+	free(ro[0]);
+}
+END_TEST
+
 static Suite *
 confine_suite(void)
 {
@@ -595,6 +685,8 @@ confine_suite(void)
 	tcase_add_test(tc, memory_is_limited);
 	tcase_add_test(tc, file_size_is_limited);
 	tcase_add_test(tc, root_keeps_no_capability);
+	tcase_add_test(tc, with_the_landlock_sandbox);
+	tcase_add_test(tc, a_user_other_than_root);
 	suite_add_tcase(s, tc);
 	return s;
 }
