@@ -627,6 +627,7 @@ START_TEST(a_user_other_than_root)
 	    .timeout_s = 60, .confine = &c };
 	struct tool_output o = { 0, NULL };
 	uid_t nobody = 65534;
+	char *p;
 	int st;
 	pid_t pid;
 
@@ -636,13 +637,20 @@ START_TEST(a_user_other_than_root)
 	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
 	ck_assert_int_eq(chown(ro[0], nobody, nobody), 0);
 	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
+	/* The directory wd is made in (the test's TMPDIR, its own) must be
+	 * passable to nobody. */
+	p = xstrdup(wd);
+	*strrchr(p, '/') = '\0';
+	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
+		ck_assert_int_eq(chmod(p, 0711), 0);
+	free(p);
 	pid = fork();
 	ck_assert_int_ne(pid, -1);
 	if (pid == 0) {
 		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
 		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
 			_exit(10);
-		if (access(program, X_OK) == -1)
+		if (access(program, X_OK) == -1 || access(wd, W_OK) == -1)
 			_exit(0);	/* out of nobody's reach: nothing to
 					 * learn here */
 		if (bash_run("id -u; echo b > locked/x || echo locked refused; "
