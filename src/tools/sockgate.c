@@ -233,7 +233,8 @@ sockgate_unix(struct sockgate_call *k)
 
 	if ((e = sockgate_read_addr(k)) != 0)
 		return e;
-	if (k->len <= off || un->sun_family != AF_UNIX)
+	if (k->len <= off || k->len > sizeof *un ||
+	    un->sun_family != AF_UNIX)
 		return EINVAL;
 	if (un->sun_path[0] == '\0')
 		return EACCES;		/* abstract: never */

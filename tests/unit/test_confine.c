@@ -516,7 +516,8 @@ START_TEST(memory_is_limited)
 	    "libc = ctypes.CDLL(None)\n"
 	    "libc.malloc.restype = ctypes.c_void_p\n"
 	    "libc.malloc.argtypes = [ctypes.c_size_t]\n"
-	    "print(\"malloc\", \"ok\" if libc.malloc(3 << 30) else \"refused\")\n"
+	    "p = libc.malloc(3 << 30)\n"
+	    "print(\"malloc\", \"ok\" if p else \"refused\")\n"
 	    "'";
 
 	run(cmd, &c, &o);
@@ -620,15 +621,15 @@ END_TEST
  */
 START_TEST(a_user_other_than_root)
 {
-	char *ro[] = { NULL, NULL };
+	char *ro[] = { NULL, NULL }, *roots[] = { NULL, NULL };
 	struct confine c = { .net = CONFINE_NET_OPEN, .readonly = ro,
-	    .max_procs = 20 };
+	    .unix_roots = roots, .max_procs = 20 };
 	struct bash_options bo = { .program = program, .workdir = wd,
 	    .timeout_s = 60, .confine = &c };
 	struct tool_output o = { 0, NULL };
 	uid_t nobody = 65534;
 	char *p;
-	int st;
+	int st, in_fd, out_fd;
 	pid_t pid;
 
 	if (geteuid() != 0)
@@ -636,6 +637,16 @@ START_TEST(a_user_other_than_root)
 	ro[0] = xasprintf("%s/locked", wd);
 	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
 	ck_assert_int_eq(chown(ro[0], nobody, nobody), 0);
+	roots[0] = ro[0];
+	/* Sockets nobody may write to: one in a root, one outside. */
+	p = xasprintf("%s/in.sock", ro[0]);
+	in_fd = unix_listener(p);
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	free(p);
+	p = xasprintf("%s/out.sock", wd);
+	out_fd = unix_listener(p);
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	free(p);
 	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
 	/* The directory wd is made in (the test's TMPDIR, its own) must be
 	 * passable to nobody. */
@@ -654,6 +665,15 @@ START_TEST(a_user_other_than_root)
 			_exit(0);	/* out of nobody's reach: nothing to
 					 * learn here */
 		if (bash_run("id -u; echo b > locked/x || echo locked refused; "
+		    "for s in locked/in.sock out.sock; do python3 -c '\n"
+		    "import socket, sys\n"
+		    "s = socket.socket(socket.AF_UNIX)\n"
+		    "try:\n"
+		    "    s.connect(sys.argv[1])\n"
+		    "    print(sys.argv[1], \"connected\")\n"
+		    "except OSError as e:\n"
+		    "    print(sys.argv[1], \"refused\", e.errno)\n"
+		    "' $s; done; "
 		    "n=0; while [ $n -lt 100 ]; do sleep 5 & n=$((n+1)); "
 		    "done; echo started $n", &bo, &o) != 0)
 			_exit(11);
@@ -662,6 +682,9 @@ START_TEST(a_user_other_than_root)
 			_exit(12);
 		if (strstr(o.text, "locked refused") == NULL)
 			_exit(13);
+		if (strstr(o.text, "in.sock connected") == NULL ||
+		    strstr(o.text, "out.sock refused 13") == NULL)
+			_exit(15);
 		if (strstr(o.text, "started 100") != NULL ||
 		    strstr(o.text, "fork") == NULL)
 			_exit(14);
@@ -670,6 +693,8 @@ START_TEST(a_user_other_than_root)
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "as nobody: exit %d", WEXITSTATUS(st));
+	close(in_fd);
+	close(out_fd);
 	free(ro[0]);
 }
 END_TEST
