@@ -3,7 +3,9 @@
  * from bash_run's call to its return, for `true`: the output pipe, the
  * reaper (this program started again, as huddle starts itself), the
  * shell, and the Landlock sandbox when the kernel has one. Runs it
- * unsandboxed and sandboxed, and prints p50/p99/max of each.
+ * unsandboxed, sandboxed, and sandboxed and confined as a teammate's
+ * command is (tools/confine.h: the default limits, a read-only path,
+ * Unix sockets and the network judged), and prints p50/p99/max of each.
  *
  * usage: bench/command [RUNS]   (default 200)
  */
@@ -13,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/bash.h"
+#include "tools/confine.h"
 #include "tools/landlock.h"
 #include "tools/reaper.h"
 #include "util/clock.h"
@@ -58,6 +62,13 @@ main(int argc, char **argv)
 {
 	const char *roots[] = { "/tmp" };
 	struct landlock_rules rules = { NULL, 0, NULL, 0, roots, 1, 0, 0 };
+	char *unix_roots[] = { (char *)"/tmp", NULL };
+	char *readonly[] = { (char *)"/tmp/.huddle-bench-ro", NULL };
+	struct confine c = { .net = CONFINE_NET_PROXY, .proxy_port = 9,
+	    .unix_roots = unix_roots, .readonly = readonly,
+	    .max_procs = CONFINE_DEFAULT_PROCS,
+	    .max_memory = CONFINE_DEFAULT_MEMORY,
+	    .max_file_size = CONFINE_DEFAULT_FILE_SIZE };
 	struct bash_options o = { 0 };
 	char *err = NULL;
 	int runs;
@@ -80,6 +91,10 @@ main(int argc, char **argv)
 	} else {
 		o.sandboxed = 1;
 		measure("bash_run, Landlock sandbox", &o, runs);
+		(void)mkdir(readonly[0], 0700);
+		o.confine = &c;
+		measure("bash_run, sandbox + confine", &o, runs);
+		rmdir(readonly[0]);
 		close(o.sandbox_fd);
 	}
 	free((char *)o.program);

@@ -110,6 +110,7 @@ team_sandbox_profile(struct team *t, const char *root, int worktree,
 	s.readable = readable;
 	s.hidden = t->hidden;
 	s.sandbox = t->sandbox == SANDBOX_ON;
+	s.confined = t->sandbox != SANDBOX_OFF;
 	s.net = t->opts.network == TEAM_NET_PROXY ? CONFINE_NET_PROXY :
 	    t->opts.network == TEAM_NET_OPEN ? CONFINE_NET_OPEN :
 	    CONFINE_NET_NONE;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "tools/bash.h"
+#include "tools/confine.h"
 #include "tools/env.h"
 #include "tools/reaper.h"
 #include "util/cancel.h"
@@ -307,9 +308,10 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	sigdelset(&all, SIGKILL);
 	sigdelset(&all, SIGSTOP);
 	posix_spawnattr_init(at);
-	posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP |
+	/* A session of its own: no controlling terminal for anything
+	 * beneath, and the reaper's pid is still its process group. */
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSID |
 	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(at, 0);
 	posix_spawnattr_setsigmask(at, &none);
 	posix_spawnattr_setsigdefault(at, &all);
 }
@@ -380,6 +382,20 @@ bash_pipe(int p[2])
 	return 0;
 }
 
+/* The confinement as the reaper's argument: o->confine's as JSON, or
+ * "1" or "0" for the sandbox alone or nothing. */
+static char *
+bash_confine(const struct bash_options *o)
+{
+	struct confine c;
+
+	if (o->confine == NULL)
+		return xstrdup(o->sandboxed ? "1" : "0");
+	c = *o->confine;
+	c.landlock = o->sandboxed != 0;
+	return confine_to_json(&c);
+}
+
 /* Starts the reaper, which starts the shell (see bash.h). */
 static int
 bash_spawn(const char *command, const struct bash_options *o,
@@ -387,15 +403,15 @@ bash_spawn(const char *command, const struct bash_options *o,
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char grace[16], parent[16];
+	char grace[16], parent[16], *confine = bash_confine(o);
 	char *argv[] = { (char *)"huddle", (char *)REAPER_ARG, grace, parent,
-	    (char *)(o->sandboxed ? "1" : "0"), (char *)"/bin/sh",
-	    (char *)"-c", (char *)command, NULL };
+	    confine, (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
 	char **env, *tmpvar;
 	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, rc;
 
 	if (o->program == NULL) {
 		*why = xstrdup("cannot run the command: no reaper program");
+		free(confine);
 		return -1;
 	}
 	if (bash_pipe(p) == -1 || bash_pipe(st) == -1 || (o->sandboxed &&
@@ -404,6 +420,7 @@ bash_spawn(const char *command, const struct bash_options *o,
 		    strerror(errno));
 		bash_close_pipe(p);
 		bash_close_pipe(st);
+		free(confine);
 		return -1;
 	}
 	snprintf(grace, sizeof grace, "%d", BASH_GRACE_MS);
@@ -413,6 +430,7 @@ bash_spawn(const char *command, const struct bash_options *o,
 	rc = bash_reaper_spawn(o->program, &c->pid, &fa, &at, argv, env);
 	free(env);
 	free(tmpvar);
+	free(confine);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(p[1]);

@@ -10,6 +10,7 @@
 #include "tools/tool.h"
 
 struct cancel;
+struct confine;
 
 #define BASH_TIMEOUT_S		120		/* default timeout */
 #define BASH_OUTPUT_CAP		(32 * 1024)	/* default cap */
@@ -28,6 +29,10 @@ struct bash_options {
 					 * the secret filter, replacing the
 					 * same names; NULL-terminated, or
 					 * NULL (the proxy's variables) */
+	const struct confine *confine;	/* NULL: Landlock alone; otherwise
+					 * applied too (tools/confine.h),
+					 * its landlock field replaced by
+					 * `sandboxed` */
 	int		*status_out;	/* when not NULL: the shell's wait
 					 * status, or -1 when it did not
 					 * end by itself */
@@ -36,9 +41,11 @@ struct bash_options {
 /*
  * Runs `command` with /bin/sh -c in workdir, stdin /dev/null, stdout and
  * stderr together into one pipe, in the sandbox when `sandboxed`
- * (tools/landlock.h). Between huddle and the shell stands a reaper
- * (tools/reaper.h: `program` started with REAPER_ARG), leader of the
- * command's process group. The environment is huddle's minus every secret
+ * (tools/landlock.h), and under `confine` when given. Between huddle and
+ * the shell stands a reaper (tools/reaper.h: `program` started with
+ * REAPER_ARG), leader of a session of its own (so the command has no
+ * controlling terminal) and of the command's process group. The
+ * environment is huddle's minus every secret
  * (tools/env.h), with TMPDIR set to `tmpdir` when given and extra_env's
  * entries set over it. The shell gets a
  * clean signal mask and default dispositions. Output beyond output_cap is

@@ -9,6 +9,14 @@
 #ifndef HUDDLE_TOOLS_CONFINE_H
 #define HUDDLE_TOOLS_CONFINE_H
 
+#include <stddef.h>
+
+/* Limits when a profile sets none of its own: enough for a real build
+ * (a parallel compile, a linker, a test suite), not for a fork bomb. */
+#define CONFINE_DEFAULT_PROCS		512
+#define CONFINE_DEFAULT_MEMORY		(2LL << 30)	/* 2 GiB */
+#define CONFINE_DEFAULT_FILE_SIZE	(4LL << 30)	/* 4 GiB */
+
 /* What network a command gets. */
 enum confine_net {
 	CONFINE_NET_OPEN,	/* every family, every address */
@@ -39,6 +47,10 @@ struct confine {
 					 * no limit */
 	long long	 max_file_size;	/* bytes a file may grow to; 0: no
 					 * limit */
+	int		 only_landlock;	/* the reaper's alone, never in
+					 * JSON: nothing but the Landlock
+					 * ruleset (bash_options without a
+					 * confine) */
 };
 
 /* The team's limits when the person sets none. */
@@ -55,5 +67,36 @@ int confine_from_json(const char *text, struct confine *c, char **err);
 
 /* Frees what confine_from_json allocated, and zeroes *c. */
 void confine_free(struct confine *c);
+
+/* What the reaper made for one command before starting it (cgroup.h),
+ * and the end of a socket pair on which the shell's process hands it
+ * the seccomp listener, or -1. */
+struct cgroup;
+
+/*
+ * Whether a connect() must be judged by the reaper (a Unix socket list,
+ * or a network short of open): then confine_apply sends it a listener.
+ */
+int confine_supervises(const struct confine *c);
+
+/*
+ * In the shell's process, just before exec, in this order: resource
+ * limits (and joining cg, when not NULL), the read-only paths in a
+ * mount namespace of its own, every capability dropped, the Landlock
+ * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter
+ * (its listener sent over notify_sock when supervised). Returns 0, or
+ * -1 with *err: the command must then not run.
+ */
+int confine_apply(const struct confine *c, const struct cgroup *cg,
+    int notify_sock, char **err);
+
+/*
+ * Whether a command's process count and memory ceiling hold for this
+ * process: always for a user other than root (resource limits); for
+ * root only where a cgroup can be made for each command (the kernel
+ * exempts root from the process limit). 1 when they hold; 0 with *why
+ * (malloc'd) when not.
+ */
+int confine_limits_hold(char **why);
 
 #endif

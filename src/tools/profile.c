@@ -139,6 +139,7 @@ profile_new(const struct profile_spec *s, char **err)
 
 	p->ruleset_fd = -1;
 	p->sandbox = s->sandbox;
+	p->confined = s->confined;
 	if (s->sandbox && (p->ruleset_fd = profile_ruleset(s, err)) == -1) {
 		free(p);
 		return NULL;
@@ -196,6 +197,7 @@ profile_bash_options(const struct profile *p, struct bash_options *bo)
 	bo->sandboxed = p->sandbox;
 	bo->sandbox_fd = p->ruleset_fd;
 	bo->tmpdir = p->tmpdir;
+	bo->confine = p->confined ? &p->confine : NULL;
 }
 
 /* Whether path is one of the git files that run code later, wherever

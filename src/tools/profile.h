@@ -34,6 +34,10 @@ struct profile_spec {
 						 * and the rest); 0: run them
 						 * with all the person's
 						 * rights */
+	int			 confined;	/* apply the confine (no
+						 * terminal, limits, seccomp
+						 * …), Landlock or not; 0:
+						 * --no-sandbox */
 	enum confine_net	 net;
 	int			 proxy_port;
 	const char *const	*sockets;	/* Unix sockets the person
@@ -48,6 +52,7 @@ struct profile {
 	char		*root;
 	char		*tmpdir;
 	int		 sandbox;
+	int		 confined;
 	int		 ruleset_fd;	/* sandbox: the Landlock ruleset */
 	char		**hidden;	/* NULL-terminated: the person's
 					 * secrets and huddle's state */

@@ -3,7 +3,14 @@
  *
  * It is a single-threaded program of its own, so it can wait for signals
  * synchronously: SIGCHLD and the signals that ask it to stop are blocked
- * and taken with sigtimedwait(), and no handler ever runs.
+ * and read from a signalfd, and no handler ever runs. The same poll()
+ * waits on the seccomp listener, whose connect() notifications the
+ * reaper answers while the command runs (tools/sockgate.h).
+ *
+ * Before it starts the shell it makes the command's cgroup when it runs
+ * as root (tools/cgroup.h), and a socket pair on which the shell's
+ * process hands it the listener; the shell's process applies the rest of
+ * the confinement (tools/confine.h) just before exec.
  */
 #include "config.h"
 
@@ -11,18 +18,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/cgroup.h"
+#include "tools/confine.h"
 #include "tools/landlock.h"
 #include "tools/reaper.h"
+#include "tools/sockgate.h"
+#include "tools/sysfilter.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -31,6 +45,8 @@
 
 struct reaper {
 	sigset_t	 signals;	/* SIGCHLD and the stop signals */
+	int		 sigfd;		/* a signalfd of them */
+	struct sockgate	*gate;		/* judges connect, or NULL */
 	pid_t		 shell;
 	int		 shell_done;
 	int		 status;	/* the shell's wait status */
@@ -123,24 +139,43 @@ reaper_reap(struct reaper *r)
 	}
 }
 
-/* Waits for one of our signals for up to ms (forever when negative);
- * returns it, or 0 when the time ran out. */
+/* Waits for one of our signals for up to ms (forever when negative),
+ * answering connect() notifications meanwhile; returns the signal, or 0
+ * when the time ran out. */
 static int
 reaper_wait(struct reaper *r, int64_t ms)
 {
-	struct timespec ts;
-	int sig;
+	struct signalfd_siginfo si;
+	struct pollfd pfd[2];
+	int64_t until = clock_mono_ms() + ms, left;
+	nfds_t n;
+	int rc;
 
-	do {
-		if (ms < 0)
-			sig = sigwaitinfo(&r->signals, NULL);
-		else {
-			ts.tv_sec = ms / 1000;
-			ts.tv_nsec = (ms % 1000) * 1000000L;
-			sig = sigtimedwait(&r->signals, NULL, &ts);
+	for (;;) {
+		left = ms < 0 ? -1 : until - clock_mono_ms();
+		if (left < 0 && ms >= 0)
+			left = 0;
+		n = 0;
+		pfd[n++] = (struct pollfd){ r->sigfd, POLLIN, 0 };
+		if (r->gate != NULL)
+			pfd[n++] = (struct pollfd){ sockgate_fd(r->gate),
+			    POLLIN, 0 };
+		rc = poll(pfd, n, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (rc == -1 && errno != EINTR)
+			return 0;
+		if (n > 1 && (pfd[1].revents & POLLIN))
+			sockgate_handle(r->gate);
+		else if (n > 1 && pfd[1].revents != 0) {
+			/* No process uses the filter any more. */
+			sockgate_free(r->gate);
+			r->gate = NULL;
 		}
-	} while (sig == -1 && errno == EINTR);
-	return sig == -1 ? 0 : sig;
+		if ((pfd[0].revents & POLLIN) &&
+		    read(r->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+			return (int)si.ssi_signo;
+		if (rc == 0)
+			return 0;
+	}
 }
 
 /* Sends sig to every child; a stopped one is woken to take a SIGTERM. */
@@ -203,14 +238,22 @@ reaper_close_from(int fd)
 		close((int)i);
 }
 
-/* In the shell's process: the sandbox, then the command. */
+/* In the shell's process: the confinement, then the command. */
 static void
-reaper_exec(char **command, int sandboxed, const sigset_t *mask)
+reaper_exec(char **command, const struct confine *c,
+    const struct cgroup *cg, int notify_sock, const sigset_t *mask)
 {
+	char *err = NULL;
+
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (sandboxed && landlock_enter(REAPER_SANDBOX_FD) == -1) {
-		dprintf(2, "huddle: cannot enter the sandbox: %s\n",
-		    strerror(errno));
+	if (c->only_landlock) {
+		if (c->landlock && landlock_enter(REAPER_SANDBOX_FD) == -1) {
+			dprintf(2, "huddle: cannot enter the sandbox: %s\n",
+			    strerror(errno));
+			_exit(126);
+		}
+	} else if (confine_apply(c, cg, notify_sock, &err) == -1) {
+		dprintf(2, "huddle: %s\n", err);
 		_exit(126);
 	}
 	close(REAPER_STATUS_FD);
@@ -218,6 +261,64 @@ reaper_exec(char **command, int sandboxed, const sigset_t *mask)
 	execv(command[0], command);
 	dprintf(2, "huddle: cannot run %s: %s\n", command[0], strerror(errno));
 	_exit(127);
+}
+
+/*
+ * Starts the shell: the command's cgroup first when root has limits to
+ * keep, and the socket pair for the listener when connect is judged.
+ * Returns 0, or -1 with a message printed.
+ */
+static int
+reaper_start(struct reaper *r, char **command, const struct confine *c,
+    struct cgroup *cg, const sigset_t *mask)
+{
+	char *err = NULL;
+	int sp[2] = { -1, -1 }, listener;
+
+	if (!c->only_landlock && geteuid() == 0 &&
+	    (c->max_procs > 0 || c->max_memory > 0) &&
+	    cgroup_make(cg, c->max_procs, c->max_memory, &err) == -1) {
+		/* confine_limits_hold() tells huddle so. */
+		free(err);
+		memset(cg, 0, sizeof *cg);
+	}
+	if (confine_supervises(c) && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	    SOCK_CLOEXEC, 0, sp) == -1) {
+		fprintf(stderr, "huddle: cannot start the command: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	if ((r->shell = fork()) == -1) {
+		fprintf(stderr, "huddle: cannot start the command: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	if (r->shell == 0)
+		reaper_exec(command, c, cg->n > 0 ? cg : NULL, sp[1], mask);
+	if (sp[0] != -1) {
+		close(sp[1]);
+		/* Sent before exec; none when it could not start. */
+		if ((listener = sysfilter_receive(sp[0])) != -1)
+			r->gate = sockgate_new(c, listener);
+		close(sp[0]);
+	}
+	return 0;
+}
+
+/* Keeps descriptor fd taken (by /dev/null when it is free), so that no
+ * descriptor made later lands there: it is closed after the fork. */
+static void
+reaper_hold_fd(int fd)
+{
+	int null;
+
+	if (fcntl(fd, F_GETFD) != -1 ||
+	    (null = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	if (null != fd) {
+		dup2(null, fd);
+		close(null);
+	}
 }
 
 static int
@@ -231,23 +332,43 @@ reaper_number(const char *s, long min, long max, long *v)
 	    *v <= max ? 0 : -1;
 }
 
+/* The confinement argument: JSON, or "1" or "0" for the Landlock
+ * sandbox alone or nothing (c->only set). */
+static int
+reaper_confine(const char *arg, struct confine *c, char **err)
+{
+	if (strcmp(arg, "0") == 0 || strcmp(arg, "1") == 0) {
+		memset(c, 0, sizeof *c);
+		c->landlock = arg[0] == '1';
+		c->only_landlock = 1;
+		return 0;
+	}
+	return confine_from_json(arg, c, err);
+}
+
 int
 reaper_main(int argc, char **argv)
 {
 	struct reaper r;
+	struct confine c;
+	struct cgroup cg;
 	sigset_t old;
-	long grace, parent, sandboxed;
+	long grace, parent;
+	char *err = NULL;
 	int stop = 0;
 
 	if (argc < 6 || strcmp(argv[1], REAPER_ARG) != 0 ||
 	    reaper_number(argv[2], 0, 600000, &grace) == -1 ||
 	    reaper_number(argv[3], 1, INT_MAX, &parent) == -1 ||
-	    reaper_number(argv[4], 0, 1, &sandboxed) == -1) {
+	    reaper_confine(argv[4], &c, &err) == -1) {
 		fprintf(stderr, "usage: huddle %s GRACE_MS PARENT_PID "
-		    "SANDBOXED COMMAND...\n", REAPER_ARG);
+		    "CONFINE_JSON COMMAND...%s%s\n", REAPER_ARG,
+		    err != NULL ? "\n" : "", err != NULL ? err : "");
+		free(err);
 		return 2;
 	}
 	memset(&r, 0, sizeof r);
+	memset(&cg, 0, sizeof cg);
 	sigemptyset(&r.signals);
 	sigaddset(&r.signals, SIGCHLD);
 	sigaddset(&r.signals, SIGTERM);
@@ -256,8 +377,12 @@ reaper_main(int argc, char **argv)
 	sigaddset(&r.signals, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &r.signals, &old);
 	reaper_close_from(REAPER_SANDBOX_FD + 1);
-	if (!sandboxed)
-		close(REAPER_SANDBOX_FD);
+	reaper_hold_fd(REAPER_SANDBOX_FD);
+	if ((r.sigfd = signalfd(-1, &r.signals, SFD_CLOEXEC)) == -1) {
+		fprintf(stderr, "huddle: cannot start the command: %s\n",
+		    strerror(errno));
+		return 127;
+	}
 
 	/* Orphans beneath us become ours; huddle's death is a stop. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -265,14 +390,9 @@ reaper_main(int argc, char **argv)
 	if (getppid() != (pid_t)parent)
 		stop = 1;	/* huddle died before the line above */
 
-	if (!stop) {
-		if ((r.shell = fork()) == -1) {
-			fprintf(stderr, "huddle: cannot start the command: "
-			    "%s\n", strerror(errno));
-			return 127;
-		}
-		if (r.shell == 0)
-			reaper_exec(argv + 5, (int)sandboxed, &old);
+	if (!stop && reaper_start(&r, argv + 5, &c, &cg, &old) == -1) {
+		cgroup_remove(&cg);
+		return 127;
 	}
 	close(REAPER_SANDBOX_FD);
 	while (!stop && !r.shell_done) {
@@ -282,6 +402,8 @@ reaper_main(int argc, char **argv)
 			stop = 1;
 	}
 	(void)reaper_sweep(&r, (int)grace);
+	sockgate_free(r.gate);
+	cgroup_remove(&cg);
 	if (r.shell_done && write(REAPER_STATUS_FD, &r.status,
 	    sizeof r.status) != (ssize_t)sizeof r.status)
 		_exit(1);

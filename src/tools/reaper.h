@@ -14,7 +14,8 @@
  *
  * The reaper is a fresh program, not a fork of huddle: it holds none of
  * huddle's memory (the API key) nor its descriptors, and it stays outside
- * the command's sandbox, which it enters only in the shell's process.
+ * the command's sandbox, which it enters only in the shell's process,
+ * with the rest of the command's confinement (tools/confine.h).
  * From Landlock ABI 6 the command cannot signal it; below that it can
  * kill it, and then bash.c sweeps what escaped (bash_sweep_orphans).
  */
@@ -28,7 +29,8 @@
 #define REAPER_ARG		"--command-reaper"
 
 /* Descriptors the reaper is given: where it writes the shell's wait
- * status (an int), and the Landlock ruleset when sandboxed. */
+ * status (an int), and the Landlock ruleset when the confinement asks
+ * for it. */
 #define REAPER_STATUS_FD	3
 #define REAPER_SANDBOX_FD	4
 
@@ -37,10 +39,13 @@
 
 /*
  * The reaper's main(): argv is { program, REAPER_ARG, grace_ms,
- * parent_pid, sandboxed (0 or 1), command... }, the command run with
- * execv (bash.c gives /bin/sh -c TEXT). Its stdin, stdout and stderr are
- * the command's. Exits 0 once everything beneath it is gone and the
- * status is written; 2 on bad arguments, 127 when it cannot start.
+ * parent_pid, confine (confine_to_json's text, or "1" or "0" for the
+ * Landlock sandbox alone or nothing), command... }, the
+ * command run with execv (bash.c gives /bin/sh -c TEXT). Its stdin,
+ * stdout and stderr are the command's. Exits 0 once everything beneath
+ * it is gone and the status is written; 2 on bad arguments, 127 when it
+ * cannot start; the shell's process exits 126 when it cannot be
+ * confined, saying why on stderr.
  */
 int reaper_main(int argc, char **argv);
 

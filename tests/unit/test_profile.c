@@ -115,6 +115,7 @@ profile_at(const char *root, const char *const *readable, size_t nreadable)
 	s.nreadable = nreadable;
 	s.hidden = hidden;
 	s.sandbox = landlock_abi() > 0;
+	s.confined = 1;
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
 	hidden_free(hidden);

@@ -1,0 +1,178 @@
+/*
+ * Read-only paths in a private mount namespace (see mountns.h).
+ *
+ * Each path is opened first (O_PATH, not following a link) and mounted
+ * through its descriptor, so the bind lands on the very file that was
+ * looked at even if the name is swapped meanwhile; the read-only remount
+ * goes through a descriptor of the new mount, checked to be the same
+ * file. A remount of a bind mount must repeat the flags the mount has
+ * (nosuid, nodev, noexec, the atime ones): in a user namespace they are
+ * locked, and dropping one is refused.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "tools/mountns.h"
+#include "util/xmalloc.h"
+
+/* Writes text to a /proc file. */
+static int
+mountns_write(const char *path, const char *text)
+{
+	ssize_t len = (ssize_t)strlen(text), n;
+	int fd, e;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = write(fd, text, (size_t)len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return n == len ? 0 : -1;
+}
+
+/* A namespace of our own: plain as root, in a user namespace mapping
+ * only ourselves otherwise. */
+static int
+mountns_enter(char **err)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (uid == 0) {
+		if (unshare(CLONE_NEWNS) == -1)
+			goto fail;
+		return 0;
+	}
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
+		goto fail;
+	if (mountns_write("/proc/self/setgroups", "deny") == -1 &&
+	    errno != ENOENT)
+		goto fail;
+	snprintf(map, sizeof map, "%lu %lu 1", (unsigned long)uid,
+	    (unsigned long)uid);
+	if (mountns_write("/proc/self/uid_map", map) == -1)
+		goto fail;
+	snprintf(map, sizeof map, "%lu %lu 1", (unsigned long)gid,
+	    (unsigned long)gid);
+	if (mountns_write("/proc/self/gid_map", map) == -1)
+		goto fail;
+	return 0;
+fail:
+	*err = xasprintf("cannot make a mount namespace for the read-only "
+	    "paths: %s", strerror(errno));
+	return -1;
+}
+
+/* The flags a remount must keep. */
+static unsigned long
+mountns_kept_flags(unsigned long f)
+{
+	unsigned long keep = 0;
+
+	if (f & ST_NOSUID)
+		keep |= MS_NOSUID;
+	if (f & ST_NODEV)
+		keep |= MS_NODEV;
+	if (f & ST_NOEXEC)
+		keep |= MS_NOEXEC;
+	if (f & ST_NOATIME)
+		keep |= MS_NOATIME;
+	if (f & ST_NODIRATIME)
+		keep |= MS_NODIRATIME;
+	if (f & ST_RELATIME)
+		keep |= MS_RELATIME;
+	return keep;
+}
+
+/* Binds path on itself and makes the bind read-only. */
+static int
+mountns_one(const char *path, char **err)
+{
+	struct stat before, after;
+	struct statvfs sv;
+	char proc[64];
+	int fd, top = -1;
+
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 && errno == ENOENT)
+		return 0;
+	if (fd == -1 || fstat(fd, &before) == -1)
+		goto fail;
+	if (S_ISLNK(before.st_mode)) {
+		errno = ELOOP;
+		goto fail;
+	}
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (mount(proc, proc, NULL, MS_BIND, NULL) == -1)
+		goto fail;
+	/* The name now leads to the bind mount's root. */
+	if ((top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    fstat(top, &after) == -1 || fstatvfs(top, &sv) == -1)
+		goto fail;
+	if (after.st_dev != before.st_dev || after.st_ino != before.st_ino) {
+		errno = ESTALE;
+		goto fail;
+	}
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", top);
+	if (mount(NULL, proc, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+	    mountns_kept_flags(sv.f_flag), NULL) == -1)
+		goto fail;
+	if (fstatvfs(top, &sv) == -1 || !(sv.f_flag & ST_RDONLY)) {
+		errno = EROFS;	/* what we asked for and did not get */
+		goto fail;
+	}
+	close(top);
+	close(fd);
+	return 0;
+fail:
+	*err = xasprintf("cannot make %s read-only: %s", path,
+	    strerror(errno));
+	if (top != -1)
+		close(top);
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+int
+mountns_own_user(void)
+{
+	char *err = NULL;
+
+	if (mountns_enter(&err) == -1) {
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+mountns_readonly(char *const *paths, char **err)
+{
+	if (paths[0] == NULL)
+		return 0;
+	if (mountns_enter(err) == -1)
+		return -1;
+	/* Nothing done here may reach the namespace we came from. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1) {
+		*err = xasprintf("cannot make the mounts private: %s",
+		    strerror(errno));
+		return -1;
+	}
+	for (; *paths != NULL; paths++)
+		if (mountns_one(*paths, err) == -1)
+			return -1;
+	return 0;
+}

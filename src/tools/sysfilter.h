@@ -1,0 +1,33 @@
+/*
+ * The seccomp filter a command runs under (libseccomp), a second wall
+ * behind Landlock for what Landlock does not govern: ioctls that type
+ * into a terminal, socket families and types, and connect(), which the
+ * reaper judges (sockgate.h) through seccomp user notification.
+ */
+#ifndef HUDDLE_TOOLS_SYSFILTER_H
+#define HUDDLE_TOOLS_SYSFILTER_H
+
+struct confine;
+
+/*
+ * Loads the filter for c into the calling process, for good (it sets
+ * no_new_privs when not yet set). Always refused: ioctl TIOCSTI,
+ * TIOCLINUX and TIOCSETD (EPERM), and io_uring (ENOSYS: its operations
+ * would pass the filter by). When Unix sockets are judged: Unix datagram
+ * sockets (EACCES), which can send to any path without connect. Under
+ * CONFINE_NET_NONE every family but AF_UNIX and AF_NETLINK; under
+ * CONFINE_NET_PROXY every family but those and TCP over IPv4 and IPv6,
+ * and TCP Fast Open, which connects without connect (EACCES). When the
+ * reaper judges connect (confine_supervises), every connect() waits for
+ * it, and the filter's listener is sent over notify_sock (SCM_RIGHTS)
+ * and closed here; on a kernel without user notification nothing is
+ * sent and Unix sockets cannot be made at all. Returns 0, or -1 with
+ * *err.
+ */
+int sysfilter_load(const struct confine *c, int notify_sock, char **err);
+
+/* Receives the listener sysfilter_load sent: its descriptor, or -1 when
+ * the other end closed without sending one. */
+int sysfilter_receive(int sock);
+
+#endif

@@ -1,0 +1,733 @@
+/*
+ * Unit tests of what confines a command besides Landlock (tools/confine.h),
+ * through bash_run with a hand-made confine: its JSON form; no controlling
+ * terminal; TIOCSTI refused even on a terminal the command made its own;
+ * UDP refused without the network and through the proxy; Unix sockets
+ * reached only beneath the allowed directories or when named; TCP only to
+ * the proxy's port; read-only paths in a git repository that git add and
+ * commit still work in; the process count, memory and file-size limits;
+ * and no capability left to a command run by root.
+ *
+ * The reaper is this test program started again (main() below answers
+ * REAPER_ARG, as huddle's does).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tools/bash.h"
+#include "tools/confine.h"
+#include "tools/landlock.h"
+#include "tools/reaper.h"
+#include "testutil.h"
+#include "util/xmalloc.h"
+
+static char *wd;
+static char *program;
+
+static void
+setup(void)
+{
+	char *t = tu_tmpdir(), buf[PATH_MAX];
+
+	ck_assert_ptr_nonnull(realpath(t, buf));
+	free(t);
+	wd = xstrdup(buf);
+	program = reaper_program();
+	ck_assert_ptr_nonnull(program);
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+}
+
+static void
+teardown(void)
+{
+	tu_rmtree(wd);
+	free(wd);
+	free(program);
+}
+
+/* Runs command in wd under c (NULL: none); the output in *o. */
+static void
+run(const char *command, const struct confine *c, struct tool_output *o)
+{
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = c };
+
+	tool_output_clear(o);
+	ck_assert_msg(bash_run(command, &bo, o) == 0, "%s", o->text);
+}
+
+/* Whether the output holds s. */
+static int
+has(const struct tool_output *o, const char *s)
+{
+	return strstr(o->text, s) != NULL;
+}
+
+#define ASSERT_HAS(o, s) \
+	ck_assert_msg(has((o), (s)), "no \"%s\" in:\n%s", (s), (o)->text)
+#define ASSERT_HAS_NOT(o, s) \
+	ck_assert_msg(!has((o), (s)), "\"%s\" in:\n%s", (s), (o)->text)
+
+START_TEST(json_round_trip)
+{
+	char *roots[] = { (char *)"/tmp/a", (char *)"/run/b", NULL };
+	char *socks[] = { NULL };
+	struct confine c = { .landlock = 1, .net = CONFINE_NET_PROXY,
+	    .proxy_port = 3128, .unix_roots = roots, .unix_sockets = socks,
+	    .max_procs = 7, .max_memory = 1LL << 40, .max_file_size = 5 };
+	struct confine back;
+	char *text, *err = NULL;
+
+	text = confine_to_json(&c);
+	ck_assert_int_eq(confine_from_json(text, &back, &err), 0);
+	ck_assert_int_eq(back.landlock, 1);
+	ck_assert_int_eq(back.net, CONFINE_NET_PROXY);
+	ck_assert_int_eq(back.proxy_port, 3128);
+	ck_assert_str_eq(back.unix_roots[0], "/tmp/a");
+	ck_assert_str_eq(back.unix_roots[1], "/run/b");
+	ck_assert_ptr_null(back.unix_roots[2]);
+	/* An empty list (nothing allowed) is not NULL (no rule). */
+	ck_assert_ptr_nonnull(back.unix_sockets);
+	ck_assert_ptr_null(back.unix_sockets[0]);
+	ck_assert_ptr_null(back.readonly);
+	ck_assert(back.max_memory == 1LL << 40);
+	ck_assert(back.max_procs == 7 && back.max_file_size == 5);
+	confine_free(&back);
+	ck_assert_ptr_null(back.unix_roots);
+	free(text);
+
+	/* Malformed: each refused with a sentence. */
+	ck_assert_int_eq(confine_from_json("[", &back, &err), -1);
+	ck_assert_ptr_nonnull(err);
+	free(err);
+	ck_assert_int_eq(confine_from_json("{\"net\":\"wide\"}", &back, &err),
+	    -1);
+	free(err);
+	ck_assert_int_eq(confine_from_json("{\"net\":\"proxy\"}", &back, &err),
+	    -1);	/* no port */
+	free(err);
+	ck_assert_int_eq(confine_from_json("{\"net\":\"open\","
+	    "\"readonly\":[\"relative\"]}", &back, &err), -1);
+	free(err);
+	ck_assert_int_eq(confine_from_json("{\"net\":\"none\","
+	    "\"max_procs\":-1}", &back, &err), -1);
+	free(err);
+	ck_assert_int_eq(confine_from_json("{\"net\":\"none\"}", &back, &err),
+	    0);
+	confine_free(&back);
+}
+END_TEST
+
+/*
+ * The command has no controlling terminal even when huddle has one. The
+ * test gives a process of its own a terminal (a new session and a pty),
+ * checks that it has one, and runs the command from there: the answer
+ * comes back as an exit status.
+ */
+START_TEST(no_controlling_terminal)
+{
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60 };
+	struct tool_output o = { 0, NULL };
+	int m, s, st, fd;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (setsid() == -1 ||
+		    (m = posix_openpt(O_RDWR | O_NOCTTY)) == -1 ||
+		    grantpt(m) == -1 || unlockpt(m) == -1 ||
+		    (s = open(ptsname(m), O_RDWR)) == -1)
+			_exit(10);
+		if ((fd = open("/dev/tty", O_RDWR)) == -1)
+			_exit(11);	/* we have no terminal to lose */
+		close(fd);
+		if (bash_run("( : < /dev/tty ) 2>&1; ps -o tty= -p $$", &bo,
+		    &o) != 0)
+			_exit(12);
+		fprintf(stderr, "%s\n", o.text);
+		if (strstr(o.text, "No such device or address") == NULL)
+			_exit(13);
+		if (strstr(o.text, "\n?\n") == NULL &&
+		    strstr(o.text, "\n?        \n") == NULL)
+			_exit(14);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the terminal check ended with %d", WEXITSTATUS(st));
+}
+END_TEST
+
+/* TIOCSTI on a terminal the command opened itself and made its own
+ * controlling terminal (which the kernel allows without privileges):
+ * refused by the filter. */
+START_TEST(tiocsti_is_refused)
+{
+	struct confine c = { .net = CONFINE_NET_OPEN };
+	struct tool_output o = { 0, NULL };
+
+	run("python3 -c '\n"
+	    "import os, pty, fcntl, termios\n"
+	    "m, s = pty.openpty()\n"
+	    "os.setsid()\n"
+	    "t = os.open(os.ttyname(s), os.O_RDWR)\n"
+	    "try:\n"
+	    "    fcntl.ioctl(t, termios.TIOCSTI, b\"x\")\n"
+	    "    print(\"typed\")\n"
+	    "except OSError as e:\n"
+	    "    print(\"errno\", e.errno)\n"
+	    "for req in (termios.TIOCSETD,):\n"
+	    "    try:\n"
+	    "        fcntl.ioctl(t, req, b\"\\0\\0\\0\\0\")\n"
+	    "        print(\"set\")\n"
+	    "    except OSError as e:\n"
+	    "        print(\"errno\", e.errno)\n"
+	    "'", &c, &o);
+	ck_assert_str_eq(o.text, "errno 1\nerrno 1\n[exit status 0]");
+	tool_output_clear(&o);
+}
+END_TEST
+
+/* A UDP socket bound to 127.0.0.1; its port in *port. */
+static int
+udp_listener(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+
+	ck_assert_int_ne(fd, -1);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+START_TEST(udp_is_refused)
+{
+	static const enum confine_net nets[] = { CONFINE_NET_OPEN,
+	    CONFINE_NET_NONE, CONFINE_NET_PROXY };
+	struct confine c = { .proxy_port = 9 };
+	struct tool_output o = { 0, NULL };
+	char cmd[512], buf[64];
+	int fd, port;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		fd = udp_listener(&port);
+		c.net = nets[i];
+		snprintf(cmd, sizeof cmd, "python3 -c '\n"
+		    "import socket\n"
+		    "try:\n"
+		    "    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+		    "    s.sendto(b\"secret\", (\"127.0.0.1\", %d))\n"
+		    "    print(\"sent\")\n"
+		    "except OSError as e:\n"
+		    "    print(\"refused\", e.errno)\n"
+		    "'", port);
+		run(cmd, &c, &o);
+		if (nets[i] == CONFINE_NET_OPEN) {
+			/* The open network is the control. */
+			ASSERT_HAS(&o, "sent");
+			ck_assert_int_eq(recv(fd, buf, sizeof buf, 0), 6);
+		} else {
+			ASSERT_HAS(&o, "refused 13");
+			ck_assert_int_eq(recv(fd, buf, sizeof buf, 0), -1);
+			ck_assert_int_eq(errno, EAGAIN);
+		}
+		close(fd);
+	}
+	tool_output_clear(&o);
+}
+END_TEST
+
+/* A Unix stream socket listening at path. */
+static int
+unix_listener(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ne(fd, -1);
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(fd, 16), 0);
+	return fd;
+}
+
+/* Runs a connect to path from the command; returns its output line. */
+static void
+unix_try(const char *path, const struct confine *c, struct tool_output *o)
+{
+	char *cmd;
+
+	cmd = xasprintf("python3 -c '\n"
+	    "import socket, sys\n"
+	    "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+	    "try:\n"
+	    "    s.connect(sys.argv[1])\n"
+	    "    s.sendall(b\"hi\")\n"
+	    "    print(\"connected\")\n"
+	    "except OSError as e:\n"
+	    "    print(\"refused\", e.errno)\n"
+	    "' '%s'", path);
+	run(cmd, c, o);
+	free(cmd);
+}
+
+START_TEST(unix_sockets_only_where_allowed)
+{
+	struct tool_output o = { 0, NULL };
+	char *root = xasprintf("%s/root", wd), *out = xasprintf("%s/out", wd);
+	char *named = xasprintf("%s/out/named.sock", wd), *p, buf[8];
+	char *roots[] = { root, NULL }, *socks[] = { named, NULL };
+	struct confine c = { .net = CONFINE_NET_OPEN, .unix_roots = roots,
+	    .unix_sockets = socks };
+	int in_fd, out_fd, named_fd, a;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(mkdir(out, 0700), 0);
+	p = xasprintf("%s/in.sock", root);
+	in_fd = unix_listener(p);
+	free(p);
+	p = xasprintf("%s/out.sock", out);
+	out_fd = unix_listener(p);
+	free(p);
+	named_fd = unix_listener(named);
+
+	/* Outside the roots: refused, and nothing queued. */
+	unix_try("out/out.sock", &c, &o);
+	ASSERT_HAS(&o, "refused 13");
+	/* Unconfined, the same connect succeeds (the control). */
+	unix_try("out/out.sock", NULL, &o);
+	ASSERT_HAS(&o, "connected");
+	ck_assert_int_ne((a = accept(out_fd, NULL, NULL)), -1);
+	close(a);
+
+	/* In a root, relative and absolute; the named one; and the data
+	 * arrives on the very socket the command made. */
+	unix_try("root/in.sock", &c, &o);
+	ASSERT_HAS(&o, "connected");
+	ck_assert_int_ne((a = accept(in_fd, NULL, NULL)), -1);
+	ck_assert_int_eq(read(a, buf, sizeof buf), 2);
+	ck_assert_int_eq(memcmp(buf, "hi", 2), 0);
+	close(a);
+	p = xasprintf("%s/in.sock", root);
+	unix_try(p, &c, &o);
+	free(p);
+	ASSERT_HAS(&o, "connected");
+	unix_try(named, &c, &o);
+	ASSERT_HAS(&o, "connected");
+
+	/* A link in a root that leads out is judged where it leads. */
+	p = xasprintf("%s/link.sock", root);
+	ck_assert_int_eq(symlink("../out/out.sock", p), 0);
+	unix_try(p, &c, &o);
+	free(p);
+	ASSERT_HAS(&o, "refused 13");
+	ck_assert_int_eq(fcntl(out_fd, F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(accept(out_fd, NULL, NULL), -1);
+
+	/* Abstract addresses and datagrams: never. */
+	run("python3 -c '\n"
+	    "import socket\n"
+	    "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+	    "try:\n"
+	    "    s.connect(\"\\0huddle-test\")\n"
+	    "except OSError as e:\n"
+	    "    print(\"abstract\", e.errno)\n"
+	    "try:\n"
+	    "    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+	    "except OSError as e:\n"
+	    "    print(\"dgram\", e.errno)\n"
+	    "'", &c, &o);
+	ASSERT_HAS(&o, "abstract 13");
+	ASSERT_HAS(&o, "dgram 13");
+
+	close(in_fd);
+	close(out_fd);
+	close(named_fd);
+	free(root);
+	free(out);
+	free(named);
+	tool_output_clear(&o);
+}
+END_TEST
+
+/* A TCP listener on 127.0.0.1; its port in *port. */
+static int
+tcp_listener(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ne(fd, -1);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(fd, 16), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+START_TEST(tcp_only_to_the_proxy)
+{
+	struct confine c = { .net = CONFINE_NET_PROXY };
+	struct tool_output o = { 0, NULL };
+	int proxy, other, pport, oport, a;
+	char *cmd, buf[8];
+
+	proxy = tcp_listener(&pport);
+	other = tcp_listener(&oport);
+	c.proxy_port = pport;
+	cmd = xasprintf("python3 -c '\n"
+	    "import socket\n"
+	    "for port in (%d, %d):\n"
+	    "    s = socket.socket()\n"
+	    "    try:\n"
+	    "        s.connect((\"127.0.0.1\", port))\n"
+	    "        s.sendall(b\"hi\")\n"
+	    "        print(port, \"connected\")\n"
+	    "    except OSError as e:\n"
+	    "        print(port, \"refused\", e.errno)\n"
+	    "'", pport, oport);
+	run(cmd, &c, &o);
+	free(cmd);
+	cmd = xasprintf("%d connected", pport);
+	ASSERT_HAS(&o, cmd);
+	free(cmd);
+	cmd = xasprintf("%d refused 111", oport);
+	ASSERT_HAS(&o, cmd);
+	free(cmd);
+	ck_assert_int_ne((a = accept(proxy, NULL, NULL)), -1);
+	ck_assert_int_eq(read(a, buf, sizeof buf), 2);
+	close(a);
+	ck_assert_int_eq(fcntl(other, F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(accept(other, NULL, NULL), -1);
+
+	/* Open: the other port is reached (the control). */
+	c.net = CONFINE_NET_OPEN;
+	cmd = xasprintf("python3 -c 'import socket; "
+	    "socket.create_connection((\"127.0.0.1\", %d)); "
+	    "print(\"connected\")'", oport);
+	run(cmd, &c, &o);
+	free(cmd);
+	ASSERT_HAS(&o, "connected");
+	close(proxy);
+	close(other);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(git_metadata_is_read_only)
+{
+	struct tool_output o = { 0, NULL };
+	char *ro[4];
+	struct confine c = { .net = CONFINE_NET_OPEN, .readonly = ro };
+
+	run("git init -q . && git -c user.name=t -c user.email=t@t "
+	    "commit -q --allow-empty -m first && echo ok", NULL, &o);
+	ASSERT_HAS(&o, "ok\n");
+	ro[0] = xasprintf("%s/.git/hooks", wd);
+	ro[1] = xasprintf("%s/.git/config", wd);
+	ro[2] = xasprintf("%s/.git/info", wd);
+	ro[3] = NULL;
+
+	run("echo a > f && git add f && git -c user.name=t -c user.email=t@t "
+	    "commit -q -m second && echo committed; "
+	    "echo x > .git/hooks/pre-commit || echo hook refused; "
+	    "git config core.fsmonitor x || echo config refused; "
+	    "echo x >> .git/info/exclude || echo exclude refused; "
+	    "rm -rf .git/hooks || echo rm refused; "
+	    "mv .git/config .git/config.old || echo mv refused", &c, &o);
+	ASSERT_HAS(&o, "committed");
+	ASSERT_HAS(&o, "hook refused");
+	ASSERT_HAS(&o, "config refused");
+	ASSERT_HAS(&o, "exclude refused");
+	ASSERT_HAS(&o, "rm refused");
+	ASSERT_HAS(&o, "mv refused");
+
+	/* Nothing of it stayed: the same commands, unconfined, work. */
+	run("git log --oneline | wc -l; echo x > .git/hooks/pre-commit && "
+	    "echo hook written", NULL, &o);
+	ASSERT_HAS(&o, "2\nhook written");
+
+	/* A path that is a link is refused, and the command does not run. */
+	ck_assert_int_eq(unlink(ro[1]), 0);
+	ck_assert_int_eq(symlink("/etc/hostname", ro[1]), 0);
+	run("echo ran", &c, &o);
+	ASSERT_HAS(&o, "cannot make");
+	ASSERT_HAS_NOT(&o, "ran\n");
+	ASSERT_HAS(&o, "[exit status 126]");
+	free(ro[0]);
+	free(ro[1]);
+	free(ro[2]);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(process_count_is_limited)
+{
+	struct confine c = { .net = CONFINE_NET_OPEN, .max_procs = 50 };
+	struct tool_output o = { 0, NULL };
+	const char *loop = "n=0; while [ $n -lt 200 ]; do "
+	    "sleep 5 & n=$((n+1)); done; echo started $n";
+
+	run(loop, &c, &o);
+	ASSERT_HAS_NOT(&o, "started 200");
+	ASSERT_HAS(&o, "fork");
+	/* The same loop unconfined (the control). */
+	c.max_procs = 0;
+	run(loop, &c, &o);
+	ASSERT_HAS(&o, "started 200");
+	tool_output_clear(&o);
+}
+END_TEST
+
+/* 3 GiB asked of malloc, untouched (touching it would take minutes on
+ * a small machine): the control shows the allocation alone succeeds. */
+START_TEST(memory_is_limited)
+{
+	struct confine c = { .net = CONFINE_NET_OPEN,
+	    .max_memory = 1LL << 30 };
+	struct tool_output o = { 0, NULL };
+	const char *cmd = "python3 -c '\n"
+	    "import ctypes\n"
+	    "libc = ctypes.CDLL(None)\n"
+	    "libc.malloc.restype = ctypes.c_void_p\n"
+	    "libc.malloc.argtypes = [ctypes.c_size_t]\n"
+	    "p = libc.malloc(3 << 30)\n"
+	    "print(\"malloc\", \"ok\" if p else \"refused\")\n"
+	    "'";
+
+	run(cmd, &c, &o);
+	ASSERT_HAS(&o, "malloc refused");
+	run("python3 -c '\n"
+	    "try:\n"
+	    "    b = bytearray(3 << 30)\n"
+	    "except MemoryError:\n"
+	    "    print(\"refused\")\n"
+	    "'", &c, &o);
+	ASSERT_HAS(&o, "refused");
+	c.max_memory = 0;
+	run(cmd, &c, &o);
+	ASSERT_HAS(&o, "malloc ok");
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(file_size_is_limited)
+{
+	struct confine c = { .net = CONFINE_NET_OPEN,
+	    .max_file_size = 10LL << 20 };
+	struct tool_output o = { 0, NULL };
+	struct stat st;
+	char *f = xasprintf("%s/big", wd);
+
+	run("dd if=/dev/zero of=big bs=1M count=20 2>/dev/null; "
+	    "echo dd=$?", &c, &o);
+	ASSERT_HAS_NOT(&o, "dd=0\n");
+	ck_assert_int_eq(stat(f, &st), 0);
+	ck_assert(st.st_size <= 10LL << 20);
+	c.max_file_size = 0;
+	run("dd if=/dev/zero of=big bs=1M count=20 2>/dev/null; "
+	    "echo dd=$?", &c, &o);
+	ASSERT_HAS(&o, "dd=0\n");
+	free(f);
+	tool_output_clear(&o);
+}
+END_TEST
+
+START_TEST(root_keeps_no_capability)
+{
+	struct confine c = { .net = CONFINE_NET_OPEN };
+	struct tool_output o = { 0, NULL };
+	char *why = NULL;
+
+	if (geteuid() != 0)
+		return;		/* nothing to drop */
+	run("grep -E '^Cap(Eff|Bnd|Prm|Amb|Inh)' /proc/self/status", NULL,
+	    &o);
+	ASSERT_HAS(&o, "CapEff:\t000001");	/* the control */
+	run("grep -E '^Cap(Eff|Bnd|Prm|Amb|Inh)' /proc/self/status", &c, &o);
+	ck_assert_str_eq(o.text, "CapInh:\t0000000000000000\n"
+	    "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"
+	    "CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\n"
+	    "[exit status 0]");
+	/* Here, as root, a cgroup keeps the process count. */
+	ck_assert_msg(confine_limits_hold(&why), "%s", why);
+	tool_output_clear(&o);
+}
+END_TEST
+
+/* All of it at once, inside the Landlock sandbox, as huddle runs it. */
+START_TEST(with_the_landlock_sandbox)
+{
+	struct tool_output o = { 0, NULL };
+	char *roots[] = { wd, NULL }, *ro[] = { NULL, NULL }, *err = NULL;
+	struct confine c = { .net = CONFINE_NET_NONE, .unix_roots = roots,
+	    .readonly = ro, .max_procs = CONFINE_DEFAULT_PROCS,
+	    .max_memory = CONFINE_DEFAULT_MEMORY,
+	    .max_file_size = CONFINE_DEFAULT_FILE_SIZE };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &c, .sandboxed = 1 };
+	const char *const w[] = { wd };
+	struct landlock_rules rules = { NULL, 0, NULL, 0, w, 1, 1, 0 };
+
+	if (landlock_abi() == 0)
+		return;
+	ck_assert_int_ge((bo.sandbox_fd = landlock_ruleset(&rules, &err)), 0);
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	ck_assert_int_eq(bash_run("exec 2>/dev/null; echo a > f && cat f; "
+	    "echo b > locked/x || echo locked refused; "
+	    "echo c > /etc/huddle-test || echo outside refused; "
+	    "python3 -c 'import socket; socket.socket(socket.AF_INET, "
+	    "socket.SOCK_DGRAM)' 2>/dev/null || echo udp refused", &bo, &o),
+	    0);
+	ck_assert_str_eq(o.text, "a\nlocked refused\noutside refused\n"
+	    "udp refused\n[exit status 0]");
+	close(bo.sandbox_fd);
+	free(ro[0]);
+	tool_output_clear(&o);
+}
+END_TEST
+
+/*
+ * A user other than root: the read-only paths in a user namespace, and
+ * the process count kept by RLIMIT_NPROC, exact there. Run from a child
+ * that becomes nobody (when the test runs as root and nobody can reach
+ * the program); the verdict comes back as its exit status.
+ */
+START_TEST(a_user_other_than_root)
+{
+	char *ro[] = { NULL, NULL }, *roots[] = { NULL, NULL };
+	struct confine c = { .net = CONFINE_NET_OPEN, .readonly = ro,
+	    .unix_roots = roots, .max_procs = 20 };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &c };
+	struct tool_output o = { 0, NULL };
+	uid_t nobody = 65534;
+	char *p;
+	int st, in_fd, out_fd;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return;
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	ck_assert_int_eq(chown(ro[0], nobody, nobody), 0);
+	roots[0] = ro[0];
+	/* Sockets nobody may write to: one in a root, one outside. */
+	p = xasprintf("%s/in.sock", ro[0]);
+	in_fd = unix_listener(p);
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	free(p);
+	p = xasprintf("%s/out.sock", wd);
+	out_fd = unix_listener(p);
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	free(p);
+	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
+	/* The directory wd is made in (the test's TMPDIR, its own) must be
+	 * passable to nobody. */
+	p = xstrdup(wd);
+	*strrchr(p, '/') = '\0';
+	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
+		ck_assert_int_eq(chmod(p, 0711), 0);
+	free(p);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
+		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
+			_exit(10);
+		if (access(program, X_OK) == -1 || access(wd, W_OK) == -1)
+			_exit(0);	/* out of nobody's reach: nothing to
+					 * learn here */
+		if (bash_run("id -u; echo b > locked/x || echo locked refused; "
+		    "for s in locked/in.sock out.sock; do python3 -c '\n"
+		    "import socket, sys\n"
+		    "s = socket.socket(socket.AF_UNIX)\n"
+		    "try:\n"
+		    "    s.connect(sys.argv[1])\n"
+		    "    print(sys.argv[1], \"connected\")\n"
+		    "except OSError as e:\n"
+		    "    print(sys.argv[1], \"refused\", e.errno)\n"
+		    "' $s; done; "
+		    "n=0; while [ $n -lt 100 ]; do sleep 5 & n=$((n+1)); "
+		    "done; echo started $n", &bo, &o) != 0)
+			_exit(11);
+		fprintf(stderr, "%s\n", o.text);
+		if (strstr(o.text, "65534\n") == NULL)
+			_exit(12);
+		if (strstr(o.text, "locked refused") == NULL)
+			_exit(13);
+		if (strstr(o.text, "in.sock connected") == NULL ||
+		    strstr(o.text, "out.sock refused 13") == NULL)
+			_exit(15);
+		if (strstr(o.text, "started 100") != NULL ||
+		    strstr(o.text, "fork") == NULL)
+			_exit(14);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "as nobody: exit %d", WEXITSTATUS(st));
+	close(in_fd);
+	close(out_fd);
+	free(ro[0]);
+}
+END_TEST
+
+static Suite *
+confine_suite(void)
+{
+	Suite *s = suite_create("confine");
+	TCase *tc = tcase_create("confine");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, json_round_trip);
+	tcase_add_test(tc, no_controlling_terminal);
+	tcase_add_test(tc, tiocsti_is_refused);
+	tcase_add_test(tc, udp_is_refused);
+	tcase_add_test(tc, unix_sockets_only_where_allowed);
+	tcase_add_test(tc, tcp_only_to_the_proxy);
+	tcase_add_test(tc, git_metadata_is_read_only);
+	tcase_add_test(tc, process_count_is_limited);
+	tcase_add_test(tc, memory_is_limited);
+	tcase_add_test(tc, file_size_is_limited);
+	tcase_add_test(tc, root_keeps_no_capability);
+	tcase_add_test(tc, with_the_landlock_sandbox);
+	tcase_add_test(tc, a_user_other_than_root);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
+		return reaper_main(argc, argv);
+	return tu_run(confine_suite());
+}
