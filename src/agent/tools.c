@@ -85,6 +85,24 @@ tool_bash_refused(const char *text)
 	    strstr(text, "Read-only file system") != NULL);
 }
 
+/* Whether a command's output reads like it ran into its limits. */
+static int
+tool_bash_limited(const char *text)
+{
+	static const char *const signs[] = { "Cannot allocate memory",
+	    "ReserveShadowMemoryRange failed", "MemoryError", "out of memory",
+	    "Resource temporarily unavailable", "fork: retry",
+	    "File size limit exceeded" };
+	size_t i;
+
+	if (text == NULL || strstr(text, "[exit status 0]") != NULL)
+		return 0;
+	for (i = 0; i < sizeof signs / sizeof *signs; i++)
+		if (strstr(text, signs[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 /* Moves agent a to where its task is done before a tool that works in
  * a place; -1 after a tool error when it cannot get there. */
 static int
@@ -142,6 +160,15 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		    strcmp(agent_root(a), t->workdir) != 0 ? "your worktree (and reads none of "
 		    "the working tree outside it)" : "the working directory",
 		    t->opts.no_network ? ", and gives them no network" : "");
+	if (bo.confine != NULL && tool_bash_limited(o->text))
+		tool_append(o, "\n[each command may start %lld processes, use "
+		    "%lld MiB of memory per process and write files of up to "
+		    "%lld MiB (0: no limit); a sanitizer build (ASan) needs "
+		    "the memory limit off: ask the person to restart huddle "
+		    "with --max-procs, --max-memory 0 or --max-file-size if "
+		    "this command needs more]", bo.confine->max_procs,
+		    bo.confine->max_memory >> 20,
+		    bo.confine->max_file_size >> 20);
 }
 
 /* Where the file tools of agent a work (after tool_place). */

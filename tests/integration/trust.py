@@ -131,6 +131,15 @@ def test_planted_files_are_named_at_quit(fake):
     expect("notes.txt" not in planted[0], planted[0])
 
 
+def test_limits_are_named_when_hit(fake):
+    # A command that runs into its memory ceiling fails, and its result
+    # says which limit it was and how the person lifts it.
+    out = run_bash(fake, "python3 -c 'x = bytearray(256 << 20)'",
+                   args=["--max-memory", "64M"])
+    expect("MemoryError" in out, out)
+    expect("--max-memory 0" in out and "64 MiB of memory" in out, out)
+
+
 def test_log_is_private_and_keyless(fake):
     log = os.path.join(tempfile.mkdtemp(prefix="huddle-log-"), "debug.log")
     run_bash(fake, "echo hello", args=["--log", log])
@@ -303,6 +312,8 @@ def main():
     with FakeLLM() as fake:
         r.run("the key is not in huddle's environment block",
               test_key_not_in_environ, fake)
+        r.run("a command that hits its limits is told which",
+              test_limits_are_named_when_hit, fake)
         r.run("files that run code later, changed, are named at quit",
               test_planted_files_are_named_at_quit, fake)
         r.run("no secret is in huddle's environment block, no desktop "
