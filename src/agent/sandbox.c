@@ -17,6 +17,7 @@
 
 #include "agent/internal.h"
 #include "core/statedir.h"
+#include "tools/confine.h"
 #include "tools/hidden.h"
 #include "tools/landlock.h"
 #include "tools/profile.h"
@@ -38,7 +39,7 @@ int
 team_sandbox_open(struct team *t, char **err)
 {
 	const char *base = getenv("TMPDIR");
-	char *tmpl, *state;
+	char *tmpl, *state, *why = NULL;
 
 	tmpl = xasprintf("%s/huddle-tmp-XXXXXX", base != NULL && *base == '/' ?
 	    base : "/tmp");
@@ -79,6 +80,11 @@ team_sandbox_open(struct team *t, char **err)
 		return 0;
 	}
 	t->sandbox = SANDBOX_ON;
+	if (t->opts.max_procs > 0 && !confine_limits_hold(&why)) {
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s+}",
+		    "message", "commands have no process limit: ", why));
+		free(why);
+	}
 	if (t->opts.no_network && t->sandbox_abi < 4)
 		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
 		    "message", "this kernel's Landlock cannot deny the "
