@@ -176,6 +176,7 @@ usage(FILE *out)
 	    "  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   for --provider anthropic\n"
 	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai\n"
 	    "  HUDDLE_MODEL                            the default model\n"
+	    "  HUDDLE_STATE_MAX                        a team's state at most, e.g. 1G\n"
 	    "\n"
 	    "A team's state lives in a folder of its own under the state\n"
 	    "directory, out of the tools' reach (see huddle(1)).\n");
