@@ -79,8 +79,9 @@ int confine_supervises(const struct confine *c);
  * limits (and joining cg, when not NULL), the read-only paths in a
  * mount namespace of its own, every capability dropped, the Landlock
  * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter
- * (its listener sent over notify_sock when supervised). Returns 0, or
- * -1 with *err: the command must then not run.
+ * (its listener sent over notify_sock when supervised), and last the
+ * data limit, past which nothing more can be mapped. Returns 0, or -1
+ * with *err: the command must then not run.
  */
 int confine_apply(const struct confine *c, const struct cgroup *cg,
     int notify_sock, char **err);
