@@ -218,7 +218,9 @@ confine_apply(const struct confine *c, const struct cgroup *cg,
 		    strerror(errno));
 		return -1;
 	}
-	return sysfilter_load(c, notify_sock, err);
+	if (sysfilter_load(c, notify_sock, err) == -1)
+		return -1;
+	return limits_memory(c, err);
 }
 
 int

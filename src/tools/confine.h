@@ -30,19 +30,21 @@ struct confine {
 	enum confine_net net;
 	int		 proxy_port;	/* CONFINE_NET_PROXY: the proxy's
 					 * TCP port on 127.0.0.1 */
-	char		**unix_roots;	/* NULL-terminated, or NULL: a
-					 * pathname Unix socket may be
-					 * connected to only beneath one of
-					 * these directories (absolute,
-					 * canonical) ... */
+	char		**unix_roots;	/* NULL-terminated: a pathname
+					 * Unix socket may be connected to
+					 * only beneath one of these
+					 * directories (absolute, canonical)
+					 * ... (both lists NULL: no rule
+					 * for Unix sockets at all) */
 	char		**unix_sockets;	/* ... or when it is one of these
 					 * (--allow-socket) */
 	char		**readonly;	/* paths that exist and stay
 					 * read-only to the command, though
 					 * beneath a writable directory
 					 * (.git/hooks, .git/config ...) */
-	long long	 max_procs;	/* processes beyond those running
-					 * now; 0: no limit */
+	long long	 max_procs;	/* processes and threads at once
+					 * (limits.h, cgroup.h say how
+					 * exactly); 0: no limit */
 	long long	 max_memory;	/* bytes of data per process; 0:
 					 * no limit */
 	long long	 max_file_size;	/* bytes a file may grow to; 0: no
@@ -68,14 +70,13 @@ int confine_from_json(const char *text, struct confine *c, char **err);
 /* Frees what confine_from_json allocated, and zeroes *c. */
 void confine_free(struct confine *c);
 
-/* What the reaper made for one command before starting it (cgroup.h),
- * and the end of a socket pair on which the shell's process hands it
- * the seccomp listener, or -1. */
+/* A command's cgroup, made by the reaper as root (cgroup.h). */
 struct cgroup;
 
 /*
- * Whether a connect() must be judged by the reaper (a Unix socket list,
- * or a network short of open): then confine_apply sends it a listener.
+ * Whether connect() must be judged by the reaper (a rule for Unix
+ * sockets, or the proxy): then confine_apply sends it the seccomp
+ * listener over notify_sock.
  */
 int confine_supervises(const struct confine *c);
 
@@ -84,8 +85,9 @@ int confine_supervises(const struct confine *c);
  * limits (and joining cg, when not NULL), the read-only paths in a
  * mount namespace of its own, every capability dropped, the Landlock
  * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter
- * (its listener sent over notify_sock when supervised). Returns 0, or
- * -1 with *err: the command must then not run.
+ * (its listener sent over notify_sock when supervised), and last the
+ * data limit, past which nothing more can be mapped. Returns 0, or -1
+ * with *err: the command must then not run.
  */
 int confine_apply(const struct confine *c, const struct cgroup *cg,
     int notify_sock, char **err);

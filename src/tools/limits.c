@@ -5,6 +5,11 @@
  * so it is set to what runs now plus the command's allowance: the count
  * comes from sysinfo(), every process on the machine, which is at least
  * the user's.
+ *
+ * The data limit is set apart, last before exec: the steps between may
+ * still map memory, and a process built with a sanitizer has mapped more
+ * than any sane limit already (its shadow), so that any mapping after
+ * the limit fails.
  */
 #include "config.h"
 
@@ -47,9 +52,6 @@ limits_apply(const struct confine *c, char **err)
 	if (c->max_file_size > 0 && limits_set(RLIMIT_FSIZE, "the file size",
 	    (rlim_t)c->max_file_size, err) == -1)
 		return -1;
-	if (c->max_memory > 0 && limits_set(RLIMIT_DATA, "the memory",
-	    (rlim_t)c->max_memory, err) == -1)
-		return -1;
 	if (c->max_procs > 0 && geteuid() != 0) {
 		if (sysinfo(&si) == -1) {
 			*err = xasprintf("cannot count the processes: %s",
@@ -70,4 +72,13 @@ limits_procs_exact(const struct confine *c, char **err)
 		return 0;
 	return limits_set(RLIMIT_NPROC, "the processes",
 	    (rlim_t)c->max_procs, err);
+}
+
+int
+limits_memory(const struct confine *c, char **err)
+{
+	if (c->max_memory <= 0)
+		return 0;
+	return limits_set(RLIMIT_DATA, "the memory", (rlim_t)c->max_memory,
+	    err);
 }

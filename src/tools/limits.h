@@ -11,7 +11,7 @@ struct confine;
 
 /*
  * Sets the calling process's limits from c: RLIMIT_CORE 0, RLIMIT_FSIZE
- * max_file_size, RLIMIT_DATA max_memory, and RLIMIT_NPROC the processes
+ * max_file_size, and RLIMIT_NPROC the processes
  * on the machine now plus max_procs (when not root); a limit of 0 in c
  * is left as it is. A limit is only ever lowered. RLIMIT_NPROC counts
  * all of the user's processes here: a bound on a fork bomb more than an
@@ -27,5 +27,9 @@ int limits_apply(const struct confine *c, char **err);
  * bounded by limits_apply's. Returns 0, or -1 with *err.
  */
 int limits_procs_exact(const struct confine *c, char **err);
+
+/* RLIMIT_DATA max_memory (when > 0): the last step before exec, since
+ * no memory may be mapped beyond it. Returns 0, or -1 with *err. */
+int limits_memory(const struct confine *c, char **err);
 
 #endif

@@ -128,10 +128,14 @@ sockgate_pidfd(pid_t tid)
 	int fd;
 	pid_t tgid;
 
+	/* A thread other than the leader is refused (EINVAL, or ENOENT on
+	 * newer kernels) unless asked for as a thread, which kernels
+	 * before 6.9 do not know: then its thread group serves, whose
+	 * descriptors it shares. */
 	fd = (int)syscall(SYS_pidfd_open, tid, 0);
-	if (fd == -1 && errno == EINVAL)	/* not a group leader */
+	if (fd == -1 && errno != ESRCH)
 		fd = (int)syscall(SYS_pidfd_open, tid, SOCKGATE_PIDFD_THREAD);
-	if (fd == -1 && errno == EINVAL && (tgid = sockgate_tgid(tid)) > 0)
+	if (fd == -1 && errno != ESRCH && (tgid = sockgate_tgid(tid)) > 0)
 		fd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	return fd;
 }

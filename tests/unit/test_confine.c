@@ -338,6 +338,19 @@ START_TEST(unix_sockets_only_where_allowed)
 	unix_try(named, &c, &o);
 	ASSERT_HAS(&o, "connected");
 
+	/* From a thread other than the first (a pidfd of a thread). */
+	run("python3 -c '\n"
+	    "import socket, threading\n"
+	    "def go():\n"
+	    "    s = socket.socket(socket.AF_UNIX)\n"
+	    "    s.connect(\"root/in.sock\")\n"
+	    "    print(\"thread connected\")\n"
+	    "t = threading.Thread(target=go)\n"
+	    "t.start()\n"
+	    "t.join()\n"
+	    "'", &c, &o);
+	ASSERT_HAS(&o, "thread connected");
+
 	/* A link in a root that leads out is judged where it leads. */
 	p = xasprintf("%s/link.sock", root);
 	ck_assert_int_eq(symlink("../out/out.sock", p), 0);
