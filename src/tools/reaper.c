@@ -173,7 +173,9 @@ reaper_wait(struct reaper *r, int64_t ms)
 		if ((pfd[0].revents & POLLIN) &&
 		    read(r->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
 			return (int)si.ssi_signo;
-		if (rc == 0)
+		/* A signalfd gone bad would wake this loop for ever: stop,
+		 * and sweep, rather than spin. */
+		if (rc == 0 || (pfd[0].revents & (POLLNVAL | POLLERR)))
 			return 0;
 	}
 }
