@@ -21,6 +21,7 @@
 #include "tools/bash.h"
 #include "tools/confine.h"
 #include "tools/landlock.h"
+#include "tools/mountns.h"
 #include "tools/reaper.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -70,11 +71,14 @@ main(int argc, char **argv)
 	    .max_memory = CONFINE_DEFAULT_MEMORY,
 	    .max_file_size = CONFINE_DEFAULT_FILE_SIZE };
 	struct bash_options o = { 0 };
+	struct mountns_pin pin;
 	char *err = NULL;
 	int runs;
 
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
 		return reaper_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
+		return mountns_holder_main(argc, argv);
 	runs = argc > 1 ? atoi(argv[1]) : 200;
 	if (runs < 1)
 		runs = 200;
@@ -94,6 +98,14 @@ main(int argc, char **argv)
 		(void)mkdir(readonly[0], 0700);
 		o.confine = &c;
 		measure("bash_run, sandbox + confine", &o, runs);
+		if (mountns_pin_new(o.program, readonly, &pin, &err) == -1) {
+			fprintf(stderr, "bench/command: %s\n", err);
+			return 1;
+		}
+		o.pinned = 1;
+		o.pin_fd = pin.pidfd;
+		measure("... its namespaces pinned", &o, runs);
+		mountns_pin_free(&pin);
 		rmdir(readonly[0]);
 		close(o.sandbox_fd);
 	}

@@ -28,6 +28,7 @@
 #include "llm/llm.h"
 #include "llm/script.h"
 #include "tools/env.h"
+#include "tools/mountns.h"
 #include "tools/reaper.h"
 #include "ui/terminal.h"
 #include "ui/ui.h"
@@ -699,6 +700,8 @@ main(int argc, char **argv)
 	/* huddle started again to stand between a command and itself. */
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
 		return reaper_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
+		return mountns_holder_main(argc, argv);
 
 	o.provider = "anthropic";
 	o.stream = 1;

@@ -102,6 +102,7 @@ team_sandbox_profile(struct team *t, const char *root, int worktree,
 
 	s.root = root;
 	s.tmpdir = t->tmpdir;
+	s.program = t->program;
 	s.writable = t->opts.writable;
 	s.nwritable = t->opts.nwritable;
 	for (i = 0; i < t->opts.nreadable && i < 63; i++)

@@ -200,6 +200,22 @@ bash_reaper_spawn(const char *program, pid_t *pid,
 	return rc;
 }
 
+static void bash_reaper_forget(pid_t pid);
+
+int
+bash_spawn_kept(const char *program, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env)
+{
+	return bash_reaper_spawn(program, pid, fa, at, argv, env);
+}
+
+void
+bash_kept_end(pid_t pid)
+{
+	bash_reaper_forget(pid);
+}
+
 /* Takes a reaped reaper off the list. */
 static void
 bash_reaper_forget(pid_t pid)
@@ -289,7 +305,7 @@ bash_pidfd(pid_t pid)
  */
 static void
 bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
-    const char *workdir, int wfd, int status_wfd, int sandbox_fd)
+    const char *workdir, int wfd, int status_wfd, int sandbox_fd, int pin_fd)
 {
 	sigset_t none, all;
 
@@ -302,6 +318,8 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	if (sandbox_fd != -1)
 		posix_spawn_file_actions_adddup2(fa, sandbox_fd,
 		    REAPER_SANDBOX_FD);
+	if (pin_fd != -1)
+		posix_spawn_file_actions_adddup2(fa, pin_fd, REAPER_PIN_FD);
 
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -382,6 +400,13 @@ bash_pipe(int p[2])
 	return 0;
 }
 
+/* Whether the command joins pinned namespaces (bash.h). */
+static int
+bash_pinned(const struct bash_options *o)
+{
+	return o->confine != NULL && o->pinned && o->pin_fd >= 0;
+}
+
 /* The confinement as the reaper's argument: o->confine's as JSON, or
  * "1" or "0" for the sandbox alone or nothing. */
 static char *
@@ -393,6 +418,7 @@ bash_confine(const struct bash_options *o)
 		return xstrdup(o->sandboxed ? "1" : "0");
 	c = *o->confine;
 	c.landlock = o->sandboxed != 0;
+	c.pinned = bash_pinned(o);
 	return confine_to_json(&c);
 }
 
@@ -407,7 +433,7 @@ bash_spawn(const char *command, const struct bash_options *o,
 	char *argv[] = { (char *)"huddle", (char *)REAPER_ARG, grace, parent,
 	    confine, (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
 	char **env, *tmpvar;
-	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, rc;
+	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, pfd = -1, rc;
 
 	if (o->program == NULL) {
 		*why = xstrdup("cannot run the command: no reaper program");
@@ -415,17 +441,21 @@ bash_spawn(const char *command, const struct bash_options *o,
 		return -1;
 	}
 	if (bash_pipe(p) == -1 || bash_pipe(st) == -1 || (o->sandboxed &&
-	    (sfd = fcntl(o->sandbox_fd, F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1)) {
+	    (sfd = fcntl(o->sandbox_fd, F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1) ||
+	    (bash_pinned(o) && (pfd = fcntl(o->pin_fd, F_DUPFD_CLOEXEC,
+	    BASH_FD_MIN)) == -1)) {
 		*why = xasprintf("cannot run the command: %s",
 		    strerror(errno));
 		bash_close_pipe(p);
 		bash_close_pipe(st);
+		if (sfd != -1)
+			close(sfd);
 		free(confine);
 		return -1;
 	}
 	snprintf(grace, sizeof grace, "%d", BASH_GRACE_MS);
 	snprintf(parent, sizeof parent, "%ld", (long)getpid());
-	bash_spawn_setup(&fa, &at, o->workdir, p[1], st[1], sfd);
+	bash_spawn_setup(&fa, &at, o->workdir, p[1], st[1], sfd, pfd);
 	env = bash_env(o, &tmpvar);
 	rc = bash_reaper_spawn(o->program, &c->pid, &fa, &at, argv, env);
 	free(env);
@@ -437,6 +467,8 @@ bash_spawn(const char *command, const struct bash_options *o,
 	close(st[1]);
 	if (sfd != -1)
 		close(sfd);
+	if (pfd != -1)
+		close(pfd);
 	if (rc != 0) {
 		close(p[0]);
 		close(st[0]);

@@ -5,7 +5,9 @@
 #ifndef HUDDLE_TOOLS_BASH_H
 #define HUDDLE_TOOLS_BASH_H
 
+#include <spawn.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "tools/tool.h"
 
@@ -33,6 +35,10 @@ struct bash_options {
 					 * applied too (tools/confine.h),
 					 * its landlock field replaced by
 					 * `sandboxed` */
+	int		 pinned;	/* with confine: join the namespaces
+					 * of the process pin_fd (a pidfd)
+					 * refers to (tools/mountns.h) */
+	int		 pin_fd;
 	int		*status_out;	/* when not NULL: the shell's wait
 					 * status, or -1 when it did not
 					 * end by itself */
@@ -77,5 +83,16 @@ int bash_run(const char *command, const struct bash_options *o,
  * children it did not start through a reaper live on.
  */
 void bash_sweep_orphans(int grace_ms);
+
+/*
+ * posix_spawn, for a helper of huddle's own that must outlive commands
+ * (tools/mountns.h's holder): bash_sweep_orphans spares it until
+ * bash_kept_end(pid), to be called once it is reaped. Returns
+ * posix_spawn's result.
+ */
+int bash_spawn_kept(const char *program, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env);
+void bash_kept_end(pid_t pid);
 
 #endif

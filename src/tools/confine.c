@@ -47,8 +47,8 @@ confine_to_json(const struct confine *c)
 	json_t *o;
 	char *text;
 
-	o = json_pack("{s:b, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:I}",
-	    "landlock", c->landlock != 0,
+	o = json_pack("{s:b, s:b, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:I}",
+	    "landlock", c->landlock != 0, "pinned", c->pinned != 0,
 	    "net", confine_nets[c->net],
 	    "proxy_port", c->proxy_port,
 	    "unix_roots", confine_list_json(c->unix_roots),
@@ -130,6 +130,7 @@ confine_from_json(const char *text, struct confine *c, char **err)
 		return -1;
 	}
 	c->landlock = json_is_true(json_object_get(o, "landlock"));
+	c->pinned = json_is_true(json_object_get(o, "pinned"));
 	net = json_string_value(json_object_get(o, "net"));
 	for (i = 0; net != NULL && i < 3; i++)
 		if (strcmp(net, confine_nets[i]) == 0)
@@ -201,7 +202,11 @@ confine_apply(const struct confine *c, const struct cgroup *cg,
 	if (limits_apply(c, err) == -1 ||
 	    (cg != NULL && cgroup_join(cg, err) == -1))
 		return -1;
-	if (c->readonly != NULL && c->readonly[0] != NULL) {
+	if (c->pinned) {
+		if (mountns_join(REAPER_PIN_FD, err) == -1)
+			return -1;
+		own_user = geteuid() != 0;
+	} else if (c->readonly != NULL && c->readonly[0] != NULL) {
 		if (mountns_readonly(c->readonly, err) == -1)
 			return -1;
 		own_user = geteuid() != 0;

@@ -49,6 +49,11 @@ struct confine {
 					 * no limit */
 	long long	 max_file_size;	/* bytes a file may grow to; 0: no
 					 * limit */
+	int		 pinned;	/* join the namespaces of the process
+					 * whose pidfd the reaper holds on
+					 * REAPER_PIN_FD (mountns_pin_new),
+					 * where the read-only paths already
+					 * are, instead of making new ones */
 	int		 only_landlock;	/* the reaper's alone, never in
 					 * JSON: nothing but the Landlock
 					 * ruleset (bash_options without a

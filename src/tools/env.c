@@ -17,6 +17,11 @@ extern char **environ;
 static const char *env_passed[ENV_PASS_MAX];
 static size_t env_npassed;
 
+/* The copies env_seal made, kept for the program's life (an unsetenv
+ * drops environ's pointer, not the copy). */
+static char **env_sealed;
+static size_t env_nsealed;
+
 void
 env_pass(const char *name)
 {
@@ -137,12 +142,11 @@ env_seal(void)
 		len = strlen(eq + 1);
 		/* The copy serves getenv() and --pass-env from now on; the
 		 * bytes /proc/PID/environ shows are overwritten. */
-		{
-			char *copy = xstrdup(environ[i]);
-
-			memset(eq + 1, 0, len);
-			environ[i] = copy;
-		}
+		env_sealed = xrealloc(env_sealed, (env_nsealed + 1) *
+		    sizeof *env_sealed);
+		env_sealed[env_nsealed] = xstrdup(environ[i]);
+		memset(eq + 1, 0, len);
+		environ[i] = env_sealed[env_nsealed++];
 	}
 }
 

@@ -13,15 +13,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/bash.h"
 #include "tools/mountns.h"
 #include "util/xmalloc.h"
 
@@ -174,5 +181,150 @@ mountns_readonly(char *const *paths, char **err)
 	for (; *paths != NULL; paths++)
 		if (mountns_one(*paths, err) == -1)
 			return -1;
+	return 0;
+}
+
+int
+mountns_join(int pidfd, char **err)
+{
+	char cwd[PATH_MAX];
+	int what = CLONE_NEWNS | (geteuid() != 0 ? CLONE_NEWUSER : 0);
+
+	if (getcwd(cwd, sizeof cwd) == NULL) {
+		*err = xasprintf("cannot tell the working directory: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (setns(pidfd, what) == -1) {
+		*err = xasprintf("cannot join the command namespace: %s",
+		    strerror(errno));
+		return -1;
+	}
+	/* Joining a mount namespace moves to its root. */
+	if (chdir(cwd) == -1) {
+		*err = xasprintf("%s: %s", cwd, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+mountns_pin_new(const char *program, char *const *paths,
+    struct mountns_pin *pin, char **err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	char **argv, buf[512], *env[] = { NULL };
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, rc;
+	size_t n = 0, i;
+	ssize_t got, len = 0;
+
+	memset(pin, 0, sizeof *pin);
+	pin->pidfd = pin->hold = -1;
+	while (paths != NULL && paths[n] != NULL)
+		n++;
+	argv = xcalloc(n + 3, sizeof *argv);
+	argv[0] = (char *)"huddle";
+	argv[1] = (char *)MOUNTNS_HOLDER_ARG;
+	for (i = 0; i < n; i++)
+		argv[i + 2] = paths[i];
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
+		*err = xasprintf("cannot start the namespace holder: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawnattr_init(&at);
+	rc = bash_spawn_kept(program, &pin->pid, &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	if (rc != 0) {
+		pin->pid = 0;
+		*err = xasprintf("cannot start the namespace holder: %s",
+		    strerror(rc));
+		goto fail;
+	}
+	pin->hold = in[1];
+	in[1] = -1;
+	while (len < (ssize_t)sizeof buf - 1 && (got = read(out[0],
+	    buf + len, sizeof buf - 1 - (size_t)len)) != 0) {
+		if (got == -1 && errno == EINTR)
+			continue;
+		if (got == -1)
+			break;
+		len += got;
+		if (memchr(buf, '\n', (size_t)len) != NULL)
+			break;
+	}
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, "ok") != 0) {
+		*err = xasprintf("the command namespace: %s", *buf ? buf :
+		    "its holder ended");
+		goto fail;
+	}
+	if ((pin->pidfd = (int)syscall(SYS_pidfd_open, pin->pid, 0)) == -1) {
+		*err = xasprintf("the command namespace: %s", strerror(errno));
+		goto fail;
+	}
+	close(out[0]);
+	free(argv);
+	return 0;
+fail:
+	if (in[0] != -1)
+		close(in[0]);
+	if (in[1] != -1)
+		close(in[1]);
+	if (out[0] != -1)
+		close(out[0]);
+	if (out[1] != -1)
+		close(out[1]);
+	free(argv);
+	mountns_pin_free(pin);
+	return -1;
+}
+
+void
+mountns_pin_free(struct mountns_pin *pin)
+{
+	if (pin->hold != -1 && pin->hold != 0)
+		close(pin->hold);
+	if (pin->pidfd != -1 && pin->pidfd != 0)
+		close(pin->pidfd);
+	if (pin->pid > 0) {
+		while (waitpid(pin->pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		bash_kept_end(pin->pid);
+	}
+	memset(pin, 0, sizeof *pin);
+	pin->pidfd = pin->hold = -1;
+}
+
+int
+mountns_holder_main(int argc, char **argv)
+{
+	char *err = NULL, c;
+	ssize_t n;
+
+	/* No parent-death signal: it would come with the death of the
+	 * thread that started us. huddle's death closes our stdin all the
+	 * same, and we end. */
+	(void)argc;
+	if (argv[2] == NULL ? (geteuid() != 0 && mountns_own_user() == -1 ?
+	    (err = xstrdup("no user namespace")) != NULL : 0) :
+	    mountns_readonly(argv + 2, &err) == -1) {
+		dprintf(1, "%s\n", err);
+		return 1;
+	}
+	if (write(1, "ok\n", 3) != 3)
+		return 1;
+	close(1);
+	while ((n = read(0, &c, 1)) != 0 && !(n == -1 && errno != EINTR))
+		;
 	return 0;
 }

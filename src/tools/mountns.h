@@ -26,4 +26,43 @@ int mountns_readonly(char *const *paths, char **err);
  */
 int mountns_own_user(void);
 
+/*
+ * Joins the user (when not root) and mount namespaces of the process
+ * pidfd refers to, and goes back to the directory it was in. Returns 0,
+ * or -1 with *err.
+ */
+int mountns_join(int pidfd, char **err);
+
+/*
+ * A pinned namespace: a small process of huddle's own (the holder)
+ * makes the namespaces of mountns_readonly once and keeps them alive,
+ * and each command joins them (mountns_join). Making and tearing down a
+ * mount namespace for every command costs tens of milliseconds, most of
+ * it in the kernel when the last process leaves it.
+ */
+struct mountns_pin {
+	pid_t	 pid;		/* the holder */
+	int	 pidfd;		/* for mountns_join */
+	int	 hold;		/* its stdin: closing it ends the holder */
+};
+
+/* The first argument that makes huddle's main() the holder. */
+#define MOUNTNS_HOLDER_ARG	"--namespace-holder"
+
+/*
+ * Starts a holder (program: huddle's own) for the read-only paths (a
+ * NULL-terminated list; for a user other than root, even an empty one
+ * gives the commands a user namespace of their own to count processes
+ * in). Returns 0 with *pin filled, or -1 with *err.
+ */
+int mountns_pin_new(const char *program, char *const *paths,
+    struct mountns_pin *pin, char **err);
+
+/* Ends the holder and waits for it; a zeroed or failed pin is fine. */
+void mountns_pin_free(struct mountns_pin *pin);
+
+/* The holder's main(): argv is { program, MOUNTNS_HOLDER_ARG, path... }.
+ * Says "ok" or why not on stdout, then waits for stdin to close. */
+int mountns_holder_main(int argc, char **argv);
+
 #endif

@@ -138,6 +138,7 @@ profile_new(const struct profile_spec *s, char **err)
 	size_t i;
 
 	p->ruleset_fd = -1;
+	p->pin.pidfd = p->pin.hold = -1;
 	p->sandbox = s->sandbox;
 	p->confined = s->confined;
 	if (s->sandbox && (p->ruleset_fd = profile_ruleset(s, err)) == -1) {
@@ -170,6 +171,18 @@ profile_new(const struct profile_spec *s, char **err)
 	p->confine.max_procs = s->max_procs;
 	p->confine.max_memory = s->max_memory;
 	p->confine.max_file_size = s->max_file_size;
+	/* The namespaces every command joins, made once: where the holder
+	 * cannot be had, each command makes its own (and fails the same
+	 * way when that cannot be done either). */
+	if (s->confined && s->program != NULL && (p->readonly[0] != NULL ||
+	    (geteuid() != 0 && s->max_procs > 0))) {
+		char *why = NULL;
+
+		if (mountns_pin_new(s->program, p->readonly, &p->pin,
+		    &why) == 0)
+			p->pinned = 1;
+		free(why);
+	}
 	return p;
 }
 
@@ -180,6 +193,8 @@ profile_free(struct profile *p)
 		return;
 	if (p->ruleset_fd != -1)
 		close(p->ruleset_fd);
+	if (p->pinned)
+		mountns_pin_free(&p->pin);
 	free(p->root);
 	free(p->tmpdir);
 	profile_list_free(p->hidden);
@@ -198,6 +213,8 @@ profile_bash_options(const struct profile *p, struct bash_options *bo)
 	bo->sandbox_fd = p->ruleset_fd;
 	bo->tmpdir = p->tmpdir;
 	bo->confine = p->confined ? &p->confine : NULL;
+	bo->pinned = p->pinned;
+	bo->pin_fd = p->pin.pidfd;
 }
 
 /* Whether path is one of the git files that run code later, wherever

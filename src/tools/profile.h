@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "tools/confine.h"
+#include "tools/mountns.h"
 
 struct bash_options;
 
@@ -21,6 +22,9 @@ struct profile_spec {
 	const char		*root;		/* where commands start, and
 						 * where they write */
 	const char		*tmpdir;	/* their TMPDIR, writable */
+	const char		*program;	/* huddle's, for the namespace
+						 * holder (NULL: none: each
+						 * command makes its own) */
 	const char *const	*writable;	/* more writable directories */
 	size_t			 nwritable;
 	const char *const	*readable;	/* readable though hidden */
@@ -62,6 +66,9 @@ struct profile {
 	char		**unix_roots;	/* NULL-terminated */
 	char		**unix_sockets;	/* NULL-terminated */
 	struct confine	 confine;	/* points into the lists above */
+	struct mountns_pin pin;		/* the commands' namespaces, when
+					 * pinned (pinned) */
+	int		 pinned;
 };
 
 /*
