@@ -66,6 +66,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "tools/profile.h"
 #include "tools/tool.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -439,16 +440,17 @@ static struct agent *
 fuzz_agent_new(const char *name)
 {
 	struct agent *a = xcalloc(1, sizeof *a);
+	char *err = NULL;
 
 	a->team = fz.team;
 	a->name = xstrdup(name);
 	a->role = xstrdup(name);
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
 	a->status = MEMBER_IDLE;
-	a->root = xstrdup(team_workdir(fz.team));
-	a->sandbox_fd = -1;
-	a->place_fd = -1;
 	cancel_init(&a->cancel);
+	if ((a->home = team_sandbox_profile(fz.team, team_workdir(fz.team), 0,
+	    &err)) == NULL)
+		fuzz_die("profile", err);
 	a->transcript = json_array();
 	return a;
 }
@@ -459,11 +461,9 @@ fuzz_agent_free(struct agent *a)
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->leave_reason);
-	free(a->root);
+	profile_free(a->home);
 	free(a->place);
-	free(a->place_root);
-	if (a->place_fd != -1)
-		close(a->place_fd);
+	profile_free(a->away);
 	free(a->name);
 	free(a->role);
 	free(a);
