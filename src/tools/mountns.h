@@ -7,6 +7,8 @@
 #ifndef HUDDLE_TOOLS_MOUNTNS_H
 #define HUDDLE_TOOLS_MOUNTNS_H
 
+#include <sys/types.h>
+
 /*
  * Moves the calling process into a private mount namespace (as root, or
  * otherwise in a user namespace of its own that maps only its own uid
