@@ -153,6 +153,69 @@ fail:
 	return -1;
 }
 
+/* Whether dir (whose stat is st) is a mount point: its mount differs
+ * from its parent's (statx's mount id). */
+static int
+mountns_is_mountpoint(const char *dir, const struct stat *st)
+{
+	struct statx a, b;
+	char *parent = xasprintf("%s/..", dir);
+	int rc;
+
+	(void)st;
+	rc = statx(AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &a) == 0 &&
+	    statx(AT_FDCWD, parent, 0, STATX_MNT_ID, &b) == 0 &&
+	    (a.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id;
+	free(parent);
+	return rc;
+}
+
+/*
+ * A git directory that holds read-only paths is bind-mounted on itself
+ * (writable still): a mount point can be neither renamed nor removed, so
+ * a command cannot move the repository's .git aside and put one of its
+ * own, with hooks of its choosing, in its place. Once per directory.
+ */
+static int
+mountns_anchor(const char *path, char **err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, proc[64];
+	struct stat st;
+	int fd;
+
+	if (slash == NULL || slash - path < 5 || strncmp(slash - 5, "/.git",
+	    5) != 0)
+		return 0;
+	dir = xasprintf("%.*s", (int)(slash - path), path);
+	fd = open(dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &st) == -1) {
+		*err = xasprintf("cannot keep %s in place: %s", dir,
+		    strerror(errno));
+		goto fail;
+	}
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	/* Already a mount point (anchored for an earlier path): done. */
+	if (mountns_is_mountpoint(dir, &st)) {
+		close(fd);
+		free(dir);
+		return 0;
+	}
+	if (mount(proc, proc, NULL, MS_BIND, NULL) == -1) {
+		*err = xasprintf("cannot keep %s in place: %s", dir,
+		    strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	free(dir);
+	return 0;
+fail:
+	if (fd != -1)
+		close(fd);
+	free(dir);
+	return -1;
+}
+
 int
 mountns_own_user(void)
 {
@@ -168,6 +231,8 @@ mountns_own_user(void)
 int
 mountns_readonly(char *const *paths, char **err)
 {
+	size_t i;
+
 	if (paths[0] == NULL)
 		return 0;
 	if (mountns_enter(err) == -1)
@@ -178,6 +243,9 @@ mountns_readonly(char *const *paths, char **err)
 		    strerror(errno));
 		return -1;
 	}
+	for (i = 0; paths[i] != NULL; i++)
+		if (mountns_anchor(paths[i], err) == -1)
+			return -1;
 	for (; *paths != NULL; paths++)
 		if (mountns_one(*paths, err) == -1)
 			return -1;

@@ -222,7 +222,10 @@ profile_bash_options(const struct profile *p, struct bash_options *bo)
 static int
 profile_git_file(const struct profile *p, const char *path)
 {
-	static const char *const parts[] = { "hooks", "config", "info" };
+	/* commondir names another git directory to read the configuration
+	 * and hooks from. */
+	static const char *const parts[] = { "hooks", "config", "info",
+	    "commondir" };
 	size_t n = strlen(p->root), i, k;
 	const char *rest, *end;
 

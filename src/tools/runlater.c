@@ -32,6 +32,7 @@ static const char *const runlater_table[] = {
 	"setup.py", "setup.cfg", "pyproject.toml", "conftest.py", "tox.ini",
 	"noxfile.py", "Gemfile", "Rakefile", "composer.json", "go.mod",
 	".pre-commit-config.yaml", ".gitattributes", ".gitmodules",
+	".git/commondir", ".git/config",
 	".github/workflows/*", ".gitlab-ci.yml", ".husky/*",
 };
 

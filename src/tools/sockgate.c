@@ -26,6 +26,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <seccomp.h>
@@ -63,6 +64,7 @@ struct sockgate_call {
 	struct sockgate		*g;
 	pid_t			 tid;
 	int			 pidfd;
+	int			 via_group;	/* pidfd is the thread group's */
 	int			 sock;		/* our duplicate, or -1 */
 	struct sockaddr_storage	 addr;		/* our copy */
 	socklen_t		 len;
@@ -123,11 +125,12 @@ sockgate_tgid(pid_t tid)
 
 /* A pidfd for the target: its thread, or its thread group. */
 static int
-sockgate_pidfd(pid_t tid)
+sockgate_pidfd(pid_t tid, int *via_group)
 {
 	int fd;
 	pid_t tgid;
 
+	*via_group = 0;
 	/* A thread other than the leader is refused (EINVAL, or ENOENT on
 	 * newer kernels) unless asked for as a thread, which kernels
 	 * before 6.9 do not know: then its thread group serves, whose
@@ -135,8 +138,10 @@ sockgate_pidfd(pid_t tid)
 	fd = (int)syscall(SYS_pidfd_open, tid, 0);
 	if (fd == -1 && errno != ESRCH)
 		fd = (int)syscall(SYS_pidfd_open, tid, SOCKGATE_PIDFD_THREAD);
-	if (fd == -1 && errno != ESRCH && (tgid = sockgate_tgid(tid)) > 0)
+	if (fd == -1 && errno != ESRCH && (tgid = sockgate_tgid(tid)) > 0) {
 		fd = (int)syscall(SYS_pidfd_open, tgid, 0);
+		*via_group = tgid != tid;
+	}
 	return fd;
 }
 
@@ -327,7 +332,7 @@ sockgate_judge(struct sockgate_call *k)
 	int domain, fd = (int)k->g->req->data.args[0];
 	socklen_t dl = sizeof domain;
 
-	if ((k->pidfd = sockgate_pidfd(k->tid)) == -1)
+	if ((k->pidfd = sockgate_pidfd(k->tid, &k->via_group)) == -1)
 		return EACCES;
 	if (!sockgate_valid(k))
 		return ESRCH;
@@ -336,16 +341,31 @@ sockgate_judge(struct sockgate_call *k)
 		return errno == EBADF ? EBADF : EACCES;
 	if (getsockopt(k->sock, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == -1)
 		return errno == ENOTSOCK ? ENOTSOCK : EACCES;
+	/* Found through the thread group, not the thread: the two may not
+	 * share their descriptors (a thread made without CLONE_FILES), so
+	 * the socket must be the very one the caller named. */
+	if (k->via_group && syscall(SYS_kcmp, k->tid, getpid(), KCMP_FILE,
+	    fd, k->sock) != 0)
+		return EACCES;
+	/* Letting the kernel redo the call (CONTINUE) would look the
+	 * descriptor up again, and another thread may have put another
+	 * socket there since: only where the rules allow anything of
+	 * every kind does it go on untouched. Otherwise the call is made
+	 * here, on the socket that was judged. */
 	switch (domain) {
 	case AF_UNIX:
 		if (c->unix_roots == NULL && c->unix_sockets == NULL)
-			return -SOCKGATE_CONTINUE;
+			return c->net == CONFINE_NET_OPEN ?
+			    -SOCKGATE_CONTINUE : EACCES;
 		return sockgate_unix(k);
 	case AF_INET:
 	case AF_INET6:
 		return sockgate_inet(k);
 	default:
-		return -SOCKGATE_CONTINUE;
+		if ((fd = sockgate_read_addr(k)) != 0)
+			return fd;
+		return sockgate_connect(k->sock, (struct sockaddr *)&k->addr,
+		    k->len);
 	}
 }
 

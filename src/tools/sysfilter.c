@@ -108,7 +108,7 @@ sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 	static const unsigned long ttys[] = { TIOCSTI, TIOCLINUX, TIOCSETD };
 	struct scmp_arg_cmp a;
 	size_t i;
-	int fam, unix_judged = c->unix_roots != NULL ||
+	int fam, t, unix_judged = c->unix_roots != NULL ||
 	    c->unix_sockets != NULL;
 
 	for (i = 0; i < sizeof ttys / sizeof ttys[0]; i++) {
@@ -120,8 +120,14 @@ sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 	    NULL);
 	if (unix_judged && !notify)
 		sysfilter_family(f, AF_UNIX, EACCES);
-	else if (unix_judged)
-		sysfilter_type(f, AF_UNIX, SOCK_DGRAM, 1);
+	else if (unix_judged) {
+		/* Only connected kinds: a datagram (and SOCK_RAW, which the
+		 * kernel makes a datagram socket) reaches any path by
+		 * sendto, without connect. */
+		for (t = 0; t <= (int)SYSFILTER_TYPE_MASK; t++)
+			if (t != SOCK_STREAM && t != SOCK_SEQPACKET)
+				sysfilter_type(f, AF_UNIX, t, 1);
+	}
 	if (c->net != CONFINE_NET_OPEN) {
 		for (fam = 0; fam < SYSFILTER_FAMILIES; fam++) {
 			if (fam == AF_UNIX || fam == AF_NETLINK ||

@@ -472,13 +472,17 @@ START_TEST(git_metadata_is_read_only)
 	    "git config core.fsmonitor x || echo config refused; "
 	    "echo x >> .git/info/exclude || echo exclude refused; "
 	    "rm -rf .git/hooks || echo rm refused; "
-	    "mv .git/config .git/config.old || echo mv refused", &c, &o);
+	    "mv .git/config .git/config.old || echo mv refused; "
+	    "mv .git gitx || echo git dir kept; "
+	    "test -f .git/config && echo still there", &c, &o);
 	ASSERT_HAS(&o, "committed");
 	ASSERT_HAS(&o, "hook refused");
 	ASSERT_HAS(&o, "config refused");
 	ASSERT_HAS(&o, "exclude refused");
 	ASSERT_HAS(&o, "rm refused");
 	ASSERT_HAS(&o, "mv refused");
+	ASSERT_HAS(&o, "git dir kept");
+	ASSERT_HAS(&o, "still there");
 
 	/* Nothing of it stayed: the same commands, unconfined, work. */
 	run("git log --oneline | wc -l; echo x > .git/hooks/pre-commit && "
