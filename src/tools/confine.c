@@ -197,16 +197,23 @@ int
 confine_apply(const struct confine *c, const struct cgroup *cg,
     int notify_sock, char **err)
 {
-	int own_user = 0;
+	int own_user = 0, joined = -1;
 
 	if (limits_apply(c, err) == -1 ||
 	    (cg != NULL && cgroup_join(cg, err) == -1))
 		return -1;
-	if (c->pinned) {
-		if (mountns_join(REAPER_PIN_FD, err) == -1)
+	/* Joining needs a process of one thread; a sanitizer's runtime may
+	 * keep a thread of its own even here: then the namespaces are made
+	 * here, as without a holder. */
+	if (c->pinned && (joined = mountns_join(REAPER_PIN_FD, err)) == -1) {
+		if (errno != EINVAL)
 			return -1;
+		free(*err);
+		*err = NULL;
+	}
+	if (joined == 0)
 		own_user = geteuid() != 0;
-	} else if (c->readonly != NULL && c->readonly[0] != NULL) {
+	else if (c->readonly != NULL && c->readonly[0] != NULL) {
 		if (mountns_readonly(c->readonly, err) == -1)
 			return -1;
 		own_user = geteuid() != 0;

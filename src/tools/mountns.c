@@ -264,8 +264,11 @@ mountns_join(int pidfd, char **err)
 		return -1;
 	}
 	if (setns(pidfd, what) == -1) {
+		int e = errno;
+
 		*err = xasprintf("cannot join the command namespace: %s",
-		    strerror(errno));
+		    strerror(e));
+		errno = e;
 		return -1;
 	}
 	/* Joining a mount namespace moves to its root. */

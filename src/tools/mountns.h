@@ -31,7 +31,8 @@ int mountns_own_user(void);
 /*
  * Joins the user (when not root) and mount namespaces of the process
  * pidfd refers to, and goes back to the directory it was in. Returns 0,
- * or -1 with *err.
+ * or -1 with *err and errno (EINVAL: the calling process has more than
+ * one thread, which setns refuses).
  */
 int mountns_join(int pidfd, char **err);
 
@@ -39,7 +40,7 @@ int mountns_join(int pidfd, char **err);
  * A pinned namespace: a small process of huddle's own (the holder)
  * makes the namespaces of mountns_readonly once and keeps them alive,
  * and each command joins them (mountns_join). Making and tearing down a
- * mount namespace for every command costs tens of milliseconds, most of
+ * mount namespace for every command costs about a millisecond, most of
  * it in the kernel when the last process leaves it.
  */
 struct mountns_pin {
