@@ -84,7 +84,7 @@ sysfilter_tcp_only(struct sysfilter *f, int family)
 		sysfilter_rule(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket),
 		    2, c);
 	}
-	c[1] = SCMP_CMP(2, SCMP_CMP_GT, (scmp_datum_t)IPPROTO_TCP);
+	c[1] = SCMP_CMP(2, SCMP_CMP_GT, (scmp_datum_t)IPPROTO_TCP, 0);
 	sysfilter_rule(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2, c);
 }
 
