@@ -202,12 +202,10 @@ confine_apply(const struct confine *c, const struct cgroup *cg,
 	if (limits_apply(c, err) == -1 ||
 	    (cg != NULL && cgroup_join(cg, err) == -1))
 		return -1;
-	/* Joining needs a process of one thread; a sanitizer's runtime may
-	 * keep a thread of its own even here: then the namespaces are made
-	 * here, as without a holder. */
+	/* Where the namespaces cannot be joined — a sanitizer's runtime
+	 * keeps a thread of its own even here, and setns wants one; or the
+	 * holder is gone — they are made here, as without a holder. */
 	if (c->pinned && (joined = mountns_join(REAPER_PIN_FD, err)) == -1) {
-		if (errno != EINVAL)
-			return -1;
 		free(*err);
 		*err = NULL;
 	}

@@ -308,6 +308,9 @@ mountns_pin_new(const char *program, char *const *paths,
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawnattr_init(&at);
+	/* A session of its own: a Ctrl-C at the person's terminal is not
+	 * for it. */
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
 	rc = bash_spawn_kept(program, &pin->pid, &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
