@@ -33,6 +33,7 @@
 #include "ui/terminal.h"
 #include "ui/ui.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/secret.h"
 #include "util/xmalloc.h"
 
@@ -47,7 +48,9 @@ struct options {
 	const char	*script;
 	const char	*ask;
 	int		 stream;
-	int		 max_retries;
+	int		 max_retries;	/* -1: the budget decides */
+	int64_t		 retry_for_ms;	/* -1: the default */
+	int64_t		 retry_max_delay_ms; /* -1: the default */
 	const char	*workdir;
 	int		 resume;
 	int		 headless;
@@ -133,7 +136,7 @@ usage(FILE *out)
 	    "                        next request would fill PCT%% of the\n"
 	    "                        window (default 75; 100: never)\n"
 	    "  --max-rounds N        tool rounds an agent may run in one turn\n"
-	    "                        (default 40)\n"
+	    "                        (default: no limit)\n"
 	    "  --autonomous          every teammate takes the next ready task\n"
 	    "                        of the task board itself when idle\n"
 	    "  --verify CMD          a task counts as completed only once CMD\n"
@@ -167,7 +170,13 @@ usage(FILE *out)
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
 	    "  --script FILE         the scenario for --provider script\n"
 	    "  --no-stream           ask for whole replies instead of streams\n"
-	    "  --max-retries N       retries of a failed call (default 2)\n"
+	    "  --retry-for TIME      retry an overloaded, rate-limited or dropped\n"
+	    "                        call for up to TIME, e.g. 90s, 10m, 1h\n"
+	    "                        (default 10m; 0: never retry)\n"
+	    "  --retry-max-delay TIME  the longest wait between attempts\n"
+	    "                        (default 40s; a server's retry-after wins)\n"
+	    "  --max-retries N       retries of a failed call at most (default:\n"
+	    "                        as many as --retry-for allows)\n"
 	    "  --stall-timeout S     a streamed call that receives nothing for S\n"
 	    "                        seconds fails (default 60)\n"
 	    "  -h, --help            show this help and exit\n"
@@ -209,6 +218,10 @@ settings(const struct options *o, const struct catalog *cat,
 	cfg->cache = !o->no_cache;
 	if (o->max_retries >= 0)
 		cfg->max_retries = o->max_retries;
+	if (o->retry_for_ms >= 0)
+		cfg->retry_for_ms = o->retry_for_ms;
+	if (o->retry_max_delay_ms > 0)
+		cfg->retry_max_delay_ms = o->retry_max_delay_ms;
 	if (o->stall_timeout_s > 0)
 		cfg->stall_timeout_s = o->stall_timeout_s;
 	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
@@ -630,7 +643,8 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_ASK = 256, OPT_PROVIDER, OPT_MODEL, OPT_BASE_URL,
-	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_WORKDIR,
+	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_RETRY_FOR,
+	    OPT_RETRY_MAX_DELAY, OPT_WORKDIR,
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
@@ -647,6 +661,9 @@ main(int argc, char **argv)
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-retries", required_argument, NULL, OPT_MAX_RETRIES },
+		{ "retry-for", required_argument, NULL, OPT_RETRY_FOR },
+		{ "retry-max-delay", required_argument, NULL,
+		    OPT_RETRY_MAX_DELAY },
 		{ "stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT },
 		{ "demo", no_argument, NULL, OPT_DEMO },
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
@@ -707,6 +724,7 @@ main(int argc, char **argv)
 	o.stream = 1;
 	o.max_procs = o.max_memory = o.max_file_size = -1;
 	o.max_retries = -1;
+	o.retry_for_ms = o.retry_max_delay_ms = -1;
 	o.plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o.quit_timeout_s = -1;
 	o.compact_at = -1;
@@ -734,9 +752,20 @@ main(int argc, char **argv)
 			o.stream = 0;
 			break;
 		case OPT_MAX_RETRIES:
-			if (number_arg(optarg, 0, 10, &o.max_retries) == -1)
+			if (number_arg(optarg, 0, 1000, &o.max_retries) == -1)
 				return bad_usage("--max-retries takes a number "
-				    "from 0 to 10");
+				    "from 0 to 1000");
+			break;
+		case OPT_RETRY_FOR:
+			if (number_duration_ms(optarg, &o.retry_for_ms) == -1)
+				return bad_usage("--retry-for takes a duration, "
+				    "e.g. 90s, 10m or 1h (0: never retry)");
+			break;
+		case OPT_RETRY_MAX_DELAY:
+			if (number_duration_ms(optarg, &o.retry_max_delay_ms) ==
+			    -1 || o.retry_max_delay_ms < 1)
+				return bad_usage("--retry-max-delay takes a "
+				    "duration, e.g. 40s or 250ms");
 			break;
 		case OPT_STALL_TIMEOUT:
 			if (number_arg(optarg, 1, 3600, &o.stall_timeout_s) ==

@@ -37,7 +37,7 @@ team_options_defaults(struct team_options *o)
 	llm_config_defaults(&o->llm);
 	o->plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o->max_teammates = 8;
-	o->max_rounds = 40;
+	o->max_rounds = 0;	/* none: the budget, Esc and the person guard */
 	o->compact_at = 75;
 	o->bash_timeout_s = 120;
 	o->max_procs = CONFINE_DEFAULT_PROCS;

@@ -45,7 +45,14 @@ struct llm_config {
 	enum llm_thinking thinking;	/* default LLM_THINKING_UNSET */
 	int		 thinking_budget; /* LLM_THINKING_BUDGET's tokens */
 	int		 cache;		/* ask for prompt caching; 1 */
-	int		 max_retries;	/* default 2 (3 attempts) */
+	int		 max_retries;	/* at most this many retries of a
+					 * call; -1 (default): as many as
+					 * retry_for_ms allows */
+	int64_t		 retry_for_ms;	/* retry transient failures until
+					 * this long after the call began;
+					 * default 10 minutes; 0: never */
+	int64_t		 retry_max_delay_ms; /* the longest computed wait
+					 * between attempts; 40 s */
 	int		 stream;	/* default 1 */
 	int64_t		 compact_trigger; /* Anthropic: compact on the server
 					 * when the prompt passes this many
@@ -70,7 +77,8 @@ enum llm_event_type {
 	LLM_EV_THINKING,	/* text, len: a piece of the model's thinking;
 				 * redacted: an encrypted block (no text) */
 	LLM_EV_TOOL,		/* tool_id, tool_name: a tool call begins */
-	LLM_EV_RETRY		/* attempt failed (error); next in delay_ms */
+	LLM_EV_RETRY		/* attempt failed (error); the next one, number
+				 * attempt + 1, starts in delay_ms */
 };
 
 struct llm_event {
@@ -151,8 +159,10 @@ void llm_client_free(struct llm_client *cl);
 
 /*
  * Sends the conversation and waits for the whole reply, calling fn (may be
- * NULL) as it streams. Retries per the official SDK policy. Always fills
- * *res; returns 0 when res->status is LLM_OK, else -1.
+ * NULL) as it streams. Retries transient failures (retry.h) within
+ * retry_for_ms, announcing each wait with an LLM_EV_RETRY event; the wait
+ * ends at once on llm_cancel. Always fills *res; returns 0 when
+ * res->status is LLM_OK, else -1.
  */
 int llm_call(struct llm_client *cl, const struct llm_request *req,
     llm_event_fn fn, void *ud, struct llm_result *res);
