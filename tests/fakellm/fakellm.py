@@ -30,6 +30,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import context
+import outage
 import tasks
 import today
 
@@ -45,7 +46,7 @@ TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,64}$"
 TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 KINDS = ("text", "tool_use", "error", "raw", "stall_headers", "rounds",
-         "worker")
+         "worker", "outage")
 FAULTS = ("error_event", "drop", "reset", "stall", "malformed_sse",
           "malformed_json")
 
@@ -63,6 +64,7 @@ ITEM_KEYS = frozenset((
     "body", "content_type",
     "rounds", "bytes", "summary_delay_ms", "wait_for",
     "work_ms", "log", "before",
+    "count", "seconds", "retry_after_ms", "round_tool",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -285,6 +287,8 @@ def validate_script_item(item, where="item"):
                f"{where}: log must be a plain file name")
         _check(isinstance(item.get("before", ""), str),
                f"{where}: before must be a shell command")
+    if kind == "outage":
+        outage.check(item, where, lambda message: _check(False, message))
     if kind == "rounds":
         _check(_is_count(item.get("rounds"), 1),
                f"{where}: kind rounds needs \"rounds\" >= 1")
@@ -292,6 +296,8 @@ def validate_script_item(item, where="item"):
                f"{where}: bytes must be an integer >= 0")
         _check(_is_count(item.get("summary_delay_ms", 0), 0),
                f"{where}: summary_delay_ms must be an integer >= 0")
+        _check(item.get("round_tool", "bash") in ("bash", "write_file"),
+               f"{where}: round_tool must be bash or write_file")
         item.setdefault("bytes", 0)
     return item
 
@@ -345,11 +351,18 @@ class FakeState:
         without an agent. Returns None when both are empty. A "rounds"
         item answers from the request (context.rounds_step) and stays at
         the head of its queue until its rounds are done; a "worker" item
-        (tasks.worker_step) stays there for good.
+        (tasks.worker_step) stays there for good; an "outage" item
+        refuses requests until its count or time is spent
+        (outage.step), then gives way to the item after it.
         """
         with self._lock:
             for name in ((agent, None) if agent is not None else (None,)):
                 queue = self._queues.get(name)
+                while queue and queue[0]["kind"] == "outage":
+                    refusal = outage.step(queue[0])
+                    if refusal is not None:
+                        return refusal
+                    queue.popleft()
                 if not queue:
                     continue
                 if queue[0]["kind"] == "worker":

@@ -278,7 +278,8 @@ def test_500_until_retries_run_out(fake):
     fault_case(fake, [{"agent": "alice", "kind": "error", "status": 500,
                        "message": "fault500 attempt %d" % i} for i in (1, 2, 3)],
                [(375, 500), (750, 1000)], [500, 500, 500],
-               error=["HTTP 500", "api_error", "fault500 attempt 3"])
+               error=["HTTP 500", "api_error", "fault500 attempt 3"],
+               args=["--max-retries", "2"])
 
 
 def test_500_should_not_retry(fake):
