@@ -283,11 +283,14 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 		llm_set(&res->error_message, "the call was cancelled");
 	} else if (resp->status >= 200 && resp->status < 300) {
 		if (a.failed)
-			;	/* the provider filled res */
+			/* The provider filled res: an error event of a
+			 * passing kind is retried, a bad stream is not. */
+			retry = retry_stream_error(res->error_type);
 		else if (c->stream && a.done)
 			turn_finish(a.turn, res);
 		else if (c->stream) {
-			/* The stream ended (or broke) before its end. */
+			/* The stream ended (or broke) before its end: the
+			 * reply starts again from the top. */
 			res->status = LLM_ERR_STREAM;
 			llm_set(&res->error_type, resp->timed_out ?
 			    "timeout_error" : "connection_error");
@@ -296,6 +299,7 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 			    xasprintf("the stream broke off: %s", resp->error) :
 			    xstrdup("the stream ended before the reply was "
 			    "complete");
+			retry = 1;
 		} else if (hr == HTTP_TRANSPORT) {
 			res->status = LLM_ERR_TRANSPORT;
 			llm_set(&res->error_type, "connection_error");

@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "llm/retry.h"
@@ -32,6 +33,22 @@ retry_should(long status, const char *x_should_retry)
 		return 1;
 	return status == 408 || status == 409 || status == 429 ||
 	    status >= 500;
+}
+
+int
+retry_stream_error(const char *error_type)
+{
+	static const char *const passing[] = { "overloaded_error",
+	    "api_error", "rate_limit_error", "timeout_error", "server_error",
+	    "connection_error" };
+	size_t i;
+
+	for (i = 0; error_type != NULL && i < sizeof passing /
+	    sizeof *passing; i++) {
+		if (strcmp(error_type, passing[i]) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* Parses a whole number or decimal; returns -1 when s is not one. */

@@ -36,6 +36,16 @@ void retry_policy_defaults(struct retry_policy *p);
 int retry_should(long status, const char *x_should_retry);
 
 /*
+ * Whether a stream that failed after its 200 may be retried, by the
+ * error it ended with: an error event of a passing kind
+ * (overloaded_error, api_error, rate_limit_error, timeout_error, an
+ * OpenAI-compatible server_error) or a connection that broke or stalled
+ * (connection_error, timeout_error). A stream the client could not read
+ * (invalid_response) or a refusal of the request is final.
+ */
+int retry_stream_error(const char *error_type);
+
+/*
  * The wait the server asked for, in milliseconds: a `retry-after-ms`
  * (milliseconds) or else a `retry-after` (seconds, or an HTTP date
  * relative to `now`) header that gives more than 0. -1 when neither does.

@@ -9,6 +9,7 @@ LLM server on a busy day.
   is outlasted with default settings but a small --retry-max-delay; a
   --retry-for shorter than the outage ends in the error the server gave,
   with the attempts it took.
+* A stream that stalls halfway is asked for again.
 * A 429 with retry-after waits what the server asked.
 * A 400 fails at once, quoting the server's sentence, with no retry.
 * Interrupting (Esc; /interrupt in headless mode) during a retry's wait
@@ -150,6 +151,22 @@ def test_budget_runs_out(fake):
         close(h)
 
 
+def test_stalled_stream(fake):
+    # A stream that stops halfway (its connection timed out by
+    # --stall-timeout) is asked for again, and the turn goes on.
+    stall = say("alice", "This reply stalls halfway.", fault="stall",
+                stall_s=20, fault_after=4)
+    h = start(fake, spawn_alice() + [stall] + alice_work(),
+              ["--stall-timeout", "1"])
+    try:
+        finishes(h)
+        retries = retries_of(h, "alice")
+        expect(len(retries) == 1 and "timeout_error" in retries[0]["message"],
+               "retries %r" % retries)
+    finally:
+        close(h)
+
+
 def test_429_retry_after(fake):
     outage = {"agent": "alice", "kind": "outage", "status": 429, "count": 2}
     h = start(fake, spawn_alice() + [outage] + alice_work())
@@ -259,6 +276,7 @@ def main():
         r.run("overloaded for 4 s: outlasted", test_timed_outage, fake)
         r.run("--retry-for 2s: the server's error after the budget",
               test_budget_runs_out, fake)
+        r.run("a stalled stream: retried", test_stalled_stream, fake)
         r.run("429 with retry-after: the wait the server asked",
               test_429_retry_after, fake)
         r.run("400: fails at once with the server's sentence",

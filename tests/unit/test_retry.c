@@ -34,6 +34,24 @@ START_TEST(which_failures_are_retried)
 }
 END_TEST
 
+START_TEST(which_broken_streams_are_retried)
+{
+	static const char *const yes[] = { "overloaded_error", "api_error",
+	    "rate_limit_error", "timeout_error", "server_error",
+	    "connection_error" };
+	static const char *const no[] = { "invalid_response",
+	    "invalid_request_error", "authentication_error", "cancelled",
+	    "" };
+	size_t i;
+
+	for (i = 0; i < sizeof yes / sizeof *yes; i++)
+		ck_assert_msg(retry_stream_error(yes[i]), "%s", yes[i]);
+	for (i = 0; i < sizeof no / sizeof *no; i++)
+		ck_assert_msg(!retry_stream_error(no[i]), "%s", no[i]);
+	ck_assert(!retry_stream_error(NULL));
+}
+END_TEST
+
 START_TEST(server_delays_are_read)
 {
 	time_t now = 1700000000;
@@ -210,6 +228,7 @@ retry_suite(void)
 	TCase *tc = tcase_create("retry");
 
 	tcase_add_test(tc, which_failures_are_retried);
+	tcase_add_test(tc, which_broken_streams_are_retried);
 	tcase_add_test(tc, server_delays_are_read);
 	tcase_add_test(tc, backoff_doubles_caps_and_jitters);
 	tcase_add_test(tc, the_budget_bounds_the_retries);
