@@ -1148,6 +1148,45 @@ def test_today_openai_reasoning():
     check(cached > 300, f"cached_tokens {cached}")
 
 
+def test_outage():
+    """An outage refuses N requests, or every request for T seconds, as
+    the service does when overloaded; then the next response is served."""
+    script([{"kind": "outage", "status": 529, "count": 2,
+             "retry_after_ms": 40},
+            {"kind": "outage", "status": 429, "count": 1},
+            {"kind": "text", "text": "through"}])
+    for _ in range(2):
+        reply = anthropic(anthropic_body())
+        check_eq(reply.status, 529, "outage status")
+        err = reply.json()
+        check_eq(err["error"]["type"], "overloaded_error", "529 error type")
+        check_eq(err["error"]["message"], "Overloaded", "529 message")
+        check_eq(reply.headers.get("retry-after-ms"), "40", "retry-after-ms")
+        check_eq(reply.headers.get("retry-after"), "1", "retry-after")
+    reply = anthropic(anthropic_body())
+    check_eq(reply.status, 429, "rate-limit outage status")
+    check_eq(reply.json()["error"]["type"], "rate_limit_error", "429 type")
+    check_eq(reply.headers.get("retry-after"), "1",
+             "a 429 always says when to come back")
+    check(reply.headers.get("retry-after-ms") is None, "429 retry-after-ms")
+    check_eq(anthropic(anthropic_body()).status, 200, "after the outage")
+    reset()
+    script([{"kind": "outage", "seconds": 0.3},
+            {"kind": "text", "text": "through"}])
+    check_eq(anthropic(anthropic_body()).status, 529, "timed outage")
+    check_eq(openai(openai_body()).status, 529, "timed outage, OpenAI route")
+    check(anthropic(anthropic_body()).headers.get("retry-after") is None,
+          "a 529 without retry_after_ms names no wait")
+    time.sleep(0.35)
+    check_eq(anthropic(anthropic_body()).status, 200, "after the timed outage")
+    for bad in ({"kind": "outage"}, {"kind": "outage", "count": 1,
+                                     "seconds": 1},
+                {"kind": "outage", "count": 0},
+                {"kind": "outage", "count": 1, "status": 400}):
+        reply = call("POST", "/_script", [bad])
+        check_eq(reply.status, 400, f"bad outage {bad!r} refused")
+
+
 TESTS = [value for name, value in sorted(globals().items())
          if name.startswith("test_")]
 
