@@ -381,6 +381,7 @@ ask_event(void *ud, const struct llm_event *ev)
 static int
 ask(const struct llm_config *cfg, const char *text)
 {
+	struct llm_config one;
 	struct llm_request req = { 0 };
 	struct llm_result res;
 	struct sigaction sa;
@@ -393,7 +394,11 @@ ask(const struct llm_config *cfg, const char *text)
 		fprintf(stderr, "huddle: --ask needs non-empty UTF-8 text\n");
 		return 2;
 	}
-	ask_client = llm_client_new(cfg);
+	/* What reached stdout cannot be taken back: a stream that breaks
+	 * is reported, not asked for again. */
+	one = *cfg;
+	one.retry_streams = 0;
+	ask_client = llm_client_new(&one);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = ask_interrupt;
 	sigemptyset(&sa.sa_mask);

@@ -50,6 +50,7 @@ llm_config_defaults(struct llm_config *c)
 	c->max_retries = -1;
 	c->retry_for_ms = RETRY_DEFAULT_FOR_MS;
 	c->retry_max_delay_ms = RETRY_DEFAULT_CAP_MS;
+	c->retry_streams = 1;
 	c->stream = 1;
 	c->connect_timeout_ms = 10000;
 	c->stall_timeout_s = 60;
@@ -285,7 +286,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 		if (a.failed)
 			/* The provider filled res: an error event of a
 			 * passing kind is retried, a bad stream is not. */
-			retry = retry_stream_error(res->error_type);
+			retry = c->retry_streams &&
+			    retry_stream_error(res->error_type);
 		else if (c->stream && a.done)
 			turn_finish(a.turn, res);
 		else if (c->stream) {
@@ -299,7 +301,7 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 			    xasprintf("the stream broke off: %s", resp->error) :
 			    xstrdup("the stream ended before the reply was "
 			    "complete");
-			retry = 1;
+			retry = c->retry_streams;
 		} else if (hr == HTTP_TRANSPORT) {
 			res->status = LLM_ERR_TRANSPORT;
 			llm_set(&res->error_type, "connection_error");

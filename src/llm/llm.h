@@ -53,6 +53,10 @@ struct llm_config {
 					 * default 10 minutes; 0: never */
 	int64_t		 retry_max_delay_ms; /* the longest computed wait
 					 * between attempts; 40 s */
+	int		 retry_streams;	/* a stream that breaks after its
+					 * 200 is asked for again; 1 (0
+					 * where its text cannot be taken
+					 * back, as on --ask's stdout) */
 	int		 stream;	/* default 1 */
 	int64_t		 compact_trigger; /* Anthropic: compact on the server
 					 * when the prompt passes this many
