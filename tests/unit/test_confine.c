@@ -33,6 +33,7 @@
 #include "tools/confine.h"
 #include "tools/landlock.h"
 #include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -47,7 +48,7 @@ setup(void)
 	ck_assert_ptr_nonnull(realpath(t, buf));
 	free(t);
 	wd = xstrdup(buf);
-	program = reaper_program();
+	program = reaperexe_self();
 	ck_assert_ptr_nonnull(program);
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 }
