@@ -125,6 +125,9 @@ usage(FILE *out)
 	    "  --catalog FILE        read the model catalog from FILE\n"
 	    "  --thinking HOW        adaptive, off, or a budget in tokens\n"
 	    "                        (default: as the catalog says per model)\n"
+	    "  --thinking-display HOW  summarized (default) or omitted: omitted\n"
+	    "                        starts replies sooner, but the panes show\n"
+	    "                        no thinking\n"
 	    "  --max-tokens N        cap each reply at N tokens (default: the\n"
 	    "                        model's largest)\n"
 	    "  --context-window N    the model's context in tokens, for a model\n"
@@ -634,6 +637,7 @@ main(int argc, char **argv)
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
+	    OPT_THINKING_DISPLAY,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
@@ -662,6 +666,8 @@ main(int argc, char **argv)
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "models", no_argument, NULL, OPT_MODELS },
 		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "thinking-display", required_argument, NULL,
+		    OPT_THINKING_DISPLAY },
 		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 		{ "context-window", required_argument, NULL,
 		    OPT_CONTEXT_WINDOW },
@@ -799,6 +805,15 @@ main(int argc, char **argv)
 			if (thinking_arg(optarg, &o.choice) == -1)
 				return bad_usage("--thinking takes adaptive, off "
 				    "or a budget of at least 1024 tokens");
+			break;
+		case OPT_THINKING_DISPLAY:
+			if (strcmp(optarg, "summarized") == 0)
+				o.choice.display_omitted = 0;
+			else if (strcmp(optarg, "omitted") == 0)
+				o.choice.display_omitted = 1;
+			else
+				return bad_usage("--thinking-display takes "
+				    "summarized or omitted");
 			break;
 		case OPT_MAX_TOKENS:
 			if (number_arg(optarg, 1, 100000000, &n) == -1)

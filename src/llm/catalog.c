@@ -21,6 +21,12 @@ struct catalog {
 	struct model_info	 unknown;
 };
 
+static const char *const catalog_off_names[] = {
+	[MODEL_OFF_DISABLED] = "disabled",
+	[MODEL_OFF_BETWEEN_TOOLS] = "between_tools",
+	[MODEL_OFF_IMPOSSIBLE] = "impossible",
+};
+
 static const char *const catalog_thinking_names[] = {
 	[MODEL_THINKING_NONE] = "none",
 	[MODEL_THINKING_MANUAL] = "manual",
@@ -75,6 +81,54 @@ catalog_price(json_t *prices, const char *key, double *out,
 	return 0;
 }
 
+/* Reads a field whose value is one of names[]; -1 with *why when it is
+ * another. */
+static int
+catalog_enum(json_t *o, const char *key, const char *const *names,
+    size_t n, int *out, const char **why)
+{
+	json_t *v = json_object_get(o, key);
+	size_t k;
+
+	if (v == NULL)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (json_is_string(v) && strcmp(json_string_value(v),
+		    names[k]) == 0) {
+			*out = (int)k;
+			return 0;
+		}
+	}
+	*why = key;
+	return -1;
+}
+
+/* Reads a model's rules: how thinking is turned off, whether it takes a
+ * budget, a display, a forced tool choice, where its words go. */
+static int
+catalog_rules(json_t *o, struct model_info *m, const char **why)
+{
+	int off = m->thinking_always_on ? MODEL_OFF_IMPOSSIBLE :
+	    MODEL_OFF_DISABLED;
+
+	if (catalog_enum(o, "thinking_off", catalog_off_names,
+	    sizeof catalog_off_names / sizeof *catalog_off_names, &off,
+	    why) == -1 || catalog_bool(o, "thinking_budget",
+	    &m->thinking_budget, why) == -1 || catalog_bool(o,
+	    "thinking_display", &m->thinking_display, why) == -1 ||
+	    catalog_bool(o, "words_in_thinking", &m->words_in_thinking,
+	    why) == -1 || catalog_bool(o, "forced_tool_choice",
+	    &m->forced_tool_choice, why) == -1)
+		return -1;
+	m->thinking_off = (enum model_thinking_off)off;
+	if (m->thinking_always_on != (off == MODEL_OFF_IMPOSSIBLE)) {
+		*why = "thinking_off (it says otherwise than "
+		    "thinking_always_on)";
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads the fields shared by a model and the unknown-model defaults. */
 static int
 catalog_fields(json_t *o, struct model_info *m, int need, const char **why)
@@ -89,7 +143,7 @@ catalog_fields(json_t *o, struct model_info *m, int need, const char **why)
 	    catalog_bool(o, "thinking_always_on", &m->thinking_always_on,
 	    why) == -1 || catalog_bool(o, "sampling_params",
 	    &m->sampling_params, why) == -1 || catalog_bool(o, "compaction",
-	    &m->compaction, why) == -1)
+	    &m->compaction, why) == -1 || catalog_rules(o, m, why) == -1)
 		return -1;
 	if (m->context_window == 0 || m->max_output == 0) {
 		*why = m->context_window == 0 ? "context_window" :
@@ -151,6 +205,8 @@ catalog_read(struct catalog *c, char **err)
 	c->unknown.context_window = 200000;
 	c->unknown.max_output = 8192;
 	c->unknown.sampling_params = 1;
+	c->unknown.thinking_budget = 1;
+	c->unknown.forced_tool_choice = 1;
 	c->unknown.name = c->unknown.provider = c->unknown.status = "";
 	if ((o = json_object_get(c->doc, "unknown_model")) != NULL &&
 	    (!json_is_object(o) || catalog_fields(o, &c->unknown, 0,
@@ -175,6 +231,8 @@ catalog_read(struct catalog *c, char **err)
 		m->provider = catalog_str(o, "provider", "anthropic");
 		m->status = catalog_str(o, "status", "");
 		m->sampling_params = 1;
+		m->thinking_budget = 1;
+		m->forced_tool_choice = 1;
 		if (catalog_fields(o, m, 1, &why) == -1) {
 			*err = xasprintf("model %s: missing or bad %s", m->id,
 			    why);
@@ -326,13 +384,20 @@ catalog_thinking(const struct model_info *m, const struct model_choice *ch,
 			cfg->thinking = LLM_THINKING_ADAPTIVE;
 		return 0;
 	case LLM_THINKING_DISABLED:
-		if (m->thinking_always_on) {
-			*err = xasprintf("%s always thinks: it cannot be "
-			    "turned off", m->id);
+	case LLM_THINKING_BETWEEN_TOOLS:
+		if (m->thinking_always_on ||
+		    m->thinking_off == MODEL_OFF_IMPOSSIBLE) {
+			*err = xasprintf("%s always thinks: its thinking "
+			    "cannot be turned off, so --thinking off cannot "
+			    "be used with it", m->id);
 			return -1;
 		}
+		/* Where "disabled" is refused, between_tools is the way:
+		 * no thinking up front, short notes between tool calls. */
 		if (mt == MODEL_THINKING_ADAPTIVE)
-			cfg->thinking = LLM_THINKING_DISABLED;
+			cfg->thinking = m->thinking_off ==
+			    MODEL_OFF_BETWEEN_TOOLS ?
+			    LLM_THINKING_BETWEEN_TOOLS : LLM_THINKING_DISABLED;
 		return 0;
 	case LLM_THINKING_ADAPTIVE:
 		if (mt != MODEL_THINKING_ADAPTIVE) {
@@ -344,6 +409,12 @@ catalog_thinking(const struct model_info *m, const struct model_choice *ch,
 		cfg->thinking = LLM_THINKING_ADAPTIVE;
 		return 0;
 	case LLM_THINKING_BUDGET:
+		if (m->known && !m->thinking_budget) {
+			*err = xasprintf("%s takes no thinking budget: %s",
+			    m->id, mt == MODEL_THINKING_NONE ? "it does not "
+			    "think" : "use --thinking adaptive or off");
+			return -1;
+		}
 		if (m->known && mt != MODEL_THINKING_MANUAL) {
 			*err = xasprintf("%s %s", m->id, mt ==
 			    MODEL_THINKING_NONE ? "does not think" : "thinks "
@@ -378,5 +449,16 @@ catalog_configure(const struct model_info *m,
 	if (!cfg->stream && max > CATALOG_STREAM_ABOVE)
 		max = CATALOG_STREAM_ABOVE;
 	cfg->max_tokens = (int)(max > 0 ? max : 4096);
-	return catalog_thinking(m, ch, cfg, err);
+	if (catalog_thinking(m, ch, cfg, err) == -1)
+		return -1;
+	cfg->forced_tool_choice = m->forced_tool_choice;
+	cfg->thinking_words = m->words_in_thinking;
+	/* Thinking that shows, where the model takes a display: today's
+	 * models omit it unless asked (doc/models.md, "Model rules"). */
+	cfg->thinking_display = NULL;
+	if (m->thinking_display && cfg->thinking != LLM_THINKING_UNSET &&
+	    cfg->thinking != LLM_THINKING_DISABLED)
+		cfg->thinking_display = ch->display_omitted ? "omitted" :
+		    "summarized";
+	return 0;
 }

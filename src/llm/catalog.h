@@ -25,6 +25,13 @@ enum model_thinking {
 	MODEL_THINKING_ADAPTIVE		/* {type: adaptive} */
 };
 
+/* How a model's up-front thinking is turned off. */
+enum model_thinking_off {
+	MODEL_OFF_DISABLED,		/* {type: disabled} */
+	MODEL_OFF_BETWEEN_TOOLS,	/* {type: between_tools} */
+	MODEL_OFF_IMPOSSIBLE		/* it always thinks */
+};
+
 /* US dollars per million tokens. */
 struct model_prices {
 	double	 input;
@@ -44,6 +51,13 @@ struct model_info {
 	int64_t			 max_output;
 	enum model_thinking	 thinking;
 	int			 thinking_always_on;
+	enum model_thinking_off	 thinking_off;
+	int			 thinking_budget; /* takes budget_tokens */
+	int			 thinking_display; /* takes thinking.display */
+	int			 words_in_thinking; /* its words between tool
+						 * calls come in thinking */
+	int			 forced_tool_choice; /* takes tool_choice
+						 * any / tool */
 	int			 sampling_params;
 	int			 compaction;
 	int64_t			 cache_min_tokens;
@@ -82,15 +96,21 @@ struct model_choice {
 	int			 thinking_budget; /* LLM_THINKING_BUDGET's */
 	int64_t			 max_tokens;	/* caps the model's output */
 	int64_t			 context_window; /* replaces the catalog's */
+	int			 display_omitted; /* no thinking summaries */
 };
 
 /*
  * Sets cfg's max_tokens, thinking and streaming for model m and the
- * person's choice: adaptive thinking where the model has it, nothing where
- * it does not; max_tokens the model's largest output (capped), and no more
- * than a whole, unstreamed reply may hold when cfg asks for no stream.
- * Returns 0, or -1 with *err (malloc'd) when the choice cannot work with
- * this model.
+ * person's choice, within the model's rules: adaptive thinking where the
+ * model has it, nothing where it does not; "off" as the model turns
+ * thinking off (between_tools where disabled is refused), refused where
+ * it always thinks; a budget only where the model takes one; summarised
+ * thinking asked for where it takes a display (unless the person chose
+ * omitted); a forced tool choice never sent where it is refused;
+ * max_tokens the model's largest output (capped), and no more than a
+ * whole, unstreamed reply may hold when cfg asks for no stream. Returns
+ * 0, or -1 with *err (malloc'd) when the choice cannot work with this
+ * model.
  */
 int catalog_configure(const struct model_info *m,
     const struct model_choice *choice, struct llm_config *cfg, char **err);

@@ -48,6 +48,7 @@ llm_config_defaults(struct llm_config *c)
 	c->cache = 1;
 	c->max_retries = 2;
 	c->stream = 1;
+	c->forced_tool_choice = 1;
 	c->connect_timeout_ms = 10000;
 	c->stall_timeout_s = 60;
 }
@@ -260,6 +261,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 	const struct llm_config *c = &cl->cfg;
 	enum http_result hr;
 	int retry = 0;
+
+	turn_words_in_thinking(a.turn, c->thinking_words);
 
 	if (c->stream)
 		a.sse = sse_new(llm_on_sse, &a);

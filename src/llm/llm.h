@@ -32,7 +32,9 @@ enum llm_thinking {
 	LLM_THINKING_UNSET,	/* send nothing: the model's own default */
 	LLM_THINKING_ADAPTIVE,	/* {"type":"adaptive"} */
 	LLM_THINKING_DISABLED,	/* {"type":"disabled"} */
-	LLM_THINKING_BUDGET	/* {"type":"enabled","budget_tokens":N} */
+	LLM_THINKING_BUDGET,	/* {"type":"enabled","budget_tokens":N} */
+	LLM_THINKING_BETWEEN_TOOLS /* {"type":"between_tools"}: no up-front
+				 * thinking, where "disabled" is refused */
 };
 
 struct llm_config {
@@ -44,6 +46,12 @@ struct llm_config {
 	int		 max_tokens;	/* default 4096 */
 	enum llm_thinking thinking;	/* default LLM_THINKING_UNSET */
 	int		 thinking_budget; /* LLM_THINKING_BUDGET's tokens */
+	const char	*thinking_display; /* "summarized", "omitted", or NULL:
+					 * sent as thinking.display */
+	int		 thinking_words; /* the model puts the words it writes
+					 * between tool calls in thinking
+					 * blocks: report those as text */
+	int		 forced_tool_choice; /* takes tool_choice any/tool; 1 */
 	int		 cache;		/* ask for prompt caching; 1 */
 	int		 max_retries;	/* default 2 (3 attempts) */
 	int		 stream;	/* default 1 */
@@ -63,6 +71,8 @@ struct llm_request {
 	json_t		*messages;	/* [{role, content: [blocks]}] */
 	json_t		*tools;		/* [{name, description, input_schema}]
 					 * or NULL */
+	const char	*tool_choice;	/* "auto", "none", "any", or NULL (the
+					 * API's default, auto) */
 };
 
 enum llm_event_type {

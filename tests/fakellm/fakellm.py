@@ -30,6 +30,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import context
+import rules
 import tasks
 import today
 
@@ -844,13 +845,39 @@ class Reply:
         self.signature = None
         if extras.get("thinks") and self.thinking is None:
             self.thinking = f"Request {number}: deciding what to do next."
-        if api == "anthropic" and self.thinking is not None:
-            signer, digest = extras["signer"], extras["digest"]
+        # Anthropic: the thinking blocks of the reply, each signed and
+        # bound to everything before it; on models that put the words
+        # written between tool calls in thinking (rules.py), those words
+        # are a thinking block of their own, empty unless shown.
+        self.thoughts = []
+        self.words_block = api == "anthropic" and \
+            extras.get("words") is not None and \
+            item["kind"] == "tool_use" and bool(self.text)
+        if api == "anthropic" and (self.thinking is not None or
+                                   self.words_block):
+            signer = extras["signer"]
+            digest_at = extras.get("digest_at") or \
+                (lambda done: extras["digest"])
+            done = []
+            if self.thinking is not None and item.get("redacted"):
+                self.redacted = signer.redacted_data(digest_at(done), number)
+                done.append({"type": "redacted_thinking",
+                             "data": self.redacted})
+            elif self.thinking is not None:
+                shown = self.thinking if extras.get("show_thinking", True) \
+                    else ""
+                self.signature = signer.sign(digest_at(done), shown)
+                done.append({"type": "thinking", "thinking": shown,
+                             "signature": self.signature})
+                self.thoughts.append(done[-1])
+            if self.words_block:
+                shown = self.text if extras["words"] else ""
+                done.append({"type": "thinking", "thinking": shown,
+                             "signature": signer.sign(digest_at(done),
+                                                      shown)})
+                self.thoughts.append(done[-1])
             if item.get("redacted"):
-                self.redacted = signer.redacted_data(digest, number)
                 self.thinking = None
-            else:
-                self.signature = signer.sign(digest, self.thinking)
         self.cached_tokens = extras.get("cached_tokens", 0)
         self.compaction = extras.get("compaction")
         self.calls = []
@@ -909,7 +936,8 @@ class Reply:
         return usage
 
     def _has_text_block(self):
-        return self.item["kind"] == "text" or bool(self.text)
+        return self.item["kind"] == "text" or (bool(self.text) and
+                                               not self.words_block)
 
     def anthropic_message(self):
         """The non-streamed Message JSON object."""
@@ -919,9 +947,7 @@ class Reply:
         if self.redacted is not None:
             content.append({"type": "redacted_thinking",
                             "data": self.redacted})
-        if self.thinking is not None:
-            content.append({"type": "thinking", "thinking": self.thinking,
-                            "signature": self.signature})
+        content.extend(dict(t) for t in self.thoughts)
         if self._has_text_block():
             content.append({"type": "text", "text": self.text})
         for call in self.calls:
@@ -970,14 +996,14 @@ class Reply:
                                      "data": self.redacted}})
             event({"type": "content_block_stop", "index": index})
             index += 1
-        if self.thinking is not None:
+        for thought in self.thoughts:
             event({"type": "content_block_start", "index": index,
                    "content_block": {"type": "thinking", "thinking": "",
                                      "signature": ""}})
-            for piece in chunks_of(self.thinking, self.delta_chars):
+            for piece in chunks_of(thought["thinking"], self.delta_chars):
                 delta(index, {"type": "thinking_delta", "thinking": piece})
             delta(index, {"type": "signature_delta",
-                          "signature": self.signature})
+                          "signature": thought["signature"]})
             event({"type": "content_block_stop", "index": index})
             index += 1
         if self._has_text_block():
@@ -1324,8 +1350,12 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         thinking_on = state.setting("thinking") == "on"
         # Everything before the last compaction block is ignored.
         seen = context.effective_body(body)
+        # A model the fake knows keeps its published rules (rules.py).
+        known = rules.rules_for(body.get("model")) if thinking_on else None
         try:
-            if thinking_on:
+            if known is not None:
+                rules.check(body, known)
+            elif thinking_on:
                 today.check_request_settings(body)
             today.count_breakpoints(body)
             context.check_compaction_blocks(body)
@@ -1335,14 +1365,20 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             if too_long:
                 raise today.Refusal(too_long)
             today.check_thinking_blocks(seen, state.signer)
-            thinks = today.thinking_requested(body, thinking_on)
+            thinks = rules.thinks(body, known) if known is not None \
+                else today.thinking_requested(body, thinking_on)
             if thinks:
                 today.check_tool_loop(seen)
-        except today.Refusal as refusal:
+        except (today.Refusal, rules.Refusal) as refusal:
             raise _bad(str(refusal))
+        shown = {"show_thinking": True, "words": None}
+        if known is not None:
+            shown["show_thinking"] = rules.shows_thinking(body, known)
+            if known["words"]:
+                shown["words"] = rules.shows_words(body, known)
         before = context.prompt_tokens(seen)
         if trigger is not None and before > trigger:
-            return self._compact(seen, before, thinks, record)
+            return dict(self._compact(seen, before, thinks, record), **shown)
         inp, read, w5, w1 = state.cache.account(
             seen, state.api_key, state.setting("cache_min_tokens"))
         digest = today.prefix_digest(seen, len(seen["messages"]), 0)
@@ -1351,8 +1387,14 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                  "cache_creation": {"ephemeral_5m_input_tokens": w5,
                                     "ephemeral_1h_input_tokens": w1}}
         record["usage"] = usage
-        return {"thinks": thinks, "digest": digest, "usage": usage,
-                "signer": state.signer}
+        n = len(seen["messages"])
+
+        def digest_at(done):
+            return today.prefix_digest(dict(seen, messages=seen["messages"] + [
+                {"role": "assistant", "content": list(done)}]), n, len(done))
+        return dict({"thinks": thinks, "digest": digest, "usage": usage,
+                     "signer": state.signer, "digest_at": digest_at},
+                    **shown)
 
     def _compact(self, seen, before, thinks, record):
         """A request over its compaction trigger: the reply starts with a
@@ -1376,9 +1418,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                       "output_tokens": 0}]}
         record["usage"] = usage
         record["compacted"] = {"before": before, "after": inp}
+        def digest_at(done):
+            return today.prefix_digest(dict(after, messages=[
+                {"role": "assistant", "content": [block] + list(done)}]),
+                0, 1 + len(done))
         return {"thinks": thinks, "digest": today.prefix_digest(after, 0, 1),
                 "usage": usage, "signer": state.signer,
-                "compaction": block}
+                "compaction": block, "digest_at": digest_at}
 
     def _today_openai(self, body, record):
         """Reasoning and cached tokens on the OpenAI route."""

@@ -200,6 +200,72 @@ START_TEST(thinking_follows_the_model)
 }
 END_TEST
 
+/* The built-in catalog's models, each configured within its rules. */
+START_TEST(configure_keeps_each_models_rules)
+{
+	struct catalog *c;
+	struct model_choice ch = { 0 };
+	struct llm_config cfg;
+	char *err = NULL;
+	static const char *const always[] = { "claude-opus-5-5",
+	    "claude-fable-5-1" };
+	size_t i;
+
+	c = catalog_load(NULL, &err);
+	ck_assert_ptr_nonnull(c);
+
+	/* By default, summarised thinking where the model takes a display;
+	 * the words of the 5.5 models between tool calls shown as text;
+	 * no forced tool choice where it is refused. */
+	ck_assert_int_eq(configure(c, "claude-sonnet-5-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_ADAPTIVE);
+	ck_assert_str_eq(cfg.thinking_display, "summarized");
+	ck_assert_int_eq(cfg.thinking_words, 1);
+	ck_assert_int_eq(cfg.forced_tool_choice, 0);
+	ck_assert_int_eq(configure(c, "claude-haiku-5-5", &ch, &cfg, &err), 0);
+	ck_assert_str_eq(cfg.thinking_display, "summarized");
+	ck_assert_int_eq(cfg.thinking_words, 0);
+	ck_assert_int_eq(cfg.forced_tool_choice, 1);
+	/* A model whose display is not known to be taken gets none. */
+	ck_assert_int_eq(configure(c, "claude-sonnet-4-5", &ch, &cfg, &err), 0);
+	ck_assert_ptr_null(cfg.thinking_display);
+	/* The person may choose no summaries. */
+	ch.display_omitted = 1;
+	ck_assert_int_eq(configure(c, "claude-sonnet-5-5", &ch, &cfg, &err), 0);
+	ck_assert_str_eq(cfg.thinking_display, "omitted");
+	ch.display_omitted = 0;
+
+	/* Off: between_tools on Sonnet 5.5, disabled on Haiku 5.5 (and no
+	 * display with it), refused before any request where the model
+	 * always thinks, nothing to send on a manual model. */
+	ch.thinking = LLM_THINKING_DISABLED;
+	ck_assert_int_eq(configure(c, "claude-sonnet-5-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_BETWEEN_TOOLS);
+	ck_assert_str_eq(cfg.thinking_display, "summarized");
+	ck_assert_int_eq(configure(c, "claude-haiku-5-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_DISABLED);
+	ck_assert_ptr_null(cfg.thinking_display);
+	for (i = 0; i < sizeof always / sizeof *always; i++) {
+		ck_assert_int_eq(configure(c, always[i], &ch, &cfg, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err, "always thinks"));
+		ck_assert_ptr_nonnull(strstr(err, "--thinking off"));
+		free(err);
+	}
+	ck_assert_int_eq(configure(c, "claude-haiku-4-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_UNSET);
+
+	/* A budget: only where the model takes one. */
+	ch.thinking = LLM_THINKING_BUDGET;
+	ch.thinking_budget = 4000;
+	ck_assert_int_eq(configure(c, "claude-haiku-5-5", &ch, &cfg, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no thinking budget"));
+	free(err);
+	ck_assert_int_eq(configure(c, "claude-haiku-4-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_BUDGET);
+	catalog_free(c);
+}
+END_TEST
+
 START_TEST(max_tokens_is_capped)
 {
 	struct catalog *c = load_small();
@@ -268,6 +334,18 @@ START_TEST(bad_catalogs_are_refused_with_a_reason)
 		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
 		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
 		  " \"none\", \"prices\": {\"input\": \"cheap\"}}]}", "input" },
+		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
+		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
+		  " \"adaptive\", \"thinking_off\": \"never\"}]}",
+		  "thinking_off" },
+		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
+		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
+		  " \"adaptive\", \"thinking_always_on\": true,"
+		  " \"thinking_off\": \"disabled\"}]}", "thinking_always_on" },
+		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
+		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
+		  " \"adaptive\", \"forced_tool_choice\": \"no\"}]}",
+		  "forced_tool_choice" },
 	};
 	size_t i;
 
@@ -294,6 +372,7 @@ catalog_suite(void)
 	tcase_add_test(tc, builtin_catalog_is_complete);
 	tcase_add_test(tc, lookup_by_id_alias_and_date);
 	tcase_add_test(tc, thinking_follows_the_model);
+	tcase_add_test(tc, configure_keeps_each_models_rules);
 	tcase_add_test(tc, max_tokens_is_capped);
 	tcase_add_test(tc, cost_prices_each_kind_of_token);
 	tcase_add_test(tc, bad_catalogs_are_refused_with_a_reason);
