@@ -52,6 +52,8 @@ catalog_user_update(json_t *to, json_t *from, const char *path)
 	    "prices_source") != NULL;
 
 	json_object_foreach(from, key, v) {
+		if (strcmp(key, "id") == 0)	/* it may be an alias */
+			continue;
 		have = json_object_get(to, key);
 		if (catalog_user_deep(key) && json_is_object(have) &&
 		    json_is_object(v))
