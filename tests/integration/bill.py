@@ -181,6 +181,29 @@ def test_gateway_variables(fake):
            "%s %r" % (err, reqs[:1]))
 
 
+def test_token_never_reaches_a_tool(fake):
+    """The gateway token is taken out of huddle's environment at start:
+    a command the lead runs does not see it."""
+    fake.reset()
+    fake.script(call("lead", "bash", command="env"),
+                say("lead", "Looked."))
+    with Huddle(fake, env={"ANTHROPIC_AUTH_TOKEN": "gateway-secret-value",
+                           "XDG_CONFIG_HOME": tempfile.mkdtemp()}) as h:
+        h.send("Look around.")
+        res = h.wait(ev("tool_result", "lead", tool="bash"),
+                     what="the command's result")
+        expect("PATH=" in res["output"], res["output"][:300])
+        expect("gateway-secret-value" not in res["output"] and
+               "ANTHROPIC_AUTH_TOKEN" not in res["output"],
+               "the token reached a command")
+        h.wait_text("lead", "Looked.")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    headers = fake.requests()[0]["headers"]
+    expect(headers.get("authorization") == "Bearer gateway-secret-value",
+           headers)
+
+
 def recorded_session():
     """The recorded session's calls and total from doc/models.md."""
     with open(DOC) as f:
@@ -266,6 +289,8 @@ def main():
               test_retired_model_refused, fake)
         r.run("ANTHROPIC_AUTH_TOKEN, ANTHROPIC_MODEL, OPENAI_MODEL",
               test_gateway_variables, fake)
+        r.run("the gateway token never reaches a command",
+              test_token_never_reaches_a_tool, fake)
         r.run("the recorded session of doc/models.md costs what it says",
               test_recorded_session_cost, fake)
     r.finish()
