@@ -991,8 +991,8 @@ main(int argc, char **argv)
 		warn_retiring(cat, o.teammate_model);
 	log_printf("huddle %s: provider %s, model %s, base URL %s, a key %s",
 	    PACKAGE_VERSION, o.demo ? "script" : o.provider, cfg.model,
-	    cfg.base_url ? cfg.base_url : "-", cfg.api_key && *cfg.api_key ?
-	    "is set" : "is not set");
+	    cfg.base_url ? cfg.base_url : "-", (cfg.api_key && *cfg.api_key) ||
+	    cfg.auth_token ? "is set" : "is not set");
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
 	else if (!o.headless && (!isatty(STDIN_FILENO) ||

@@ -142,6 +142,20 @@ def test_retired_model_refused(fake):
     expect(status == 0 and "warning" not in err, err)
 
 
+def test_fable_5_2_is_known(fake):
+    """Fable 5.2 is in the catalog: a thinking budget or thinking off is
+    refused before any request, not by the server."""
+    for choice in ("2048", "off"):
+        status, err, reqs = ask(fake, ["--model", "claude-fable-5-2",
+                                       "--thinking", choice],
+                                {"ANTHROPIC_API_KEY": API_KEY})
+        expect(status == 2 and reqs == [], "--thinking %s: %d %s %r"
+               % (choice, status, err, reqs))
+    status, out, err = run(["--models"])
+    line = [x for x in out.splitlines() if x.startswith("claude-fable-5-2 ")]
+    expect(line and " 1000000 " in line[0] and " always " in line[0], line)
+
+
 def test_gateway_variables(fake):
     # A token alone: sent as a Bearer, no x-api-key; ANTHROPIC_MODEL names
     # the model.
@@ -287,6 +301,8 @@ def main():
               test_broken_user_catalog, fake)
         r.run("a retired model is refused before any request",
               test_retired_model_refused, fake)
+        r.run("Fable 5.2 is known: its rules apply before any request",
+              test_fable_5_2_is_known, fake)
         r.run("ANTHROPIC_AUTH_TOKEN, ANTHROPIC_MODEL, OPENAI_MODEL",
               test_gateway_variables, fake)
         r.run("the gateway token never reaches a command",
