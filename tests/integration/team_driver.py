@@ -19,8 +19,9 @@ class Huddle:
     """One running huddle --headless; use as a context manager."""
 
     def __init__(self, fake, workdir=None, args=(), resume=False, env=None,
-                 approve=False):
+                 approve=False, program=HUDDLE):
         self.fake = fake
+        self.program = program
         # approve: the person approves every permission request as it
         # comes (the sandbox must hold whatever the person allows).
         self.approve = approve
@@ -49,7 +50,7 @@ class Huddle:
                         "ANTHROPIC_BASE_URL": self.fake.anthropic_url})
             api = []
         env.update(self.extra_env)
-        cmd = [HUDDLE, "--headless", "--workdir", self.workdir,
+        cmd = [self.program, "--headless", "--workdir", self.workdir,
                "--quit-timeout", "3"] + api + self.args
         if self.resume:
             cmd.append("--resume")
