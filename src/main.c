@@ -25,6 +25,7 @@
 #include "demo.h"
 #include "headless.h"
 #include "llm/catalog.h"
+#include "llm/catalog_user.h"
 #include "llm/llm.h"
 #include "llm/script.h"
 #include "tools/env.h"
@@ -118,7 +119,8 @@ usage(FILE *out)
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
 	    "  --provider NAME       anthropic (default), openai, or script\n"
-	    "  --model NAME          the model (default: $HUDDLE_MODEL, else the\n"
+	    "  --model NAME          the model (default: $HUDDLE_MODEL, else\n"
+	    "                        $ANTHROPIC_MODEL / $OPENAI_MODEL, else the\n"
 	    "                        catalog's default / " DEFAULT_OPENAI_MODEL ")\n"
 	    "  --teammate-model NAME teammates' model (default: the lead's)\n"
 	    "  --models              list the model catalog and exit\n"
@@ -178,16 +180,21 @@ usage(FILE *out)
 	    "\n"
 	    "environment:\n"
 	    "  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   for --provider anthropic\n"
+	    "  ANTHROPIC_AUTH_TOKEN                    sent as a Bearer (gateways)\n"
+	    "  ANTHROPIC_MODEL, OPENAI_MODEL           the provider's model\n"
 	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai\n"
 	    "  HUDDLE_MODEL                            the default model\n"
+	    "  XDG_CONFIG_HOME                         huddle/models.json there:\n"
+	    "                                          your own model catalog\n"
 	    "  HUDDLE_STATE_MAX                        a team's state at most, e.g. 1G\n"
 	    "\n"
 	    "A team's state lives in a folder of its own under the state\n"
 	    "directory, out of the tools' reach (see huddle(1)).\n");
 }
 
-/* The API keys, taken out of the environment at start (util/secret.h). */
-static char *anthropic_key, *openai_key;
+/* The API keys and the gateway token, taken out of the environment at
+ * start (util/secret.h). */
+static char *anthropic_key, *anthropic_token, *openai_key;
 
 static const char *
 env_or(const char *name, const char *fallback)
@@ -217,13 +224,16 @@ settings(const struct options *o, const struct catalog *cat,
 	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
 		cfg->provider = LLM_ANTHROPIC;
 		cfg->api_key = anthropic_key;
+		cfg->auth_token = anthropic_token;
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("ANTHROPIC_BASE_URL", DEFAULT_ANTHROPIC_URL);
-		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", catalog_default_model(cat));
-		if (cfg->api_key == NULL) {
-			*err = xstrdup("ANTHROPIC_API_KEY is not set (or use "
-			    "--provider openai for a local server)");
+		/* --model, then huddle's own variable, then the SDKs'. */
+		cfg->model = o->model ? o->model : env_or("HUDDLE_MODEL",
+		    env_or("ANTHROPIC_MODEL", catalog_default_model(cat)));
+		if (cfg->api_key == NULL && cfg->auth_token == NULL) {
+			*err = xstrdup("neither ANTHROPIC_API_KEY nor "
+			    "ANTHROPIC_AUTH_TOKEN is set (or use --provider "
+			    "openai for a local server)");
 			return -1;
 		}
 	} else if (strcmp(o->provider, "openai") == 0) {
@@ -232,8 +242,8 @@ settings(const struct options *o, const struct catalog *cat,
 		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("OPENAI_BASE_URL", DEFAULT_OPENAI_URL);
-		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", DEFAULT_OPENAI_MODEL);
+		cfg->model = o->model ? o->model : env_or("HUDDLE_MODEL",
+		    env_or("OPENAI_MODEL", DEFAULT_OPENAI_MODEL));
 	} else if (o->demo) {
 		cfg->provider = LLM_SCRIPT;
 		cfg->model = "script";
@@ -278,6 +288,22 @@ settings(const struct options *o, const struct catalog *cat,
 	return 0;
 }
 
+/* Says at start that a model the team will use retires soon (a retired
+ * one was refused by catalog_configure). */
+static void
+warn_retiring(const struct catalog *cat, const char *id)
+{
+	struct model_info m;
+	char *msg = NULL;
+
+	catalog_lookup(cat, id, &m);
+	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING) {
+		fprintf(stderr, "huddle: warning: %s\n", msg);
+		log_printf("warning: %s", msg);
+	}
+	free(msg);
+}
+
 /* --teams: the teams kept under the state directory. */
 static int
 list_teams(const char *override)
@@ -315,27 +341,6 @@ list_teams(const char *override)
 	statedir_free_teams(t, n);
 	free(base);
 	return 0;
-}
-
-/* --models: the catalog as a table. */
-static void
-list_models(const struct catalog *cat)
-{
-	const struct model_info *m;
-	size_t i;
-
-	printf("%-28s %-8s %9s %8s %-9s %7s %7s  %s\n", "MODEL", "STATUS",
-	    "CONTEXT", "OUTPUT", "THINKING", "IN $/M", "OUT $/M", "NAME");
-	for (i = 0; (m = catalog_model(cat, i)) != NULL; i++)
-		printf("%-28s %-8s %9lld %8lld %-9s %7.2f %7.2f  %s%s\n",
-		    m->id, m->status, (long long)m->context_window,
-		    (long long)m->max_output, m->thinking_always_on ?
-		    "always" : m->thinking ==
-		    MODEL_THINKING_ADAPTIVE ? "adaptive" : m->thinking ==
-		    MODEL_THINKING_MANUAL ? "budget" : "none",
-		    m->prices.input, m->prices.output, m->name,
-		    strcmp(m->id, catalog_default_model(cat)) == 0 ?
-		    " (default)" : "");
 }
 
 static struct llm_client *ask_client;
@@ -700,7 +705,7 @@ main(int argc, char **argv)
 	struct options o = { 0 };
 	struct catalog *cat;
 	struct llm_config cfg;
-	char *owned = NULL, *err = NULL;
+	char *owned = NULL, *err = NULL, *user_catalog;
 	int c, rc, n;
 
 	/* huddle started again to stand between a command and itself. */
@@ -966,35 +971,43 @@ main(int argc, char **argv)
 		curl_global_cleanup();
 		return 2;
 	}
-	if ((cat = catalog_load(o.catalog, &err)) == NULL) {
+	user_catalog = catalog_user_path();
+	cat = catalog_open(o.catalog, user_catalog, &err);
+	free(user_catalog);
+	if (cat == NULL) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		curl_global_cleanup();
 		return 2;
 	}
 	if (o.list_models) {
-		list_models(cat);
+		catalog_print(stdout, cat, time(NULL));
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 0;
 	}
 	anthropic_key = secret_take("ANTHROPIC_API_KEY");
+	anthropic_token = secret_take("ANTHROPIC_AUTH_TOKEN");
 	openai_key = secret_take("OPENAI_API_KEY");
 	if (settings(&o, cat, &cfg, &owned, &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		free(owned);
 		free(anthropic_key);
+		free(anthropic_token);
 		free(openai_key);
 		script_free(cfg.script);
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 2;
 	}
+	warn_retiring(cat, cfg.model);
+	if (o.teammate_model != NULL)
+		warn_retiring(cat, o.teammate_model);
 	log_printf("huddle %s: provider %s, model %s, base URL %s, a key %s",
 	    PACKAGE_VERSION, o.demo ? "script" : o.provider, cfg.model,
-	    cfg.base_url ? cfg.base_url : "-", cfg.api_key && *cfg.api_key ?
-	    "is set" : "is not set");
+	    cfg.base_url ? cfg.base_url : "-", (cfg.api_key && *cfg.api_key) ||
+	    cfg.auth_token ? "is set" : "is not set");
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
 	else if (!o.headless && (!isatty(STDIN_FILENO) ||
@@ -1013,6 +1026,7 @@ main(int argc, char **argv)
 	script_free(cfg.script);
 	free(owned);
 	free(anthropic_key);
+	free(anthropic_token);
 	free(openai_key);
 	while (o.nwritable > 0)
 		free(o.writable[--o.nwritable]);

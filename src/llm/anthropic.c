@@ -30,6 +30,16 @@ anthropic_headers(const struct llm_config *c, struct curl_slist *list)
 		memset(h, 0, strlen(h));
 		free(h);
 	}
+	/* As the SDKs do: a token goes as a Bearer, beside a key when both
+	 * are set (gateways and proxies take it). */
+	if (c->auth_token != NULL && *c->auth_token != '\0') {
+		char *h = xasprintf("Authorization: Bearer %.*s",
+		    (int)strcspn(c->auth_token, "\r\n"), c->auth_token);
+
+		list = curl_slist_append(list, h);
+		memset(h, 0, strlen(h));
+		free(h);
+	}
 	if (c->compact_trigger > 0)
 		list = curl_slist_append(list, "anthropic-beta: "
 		    ANTHROPIC_COMPACT_BETA);

@@ -41,6 +41,8 @@ struct llm_config {
 	enum llm_provider_kind	 provider;
 	const char	*base_url;	/* Anthropic: no /v1; OpenAI: ends in /v1 */
 	const char	*api_key;	/* never logged or shown */
+	const char	*auth_token;	/* Anthropic: sent as a Bearer token
+					 * (gateways); never logged or shown */
 	const char	*model;
 	const char	*agent;		/* sent as x-huddle-agent; may be NULL */
 	int		 max_tokens;	/* default 4096 */

@@ -39,7 +39,7 @@ DEFAULT_API_KEY = "test-key"
 # What the server behaves like unless told otherwise (--thinking,
 # --reasoning, --cache-min-tokens, POST /_config).
 DEFAULT_SETTINGS = {"thinking": "on", "reasoning": "off",
-                    "cache_min_tokens": 1024, "context_window": 0}
+                    "cache_min_tokens": None, "context_window": 0}
 AGENT_HEADER = "x-huddle-agent"
 
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,64}$"
@@ -386,6 +386,8 @@ class FakeState:
         for key, value in changes.items():
             if key not in DEFAULT_SETTINGS:
                 raise ValueError(f"unknown setting {key!r}")
+            if key == "cache_min_tokens" and value is None:
+                continue            # the model's own minimum
             if key in ("cache_min_tokens", "context_window"):
                 if not _is_count(value, 0):
                     raise ValueError(f"{key} must be a count")
@@ -496,7 +498,10 @@ def validate_anthropic(headers, raw, api_key):
     Raises ApiError with the status and message the real API would use (or
     a close approximation, see README.md).
     """
-    if headers.get("x-api-key") != api_key:
+    # The key as x-api-key, or a token as a Bearer (ANTHROPIC_AUTH_TOKEN,
+    # what gateways take; the SDKs send it as "Authorization: Bearer").
+    if headers.get("x-api-key") != api_key and \
+            headers.get("authorization") != f"Bearer {api_key}":
         raise ApiError(401, "authentication_error", "invalid x-api-key")
     if headers.get("anthropic-version") is None:
         raise _bad("anthropic-version: header is required")
@@ -1380,7 +1385,8 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         if trigger is not None and before > trigger:
             return dict(self._compact(seen, before, thinks, record), **shown)
         inp, read, w5, w1 = state.cache.account(
-            seen, state.api_key, state.setting("cache_min_tokens"))
+            seen, state.api_key, today.cache_min_tokens(
+                body.get("model"), state.setting("cache_min_tokens")))
         digest = today.prefix_digest(seen, len(seen["messages"]), 0)
         usage = {"input_tokens": inp, "cache_read_input_tokens": read,
                  "cache_creation_input_tokens": w5 + w1,
@@ -1436,7 +1442,8 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             except today.Refusal as refusal:
                 raise _oai_bad(str(refusal))
         cached = state.cache.openai_cached(
-            body, state.api_key, state.setting("cache_min_tokens"))
+            body, state.api_key, today.cache_min_tokens(
+                body.get("model"), state.setting("cache_min_tokens")))
         record["usage"] = {"cached_tokens": cached}
         return {"thinks": reasoning, "cached_tokens": cached}
 
@@ -1769,8 +1776,9 @@ def main(argv=None):
                         help="reply as today's thinking models (default on)")
     parser.add_argument("--reasoning", choices=("on", "off"), default="off",
                         help="OpenAI route: reply as a reasoning server")
-    parser.add_argument("--cache-min-tokens", type=int, default=1024,
-                        help="the shortest prefix the prompt cache keeps")
+    parser.add_argument("--cache-min-tokens", type=int, default=None,
+                        help="the shortest prefix the prompt cache keeps "
+                             "(default: the model's, as its pages say)")
     parser.add_argument("--context-window", type=int, default=0,
                         help="refuse prompts longer than this many tokens "
                              "(0: no limit)")
