@@ -174,6 +174,7 @@ catalog_read(struct catalog *c, char **err)
 		m->name = catalog_str(o, "name", m->id);
 		m->provider = catalog_str(o, "provider", "anthropic");
 		m->status = catalog_str(o, "status", "");
+		m->reasoning_effort = catalog_str(o, "reasoning_effort", NULL);
 		m->sampling_params = 1;
 		if (catalog_fields(o, m, 1, &why) == -1) {
 			*err = xasprintf("model %s: missing or bad %s", m->id,
@@ -378,5 +379,7 @@ catalog_configure(const struct model_info *m,
 	if (!cfg->stream && max > CATALOG_STREAM_ABOVE)
 		max = CATALOG_STREAM_ABOVE;
 	cfg->max_tokens = (int)(max > 0 ? max : 4096);
+	cfg->reasoning_effort = ch->reasoning_effort != NULL ?
+	    ch->reasoning_effort : m->reasoning_effort;
 	return catalog_thinking(m, ch, cfg, err);
 }

@@ -47,6 +47,8 @@ struct model_info {
 	int			 sampling_params;
 	int			 compaction;
 	int64_t			 cache_min_tokens;
+	const char		*reasoning_effort; /* OpenAI: the effort asked
+						 * for by default, or NULL */
 	struct model_prices	 prices;	/* all 0 when unknown */
 };
 
@@ -82,6 +84,7 @@ struct model_choice {
 	int			 thinking_budget; /* LLM_THINKING_BUDGET's */
 	int64_t			 max_tokens;	/* caps the model's output */
 	int64_t			 context_window; /* replaces the catalog's */
+	const char		*reasoning_effort; /* replaces the catalog's */
 };
 
 /*

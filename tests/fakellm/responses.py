@@ -47,6 +47,11 @@ import time
 REASONING_MODEL_RE = re.compile(r"^(?:openai/)?(?:gpt-(?:[5-9]|[1-9]\d)|o\d)")
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 SUMMARIES = ("auto", "concise", "detailed")
+# Models whose page gives another default effort than medium: gpt-5.4
+# "Reasoning.effort supports: none (default), low, medium, high and xhigh"
+# (https://developers.openai.com/api/docs/models/gpt-5.4): asked nothing,
+# it does not reason.
+DEFAULT_EFFORT = {"gpt-5.4": "none", "gpt-5.1": "none"}
 # Models whose page says they refuse some efforts.
 REFUSED_EFFORTS = {"gpt-6.1-sol": ("none", "minimal"),
                    "gpt-6.2-sol": ("none", "minimal")}
@@ -346,7 +351,8 @@ def cache_view(body):
 
 def reasoning_wanted(body):
     """(reasons, summary, encrypted): what the reply's reasoning item holds."""
-    effort = (body.get("reasoning") or {}).get("effort")
+    effort = (body.get("reasoning") or {}).get("effort") or \
+        DEFAULT_EFFORT.get(body["model"], "medium")
     reasons = is_reasoning_model(body["model"]) and effort != "none"
     summary = (body.get("reasoning") or {}).get("summary") in SUMMARIES
     encrypted = ENCRYPTED_INCLUDE in body.get("include", [])

@@ -19,7 +19,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from fakellm_client import (API_KEY, TOP_SRCDIR, FakeLLM, Results,  # noqa: E402
-                            conversation, run_huddle, wait_for)
+                            conversation, run_huddle)
 from team_driver import Huddle, call, ev, expect, notes, say  # noqa: E402
 
 MODEL = "gpt-5.4"
@@ -103,11 +103,10 @@ def test_tool_loop(fake, state):
         expect(calls[0].get("id", "").startswith("fc_") and
                calls[0].get("call_id"), "the call lost its ids: %r" % calls)
         # Cached tokens are read from usage and counted.
-        wait_for(lambda: any(e.get("event") == "usage" and
-                             e.get("agent") == "lead" and
-                             e.get("cache_read_tokens", 0) > 0
-                             for e in h.events), 10,
-                 "cached tokens in the lead's usage")
+        h.wait(lambda e: e.get("event") == "usage" and
+               e.get("agent") == "lead" and
+               e.get("cache_read_tokens", 0) > 0,
+               what="cached tokens in the lead's usage")
         quit_cleanly(h)
 
 
