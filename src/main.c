@@ -39,7 +39,7 @@
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
 #define DEFAULT_OPENAI_URL	"https://api.openai.com/v1"
-#define DEFAULT_OPENAI_MODEL	"gpt-4o-mini"
+#define DEFAULT_OPENAI_MODEL	"gpt-6.2-sol"
 
 struct options {
 	const char	*provider;
@@ -118,7 +118,10 @@ usage(FILE *out)
 	    "  --log FILE            write a debug log\n"
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
-	    "  --provider NAME       anthropic (default), openai, or script\n"
+	    "  --provider NAME       anthropic (default); openai (OpenAI's\n"
+	    "                        Responses API); openai-chat (a chat\n"
+	    "                        completions server: Ollama, vLLM, llama.cpp,\n"
+	    "                        DeepSeek, OpenRouter); or script\n"
 	    "  --model NAME          the model (default: $HUDDLE_MODEL, else\n"
 	    "                        $ANTHROPIC_MODEL / $OPENAI_MODEL, else the\n"
 	    "                        catalog's default / " DEFAULT_OPENAI_MODEL ")\n"
@@ -130,6 +133,8 @@ usage(FILE *out)
 	    "  --thinking-display HOW  summarized (default) or omitted: omitted\n"
 	    "                        starts replies sooner, but the panes show\n"
 	    "                        no thinking\n"
+	    "  --reasoning-effort E  OpenAI: none, minimal, low, medium, high,\n"
+	    "                        xhigh or max (default: the catalog's)\n"
 	    "  --max-tokens N        cap each reply at N tokens (default: the\n"
 	    "                        model's largest)\n"
 	    "  --context-window N    the model's context in tokens, for a model\n"
@@ -182,7 +187,8 @@ usage(FILE *out)
 	    "  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   for --provider anthropic\n"
 	    "  ANTHROPIC_AUTH_TOKEN                    sent as a Bearer (gateways)\n"
 	    "  ANTHROPIC_MODEL, OPENAI_MODEL           the provider's model\n"
-	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai\n"
+	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai and\n"
+	    "                                          openai-chat\n"
 	    "  HUDDLE_MODEL                            the default model\n"
 	    "  XDG_CONFIG_HOME                         huddle/models.json there:\n"
 	    "                                          your own model catalog\n"
@@ -233,11 +239,15 @@ settings(const struct options *o, const struct catalog *cat,
 		if (cfg->api_key == NULL && cfg->auth_token == NULL) {
 			*err = xstrdup("neither ANTHROPIC_API_KEY nor "
 			    "ANTHROPIC_AUTH_TOKEN is set (or use --provider "
-			    "openai for a local server)");
+			    "openai-chat for a local server)");
 			return -1;
 		}
-	} else if (strcmp(o->provider, "openai") == 0) {
-		cfg->provider = LLM_OPENAI;
+	} else if (strcmp(o->provider, "openai") == 0 ||
+	    strcmp(o->provider, "openai-chat") == 0) {
+		/* OpenAI's own endpoint speaks the Responses API; servers
+		 * that copy OpenAI's API speak chat completions. */
+		cfg->provider = strcmp(o->provider, "openai") == 0 ?
+		    LLM_RESPONSES : LLM_OPENAI;
 		/* Local servers need no key. */
 		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url :
@@ -260,7 +270,7 @@ settings(const struct options *o, const struct catalog *cat,
 			return -1;
 	} else {
 		*err = xasprintf("unknown provider '%s' (anthropic, openai, "
-		    "script)", o->provider);
+		    "openai-chat, script)", o->provider);
 		return -1;
 	}
 	if (cfg->base_url != NULL) {
@@ -563,6 +573,23 @@ number_arg(const char *arg, long lo, long hi, int *v)
 	return 0;
 }
 
+/* Reads --reasoning-effort: one of the levels OpenAI's models know. */
+static int
+effort_arg(const char *arg, struct model_choice *c)
+{
+	static const char *const levels[] = { "none", "minimal", "low",
+	    "medium", "high", "xhigh", "max" };
+	size_t i;
+
+	for (i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+		if (strcmp(arg, levels[i]) == 0) {
+			c->reasoning_effort = levels[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* Reads --thinking: adaptive, off, or a budget in tokens. */
 static int
 thinking_arg(const char *arg, struct model_choice *c)
@@ -643,6 +670,7 @@ main(int argc, char **argv)
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
 	    OPT_THINKING_DISPLAY,
+	    OPT_REASONING_EFFORT,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
@@ -673,6 +701,8 @@ main(int argc, char **argv)
 		{ "thinking", required_argument, NULL, OPT_THINKING },
 		{ "thinking-display", required_argument, NULL,
 		    OPT_THINKING_DISPLAY },
+		{ "reasoning-effort", required_argument, NULL,
+		    OPT_REASONING_EFFORT },
 		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 		{ "context-window", required_argument, NULL,
 		    OPT_CONTEXT_WINDOW },
@@ -819,6 +849,11 @@ main(int argc, char **argv)
 			else
 				return bad_usage("--thinking-display takes "
 				    "summarized or omitted");
+			break;
+		case OPT_REASONING_EFFORT:
+			if (effort_arg(optarg, &o.choice) == -1)
+				return bad_usage("--reasoning-effort takes none, "
+				    "minimal, low, medium, high, xhigh or max");
 			break;
 		case OPT_MAX_TOKENS:
 			if (number_arg(optarg, 1, 100000000, &n) == -1)

@@ -341,6 +341,7 @@ catalog_read(struct catalog *c, char **err)
 		m->name = catalog_str(o, "name", m->id);
 		m->provider = catalog_str(o, "provider", "anthropic");
 		m->status = catalog_str(o, "status", "");
+		m->reasoning_effort = catalog_str(o, "reasoning_effort", NULL);
 		m->sampling_params = 1;
 		m->thinking_budget = 1;
 		m->forced_tool_choice = 1;
@@ -634,6 +635,8 @@ catalog_configure(const struct model_info *m,
 	if (!cfg->stream && max > CATALOG_STREAM_ABOVE)
 		max = CATALOG_STREAM_ABOVE;
 	cfg->max_tokens = (int)(max > 0 ? max : 4096);
+	cfg->reasoning_effort = ch->reasoning_effort != NULL ?
+	    ch->reasoning_effort : m->reasoning_effort;
 	if (catalog_thinking(m, ch, cfg, err) == -1)
 		return -1;
 	cfg->forced_tool_choice = m->forced_tool_choice;

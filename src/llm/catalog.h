@@ -83,6 +83,8 @@ struct model_info {
 	int			 sampling_params;
 	int			 compaction;
 	int64_t			 cache_min_tokens;
+	const char		*reasoning_effort; /* OpenAI: the effort asked
+						 * for by default, or NULL */
 	struct model_prices	 prices;	/* all 0 when unknown */
 	const char		*retires;	/* "YYYY-MM-DD", or "" */
 	const char		*replacement;	/* the successor's id, or "" */
@@ -135,6 +137,7 @@ struct model_choice {
 	int64_t			 max_tokens;	/* caps the model's output */
 	int64_t			 context_window; /* replaces the catalog's */
 	int			 display_omitted; /* no thinking summaries */
+	const char		*reasoning_effort; /* replaces the catalog's */
 };
 
 /*

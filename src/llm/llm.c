@@ -126,6 +126,9 @@ llm_client_new(const struct llm_config *c)
 	case LLM_OPENAI:
 		cl->prov = &provider_openai;
 		break;
+	case LLM_RESPONSES:
+		cl->prov = &provider_responses;
+		break;
 	case LLM_SCRIPT:
 		cl->prov = NULL;
 		break;

@@ -5,7 +5,8 @@
  * A conversation is Messages-API JSON (the transcript's own format): a
  * system prompt, messages of text, tool_use and tool_result blocks, and
  * tools with an input_schema. Each provider translates it to its wire
- * format (Anthropic Messages, OpenAI chat completions) or plays a script.
+ * format (Anthropic Messages, OpenAI chat completions, OpenAI Responses)
+ * or plays a script.
  *
  * One client belongs to one thread (it owns a CURL handle). Any thread, or
  * a signal handler, may cancel the call in progress with llm_cancel(): the
@@ -21,7 +22,8 @@
 
 enum llm_provider_kind {
 	LLM_ANTHROPIC,
-	LLM_OPENAI,
+	LLM_OPENAI,		/* chat completions (compatible servers) */
+	LLM_RESPONSES,		/* OpenAI's own Responses API */
 	LLM_SCRIPT
 };
 
@@ -54,6 +56,8 @@ struct llm_config {
 					 * between tool calls in thinking
 					 * blocks: report those as text */
 	int		 forced_tool_choice; /* takes tool_choice any/tool; 1 */
+	const char	*reasoning_effort; /* Responses: "low", …; NULL: the
+					 * model's default */
 	int		 cache;		/* ask for prompt caching; 1 */
 	int		 max_retries;	/* default 2 (3 attempts) */
 	int		 stream;	/* default 1 */

@@ -280,6 +280,13 @@ turn_reasoning(struct llm_turn *t, const char *field, const char *text,
 }
 
 void
+turn_report_thinking(struct llm_turn *t, const char *text, size_t len)
+{
+	if (len > 0)
+		turn_emit(t, LLM_EV_THINKING, text, len, 0);
+}
+
+void
 turn_tool_start(struct llm_turn *t, long index, const char *id,
     const char *name)
 {

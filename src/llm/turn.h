@@ -70,6 +70,10 @@ void turn_block_delta(struct llm_turn *t, long index, json_t *delta);
 void turn_reasoning(struct llm_turn *t, const char *field, const char *text,
     size_t len);
 
+/* Reports a piece of the model's thinking that belongs to no block of
+ * its own (a reasoning summary kept inside a block the provider made). */
+void turn_report_thinking(struct llm_turn *t, const char *text, size_t len);
+
 /*
  * Starts a tool_use block at index. When a tool block already exists at
  * that index with a different id, a new block is started (some servers

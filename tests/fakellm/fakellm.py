@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """fakellm: a scriptable fake LLM server for huddle's tests.
 
-It speaks the Anthropic Messages API (POST /v1/messages) and the
-OpenAI-compatible chat completions API (POST /v1/chat/completions) on
+It speaks the Anthropic Messages API (POST /v1/messages), the
+OpenAI-compatible chat completions API (POST /v1/chat/completions) and
+OpenAI's Responses API (POST /v1/responses, responses.py) on
 127.0.0.1, validates requests the way the real services do, and answers each
 valid request with the next scripted response from a queue. Control endpoints
 (/_script, /_reset, /_requests, /_pending) let a test queue responses and
@@ -31,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import context
 import rules
+import responses
 import tasks
 import today
 
@@ -323,6 +325,8 @@ class FakeState:
         self._lock = threading.Lock()
         self._queues = collections.defaultdict(collections.deque)
         self._records = []
+        # Responses route: reply number -> the reasoning item it began with.
+        self.reasoned = {}
         self._counter = 0
         self._log = open(log_path, "a", encoding="utf-8") if log_path else None
 
@@ -644,6 +648,12 @@ def validate_anthropic(headers, raw, api_key):
     return body
 
 
+def _from_bad(bad):
+    """An ApiError for a refusal of responses.py."""
+    return ApiError(bad.status, bad.err_type, bad.message, param=bad.param,
+                    code=bad.code)
+
+
 def _oai_bad(message, param=None, code=None):
     return ApiError(400, "invalid_request_error", message, param=param,
                     code=code)
@@ -811,7 +821,8 @@ def newest_request_id(body):
     input writes {{request_id}} to answer the request the agent was just
     shown.
     """
-    found = REQUEST_ID_RE.findall(json.dumps(body.get("messages", [])))
+    found = REQUEST_ID_RE.findall(json.dumps(
+        body.get("messages", body.get("input", []))))
     return found[-1] if found else "req_unknown"
 
 
@@ -1240,11 +1251,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             return
 
         routes = {("POST", "/v1/messages"): "anthropic",
-                  ("POST", "/v1/chat/completions"): "openai"}
+                  ("POST", "/v1/chat/completions"): "openai",
+                  ("POST", "/v1/responses"): "responses"}
         api = routes.get((self.command, path))
         if api is None:
             # Not a route: answer 404 in the shape the client seems to use.
-            openai_like = "chat/completions" in path or (
+            openai_like = "chat/completions" in path or \
+                path.endswith("/responses") or (
                 self.headers.get("authorization") is not None
                 and self.headers.get("x-api-key") is None)
             error_shape = "openai" if openai_like else "anthropic"
@@ -1432,6 +1445,24 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                 "usage": usage, "signer": state.signer,
                 "compaction": block, "digest_at": digest_at}
 
+    def _today_responses(self, body, record):
+        """The stateless tool loop's rules and cached tokens on the
+        Responses route (responses.py); returns the reply's extras."""
+        state = self.server.state
+        try:
+            responses.check_input(body, state.signer, state.reasoned)
+        except responses.Bad as bad:
+            raise _from_bad(bad)
+        cached = state.cache.openai_cached(
+            responses.cache_view(body), state.api_key,
+            today.cache_min_tokens(body.get("model"),
+                                   state.setting("cache_min_tokens")))
+        record["usage"] = {"cached_tokens": cached}
+        reasons, summary, encrypted = responses.reasoning_wanted(body)
+        return {"thinks": reasons, "reasons": reasons, "summary": summary,
+                "encrypted": encrypted, "signer": state.signer,
+                "cached_tokens": cached}
+
     def _today_openai(self, body, record):
         """Reasoning and cached tokens on the OpenAI route."""
         state = self.server.state
@@ -1454,8 +1485,18 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         if api == "anthropic":
             body = validate_anthropic(self.headers, raw, state.api_key)
             extras = self._today_anthropic(body, record)
+        elif api == "responses":
+            try:
+                body = responses.validate(self.headers, raw, state.api_key)
+            except responses.Bad as bad:
+                raise _from_bad(bad)
+            extras = self._today_responses(body, record)
         else:
             body = validate_openai(self.headers, raw, state.api_key)
+            try:
+                responses.check_chat_max_tokens(body)
+            except responses.Bad as bad:
+                raise _from_bad(bad)
             too_long = context.openai_too_long(
                 body, state.setting("context_window"))
             if too_long:
@@ -1505,6 +1546,22 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         base = self._id_headers()
         if api == "anthropic":
             base += self._ratelimit_headers(status)
+        if api == "responses":
+            if extras["reasons"]:
+                state.reasoned[reply.number] = f"rs_fake{reply.number}"
+            if reply.stream:
+                self._stream(status, base, item,
+                             responses.events(reply, extras, body),
+                             ping=b": ping\n\n",
+                             error_event=responses.error_event(
+                                 item.get("fault_error_message", "Overloaded"),
+                                 item.get("fault_error_type", "server_error")),
+                             malformed=responses.MALFORMED)
+            else:
+                obj = responses.response_object(reply, extras, body)
+                self._send_whole(status, to_json(obj).encode("utf-8"), base,
+                                 item)
+            return
         if reply.stream:
             if api == "anthropic":
                 self._send_anthropic_stream(status, reply, base)
