@@ -140,6 +140,21 @@ def test_retired_model_refused(fake):
     # No warning for a model with no date near.
     status, err, reqs = ask(fake, [], {"ANTHROPIC_API_KEY": API_KEY})
     expect(status == 0 and "warning" not in err, err)
+    # A team on a model retiring soon is told so where the person looks
+    # (a notice, on the screen as here), not only on stderr before it.
+    soon = (today + datetime.timedelta(days=10)).isoformat()
+    home, _ = config_home({"models": [
+        {"id": "claude-opus-4-6", "retires": soon,
+         "replacement": "claude-opus-5-5"}]})
+    fake.reset()
+    with Huddle(fake, args=["--model", "claude-opus-4-6"],
+                env={"XDG_CONFIG_HOME": home}) as h:
+        h.wait(lambda e: e.get("event") == "notice" and
+               ("retires on " + soon) in e.get("message", "") and
+               "claude-opus-5-5" in e.get("message", ""), timeout=20,
+               what="a notice that the model retires soon")
+        h.send("/quit")
+        h.wait_exit()
 
 
 def test_fable_5_2_is_known(fake):
