@@ -7,10 +7,15 @@
  * command is (tools/confine.h: the default limits, a read-only path,
  * Unix sockets and the network judged), and prints p50/p99/max of each.
  *
+ * The confined rows run twice: with this program as the reaper (as huddle
+ * runs itself when huddle-reaper is missing) and with huddle-reaper, the
+ * small program huddle uses, found at ../src/huddle-reaper from here.
+ *
  * usage: bench/command [RUNS]   (default 200)
  */
 #include "config.h"
 
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,7 @@
 #include "tools/landlock.h"
 #include "tools/mountns.h"
 #include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -58,8 +64,9 @@ measure(const char *label, const struct bash_options *o, int runs)
 	free(us);
 }
 
-int
-main(int argc, char **argv)
+/* The four rows for reaper program `program` (named `who`). */
+static int
+measure_all(const char *who, const char *program, int runs)
 {
 	const char *roots[] = { "/tmp" };
 	struct landlock_rules rules = { NULL, 0, NULL, 0, roots, 1, 0, 0 };
@@ -73,7 +80,42 @@ main(int argc, char **argv)
 	struct bash_options o = { 0 };
 	struct mountns_pin pin;
 	char *err = NULL;
-	int runs;
+
+	printf("reaper: %s\n", who);
+	o.program = program;
+	o.workdir = "/tmp";
+	measure("bash_run, no sandbox", &o, runs);
+	if (landlock_abi() == 0) {
+		printf("(no Landlock on this kernel: no sandboxed figure)\n");
+		return 0;
+	}
+	if ((o.sandbox_fd = landlock_ruleset(&rules, &err)) == -1) {
+		fprintf(stderr, "bench/command: %s\n", err);
+		return -1;
+	}
+	o.sandboxed = 1;
+	measure("bash_run, Landlock sandbox", &o, runs);
+	(void)mkdir(readonly[0], 0700);
+	o.confine = &c;
+	measure("bash_run, sandbox + confine", &o, runs);
+	if (mountns_pin_new(o.program, readonly, &pin, &err) == -1) {
+		fprintf(stderr, "bench/command: %s\n", err);
+		return -1;
+	}
+	o.pinned = 1;
+	o.pin_fd = pin.pidfd;
+	measure("... its namespaces pinned", &o, runs);
+	mountns_pin_free(&pin);
+	rmdir(readonly[0]);
+	close(o.sandbox_fd);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char *self, *small, *file, *err = NULL;
+	int runs, rc;
 
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
 		return reaper_main(argc, argv);
@@ -83,32 +125,18 @@ main(int argc, char **argv)
 	if (runs < 1)
 		runs = 200;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	o.program = reaper_program();
-	o.workdir = "/tmp";
 	printf("bench/command: %d runs of `true` each\n", runs);
-	measure("bash_run, no sandbox", &o, runs);
-	if (landlock_abi() == 0) {
-		printf("(no Landlock on this kernel: no sandboxed figure)\n");
-	} else if ((o.sandbox_fd = landlock_ruleset(&rules, &err)) == -1) {
-		fprintf(stderr, "bench/command: %s\n", err);
-		return 1;
-	} else {
-		o.sandboxed = 1;
-		measure("bash_run, Landlock sandbox", &o, runs);
-		(void)mkdir(readonly[0], 0700);
-		o.confine = &c;
-		measure("bash_run, sandbox + confine", &o, runs);
-		if (mountns_pin_new(o.program, readonly, &pin, &err) == -1) {
-			fprintf(stderr, "bench/command: %s\n", err);
-			return 1;
-		}
-		o.pinned = 1;
-		o.pin_fd = pin.pidfd;
-		measure("... its namespaces pinned", &o, runs);
-		mountns_pin_free(&pin);
-		rmdir(readonly[0]);
-		close(o.sandbox_fd);
+	self = reaperexe_self();
+	rc = measure_all("this program (as huddle's own)", self, runs);
+	file = xasprintf("%s/../src/" REAPEREXE_NAME, dirname(argv[0]));
+	if (rc == 0 && (small = reaperexe_copy(file, &err)) != NULL) {
+		rc = measure_all(REAPEREXE_NAME, small, runs);
+		free(small);
+	} else if (rc == 0) {
+		printf("(no %s: %s)\n", REAPEREXE_NAME, err);
+		free(err);
 	}
-	free((char *)o.program);
-	return 0;
+	free(file);
+	free(self);
+	return rc == 0 ? 0 : 1;
 }

@@ -25,6 +25,7 @@
 #include "demo.h"
 #include "headless.h"
 #include "llm/catalog.h"
+#include "llm/catalog_user.h"
 #include "llm/llm.h"
 #include "llm/script.h"
 #include "tools/env.h"
@@ -39,7 +40,7 @@
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
 #define DEFAULT_OPENAI_URL	"https://api.openai.com/v1"
-#define DEFAULT_OPENAI_MODEL	"gpt-4o-mini"
+#define DEFAULT_OPENAI_MODEL	"gpt-6.2-sol"
 
 struct options {
 	const char	*provider;
@@ -120,14 +121,23 @@ usage(FILE *out)
 	    "  --log FILE            write a debug log\n"
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
-	    "  --provider NAME       anthropic (default), openai, or script\n"
-	    "  --model NAME          the model (default: $HUDDLE_MODEL, else the\n"
+	    "  --provider NAME       anthropic (default); openai (OpenAI's\n"
+	    "                        Responses API); openai-chat (a chat\n"
+	    "                        completions server: Ollama, vLLM, llama.cpp,\n"
+	    "                        DeepSeek, OpenRouter); or script\n"
+	    "  --model NAME          the model (default: $HUDDLE_MODEL, else\n"
+	    "                        $ANTHROPIC_MODEL / $OPENAI_MODEL, else the\n"
 	    "                        catalog's default / " DEFAULT_OPENAI_MODEL ")\n"
 	    "  --teammate-model NAME teammates' model (default: the lead's)\n"
 	    "  --models              list the model catalog and exit\n"
 	    "  --catalog FILE        read the model catalog from FILE\n"
 	    "  --thinking HOW        adaptive, off, or a budget in tokens\n"
 	    "                        (default: as the catalog says per model)\n"
+	    "  --thinking-display HOW  summarized (default) or omitted: omitted\n"
+	    "                        starts replies sooner, but the panes show\n"
+	    "                        no thinking\n"
+	    "  --reasoning-effort E  OpenAI: none, minimal, low, medium, high,\n"
+	    "                        xhigh or max (default: the catalog's)\n"
 	    "  --max-tokens N        cap each reply at N tokens (default: the\n"
 	    "                        model's largest)\n"
 	    "  --context-window N    the model's context in tokens, for a model\n"
@@ -184,16 +194,22 @@ usage(FILE *out)
 	    "\n"
 	    "environment:\n"
 	    "  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   for --provider anthropic\n"
-	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai\n"
+	    "  ANTHROPIC_AUTH_TOKEN                    sent as a Bearer (gateways)\n"
+	    "  ANTHROPIC_MODEL, OPENAI_MODEL           the provider's model\n"
+	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai and\n"
+	    "                                          openai-chat\n"
 	    "  HUDDLE_MODEL                            the default model\n"
+	    "  XDG_CONFIG_HOME                         huddle/models.json there:\n"
+	    "                                          your own model catalog\n"
 	    "  HUDDLE_STATE_MAX                        a team's state at most, e.g. 1G\n"
 	    "\n"
 	    "A team's state lives in a folder of its own under the state\n"
 	    "directory, out of the tools' reach (see huddle(1)).\n");
 }
 
-/* The API keys, taken out of the environment at start (util/secret.h). */
-static char *anthropic_key, *openai_key;
+/* The API keys and the gateway token, taken out of the environment at
+ * start (util/secret.h). */
+static char *anthropic_key, *anthropic_token, *openai_key;
 
 static const char *
 env_or(const char *name, const char *fallback)
@@ -227,23 +243,30 @@ settings(const struct options *o, const struct catalog *cat,
 	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
 		cfg->provider = LLM_ANTHROPIC;
 		cfg->api_key = anthropic_key;
+		cfg->auth_token = anthropic_token;
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("ANTHROPIC_BASE_URL", DEFAULT_ANTHROPIC_URL);
-		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", catalog_default_model(cat));
-		if (cfg->api_key == NULL) {
-			*err = xstrdup("ANTHROPIC_API_KEY is not set (or use "
-			    "--provider openai for a local server)");
+		/* --model, then huddle's own variable, then the SDKs'. */
+		cfg->model = o->model ? o->model : env_or("HUDDLE_MODEL",
+		    env_or("ANTHROPIC_MODEL", catalog_default_model(cat)));
+		if (cfg->api_key == NULL && cfg->auth_token == NULL) {
+			*err = xstrdup("neither ANTHROPIC_API_KEY nor "
+			    "ANTHROPIC_AUTH_TOKEN is set (or use --provider "
+			    "openai-chat for a local server)");
 			return -1;
 		}
-	} else if (strcmp(o->provider, "openai") == 0) {
-		cfg->provider = LLM_OPENAI;
+	} else if (strcmp(o->provider, "openai") == 0 ||
+	    strcmp(o->provider, "openai-chat") == 0) {
+		/* OpenAI's own endpoint speaks the Responses API; servers
+		 * that copy OpenAI's API speak chat completions. */
+		cfg->provider = strcmp(o->provider, "openai") == 0 ?
+		    LLM_RESPONSES : LLM_OPENAI;
 		/* Local servers need no key. */
 		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("OPENAI_BASE_URL", DEFAULT_OPENAI_URL);
-		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", DEFAULT_OPENAI_MODEL);
+		cfg->model = o->model ? o->model : env_or("HUDDLE_MODEL",
+		    env_or("OPENAI_MODEL", DEFAULT_OPENAI_MODEL));
 	} else if (o->demo) {
 		cfg->provider = LLM_SCRIPT;
 		cfg->model = "script";
@@ -260,7 +283,7 @@ settings(const struct options *o, const struct catalog *cat,
 			return -1;
 	} else {
 		*err = xasprintf("unknown provider '%s' (anthropic, openai, "
-		    "script)", o->provider);
+		    "openai-chat, script)", o->provider);
 		return -1;
 	}
 	if (cfg->base_url != NULL) {
@@ -286,6 +309,22 @@ settings(const struct options *o, const struct catalog *cat,
 			return -1;
 	}
 	return 0;
+}
+
+/* Says at start that a model the team will use retires soon (a retired
+ * one was refused by catalog_configure). */
+static void
+warn_retiring(const struct catalog *cat, const char *id)
+{
+	struct model_info m;
+	char *msg = NULL;
+
+	catalog_lookup(cat, id, &m);
+	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING) {
+		fprintf(stderr, "huddle: warning: %s\n", msg);
+		log_printf("warning: %s", msg);
+	}
+	free(msg);
 }
 
 /* --teams: the teams kept under the state directory. */
@@ -325,27 +364,6 @@ list_teams(const char *override)
 	statedir_free_teams(t, n);
 	free(base);
 	return 0;
-}
-
-/* --models: the catalog as a table. */
-static void
-list_models(const struct catalog *cat)
-{
-	const struct model_info *m;
-	size_t i;
-
-	printf("%-28s %-8s %9s %8s %-9s %7s %7s  %s\n", "MODEL", "STATUS",
-	    "CONTEXT", "OUTPUT", "THINKING", "IN $/M", "OUT $/M", "NAME");
-	for (i = 0; (m = catalog_model(cat, i)) != NULL; i++)
-		printf("%-28s %-8s %9lld %8lld %-9s %7.2f %7.2f  %s%s\n",
-		    m->id, m->status, (long long)m->context_window,
-		    (long long)m->max_output, m->thinking_always_on ?
-		    "always" : m->thinking ==
-		    MODEL_THINKING_ADAPTIVE ? "adaptive" : m->thinking ==
-		    MODEL_THINKING_MANUAL ? "budget" : "none",
-		    m->prices.input, m->prices.output, m->name,
-		    strcmp(m->id, catalog_default_model(cat)) == 0 ?
-		    " (default)" : "");
 }
 
 static struct llm_client *ask_client;
@@ -573,6 +591,23 @@ number_arg(const char *arg, long lo, long hi, int *v)
 	return 0;
 }
 
+/* Reads --reasoning-effort: one of the levels OpenAI's models know. */
+static int
+effort_arg(const char *arg, struct model_choice *c)
+{
+	static const char *const levels[] = { "none", "minimal", "low",
+	    "medium", "high", "xhigh", "max" };
+	size_t i;
+
+	for (i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+		if (strcmp(arg, levels[i]) == 0) {
+			c->reasoning_effort = levels[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* Reads --thinking: adaptive, off, or a budget in tokens. */
 static int
 thinking_arg(const char *arg, struct model_choice *c)
@@ -653,6 +688,8 @@ main(int argc, char **argv)
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
+	    OPT_THINKING_DISPLAY,
+	    OPT_REASONING_EFFORT,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
@@ -684,6 +721,10 @@ main(int argc, char **argv)
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "models", no_argument, NULL, OPT_MODELS },
 		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "thinking-display", required_argument, NULL,
+		    OPT_THINKING_DISPLAY },
+		{ "reasoning-effort", required_argument, NULL,
+		    OPT_REASONING_EFFORT },
 		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 		{ "context-window", required_argument, NULL,
 		    OPT_CONTEXT_WINDOW },
@@ -716,7 +757,7 @@ main(int argc, char **argv)
 	struct options o = { 0 };
 	struct catalog *cat;
 	struct llm_config cfg;
-	char *owned = NULL, *err = NULL;
+	char *owned = NULL, *err = NULL, *user_catalog;
 	int c, rc, n;
 
 	/* huddle started again to stand between a command and itself. */
@@ -833,6 +874,20 @@ main(int argc, char **argv)
 			if (thinking_arg(optarg, &o.choice) == -1)
 				return bad_usage("--thinking takes adaptive, off "
 				    "or a budget of at least 1024 tokens");
+			break;
+		case OPT_THINKING_DISPLAY:
+			if (strcmp(optarg, "summarized") == 0)
+				o.choice.display_omitted = 0;
+			else if (strcmp(optarg, "omitted") == 0)
+				o.choice.display_omitted = 1;
+			else
+				return bad_usage("--thinking-display takes "
+				    "summarized or omitted");
+			break;
+		case OPT_REASONING_EFFORT:
+			if (effort_arg(optarg, &o.choice) == -1)
+				return bad_usage("--reasoning-effort takes none, "
+				    "minimal, low, medium, high, xhigh or max");
 			break;
 		case OPT_MAX_TOKENS:
 			if (number_arg(optarg, 1, 100000000, &n) == -1)
@@ -985,35 +1040,43 @@ main(int argc, char **argv)
 		curl_global_cleanup();
 		return 2;
 	}
-	if ((cat = catalog_load(o.catalog, &err)) == NULL) {
+	user_catalog = catalog_user_path();
+	cat = catalog_open(o.catalog, user_catalog, &err);
+	free(user_catalog);
+	if (cat == NULL) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		curl_global_cleanup();
 		return 2;
 	}
 	if (o.list_models) {
-		list_models(cat);
+		catalog_print(stdout, cat, time(NULL));
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 0;
 	}
 	anthropic_key = secret_take("ANTHROPIC_API_KEY");
+	anthropic_token = secret_take("ANTHROPIC_AUTH_TOKEN");
 	openai_key = secret_take("OPENAI_API_KEY");
 	if (settings(&o, cat, &cfg, &owned, &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		free(owned);
 		free(anthropic_key);
+		free(anthropic_token);
 		free(openai_key);
 		script_free(cfg.script);
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 2;
 	}
+	warn_retiring(cat, cfg.model);
+	if (o.teammate_model != NULL)
+		warn_retiring(cat, o.teammate_model);
 	log_printf("huddle %s: provider %s, model %s, base URL %s, a key %s",
 	    PACKAGE_VERSION, o.demo ? "script" : o.provider, cfg.model,
-	    cfg.base_url ? cfg.base_url : "-", cfg.api_key && *cfg.api_key ?
-	    "is set" : "is not set");
+	    cfg.base_url ? cfg.base_url : "-", (cfg.api_key && *cfg.api_key) ||
+	    cfg.auth_token ? "is set" : "is not set");
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
 	else if (!o.headless && (!isatty(STDIN_FILENO) ||
@@ -1032,6 +1095,7 @@ main(int argc, char **argv)
 	script_free(cfg.script);
 	free(owned);
 	free(anthropic_key);
+	free(anthropic_token);
 	free(openai_key);
 	while (o.nwritable > 0)
 		free(o.writable[--o.nwritable]);

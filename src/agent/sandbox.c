@@ -21,7 +21,7 @@
 #include "tools/hidden.h"
 #include "tools/landlock.h"
 #include "tools/profile.h"
-#include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "tools/runlater.h"
 #include "util/xmalloc.h"
 
@@ -56,7 +56,7 @@ team_sandbox_open(struct team *t, char **err)
 		return -1;
 	}
 	free(tmpl);
-	t->program = reaper_program();
+	t->program = reaperexe_path();
 	t->git.program = t->program;
 	t->git.tmpdir = t->tmpdir;
 	git_find(&t->git);

@@ -52,6 +52,7 @@ llm_config_defaults(struct llm_config *c)
 	c->retry_max_delay_ms = RETRY_DEFAULT_CAP_MS;
 	c->retry_streams = 1;
 	c->stream = 1;
+	c->forced_tool_choice = 1;
 	c->connect_timeout_ms = 10000;
 	c->stall_timeout_s = 60;
 }
@@ -128,6 +129,9 @@ llm_client_new(const struct llm_config *c)
 		break;
 	case LLM_OPENAI:
 		cl->prov = &provider_openai;
+		break;
+	case LLM_RESPONSES:
+		cl->prov = &provider_responses;
 		break;
 	case LLM_SCRIPT:
 		cl->prov = NULL;
@@ -264,6 +268,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 	const struct llm_config *c = &cl->cfg;
 	enum http_result hr;
 	int retry = 0;
+
+	turn_words_in_thinking(a.turn, c->thinking_words);
 
 	if (c->stream)
 		a.sse = sse_new(llm_on_sse, &a);

@@ -5,7 +5,8 @@
  * A conversation is Messages-API JSON (the transcript's own format): a
  * system prompt, messages of text, tool_use and tool_result blocks, and
  * tools with an input_schema. Each provider translates it to its wire
- * format (Anthropic Messages, OpenAI chat completions) or plays a script.
+ * format (Anthropic Messages, OpenAI chat completions, OpenAI Responses)
+ * or plays a script.
  *
  * One client belongs to one thread (it owns a CURL handle). Any thread, or
  * a signal handler, may cancel the call in progress with llm_cancel(): the
@@ -21,7 +22,8 @@
 
 enum llm_provider_kind {
 	LLM_ANTHROPIC,
-	LLM_OPENAI,
+	LLM_OPENAI,		/* chat completions (compatible servers) */
+	LLM_RESPONSES,		/* OpenAI's own Responses API */
 	LLM_SCRIPT
 };
 
@@ -32,18 +34,30 @@ enum llm_thinking {
 	LLM_THINKING_UNSET,	/* send nothing: the model's own default */
 	LLM_THINKING_ADAPTIVE,	/* {"type":"adaptive"} */
 	LLM_THINKING_DISABLED,	/* {"type":"disabled"} */
-	LLM_THINKING_BUDGET	/* {"type":"enabled","budget_tokens":N} */
+	LLM_THINKING_BUDGET,	/* {"type":"enabled","budget_tokens":N} */
+	LLM_THINKING_BETWEEN_TOOLS /* {"type":"between_tools"}: no up-front
+				 * thinking, where "disabled" is refused */
 };
 
 struct llm_config {
 	enum llm_provider_kind	 provider;
 	const char	*base_url;	/* Anthropic: no /v1; OpenAI: ends in /v1 */
 	const char	*api_key;	/* never logged or shown */
+	const char	*auth_token;	/* Anthropic: sent as a Bearer token
+					 * (gateways); never logged or shown */
 	const char	*model;
 	const char	*agent;		/* sent as x-huddle-agent; may be NULL */
 	int		 max_tokens;	/* default 4096 */
 	enum llm_thinking thinking;	/* default LLM_THINKING_UNSET */
 	int		 thinking_budget; /* LLM_THINKING_BUDGET's tokens */
+	const char	*thinking_display; /* "summarized", "omitted", or NULL:
+					 * sent as thinking.display */
+	int		 thinking_words; /* the model puts the words it writes
+					 * between tool calls in thinking
+					 * blocks: report those as text */
+	int		 forced_tool_choice; /* takes tool_choice any/tool; 1 */
+	const char	*reasoning_effort; /* Responses: "low", …; NULL: the
+					 * model's default */
 	int		 cache;		/* ask for prompt caching; 1 */
 	int		 max_retries;	/* at most this many retries of a
 					 * call; -1 (default): as many as
@@ -74,6 +88,8 @@ struct llm_request {
 	json_t		*messages;	/* [{role, content: [blocks]}] */
 	json_t		*tools;		/* [{name, description, input_schema}]
 					 * or NULL */
+	const char	*tool_choice;	/* "auto", "none", "any", or NULL (the
+					 * API's default, auto) */
 };
 
 enum llm_event_type {

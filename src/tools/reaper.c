@@ -77,19 +77,6 @@ reaper_stat_parent(int proc, const char *name)
 	return v > 0 && v <= INT_MAX ? (pid_t)v : -1;
 }
 
-char *
-reaper_program(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n;
-
-	n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
 int
 reaper_children(pid_t parent, pid_t *pids, size_t max)
 {

@@ -2,8 +2,9 @@
  * The reaper: a small process that stands between huddle and each command
  * it runs, so that nothing a command starts outlives it.
  *
- * huddle starts its own program again with REAPER_ARG (bash.c does); that
- * process makes itself a child subreaper and starts the shell. Whatever
+ * bash.c starts it with REAPER_ARG, as the small program huddle-reaper or
+ * as huddle's own (tools/reaperexe.h says which and why); that process
+ * makes itself a child subreaper and starts the shell. Whatever
  * the shell starts, and whatever leaves the shell's process group or
  * session (setsid, a daemon's double fork), stays beneath the reaper, and
  * is reparented to it when its own parent dies. When the shell exits, or
@@ -49,11 +50,6 @@
  * confined, saying why on stderr.
  */
 int reaper_main(int argc, char **argv);
-
-/* The path of the running program, to start it again as the reaper
- * (under valgrind, that of the program valgrind runs); NULL when
- * /proc/self/exe cannot be read. Free it. */
-char *reaper_program(void);
 
 /*
  * The children of process `parent`, read from /proc: up to max of them go

@@ -323,7 +323,19 @@ sockgate_inet(struct sockgate_call *k)
 	return sockgate_connect(k->sock, (struct sockaddr *)&k->addr, k->len);
 }
 
-/* The verdict on one connect: an errno, 0 (connected by us), or
+/* A listen(): on a Unix socket made here, as asked; on any other, an
+ * inbound port, refused. */
+static int
+sockgate_listen(struct sockgate_call *k, int domain)
+{
+	int backlog = (int)k->g->req->data.args[1];
+
+	if (domain != AF_UNIX)
+		return EACCES;
+	return listen(k->sock, backlog) == 0 ? 0 : errno;
+}
+
+/* The verdict on one connect or listen: an errno, 0 (done by us), or
  * -SOCKGATE_CONTINUE. */
 static int
 sockgate_judge(struct sockgate_call *k)
@@ -352,6 +364,8 @@ sockgate_judge(struct sockgate_call *k)
 	 * socket there since: only where the rules allow anything of
 	 * every kind does it go on untouched. Otherwise the call is made
 	 * here, on the socket that was judged. */
+	if (k->g->req->data.nr == SCMP_SYS(listen))
+		return sockgate_listen(k, domain);
 	switch (domain) {
 	case AF_UNIX:
 		if (c->unix_roots == NULL && c->unix_sockets == NULL)

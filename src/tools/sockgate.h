@@ -6,7 +6,9 @@
  * only to huddle's proxy on loopback under CONFINE_NET_PROXY. What is
  * allowed the reaper connects itself, on a duplicate of the command's
  * socket and from its own copy of the address, so the command cannot
- * change the address between the check and the use.
+ * change the address between the check and the use. Under the proxy it
+ * judges listen() as well: a Unix socket may listen, a TCP one may not
+ * (it would open a port to the world without ever calling bind).
  */
 #ifndef HUDDLE_TOOLS_SOCKGATE_H
 #define HUDDLE_TOOLS_SOCKGATE_H

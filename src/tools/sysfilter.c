@@ -101,7 +101,8 @@ sysfilter_no_fastopen(struct sysfilter *f)
 	sysfilter_rule(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(sendmsg), 1, &c);
 }
 
-/* Every rule for c; notify: whether connect goes to the reaper. */
+/* Every rule for c; notify: whether connect (and listen) go to the
+ * reaper. */
 static void
 sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 {
@@ -144,6 +145,15 @@ sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 	}
 	if (notify)
 		sysfilter_rule(f, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL);
+	/* listen() on a TCP socket never bound binds it to a port of the
+	 * kernel's choosing, past Landlock's bind rule: under the proxy
+	 * the reaper judges it too, and without the reaper, where only
+	 * TCP sockets can be made, it is refused. */
+	if (notify && c->net == CONFINE_NET_PROXY)
+		sysfilter_rule(f, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0, NULL);
+	else if (c->net == CONFINE_NET_PROXY)
+		sysfilter_rule(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(listen), 0,
+		    NULL);
 }
 
 /* Sends fd over sock. */

@@ -391,7 +391,18 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_stream(p, ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
 			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
-		else if (strcmp(type, "compaction") == 0) {
+		else if (strcmp(type, "openai_reasoning") == 0) {
+			/* OpenAI's reasoning summary, as it streamed. */
+			json_t *part;
+			size_t k;
+
+			json_array_foreach(json_object_get(json_object_get(b,
+			    "item"), "summary"), k, part) {
+				text = jstr(part, "text");
+				pane_stream(p, ROLE_THINKING, text,
+				    strlen(text));
+			}
+		} else if (strcmp(type, "compaction") == 0) {
 			line = view_compacted(0, 0, "server");
 			pane_add(p, ROLE_DIM, line);
 			free(line);

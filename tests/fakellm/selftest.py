@@ -342,6 +342,39 @@ def test_auth_anthropic():
     check_eq(pending(), 1, "rejected requests must not consume responses")
 
 
+def test_auth_anthropic_bearer():
+    """A gateway token as "Authorization: Bearer" stands for the key on
+    the Anthropic route, as the SDKs send ANTHROPIC_AUTH_TOKEN."""
+    script([{"kind": "text", "text": "through the gateway"}])
+    bearer = dict(ANTHROPIC_HEADERS)
+    del bearer["x-api-key"]
+    bearer["authorization"] = f"Bearer {KEY}"
+    reply = anthropic(anthropic_body(), bearer)
+    check_eq(reply.status, 200, "status with a Bearer token")
+    for wrong in ("Bearer nope", KEY):
+        reply = anthropic(anthropic_body(), dict(bearer,
+                                                 authorization=wrong))
+        check_eq(reply.status, 401, f"status with {wrong!r}")
+
+
+def test_today_cache_minimum_per_model():
+    """Without a setting the cache keeps what the model's pages say: a
+    prefix of about 700 tokens is cached on a 5.x model (512) and not on
+    Haiku 4.5 (4,096)."""
+    config(thinking="off", cache_min_tokens=None)
+    text = "The project notes. " * 140
+    for model, cached in (("claude-sonnet-5-5", True),
+                          ("claude-haiku-5-5", True),
+                          ("claude-haiku-4-5", False)):
+        script([{"kind": "text", "text": "ok"}])
+        body = anthropic_body([{"role": "user", "content": text + model}],
+                              model=model,
+                              cache_control={"type": "ephemeral"})
+        usage = anthropic(body).json()["usage"]
+        check_eq(usage["cache_creation_input_tokens"] > 0, cached,
+                 f"{model}: {usage}")
+
+
 def test_auth_openai():
     """401 in the OpenAI shape for a missing or wrong bearer key."""
     script([{"kind": "text", "text": "unused"}])

@@ -21,7 +21,7 @@ def anthropic(fake, *extra, env=None):
 
 
 def openai(fake, *extra):
-    return (["--provider", "openai", "--ask", "Say hello"] + list(extra),
+    return (["--provider", "openai-chat", "--ask", "Say hello"] + list(extra),
             {"OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": fake.openai_url})
 
 

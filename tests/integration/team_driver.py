@@ -12,15 +12,16 @@ import tempfile
 import threading
 import time
 
-from fakellm_client import API_KEY, HUDDLE, TEST_API
+from fakellm_client import API_KEY, HUDDLE, OPENAI_TEST_MODEL, TEST_API
 
 
 class Huddle:
     """One running huddle --headless; use as a context manager."""
 
     def __init__(self, fake, workdir=None, args=(), resume=False, env=None,
-                 approve=False):
+                 approve=False, program=HUDDLE):
         self.fake = fake
+        self.program = program
         # approve: the person approves every permission request as it
         # comes (the sandbox must hold whatever the person allows).
         self.approve = approve
@@ -43,13 +44,17 @@ class Huddle:
         if TEST_API == "openai":
             env.update({"OPENAI_API_KEY": API_KEY,
                         "OPENAI_BASE_URL": self.fake.openai_url})
-            api = ["--provider", "openai"]
+            api = ["--provider", "openai", "--model", OPENAI_TEST_MODEL]
+        elif TEST_API == "openai-chat":
+            env.update({"OPENAI_API_KEY": API_KEY,
+                        "OPENAI_BASE_URL": self.fake.openai_url})
+            api = ["--provider", "openai-chat"]
         else:
             env.update({"ANTHROPIC_API_KEY": API_KEY,
                         "ANTHROPIC_BASE_URL": self.fake.anthropic_url})
             api = []
         env.update(self.extra_env)
-        cmd = [HUDDLE, "--headless", "--workdir", self.workdir,
+        cmd = [self.program, "--headless", "--workdir", self.workdir,
                "--quit-timeout", "3"] + api + self.args
         if self.resume:
             cmd.append("--resume")

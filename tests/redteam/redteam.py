@@ -48,6 +48,7 @@ from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
+import swapped  # noqa: E402
 import terminal  # noqa: E402
 
 # $H is huddle's PID ($PPID is the command's reaper).
@@ -373,7 +374,7 @@ def check_reserved_name(run):
 # (name, function -> (rows, lost)) run beside main_run, each with its
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
-         ("planted", planted.run)]
+         ("planted", planted.run), ("swapped", swapped.run)]
 
 
 def main():

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #include "tools/bash.h"
 #include "tools/env.h"
 #include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "util/cancel.h"
 #include "testutil.h"
 #include "util/clock.h"
@@ -50,7 +52,7 @@ setup(void)
 	ck_assert_ptr_nonnull(realpath(t, buf));
 	free(t);
 	wd = xstrdup(buf);
-	program = reaper_program();
+	program = reaperexe_self();
 	ck_assert_ptr_nonnull(program);
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 }
@@ -188,6 +190,7 @@ START_TEST(secrets_are_not_in_the_environment)
 	setenv("OPENAI_API_KEY", "sk-openai-secret", 1);
 	setenv("FOO_API_KEY", "foo-secret", 1);
 	setenv("GH_TOKEN", "gh-secret", 1);
+	setenv("ANTHROPIC_AUTH_TOKEN", "gateway-secret", 1);
 	setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
 	setenv("lower_api_key", "lower-secret", 1);
 	setenv("HUDDLE_VISIBLE", "yes-visible", 1);
@@ -199,6 +202,7 @@ START_TEST(secrets_are_not_in_the_environment)
 	ck_assert_ptr_null(strstr(o.text, "secret"));
 	ck_assert_ptr_null(strstr(o.text, "API_KEY"));
 	ck_assert_ptr_null(strstr(o.text, "GH_TOKEN"));
+	ck_assert_ptr_null(strstr(o.text, "ANTHROPIC_AUTH_TOKEN"));
 	ck_assert_ptr_nonnull(strstr(o.text, "HUDDLE_VISIBLE=yes-visible\n"));
 	ck_assert_ptr_null(strstr(o.text, "TOKENIZER"));
 	ck_assert_ptr_nonnull(strstr(o.text, "EDITOR=editor-visible\n"));
@@ -206,6 +210,7 @@ START_TEST(secrets_are_not_in_the_environment)
 	tool_output_clear(&o);
 
 	ck_assert(env_is_secret("ANTHROPIC_API_KEY=k"));
+	ck_assert(env_is_secret("ANTHROPIC_AUTH_TOKEN=k"));
 	ck_assert(env_is_secret("OPENAI_KEY=k"));
 	ck_assert(env_is_secret("MY_APIKEY=k"));
 	ck_assert(env_is_secret("gh_token=k"));
@@ -561,6 +566,39 @@ START_TEST(eight_threads_at_once)
 }
 END_TEST
 
+/* A reaper copied into a sealed memory file runs commands, and neither
+ * the copy nor its file on disk can be changed through it. */
+START_TEST(a_copied_reaper_runs_and_cannot_be_written)
+{
+	struct bash_options bo = { .workdir = wd, .timeout_s = 10 };
+	struct tool_output o = { 0, NULL };
+	char *copy, *err = NULL;
+	int fd;
+
+	copy = reaperexe_copy("/proc/self/exe", &err);
+	ck_assert_msg(copy != NULL, "%s", err != NULL ? err : "?");
+	ck_assert(strncmp(copy, "/proc/self/fd/", 14) == 0);
+	ck_assert_int_ge(atoi(copy + 14), 10);
+	bo.program = copy;
+	ck_assert_int_eq(bash_run("echo copied", &bo, &o), 0);
+	ck_assert_str_eq(o.text, "copied\n[exit status 0]");
+	tool_output_clear(&o);
+	/* Sealed: no write, no truncation, by any path to it. */
+	fd = open(copy, O_WRONLY | O_CLOEXEC);
+	if (fd != -1) {
+		ck_assert_int_eq(write(fd, "x", 1), -1);
+		ck_assert_int_eq(errno, EPERM);
+		ck_assert_int_eq(ftruncate(fd, 0), -1);
+		close(fd);
+	}
+	free(copy);
+	ck_assert_ptr_null(reaperexe_copy("/nonexistent/huddle-reaper",
+	    &err));
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/huddle-reaper"));
+	free(err);
+}
+END_TEST
+
 static Suite *
 bash_suite(void)
 {
@@ -577,6 +615,7 @@ bash_suite(void)
 	tcase_add_test(tc, child_gets_a_clean_signal_state);
 	tcase_add_test(tc, output_cap_keeps_head_and_tail);
 	tcase_add_test(tc, invalid_utf8_is_repaired);
+	tcase_add_test(tc, a_copied_reaper_runs_and_cannot_be_written);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(kill, setup, teardown);

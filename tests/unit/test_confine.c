@@ -33,6 +33,7 @@
 #include "tools/confine.h"
 #include "tools/landlock.h"
 #include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -47,7 +48,7 @@ setup(void)
 	ck_assert_ptr_nonnull(realpath(t, buf));
 	free(t);
 	wd = xstrdup(buf);
-	program = reaper_program();
+	program = reaperexe_self();
 	ck_assert_ptr_nonnull(program);
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 }
@@ -723,6 +724,39 @@ START_TEST(a_user_other_than_root)
 }
 END_TEST
 
+/* Under the proxy no TCP socket listens (not even unbound, where the
+ * kernel would pick the port past Landlock's bind rule); a Unix one
+ * may. Under the open network TCP listens (the control). */
+START_TEST(no_inbound_tcp_under_the_proxy)
+{
+	struct confine c = { .net = CONFINE_NET_PROXY, .proxy_port = 9 };
+	struct tool_output o = { 0, NULL };
+	char *roots[] = { wd, NULL };
+	const char *cmd = "python3 -c '\n"
+	    "import socket\n"
+	    "for fam, addr in ((socket.AF_INET, None),"
+	    " (socket.AF_INET6, None), (socket.AF_UNIX, \"l.sock\")):\n"
+	    "    s = socket.socket(fam)\n"
+	    "    try:\n"
+	    "        if addr: s.bind(addr)\n"
+	    "        s.listen(4)\n"
+	    "        print(fam.name, \"listening\")\n"
+	    "    except OSError as e:\n"
+	    "        print(fam.name, \"refused\", e.errno)\n"
+	    "'";
+
+	c.unix_roots = roots;
+	run(cmd, &c, &o);
+	ASSERT_HAS(&o, "AF_INET refused 13");
+	ASSERT_HAS(&o, "AF_INET6 refused 13");
+	ASSERT_HAS(&o, "AF_UNIX listening");
+	c.net = CONFINE_NET_OPEN;
+	run(cmd, &c, &o);
+	ASSERT_HAS(&o, "AF_INET listening");
+	tool_output_clear(&o);
+}
+END_TEST
+
 static Suite *
 confine_suite(void)
 {
@@ -737,6 +771,7 @@ confine_suite(void)
 	tcase_add_test(tc, udp_is_refused);
 	tcase_add_test(tc, unix_sockets_only_where_allowed);
 	tcase_add_test(tc, tcp_only_to_the_proxy);
+	tcase_add_test(tc, no_inbound_tcp_under_the_proxy);
 	tcase_add_test(tc, git_metadata_is_read_only);
 	tcase_add_test(tc, process_count_is_limited);
 	tcase_add_test(tc, memory_is_limited);

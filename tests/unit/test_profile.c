@@ -25,6 +25,7 @@
 #include "tools/landlock.h"
 #include "tools/profile.h"
 #include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "tools/tool.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
@@ -85,7 +86,7 @@ setup(void)
 	p = xasprintf("%s/notes.txt", wd);
 	put(p, "ordinary\n");
 	free(p);
-	program = reaper_program();
+	program = reaperexe_self();
 	ck_assert_ptr_nonnull(program);
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 }

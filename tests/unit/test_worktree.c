@@ -18,6 +18,7 @@
 #include "testutil.h"
 #include "tools/landlock.h"
 #include "tools/reaper.h"
+#include "tools/reaperexe.h"
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
 
@@ -27,7 +28,7 @@ static struct git g;
 static void
 setup(void)
 {
-	program = reaper_program();
+	program = reaperexe_self();
 	ck_assert_ptr_nonnull(program);
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	g.program = program;
