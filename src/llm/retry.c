@@ -40,7 +40,7 @@ retry_stream_error(const char *error_type)
 {
 	static const char *const passing[] = { "overloaded_error",
 	    "api_error", "rate_limit_error", "timeout_error", "server_error",
-	    "connection_error" };
+	    "rate_limit_exceeded", "connection_error" };
 	size_t i;
 
 	for (i = 0; error_type != NULL && i < sizeof passing /

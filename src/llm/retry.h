@@ -38,8 +38,8 @@ int retry_should(long status, const char *x_should_retry);
 /*
  * Whether a stream that failed after its 200 may be retried, by the
  * error it ended with: an error event of a passing kind
- * (overloaded_error, api_error, rate_limit_error, timeout_error, an
- * OpenAI-compatible server_error) or a connection that broke or stalled
+ * (overloaded_error, api_error, rate_limit_error, timeout_error;
+ * OpenAI's server_error, rate_limit_exceeded) or a connection that broke or stalled
  * (connection_error, timeout_error). A stream the client could not read
  * (invalid_response) or a refusal of the request is final.
  */

@@ -102,7 +102,7 @@ def test_ten_529s(fake):
         got = [r["response_status"] for r in requests_of(fake, "alice")]
         expect(got == [529] * 10 + [200, 200],
                "alice's attempts were answered %r" % got)
-        later = json.dumps(requests_of(fake, "alice")[-1]["body"]["messages"])
+        later = json.dumps(requests_of(fake, "alice")[-1]["body"])
         expect("also cover the parser" in later,
                "the message sent during the outage never reached alice")
     finally:

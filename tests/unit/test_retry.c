@@ -38,7 +38,7 @@ START_TEST(which_broken_streams_are_retried)
 {
 	static const char *const yes[] = { "overloaded_error", "api_error",
 	    "rate_limit_error", "timeout_error", "server_error",
-	    "connection_error" };
+	    "rate_limit_exceeded", "connection_error" };
 	static const char *const no[] = { "invalid_response",
 	    "invalid_request_error", "authentication_error", "cancelled",
 	    "" };
