@@ -513,7 +513,10 @@ agent_turn(struct agent *a)
 			/* Nothing said and nothing asked: the turn is over
 			 * without an entry (an empty one would be refused). */
 			a->answered = json_array_size(a->transcript);
-		} else if (agent_record(a, json_incref(res.message)) == -1) {
+		} else if ((a->model.words_in_thinking &&
+		    json_object_set_new(res.message, "words_in_thinking",
+		    json_true()) == -1) ||
+		    agent_record(a, json_incref(res.message)) == -1) {
 			json_decref(calls);
 			llm_result_clear(&res);
 			return;

@@ -355,6 +355,18 @@ view_stored_result(struct pane *p, const char *tool, json_t *result)
 	    "content")), json_is_true(json_object_get(result, "is_error")));
 }
 
+/* Whether block i of a model's entry, a thinking block, held the words
+ * the model wrote before a tool call (its model puts them there), which
+ * showed live as text (llm/turn.c). */
+static int
+view_words(json_t *entry, size_t i)
+{
+	json_t *next = json_array_get(json_object_get(entry, "content"), i + 1);
+
+	return json_is_true(json_object_get(entry, "words_in_thinking")) &&
+	    next != NULL && strcmp(jstr(next, "type"), "tool_use") == 0;
+}
+
 /*
  * Shows one stored transcript entry in a pane as it looked live: the
  * model's text and thinking streamed, then each tool call followed by
@@ -388,7 +400,8 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_add(p, ROLE_DIM, jstr(b, "text"));
 		else if (strcmp(type, "thinking") == 0) {
 			text = jstr(b, "thinking");
-			pane_stream(p, ROLE_THINKING, text, strlen(text));
+			pane_stream(p, view_words(entry, i) ? ROLE_NORMAL :
+			    ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
 			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
 		else if (strcmp(type, "openai_reasoning") == 0) {

@@ -62,11 +62,19 @@ COLS, ROWS = 200, 80
 
 
 def lead_lines(screen):
-    """The lines inside the lead's pane (the left column), without its
-    border and the blank rows."""
-    rows = region(screen, 1, 1, ROWS // 2, COLS // 2 - 2).split("\n")
-    return [r.rstrip("│").rstrip() for r in rows
-            if r.strip() and not r.startswith("└")]
+    """The lines inside the lead's pane (the left column, down to its
+    bottom border), without its border and the blank rows. The pane
+    fills from the bottom, so however few lines it holds, they are all
+    in it."""
+    rows = region(screen, 1, 0, ROWS - 1, COLS // 2 - 1).split("\n")
+    out = []
+    for r in rows:
+        if r.startswith("└"):
+            break
+        r = r[1:].rstrip("│").rstrip()
+        if r:
+            out.append(r)
+    return out
 
 
 def told(lines):
