@@ -115,9 +115,20 @@ static const struct keydef keymap[] = {
 	    NULL },
 	{ C, CTRL('w'), "C-w", KW_MAIN, 0, NULL, NULL, NULL, keys_kill_word,
 	    NULL },
-	{ C, CTRL('t'), "C-t", KW_MAIN, 0, NULL, NULL,
-	    "show the models' thinking in full, or folded", keys_thinking,
+	{ K, KEY_SR, "S-Up/S-Down", KW_MAIN, 0, NULL, NULL,
+	    "pick the teammate before or after: its pane gets the focus",
+	    keys_pick_up, NULL },
+	{ K, KEY_SF, "S-Down", KW_MAIN, 0, NULL, NULL, NULL, keys_pick_down,
 	    NULL },
+	{ C, 'x', "x", KW_MAIN, KEYF_PICKED | EMPTY, NULL, NULL,
+	    "right after S-Up/S-Down: stop the picked teammate (asks "
+	    "first, as F9)", keys_stop_picked, NULL },
+	{ C, CTRL('t'), "C-t", KW_MAIN, 0, NULL, NULL,
+	    "the table shows the tasks, or the requests (as F4)",
+	    keys_tasks, NULL },
+	{ C, CTRL('o'), "C-o", KW_MAIN, 0, NULL, NULL,
+	    "show what is folded in full (the models' thinking), or fold "
+	    "it again", keys_thinking, NULL },
 	{ C, CTRL('l'), "C-l", KW_MAIN, 0, NULL, NULL, "redraw the screen",
 	    keys_redraw, NULL },
 	{ C, CTRL('g'), "C-g", KW_MAIN, 0, NULL, NULL,
@@ -272,6 +283,8 @@ keymap_holds(struct view *v, const struct keydef *d)
 	if ((d->when & KEYF_EMPTY) && v->input.len > 0)
 		return 0;
 	if ((d->when & KEYF_TABLE) && v->focus != FOCUS_TABLE)
+		return 0;
+	if ((d->when & KEYF_PICKED) && !v->picked)
 		return 0;
 	return 1;
 }

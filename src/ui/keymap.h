@@ -28,6 +28,7 @@ struct table_row;
 #define KEYF_EMPTY	0x1	/* the input line is empty */
 #define KEYF_TABLE	0x2	/* the table has the focus */
 #define KEYF_REQUEST	0x4	/* promised on the hint line of a request */
+#define KEYF_PICKED	0x8	/* a teammate was just picked (S-Up/Down) */
 
 struct keydef {
 	int		 is_key;	/* code is a KEY_* code, else a char */

@@ -684,8 +684,58 @@ int
 keys_thinking(struct view *v)
 {
 	v->show_thinking = !v->show_thinking;
-	view_hint(v, ROLE_HINT, "thinking is %s (C-t)", v->show_thinking ?
+	view_hint(v, ROLE_HINT, "thinking is %s (C-o)", v->show_thinking ?
 	    "shown in full" : "folded");
+	return KEY_REDRAW;
+}
+
+/* S-Up and S-Down: the teammate before or after the focused pane (the
+ * lead's, from the table), its pane focused; x then stops it. */
+static int
+keys_pick(struct view *v, int dir)
+{
+	int n = (int)v->npanes, i = v->focus == FOCUS_TABLE ? 0 : v->focus,
+	    tries;
+
+	if (n < 2) {
+		view_hint(v, ROLE_HINT, "there is no teammate to pick yet");
+		return KEY_REDRAW;
+	}
+	for (tries = 0; tries < n; tries++) {
+		i = ((i + dir) % n + n) % n;
+		if (i > 0 && !view_hidden(v, (size_t)i))
+			break;
+	}
+	if (i == 0)
+		return KEY_REDRAW;
+	v->focus = i;
+	v->picked = 1;
+	view_hint(v, ROLE_HINT, "%s picked: type to write to it, x stops it "
+	    "(asks first)", v->panes[i]->name);
+	return KEY_REDRAW;
+}
+
+int keys_pick_up(struct view *v) { return keys_pick(v, -1); }
+int keys_pick_down(struct view *v) { return keys_pick(v, 1); }
+
+/* x after a pick: the shutdown menu on that teammate, so that stopping
+ * it asks first, as F9 does. */
+int
+keys_stop_picked(struct view *v)
+{
+	struct pane *items[64], *p = keys_focused_pane(v);
+	size_t n = keys_menu_items(v, items, 64), i;
+
+	for (i = 0; i < n; i++)
+		if (items[i] == p)
+			break;
+	if (p == NULL || i == n) {
+		view_hint(v, ROLE_HINT, "%s is not running", p ? p->name :
+		    "no teammate");
+		return KEY_REDRAW;
+	}
+	keys_menu(v);
+	v->menu_sel = (int)i;
 	return KEY_REDRAW;
 }
 
@@ -807,7 +857,11 @@ view_key(struct view *v, int is_key, wint_t wc)
 		is_key = 1;
 		wc = KEY_BACKSPACE;
 	}
-	if ((d = keymap_find(v, is_key, (int)wc)) != NULL)
+	d = keymap_find(v, is_key, (int)wc);
+	/* A pick lasts one key (the mouse and a resize aside). */
+	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE)))
+		v->picked = 0;
+	if (d != NULL)
 		return d->run(v);
 	/* Anything else is typed, where something is being typed. */
 	where = keymap_where(v);

@@ -71,7 +71,8 @@ struct view {
 	char		 help_query[64]; /* what is searched */
 	int64_t		 started_ms;	/* for the status line's clock */
 	unsigned	 spin;		/* its spinner's frame */
-	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
+	int		 show_thinking;	/* Ctrl-O: thinking unfolded */
+	int		 picked;	/* the last key picked a teammate */
 	int		 hide_ended;	/* terminated teammates not drawn */
 	/* The last error, on the status line until Ctrl-G acknowledges
 	 * it, and how many came since the last acknowledgement. */

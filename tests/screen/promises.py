@@ -197,6 +197,54 @@ def test_the_help_at_80x24(fake):
         quit_clean(s)
 
 
+def test_familiar_keys(fake):
+    """Shift-Down picks a teammate, x then asks to stop it (F9's menu);
+    x at any other time is text; Ctrl-T the task board, Ctrl-O what is
+    folded; F1 lists them."""
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "tool_use", "calls": [
+        {"name": "spawn_teammate", "input": {
+            "name": "alice", "role": "coder", "prompt": "Wait."}}]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 6,
+        *[{"agent": "alice", "kind": "text", "text": "Waiting."}] * 6)
+    s = fake_screen(fake, ["--quit-timeout", "2"], 80, 24)
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("┌ alice · ", 20, "alice's pane")
+        # Without a pick, x is text.
+        s.send_keys("Tab")
+        s.wait_for(lambda t: s.rows()[-2].startswith("alice>"), 5, "Tab")
+        s.send_text("x")
+        s.wait_for(lambda t: s.rows()[-2].startswith("alice> x"), 5,
+                   "x typed")
+        s.send_keys("BSpace", "BTab")
+        s.wait_for(lambda t: s.rows()[-2].startswith("lead>"), 5, "the lead")
+        s.send_keys("S-Down")
+        s.wait_for(lambda t: s.rows()[-2].startswith("alice>") and
+                   "alice picked" in t, 5, "S-Down picks alice")
+        s.send_text("x")
+        s.wait_for("shut a teammate down", 5, "x asks first")
+        s.send_keys("Enter")
+        # The notice gives way to the new request, once it is selected.
+        s.wait_for(lambda t: "asked alice to shut down" in t or
+                   "shutdown request to alice" in t, 5, "the shutdown asked")
+        s.send_keys("C-t")
+        s.wait_for(re.compile(r"┌ tasks · "), 5, "C-t shows the task board")
+        s.send_keys("C-t")
+        s.wait_for(re.compile(r"┌ requests · "), 5, "C-t again: the requests")
+        s.send_keys("C-o")
+        s.wait_for("thinking is shown in full (C-o)", 5, "C-o unfolds")
+        s.send_keys("F1")
+        pages = read_help(s)
+        for key in ("S-Up/S-Down", "C-t", "C-o", "x "):
+            expect(key in pages, "F1 lacks %s" % key)
+        s.send_keys("Escape")
+        s.wait_gone("Esc or q closes", 5)
+        quit_clean(s)
+
+
 def tests(r, fake):
     r.run("the hint and F5 agree at every width from 80 to 200",
           test_hint_and_f5_agree_at_every_width, fake)
@@ -206,6 +254,7 @@ def tests(r, fake):
           test_enter_shows_the_named_request_from_the_lead, fake)
     r.run("the help at 80x24: ?, scrolling, search, every README command",
           test_the_help_at_80x24, fake)
+    r.run("familiar keys: S-Up/Down, x, C-t, C-o", test_familiar_keys, fake)
 
 
 if __name__ == "__main__":
