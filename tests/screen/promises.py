@@ -24,11 +24,11 @@ README = os.path.join(os.environ.get("top_srcdir", os.path.join(HERE, "..", ".."
                       "README.md")
 
 
-def asking(fake, cols, rows):
+def asking(fake, cols, rows, command=COMMAND):
     """A screen where the lead's risky command waits for the person."""
     fake.reset()
     fake.script({"agent": "lead", "kind": "tool_use", "calls": [
-        {"name": "bash", "input": {"command": COMMAND}}]},
+        {"name": "bash", "input": {"command": command}}]},
         *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 6)
     work = tempfile.mkdtemp(prefix="huddle-screen-")
     os.makedirs(os.path.join(work, "junkdir"))
@@ -107,6 +107,30 @@ def test_hint_and_f5_agree_at_every_width(fake):
         quit_clean(s)
 
 
+def test_a_multiline_command_is_never_promised(fake):
+    """Two lines never fit the hint line: at no width does it promise that
+    F5 approves, and F5 shows both lines first."""
+    s = asking(fake, 80, 24, command="rm -rf junkdir\necho END-OF-IT")
+    with s:
+        start(s)
+        for cols in range(80, 201):
+            if cols != 80:
+                s.resize(cols, 24)
+            s.wait_for(lambda t, cols=cols: len(hint(s)) == cols and
+                       "lead's command" in hint(s), 5,
+                       "the hint at %d columns" % cols)
+            h = hint(s)
+            expect("F5 approves" not in h and "F5 or Enter shows all" in h,
+                   "at %d columns: %r" % (cols, h))
+        s.send_keys("F5")
+        s.wait_for(lambda t: "Esc closes" in t and "END-OF-IT" in t, 5,
+                   "F5 shows both lines")
+        s.send_keys("Escape")
+        s.wait_gone("Esc closes", 5)
+        expect(status(s) == "pending", "F5 decided two lines seen as one")
+        quit_clean(s)
+
+
 def quits_from(fake, cols, rows, opens, wait, key="F10"):
     """Opens a view with the keys `opens`, waits for `wait` on screen, and
     `key` must quit."""
@@ -121,12 +145,14 @@ def quits_from(fake, cols, rows, opens, wait, key="F10"):
 
 
 def test_f10_quits_from_every_view(fake):
+    # (The table focused first, so Enter opens the detail view on any
+    # version: what is tested here is the quitting.)
     for cols, rows in ((80, 24), (200, 60)):
-        quits_from(fake, cols, rows, ["Enter"], "Esc closes")
-    quits_from(fake, 80, 24, ["F1"], "Esc or q closes")
+        quits_from(fake, cols, rows, ["BTab", "Enter"], "Esc closes")
+    quits_from(fake, 80, 24, ["F1"], "closes")
     quits_from(fake, 80, 24, ["F9"], "shut a teammate down")
-    quits_from(fake, 80, 24, ["Enter", "F6"], "feedback:")
-    quits_from(fake, 80, 24, ["Enter"], "Esc closes", key="C-c")
+    quits_from(fake, 80, 24, ["BTab", "Enter", "F6"], "feedback:")
+    quits_from(fake, 80, 24, ["BTab", "Enter"], "Esc closes", key="C-c")
 
 
 def test_enter_shows_the_named_request_from_the_lead(fake):
@@ -248,6 +274,8 @@ def test_familiar_keys(fake):
 def tests(r, fake):
     r.run("the hint and F5 agree at every width from 80 to 200",
           test_hint_and_f5_agree_at_every_width, fake)
+    r.run("a command of two lines: F5 shows it first at every width",
+          test_a_multiline_command_is_never_promised, fake)
     r.run("F10 and Ctrl-C quit from every view", test_f10_quits_from_every_view,
           fake)
     r.run("Enter shows the request the hint names, from the lead",
