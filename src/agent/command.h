@@ -172,7 +172,8 @@ struct command_result {
  * has nothing pending selected (an error), or NULL when it has no
  * selection at all (the oldest request waiting for the person).
  *
- * The reports: /diff is team_diff's, /worktrees team_worktrees'; /team is {members: [{name, role, status, plan_required,
+ * The reports: /diff is team_diff's, /worktrees team_worktrees'; /team
+ * is {members: [{name, role, status, plan_required,
  * plan_approved, input_tokens, output_tokens, cache_write_tokens,
  * cache_read_tokens, cost_usd, model, context_tokens?, context_window?}],
  * team_cost_usd, max_cost_usd,

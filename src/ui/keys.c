@@ -244,12 +244,41 @@ keys_detail_by(struct view *v, int delta)
 	return KEY_REDRAW;
 }
 
-int keys_detail_up(struct view *v) { return keys_detail_by(v, -1); }
-int keys_detail_down(struct view *v) { return keys_detail_by(v, 1); }
-int keys_detail_pgup(struct view *v) { return keys_detail_by(v, -10); }
-int keys_detail_pgdn(struct view *v) { return keys_detail_by(v, 10); }
-int keys_detail_home(struct view *v) { return keys_detail_by(v, INT_MIN / 2); }
-int keys_detail_end(struct view *v) { return keys_detail_by(v, INT_MAX / 2); }
+int
+keys_detail_up(struct view *v)
+{
+	return keys_detail_by(v, -1);
+}
+
+int
+keys_detail_down(struct view *v)
+{
+	return keys_detail_by(v, 1);
+}
+
+int
+keys_detail_pgup(struct view *v)
+{
+	return keys_detail_by(v, -10);
+}
+
+int
+keys_detail_pgdn(struct view *v)
+{
+	return keys_detail_by(v, 10);
+}
+
+int
+keys_detail_home(struct view *v)
+{
+	return keys_detail_by(v, INT_MIN / 2);
+}
+
+int
+keys_detail_end(struct view *v)
+{
+	return keys_detail_by(v, INT_MAX / 2);
+}
 
 int
 keys_close(struct view *v)
@@ -379,12 +408,41 @@ keys_diff_page(void)
 	return LINES - 6 > 1 ? LINES - 6 : 1;
 }
 
-int keys_diff_up(struct view *v) { return keys_diff_by(v, -1); }
-int keys_diff_down(struct view *v) { return keys_diff_by(v, 1); }
-int keys_diff_pgup(struct view *v) { return keys_diff_by(v, -keys_diff_page()); }
-int keys_diff_pgdn(struct view *v) { return keys_diff_by(v, keys_diff_page()); }
-int keys_diff_home(struct view *v) { return keys_diff_by(v, INT_MIN / 2); }
-int keys_diff_end(struct view *v) { return keys_diff_by(v, INT_MAX); }
+int
+keys_diff_up(struct view *v)
+{
+	return keys_diff_by(v, -1);
+}
+
+int
+keys_diff_down(struct view *v)
+{
+	return keys_diff_by(v, 1);
+}
+
+int
+keys_diff_pgup(struct view *v)
+{
+	return keys_diff_by(v, -keys_diff_page());
+}
+
+int
+keys_diff_pgdn(struct view *v)
+{
+	return keys_diff_by(v, keys_diff_page());
+}
+
+int
+keys_diff_home(struct view *v)
+{
+	return keys_diff_by(v, INT_MIN / 2);
+}
+
+int
+keys_diff_end(struct view *v)
+{
+	return keys_diff_by(v, INT_MAX);
+}
 
 /* --- the help --------------------------------------------------------- */
 
@@ -412,12 +470,41 @@ keys_help_page(void)
 	return rows > 2 ? rows - 1 : 1;
 }
 
-int keys_help_up(struct view *v) { return keys_help_by(v, -1); }
-int keys_help_down(struct view *v) { return keys_help_by(v, 1); }
-int keys_help_pgup(struct view *v) { return keys_help_by(v, -keys_help_page()); }
-int keys_help_pgdn(struct view *v) { return keys_help_by(v, keys_help_page()); }
-int keys_help_home(struct view *v) { return keys_help_by(v, INT_MIN / 2); }
-int keys_help_end(struct view *v) { return keys_help_by(v, INT_MAX / 2); }
+int
+keys_help_up(struct view *v)
+{
+	return keys_help_by(v, -1);
+}
+
+int
+keys_help_down(struct view *v)
+{
+	return keys_help_by(v, 1);
+}
+
+int
+keys_help_pgup(struct view *v)
+{
+	return keys_help_by(v, -keys_help_page());
+}
+
+int
+keys_help_pgdn(struct view *v)
+{
+	return keys_help_by(v, keys_help_page());
+}
+
+int
+keys_help_home(struct view *v)
+{
+	return keys_help_by(v, INT_MIN / 2);
+}
+
+int
+keys_help_end(struct view *v)
+{
+	return keys_help_by(v, INT_MAX / 2);
+}
 
 int
 keys_help_find(struct view *v)
@@ -564,8 +651,17 @@ keys_page(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
-int keys_pgup(struct view *v) { return keys_page(v, 1); }
-int keys_pgdn(struct view *v) { return keys_page(v, -1); }
+int
+keys_pgup(struct view *v)
+{
+	return keys_page(v, 1);
+}
+
+int
+keys_pgdn(struct view *v)
+{
+	return keys_page(v, -1);
+}
 
 static int
 keys_updown(struct view *v, int dir)
@@ -579,8 +675,17 @@ keys_updown(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
-int keys_up(struct view *v) { return keys_updown(v, -1); }
-int keys_down(struct view *v) { return keys_updown(v, 1); }
+int
+keys_up(struct view *v)
+{
+	return keys_updown(v, -1);
+}
+
+int
+keys_down(struct view *v)
+{
+	return keys_updown(v, 1);
+}
 
 /* The input line's editing keys. */
 #define KEYS_EDIT(name, call)						\
@@ -715,8 +820,17 @@ keys_pick(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
-int keys_pick_up(struct view *v) { return keys_pick(v, -1); }
-int keys_pick_down(struct view *v) { return keys_pick(v, 1); }
+int
+keys_pick_up(struct view *v)
+{
+	return keys_pick(v, -1);
+}
+
+int
+keys_pick_down(struct view *v)
+{
+	return keys_pick(v, 1);
+}
 
 /* x after a pick: the shutdown menu on that teammate, so that stopping
  * it asks first, as F9 does. */
