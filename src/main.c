@@ -25,6 +25,7 @@
 #include "demo.h"
 #include "headless.h"
 #include "llm/catalog.h"
+#include "llm/catalog_user.h"
 #include "llm/llm.h"
 #include "llm/script.h"
 #include "tools/env.h"
@@ -33,12 +34,13 @@
 #include "ui/terminal.h"
 #include "ui/ui.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/secret.h"
 #include "util/xmalloc.h"
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
 #define DEFAULT_OPENAI_URL	"https://api.openai.com/v1"
-#define DEFAULT_OPENAI_MODEL	"gpt-4o-mini"
+#define DEFAULT_OPENAI_MODEL	"gpt-6.2-sol"
 
 struct options {
 	const char	*provider;
@@ -47,7 +49,9 @@ struct options {
 	const char	*script;
 	const char	*ask;
 	int		 stream;
-	int		 max_retries;
+	int		 max_retries;	/* -1: the budget decides */
+	int64_t		 retry_for_ms;	/* -1: the default */
+	int64_t		 retry_max_delay_ms; /* -1: the default */
 	const char	*workdir;
 	int		 resume;
 	int		 headless;
@@ -117,14 +121,23 @@ usage(FILE *out)
 	    "  --log FILE            write a debug log\n"
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
-	    "  --provider NAME       anthropic (default), openai, or script\n"
-	    "  --model NAME          the model (default: $HUDDLE_MODEL, else the\n"
+	    "  --provider NAME       anthropic (default); openai (OpenAI's\n"
+	    "                        Responses API); openai-chat (a chat\n"
+	    "                        completions server: Ollama, vLLM, llama.cpp,\n"
+	    "                        DeepSeek, OpenRouter); or script\n"
+	    "  --model NAME          the model (default: $HUDDLE_MODEL, else\n"
+	    "                        $ANTHROPIC_MODEL / $OPENAI_MODEL, else the\n"
 	    "                        catalog's default / " DEFAULT_OPENAI_MODEL ")\n"
 	    "  --teammate-model NAME teammates' model (default: the lead's)\n"
 	    "  --models              list the model catalog and exit\n"
 	    "  --catalog FILE        read the model catalog from FILE\n"
 	    "  --thinking HOW        adaptive, off, or a budget in tokens\n"
 	    "                        (default: as the catalog says per model)\n"
+	    "  --thinking-display HOW  summarized (default) or omitted: omitted\n"
+	    "                        starts replies sooner, but the panes show\n"
+	    "                        no thinking\n"
+	    "  --reasoning-effort E  OpenAI: none, minimal, low, medium, high,\n"
+	    "                        xhigh or max (default: the catalog's)\n"
 	    "  --max-tokens N        cap each reply at N tokens (default: the\n"
 	    "                        model's largest)\n"
 	    "  --context-window N    the model's context in tokens, for a model\n"
@@ -133,7 +146,7 @@ usage(FILE *out)
 	    "                        next request would fill PCT%% of the\n"
 	    "                        window (default 75; 100: never)\n"
 	    "  --max-rounds N        tool rounds an agent may run in one turn\n"
-	    "                        (default 40)\n"
+	    "                        (default: no limit)\n"
 	    "  --autonomous          every teammate takes the next ready task\n"
 	    "                        of the task board itself when idle\n"
 	    "  --verify CMD          a task counts as completed only once CMD\n"
@@ -167,7 +180,13 @@ usage(FILE *out)
 	    "                        or $OPENAI_BASE_URL, else the vendor's)\n"
 	    "  --script FILE         the scenario for --provider script\n"
 	    "  --no-stream           ask for whole replies instead of streams\n"
-	    "  --max-retries N       retries of a failed call (default 2)\n"
+	    "  --retry-for TIME      retry an overloaded, rate-limited or dropped\n"
+	    "                        call for up to TIME, e.g. 90s, 10m, 1h\n"
+	    "                        (default 10m; 0: never retry)\n"
+	    "  --retry-max-delay TIME  the longest wait between attempts\n"
+	    "                        (default 40s; a server's retry-after wins)\n"
+	    "  --max-retries N       retries of a failed call at most (default:\n"
+	    "                        as many as --retry-for allows)\n"
 	    "  --stall-timeout S     a streamed call that receives nothing for S\n"
 	    "                        seconds fails (default 60)\n"
 	    "  -h, --help            show this help and exit\n"
@@ -175,16 +194,22 @@ usage(FILE *out)
 	    "\n"
 	    "environment:\n"
 	    "  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   for --provider anthropic\n"
-	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai\n"
+	    "  ANTHROPIC_AUTH_TOKEN                    sent as a Bearer (gateways)\n"
+	    "  ANTHROPIC_MODEL, OPENAI_MODEL           the provider's model\n"
+	    "  OPENAI_API_KEY, OPENAI_BASE_URL         for --provider openai and\n"
+	    "                                          openai-chat\n"
 	    "  HUDDLE_MODEL                            the default model\n"
+	    "  XDG_CONFIG_HOME                         huddle/models.json there:\n"
+	    "                                          your own model catalog\n"
 	    "  HUDDLE_STATE_MAX                        a team's state at most, e.g. 1G\n"
 	    "\n"
 	    "A team's state lives in a folder of its own under the state\n"
 	    "directory, out of the tools' reach (see huddle(1)).\n");
 }
 
-/* The API keys, taken out of the environment at start (util/secret.h). */
-static char *anthropic_key, *openai_key;
+/* The API keys and the gateway token, taken out of the environment at
+ * start (util/secret.h). */
+static char *anthropic_key, *anthropic_token, *openai_key;
 
 static const char *
 env_or(const char *name, const char *fallback)
@@ -209,28 +234,39 @@ settings(const struct options *o, const struct catalog *cat,
 	cfg->cache = !o->no_cache;
 	if (o->max_retries >= 0)
 		cfg->max_retries = o->max_retries;
+	if (o->retry_for_ms >= 0)
+		cfg->retry_for_ms = o->retry_for_ms;
+	if (o->retry_max_delay_ms > 0)
+		cfg->retry_max_delay_ms = o->retry_max_delay_ms;
 	if (o->stall_timeout_s > 0)
 		cfg->stall_timeout_s = o->stall_timeout_s;
 	if (strcmp(o->provider, "anthropic") == 0 && !o->demo) {
 		cfg->provider = LLM_ANTHROPIC;
 		cfg->api_key = anthropic_key;
+		cfg->auth_token = anthropic_token;
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("ANTHROPIC_BASE_URL", DEFAULT_ANTHROPIC_URL);
-		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", catalog_default_model(cat));
-		if (cfg->api_key == NULL) {
-			*err = xstrdup("ANTHROPIC_API_KEY is not set (or use "
-			    "--provider openai for a local server)");
+		/* --model, then huddle's own variable, then the SDKs'. */
+		cfg->model = o->model ? o->model : env_or("HUDDLE_MODEL",
+		    env_or("ANTHROPIC_MODEL", catalog_default_model(cat)));
+		if (cfg->api_key == NULL && cfg->auth_token == NULL) {
+			*err = xstrdup("neither ANTHROPIC_API_KEY nor "
+			    "ANTHROPIC_AUTH_TOKEN is set (or use --provider "
+			    "openai-chat for a local server)");
 			return -1;
 		}
-	} else if (strcmp(o->provider, "openai") == 0) {
-		cfg->provider = LLM_OPENAI;
+	} else if (strcmp(o->provider, "openai") == 0 ||
+	    strcmp(o->provider, "openai-chat") == 0) {
+		/* OpenAI's own endpoint speaks the Responses API; servers
+		 * that copy OpenAI's API speak chat completions. */
+		cfg->provider = strcmp(o->provider, "openai") == 0 ?
+		    LLM_RESPONSES : LLM_OPENAI;
 		/* Local servers need no key. */
 		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url :
 		    env_or("OPENAI_BASE_URL", DEFAULT_OPENAI_URL);
-		cfg->model = o->model ? o->model :
-		    env_or("HUDDLE_MODEL", DEFAULT_OPENAI_MODEL);
+		cfg->model = o->model ? o->model : env_or("HUDDLE_MODEL",
+		    env_or("OPENAI_MODEL", DEFAULT_OPENAI_MODEL));
 	} else if (o->demo) {
 		cfg->provider = LLM_SCRIPT;
 		cfg->model = "script";
@@ -247,7 +283,7 @@ settings(const struct options *o, const struct catalog *cat,
 			return -1;
 	} else {
 		*err = xasprintf("unknown provider '%s' (anthropic, openai, "
-		    "script)", o->provider);
+		    "openai-chat, script)", o->provider);
 		return -1;
 	}
 	if (cfg->base_url != NULL) {
@@ -273,6 +309,22 @@ settings(const struct options *o, const struct catalog *cat,
 			return -1;
 	}
 	return 0;
+}
+
+/* Says at start that a model the team will use retires soon (a retired
+ * one was refused by catalog_configure). */
+static void
+warn_retiring(const struct catalog *cat, const char *id)
+{
+	struct model_info m;
+	char *msg = NULL;
+
+	catalog_lookup(cat, id, &m);
+	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING) {
+		fprintf(stderr, "huddle: warning: %s\n", msg);
+		log_printf("warning: %s", msg);
+	}
+	free(msg);
 }
 
 /* --teams: the teams kept under the state directory. */
@@ -314,27 +366,6 @@ list_teams(const char *override)
 	return 0;
 }
 
-/* --models: the catalog as a table. */
-static void
-list_models(const struct catalog *cat)
-{
-	const struct model_info *m;
-	size_t i;
-
-	printf("%-28s %-8s %9s %8s %-9s %7s %7s  %s\n", "MODEL", "STATUS",
-	    "CONTEXT", "OUTPUT", "THINKING", "IN $/M", "OUT $/M", "NAME");
-	for (i = 0; (m = catalog_model(cat, i)) != NULL; i++)
-		printf("%-28s %-8s %9lld %8lld %-9s %7.2f %7.2f  %s%s\n",
-		    m->id, m->status, (long long)m->context_window,
-		    (long long)m->max_output, m->thinking_always_on ?
-		    "always" : m->thinking ==
-		    MODEL_THINKING_ADAPTIVE ? "adaptive" : m->thinking ==
-		    MODEL_THINKING_MANUAL ? "budget" : "none",
-		    m->prices.input, m->prices.output, m->name,
-		    strcmp(m->id, catalog_default_model(cat)) == 0 ?
-		    " (default)" : "");
-}
-
 static struct llm_client *ask_client;
 static int ask_wrote;	/* the reply has started on stdout */
 
@@ -368,6 +399,7 @@ ask_event(void *ud, const struct llm_event *ev)
 static int
 ask(const struct llm_config *cfg, const char *text)
 {
+	struct llm_config one;
 	struct llm_request req = { 0 };
 	struct llm_result res;
 	struct sigaction sa;
@@ -380,7 +412,11 @@ ask(const struct llm_config *cfg, const char *text)
 		fprintf(stderr, "huddle: --ask needs non-empty UTF-8 text\n");
 		return 2;
 	}
-	ask_client = llm_client_new(cfg);
+	/* What reached stdout cannot be taken back: a stream that breaks
+	 * is reported, not asked for again. */
+	one = *cfg;
+	one.retry_streams = 0;
+	ask_client = llm_client_new(&one);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = ask_interrupt;
 	sigemptyset(&sa.sa_mask);
@@ -555,6 +591,23 @@ number_arg(const char *arg, long lo, long hi, int *v)
 	return 0;
 }
 
+/* Reads --reasoning-effort: one of the levels OpenAI's models know. */
+static int
+effort_arg(const char *arg, struct model_choice *c)
+{
+	static const char *const levels[] = { "none", "minimal", "low",
+	    "medium", "high", "xhigh", "max" };
+	size_t i;
+
+	for (i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+		if (strcmp(arg, levels[i]) == 0) {
+			c->reasoning_effort = levels[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* Reads --thinking: adaptive, off, or a budget in tokens. */
 static int
 thinking_arg(const char *arg, struct model_choice *c)
@@ -630,10 +683,13 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_ASK = 256, OPT_PROVIDER, OPT_MODEL, OPT_BASE_URL,
-	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_WORKDIR,
+	    OPT_SCRIPT, OPT_NO_STREAM, OPT_MAX_RETRIES, OPT_RETRY_FOR,
+	    OPT_RETRY_MAX_DELAY, OPT_WORKDIR,
 	    OPT_RESUME, OPT_HEADLESS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	    OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_LOG, OPT_RISK_POLICY,
 	    OPT_DEMO, OPT_STALL_TIMEOUT, OPT_CATALOG, OPT_MODELS, OPT_THINKING,
+	    OPT_THINKING_DISPLAY,
+	    OPT_REASONING_EFFORT,
 	    OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_NO_CACHE, OPT_MAX_COST,
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
@@ -647,6 +703,9 @@ main(int argc, char **argv)
 		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-retries", required_argument, NULL, OPT_MAX_RETRIES },
+		{ "retry-for", required_argument, NULL, OPT_RETRY_FOR },
+		{ "retry-max-delay", required_argument, NULL,
+		    OPT_RETRY_MAX_DELAY },
 		{ "stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT },
 		{ "demo", no_argument, NULL, OPT_DEMO },
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
@@ -662,6 +721,10 @@ main(int argc, char **argv)
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "models", no_argument, NULL, OPT_MODELS },
 		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "thinking-display", required_argument, NULL,
+		    OPT_THINKING_DISPLAY },
+		{ "reasoning-effort", required_argument, NULL,
+		    OPT_REASONING_EFFORT },
 		{ "max-tokens", required_argument, NULL, OPT_MAX_TOKENS },
 		{ "context-window", required_argument, NULL,
 		    OPT_CONTEXT_WINDOW },
@@ -694,7 +757,7 @@ main(int argc, char **argv)
 	struct options o = { 0 };
 	struct catalog *cat;
 	struct llm_config cfg;
-	char *owned = NULL, *err = NULL;
+	char *owned = NULL, *err = NULL, *user_catalog;
 	int c, rc, n;
 
 	/* huddle started again to stand between a command and itself. */
@@ -707,6 +770,7 @@ main(int argc, char **argv)
 	o.stream = 1;
 	o.max_procs = o.max_memory = o.max_file_size = -1;
 	o.max_retries = -1;
+	o.retry_for_ms = o.retry_max_delay_ms = -1;
 	o.plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o.quit_timeout_s = -1;
 	o.compact_at = -1;
@@ -734,9 +798,20 @@ main(int argc, char **argv)
 			o.stream = 0;
 			break;
 		case OPT_MAX_RETRIES:
-			if (number_arg(optarg, 0, 10, &o.max_retries) == -1)
+			if (number_arg(optarg, 0, 1000, &o.max_retries) == -1)
 				return bad_usage("--max-retries takes a number "
-				    "from 0 to 10");
+				    "from 0 to 1000");
+			break;
+		case OPT_RETRY_FOR:
+			if (number_duration_ms(optarg, &o.retry_for_ms) == -1)
+				return bad_usage("--retry-for takes a duration, "
+				    "e.g. 90s, 10m or 1h (0: never retry)");
+			break;
+		case OPT_RETRY_MAX_DELAY:
+			if (number_duration_ms(optarg, &o.retry_max_delay_ms) ==
+			    -1 || o.retry_max_delay_ms < 1)
+				return bad_usage("--retry-max-delay takes a "
+				    "duration, e.g. 40s or 250ms");
 			break;
 		case OPT_STALL_TIMEOUT:
 			if (number_arg(optarg, 1, 3600, &o.stall_timeout_s) ==
@@ -799,6 +874,20 @@ main(int argc, char **argv)
 			if (thinking_arg(optarg, &o.choice) == -1)
 				return bad_usage("--thinking takes adaptive, off "
 				    "or a budget of at least 1024 tokens");
+			break;
+		case OPT_THINKING_DISPLAY:
+			if (strcmp(optarg, "summarized") == 0)
+				o.choice.display_omitted = 0;
+			else if (strcmp(optarg, "omitted") == 0)
+				o.choice.display_omitted = 1;
+			else
+				return bad_usage("--thinking-display takes "
+				    "summarized or omitted");
+			break;
+		case OPT_REASONING_EFFORT:
+			if (effort_arg(optarg, &o.choice) == -1)
+				return bad_usage("--reasoning-effort takes none, "
+				    "minimal, low, medium, high, xhigh or max");
 			break;
 		case OPT_MAX_TOKENS:
 			if (number_arg(optarg, 1, 100000000, &n) == -1)
@@ -951,35 +1040,43 @@ main(int argc, char **argv)
 		curl_global_cleanup();
 		return 2;
 	}
-	if ((cat = catalog_load(o.catalog, &err)) == NULL) {
+	user_catalog = catalog_user_path();
+	cat = catalog_open(o.catalog, user_catalog, &err);
+	free(user_catalog);
+	if (cat == NULL) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		curl_global_cleanup();
 		return 2;
 	}
 	if (o.list_models) {
-		list_models(cat);
+		catalog_print(stdout, cat, time(NULL));
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 0;
 	}
 	anthropic_key = secret_take("ANTHROPIC_API_KEY");
+	anthropic_token = secret_take("ANTHROPIC_AUTH_TOKEN");
 	openai_key = secret_take("OPENAI_API_KEY");
 	if (settings(&o, cat, &cfg, &owned, &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		free(owned);
 		free(anthropic_key);
+		free(anthropic_token);
 		free(openai_key);
 		script_free(cfg.script);
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 2;
 	}
+	warn_retiring(cat, cfg.model);
+	if (o.teammate_model != NULL)
+		warn_retiring(cat, o.teammate_model);
 	log_printf("huddle %s: provider %s, model %s, base URL %s, a key %s",
 	    PACKAGE_VERSION, o.demo ? "script" : o.provider, cfg.model,
-	    cfg.base_url ? cfg.base_url : "-", cfg.api_key && *cfg.api_key ?
-	    "is set" : "is not set");
+	    cfg.base_url ? cfg.base_url : "-", (cfg.api_key && *cfg.api_key) ||
+	    cfg.auth_token ? "is set" : "is not set");
 	if (o.ask != NULL)
 		rc = ask(&cfg, o.ask);
 	else if (!o.headless && (!isatty(STDIN_FILENO) ||
@@ -998,6 +1095,7 @@ main(int argc, char **argv)
 	script_free(cfg.script);
 	free(owned);
 	free(anthropic_key);
+	free(anthropic_token);
 	free(openai_key);
 	while (o.nwritable > 0)
 		free(o.writable[--o.nwritable]);

@@ -142,6 +142,7 @@ agent_drain(struct agent *a)
 	message_free_array(msgs, n);
 	if (recorded > 0) {
 		a->errored = 0;
+		a->unfinished = 0;
 		free(a->failure);
 		a->failure = NULL;
 	}
@@ -428,6 +429,22 @@ agent_interrupted(struct agent *a)
 	    "message", "interrupted"));
 }
 
+/* The turn reached --max-rounds: the work is not done, and the lead
+ * must not take the stop for an end (agent_notify_idle). */
+static void
+agent_unfinished(struct agent *a, int rounds)
+{
+	char *why = xasprintf("it stopped after %d tool rounds in one turn "
+	    "(the --max-rounds limit) before its work was done; a message "
+	    "makes it go on", rounds);
+
+	a->answered = json_array_size(a->transcript);
+	agent_error(a, "%s", why);
+	free(a->failure);
+	a->failure = why;
+	a->unfinished = 1;
+}
+
 /* A turn: model calls and tool rounds until the model is done. */
 static void
 agent_turn(struct agent *a)
@@ -438,16 +455,14 @@ agent_turn(struct agent *a)
 	char *line;
 
 	agent_arm(a);
+	a->unfinished = 0;
 	agent_set_status(a, MEMBER_WORKING, NULL);
 	a->worked = 1;
 	for (round = 1; !atomic_load(&a->stop); round++) {
 		json_t *calls, *results;
 
-		if (round > t->opts.max_rounds) {
-			a->answered = json_array_size(a->transcript);
-			agent_error(a, "stopped after %d tool rounds in one "
-			    "turn; send a message to go on",
-			    t->opts.max_rounds);
+		if (t->opts.max_rounds > 0 && round > t->opts.max_rounds) {
+			agent_unfinished(a, t->opts.max_rounds);
 			return;
 		}
 		if (agent_call(a, round, &res) == -1) {
@@ -476,8 +491,11 @@ agent_turn(struct agent *a)
 			else if (res.status != LLM_ERR_CANCELLED ||
 			    !atomic_load(&a->stop)) {
 				line = llm_result_error_line(&res);
-				agent_fail(a, xasprintf("the model call "
-				    "failed: %s", line));
+				agent_fail(a, res.attempts > 1 ? xasprintf(
+				    "the model call failed: %s (%d attempts, "
+				    "the retries ran out)", line, res.attempts) :
+				    xasprintf("the model call failed: %s",
+				    line));
 				free(line);
 				agent_set_status(a, MEMBER_ERROR, NULL);
 			}
@@ -560,6 +578,8 @@ agent_notify_idle(struct agent *a)
 		text = xasprintf("%s stopped on an error and waits for a "
 		    "message to try again: %s", a->name, a->failure ?
 		    a->failure : "unknown error");
+	else if (a->unfinished)
+		text = xasprintf("%s is NOT done: %s", a->name, a->failure);
 	else if (last != NULL)
 		text = xasprintf("%s is idle: %s", a->name, last);
 	else

@@ -423,30 +423,67 @@ context_ask_text(json_t *view, size_t budget)
 	return msgs;
 }
 
-/* Asks the agent's model for the summary. */
+/* Whether a reply calls a tool: then its text is not a summary. */
+static int
+context_calls_tool(json_t *message)
+{
+	json_t *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(message, "content"), i, b) {
+		if (json_is_string(json_object_get(b, "type")) &&
+		    strcmp(json_string_value(json_object_get(b, "type")),
+		    "tool_use") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Asks the agent's model for the summary. The tools stay in the request
+ * (the cached prefix and the thinking bound to it need them) but may not
+ * be called: tool_choice none forbids them without forcing one, which
+ * today's models refuse. A reply that calls a tool anyway, or has no
+ * text, is no summary: asked once more, then *unusable is set.
+ */
 static char *
-context_summary(struct agent *a, json_t *view, int64_t tokens, char **err)
+context_summary(struct agent *a, json_t *view, int64_t tokens,
+    int *unusable, char **err)
 {
 	struct llm_request req = { 0 };
 	struct llm_result res;
 	char *summary = NULL;
-	int fits = a->window <= 0 || tokens < a->window * 9 / 10;
+	int fits = a->window <= 0 || tokens < a->window * 9 / 10, tries;
 
+	*unusable = 0;
 	req.system = a->system;
 	req.messages = fits ? context_ask_after(view) : context_ask_text(view,
 	    (size_t)a->window / 2 * CONTEXT_BYTES_PER_TOKEN);
 	req.tools = fits ? tools_for(a->is_lead) : NULL;
-	if (llm_call(a->llm, &req, NULL, NULL, &res) == 0) {
-		summary = context_reply_text(res.message);
-		if (*summary == '\0') {
-			free(summary);
-			summary = NULL;
-			*err = xstrdup("the model wrote no summary");
+	req.tool_choice = req.tools != NULL ? "none" : NULL;
+	for (tries = 0; tries < 2 && summary == NULL; tries++) {
+		free(*err);
+		*err = NULL;
+		if (llm_call(a->llm, &req, NULL, NULL, &res) == 0) {
+			summary = context_reply_text(res.message);
+			if (*summary == '\0' ||
+			    context_calls_tool(res.message)) {
+				free(summary);
+				summary = NULL;
+				*unusable = 1;
+				*err = xstrdup(context_calls_tool(res.message) ?
+				    "the model called a tool instead of "
+				    "writing a summary" : "the model wrote no "
+				    "summary");
+			}
+		} else {
+			*unusable = 0;
+			*err = llm_result_error_line(&res);
+			tries = 2;	/* the client has retried already */
 		}
-	} else
-		*err = llm_result_error_line(&res);
-	agent_count_usage(a, &res.usage);
-	llm_result_clear(&res);
+		agent_count_usage(a, &res.usage);
+		llm_result_clear(&res);
+	}
 	json_decref(req.messages);
 	json_decref(req.tools);
 	return summary;
@@ -460,6 +497,7 @@ context_compact(struct agent *a, int force, const char *why)
 	int idle = json_array_size(a->transcript) == a->answered;
 	json_t *view, *entry;
 	char *summary, *state, *recent, *text, *indented, *err = NULL;
+	int unusable;
 
 	if (!force && !asked && (a->compact_at == 0 || a->server_compaction ||
 	    before <= a->compact_at))
@@ -470,8 +508,19 @@ context_compact(struct agent *a, int force, const char *why)
 	    "message", why ? why : asked ? "compacting, as asked" :
 	    "compacting: the context window is filling up"));
 	view = history_build(a->transcript);
-	if ((summary = context_summary(a, view, before, &err)) == NULL) {
-		agent_error(a, "could not compact the conversation: %s", err);
+	if ((summary = context_summary(a, view, before, &unusable,
+	    &err)) == NULL) {
+		/* Twice no usable summary: the view stays as it is. */
+		if (unusable)
+			evq_push(&a->team->events, EV_NOTICE, a->name,
+			    json_pack("{s:s}", "message", "could not compact: "
+			    "asked twice, the model gave no usable summary "
+			    "(it called a tool or wrote nothing); the "
+			    "conversation is kept as it was"));
+		else
+			agent_error(a, "could not compact the conversation: %s",
+			    err);
+		log_printf("%s: compaction failed: %s", a->name, err);
 		free(err);
 		json_decref(view);
 		return -1;

@@ -72,6 +72,8 @@ struct agent {
 						 * model last ended a turn */
 	int			 errored;	/* last call failed */
 	char			*failure;	/* why, for the lead */
+	int			 unfinished;	/* the turn was cut short by
+					 * --max-rounds: failure says so */
 	int			 leaving;	/* approved its shutdown */
 	int			 pausing;	/* that shutdown was the quit's:
 						 * it is kept for --resume */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
@@ -37,7 +38,7 @@ team_options_defaults(struct team_options *o)
 	llm_config_defaults(&o->llm);
 	o->plan_review = PROTO_BY_TARGET | PROTO_BY_USER;
 	o->max_teammates = 8;
-	o->max_rounds = 40;
+	o->max_rounds = 0;	/* none: the budget, Esc and the person guard */
 	o->compact_at = 75;
 	o->bash_timeout_s = 120;
 	o->max_procs = CONFINE_DEFAULT_PROCS;
@@ -166,6 +167,22 @@ team_check_state(struct team *t, char **err)
 	return 0;
 }
 
+/* A notice, on the screen as in --headless, that model `id` retires
+ * soon (a retired one never gets this far: catalog_configure refuses
+ * it). */
+static void
+team_notice_retiring(struct team *t, const char *id)
+{
+	struct model_info m;
+	char *msg = NULL;
+
+	catalog_lookup(t->opts.catalog, id, &m);
+	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING)
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s+}",
+		    "message", msg, "; choose another with --model NAME"));
+	free(msg);
+}
+
 struct team *
 team_open(const struct team_options *o, char **err)
 {
@@ -201,6 +218,9 @@ team_open(const struct team_options *o, char **err)
 		    "message", notice));
 		free(notice);
 	}
+	team_notice_retiring(t, o->llm.model);
+	if (o->teammate_model != NULL)
+		team_notice_retiring(t, o->teammate_model);
 	if ((t->store = store_open(t->state, 0, err)) == NULL)
 		goto fail;
 	store_on_full(t->store, evq_notice, &t->events);

@@ -39,7 +39,8 @@ struct team_options {
 	int			 resume;
 	unsigned		 plan_review;	/* PROTO_BY_* for plans */
 	int			 max_teammates;	/* default 8 */
-	int			 max_rounds;	/* per turn, default 40 */
+	int			 max_rounds;	/* per turn; 0 (default): no
+						 * limit */
 	int			 compact_at;	/* percent of the window the
 						 * prompt may fill; default 75
 						 * (0 or 100: never compact) */

@@ -30,28 +30,61 @@ anthropic_headers(const struct llm_config *c, struct curl_slist *list)
 		memset(h, 0, strlen(h));
 		free(h);
 	}
+	/* As the SDKs do: a token goes as a Bearer, beside a key when both
+	 * are set (gateways and proxies take it). */
+	if (c->auth_token != NULL && *c->auth_token != '\0') {
+		char *h = xasprintf("Authorization: Bearer %.*s",
+		    (int)strcspn(c->auth_token, "\r\n"), c->auth_token);
+
+		list = curl_slist_append(list, h);
+		memset(h, 0, strlen(h));
+		free(h);
+	}
 	if (c->compact_trigger > 0)
 		list = curl_slist_append(list, "anthropic-beta: "
 		    ANTHROPIC_COMPACT_BETA);
 	return curl_slist_append(list, "anthropic-version: " ANTHROPIC_VERSION);
 }
 
-/* The request's "thinking" object for the config, or NULL for none. */
+/* The request's "thinking" object for the config, or NULL for none:
+ * with the display asked for wherever thinking shows. */
 static json_t *
 anthropic_thinking(const struct llm_config *c)
 {
+	json_t *t = NULL;
+
 	switch (c->thinking) {
 	case LLM_THINKING_ADAPTIVE:
-		return json_pack("{s:s}", "type", "adaptive");
+		t = json_pack("{s:s}", "type", "adaptive");
+		break;
 	case LLM_THINKING_DISABLED:
 		return json_pack("{s:s}", "type", "disabled");
-	case LLM_THINKING_BUDGET:
-		return json_pack("{s:s, s:i}", "type", "enabled",
-		    "budget_tokens", c->thinking_budget);
-	case LLM_THINKING_UNSET:
+	case LLM_THINKING_BETWEEN_TOOLS:
+		t = json_pack("{s:s}", "type", "between_tools");
 		break;
+	case LLM_THINKING_BUDGET:
+		t = json_pack("{s:s, s:i}", "type", "enabled",
+		    "budget_tokens", c->thinking_budget);
+		break;
+	case LLM_THINKING_UNSET:
+		return NULL;
 	}
-	return NULL;
+	if (c->thinking_display != NULL)
+		json_object_set_new(t, "display", json_string(
+		    c->thinking_display));
+	return t;
+}
+
+/* The request's tool_choice, or NULL for the default: a forced choice
+ * never goes to a model that refuses one (it gets "auto"). */
+static json_t *
+anthropic_tool_choice(const struct llm_config *c, const char *choice)
+{
+	if (choice == NULL)
+		return NULL;
+	if (!c->forced_tool_choice && strcmp(choice, "any") == 0)
+		choice = "auto";
+	return json_pack("{s:s}", "type", choice);
 }
 
 /*
@@ -73,8 +106,13 @@ anthropic_body(const struct llm_config *c, const struct llm_request *req)
 
 	if (req->system != NULL && *req->system != '\0')
 		json_object_set_new(body, "system", json_string(req->system));
-	if (req->tools != NULL && json_array_size(req->tools) > 0)
+	if (req->tools != NULL && json_array_size(req->tools) > 0) {
+		json_t *choice = anthropic_tool_choice(c, req->tool_choice);
+
 		json_object_set(body, "tools", req->tools);
+		if (choice != NULL)
+			json_object_set_new(body, "tool_choice", choice);
+	}
 	if (thinking != NULL)
 		json_object_set_new(body, "thinking", thinking);
 	if (c->cache)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "llm/catalog.h"
+#include "llm/catalog_user.h"
 #include "util/xmalloc.h"
 
 struct catalog {
@@ -19,6 +20,13 @@ struct catalog {
 	json_t			*aliases;	/* {alias: index} */
 	const char		*default_model;
 	struct model_info	 unknown;
+	json_t			*origins;	/* {id: "user"|"both"} */
+};
+
+static const char *const catalog_off_names[] = {
+	[MODEL_OFF_DISABLED] = "disabled",
+	[MODEL_OFF_BETWEEN_TOOLS] = "between_tools",
+	[MODEL_OFF_IMPOSSIBLE] = "impossible",
 };
 
 static const char *const catalog_thinking_names[] = {
@@ -75,11 +83,72 @@ catalog_price(json_t *prices, const char *key, double *out,
 	return 0;
 }
 
+/* Reads a field whose value is one of names[]; -1 with *why when it is
+ * another. */
+static int
+catalog_enum(json_t *o, const char *key, const char *const *names,
+    size_t n, int *out, const char **why)
+{
+	json_t *v = json_object_get(o, key);
+	size_t k;
+
+	if (v == NULL)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (json_is_string(v) && strcmp(json_string_value(v),
+		    names[k]) == 0) {
+			*out = (int)k;
+			return 0;
+		}
+	}
+	*why = key;
+	return -1;
+}
+
+/* Reads a model's rules: how thinking is turned off, whether it takes a
+ * budget, a display, a forced tool choice, where its words go. */
+static int
+catalog_rules(json_t *o, struct model_info *m, const char **why)
+{
+	int off = m->thinking_always_on ? MODEL_OFF_IMPOSSIBLE :
+	    MODEL_OFF_DISABLED;
+
+	if (catalog_enum(o, "thinking_off", catalog_off_names,
+	    sizeof catalog_off_names / sizeof *catalog_off_names, &off,
+	    why) == -1 || catalog_bool(o, "thinking_budget",
+	    &m->thinking_budget, why) == -1 || catalog_bool(o,
+	    "thinking_display", &m->thinking_display, why) == -1 ||
+	    catalog_bool(o, "words_in_thinking", &m->words_in_thinking,
+	    why) == -1 || catalog_bool(o, "forced_tool_choice",
+	    &m->forced_tool_choice, why) == -1)
+		return -1;
+	m->thinking_off = (enum model_thinking_off)off;
+	if (m->thinking_always_on != (off == MODEL_OFF_IMPOSSIBLE)) {
+		*why = "thinking_off (it says otherwise than "
+		    "thinking_always_on)";
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the five rates of a price band (absent ones stay 0). */
+static int
+catalog_rates(json_t *prices, struct model_rates *r, const char **why)
+{
+	memset(r, 0, sizeof *r);
+	return catalog_price(prices, "input", &r->input, why) |
+	    catalog_price(prices, "output", &r->output, why) |
+	    catalog_price(prices, "cache_write_5m", &r->cache_write_5m,
+	    why) | catalog_price(prices, "cache_write_1h", &r->cache_write_1h,
+	    why) | catalog_price(prices, "cache_read", &r->cache_read, why);
+}
+
 /* Reads the fields shared by a model and the unknown-model defaults. */
 static int
 catalog_fields(json_t *o, struct model_info *m, int need, const char **why)
 {
 	json_t *v = json_object_get(o, "thinking"), *prices;
+	struct model_rates rates;
 	size_t k;
 
 	if (catalog_int(o, "context_window", &m->context_window, need,
@@ -89,7 +158,7 @@ catalog_fields(json_t *o, struct model_info *m, int need, const char **why)
 	    catalog_bool(o, "thinking_always_on", &m->thinking_always_on,
 	    why) == -1 || catalog_bool(o, "sampling_params",
 	    &m->sampling_params, why) == -1 || catalog_bool(o, "compaction",
-	    &m->compaction, why) == -1)
+	    &m->compaction, why) == -1 || catalog_rules(o, m, why) == -1)
 		return -1;
 	if (m->context_window == 0 || m->max_output == 0) {
 		*why = m->context_window == 0 ? "context_window" :
@@ -115,12 +184,24 @@ catalog_fields(json_t *o, struct model_info *m, int need, const char **why)
 		*why = "prices";
 		return -1;
 	}
-	return catalog_price(prices, "input", &m->prices.input, why) |
-	    catalog_price(prices, "output", &m->prices.output, why) |
-	    catalog_price(prices, "cache_write_5m", &m->prices.cache_write_5m,
-	    why) | catalog_price(prices, "cache_write_1h",
-	    &m->prices.cache_write_1h, why) | catalog_price(prices,
-	    "cache_read", &m->prices.cache_read, why);
+	if (catalog_rates(prices, &rates, why) == -1)
+		return -1;
+	m->prices.input = rates.input;
+	m->prices.output = rates.output;
+	m->prices.cache_write_5m = rates.cache_write_5m;
+	m->prices.cache_write_1h = rates.cache_write_1h;
+	m->prices.cache_read = rates.cache_read;
+	/* The second band: both fields or neither. */
+	prices = json_object_get(o, "prices_long");
+	if (catalog_int(o, "prices_above", &m->prices.long_above, 0,
+	    why) == -1)
+		return -1;
+	if ((prices != NULL) != (m->prices.long_above > 0) ||
+	    (prices != NULL && !json_is_object(prices))) {
+		*why = prices != NULL ? "prices_above" : "prices_long";
+		return -1;
+	}
+	return catalog_rates(prices, &m->prices.long_rates, why);
 }
 
 static const char *
@@ -129,6 +210,86 @@ catalog_str(json_t *o, const char *key, const char *dflt)
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s != NULL ? s : dflt;
+}
+
+/* Where model id's entry came from, for --models. */
+static const char *
+catalog_origin(const struct catalog *c, const char *id)
+{
+	const char *o = json_string_value(json_object_get(c->origins, id));
+
+	if (o == NULL)
+		return "built-in";
+	return strcmp(o, "user") == 0 ? "user file" :
+	    "built-in, changed by user file";
+}
+
+/* Whether s is a day as "YYYY-MM-DD". */
+static int
+catalog_is_day(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		if (i == 4 || i == 7 ? s[i] != '-' :
+		    !isdigit((unsigned char)s[i]))
+			return 0;
+	}
+	return s[10] == '\0';
+}
+
+/* Reads an optional day field; -1 when it is not one. */
+static int
+catalog_day(json_t *o, const char *key, const char **out)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = "";
+	if (v == NULL)
+		return 0;
+	if (!json_is_string(v) || !catalog_is_day(json_string_value(v)))
+		return -1;
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* Reads a {"title", "url"} source and the day it was checked. */
+static int
+catalog_source(json_t *o, const char *key, const char *day,
+    struct model_source *s, const char **why)
+{
+	json_t *v = json_object_get(o, key);
+
+	s->title = s->url = "";
+	if (v != NULL && (!json_is_object(v) || !json_is_string(
+	    json_object_get(v, "title")) || !json_is_string(json_object_get(v,
+	    "url")))) {
+		*why = key;
+		return -1;
+	}
+	if (v != NULL) {
+		s->title = json_string_value(json_object_get(v, "title"));
+		s->url = json_string_value(json_object_get(v, "url"));
+	}
+	if (catalog_day(o, day, &s->checked) == -1) {
+		*why = day;
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads what says when a model goes and where a figure came from. */
+static int
+catalog_life_fields(json_t *o, struct model_info *m, const char **why)
+{
+	if (catalog_day(o, "retires", &m->retires) == -1) {
+		*why = "retires (a day as YYYY-MM-DD)";
+		return -1;
+	}
+	m->replacement = catalog_str(o, "replacement", "");
+	return catalog_source(o, "source", "checked", &m->source, why) |
+	    catalog_source(o, "prices_source", "prices_checked",
+	    &m->prices_source, why);
 }
 
 /* Checks and indexes the parsed document. */
@@ -151,7 +312,13 @@ catalog_read(struct catalog *c, char **err)
 	c->unknown.context_window = 200000;
 	c->unknown.max_output = 8192;
 	c->unknown.sampling_params = 1;
+	c->unknown.thinking_budget = 1;
+	c->unknown.forced_tool_choice = 1;
 	c->unknown.name = c->unknown.provider = c->unknown.status = "";
+	c->unknown.retires = c->unknown.replacement = c->unknown.origin = "";
+	c->unknown.source.title = c->unknown.source.url =
+	    c->unknown.source.checked = "";
+	c->unknown.prices_source = c->unknown.source;
 	if ((o = json_object_get(c->doc, "unknown_model")) != NULL &&
 	    (!json_is_object(o) || catalog_fields(o, &c->unknown, 0,
 	    &why) == -1)) {
@@ -174,8 +341,13 @@ catalog_read(struct catalog *c, char **err)
 		m->name = catalog_str(o, "name", m->id);
 		m->provider = catalog_str(o, "provider", "anthropic");
 		m->status = catalog_str(o, "status", "");
+		m->reasoning_effort = catalog_str(o, "reasoning_effort", NULL);
 		m->sampling_params = 1;
-		if (catalog_fields(o, m, 1, &why) == -1) {
+		m->thinking_budget = 1;
+		m->forced_tool_choice = 1;
+		m->origin = catalog_origin(c, m->id);
+		if (catalog_fields(o, m, 1, &why) == -1 ||
+		    catalog_life_fields(o, m, &why) == -1) {
 			*err = xasprintf("model %s: missing or bad %s", m->id,
 			    why);
 			return -1;
@@ -201,29 +373,73 @@ catalog_read(struct catalog *c, char **err)
 	return 0;
 }
 
-struct catalog *
-catalog_load(const char *path, char **err)
+/* A catalog of doc (taken) with the origins of its entries (taken, or
+ * NULL); NULL with *why when the document is wrong. */
+static struct catalog *
+catalog_of(json_t *doc, json_t *origins, char **why)
 {
 	struct catalog *c = xcalloc(1, sizeof *c);
-	json_error_t jerr;
-	char *why = NULL;
 
-	c->doc = path != NULL ? json_load_file(path, 0, &jerr) :
-	    json_loads(catalog_builtin, 0, &jerr);
-	if (c->doc == NULL) {
-		*err = xasprintf("model catalog %s: line %d: %s", path ? path :
-		    "(built in)", jerr.line, jerr.text);
-		catalog_free(c);
-		return NULL;
-	}
-	if (catalog_read(c, &why) == -1) {
-		*err = xasprintf("model catalog %s: %s", path ? path :
-		    "(built in)", why);
-		free(why);
+	c->doc = doc;
+	c->origins = origins != NULL ? origins : json_object();
+	if (catalog_read(c, why) == -1) {
 		catalog_free(c);
 		return NULL;
 	}
 	return c;
+}
+
+struct catalog *
+catalog_load(const char *path, char **err)
+{
+	struct catalog *c;
+	json_error_t jerr;
+	json_t *doc;
+	char *why = NULL;
+
+	doc = path != NULL ? json_load_file(path, 0, &jerr) :
+	    json_loads(catalog_builtin, 0, &jerr);
+	if (doc == NULL) {
+		*err = xasprintf("model catalog %s: line %d: %s", path ? path :
+		    "(built in)", jerr.line, jerr.text);
+		return NULL;
+	}
+	if ((c = catalog_of(doc, NULL, &why)) == NULL) {
+		*err = xasprintf("model catalog %s: %s", path ? path :
+		    "(built in)", why);
+		free(why);
+	}
+	return c;
+}
+
+struct catalog *
+catalog_open(const char *path, const char *user, char **err)
+{
+	struct catalog *c = catalog_load(path, err), *merged;
+	json_t *doc, *origins;
+	char *why = NULL;
+	int rc;
+
+	if (c == NULL || user == NULL)
+		return c;
+	doc = json_deep_copy(c->doc);
+	origins = json_object();
+	if ((rc = catalog_user_merge(doc, user, origins, &why)) != 0) {
+		json_decref(doc);
+		json_decref(origins);
+		if (rc == 1)		/* no such file: the catalog as is */
+			return c;
+		*err = xasprintf("your model catalog %s: %s", user, why);
+		free(why);
+		catalog_free(c);
+		return NULL;
+	}
+	catalog_free(c);
+	if ((merged = catalog_of(doc, origins, &why)) == NULL) {
+		*err = xasprintf("your model catalog %s: %s", user, why);
+		free(why);
+	}
+	return merged;
 }
 
 void
@@ -233,6 +449,7 @@ catalog_free(struct catalog *c)
 		return;
 	free(c->models);
 	json_decref(c->aliases);
+	json_decref(c->origins);
 	json_decref(c->doc);
 	free(c);
 }
@@ -295,16 +512,35 @@ catalog_model(const struct catalog *c, size_t i)
 	return i < c->n ? &c->models[i] : NULL;
 }
 
+/* The band a prompt of n tokens is billed in. */
+static struct model_rates
+catalog_band(const struct model_prices *p, int64_t n)
+{
+	struct model_rates r = { p->input, p->output, p->cache_write_5m,
+	    p->cache_write_1h, p->cache_read };
+
+	return p->long_above > 0 && n > p->long_above ? p->long_rates : r;
+}
+
 double
 catalog_cost(const struct model_prices *p, const struct llm_usage *u)
 {
+	struct model_rates r = catalog_band(p, u->input + u->cache_read +
+	    u->cache_write_5m + u->cache_write_1h), cr;
+	double cost;
+
+	cost = (double)u->input * r.input + (double)u->output * r.output +
+	    (double)u->cache_write_5m * r.cache_write_5m +
+	    (double)u->cache_write_1h * r.cache_write_1h +
+	    (double)u->cache_read * r.cache_read;
 	/* A compaction on the server is one more sampling step, billed
-	 * as input and output like the rest. */
-	return ((double)(u->input + u->compaction_input) * p->input +
-	    (double)(u->output + u->compaction_output) * p->output +
-	    (double)u->cache_write_5m * p->cache_write_5m +
-	    (double)u->cache_write_1h * p->cache_write_1h +
-	    (double)u->cache_read * p->cache_read) / 1e6;
+	 * as input and output like the rest, in the band of what it read. */
+	if (u->compaction_input > 0 || u->compaction_output > 0) {
+		cr = catalog_band(p, u->compaction_input);
+		cost += (double)u->compaction_input * cr.input +
+		    (double)u->compaction_output * cr.output;
+	}
+	return cost / 1e6;
 }
 
 /* Above this many output tokens a reply may take longer than a plain
@@ -326,13 +562,20 @@ catalog_thinking(const struct model_info *m, const struct model_choice *ch,
 			cfg->thinking = LLM_THINKING_ADAPTIVE;
 		return 0;
 	case LLM_THINKING_DISABLED:
-		if (m->thinking_always_on) {
-			*err = xasprintf("%s always thinks: it cannot be "
-			    "turned off", m->id);
+	case LLM_THINKING_BETWEEN_TOOLS:
+		if (m->thinking_always_on ||
+		    m->thinking_off == MODEL_OFF_IMPOSSIBLE) {
+			*err = xasprintf("%s always thinks: its thinking "
+			    "cannot be turned off, so --thinking off cannot "
+			    "be used with it", m->id);
 			return -1;
 		}
+		/* Where "disabled" is refused, between_tools is the way:
+		 * no thinking up front, short notes between tool calls. */
 		if (mt == MODEL_THINKING_ADAPTIVE)
-			cfg->thinking = LLM_THINKING_DISABLED;
+			cfg->thinking = m->thinking_off ==
+			    MODEL_OFF_BETWEEN_TOOLS ?
+			    LLM_THINKING_BETWEEN_TOOLS : LLM_THINKING_DISABLED;
 		return 0;
 	case LLM_THINKING_ADAPTIVE:
 		if (mt != MODEL_THINKING_ADAPTIVE) {
@@ -344,6 +587,12 @@ catalog_thinking(const struct model_info *m, const struct model_choice *ch,
 		cfg->thinking = LLM_THINKING_ADAPTIVE;
 		return 0;
 	case LLM_THINKING_BUDGET:
+		if (m->known && !m->thinking_budget) {
+			*err = xasprintf("%s takes no thinking budget: %s",
+			    m->id, mt == MODEL_THINKING_NONE ? "it does not "
+			    "think" : "use --thinking adaptive or off");
+			return -1;
+		}
 		if (m->known && mt != MODEL_THINKING_MANUAL) {
 			*err = xasprintf("%s %s", m->id, mt ==
 			    MODEL_THINKING_NONE ? "does not think" : "thinks "
@@ -369,7 +618,15 @@ catalog_configure(const struct model_info *m,
     const struct model_choice *ch, struct llm_config *cfg, char **err)
 {
 	int64_t max = m->max_output;
+	char *msg = NULL;
 
+	/* A retired model is refused before any request; a warning about
+	 * one retiring soon is main.c's to give at start. */
+	if (catalog_life(m, time(NULL), &msg) == CATALOG_RETIRED) {
+		*err = msg;
+		return -1;
+	}
+	free(msg);
 	if (ch->max_tokens > 0 && (!m->known || ch->max_tokens < max))
 		max = ch->max_tokens;
 	if (max > INT32_MAX)
@@ -378,5 +635,18 @@ catalog_configure(const struct model_info *m,
 	if (!cfg->stream && max > CATALOG_STREAM_ABOVE)
 		max = CATALOG_STREAM_ABOVE;
 	cfg->max_tokens = (int)(max > 0 ? max : 4096);
-	return catalog_thinking(m, ch, cfg, err);
+	cfg->reasoning_effort = ch->reasoning_effort != NULL ?
+	    ch->reasoning_effort : m->reasoning_effort;
+	if (catalog_thinking(m, ch, cfg, err) == -1)
+		return -1;
+	cfg->forced_tool_choice = m->forced_tool_choice;
+	cfg->thinking_words = m->words_in_thinking;
+	/* Thinking that shows, where the model takes a display: today's
+	 * models omit it unless asked (doc/models.md, "Model rules"). */
+	cfg->thinking_display = NULL;
+	if (m->thinking_display && cfg->thinking != LLM_THINKING_UNSET &&
+	    cfg->thinking != LLM_THINKING_DISABLED)
+		cfg->thinking_display = ch->display_omitted ? "omitted" :
+		    "summarized";
+	return 0;
 }

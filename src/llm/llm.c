@@ -1,7 +1,7 @@
 /*
  * The LLM client (see llm.h): builds the request through a provider, runs
  * it over HTTP, splits a streamed reply into SSE events for the provider,
- * and retries failed attempts per the official SDK policy.
+ * and retries transient failures for as long as the config allows.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/cancel.h"
+#include "util/clock.h"
 #include "llm/http.h"
 #include "llm/provider.h"
 #include "llm/retry.h"
@@ -46,8 +47,12 @@ llm_config_defaults(struct llm_config *c)
 	c->provider = LLM_ANTHROPIC;
 	c->max_tokens = 4096;
 	c->cache = 1;
-	c->max_retries = 2;
+	c->max_retries = -1;
+	c->retry_for_ms = RETRY_DEFAULT_FOR_MS;
+	c->retry_max_delay_ms = RETRY_DEFAULT_CAP_MS;
+	c->retry_streams = 1;
 	c->stream = 1;
+	c->forced_tool_choice = 1;
 	c->connect_timeout_ms = 10000;
 	c->stall_timeout_s = 60;
 }
@@ -124,6 +129,9 @@ llm_client_new(const struct llm_config *c)
 		break;
 	case LLM_OPENAI:
 		cl->prov = &provider_openai;
+		break;
+	case LLM_RESPONSES:
+		cl->prov = &provider_responses;
 		break;
 	case LLM_SCRIPT:
 		cl->prov = NULL;
@@ -261,6 +269,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 	enum http_result hr;
 	int retry = 0;
 
+	turn_words_in_thinking(a.turn, c->thinking_words);
+
 	if (c->stream)
 		a.sse = sse_new(llm_on_sse, &a);
 	/* A whole reply sends nothing until it is done: allow it the SDKs'
@@ -280,11 +290,15 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 		llm_set(&res->error_message, "the call was cancelled");
 	} else if (resp->status >= 200 && resp->status < 300) {
 		if (a.failed)
-			;	/* the provider filled res */
+			/* The provider filled res: an error event of a
+			 * passing kind is retried, a bad stream is not. */
+			retry = c->retry_streams &&
+			    retry_stream_error(res->error_type);
 		else if (c->stream && a.done)
 			turn_finish(a.turn, res);
 		else if (c->stream) {
-			/* The stream ended (or broke) before its end. */
+			/* The stream ended (or broke) before its end: the
+			 * reply starts again from the top. */
 			res->status = LLM_ERR_STREAM;
 			llm_set(&res->error_type, resp->timed_out ?
 			    "timeout_error" : "connection_error");
@@ -293,6 +307,7 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 			    xasprintf("the stream broke off: %s", resp->error) :
 			    xstrdup("the stream ended before the reply was "
 			    "complete");
+			retry = c->retry_streams;
 		} else if (hr == HTTP_TRANSPORT) {
 			res->status = LLM_ERR_TRANSPORT;
 			llm_set(&res->error_type, "connection_error");
@@ -327,8 +342,10 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
     llm_event_fn fn, void *ud, struct llm_result *res)
 {
 	const struct llm_config *c = &cl->cfg;
+	struct retry_policy policy;
 	struct curl_slist *hdrs;
 	char *url, *body;
+	int64_t began = clock_mono_ms();
 	int attempt;
 
 	memset(res, 0, sizeof *res);
@@ -336,6 +353,11 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 		return script_play(c->script, c->agent, req, &cl->cancel, fn,
 		    ud, res);
 
+	retry_policy_defaults(&policy);
+	policy.budget_ms = c->retry_for_ms;
+	policy.max_retries = c->max_retries;
+	if (c->retry_max_delay_ms > 0)
+		policy.cap_ms = c->retry_max_delay_ms;
 	url = xasprintf("%s%s", c->base_url, cl->prov->path);
 	body = cl->prov->body(c, req);
 	hdrs = llm_headers(cl);
@@ -351,15 +373,17 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 		res->attempts = attempt;
 		retry = llm_attempt(cl, url, ah, body, fn, ud, res, &resp);
 		curl_slist_free_all(ah);
-		if (!retry || attempt > c->max_retries) {
+		if (retry)
+			ev.delay_ms = retry_next_ms(&policy, attempt - 1,
+			    clock_mono_ms() - began, retry_server_ms(
+			    resp.retry_after_ms, resp.retry_after, time(NULL)),
+			    (double)rand_r(&cl->seed) / ((double)RAND_MAX +
+			    1.0));
+		if (!retry || ev.delay_ms < 0) {
 			http_response_clear(&resp);
 			break;
 		}
 		ev.attempt = attempt;
-		ev.delay_ms = retry_delay_ms(resp.retry_after_ms,
-		    resp.retry_after, attempt - 1,
-		    (double)rand_r(&cl->seed) / ((double)RAND_MAX + 1.0),
-		    time(NULL));
 		why = llm_result_error_line(res);
 		ev.error = why;
 		log_printf("llm %s: attempt %d failed: %s; retrying in %lld ms",
@@ -369,6 +393,7 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 			fn(ud, &ev);
 		free(why);
 		http_response_clear(&resp);
+		/* Never a plain sleep: a cancel ends the wait at once. */
 		if (cancel_sleep(&cl->cancel, ev.delay_ms) == -1) {
 			res->status = LLM_ERR_CANCELLED;
 			llm_set(&res->error_type, "cancelled");

@@ -5,7 +5,8 @@
  * A conversation is Messages-API JSON (the transcript's own format): a
  * system prompt, messages of text, tool_use and tool_result blocks, and
  * tools with an input_schema. Each provider translates it to its wire
- * format (Anthropic Messages, OpenAI chat completions) or plays a script.
+ * format (Anthropic Messages, OpenAI chat completions, OpenAI Responses)
+ * or plays a script.
  *
  * One client belongs to one thread (it owns a CURL handle). Any thread, or
  * a signal handler, may cancel the call in progress with llm_cancel(): the
@@ -21,7 +22,8 @@
 
 enum llm_provider_kind {
 	LLM_ANTHROPIC,
-	LLM_OPENAI,
+	LLM_OPENAI,		/* chat completions (compatible servers) */
+	LLM_RESPONSES,		/* OpenAI's own Responses API */
 	LLM_SCRIPT
 };
 
@@ -32,20 +34,43 @@ enum llm_thinking {
 	LLM_THINKING_UNSET,	/* send nothing: the model's own default */
 	LLM_THINKING_ADAPTIVE,	/* {"type":"adaptive"} */
 	LLM_THINKING_DISABLED,	/* {"type":"disabled"} */
-	LLM_THINKING_BUDGET	/* {"type":"enabled","budget_tokens":N} */
+	LLM_THINKING_BUDGET,	/* {"type":"enabled","budget_tokens":N} */
+	LLM_THINKING_BETWEEN_TOOLS /* {"type":"between_tools"}: no up-front
+				 * thinking, where "disabled" is refused */
 };
 
 struct llm_config {
 	enum llm_provider_kind	 provider;
 	const char	*base_url;	/* Anthropic: no /v1; OpenAI: ends in /v1 */
 	const char	*api_key;	/* never logged or shown */
+	const char	*auth_token;	/* Anthropic: sent as a Bearer token
+					 * (gateways); never logged or shown */
 	const char	*model;
 	const char	*agent;		/* sent as x-huddle-agent; may be NULL */
 	int		 max_tokens;	/* default 4096 */
 	enum llm_thinking thinking;	/* default LLM_THINKING_UNSET */
 	int		 thinking_budget; /* LLM_THINKING_BUDGET's tokens */
+	const char	*thinking_display; /* "summarized", "omitted", or NULL:
+					 * sent as thinking.display */
+	int		 thinking_words; /* the model puts the words it writes
+					 * between tool calls in thinking
+					 * blocks: report those as text */
+	int		 forced_tool_choice; /* takes tool_choice any/tool; 1 */
+	const char	*reasoning_effort; /* Responses: "low", …; NULL: the
+					 * model's default */
 	int		 cache;		/* ask for prompt caching; 1 */
-	int		 max_retries;	/* default 2 (3 attempts) */
+	int		 max_retries;	/* at most this many retries of a
+					 * call; -1 (default): as many as
+					 * retry_for_ms allows */
+	int64_t		 retry_for_ms;	/* retry transient failures until
+					 * this long after the call began;
+					 * default 10 minutes; 0: never */
+	int64_t		 retry_max_delay_ms; /* the longest computed wait
+					 * between attempts; 40 s */
+	int		 retry_streams;	/* a stream that breaks after its
+					 * 200 is asked for again; 1 (0
+					 * where its text cannot be taken
+					 * back, as on --ask's stdout) */
 	int		 stream;	/* default 1 */
 	int64_t		 compact_trigger; /* Anthropic: compact on the server
 					 * when the prompt passes this many
@@ -63,6 +88,8 @@ struct llm_request {
 	json_t		*messages;	/* [{role, content: [blocks]}] */
 	json_t		*tools;		/* [{name, description, input_schema}]
 					 * or NULL */
+	const char	*tool_choice;	/* "auto", "none", "any", or NULL (the
+					 * API's default, auto) */
 };
 
 enum llm_event_type {
@@ -70,7 +97,8 @@ enum llm_event_type {
 	LLM_EV_THINKING,	/* text, len: a piece of the model's thinking;
 				 * redacted: an encrypted block (no text) */
 	LLM_EV_TOOL,		/* tool_id, tool_name: a tool call begins */
-	LLM_EV_RETRY		/* attempt failed (error); next in delay_ms */
+	LLM_EV_RETRY		/* attempt failed (error); the next one, number
+				 * attempt + 1, starts in delay_ms */
 };
 
 struct llm_event {
@@ -151,8 +179,10 @@ void llm_client_free(struct llm_client *cl);
 
 /*
  * Sends the conversation and waits for the whole reply, calling fn (may be
- * NULL) as it streams. Retries per the official SDK policy. Always fills
- * *res; returns 0 when res->status is LLM_OK, else -1.
+ * NULL) as it streams. Retries transient failures (retry.h) within
+ * retry_for_ms, announcing each wait with an LLM_EV_RETRY event; the wait
+ * ends at once on llm_cancel. Always fills *res; returns 0 when
+ * res->status is LLM_OK, else -1.
  */
 int llm_call(struct llm_client *cl, const struct llm_request *req,
     llm_event_fn fn, void *ud, struct llm_result *res);

@@ -1,6 +1,8 @@
 /*
- * The OpenAI chat completions provider. It serves OpenAI itself and the
- * local servers that copy its API (llama.cpp, Ollama, vLLM).
+ * The OpenAI chat completions provider (--provider openai-chat), for the
+ * servers that copy OpenAI's API: llama.cpp, Ollama, vLLM, DeepSeek,
+ * OpenRouter. OpenAI's own endpoint has a provider of its own
+ * (responses.c).
  *
  * Going out, the Messages-API conversation becomes chat messages: a
  * system message first, tool_use blocks become an assistant message's
@@ -477,6 +479,30 @@ openai_headers(const struct llm_config *c, struct curl_slist *list)
 	return l;
 }
 
+/*
+ * Whether model is one of OpenAI's reasoning models (gpt-5 and later, the
+ * o-series; "openai/" as routers name them), which refuse max_tokens:
+ * they take max_completion_tokens. Other servers' models keep max_tokens,
+ * which every compatible server reads.
+ */
+static int
+openai_reasoning_model(const char *model)
+{
+	const char *p;
+
+	if (model == NULL)
+		return 0;
+	if (strncmp(model, "openai/", 7) == 0)
+		model += 7;
+	if (model[0] == 'o' && model[1] >= '1' && model[1] <= '9')
+		return 1;
+	if (strncmp(model, "gpt-", 4) != 0)
+		return 0;
+	p = model + 4;
+	return (p[0] >= '5' && p[0] <= '9') || (p[0] >= '1' && p[0] <= '9' &&
+	    p[1] >= '0' && p[1] <= '9');
+}
+
 static char *
 openai_body(const struct llm_config *c, const struct llm_request *req)
 {
@@ -504,7 +530,8 @@ openai_body(const struct llm_config *c, const struct llm_request *req)
 
 	root = json_pack("{s:s?}", "model", c->model);
 	if (c->max_tokens > 0)
-		json_object_set_new(root, "max_tokens",
+		json_object_set_new(root, openai_reasoning_model(c->model) ?
+		    "max_completion_tokens" : "max_tokens",
 		    json_integer(c->max_tokens));
 	json_object_set_new(root, "stream", json_boolean(c->stream));
 	if (c->stream)
@@ -513,7 +540,9 @@ openai_body(const struct llm_config *c, const struct llm_request *req)
 	json_object_set_new(root, "messages", msgs);
 	if ((tools = openai_tools(req->tools)) != NULL) {
 		json_object_set_new(root, "tools", tools);
-		json_object_set_new(root, "tool_choice", json_string("auto"));
+		json_object_set_new(root, "tool_choice", json_string(
+		    req->tool_choice != NULL && strcmp(req->tool_choice,
+		    "none") == 0 ? "none" : "auto"));
 	}
 	s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);

@@ -1,5 +1,6 @@
 /*
- * What an HTTP provider (Anthropic Messages, OpenAI chat completions)
+ * What an HTTP provider (Anthropic Messages, OpenAI chat completions and
+ * Responses)
  * supplies to the client in llm.c: how to address and authenticate a
  * request, how to write its body, and how to read a streamed or whole
  * reply and an error body. The client does the HTTP, the SSE splitting and
@@ -63,6 +64,7 @@ void provider_error_text(struct llm_result *res, const char *body,
 
 extern const struct llm_provider provider_anthropic;
 extern const struct llm_provider provider_openai;
+extern const struct llm_provider provider_responses;
 
 /*
  * Parses JSON from a server, forgiving what real servers send that

@@ -47,6 +47,9 @@ struct llm_turn {
 	size_t			 n, cap;
 	char			*stop_reason;
 	struct llm_usage	 usage;
+	int			 words;		/* turn_words_in_thinking */
+	size_t			 held;		/* 1 + the thinking block not yet
+						 * reported, or 0 */
 };
 
 /* The provider's index for OpenAI reasoning: below any real index, so it
@@ -120,11 +123,48 @@ turn_find(struct llm_turn *t, long index)
 	return NULL;
 }
 
+void
+turn_words_in_thinking(struct llm_turn *t, int on)
+{
+	t->words = on;
+}
+
+/* Reports the thinking block held back: as text when a tool call comes
+ * next (the model's words between its calls), else as thinking. */
+static void
+turn_release(struct llm_turn *t, int before_tool)
+{
+	struct turn_block *b;
+	json_t *whole;
+	size_t i;
+
+	if (t->held == 0)
+		return;
+	b = &t->blocks[t->held - 1];
+	t->held = 0;
+	/* Streamed, the text grew in a field; whole, it is in the block. */
+	for (i = 0; i < b->nfields; i++) {
+		if (strcmp(b->fields[i].name, "thinking") == 0) {
+			if (b->fields[i].len > 0)
+				turn_emit(t, before_tool ? LLM_EV_TEXT :
+				    LLM_EV_THINKING, b->fields[i].buf,
+				    b->fields[i].len, 0);
+			return;
+		}
+	}
+	whole = json_object_get(b->base, "thinking");
+	if (json_string_length(whole) > 0)
+		turn_emit(t, before_tool ? LLM_EV_TEXT : LLM_EV_THINKING,
+		    json_string_value(whole), json_string_length(whole), 0);
+}
+
 /* Adds a block; takes base. */
 static struct turn_block *
 turn_add(struct llm_turn *t, enum turn_kind kind, long index, json_t *base)
 {
 	struct turn_block *b;
+
+	turn_release(t, kind == TURN_TOOL);
 
 	t->blocks = xgrow(t->blocks, &t->cap, t->n + 1, sizeof *t->blocks);
 	b = &t->blocks[t->n++];
@@ -201,7 +241,10 @@ turn_thinking(struct llm_turn *t, long index, const char *text, size_t len)
 	if (len == 0)
 		return;
 	turn_field_append(b, "thinking", text, len);
-	turn_emit(t, LLM_EV_THINKING, text, len, 0);
+	if (t->words)
+		t->held = (size_t)(b - t->blocks) + 1;
+	else
+		turn_emit(t, LLM_EV_THINKING, text, len, 0);
 }
 
 void
@@ -234,6 +277,13 @@ turn_reasoning(struct llm_turn *t, const char *field, const char *text,
 	}
 	turn_field_append(b, "reasoning", text, len);
 	turn_emit(t, LLM_EV_THINKING, text, len, 0);
+}
+
+void
+turn_report_thinking(struct llm_turn *t, const char *text, size_t len)
+{
+	if (len > 0)
+		turn_emit(t, LLM_EV_THINKING, text, len, 0);
 }
 
 void
@@ -316,7 +366,9 @@ turn_block(struct llm_turn *t, long index, json_t *block)
 	if (strcmp(type, "thinking") == 0) {
 		v = json_object_get(block, "thinking");
 		b = turn_add(t, TURN_THINKING, index, json_deep_copy(block));
-		if (json_string_length(v) > 0)
+		if (json_string_length(v) > 0 && t->words)
+			t->held = (size_t)(b - t->blocks) + 1;
+		else if (json_string_length(v) > 0)
 			turn_emit(t, LLM_EV_THINKING, json_string_value(v),
 			    json_string_length(v), 0);
 		return;
@@ -455,6 +507,7 @@ turn_finish(struct llm_turn *t, struct llm_result *res)
 	char *why = NULL;
 	size_t i;
 
+	turn_release(t, 0);
 	for (i = 0; i < t->n && why == NULL; i++) {
 		if ((block = turn_block_json(&t->blocks[i], &why)) != NULL)
 			json_array_append_new(content, block);

@@ -28,6 +28,13 @@ struct llm_turn;
 struct llm_turn *turn_new(llm_event_fn fn, void *ud);
 void turn_free(struct llm_turn *t);
 
+/*
+ * On a model that puts the words it writes between tool calls in thinking
+ * blocks: each thinking block is reported when it ends, as text when a
+ * tool call follows it (those are the words), else as thinking.
+ */
+void turn_words_in_thinking(struct llm_turn *t, int on);
+
 /* Appends text to the text block at index (creating it). */
 void turn_text(struct llm_turn *t, long index, const char *text, size_t len);
 
@@ -62,6 +69,10 @@ void turn_block_delta(struct llm_turn *t, long index, json_t *delta);
  */
 void turn_reasoning(struct llm_turn *t, const char *field, const char *text,
     size_t len);
+
+/* Reports a piece of the model's thinking that belongs to no block of
+ * its own (a reasoning summary kept inside a block the provider made). */
+void turn_report_thinking(struct llm_turn *t, const char *text, size_t len);
 
 /*
  * Starts a tool_use block at index. When a tool block already exists at

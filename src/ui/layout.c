@@ -86,6 +86,15 @@ layout_pane_title(const struct pane *p, const struct tasklist_row *task,
 	    task->id, (int)text_fit(task->subject, strlen(task->subject), 24),
 	    task->subject, *task->worktree ? " [" : "", task->worktree,
 	    *task->worktree ? "]" : "");
+	/* A call waiting to retry says so where its status is. */
+	if (p->retry_at_ms != 0) {
+		char *retry = view_retry_text(p), *with = xasprintf(" · %s%s",
+		    retry, doing);
+
+		free(retry);
+		free(doing);
+		doing = with;
+	}
 	/* The window's use goes with the status: both say how it is. */
 	if (p->ctx_pct >= 0)
 		status = xasprintf("%s%s · ctx %d%%",
@@ -348,7 +357,7 @@ layout_status(struct view *v, int room)
 	    "⠦", "⠧", "⠇", "⠏" };
 	size_t i, working = 0, waiting = 0, idle = 0;
 	int64_t s = (clock_mono_ms() - v->started_ms) / 1000;
-	char *fields[6], *text = NULL;
+	char *fields[7], *text = NULL, *retry = NULL;
 	int first;
 
 	for (i = 0; i < v->npanes; i++) {
@@ -357,6 +366,13 @@ layout_status(struct view *v, int room)
 		working += st == MEMBER_WORKING;
 		waiting += st == MEMBER_WAITING;
 		idle += st == MEMBER_IDLE;
+		/* The first member waiting to retry, by name. */
+		if (retry == NULL && v->panes[i]->retry_at_ms != 0) {
+			char *what = view_retry_text(v->panes[i]);
+
+			retry = xasprintf("%s %s", v->panes[i]->name, what);
+			free(what);
+		}
 	}
 	fields[0] = xstrdup(base != NULL && base[1] != '\0' ? base + 1 : wd);
 	fields[1] = xstrdup(team_lead_model(v->team));
@@ -367,24 +383,33 @@ layout_status(struct view *v, int room)
 	    (long long)(s / 60 % 60));
 	/* The counts that are not zero: "2 working 1 idle". */
 	fields[4] = layout_counts(working, waiting, idle);
-	fields[5] = xstrdup(working > 0 ? spin[v->spin++ % 10] : " ");
+	/* A retry's wait, when there is one: the last field to go. */
+	fields[5] = retry != NULL ? retry : xstrdup("");
+	fields[6] = xstrdup(working > 0 ? spin[v->spin++ % 10] : " ");
 	/* Drop fields from the left until the rest fits. */
-	for (first = 0; first < 5 && text == NULL; first++) {
+	for (first = 0; first < 6 && text == NULL; first++) {
 		size_t len = 0, cap = 0;
 
-		for (i = (size_t)first; i < 5; i++) {
+		for (i = (size_t)first; i < 6; i++) {
+			if (*fields[i] == '\0')
+				continue;
 			text = xappend(text, &len, &cap, fields[i],
 			    strlen(fields[i]));
-			text = xappend(text, &len, &cap, i < 4 ? " · " : " ",
-			    i < 4 ? strlen(" · ") : 1);
+			text = xappend(text, &len, &cap, " · ",
+			    strlen(" · "));
 		}
-		text = xappend(text, &len, &cap, fields[5], strlen(fields[5]));
+		/* The last separator gives way to a plain space. */
+		if (len >= strlen(" · ")) {
+			len -= strlen(" · ");
+			text = xappend(text, &len, &cap, " ", 1);
+		}
+		text = xappend(text, &len, &cap, fields[6], strlen(fields[6]));
 		if ((int)text_width(text, len) > room) {
 			free(text);
 			text = NULL;
 		}
 	}
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		free(fields[i]);
 	return text;
 }

@@ -41,6 +41,9 @@ struct pane {
 	int64_t			 tokens;
 	int			 ctx_pct;	/* its window's use; -1: unknown */
 	double			 cost;		/* US dollars */
+	int64_t			 retry_at_ms;	/* a failed call's next attempt
+						 * (clock_mono_ms); 0: none */
+	int			 retry_attempt;	/* that attempt's number */
 	struct pane_line	*lines;		/* a ring of PANE_MAX_LINES */
 	size_t			 first;		/* index of the oldest line */
 	size_t			 count;

@@ -150,8 +150,12 @@ ui_tick(void *fe)
 {
 	struct ui *u = fe;
 	int64_t minute = (clock_mono_ms() - u->view->started_ms) / 60000;
+	size_t i;
 
 	u->dirty |= table_pending(&u->view->table) > 0 || minute != u->minute;
+	/* A retry's countdown moves each second. */
+	for (i = 0; i < u->view->npanes; i++)
+		u->dirty |= u->view->panes[i]->retry_at_ms != 0;
 	u->dirty |= table_expire(&u->view->table, clock_wall_ms());
 	u->minute = minute;
 }

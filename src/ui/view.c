@@ -424,7 +424,18 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_stream(p, ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
 			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
-		else if (strcmp(type, "compaction") == 0) {
+		else if (strcmp(type, "openai_reasoning") == 0) {
+			/* OpenAI's reasoning summary, as it streamed. */
+			json_t *part;
+			size_t k;
+
+			json_array_foreach(json_object_get(json_object_get(b,
+			    "item"), "summary"), k, part) {
+				text = jstr(part, "text");
+				pane_stream(p, ROLE_THINKING, text,
+				    strlen(text));
+			}
+		} else if (strcmp(type, "compaction") == 0) {
 			line = view_compacted(0, 0, "server");
 			pane_add(p, ROLE_DIM, line);
 			free(line);
@@ -624,14 +635,31 @@ view_error(struct view *v, const char *agent, const char *message)
 	free(line);
 }
 
+char *
+view_retry_text(const struct pane *p)
+{
+	int64_t left = p->retry_at_ms - clock_mono_ms();
+
+	if (left <= 0)
+		return xasprintf("retrying now (attempt %d)",
+		    p->retry_attempt);
+	/* Whole seconds, rounded up: "in 0s" would be a lie. */
+	return xasprintf("retrying in %llds (attempt %d)",
+	    (long long)((left + 999) / 1000), p->retry_attempt);
+}
+
 int
 view_apply(struct view *v, const struct event *e)
 {
 	json_t *d = e->data;
 	struct pane *p = e->agent ? view_pane(v, e->agent, NULL) : NULL;
-	char *line;
+	char *line, *what;
 	int status;
 
+	/* Anything the agent does ends a retry's wait. */
+	if (p != NULL && e->type != EV_RETRY && e->type != EV_MESSAGE &&
+	    e->type != EV_REQUEST && e->type != EV_TASK)
+		p->retry_at_ms = 0;
 	switch (e->type) {
 	case EV_TEXT:
 		pane_stream(p, ROLE_NORMAL, jstr(d, "text"),
@@ -687,11 +715,14 @@ view_apply(struct view *v, const struct event *e)
 			view_hint(v, ROLE_ERROR, "%s", jstr(d, "message"));
 		break;
 	case EV_RETRY:
-		line = xasprintf("↻ %s; retrying in %.1f s", jstr(d, "message"),
-		    (double)json_integer_value(json_object_get(d,
-		    "delay_ms")) / 1000.0);
+		pane_end_stream(p);
+		p->retry_attempt = (int)jint(d, "attempt") + 1;
+		p->retry_at_ms = clock_mono_ms() + jint(d, "delay_ms");
+		what = view_retry_text(p);
+		line = xasprintf("↻ %s; %s", jstr(d, "message"), what);
 		pane_add(p, ROLE_DIM, line);
 		free(line);
+		free(what);
 		break;
 	case EV_USAGE:
 		if (p != NULL)

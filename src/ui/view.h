@@ -99,6 +99,10 @@ int view_apply(struct view *v, const struct event *e);
 /* The pane of agent `name`, created when missing. */
 struct pane *view_pane(struct view *v, const char *name, const char *role);
 
+/* "retrying in 12s (attempt 3)": a pane whose call waits to retry
+ * (p->retry_at_ms is not 0). Free it. */
+char *view_retry_text(const struct pane *p);
+
 /* Sets the notice on the hint line, before the selected request; it
  * stays until the next key. */
 void view_hint(struct view *v, enum color_role role, const char *fmt, ...)

@@ -3,7 +3,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util/number.h"
 
@@ -23,4 +26,33 @@ number_thousands(int64_t n, char *out, size_t len)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+int
+number_duration_ms(const char *s, int64_t *ms)
+{
+	static const struct {
+		const char	*unit;
+		int64_t		 ms;
+	} units[] = { { "", 1000 }, { "ms", 1 }, { "s", 1000 },
+	    { "m", 60000 }, { "h", 3600000 } };
+	char *end;
+	long long n;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno != 0 || n > 366LL * 86400000)
+		return -1;
+	for (i = 0; i < sizeof units / sizeof *units; i++) {
+		if (strcmp(end, units[i].unit) != 0)
+			continue;
+		if (n > 366LL * 86400000 / units[i].ms)
+			return -1;
+		*ms = n * units[i].ms;
+		return 0;
+	}
+	return -1;
 }

@@ -14,4 +14,9 @@
  * NUMBER_THOUSANDS_SIZE is always enough); returns out. */
 char *number_thousands(int64_t n, char *out, size_t len);
 
+/* Reads a duration as people write one: a whole number of seconds, or
+ * with a unit, "90s", "500ms", "10m", "2h". Returns 0 with *ms, or -1
+ * when s is not one (or passes a year). */
+int number_duration_ms(const char *s, int64_t *ms);
+
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """fakellm: a scriptable fake LLM server for huddle's tests.
 
-It speaks the Anthropic Messages API (POST /v1/messages) and the
-OpenAI-compatible chat completions API (POST /v1/chat/completions) on
+It speaks the Anthropic Messages API (POST /v1/messages), the
+OpenAI-compatible chat completions API (POST /v1/chat/completions) and
+OpenAI's Responses API (POST /v1/responses, responses.py) on
 127.0.0.1, validates requests the way the real services do, and answers each
 valid request with the next scripted response from a queue. Control endpoints
 (/_script, /_reset, /_requests, /_pending) let a test queue responses and
@@ -30,6 +31,9 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import context
+import outage
+import rules
+import responses
 import tasks
 import today
 
@@ -38,14 +42,14 @@ DEFAULT_API_KEY = "test-key"
 # What the server behaves like unless told otherwise (--thinking,
 # --reasoning, --cache-min-tokens, POST /_config).
 DEFAULT_SETTINGS = {"thinking": "on", "reasoning": "off",
-                    "cache_min_tokens": 1024, "context_window": 0}
+                    "cache_min_tokens": None, "context_window": 0}
 AGENT_HEADER = "x-huddle-agent"
 
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,64}$"
 TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 KINDS = ("text", "tool_use", "error", "raw", "stall_headers", "rounds",
-         "worker")
+         "worker", "outage")
 FAULTS = ("error_event", "drop", "reset", "stall", "malformed_sse",
           "malformed_json")
 
@@ -63,6 +67,7 @@ ITEM_KEYS = frozenset((
     "body", "content_type",
     "rounds", "bytes", "summary_delay_ms", "wait_for",
     "work_ms", "log", "before",
+    "count", "seconds", "retry_after_ms", "round_tool",
 ))
 
 ERROR_TYPE_BY_STATUS = {
@@ -285,6 +290,8 @@ def validate_script_item(item, where="item"):
                f"{where}: log must be a plain file name")
         _check(isinstance(item.get("before", ""), str),
                f"{where}: before must be a shell command")
+    if kind == "outage":
+        outage.check(item, where, lambda message: _check(False, message))
     if kind == "rounds":
         _check(_is_count(item.get("rounds"), 1),
                f"{where}: kind rounds needs \"rounds\" >= 1")
@@ -292,6 +299,8 @@ def validate_script_item(item, where="item"):
                f"{where}: bytes must be an integer >= 0")
         _check(_is_count(item.get("summary_delay_ms", 0), 0),
                f"{where}: summary_delay_ms must be an integer >= 0")
+        _check(item.get("round_tool", "bash") in ("bash", "write_file"),
+               f"{where}: round_tool must be bash or write_file")
         item.setdefault("bytes", 0)
     return item
 
@@ -322,6 +331,8 @@ class FakeState:
         self._lock = threading.Lock()
         self._queues = collections.defaultdict(collections.deque)
         self._records = []
+        # Responses route: reply number -> the reasoning item it began with.
+        self.reasoned = {}
         self._counter = 0
         self._log = open(log_path, "a", encoding="utf-8") if log_path else None
 
@@ -345,11 +356,18 @@ class FakeState:
         without an agent. Returns None when both are empty. A "rounds"
         item answers from the request (context.rounds_step) and stays at
         the head of its queue until its rounds are done; a "worker" item
-        (tasks.worker_step) stays there for good.
+        (tasks.worker_step) stays there for good; an "outage" item
+        refuses requests until its count or time is spent
+        (outage.step), then gives way to the item after it.
         """
         with self._lock:
             for name in ((agent, None) if agent is not None else (None,)):
                 queue = self._queues.get(name)
+                while queue and queue[0]["kind"] == "outage":
+                    refusal = outage.step(queue[0])
+                    if refusal is not None:
+                        return refusal
+                    queue.popleft()
                 if not queue:
                     continue
                 if queue[0]["kind"] == "worker":
@@ -385,6 +403,8 @@ class FakeState:
         for key, value in changes.items():
             if key not in DEFAULT_SETTINGS:
                 raise ValueError(f"unknown setting {key!r}")
+            if key == "cache_min_tokens" and value is None:
+                continue            # the model's own minimum
             if key in ("cache_min_tokens", "context_window"):
                 if not _is_count(value, 0):
                     raise ValueError(f"{key} must be a count")
@@ -495,7 +515,10 @@ def validate_anthropic(headers, raw, api_key):
     Raises ApiError with the status and message the real API would use (or
     a close approximation, see README.md).
     """
-    if headers.get("x-api-key") != api_key:
+    # The key as x-api-key, or a token as a Bearer (ANTHROPIC_AUTH_TOKEN,
+    # what gateways take; the SDKs send it as "Authorization: Bearer").
+    if headers.get("x-api-key") != api_key and \
+            headers.get("authorization") != f"Bearer {api_key}":
         raise ApiError(401, "authentication_error", "invalid x-api-key")
     if headers.get("anthropic-version") is None:
         raise _bad("anthropic-version: header is required")
@@ -636,6 +659,12 @@ def validate_anthropic(headers, raw, api_key):
                 and not isinstance(choice.get("name"), str):
             raise _bad("tool_choice.tool.name: Field required")
     return body
+
+
+def _from_bad(bad):
+    """An ApiError for a refusal of responses.py."""
+    return ApiError(bad.status, bad.err_type, bad.message, param=bad.param,
+                    code=bad.code)
 
 
 def _oai_bad(message, param=None, code=None):
@@ -805,7 +834,8 @@ def newest_request_id(body):
     input writes {{request_id}} to answer the request the agent was just
     shown.
     """
-    found = REQUEST_ID_RE.findall(json.dumps(body.get("messages", [])))
+    found = REQUEST_ID_RE.findall(json.dumps(
+        body.get("messages", body.get("input", []))))
     return found[-1] if found else "req_unknown"
 
 
@@ -844,13 +874,39 @@ class Reply:
         self.signature = None
         if extras.get("thinks") and self.thinking is None:
             self.thinking = f"Request {number}: deciding what to do next."
-        if api == "anthropic" and self.thinking is not None:
-            signer, digest = extras["signer"], extras["digest"]
+        # Anthropic: the thinking blocks of the reply, each signed and
+        # bound to everything before it; on models that put the words
+        # written between tool calls in thinking (rules.py), those words
+        # are a thinking block of their own, empty unless shown.
+        self.thoughts = []
+        self.words_block = api == "anthropic" and \
+            extras.get("words") is not None and \
+            item["kind"] == "tool_use" and bool(self.text)
+        if api == "anthropic" and (self.thinking is not None or
+                                   self.words_block):
+            signer = extras["signer"]
+            digest_at = extras.get("digest_at") or \
+                (lambda done: extras["digest"])
+            done = []
+            if self.thinking is not None and item.get("redacted"):
+                self.redacted = signer.redacted_data(digest_at(done), number)
+                done.append({"type": "redacted_thinking",
+                             "data": self.redacted})
+            elif self.thinking is not None:
+                shown = self.thinking if extras.get("show_thinking", True) \
+                    else ""
+                self.signature = signer.sign(digest_at(done), shown)
+                done.append({"type": "thinking", "thinking": shown,
+                             "signature": self.signature})
+                self.thoughts.append(done[-1])
+            if self.words_block:
+                shown = self.text if extras["words"] else ""
+                done.append({"type": "thinking", "thinking": shown,
+                             "signature": signer.sign(digest_at(done),
+                                                      shown)})
+                self.thoughts.append(done[-1])
             if item.get("redacted"):
-                self.redacted = signer.redacted_data(digest, number)
                 self.thinking = None
-            else:
-                self.signature = signer.sign(digest, self.thinking)
         self.cached_tokens = extras.get("cached_tokens", 0)
         self.compaction = extras.get("compaction")
         self.calls = []
@@ -909,7 +965,8 @@ class Reply:
         return usage
 
     def _has_text_block(self):
-        return self.item["kind"] == "text" or bool(self.text)
+        return self.item["kind"] == "text" or (bool(self.text) and
+                                               not self.words_block)
 
     def anthropic_message(self):
         """The non-streamed Message JSON object."""
@@ -919,9 +976,7 @@ class Reply:
         if self.redacted is not None:
             content.append({"type": "redacted_thinking",
                             "data": self.redacted})
-        if self.thinking is not None:
-            content.append({"type": "thinking", "thinking": self.thinking,
-                            "signature": self.signature})
+        content.extend(dict(t) for t in self.thoughts)
         if self._has_text_block():
             content.append({"type": "text", "text": self.text})
         for call in self.calls:
@@ -970,14 +1025,14 @@ class Reply:
                                      "data": self.redacted}})
             event({"type": "content_block_stop", "index": index})
             index += 1
-        if self.thinking is not None:
+        for thought in self.thoughts:
             event({"type": "content_block_start", "index": index,
                    "content_block": {"type": "thinking", "thinking": "",
                                      "signature": ""}})
-            for piece in chunks_of(self.thinking, self.delta_chars):
+            for piece in chunks_of(thought["thinking"], self.delta_chars):
                 delta(index, {"type": "thinking_delta", "thinking": piece})
             delta(index, {"type": "signature_delta",
-                          "signature": self.signature})
+                          "signature": thought["signature"]})
             event({"type": "content_block_stop", "index": index})
             index += 1
         if self._has_text_block():
@@ -1209,11 +1264,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             return
 
         routes = {("POST", "/v1/messages"): "anthropic",
-                  ("POST", "/v1/chat/completions"): "openai"}
+                  ("POST", "/v1/chat/completions"): "openai",
+                  ("POST", "/v1/responses"): "responses"}
         api = routes.get((self.command, path))
         if api is None:
             # Not a route: answer 404 in the shape the client seems to use.
-            openai_like = "chat/completions" in path or (
+            openai_like = "chat/completions" in path or \
+                path.endswith("/responses") or (
                 self.headers.get("authorization") is not None
                 and self.headers.get("x-api-key") is None)
             error_shape = "openai" if openai_like else "anthropic"
@@ -1324,8 +1381,12 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         thinking_on = state.setting("thinking") == "on"
         # Everything before the last compaction block is ignored.
         seen = context.effective_body(body)
+        # A model the fake knows keeps its published rules (rules.py).
+        known = rules.rules_for(body.get("model")) if thinking_on else None
         try:
-            if thinking_on:
+            if known is not None:
+                rules.check(body, known)
+            elif thinking_on:
                 today.check_request_settings(body)
             today.count_breakpoints(body)
             context.check_compaction_blocks(body)
@@ -1335,24 +1396,37 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             if too_long:
                 raise today.Refusal(too_long)
             today.check_thinking_blocks(seen, state.signer)
-            thinks = today.thinking_requested(body, thinking_on)
+            thinks = rules.thinks(body, known) if known is not None \
+                else today.thinking_requested(body, thinking_on)
             if thinks:
                 today.check_tool_loop(seen)
-        except today.Refusal as refusal:
+        except (today.Refusal, rules.Refusal) as refusal:
             raise _bad(str(refusal))
+        shown = {"show_thinking": True, "words": None}
+        if known is not None:
+            shown["show_thinking"] = rules.shows_thinking(body, known)
+            if known["words"]:
+                shown["words"] = rules.shows_words(body, known)
         before = context.prompt_tokens(seen)
         if trigger is not None and before > trigger:
-            return self._compact(seen, before, thinks, record)
+            return dict(self._compact(seen, before, thinks, record), **shown)
         inp, read, w5, w1 = state.cache.account(
-            seen, state.api_key, state.setting("cache_min_tokens"))
+            seen, state.api_key, today.cache_min_tokens(
+                body.get("model"), state.setting("cache_min_tokens")))
         digest = today.prefix_digest(seen, len(seen["messages"]), 0)
         usage = {"input_tokens": inp, "cache_read_input_tokens": read,
                  "cache_creation_input_tokens": w5 + w1,
                  "cache_creation": {"ephemeral_5m_input_tokens": w5,
                                     "ephemeral_1h_input_tokens": w1}}
         record["usage"] = usage
-        return {"thinks": thinks, "digest": digest, "usage": usage,
-                "signer": state.signer}
+        n = len(seen["messages"])
+
+        def digest_at(done):
+            return today.prefix_digest(dict(seen, messages=seen["messages"] + [
+                {"role": "assistant", "content": list(done)}]), n, len(done))
+        return dict({"thinks": thinks, "digest": digest, "usage": usage,
+                     "signer": state.signer, "digest_at": digest_at},
+                    **shown)
 
     def _compact(self, seen, before, thinks, record):
         """A request over its compaction trigger: the reply starts with a
@@ -1376,9 +1450,31 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                       "output_tokens": 0}]}
         record["usage"] = usage
         record["compacted"] = {"before": before, "after": inp}
+        def digest_at(done):
+            return today.prefix_digest(dict(after, messages=[
+                {"role": "assistant", "content": [block] + list(done)}]),
+                0, 1 + len(done))
         return {"thinks": thinks, "digest": today.prefix_digest(after, 0, 1),
                 "usage": usage, "signer": state.signer,
-                "compaction": block}
+                "compaction": block, "digest_at": digest_at}
+
+    def _today_responses(self, body, record):
+        """The stateless tool loop's rules and cached tokens on the
+        Responses route (responses.py); returns the reply's extras."""
+        state = self.server.state
+        try:
+            responses.check_input(body, state.signer, state.reasoned)
+        except responses.Bad as bad:
+            raise _from_bad(bad)
+        cached = state.cache.openai_cached(
+            responses.cache_view(body), state.api_key,
+            today.cache_min_tokens(body.get("model"),
+                                   state.setting("cache_min_tokens")))
+        record["usage"] = {"cached_tokens": cached}
+        reasons, summary, encrypted = responses.reasoning_wanted(body)
+        return {"thinks": reasons, "reasons": reasons, "summary": summary,
+                "encrypted": encrypted, "signer": state.signer,
+                "cached_tokens": cached}
 
     def _today_openai(self, body, record):
         """Reasoning and cached tokens on the OpenAI route."""
@@ -1390,7 +1486,8 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             except today.Refusal as refusal:
                 raise _oai_bad(str(refusal))
         cached = state.cache.openai_cached(
-            body, state.api_key, state.setting("cache_min_tokens"))
+            body, state.api_key, today.cache_min_tokens(
+                body.get("model"), state.setting("cache_min_tokens")))
         record["usage"] = {"cached_tokens": cached}
         return {"thinks": reasoning, "cached_tokens": cached}
 
@@ -1401,8 +1498,18 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         if api == "anthropic":
             body = validate_anthropic(self.headers, raw, state.api_key)
             extras = self._today_anthropic(body, record)
+        elif api == "responses":
+            try:
+                body = responses.validate(self.headers, raw, state.api_key)
+            except responses.Bad as bad:
+                raise _from_bad(bad)
+            extras = self._today_responses(body, record)
         else:
             body = validate_openai(self.headers, raw, state.api_key)
+            try:
+                responses.check_chat_max_tokens(body)
+            except responses.Bad as bad:
+                raise _from_bad(bad)
             too_long = context.openai_too_long(
                 body, state.setting("context_window"))
             if too_long:
@@ -1452,6 +1559,22 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         base = self._id_headers()
         if api == "anthropic":
             base += self._ratelimit_headers(status)
+        if api == "responses":
+            if extras["reasons"]:
+                state.reasoned[reply.number] = f"rs_fake{reply.number}"
+            if reply.stream:
+                self._stream(status, base, item,
+                             responses.events(reply, extras, body),
+                             ping=b": ping\n\n",
+                             error_event=responses.error_event(
+                                 item.get("fault_error_message", "Overloaded"),
+                                 item.get("fault_error_type", "server_error")),
+                             malformed=responses.MALFORMED)
+            else:
+                obj = responses.response_object(reply, extras, body)
+                self._send_whole(status, to_json(obj).encode("utf-8"), base,
+                                 item)
+            return
         if reply.stream:
             if api == "anthropic":
                 self._send_anthropic_stream(status, reply, base)
@@ -1723,8 +1846,9 @@ def main(argv=None):
                         help="reply as today's thinking models (default on)")
     parser.add_argument("--reasoning", choices=("on", "off"), default="off",
                         help="OpenAI route: reply as a reasoning server")
-    parser.add_argument("--cache-min-tokens", type=int, default=1024,
-                        help="the shortest prefix the prompt cache keeps")
+    parser.add_argument("--cache-min-tokens", type=int, default=None,
+                        help="the shortest prefix the prompt cache keeps "
+                             "(default: the model's, as its pages say)")
     parser.add_argument("--context-window", type=int, default=0,
                         help="refuse prompts longer than this many tokens "
                              "(0: no limit)")

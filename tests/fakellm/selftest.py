@@ -342,6 +342,39 @@ def test_auth_anthropic():
     check_eq(pending(), 1, "rejected requests must not consume responses")
 
 
+def test_auth_anthropic_bearer():
+    """A gateway token as "Authorization: Bearer" stands for the key on
+    the Anthropic route, as the SDKs send ANTHROPIC_AUTH_TOKEN."""
+    script([{"kind": "text", "text": "through the gateway"}])
+    bearer = dict(ANTHROPIC_HEADERS)
+    del bearer["x-api-key"]
+    bearer["authorization"] = f"Bearer {KEY}"
+    reply = anthropic(anthropic_body(), bearer)
+    check_eq(reply.status, 200, "status with a Bearer token")
+    for wrong in ("Bearer nope", KEY):
+        reply = anthropic(anthropic_body(), dict(bearer,
+                                                 authorization=wrong))
+        check_eq(reply.status, 401, f"status with {wrong!r}")
+
+
+def test_today_cache_minimum_per_model():
+    """Without a setting the cache keeps what the model's pages say: a
+    prefix of about 700 tokens is cached on a 5.x model (512) and not on
+    Haiku 4.5 (4,096)."""
+    config(thinking="off", cache_min_tokens=None)
+    text = "The project notes. " * 140
+    for model, cached in (("claude-sonnet-5-5", True),
+                          ("claude-haiku-5-5", True),
+                          ("claude-haiku-4-5", False)):
+        script([{"kind": "text", "text": "ok"}])
+        body = anthropic_body([{"role": "user", "content": text + model}],
+                              model=model,
+                              cache_control={"type": "ephemeral"})
+        usage = anthropic(body).json()["usage"]
+        check_eq(usage["cache_creation_input_tokens"] > 0, cached,
+                 f"{model}: {usage}")
+
+
 def test_auth_openai():
     """401 in the OpenAI shape for a missing or wrong bearer key."""
     script([{"kind": "text", "text": "unused"}])
@@ -1146,6 +1179,45 @@ def test_today_openai_reasoning():
     check_eq(reply.status, 200, f"reasoning sent back ({reply.body!r})")
     cached = reply.json()["usage"]["prompt_tokens_details"]["cached_tokens"]
     check(cached > 300, f"cached_tokens {cached}")
+
+
+def test_outage():
+    """An outage refuses N requests, or every request for T seconds, as
+    the service does when overloaded; then the next response is served."""
+    script([{"kind": "outage", "status": 529, "count": 2,
+             "retry_after_ms": 40},
+            {"kind": "outage", "status": 429, "count": 1},
+            {"kind": "text", "text": "through"}])
+    for _ in range(2):
+        reply = anthropic(anthropic_body())
+        check_eq(reply.status, 529, "outage status")
+        err = reply.json()
+        check_eq(err["error"]["type"], "overloaded_error", "529 error type")
+        check_eq(err["error"]["message"], "Overloaded", "529 message")
+        check_eq(reply.headers.get("retry-after-ms"), "40", "retry-after-ms")
+        check_eq(reply.headers.get("retry-after"), "1", "retry-after")
+    reply = anthropic(anthropic_body())
+    check_eq(reply.status, 429, "rate-limit outage status")
+    check_eq(reply.json()["error"]["type"], "rate_limit_error", "429 type")
+    check_eq(reply.headers.get("retry-after"), "1",
+             "a 429 always says when to come back")
+    check(reply.headers.get("retry-after-ms") is None, "429 retry-after-ms")
+    check_eq(anthropic(anthropic_body()).status, 200, "after the outage")
+    reset()
+    script([{"kind": "outage", "seconds": 0.3},
+            {"kind": "text", "text": "through"}])
+    check_eq(anthropic(anthropic_body()).status, 529, "timed outage")
+    check_eq(openai(openai_body()).status, 529, "timed outage, OpenAI route")
+    check(anthropic(anthropic_body()).headers.get("retry-after") is None,
+          "a 529 without retry_after_ms names no wait")
+    time.sleep(0.35)
+    check_eq(anthropic(anthropic_body()).status, 200, "after the timed outage")
+    for bad in ({"kind": "outage"}, {"kind": "outage", "count": 1,
+                                     "seconds": 1},
+                {"kind": "outage", "count": 0},
+                {"kind": "outage", "count": 1, "status": 400}):
+        reply = call("POST", "/_script", [bad])
+        check_eq(reply.status, 400, f"bad outage {bad!r} refused")
 
 
 TESTS = [value for name, value in sorted(globals().items())

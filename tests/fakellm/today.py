@@ -205,6 +205,38 @@ def check_tool_loop(body):
 # -- prompt caching -----------------------------------------------------------
 
 LOOKBACK = 20           # blocks a breakpoint looks back for a hit
+
+# The shortest prompt the cache keeps, per model, as the platform's pages
+# gave it in November 2026: 512 tokens on the 5.x models (the Fable 5.1
+# overview and "What's new in Claude Fable 5.1",
+# https://platform.claude.com/docs/en/models/fable-5-1/whats-new-fable-5-1,
+# and the model pages of the 5.5 generation); Sonnet 5 is listed at 1,024;
+# 4,096 for Opus 4.5/4.6 and Haiku 4.5 and 1,024 for the Sonnets 4.5/4.6
+# ("Prompt caching",
+# https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
+# Longest prefix first; a model none matches gets DEFAULT_CACHE_MIN.
+CACHE_MIN_BY_MODEL = (
+    ("claude-sonnet-5-5", 512), ("claude-opus-5-5", 512),
+    ("claude-haiku-5-5", 512), ("claude-fable-5", 512),
+    ("claude-mythos-5", 512), ("claude-opus-5", 512),
+    ("claude-sonnet-5", 1024),
+    ("claude-opus-4-6", 4096), ("claude-opus-4-5", 4096),
+    ("claude-haiku-4-5", 4096),
+    ("claude-sonnet-4-6", 1024), ("claude-sonnet-4-5", 1024),
+)
+DEFAULT_CACHE_MIN = 1024
+
+
+def cache_min_tokens(model, setting=None):
+    """The cache minimum for a request to model: the server's setting
+    when one was given (--cache-min-tokens, /_config), else the model's."""
+    if setting is not None:
+        return setting
+    model = model if isinstance(model, str) else ""
+    for prefix, tokens in CACHE_MIN_BY_MODEL:
+        if model.startswith(prefix):
+            return tokens
+    return DEFAULT_CACHE_MIN
 TTL = {"5m": 300.0, "1h": 3600.0}
 
 

@@ -1,6 +1,7 @@
 /*
- * libFuzzer target for a provider's response parsers. Built twice, with
- * FUZZ_PROVIDER naming provider_anthropic or provider_openai. The input is
+ * libFuzzer target for a provider's response parsers. Built once per
+ * provider, with FUZZ_PROVIDER naming provider_anthropic, provider_openai
+ * or provider_responses. The input is
  * read three ways: as an SSE stream fed through the provider's
  * stream_event (split where the first byte says), as a whole reply body,
  * and as an error body. Nothing may crash, leak or read out of bounds,

@@ -21,7 +21,7 @@ def anthropic(fake, *extra, env=None):
 
 
 def openai(fake, *extra):
-    return (["--provider", "openai", "--ask", "Say hello"] + list(extra),
+    return (["--provider", "openai-chat", "--ask", "Say hello"] + list(extra),
             {"OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": fake.openai_url})
 
 
@@ -148,7 +148,8 @@ def case_overloaded_backoff(fake, api):
     for _ in range(3):
         fake.script({"kind": "error", "status": 529, "type": "overloaded_error",
                      "message": "Overloaded"})
-    args, env = api(fake)
+    # Two retries at most: by default the retries go on for minutes.
+    args, env = api(fake, "--max-retries", "2")
     code, _, err, _, _ = run_huddle(args, env)
     expect(code == 1 and "HTTP 529" in err and "overloaded_error" in err, err)
     reqs = fake.requests()

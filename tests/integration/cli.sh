@@ -28,7 +28,9 @@ check "stray argument" 2 "unexpected argument 'stray'" -- stray
 check "bad --plan-review" 2 "human, lead or any" -- --plan-review maybe
 check "bad --max-teammates" 2 "from 1 to 64" -- --max-teammates 0
 check "bad --shutdown-timeout" 2 "seconds" -- --shutdown-timeout x
-check "bad --max-retries" 2 "from 0 to 10" -- --max-retries 99
+check "bad --max-retries" 2 "from 0 to 1000" -- --max-retries 1001
+check "bad --retry-for" 2 "e.g. 90s, 10m or 1h" -- --retry-for 5x
+check "bad --retry-max-delay" 2 "e.g. 40s" -- --retry-max-delay 0
 check "missing option argument" 2 "Try 'huddle --help'" -- --workdir
 
 # The model catalog and the choices that go with it.

@@ -149,7 +149,7 @@ def recovery(fake, provider):
     args = ["--max-rounds", "1000", "--compact-at", "100"]
     env = {}
     if provider == "openai":
-        args += ["--provider", "openai", "--model", "gpt-fake"]
+        args += ["--provider", "openai-chat", "--model", "gpt-fake"]
         env = {"OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": fake.openai_url}
     with Huddle(fake, args=args, env=env) as h:
         h.send("go")

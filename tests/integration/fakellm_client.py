@@ -36,8 +36,20 @@ def team_folder(workdir):
     return os.path.join(STATE_HOME, "huddle", "%s-%016x" % (name, h))
 API_KEY = os.environ.get("HUDDLE_TEST_KEY", "test-key")
 # Which API the team tests speak: "anthropic" (the fake thinks, as today's
-# models do) or "openai" (the fake is a reasoning server).
+# models do), "openai" (OpenAI's Responses API with a reasoning model whose
+# reasoning items must come back) or "openai-chat" (chat completions; the
+# fake is a reasoning server).
 TEST_API = os.environ.get("HUDDLE_TEST_API", "anthropic")
+# The model the team tests ask for on OpenAI's own API.
+OPENAI_TEST_MODEL = "gpt-5.4"
+
+
+def conversation(body):
+    """The conversation of a recorded request body, whichever API it
+    speaks: Messages and chat completions "messages", Responses "input"."""
+    if not isinstance(body, dict):
+        return []
+    return body.get("messages", body.get("input", []))
 
 
 def wait_for(condition, timeout, what):
@@ -65,7 +77,7 @@ class FakeLLM:
         self.proc = subprocess.Popen(
             [sys.executable, server, "--port-file", self.port_file,
              "--api-key", API_KEY, "--thinking", "on", "--reasoning",
-             "on" if TEST_API == "openai" else "off"],
+             "on" if TEST_API == "openai-chat" else "off"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "log"), "w"))
         wait_for(lambda: os.path.exists(self.port_file), 10, "the fake server's port file")
         with open(self.port_file) as f:

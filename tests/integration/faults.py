@@ -7,8 +7,8 @@ bob and alice in one tool round. Bob runs a command and then streams a
 slow reply (a write every 100 ms, about 3 s in all), so his work is in
 flight while alice's model call hits the fault: 401, 429 with
 retry-after, 500 (retried until the retries run out, and with
-x-should-retry: false), 529, an error event mid-stream, a connection
-dropped mid-stream, no response at all, a stalled stream (ended by /stop
+x-should-retry: false), 529, an error event mid-stream (an overload,
+retried; a refusal, final), a connection dropped mid-stream (retried), no response at all, a stalled stream (ended by /stop
 and by /quit), malformed SSE, and, with --no-stream, a cut body and
 malformed JSON.
 
@@ -215,8 +215,9 @@ def fault_case(fake, alice, delays, statuses, error=None, waits=None,
             expect(lo <= r["delay_ms"] <= hi, "retry %d waits %d ms, not %d..%d"
                    % (n, r["delay_ms"], lo, hi))
             # An HTTP error names its status; a broken connection says so.
-            named = ("connection_error" if statuses[n - 1] in (None, 200)
-                     else "HTTP %d" % statuses[n - 1])
+            named = alice[n - 1].get("_named") or (
+                "connection_error" if statuses[n - 1] in (None, 200)
+                else "HTTP %d" % statuses[n - 1])
             expect(named in r["message"], "retry %d does not name %s: %r"
                    % (n, named, r["message"]))
             said = alice[n - 1].get("message")
@@ -278,7 +279,8 @@ def test_500_until_retries_run_out(fake):
     fault_case(fake, [{"agent": "alice", "kind": "error", "status": 500,
                        "message": "fault500 attempt %d" % i} for i in (1, 2, 3)],
                [(375, 500), (750, 1000)], [500, 500, 500],
-               error=["HTTP 500", "api_error", "fault500 attempt 3"])
+               error=["HTTP 500", "api_error", "fault500 attempt 3"],
+               args=["--max-retries", "2"])
 
 
 def test_500_should_not_retry(fake):
@@ -295,23 +297,34 @@ def test_529(fake):
 
 
 def test_error_event(fake):
+    # An overload announced mid-stream passes like one before it: the
+    # reply is asked for again from the top.
     fault_case(fake, [say("alice", "This reply will break off.", fault="error_event",
                           fault_error_type="overloaded_error",
-                          fault_error_message="faultevent Overloaded")],
-               [], [200], error=["overloaded_error", "faultevent Overloaded"])
+                          fault_error_message="faultevent Overloaded",
+                          _named="overloaded_error")],
+               [(375, 500)], [200, 200])
+
+
+def test_error_event_final(fake):
+    # An error event of a kind no wait cures is final.
+    fault_case(fake, [say("alice", "This reply will break off.", fault="error_event",
+                          fault_error_type="invalid_request_error",
+                          fault_error_message="faultevent refused")],
+               [], [200], error=["invalid_request_error", "faultevent refused"])
 
 
 def test_dropped_stream(fake):
     # A FIN mid-stream (the SSE body ends early), then an unterminated
-    # chunked body: both failures after a 200, neither retried.
+    # chunked body: both failures after a 200, retried from the top.
     fault_case(fake, [say("alice", "This reply will break off.", fault="drop")],
-               [], [200], error=["connection_error", "ended before the reply"])
+               [(375, 500)], [200, 200])
 
 
 def test_dropped_chunked_stream(fake):
     fault_case(fake, [say("alice", "This reply will break off.", fault="drop",
                           chunked=True)],
-               [], [200], error=["connection_error", "broke off"])
+               [(375, 500)], [200, 200])
 
 
 def test_no_response(fake):
@@ -426,10 +439,11 @@ def main():
         r.run("500 with x-should-retry false: not retried", test_500_should_not_retry,
               fake)
         r.run("529 twice: backoff, then through", test_529, fake)
-        r.run("error event mid-stream: shown, not retried", test_error_event, fake)
-        r.run("connection dropped mid-stream: shown, not retried",
-              test_dropped_stream, fake)
-        r.run("chunked stream cut off: shown, not retried",
+        r.run("overloaded error event mid-stream: retried", test_error_event, fake)
+        r.run("refusal as an error event mid-stream: shown, not retried",
+              test_error_event_final, fake)
+        r.run("connection dropped mid-stream: retried", test_dropped_stream, fake)
+        r.run("chunked stream cut off: retried",
               test_dropped_chunked_stream, fake)
         r.run("connection closed before a response: retried", test_no_response, fake)
         r.run("malformed SSE: shown, not retried", test_malformed_sse, fake)

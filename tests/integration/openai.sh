@@ -1,12 +1,16 @@
 #!/bin/sh
-# The team scenario and the crash loop again, on the OpenAI-compatible
-# path against the fake server as a reasoning server: every assistant
-# tool-call message must carry its reasoning_content back.
+# The team scenario on OpenAI's two APIs against the fake server:
+# chat completions with the fake as a reasoning server (every assistant
+# tool-call message must carry its reasoning_content back), and the
+# Responses API with a reasoning model (every function call must come back
+# with the encrypted reasoning item before it). The crash loop once more.
 set -u
 here=$(dirname "$0")
 status=0
-for test in team.py crash_loop.py; do
-	echo "== $test (openai, reasoning)"
-	HUDDLE_TEST_API=openai python3 "$here/$test" || status=1
+for run in "openai-chat team.py" "openai-chat crash_loop.py" \
+    "openai team.py"; do
+	set -- $run
+	echo "== $2 ($1)"
+	HUDDLE_TEST_API=$1 python3 "$here/$2" || status=1
 done
 exit $status

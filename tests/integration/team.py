@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results, wait_for  # noqa: E402
+from fakellm_client import FakeLLM, Results, conversation, wait_for  # noqa: E402
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 
@@ -328,7 +328,7 @@ def test_kill9_mid_turn_then_resume(fake):
         h.wait_text("lead", "On it")
         # The call event comes just before the request goes out.
         wait_for(lambda: requests_of(fake, "alice"), 10, "alice's request to arrive")
-        before = requests_of(fake, "alice")[-1]["body"]["messages"]
+        before = conversation(requests_of(fake, "alice")[-1]["body"])
         h.kill9()
 
     fake.reset()
@@ -340,7 +340,7 @@ def test_kill9_mid_turn_then_resume(fake):
     with Huddle(fake, workdir=workdir, resume=True) as h:
         h.wait(ev("tool_result", "alice", tool="write_file", is_error=False),
                what="alice continues after --resume")
-        first = requests_of(fake, "alice")[0]["body"]["messages"]
+        first = conversation(requests_of(fake, "alice")[0]["body"])
         expect(first == before, "the resumed call differs from the interrupted "
                "one:\n%s\n%s" % (before, first))
         # The lead waited for alice before the crash, and still does: her

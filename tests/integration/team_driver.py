@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 
-from fakellm_client import API_KEY, HUDDLE, TEST_API
+from fakellm_client import API_KEY, HUDDLE, OPENAI_TEST_MODEL, TEST_API
 
 
 class Huddle:
@@ -44,7 +44,11 @@ class Huddle:
         if TEST_API == "openai":
             env.update({"OPENAI_API_KEY": API_KEY,
                         "OPENAI_BASE_URL": self.fake.openai_url})
-            api = ["--provider", "openai"]
+            api = ["--provider", "openai", "--model", OPENAI_TEST_MODEL]
+        elif TEST_API == "openai-chat":
+            env.update({"OPENAI_API_KEY": API_KEY,
+                        "OPENAI_BASE_URL": self.fake.openai_url})
+            api = ["--provider", "openai-chat"]
         else:
             env.update({"ANTHROPIC_API_KEY": API_KEY,
                         "ANTHROPIC_BASE_URL": self.fake.anthropic_url})

@@ -208,6 +208,53 @@ START_TEST(body_passes_the_conversation_through)
 }
 END_TEST
 
+/* The thinking object with its display, between_tools, and the tool
+ * choice: "none" as asked, a forced one only where the model takes it. */
+START_TEST(body_carries_thinking_rules)
+{
+	struct llm_config c;
+	struct llm_request req = { 0 };
+	json_t *body, *want;
+	char *text;
+
+	llm_config_defaults(&c);
+	c.model = "claude-x";
+	c.thinking = LLM_THINKING_BETWEEN_TOOLS;
+	c.thinking_display = "summarized";
+	c.forced_tool_choice = 0;
+	req.messages = json_loads("[{\"role\":\"user\",\"content\":\"hi\"}]",
+	    0, NULL);
+	req.tools = json_loads("[{\"name\":\"bash\",\"input_schema\":"
+	    "{\"type\":\"object\"}}]", 0, NULL);
+	req.tool_choice = "none";
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	want = json_pack("{s:s, s:s}", "type", "between_tools", "display",
+	    "summarized");
+	ck_assert(json_equal(json_object_get(body, "thinking"), want));
+	json_decref(want);
+	want = json_pack("{s:s}", "type", "none");
+	ck_assert(json_equal(json_object_get(body, "tool_choice"), want));
+	json_decref(want);
+	free(text);
+	json_decref(body);
+
+	/* Disabled carries no display; a forced choice becomes auto. */
+	c.thinking = LLM_THINKING_DISABLED;
+	req.tool_choice = "any";
+	text = provider_anthropic.body(&c, &req);
+	body = json_loads(text, 0, NULL);
+	ck_assert_ptr_null(json_object_get(json_object_get(body, "thinking"),
+	    "display"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    body, "tool_choice"), "type")), "auto");
+	free(text);
+	json_decref(body);
+	json_decref(req.messages);
+	json_decref(req.tools);
+}
+END_TEST
+
 START_TEST(headers_carry_key_and_version)
 {
 	struct llm_config c;
@@ -562,6 +609,7 @@ anthropic_suite(void)
 	tcase_add_test(tc, error_event_mid_stream_fails_the_stream);
 	tcase_add_test(tc, malformed_event_json_fails_the_stream);
 	tcase_add_test(tc, body_passes_the_conversation_through);
+	tcase_add_test(tc, body_carries_thinking_rules);
 	tcase_add_test(tc, headers_carry_key_and_version);
 	tcase_add_test(tc, whole_reply_is_read);
 	tcase_add_test(tc, thinking_and_unknown_blocks_are_kept_as_received);

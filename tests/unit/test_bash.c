@@ -190,6 +190,7 @@ START_TEST(secrets_are_not_in_the_environment)
 	setenv("OPENAI_API_KEY", "sk-openai-secret", 1);
 	setenv("FOO_API_KEY", "foo-secret", 1);
 	setenv("GH_TOKEN", "gh-secret", 1);
+	setenv("ANTHROPIC_AUTH_TOKEN", "gateway-secret", 1);
 	setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
 	setenv("lower_api_key", "lower-secret", 1);
 	setenv("HUDDLE_VISIBLE", "yes-visible", 1);
@@ -201,6 +202,7 @@ START_TEST(secrets_are_not_in_the_environment)
 	ck_assert_ptr_null(strstr(o.text, "secret"));
 	ck_assert_ptr_null(strstr(o.text, "API_KEY"));
 	ck_assert_ptr_null(strstr(o.text, "GH_TOKEN"));
+	ck_assert_ptr_null(strstr(o.text, "ANTHROPIC_AUTH_TOKEN"));
 	ck_assert_ptr_nonnull(strstr(o.text, "HUDDLE_VISIBLE=yes-visible\n"));
 	ck_assert_ptr_null(strstr(o.text, "TOKENIZER"));
 	ck_assert_ptr_nonnull(strstr(o.text, "EDITOR=editor-visible\n"));
@@ -208,6 +210,7 @@ START_TEST(secrets_are_not_in_the_environment)
 	tool_output_clear(&o);
 
 	ck_assert(env_is_secret("ANTHROPIC_API_KEY=k"));
+	ck_assert(env_is_secret("ANTHROPIC_AUTH_TOKEN=k"));
 	ck_assert(env_is_secret("OPENAI_KEY=k"));
 	ck_assert(env_is_secret("MY_APIKEY=k"));
 	ck_assert(env_is_secret("gh_token=k"));

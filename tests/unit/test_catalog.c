@@ -1,14 +1,17 @@
 /*
  * Unit tests of llm/catalog: reading the model catalog, finding a model,
- * what a request asks of it, and what its usage costs.
+ * what a request asks of it, what its usage costs in which price band,
+ * when it retires, and a person's own catalog merged over the built-in.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "llm/catalog.h"
+#include "llm/catalog_user.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -200,6 +203,72 @@ START_TEST(thinking_follows_the_model)
 }
 END_TEST
 
+/* The built-in catalog's models, each configured within its rules. */
+START_TEST(configure_keeps_each_models_rules)
+{
+	struct catalog *c;
+	struct model_choice ch = { 0 };
+	struct llm_config cfg;
+	char *err = NULL;
+	static const char *const always[] = { "claude-opus-5-5",
+	    "claude-fable-5-1" };
+	size_t i;
+
+	c = catalog_load(NULL, &err);
+	ck_assert_ptr_nonnull(c);
+
+	/* By default, summarised thinking where the model takes a display;
+	 * the words of the 5.5 models between tool calls shown as text;
+	 * no forced tool choice where it is refused. */
+	ck_assert_int_eq(configure(c, "claude-sonnet-5-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_ADAPTIVE);
+	ck_assert_str_eq(cfg.thinking_display, "summarized");
+	ck_assert_int_eq(cfg.thinking_words, 1);
+	ck_assert_int_eq(cfg.forced_tool_choice, 0);
+	ck_assert_int_eq(configure(c, "claude-haiku-5-5", &ch, &cfg, &err), 0);
+	ck_assert_str_eq(cfg.thinking_display, "summarized");
+	ck_assert_int_eq(cfg.thinking_words, 0);
+	ck_assert_int_eq(cfg.forced_tool_choice, 1);
+	/* A model whose display is not known to be taken gets none. */
+	ck_assert_int_eq(configure(c, "claude-sonnet-4-5", &ch, &cfg, &err), 0);
+	ck_assert_ptr_null(cfg.thinking_display);
+	/* The person may choose no summaries. */
+	ch.display_omitted = 1;
+	ck_assert_int_eq(configure(c, "claude-sonnet-5-5", &ch, &cfg, &err), 0);
+	ck_assert_str_eq(cfg.thinking_display, "omitted");
+	ch.display_omitted = 0;
+
+	/* Off: between_tools on Sonnet 5.5, disabled on Haiku 5.5 (and no
+	 * display with it), refused before any request where the model
+	 * always thinks, nothing to send on a manual model. */
+	ch.thinking = LLM_THINKING_DISABLED;
+	ck_assert_int_eq(configure(c, "claude-sonnet-5-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_BETWEEN_TOOLS);
+	ck_assert_str_eq(cfg.thinking_display, "summarized");
+	ck_assert_int_eq(configure(c, "claude-haiku-5-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_DISABLED);
+	ck_assert_ptr_null(cfg.thinking_display);
+	for (i = 0; i < sizeof always / sizeof *always; i++) {
+		ck_assert_int_eq(configure(c, always[i], &ch, &cfg, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err, "always thinks"));
+		ck_assert_ptr_nonnull(strstr(err, "--thinking off"));
+		free(err);
+	}
+	ck_assert_int_eq(configure(c, "claude-haiku-4-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_UNSET);
+
+	/* A budget: only where the model takes one. */
+	ch.thinking = LLM_THINKING_BUDGET;
+	ch.thinking_budget = 4000;
+	ck_assert_int_eq(configure(c, "claude-haiku-5-5", &ch, &cfg, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no thinking budget"));
+	free(err);
+	ck_assert_int_eq(configure(c, "claude-haiku-4-5", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_BUDGET);
+	catalog_free(c);
+}
+END_TEST
+
 START_TEST(max_tokens_is_capped)
 {
 	struct catalog *c = load_small();
@@ -268,6 +337,18 @@ START_TEST(bad_catalogs_are_refused_with_a_reason)
 		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
 		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
 		  " \"none\", \"prices\": {\"input\": \"cheap\"}}]}", "input" },
+		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
+		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
+		  " \"adaptive\", \"thinking_off\": \"never\"}]}",
+		  "thinking_off" },
+		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
+		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
+		  " \"adaptive\", \"thinking_always_on\": true,"
+		  " \"thinking_off\": \"disabled\"}]}", "thinking_always_on" },
+		{ "{\"default_model\": \"y\", \"models\": [{\"id\": \"y\","
+		  " \"context_window\": 1, \"max_output\": 1, \"thinking\":"
+		  " \"adaptive\", \"forced_tool_choice\": \"no\"}]}",
+		  "forced_tool_choice" },
 	};
 	size_t i;
 
@@ -284,6 +365,274 @@ START_TEST(bad_catalogs_are_refused_with_a_reason)
 }
 END_TEST
 
+/* Builds the day number 12:00 UTC of "YYYY-MM-DD" as a time. */
+static time_t
+noon(const char *day)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = atoi(day) - 1900;
+	tm.tm_mon = atoi(day + 5) - 1;
+	tm.tm_mday = atoi(day + 8);
+	tm.tm_hour = 12;
+	return timegm(&tm);
+}
+
+/* The built-in catalog as the platform's pages gave it on 2026-11-26:
+ * per-model cache reads on the 5.x models, Haiku 5.5's second band, Fable
+ * 5.2, the 1M windows of the 4.6 models, Sonnet 4.5's retirement, and a
+ * source and a date for every price. */
+START_TEST(builtin_prices_follow_the_pages)
+{
+	char *err = NULL;
+	struct catalog *c = catalog_load(NULL, &err);
+	const struct model_info *mi;
+	struct model_info m;
+	size_t i;
+
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_int_eq(catalog_lookup(c, "claude-sonnet-5-5", &m), 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.10, 1e-9);
+	ck_assert_int_eq(m.cache_min_tokens, 512);
+	ck_assert_int_eq(catalog_lookup(c, "claude-opus-5-5", &m), 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.20, 1e-9);
+	ck_assert_int_eq(catalog_lookup(c, "claude-fable-5-1", &m), 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.25, 1e-9);
+	ck_assert_int_eq(catalog_lookup(c, "claude-fable-5-2", &m), 1);
+	ck_assert_double_eq_tol(m.prices.input, 8, 1e-9);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.20, 1e-9);
+	ck_assert_int_eq(m.thinking_always_on, 1);
+	ck_assert_int_eq(m.context_window, 1000000);
+	ck_assert_int_eq(catalog_lookup(c, "claude-haiku-5-5", &m), 1);
+	ck_assert_int_eq(m.prices.long_above, 100000);
+	ck_assert_double_eq_tol(m.prices.long_rates.input, 0.5, 1e-9);
+	ck_assert_double_eq_tol(m.prices.long_rates.cache_read, 0.05, 1e-9);
+	ck_assert_int_eq(catalog_lookup(c, "claude-opus-4-6", &m), 1);
+	ck_assert_int_eq(m.context_window, 1000000);
+	ck_assert_int_eq(catalog_lookup(c, "claude-sonnet-4-6", &m), 1);
+	ck_assert_int_eq(m.context_window, 1000000);
+	ck_assert_int_eq(catalog_lookup(c, "claude-sonnet-4-5-20250929", &m),
+	    1);
+	ck_assert_str_eq(m.retires, "2026-11-30");
+	ck_assert_str_eq(m.replacement, "claude-sonnet-5-5");
+	for (i = 0; (mi = catalog_model(c, i)) != NULL; i++) {
+		ck_assert_msg(*mi->prices_source.url != '\0' &&
+		    *mi->prices_source.checked != '\0', "%s", mi->id);
+		ck_assert_msg(*mi->source.url != '\0', "%s", mi->id);
+		ck_assert_str_eq(mi->origin, "built-in");
+	}
+	catalog_free(c);
+}
+END_TEST
+
+/* A call is billed in one band, chosen by its whole prompt: input, cache
+ * reads and cache writes. */
+START_TEST(cost_uses_the_band_of_the_prompt)
+{
+	char *err = NULL;
+	struct catalog *c = catalog_load(NULL, &err);
+	struct model_info m;
+	struct llm_usage under = { 1000, 500, 0, 0, 99000, 0, 0 };
+	struct llm_usage big = { 1000, 500, 0, 0, 99001, 0, 0 };
+	struct llm_usage writes = { 100, 10, 60000, 50000, 0, 0, 0 };
+
+	ck_assert_msg(c != NULL, "%s", err);
+	catalog_lookup(c, "claude-haiku-5-5", &m);
+	/* 100,000 tokens: the first band. 1000*0.1 + 500*0.5 + 99000*0.01 */
+	ck_assert_double_eq_tol(catalog_cost(&m.prices, &under),
+	    (100.0 + 250.0 + 990.0) / 1e6, 1e-12);
+	/* One more: every token in the second. */
+	ck_assert_double_eq_tol(catalog_cost(&m.prices, &big),
+	    (500.0 + 1250.0 + 99001 * 0.05) / 1e6, 1e-12);
+	/* Cache writes count toward the prompt, and are billed at their own
+	 * rates of the band. */
+	ck_assert_double_eq_tol(catalog_cost(&m.prices, &writes),
+	    (100 * 0.5 + 10 * 2.5 + 60000 * 0.625 + 50000 * 1.0) / 1e6,
+	    1e-12);
+	/* A model with one band never changes rate. */
+	catalog_lookup(c, "claude-sonnet-5-5", &m);
+	ck_assert_double_eq_tol(catalog_cost(&m.prices, &big),
+	    (1000 * 2.0 + 500 * 10.0 + 99001 * 0.1) / 1e6, 1e-12);
+	catalog_free(c);
+}
+END_TEST
+
+/* Retirement: served until 30 days before, then warned about with the
+ * replacement named, then refused before any request. */
+START_TEST(retirement_warns_then_refuses)
+{
+	char *err = NULL, *msg = NULL;
+	struct catalog *c = catalog_load(NULL, &err);
+	struct model_info m;
+	struct model_choice ch = { 0 };
+	struct llm_config cfg;
+
+	ck_assert_msg(c != NULL, "%s", err);
+	catalog_lookup(c, "claude-sonnet-4-5", &m);
+	ck_assert_int_eq(catalog_life(&m, noon("2026-10-30"), &msg),
+	    CATALOG_SERVED);
+	ck_assert_ptr_null(msg);
+	ck_assert_int_eq(catalog_life(&m, noon("2026-11-26"), &msg),
+	    CATALOG_RETIRING);
+	ck_assert_ptr_nonnull(strstr(msg, "in 4 days"));
+	ck_assert_ptr_nonnull(strstr(msg, "claude-sonnet-5-5"));
+	free(msg);
+	msg = NULL;
+	ck_assert_int_eq(catalog_life(&m, noon("2026-11-30"), &msg),
+	    CATALOG_RETIRED);
+	ck_assert_ptr_nonnull(strstr(msg, "retired on 2026-11-30"));
+	ck_assert_ptr_nonnull(strstr(msg, "claude-sonnet-5-5"));
+	free(msg);
+	msg = NULL;
+	/* A model with no date, and one the catalog does not know. */
+	catalog_lookup(c, "claude-sonnet-5-5", &m);
+	ck_assert_int_eq(catalog_life(&m, noon("2030-01-01"), &msg),
+	    CATALOG_SERVED);
+	catalog_lookup(c, "someone-elses-model", &m);
+	ck_assert_int_eq(catalog_life(&m, noon("2030-01-01"), &msg),
+	    CATALOG_SERVED);
+	/* catalog_configure refuses a retired model today. */
+	catalog_lookup(c, "claude-sonnet-4-5", &m);
+	m.retires = "2020-01-01";
+	llm_config_defaults(&cfg);
+	ck_assert_int_eq(catalog_configure(&m, &ch, &cfg, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "retired on 2020-01-01"));
+	free(err);
+	catalog_free(c);
+}
+END_TEST
+
+/* Writes text as the user catalog in the scratch directory. */
+static char *
+write_user(const char *text)
+{
+	char *path = xasprintf("%s/user.json", scratch);
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* The user catalog changes a known model field by field (prices rate by
+ * rate), adds a new one, and may choose the default; --models says where
+ * each came from. */
+START_TEST(user_catalog_merges_field_by_field)
+{
+	char *base = write_catalog(small), *err = NULL, *user;
+	struct catalog *c;
+	struct model_info m;
+
+	user = write_user("{\"default_model\": \"m-mine\", \"models\": [\n"
+	    " {\"id\": \"m-adaptive-latest\", \"prices\": {\"cache_read\":"
+	    " 0.05}, \"retires\": \"2027-01-01\", \"replacement\": \"m-mine\"},"
+	    "\n {\"id\": \"m-mine\", \"context_window\": 32000, \"max_output\":"
+	    " 4000, \"thinking\": \"none\", \"prices\": {\"input\": 0.5,"
+	    " \"output\": 1}, \"prices_source\": {\"title\": \"my gateway\","
+	    " \"url\": \"https://gw.example/prices\"}, \"prices_checked\":"
+	    " \"2026-11-20\"}]}\n");
+	c = catalog_open(base, user, &err);
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_str_eq(catalog_default_model(c), "m-mine");
+	ck_assert_int_eq(catalog_count(c), 5);
+	/* Changed: the one rate given, the rest as built. */
+	ck_assert_int_eq(catalog_lookup(c, "m-adaptive", &m), 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.05, 1e-9);
+	ck_assert_double_eq_tol(m.prices.input, 2, 1e-9);
+	ck_assert_double_eq_tol(m.prices.cache_write_1h, 4, 1e-9);
+	ck_assert_int_eq(m.context_window, 1000000);
+	ck_assert_str_eq(m.retires, "2027-01-01");
+	ck_assert_str_eq(m.origin, "built-in, changed by user file");
+	ck_assert_str_eq(m.prices_source.url, user);
+	ck_assert_str_eq(m.prices_source.checked, "");
+	/* Added. */
+	ck_assert_int_eq(catalog_lookup(c, "m-mine", &m), 1);
+	ck_assert_int_eq(m.context_window, 32000);
+	ck_assert_str_eq(m.origin, "user file");
+	ck_assert_str_eq(m.prices_source.title, "my gateway");
+	ck_assert_str_eq(m.prices_source.checked, "2026-11-20");
+	/* Untouched. */
+	ck_assert_int_eq(catalog_lookup(c, "m-manual", &m), 1);
+	ck_assert_str_eq(m.origin, "built-in");
+	catalog_free(c);
+	free(user);
+	/* No file there: the catalog as built. */
+	user = xasprintf("%s/none.json", scratch);
+	c = catalog_open(base, user, &err);
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_int_eq(catalog_count(c), 4);
+	catalog_free(c);
+	free(user);
+	free(base);
+}
+END_TEST
+
+/* A user catalog that cannot be used is an error that names it and says
+ * what is wrong, never half applied. */
+START_TEST(broken_user_catalog_is_refused)
+{
+	static const struct {
+		const char	*text;
+		const char	*why;
+	} bad[] = {
+		{ "{\"models\": [", "line" },
+		{ "[]", "JSON object" },
+		{ "{\"modles\": []}", "unknown field \"modles\"" },
+		{ "{\"models\": {}}", "must be a list" },
+		{ "{\"models\": [{\"name\": \"x\"}]}", "models[0]: no \"id\"" },
+		{ "{\"models\": [{\"id\": \"m-new\"}]}",
+		  "model m-new: missing or bad context_window" },
+		{ "{\"models\": [{\"id\": \"m-none\", \"prices\": {\"input\":"
+		  " -1}}]}", "model m-none: missing or bad input" },
+		{ "{\"models\": [{\"id\": \"m-none\", \"retires\": \"soon\"}]}",
+		  "retires" },
+		{ "{\"models\": [{\"id\": \"m-none\", \"prices_above\":"
+		  " 1000}]}", "prices_long" },
+		{ "{\"default_model\": \"nobody\"}", "not in the list" },
+	};
+	char *base = write_catalog(small);
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *user = write_user(bad[i].text), *err = NULL;
+
+		ck_assert_ptr_null(catalog_open(base, user, &err));
+		ck_assert_msg(err != NULL && strstr(err, bad[i].why) != NULL,
+		    "case %zu: %s", i, err ? err : "(no error)");
+		ck_assert_msg(strstr(err, user) != NULL, "case %zu: %s", i,
+		    err);
+		free(err);
+		free(user);
+	}
+	free(base);
+}
+END_TEST
+
+/* The user catalog's place: XDG_CONFIG_HOME when absolute, else HOME. */
+START_TEST(user_catalog_path_follows_xdg)
+{
+	char *p;
+
+	setenv("XDG_CONFIG_HOME", "/x/conf", 1);
+	setenv("HOME", "/home/p", 1);
+	p = catalog_user_path();
+	ck_assert_str_eq(p, "/x/conf/huddle/models.json");
+	free(p);
+	setenv("XDG_CONFIG_HOME", "relative", 1);
+	p = catalog_user_path();
+	ck_assert_str_eq(p, "/home/p/.config/huddle/models.json");
+	free(p);
+	unsetenv("XDG_CONFIG_HOME");
+	p = catalog_user_path();
+	ck_assert_str_eq(p, "/home/p/.config/huddle/models.json");
+	free(p);
+	unsetenv("HOME");
+	ck_assert_ptr_null(catalog_user_path());
+}
+END_TEST
+
 static Suite *
 catalog_suite(void)
 {
@@ -294,9 +643,16 @@ catalog_suite(void)
 	tcase_add_test(tc, builtin_catalog_is_complete);
 	tcase_add_test(tc, lookup_by_id_alias_and_date);
 	tcase_add_test(tc, thinking_follows_the_model);
+	tcase_add_test(tc, configure_keeps_each_models_rules);
 	tcase_add_test(tc, max_tokens_is_capped);
 	tcase_add_test(tc, cost_prices_each_kind_of_token);
 	tcase_add_test(tc, bad_catalogs_are_refused_with_a_reason);
+	tcase_add_test(tc, builtin_prices_follow_the_pages);
+	tcase_add_test(tc, cost_uses_the_band_of_the_prompt);
+	tcase_add_test(tc, retirement_warns_then_refuses);
+	tcase_add_test(tc, user_catalog_merges_field_by_field);
+	tcase_add_test(tc, broken_user_catalog_is_refused);
+	tcase_add_test(tc, user_catalog_path_follows_xdg);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -81,6 +81,41 @@ START_TEST(text_and_tools_assemble_in_order)
 }
 END_TEST
 
+/* On a model that writes its words between tool calls in thinking: the
+ * thinking block a call follows is reported as text, the others as
+ * thinking, and every block is kept as it came. */
+START_TEST(words_in_thinking_before_a_call_are_text)
+{
+	struct heard h = { "", 0 };
+	struct llm_turn *t = turn_new(hear, &h);
+	struct llm_result res = { 0 };
+	json_t *start = json_pack("{s:s, s:s, s:s}", "type", "thinking",
+	    "thinking", "", "signature", "");
+
+	turn_words_in_thinking(t, 1);
+	turn_block(t, 0, start);
+	turn_thinking(t, 0, "Weighing it.", 12);
+	turn_signature(t, 0, "s0", 2);
+	turn_block(t, 1, start);
+	turn_thinking(t, 1, "I write a.txt.", 14);
+	turn_signature(t, 1, "s1", 2);
+	ck_assert_str_eq(h.text, "");
+	turn_tool_start(t, 2, "toolu_1", "bash");
+	ck_assert_str_eq(h.text, "I write a.txt.");
+	ck_assert_int_eq(turn_finish(t, &res), 0);
+	check_message(&res, "{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"thinking\",\"thinking\":\"Weighing it.\","
+	    "\"signature\":\"s0\"},"
+	    "{\"type\":\"thinking\",\"thinking\":\"I write a.txt.\","
+	    "\"signature\":\"s1\"},"
+	    "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"bash\","
+	    "\"input\":{}}]}");
+	json_decref(start);
+	turn_free(t);
+	llm_result_clear(&res);
+}
+END_TEST
+
 START_TEST(empty_text_is_left_out_and_default_stop_is_end_turn)
 {
 	struct llm_turn *t = turn_new(NULL, NULL);
@@ -167,6 +202,7 @@ turn_suite(void)
 	tcase_add_test(tc, reused_index_with_new_id_starts_a_new_call);
 	tcase_add_test(tc, bad_tool_input_is_a_parse_error);
 	tcase_add_test(tc, whole_input_is_taken_as_given);
+	tcase_add_test(tc, words_in_thinking_before_a_call_are_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
