@@ -138,6 +138,29 @@ keys_approve_says(struct view *v, const struct table_row *r, int whole)
 	    "approves";
 }
 
+/* Whether F5 and F6 would show the selected request first (drawn after
+ * the hint line, which notes what it showed). */
+static int
+keys_would_show(struct view *v)
+{
+	const struct table_row *r = table_selected(&v->table);
+
+	return !v->show_tasks && r != NULL && view_decidable(v, r) &&
+	    !keys_decides(v, r, strcmp(v->shown_id, r->id) == 0);
+}
+
+const char *
+keys_approve_label(struct view *v)
+{
+	return keys_would_show(v) ? "Show" : "Approve";
+}
+
+const char *
+keys_reject_label(struct view *v)
+{
+	return keys_would_show(v) ? "Show" : "Reject";
+}
+
 int
 keys_reject(struct view *v)
 {

@@ -107,4 +107,9 @@ const char *keys_team_says(struct view *v, const struct table_row *r,
 /* The bar's label of F4: what it switches to. */
 const char *keys_tasks_label(struct view *v);
 
+/* The bar's labels of F5 and F6: "Show" when they would show the
+ * selected request first (as the hint line says), else what they do. */
+const char *keys_approve_label(struct view *v);
+const char *keys_reject_label(struct view *v);
+
 #endif

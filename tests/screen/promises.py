@@ -53,8 +53,9 @@ def hint(s):
     return s.rows()[-3]
 
 
-def width(line):
-    return len(line)
+def bar_of(s):
+    rows = s.rows()
+    return rows[-2 if rows[-1] == "" else -1]
 
 
 def test_hint_and_f5_agree_at_every_width(fake):
@@ -80,6 +81,10 @@ def test_hint_and_f5_agree_at_every_width(fake):
             expect(whole or shows,
                    "at %d columns the command is cut and the hint does not "
                    "say F5 shows it first: %r" % (cols, h))
+            # The key bar says it too (its row comes after the hint's).
+            s.wait_for(lambda t, shows=shows: ("F5Show" in bar_of(s)) ==
+                       shows and ("F5Approve" in bar_of(s)) == (not shows),
+                       5, "the key bar agreeing with %r" % h)
             if not whole and cut_at is None:
                 cut_at = cols
             if decides and whole_at is None:
