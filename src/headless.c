@@ -58,30 +58,6 @@ headless_reply(struct headless *h, const char *name, json_t *data)
 	json_decref(data);
 }
 
-/* The name a command's reply carries ("approve", "msg", …). */
-static const char *
-headless_command_name(enum command_kind kind)
-{
-	static const char *const names[] = {
-		[CMD_EMPTY] = "empty", [CMD_SAY] = "say",
-		[CMD_APPROVE] = "approve", [CMD_REJECT] = "reject",
-		[CMD_SHUTDOWN] = "shutdown", [CMD_STOP] = "stop",
-		[CMD_MSG] = "msg", [CMD_INTERRUPT] = "interrupt",
-		[CMD_BUDGET] = "budget", [CMD_COMPACT] = "compact",
-		[CMD_CONTEXT] = "context", [CMD_TASK_ADD] = "task_add",
-		[CMD_TASK_ASSIGN] = "task_assign", [CMD_TASK_DONE] = "task_done",
-		[CMD_TASK_CANCEL] = "task_cancel",
-		[CMD_TASK_REOPEN] = "task_reopen", [CMD_TASKS] = "tasks",
-		[CMD_DIFF] = "diff", [CMD_MERGE] = "merge",
-		[CMD_DISCARD] = "discard", [CMD_WORKTREES] = "worktrees",
-		[CMD_TEAM] = "team",
-		[CMD_REQUESTS] = "requests", [CMD_ZOOM] = "zoom",
-		[CMD_HELP] = "help", [CMD_QUIT] = "quit", [CMD_BAD] = "parse",
-	};
-
-	return names[kind];
-}
-
 /* Runs one input line and reports what it did: a "reply" or an "error"
  * event, or the report it asked for ("team", "requests", "tasks"). Text for an
  * agent is reported only when it could not be sent. */
@@ -90,11 +66,13 @@ headless_command(struct headless *h, const char *line)
 {
 	struct command c;
 	struct command_result res;
+	const struct command_def *def;
 	const char *name;
 
 	command_parse(line, &c);
 	command_run(h->team, &c, NULL, NULL, &res);
-	name = headless_command_name(c.kind);
+	name = command_name(c.kind);
+	def = command_def(c.kind);
 	switch (res.outcome) {
 	case OUTCOME_DONE:
 		if (c.kind != CMD_SAY)
@@ -106,11 +84,7 @@ headless_command(struct headless *h, const char *line)
 		headless_reply(h, "error", json_pack("{s:s, s:s}", "command",
 		    name, "message", res.message ? res.message : "failed"));
 		break;
-	case OUTCOME_TEAM:
-	case OUTCOME_REQUESTS:
-	case OUTCOME_TASKS:
-	case OUTCOME_DIFF:
-	case OUTCOME_WORKTREES:
+	case OUTCOME_REPORT:
 		headless_reply(h, name, json_incref(res.data));
 		break;
 	case OUTCOME_FRONT:
@@ -119,10 +93,14 @@ headless_command(struct headless *h, const char *line)
 		else if (c.kind == CMD_HELP)
 			headless_reply(h, "reply", json_pack("{s:s, s:s}",
 			    "command", name, "message", command_help()));
-		else if (c.kind == CMD_ZOOM)
+		else if (def != NULL && (def->flags & CMDF_SCREEN)) {
+			char *why = xasprintf("/%s works on the screen only, "
+			    "not in headless mode", def->words);
+
 			headless_reply(h, "reply", json_pack("{s:s, s:s}",
-			    "command", name, "message", "there is no screen to "
-			    "zoom in headless mode"));
+			    "command", name, "message", why));
+			free(why);
+		}
 		break;
 	}
 	command_result_clear(&res);

@@ -4,60 +4,105 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/command.h"
 #include "util/xmalloc.h"
 
-static const struct {
-	const char		*word;
-	enum command_kind	 kind;
-} command_words[] = {
-	{ "approve", CMD_APPROVE },
-	{ "reject", CMD_REJECT },
-	{ "shutdown", CMD_SHUTDOWN },
-	{ "stop", CMD_STOP },
-	{ "msg", CMD_MSG },
-	{ "interrupt", CMD_INTERRUPT },
-	{ "budget", CMD_BUDGET },
-	{ "compact", CMD_COMPACT },
-	{ "context", CMD_CONTEXT },
-	{ "task", CMD_TASK_ADD },
-	{ "tasks", CMD_TASKS },
-	{ "diff", CMD_DIFF },
-	{ "merge", CMD_MERGE },
-	{ "discard", CMD_DISCARD },
-	{ "worktrees", CMD_WORKTREES },
-	{ "team", CMD_TEAM },
-	{ "requests", CMD_REQUESTS },
-	{ "zoom", CMD_ZOOM },
-	{ "help", CMD_HELP },
-	{ "quit", CMD_QUIT },
+static const struct command_def command_table[] = {
+#define COMMAND_DEF(id, words, usage, args, flags, run, help)		\
+	{ CMD_##id, words, usage, args, flags, help },
+	COMMAND_LIST(COMMAND_DEF)
+#undef COMMAND_DEF
 };
+
+#define COMMAND_N (sizeof command_table / sizeof *command_table)
+
+const struct command_def *
+command_defs(size_t *n)
+{
+	*n = COMMAND_N;
+	return command_table;
+}
+
+const struct command_def *
+command_def(enum command_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < COMMAND_N; i++)
+		if (command_table[i].kind == kind)
+			return &command_table[i];
+	return NULL;
+}
+
+const char *
+command_name(enum command_kind kind)
+{
+	static char names[COMMAND_N][32];
+	const struct command_def *d = command_def(kind);
+	size_t i = d != NULL ? (size_t)(d - command_table) : 0;
+	char *p;
+
+	if (kind == CMD_EMPTY)
+		return "empty";
+	if (kind == CMD_SAY)
+		return "say";
+	if (d == NULL)
+		return "parse";
+	if (names[i][0] == '\0') {
+		snprintf(names[i], sizeof names[i], "%s", d->words);
+		for (p = names[i]; *p != '\0'; p++)
+			if (*p == ' ')
+				*p = '_';
+	}
+	return names[i];
+}
+
+/* One command's line of the help: "/words usage", then what it does
+ * from COMMAND_HELP_COL (on a line of its own when the usage is
+ * longer). */
+static char *
+command_help_line(char *text, size_t *len, size_t *cap,
+    const char *use, const char *what)
+{
+	char *line;
+	int w = (int)strlen(use);
+
+	if (w < COMMAND_HELP_COL - 1)
+		line = xasprintf("%s%*s%s\n", use, COMMAND_HELP_COL - w, "",
+		    what);
+	else
+		line = xasprintf("%s\n%*s%s\n", use, COMMAND_HELP_COL, "",
+		    what);
+	text = xappend(text, len, cap, line, strlen(line));
+	free(line);
+	return text;
+}
 
 const char *
 command_help(void)
 {
-	return
-	    "text                    send text to the focused agent\n"
-	    "/approve [REQ] [text]   approve a request: REQ is an id, an id's\n"
-	    "                        start, or a teammate with one request\n"
-	    "                        waiting (default: the selected one)\n"
-	    "/reject [REQ] [text]    reject a request, with feedback\n"
-	    "/shutdown NAME          ask a teammate to shut down\n"
-	    "/stop NAME              stop a teammate at once (forced)\n"
-	    "/msg NAME TEXT          send text to a member\n"
-	    "/interrupt NAME         stop a member's turn (Esc: the focused)\n"
-	    "/budget [USD|off]       show or set the team's spending limit\n"
-	    "/compact, /context [NAME]  compact now; how full the window is\n"
-	    "/task add SUBJECT [after t1,t2] [in worktree W]  a new task\n"
-	    "/task assign ID NAME, /task done|cancel|reopen ID\n"
-	    "/team, /requests, /tasks  list the team, requests, tasks\n"
-	    "/diff|merge|discard NAME, /worktrees  the worktrees\n"
-	    "/zoom, /help            zoom the focused pane; this help\n"
-	    "/quit                   quit (teammates are asked to shut down)\n"
-	    "//text                  send text that starts with /\n";
+	static char *text;
+	size_t len = 0, cap = 0, i;
+	char *use;
+
+	if (text != NULL)
+		return text;
+	text = command_help_line(text, &len, &cap, "text",
+	    "send text to the focused agent");
+	for (i = 0; i < COMMAND_N; i++) {
+		use = xasprintf("/%s%s%s", command_table[i].words,
+		    *command_table[i].usage ? " " : "", command_table[i].usage);
+		text = command_help_line(text, &len, &cap, use,
+		    command_table[i].help);
+		free(use);
+	}
+	text = command_help_line(text, &len, &cap, "//text",
+	    "send text that starts with /");
+	return text;
 }
 
 static const char *
@@ -156,67 +201,56 @@ task_cut_worktree(struct command *c)
 	}
 }
 
-/* /task add|assign|done|cancel|reopen ... */
-static enum command_kind
-command_task(struct command *c, const char *args)
+/* "usage: /task add … | /task assign …": every command whose words
+ * start with `first`. */
+static char *
+command_usage(const char *first)
 {
-	static const char usage[] = "usage: /task add SUBJECT [after t1,t2] "
-	    "[in worktree NAME] | "
-	    "/task assign ID NAME | /task done|cancel|reopen ID";
-	char *verb = next_word(&args), *rest, *after;
+	size_t n = strlen(first), len = 0, cap = 0, i;
+	char *text = NULL, *one;
+
+	text = xappend(text, &len, &cap, "usage: ", 7);
+	for (i = 0; i < COMMAND_N; i++) {
+		const struct command_def *d = &command_table[i];
+
+		if (strncmp(d->words, first, n) != 0 || (d->words[n] != '\0' &&
+		    d->words[n] != ' '))
+			continue;
+		one = xasprintf("%s/%s%s%s", len > 7 ? " | " : "", d->words,
+		    *d->usage ? " " : "", d->usage);
+		text = xappend(text, &len, &cap, one, strlen(one));
+		free(one);
+	}
+	return text;
+}
+
+/* /task add SUBJECT [after IDS] [in worktree NAME]. */
+static enum command_kind
+command_task_new(struct command *c, const char *args)
+{
+	char *rest, *after;
 	const char *p;
 
-	if (verb == NULL)
-		return command_bad(c, xstrdup(usage));
-	if (strcmp(verb, "add") == 0) {
-		free(verb);
-		if ((c->text = rest_of(args)) == NULL)
-			return command_bad(c, xstrdup("usage: /task add SUBJECT "
-			    "[after t1,t2] [in worktree NAME]"));
-		/* "in worktree NAME" and "after IDS" at the end, in either
-		 * order. */
-		task_cut_worktree(c);
-		for (p = c->text; (after = strstr(p, " after ")) != NULL;
-		    p = after + 1) {
-			if (task_ids_list(after + 7)) {
-				c->target = rest_of(after + 7);
-				*after = '\0';
-				rest = rest_of(c->text);
-				free(c->text);
-				c->text = rest;
-				break;
-			}
+	if ((c->text = rest_of(args)) == NULL)
+		return command_bad(c, command_usage("task add"));
+	/* "in worktree NAME" and "after IDS" at the end, in either
+	 * order. */
+	task_cut_worktree(c);
+	for (p = c->text; (after = strstr(p, " after ")) != NULL;
+	    p = after + 1) {
+		if (task_ids_list(after + 7)) {
+			c->target = rest_of(after + 7);
+			*after = '\0';
+			rest = rest_of(c->text);
+			free(c->text);
+			c->text = rest;
+			break;
 		}
-		if (c->name == NULL && c->text != NULL)
-			task_cut_worktree(c);
-		if (c->text == NULL)
-			return command_bad(c, xstrdup("the task needs a subject"));
-		return c->kind = CMD_TASK_ADD;
 	}
-	if (strcmp(verb, "done") == 0)
-		c->kind = CMD_TASK_DONE;
-	else if (strcmp(verb, "cancel") == 0)
-		c->kind = CMD_TASK_CANCEL;
-	else if (strcmp(verb, "reopen") == 0)
-		c->kind = CMD_TASK_REOPEN;
-	else if (strcmp(verb, "assign") == 0)
-		c->kind = CMD_TASK_ASSIGN;
-	else {
-		free(verb);
-		return command_bad(c, xstrdup(usage));
-	}
-	free(verb);
-	c->target = next_word(&args);
-	if (c->kind == CMD_TASK_ASSIGN)
-		c->name = next_word(&args);
-	rest = rest_of(args);
-	if (c->target == NULL || (c->kind == CMD_TASK_ASSIGN &&
-	    c->name == NULL) || rest != NULL) {
-		free(rest);
-		return command_bad(c, xstrdup(c->kind == CMD_TASK_ASSIGN ?
-		    "usage: /task assign ID NAME" : "usage: /task "
-		    "done|cancel|reopen ID"));
-	}
+	if (c->name == NULL && c->text != NULL)
+		task_cut_worktree(c);
+	if (c->text == NULL)
+		return command_bad(c, xstrdup("the task needs a subject"));
 	return c->kind;
 }
 
@@ -243,12 +277,101 @@ command_budget(struct command *c, const char *args)
 	return c->kind;
 }
 
+/* The definition the line's first words name (*args moved past them),
+ * or NULL. */
+static const struct command_def *
+command_lookup(const char *first, const char **args)
+{
+	const char *after = *args;
+	char *second = NULL;
+	size_t i, n = strlen(first);
+	const struct command_def *d;
+
+	for (i = 0; i < COMMAND_N; i++) {
+		d = &command_table[i];
+		if (strcmp(d->words, first) == 0)
+			return d;
+		if (strncmp(d->words, first, n) != 0 || d->words[n] != ' ')
+			continue;
+		/* A verb: the second word picks it. */
+		if (second == NULL && (second = next_word(&after)) == NULL)
+			return NULL;
+		if (strcmp(d->words + n + 1, second) == 0) {
+			free(second);
+			*args = after;
+			return d;
+		}
+	}
+	free(second);
+	return NULL;
+}
+
+/* Whether the line has nothing more; else the usage error. */
+static enum command_kind
+command_end(struct command *c, const struct command_def *d,
+    const char *args)
+{
+	char *rest = rest_of(args);
+
+	if (rest == NULL)
+		return c->kind;
+	free(rest);
+	return command_bad(c, xasprintf("usage: /%s%s%s", d->words,
+	    *d->usage ? " " : "", d->usage));
+}
+
+/* The arguments, by the shape the command's definition gives. */
+static enum command_kind
+command_args(struct command *c, const struct command_def *d,
+    const char *args)
+{
+	switch (d->args) {
+	case ARGS_NONE:
+		break;
+	case ARGS_REQ_TEXT:
+		c->target = next_word(&args);
+		c->text = rest_of(args);
+		return c->kind;
+	case ARGS_NAME:
+		if ((c->name = next_word(&args)) == NULL)
+			return command_bad(c, command_usage(d->words));
+		break;
+	case ARGS_NAME_OPT:
+		c->name = next_word(&args);
+		break;
+	case ARGS_NAME_TEXT:
+		c->name = next_word(&args);
+		if (c->name == NULL || (c->text = rest_of(args)) == NULL)
+			return command_bad(c, command_usage(d->words));
+		return c->kind;
+	case ARGS_NAME_YES:
+		c->name = next_word(&args);
+		c->text = rest_of(args);
+		if (c->name == NULL || (c->text != NULL &&
+		    strcmp(c->text, "yes") != 0))
+			return command_bad(c, command_usage(d->words));
+		return c->kind;
+	case ARGS_BUDGET:
+		return command_budget(c, args);
+	case ARGS_TASK_NEW:
+		return command_task_new(c, args);
+	case ARGS_ID:
+	case ARGS_ID_NAME:
+		c->target = next_word(&args);
+		if (c->target == NULL || (d->args == ARGS_ID_NAME &&
+		    (c->name = next_word(&args)) == NULL))
+			return command_bad(c, command_usage(d->words));
+		break;
+	}
+	return command_end(c, d, args);
+}
+
 enum command_kind
 command_parse(const char *line, struct command *c)
 {
 	const char *p = skip_space(line), *args;
+	const struct command_def *d;
 	char *word;
-	size_t i;
 
 	memset(c, 0, sizeof *c);
 	if (*p == '\0')
@@ -259,85 +382,24 @@ command_parse(const char *line, struct command *c)
 	}
 	args = p + 1;
 	word = next_word(&args);
-	c->kind = CMD_BAD;
-	for (i = 0; word != NULL &&
-	    i < sizeof command_words / sizeof *command_words; i++) {
-		if (strcmp(word, command_words[i].word) == 0)
-			c->kind = command_words[i].kind;
-	}
-	if (c->kind == CMD_BAD) {
-		command_bad(c, xasprintf("unknown command '/%s' (try /help)",
-		    word ? word : ""));
+	d = word != NULL ? command_lookup(word, &args) : NULL;
+	if (d == NULL) {
+		char *usage = word != NULL ? command_usage(word) : NULL;
+
+		/* A command with verbs, but none of them. */
+		if (usage != NULL && strcmp(usage, "usage: ") != 0)
+			command_bad(c, usage);
+		else {
+			free(usage);
+			command_bad(c, xasprintf("unknown command '/%s' (try "
+			    "/help)", word ? word : ""));
+		}
 		free(word);
 		return c->kind;
 	}
 	free(word);
-
-	switch (c->kind) {
-	case CMD_APPROVE:
-	case CMD_REJECT:
-		c->target = next_word(&args);
-		c->text = rest_of(args);
-		break;
-	case CMD_DISCARD:
-		c->name = next_word(&args);
-		c->text = rest_of(args);
-		if (c->name == NULL || (c->text != NULL &&
-		    strcmp(c->text, "yes") != 0))
-			return command_bad(c, xstrdup("usage: /discard NAME, "
-			    "then /discard NAME yes"));
-		break;
-	case CMD_DIFF:
-	case CMD_MERGE:
-		c->name = next_word(&args);
-		word = rest_of(args);
-		if (c->name == NULL || word != NULL) {
-			free(word);
-			return command_bad(c, xasprintf("usage: /%s NAME",
-			    c->kind == CMD_DIFF ? "diff" : "merge"));
-		}
-		break;
-	case CMD_SHUTDOWN:
-	case CMD_STOP:
-	case CMD_INTERRUPT:
-		c->name = next_word(&args);
-		if (c->name == NULL)
-			return command_bad(c, xasprintf("/%s needs a%s name",
-			    c->kind == CMD_STOP ? "stop" : c->kind ==
-			    CMD_SHUTDOWN ? "shutdown" : "interrupt", c->kind ==
-			    CMD_INTERRUPT ? "" : " teammate's"));
-		if ((word = rest_of(args)) != NULL) {
-			free(word);
-			return command_bad(c, xstrdup("give one name only"));
-		}
-		break;
-	case CMD_MSG:
-		c->name = next_word(&args);
-		c->text = rest_of(args);
-		if (c->name == NULL || c->text == NULL)
-			return command_bad(c, xstrdup("usage: /msg NAME TEXT"));
-		break;
-	case CMD_BUDGET:
-		return command_budget(c, args);
-	case CMD_TASK_ADD:
-		return command_task(c, args);
-	case CMD_COMPACT:
-	case CMD_CONTEXT:
-		c->name = next_word(&args);
-		if ((word = rest_of(args)) != NULL) {
-			free(word);
-			return command_bad(c, xstrdup("give one name only"));
-		}
-		break;
-	default:
-		if ((word = rest_of(args)) != NULL) {
-			free(word);
-			return command_bad(c, xstrdup("this command takes no "
-			    "arguments"));
-		}
-		break;
-	}
-	return c->kind;
+	c->kind = d->kind;
+	return command_args(c, d, args);
 }
 
 void

@@ -25,7 +25,7 @@ execute_done(struct command_result *res, int ok, char *msg)
 /* /team: the members as they are in one read of the store, and the team's
  * spend summed from that same read (so the figures always add up). */
 static json_t *
-execute_team(struct team *t)
+execute_team_report(struct team *t)
 {
 	struct member *m;
 	size_t n = roster_list(team_store(t), &m), i;
@@ -67,7 +67,7 @@ execute_team(struct team *t)
 
 /* /requests: pending first, oldest first, then the latest decided. */
 static json_t *
-execute_requests(struct team *t)
+execute_requests_report(struct team *t)
 {
 	struct request *r;
 	size_t n = protocol_list(team_protocol(t), EXECUTE_REQUESTS, &r), i;
@@ -90,7 +90,7 @@ execute_requests(struct team *t)
 
 /* /tasks: every task, by id. */
 static json_t *
-execute_tasks(struct team *t)
+execute_tasks_report(struct team *t)
 {
 	struct task *k;
 	size_t n = taskboard_list(team_taskboard(t), -1, &k), i;
@@ -102,32 +102,88 @@ execute_tasks(struct team *t)
 	return json_pack("{s:o}", "tasks", list);
 }
 
-/* /task add SUBJECT [after IDS]: the ids split at their commas. */
-static int
-execute_task_add(struct team *t, const struct command *c, char **msg)
-{
-	const char *ids[TASK_MAX_BLOCKERS + 1];
-	char *copy = xstrdup(c->target ? c->target : ""), *p, *save = NULL;
-	size_t n = 0;
-	int rc;
+/* The executor's part of one command (COMMAND_LIST names them). */
+typedef void execute_fn(struct team *t, const struct command *c,
+    const char *focus, const char *selected, struct command_result *res);
 
-	for (p = strtok_r(copy, ", ", &save); p != NULL && n < TASK_MAX_BLOCKERS
-	    + 1; p = strtok_r(NULL, ", ", &save))
-		ids[n++] = p;
-	rc = team_task_add(t, c->text, ids, n, c->name, msg);
-	free(copy);
-	return rc;
+/* The report of a CMDF_REPORT command. */
+static void
+execute_report(struct command_result *res, json_t *data)
+{
+	res->outcome = OUTCOME_REPORT;
+	res->data = data;
+}
+
+/* /team, /requests, /tasks, /worktrees. */
+static void
+execute_team(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)c, (void)focus, (void)selected;
+	execute_report(res, execute_team_report(t));
+}
+
+static void
+execute_requests(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)c, (void)focus, (void)selected;
+	execute_report(res, execute_requests_report(t));
+}
+
+static void
+execute_tasks(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)c, (void)focus, (void)selected;
+	execute_report(res, execute_tasks_report(t));
+}
+
+static void
+execute_worktrees(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)c, (void)focus, (void)selected;
+	execute_report(res, team_worktrees(t));
+}
+
+static void
+execute_diff(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	json_t *data = team_diff(t, c->name, &msg);
+
+	(void)focus, (void)selected;
+	if (data != NULL)
+		execute_report(res, data);
+	else
+		execute_done(res, 0, msg);
+}
+
+/* Text to the focused agent, or /msg's to the one named. */
+static void
+execute_say(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int ok = team_say(t, c->kind == CMD_MSG ? c->name : focus, c->text,
+	    &msg) == 0;
+
+	(void)selected;
+	execute_done(res, ok, msg);
 }
 
 /* /approve and /reject: the request named, else the selected one. */
 static void
-execute_decide(struct team *t, const struct command *c, const char *selected,
-    struct command_result *res)
+execute_decide(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
 {
 	const char *target = c->target ? c->target : selected;
 	char *msg = NULL;
 	enum proto_verdict v;
 
+	(void)focus;
 	if (target != NULL && *target == '\0') {
 		execute_done(res, 0, xstrdup("no pending request is selected; "
 		    "name one (/requests lists them)"));
@@ -137,116 +193,194 @@ execute_decide(struct team *t, const struct command *c, const char *selected,
 	execute_done(res, v == PROTO_DECIDED, msg);
 }
 
+/* A team call's result: its error, or what was done. */
+static void
+execute_named(struct command_result *res, int rc, char *msg, char *done)
+{
+	if (rc == 0) {
+		free(msg);
+		execute_done(res, 1, done);
+	} else {
+		free(done);
+		execute_done(res, 0, msg);
+	}
+}
+
+static void
+execute_shutdown(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_request_shutdown(t, c->name, &msg);
+
+	(void)focus, (void)selected;
+	execute_named(res, rc, msg, xasprintf("asked %s to shut down",
+	    c->name));
+}
+
+static void
+execute_stop(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_force_stop(t, c->name, &msg);
+
+	(void)focus, (void)selected;
+	execute_named(res, rc, msg, xasprintf("stopping %s", c->name));
+}
+
+static void
+execute_interrupt(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_interrupt(t, c->name, &msg);
+
+	(void)focus, (void)selected;
+	execute_named(res, rc, msg, xasprintf("interrupting %s", c->name));
+}
+
+static void
+execute_budget(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)focus, (void)selected;
+	if (c->amount >= 0)
+		team_set_budget(t, c->amount);
+	execute_done(res, 1, team_budget_text(t));
+}
+
+/* The member /compact and /context mean: the one named, else the
+ * focused one. */
+static const char *
+execute_who(const struct command *c, const char *focus)
+{
+	return c->name ? c->name : focus ? focus : ROSTER_LEAD;
+}
+
+static void
+execute_compact(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	const char *name = execute_who(c, focus);
+	char *msg = NULL;
+	int rc = team_compact(t, name, &msg);
+
+	(void)selected;
+	execute_named(res, rc, msg, xasprintf("compacting %s's "
+	    "conversation", name));
+}
+
+static void
+execute_context(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	const char *name = execute_who(c, focus);
+	char *msg = team_context_text(t, name);
+
+	(void)selected;
+	execute_done(res, msg != NULL, msg != NULL ? msg :
+	    xasprintf("no running member is called '%s'", name));
+}
+
+/* /task add SUBJECT [after IDS]: the ids split at their commas. */
+static void
+execute_task_add(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	const char *ids[TASK_MAX_BLOCKERS + 1];
+	char *copy = xstrdup(c->target ? c->target : ""), *p, *save = NULL;
+	char *msg = NULL;
+	size_t n = 0;
+	int rc;
+
+	(void)focus, (void)selected;
+	for (p = strtok_r(copy, ", ", &save); p != NULL && n < TASK_MAX_BLOCKERS
+	    + 1; p = strtok_r(NULL, ", ", &save))
+		ids[n++] = p;
+	rc = team_task_add(t, c->text, ids, n, c->name, &msg);
+	free(copy);
+	execute_done(res, rc == 0, msg);
+}
+
+static void
+execute_task_assign(struct team *t, const struct command *c,
+    const char *focus, const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_task_assign(t, c->target, c->name, &msg);
+
+	(void)focus, (void)selected;
+	execute_done(res, rc == 0, msg);
+}
+
+static void
+execute_task_done(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_task_done(t, c->target, &msg);
+
+	(void)focus, (void)selected;
+	execute_done(res, rc == 0, msg);
+}
+
+/* /task cancel and /task reopen. */
+static void
+execute_task_move(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_task_move(t, c->target, c->kind == CMD_TASK_CANCEL ?
+	    TASK_CANCELLED : TASK_PENDING, &msg);
+
+	(void)focus, (void)selected;
+	execute_done(res, rc == 0, msg);
+}
+
+static void
+execute_merge(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_merge(t, c->name, &msg);
+
+	(void)focus, (void)selected;
+	execute_done(res, rc == 0, msg);
+}
+
+static void
+execute_discard(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int rc = team_discard(t, c->name, c->text != NULL, &msg);
+
+	(void)focus, (void)selected;
+	execute_done(res, rc == 0, msg);
+}
+
+/* Each command's executor, by kind, from COMMAND_LIST. */
+static execute_fn *const execute_table[] = {
+#define EXECUTE_RUN(id, words, usage, args, flags, run, help)		\
+	[CMD_##id] = run,
+	COMMAND_LIST(EXECUTE_RUN)
+#undef EXECUTE_RUN
+	[CMD_SAY] = execute_say,
+	[CMD_BAD] = NULL,
+};
+
 void
 command_run(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
-	const char *name;
-	char *msg = NULL;
-	int ok;
-
 	memset(res, 0, sizeof *res);
-	switch (c->kind) {
-	case CMD_SAY:
-	case CMD_MSG:
-		ok = team_say(t, c->kind == CMD_MSG ? c->name : focus, c->text,
-		    &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_APPROVE:
-	case CMD_REJECT:
-		execute_decide(t, c, selected, res);
-		break;
-	case CMD_SHUTDOWN:
-		ok = team_request_shutdown(t, c->name, &msg) == 0;
-		execute_done(res, ok, ok ? xasprintf("asked %s to shut down",
-		    c->name) : msg);
-		break;
-	case CMD_STOP:
-		ok = team_force_stop(t, c->name, &msg) == 0;
-		execute_done(res, ok, ok ? xasprintf("stopping %s", c->name) :
-		    msg);
-		break;
-	case CMD_INTERRUPT:
-		ok = team_interrupt(t, c->name, &msg) == 0;
-		execute_done(res, ok, ok ? xasprintf("interrupting %s",
-		    c->name) : msg);
-		break;
-	case CMD_BUDGET:
-		if (c->amount >= 0)
-			team_set_budget(t, c->amount);
-		execute_done(res, 1, team_budget_text(t));
-		break;
-	case CMD_COMPACT:
-		name = c->name ? c->name : focus ? focus : ROSTER_LEAD;
-		ok = team_compact(t, name, &msg) == 0;
-		execute_done(res, ok, ok ? xasprintf("compacting %s's "
-		    "conversation", name) : msg);
-		break;
-	case CMD_CONTEXT:
-		name = c->name ? c->name : focus ? focus : ROSTER_LEAD;
-		msg = team_context_text(t, name);
-		execute_done(res, msg != NULL, msg != NULL ? msg :
-		    xasprintf("no running member is called '%s'", name));
-		break;
-	case CMD_TASK_ADD:
-		ok = execute_task_add(t, c, &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_TASK_ASSIGN:
-		ok = team_task_assign(t, c->target, c->name, &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_TASK_DONE:
-		ok = team_task_done(t, c->target, &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_TASK_CANCEL:
-	case CMD_TASK_REOPEN:
-		ok = team_task_move(t, c->target, c->kind == CMD_TASK_CANCEL ?
-		    TASK_CANCELLED : TASK_PENDING, &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_TASKS:
-		res->outcome = OUTCOME_TASKS;
-		res->data = execute_tasks(t);
-		break;
-	case CMD_DIFF:
-		if ((res->data = team_diff(t, c->name, &msg)) != NULL)
-			res->outcome = OUTCOME_DIFF;
-		else
-			execute_done(res, 0, msg);
-		break;
-	case CMD_MERGE:
-		ok = team_merge(t, c->name, &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_DISCARD:
-		ok = team_discard(t, c->name, c->text != NULL, &msg) == 0;
-		execute_done(res, ok, msg);
-		break;
-	case CMD_WORKTREES:
-		res->outcome = OUTCOME_WORKTREES;
-		res->data = team_worktrees(t);
-		break;
-	case CMD_TEAM:
-		res->outcome = OUTCOME_TEAM;
-		res->data = execute_team(t);
-		break;
-	case CMD_REQUESTS:
-		res->outcome = OUTCOME_REQUESTS;
-		res->data = execute_requests(t);
-		break;
-	case CMD_BAD:
+	if (c->kind == CMD_BAD)
 		execute_done(res, 0, xstrdup(c->error));
-		break;
-	case CMD_EMPTY:
-	case CMD_ZOOM:
-	case CMD_HELP:
-	case CMD_QUIT:
+	else if (execute_table[c->kind] != NULL)
+		execute_table[c->kind](t, c, focus, selected, res);
+	else
 		res->outcome = OUTCOME_FRONT;
-		break;
-	}
 }
 
 void

@@ -24,6 +24,7 @@ enum keyread_state {
 };
 
 /* Modifier bits of xterm's parameter (which is 1 + these). */
+#define KEYREAD_MOD_SHIFT	1
 #define KEYREAD_MOD_ALT		2
 #define KEYREAD_MOD_CTRL	4
 
@@ -44,7 +45,8 @@ keyread_put(struct keyread_key *out, size_t n, int is_key, wint_t code)
 	return n;
 }
 
-/* An arrow, with Ctrl or Alt on Left and Right moving by words. */
+/* An arrow, with Ctrl or Alt on Left and Right moving by words, and
+ * Shift alone on Up and Down (curses' KEY_SR and KEY_SF). */
 static int
 keyread_arrow(int final, int mods)
 {
@@ -52,9 +54,9 @@ keyread_arrow(int final, int mods)
 
 	switch (final) {
 	case 'A':
-		return KEY_UP;
+		return mods == KEYREAD_MOD_SHIFT ? KEY_SR : KEY_UP;
 	case 'B':
-		return KEY_DOWN;
+		return mods == KEYREAD_MOD_SHIFT ? KEY_SF : KEY_DOWN;
 	case 'C':
 		return word ? KEYREAD_WORD_RIGHT : KEY_RIGHT;
 	case 'D':

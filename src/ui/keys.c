@@ -1,7 +1,8 @@
 /*
- * Keys and the input line's commands (see view.h). Each handler returns
- * KEY_* flags; the loop in ui.c acts on them (redraw, repaint, quit), as
- * htop's panels do.
+ * What the keys do (see keys.h), and the input line's commands on the
+ * screen (view_command). view_key finds a key's entry in the key table
+ * (keymap.c) and runs it; each action returns KEY_* flags that the loop
+ * in ui.c acts on (redraw, repaint, quit), as htop's panels do.
  */
 #include "config.h"
 
@@ -13,13 +14,12 @@
 #include "agent/command.h"
 #include "agent/netgate.h"
 #include "core/roster.h"
+#include "ui/helpview.h"
+#include "ui/keymap.h"
 #include "ui/keyread.h"
+#include "ui/keys.h"
 #include "ui/view.h"
 #include "util/xmalloc.h"
-
-#define CTRL(c) ((c) & 0x1f)
-/* A key of our own: h on the table hides or shows ended teammates. */
-#define KEYS_HIDE_ENDED	(KEY_MAX + 64)
 
 /* Rows one turn of the mouse wheel scrolls a pane. */
 #define KEYS_WHEEL_ROWS 3
@@ -43,19 +43,35 @@ keys_detail_open(struct view *v, const struct table_row *r)
 	return KEY_REDRAW;
 }
 
+/* Whether r is a network request (agent/netgate.h). */
+static int
+keys_is_network(const struct table_row *r)
+{
+	return strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0;
+}
+
 /*
- * The request F5 or F6 may act on now: the one the detail view shows,
- * or the selected one if the hint line showed it whole when last drawn.
- * Anything else opens the detail view of the selected request first, so
- * no key ever decides a request the person has not been shown.
+ * What F5 and F6 do with r now: decide it when the detail view shows it
+ * or the hint line showed it whole when last drawn (shown_id; `whole`
+ * when the hint line is being written), else show it whole first, so no
+ * key ever decides a request the person has not been shown. The hint's
+ * promises (keys_*_says) and the keys themselves both ask here.
  */
+static int
+keys_decides(struct view *v, const struct table_row *r, int whole)
+{
+	(void)r;
+	return v->popup == POPUP_DETAIL || whole;
+}
+
+/* The request F5 or F6 acts on (the detail view's, or the selected),
+ * or NULL with a hint saying why there is none. */
 static const struct table_row *
-keys_target(struct view *v, int *flags)
+keys_target(struct view *v)
 {
 	const struct table_row *r = v->popup == POPUP_DETAIL ?
 	    table_find(&v->table, v->detail_id) : table_selected(&v->table);
 
-	*flags = KEY_REDRAW;
 	if (r == NULL || !r->pending) {
 		v->popup = POPUP_NONE;
 		view_hint(v, ROLE_ERROR, "no pending request is selected (Tab "
@@ -68,22 +84,42 @@ keys_target(struct view *v, int *flags)
 		    "you", r->from, req_type_name(r->type), r->to);
 		return NULL;
 	}
-	if (v->popup != POPUP_DETAIL && strcmp(v->shown_id, r->id) != 0) {
-		*flags = keys_detail_open(v, r);
-		return NULL;
-	}
 	return r;
 }
 
+/* Whether the request must be shown first: then it is. */
 static int
+keys_show_first(struct view *v, const struct table_row *r)
+{
+	if (keys_decides(v, r, strcmp(v->shown_id, r->id) == 0))
+		return 0;
+	keys_detail_open(v, r);
+	return 1;
+}
+
+/* F5 and F6 with the tasks on show: the requests come back first, as
+ * the request must be in sight to be decided. */
+static int
+keys_tasks_shown(struct view *v, const char *key)
+{
+	if (v->popup != POPUP_NONE || !v->show_tasks)
+		return 0;
+	v->show_tasks = 0;
+	view_hint(v, ROLE_HINT, "the table shows the requests again: %s "
+	    "decides the one the hint line names", key);
+	return 1;
+}
+
+int
 keys_approve(struct view *v)
 {
 	const struct table_row *r;
 	char *msg = NULL;
-	int flags, ok;
+	int ok;
 
-	if ((r = keys_target(v, &flags)) == NULL)
-		return flags;
+	if (keys_tasks_shown(v, "F5") || (r = keys_target(v)) == NULL ||
+	    keys_show_first(v, r))
+		return KEY_REDRAW;
 	v->popup = POPUP_NONE;
 	ok = team_decide(v->team, r->id, 1, NULL, &msg) == PROTO_DECIDED;
 	view_hint(v, ok ? ROLE_HINT : ROLE_ERROR, "%s", msg);
@@ -91,18 +127,74 @@ keys_approve(struct view *v)
 	return KEY_REDRAW;
 }
 
+const char *
+keys_approve_says(struct view *v, const struct table_row *r, int whole)
+{
+	if (!view_decidable(v, r))
+		return NULL;
+	if (!keys_decides(v, r, whole))
+		return "shows all";
+	return keys_is_network(r) ? "allows it for this command" :
+	    "approves";
+}
+
+/* Whether F5 and F6 would show the selected request first (drawn after
+ * the hint line, which notes what it showed). */
+static int
+keys_would_show(struct view *v)
+{
+	const struct table_row *r = table_selected(&v->table);
+
+	return !v->show_tasks && r != NULL && view_decidable(v, r) &&
+	    !keys_decides(v, r, strcmp(v->shown_id, r->id) == 0);
+}
+
+const char *
+keys_approve_label(struct view *v)
+{
+	return keys_would_show(v) ? "Show" : "Approve";
+}
+
+const char *
+keys_reject_label(struct view *v)
+{
+	return keys_would_show(v) ? "Show" : "Reject";
+}
+
+int
+keys_reject(struct view *v)
+{
+	const struct table_row *r;
+
+	if (keys_tasks_shown(v, "F6") || (r = keys_target(v)) == NULL ||
+	    keys_show_first(v, r))
+		return KEY_REDRAW;
+	memcpy(v->reject_id, r->id, sizeof v->reject_id);
+	input_kill(&v->feedback);
+	v->popup = POPUP_FEEDBACK;
+	return KEY_REDRAW;
+}
+
+const char *
+keys_reject_says(struct view *v, const struct table_row *r, int whole)
+{
+	if (!view_decidable(v, r) || !keys_decides(v, r, whole))
+		return NULL;
+	return keys_is_network(r) ? "denies" : "rejects";
+}
+
 /* t in the detail view of a network request: allowed for the whole
  * team (agent/netgate.h). */
-static int
+int
 keys_allow_team(struct view *v)
 {
 	const struct table_row *r;
 	char *msg = NULL;
-	int flags, ok;
+	int ok;
 
-	if ((r = keys_target(v, &flags)) == NULL)
-		return flags;
-	if (strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) != 0) {
+	if ((r = keys_target(v)) == NULL)
+		return KEY_REDRAW;
+	if (!keys_is_network(r)) {
 		view_hint(v, ROLE_ERROR, "t allows a network request for the "
 		    "whole team; this is not one");
 		return KEY_REDRAW;
@@ -116,41 +208,106 @@ keys_allow_team(struct view *v)
 	return KEY_REDRAW;
 }
 
-static int
-keys_reject_prompt(struct view *v)
+const char *
+keys_team_says(struct view *v, const struct table_row *r, int whole)
 {
-	const struct table_row *r;
+	(void)whole;
+	return view_decidable(v, r) && keys_is_network(r) ?
+	    "for the whole team" : NULL;
+}
+
+/* The request Enter shows with nothing typed: the one the hint line
+ * names, or on the table the selected one, decided or not. */
+static const struct table_row *
+keys_enter_request(struct view *v)
+{
+	const struct table_row *r = table_selected(&v->table);
+
+	if (v->input.len > 0 || r == NULL || (v->focus == FOCUS_TABLE &&
+	    v->show_tasks))
+		return NULL;
+	return r->pending || v->focus == FOCUS_TABLE ? r : NULL;
+}
+
+int
+keys_enter(struct view *v)
+{
+	const struct table_row *r = keys_enter_request(v);
+	char *line;
 	int flags;
 
-	if ((r = keys_target(v, &flags)) == NULL)
-		return flags;
-	memcpy(v->reject_id, r->id, sizeof v->reject_id);
-	input_kill(&v->feedback);
-	v->popup = POPUP_FEEDBACK;
+	if (r != NULL)
+		return keys_detail_open(v, r);
+	line = input_take(&v->input);
+	flags = view_command(v, line);
+	free(line);
+	return KEY_REDRAW | flags;
+}
+
+const char *
+keys_enter_says(struct view *v, const struct table_row *r, int whole)
+{
+	(void)whole;
+	if (v->input.len > 0 || r != table_selected(&v->table))
+		return NULL;
+	return keys_is_network(r) && view_decidable(v, r) ?
+	    "then t: for the team" : "shows all";
+}
+
+/* --- the detail view, the menu, the feedback, the diff ------------------ */
+
+static int
+keys_detail_by(struct view *v, int delta)
+{
+	long first = (long)v->detail_first + delta;
+
+	/* Drawing stops it at the end of the text. */
+	v->detail_first = first < 0 ? 0 : first > INT_MAX / 2 ? INT_MAX / 2 :
+	    (int)first;
 	return KEY_REDRAW;
 }
 
-/* The detail view: F5/F6 decide (t: a network request for the team),
- * arrows and pages scroll, Esc or Enter
- * closes. */
-static int
-keys_detail(struct view *v, int is_key, wint_t wc)
+int
+keys_detail_up(struct view *v)
 {
-	if (is_key && wc == KEY_F(5))
-		return keys_approve(v);
-	if (is_key && wc == KEY_F(6))
-		return keys_reject_prompt(v);
-	if (!is_key && (wc == 't' || wc == 'T'))
-		return keys_allow_team(v);
-	if (is_key && (wc == KEY_UP || wc == KEY_PPAGE))
-		v->detail_first -= wc == KEY_UP ? 1 : 10;
-	else if (is_key && (wc == KEY_DOWN || wc == KEY_NPAGE))
-		v->detail_first += wc == KEY_DOWN ? 1 : 10;
-	else if ((!is_key && (wc == '\r' || wc == '\n' || wc == 'q')) ||
-	    (is_key && wc == KEY_ENTER))
-		v->popup = POPUP_NONE;
-	if (v->detail_first < 0)
-		v->detail_first = 0;
+	return keys_detail_by(v, -1);
+}
+
+int
+keys_detail_down(struct view *v)
+{
+	return keys_detail_by(v, 1);
+}
+
+int
+keys_detail_pgup(struct view *v)
+{
+	return keys_detail_by(v, -10);
+}
+
+int
+keys_detail_pgdn(struct view *v)
+{
+	return keys_detail_by(v, 10);
+}
+
+int
+keys_detail_home(struct view *v)
+{
+	return keys_detail_by(v, INT_MIN / 2);
+}
+
+int
+keys_detail_end(struct view *v)
+{
+	return keys_detail_by(v, INT_MAX / 2);
+}
+
+int
+keys_close(struct view *v)
+{
+	v->popup = POPUP_NONE;
+	v->help_typing = 0;
 	return KEY_REDRAW;
 }
 
@@ -183,7 +340,7 @@ keys_shutdown_expired(struct view *v, const char *name)
 	return newest != NULL && newest->status == REQ_EXPIRED;
 }
 
-static int
+int
 keys_menu_choose(struct view *v)
 {
 	struct pane *items[64];
@@ -208,76 +365,245 @@ keys_menu_choose(struct view *v)
 	return KEY_REDRAW;
 }
 
-static int
-keys_popup(struct view *v, int is_key, wint_t wc)
+int
+keys_menu_up(struct view *v)
 {
-	struct pane *items[64];
-	size_t n;
-	char *text, *msg = NULL;
-
-	if (!is_key && wc == 0x1b) {
-		v->popup = POPUP_NONE;
-		return KEY_REDRAW;
-	}
-	switch (v->popup) {
-	case POPUP_HELP:
-		v->popup = POPUP_NONE;
-		break;
-	case POPUP_DETAIL:
-		return keys_detail(v, is_key, wc);
-	case POPUP_DIFF:
-		if (is_key && (wc == KEY_UP || wc == KEY_DOWN))
-			diffview_scroll(&v->diff, wc == KEY_UP ? -1 : 1);
-		else if (is_key && (wc == KEY_PPAGE || wc == KEY_NPAGE))
-			diffview_scroll(&v->diff, (wc == KEY_PPAGE ? -1 : 1) *
-			    (LINES - 6 > 1 ? LINES - 6 : 1));
-		else if (is_key && (wc == KEY_HOME || wc == KEY_END))
-			diffview_scroll(&v->diff, wc == KEY_HOME ? INT_MIN / 2 :
-			    INT_MAX);
-		else if ((!is_key && (wc == 'q' || wc == '\r' ||
-		    wc == '\n')) || (is_key && (wc == KEY_ENTER ||
-		    wc == KEY_F(7))))
-			v->popup = POPUP_NONE;
-		break;
-	case POPUP_MENU:
-		n = keys_menu_items(v, items, 64);
-		if (is_key && wc == KEY_UP && v->menu_sel > 0)
-			v->menu_sel--;
-		else if (is_key && wc == KEY_DOWN && (size_t)v->menu_sel + 1 < n)
-			v->menu_sel++;
-		else if ((!is_key && (wc == '\r' || wc == '\n')) ||
-		    (is_key && wc == KEY_ENTER))
-			return keys_menu_choose(v);
-		else if (is_key && wc == KEY_F(9))
-			v->popup = POPUP_NONE;
-		break;
-	case POPUP_FEEDBACK:
-		if ((!is_key && (wc == '\r' || wc == '\n')) ||
-		    (is_key && wc == KEY_ENTER)) {
-			text = input_take(&v->feedback);
-			team_decide(v->team, v->reject_id, 0, text, &msg);
-			view_hint(v, ROLE_HINT, "%s", msg);
-			free(msg);
-			free(text);
-			v->popup = POPUP_NONE;
-		} else if (!is_key && (wc == 127 || wc == 8))
-			input_backspace(&v->feedback);
-		else if (is_key && wc == KEY_BACKSPACE)
-			input_backspace(&v->feedback);
-		else if (is_key && wc == KEY_LEFT)
-			input_left(&v->feedback);
-		else if (is_key && wc == KEY_RIGHT)
-			input_right(&v->feedback);
-		else if (!is_key)
-			input_insert(&v->feedback, (wchar_t)wc);
-		break;
-	case POPUP_NONE:
-		break;
-	}
+	if (v->menu_sel > 0)
+		v->menu_sel--;
 	return KEY_REDRAW;
 }
 
-/* --- focus, scrolling, the mouse ------------------------------------------- */
+int
+keys_menu_down(struct view *v)
+{
+	struct pane *items[64];
+
+	if ((size_t)v->menu_sel + 1 < keys_menu_items(v, items, 64))
+		v->menu_sel++;
+	return KEY_REDRAW;
+}
+
+int
+keys_feedback_send(struct view *v)
+{
+	char *text = input_take(&v->feedback), *msg = NULL;
+
+	team_decide(v->team, v->reject_id, 0, text, &msg);
+	view_hint(v, ROLE_HINT, "%s", msg);
+	free(msg);
+	free(text);
+	v->popup = POPUP_NONE;
+	return KEY_REDRAW;
+}
+
+int
+keys_feedback_backspace(struct view *v)
+{
+	input_backspace(&v->feedback);
+	return KEY_REDRAW;
+}
+
+int
+keys_feedback_left(struct view *v)
+{
+	input_left(&v->feedback);
+	return KEY_REDRAW;
+}
+
+int
+keys_feedback_right(struct view *v)
+{
+	input_right(&v->feedback);
+	return KEY_REDRAW;
+}
+
+static int
+keys_diff_by(struct view *v, int delta)
+{
+	diffview_scroll(&v->diff, delta);
+	return KEY_REDRAW;
+}
+
+/* A page of the diff view: its height less its frame. */
+static int
+keys_diff_page(void)
+{
+	return LINES - 6 > 1 ? LINES - 6 : 1;
+}
+
+int
+keys_diff_up(struct view *v)
+{
+	return keys_diff_by(v, -1);
+}
+
+int
+keys_diff_down(struct view *v)
+{
+	return keys_diff_by(v, 1);
+}
+
+int
+keys_diff_pgup(struct view *v)
+{
+	return keys_diff_by(v, -keys_diff_page());
+}
+
+int
+keys_diff_pgdn(struct view *v)
+{
+	return keys_diff_by(v, keys_diff_page());
+}
+
+int
+keys_diff_home(struct view *v)
+{
+	return keys_diff_by(v, INT_MIN / 2);
+}
+
+int
+keys_diff_end(struct view *v)
+{
+	return keys_diff_by(v, INT_MAX);
+}
+
+/* --- the help --------------------------------------------------------- */
+
+int
+keys_help_open(struct view *v)
+{
+	helpview_open(v);
+	return KEY_REDRAW;
+}
+
+static int
+keys_help_by(struct view *v, int delta)
+{
+	helpview_scroll(v, delta);
+	return KEY_REDRAW;
+}
+
+/* A page of the help: its rows less one, so a line is seen twice. */
+static int
+keys_help_page(void)
+{
+	int h, w, rows, width;
+
+	helpview_size(&h, &w, &rows, &width);
+	return rows > 2 ? rows - 1 : 1;
+}
+
+int
+keys_help_up(struct view *v)
+{
+	return keys_help_by(v, -1);
+}
+
+int
+keys_help_down(struct view *v)
+{
+	return keys_help_by(v, 1);
+}
+
+int
+keys_help_pgup(struct view *v)
+{
+	return keys_help_by(v, -keys_help_page());
+}
+
+int
+keys_help_pgdn(struct view *v)
+{
+	return keys_help_by(v, keys_help_page());
+}
+
+int
+keys_help_home(struct view *v)
+{
+	return keys_help_by(v, INT_MIN / 2);
+}
+
+int
+keys_help_end(struct view *v)
+{
+	return keys_help_by(v, INT_MAX / 2);
+}
+
+int
+keys_help_find(struct view *v)
+{
+	v->help_typing = 1;
+	v->help_query[0] = '\0';
+	v->help_hit = -1;
+	return KEY_REDRAW;
+}
+
+int
+keys_help_next(struct view *v)
+{
+	if (v->help_query[0] == '\0')
+		return keys_help_find(v);
+	if (helpview_find(v, v->help_hit + 1) == -1)
+		view_hint(v, ROLE_HINT, "the help has no '%s'", v->help_query);
+	return KEY_REDRAW;
+}
+
+int
+keys_search_done(struct view *v)
+{
+	v->help_typing = 0;
+	if (v->help_hit < 0 && v->help_query[0] != '\0')
+		view_hint(v, ROLE_HINT, "the help has no '%s'", v->help_query);
+	return KEY_REDRAW;
+}
+
+int
+keys_search_cancel(struct view *v)
+{
+	v->help_typing = 0;
+	v->help_query[0] = '\0';
+	v->help_hit = -1;
+	return KEY_REDRAW;
+}
+
+/* The search again from the top, as it is now typed. */
+static int
+keys_search_again(struct view *v)
+{
+	if (helpview_find(v, 0) == -1)
+		v->help_hit = -1;
+	return KEY_REDRAW;
+}
+
+int
+keys_search_backspace(struct view *v)
+{
+	size_t len = strlen(v->help_query);
+
+	/* One UTF-8 character off its end. */
+	while (len > 0 && ((unsigned char)v->help_query[--len] & 0xc0) ==
+	    0x80)
+		;
+	v->help_query[len] = '\0';
+	return keys_search_again(v);
+}
+
+/* A character typed into the search. */
+static int
+keys_search_type(struct view *v, wint_t wc)
+{
+	char bytes[8];
+	size_t len = strlen(v->help_query);
+	int n = wctomb(bytes, (wchar_t)wc);
+
+	if (wc < ' ' || n <= 0 || len + (size_t)n >= sizeof v->help_query)
+		return KEY_HANDLED;
+	memcpy(v->help_query + len, bytes, (size_t)n);
+	v->help_query[len + (size_t)n] = '\0';
+	return keys_search_again(v);
+}
+
+/* --- the main screen ------------------------------------------------------ */
 
 /* Tab and S-Tab: the next pane on show, or the table. */
 static void
@@ -294,33 +620,18 @@ keys_focus(struct view *v, int dir)
 	v->focus = i == (int)v->npanes ? FOCUS_TABLE : i;
 }
 
-/*
- * Letters that stand for F-keys while the table has the focus and the
- * input line is empty (typing could not mean them): for terminals that
- * have no F-keys or keep them. Returns the F-key, or 0.
- */
-static int
-keys_table_letter(struct view *v, wint_t wc)
+int
+keys_tab(struct view *v)
 {
-	if (v->focus != FOCUS_TABLE || v->input.len > 0)
-		return 0;
-	switch (wc) {
-	case 'a':
-		return KEY_F(5);
-	case 'r':
-		return KEY_F(6);
-	case '?':
-		return KEY_F(1);
-	case 'z':
-		return KEY_F(8);
-	case 's':
-		return KEY_F(9);
-	case 'h':
-		return KEYS_HIDE_ENDED;
-	case 't':
-		return KEY_F(4);
-	}
-	return 0;
+	keys_focus(v, 1);
+	return KEY_REDRAW;
+}
+
+int
+keys_btab(struct view *v)
+{
+	keys_focus(v, -1);
+	return KEY_REDRAW;
 }
 
 static struct pane *
@@ -333,8 +644,8 @@ keys_focused_pane(struct view *v)
 
 /* Esc: with the input line empty, interrupts the focused agent's turn
  * (the lead's when the table has the focus). */
-static int
-keys_interrupt(struct view *v)
+int
+keys_escape(struct view *v)
 {
 	char *err = NULL;
 
@@ -363,6 +674,241 @@ keys_page(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
+int
+keys_pgup(struct view *v)
+{
+	return keys_page(v, 1);
+}
+
+int
+keys_pgdn(struct view *v)
+{
+	return keys_page(v, -1);
+}
+
+static int
+keys_updown(struct view *v, int dir)
+{
+	if (v->focus == FOCUS_TABLE && v->show_tasks)
+		tasklist_scroll(&v->tasks, dir);
+	else if (v->focus == FOCUS_TABLE)
+		table_move(&v->table, dir);
+	else
+		input_history(&v->input, dir);
+	return KEY_REDRAW;
+}
+
+int
+keys_up(struct view *v)
+{
+	return keys_updown(v, -1);
+}
+
+int
+keys_down(struct view *v)
+{
+	return keys_updown(v, 1);
+}
+
+/* The input line's editing keys. */
+#define KEYS_EDIT(name, call)						\
+int									\
+name(struct view *v)							\
+{									\
+	call(&v->input);						\
+	return KEY_REDRAW;						\
+}
+KEYS_EDIT(keys_home, input_home)
+KEYS_EDIT(keys_left, input_left)
+KEYS_EDIT(keys_right, input_right)
+KEYS_EDIT(keys_word_left, input_word_left)
+KEYS_EDIT(keys_word_right, input_word_right)
+KEYS_EDIT(keys_backspace, input_backspace)
+KEYS_EDIT(keys_delete, input_delete)
+KEYS_EDIT(keys_line_start, input_home)
+KEYS_EDIT(keys_line_end, input_end)
+KEYS_EDIT(keys_kill_line, input_kill)
+KEYS_EDIT(keys_kill_word, input_kill_word)
+
+int
+keys_newline(struct view *v)
+{
+	input_insert(&v->input, L'\n');
+	return KEY_REDRAW;
+}
+
+/* End returns a scrolled pane to its live tail first. */
+int
+keys_end(struct view *v)
+{
+	struct pane *p = keys_focused_pane(v);
+
+	if (p != NULL && p->scroll > 0)
+		pane_scroll_end(p);
+	else
+		input_end(&v->input);
+	return KEY_REDRAW;
+}
+
+int
+keys_tasks(struct view *v)
+{
+	v->show_tasks = !v->show_tasks;
+	return KEY_REDRAW;
+}
+
+const char *
+keys_tasks_label(struct view *v)
+{
+	return v->show_tasks ? "Requests" : "Tasks";
+}
+
+/* F7: the focused teammate's worktree, where it works now: the one its
+ * task names, else its own. */
+int
+keys_diff(struct view *v)
+{
+	const struct tasklist_row *task;
+	struct pane *p = keys_focused_pane(v);
+	char *line;
+	int flags;
+
+	if (p == NULL || strcmp(p->name, ROSTER_LEAD) == 0) {
+		view_hint(v, ROLE_HINT, "F7 shows a teammate's changes: "
+		    "focus its pane first (Tab)");
+		return KEY_REDRAW;
+	}
+	task = tasklist_current(&v->tasks, p->name);
+	line = xasprintf("/diff %s", task != NULL && *task->worktree ?
+	    task->worktree : p->name);
+	flags = view_command(v, line);
+	free(line);
+	return KEY_REDRAW | flags;
+}
+
+int
+keys_zoom(struct view *v)
+{
+	v->zoom = !v->zoom;
+	return KEY_REDRAW;
+}
+
+int
+keys_menu(struct view *v)
+{
+	v->popup = POPUP_MENU;
+	v->menu_sel = 0;
+	return KEY_REDRAW;
+}
+
+int
+keys_quit(struct view *v)
+{
+	(void)v;
+	return KEY_QUIT;
+}
+
+int
+keys_thinking(struct view *v)
+{
+	v->show_thinking = !v->show_thinking;
+	view_hint(v, ROLE_HINT, "thinking is %s (C-o)", v->show_thinking ?
+	    "shown in full" : "folded");
+	return KEY_REDRAW;
+}
+
+/* S-Up and S-Down: the teammate before or after the focused pane (the
+ * lead's, from the table), its pane focused; x then stops it. */
+static int
+keys_pick(struct view *v, int dir)
+{
+	int n = (int)v->npanes, i = v->focus == FOCUS_TABLE ? 0 : v->focus,
+	    tries;
+
+	if (n < 2) {
+		view_hint(v, ROLE_HINT, "there is no teammate to pick yet");
+		return KEY_REDRAW;
+	}
+	for (tries = 0; tries < n; tries++) {
+		i = ((i + dir) % n + n) % n;
+		if (i > 0 && !view_hidden(v, (size_t)i))
+			break;
+	}
+	if (i == 0)
+		return KEY_REDRAW;
+	v->focus = i;
+	v->picked = 1;
+	view_hint(v, ROLE_HINT, "%s picked: type to write to it, x stops it "
+	    "(asks first)", v->panes[i]->name);
+	return KEY_REDRAW;
+}
+
+int
+keys_pick_up(struct view *v)
+{
+	return keys_pick(v, -1);
+}
+
+int
+keys_pick_down(struct view *v)
+{
+	return keys_pick(v, 1);
+}
+
+/* x after a pick: the shutdown menu on that teammate, so that stopping
+ * it asks first, as F9 does. */
+int
+keys_stop_picked(struct view *v)
+{
+	struct pane *items[64], *p = keys_focused_pane(v);
+	size_t n = keys_menu_items(v, items, 64), i;
+
+	for (i = 0; i < n; i++)
+		if (items[i] == p)
+			break;
+	if (p == NULL || i == n) {
+		view_hint(v, ROLE_HINT, "%s is not running", p ? p->name :
+		    "no teammate");
+		return KEY_REDRAW;
+	}
+	keys_menu(v);
+	v->menu_sel = (int)i;
+	return KEY_REDRAW;
+}
+
+int
+keys_redraw(struct view *v)
+{
+	(void)v;
+	return KEY_FULL_REDRAW;
+}
+
+/* C-g: the error on the status line is seen. */
+int
+keys_ack_error(struct view *v)
+{
+	free(v->error);
+	v->error = NULL;
+	v->errors = 0;
+	return KEY_REDRAW;
+}
+
+int
+keys_hide_ended(struct view *v)
+{
+	v->hide_ended = !v->hide_ended;
+	view_hint(v, ROLE_HINT, "ended teammates are %s (h on the table)",
+	    v->hide_ended ? "hidden" : "shown");
+	return KEY_REDRAW;
+}
+
+int
+keys_resize(struct view *v)
+{
+	(void)v;
+	return KEY_REDRAW;
+}
+
 mmask_t
 view_mouse_mask(void)
 {
@@ -388,7 +934,7 @@ keys_pane_at(struct view *v, int y, int x)
 
 /* A click focuses a pane or selects a table row; the wheel scrolls the
  * pane under the pointer, or moves the table's selection. */
-static int
+int
 keys_mouse(struct view *v)
 {
 	MEVENT me;
@@ -427,183 +973,45 @@ keys_mouse(struct view *v)
 	return KEY_REDRAW;
 }
 
-/* --- the input line ----------------------------------------------------------- */
+/* --- the way in ---------------------------------------------------------- */
 
 int
 view_key(struct view *v, int is_key, wint_t wc)
 {
-	const struct tasklist_row *task;
-	struct pane *p;
-	char *line;
-	int flags, fkey;
+	const struct keydef *d;
+	unsigned where;
 
 	/* A notice lasts until the next key. */
 	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE))) {
 		free(v->hint);
 		v->hint = NULL;
 	}
-	if (v->popup != POPUP_NONE)
-		return keys_popup(v, is_key, wc);
-	if (!is_key) {
-		switch (wc) {
-		case '\r':
-			/* Enter on the table with nothing typed: details. */
-			if (v->focus == FOCUS_TABLE && v->input.len == 0 &&
-			    !v->show_tasks && table_selected(&v->table) != NULL)
-				return keys_detail_open(v,
-				    table_selected(&v->table));
-			line = input_take(&v->input);
-			flags = view_command(v, line);
-			free(line);
-			return KEY_REDRAW | flags;
-		case '\t':
-			keys_focus(v, 1);
-			return KEY_REDRAW;
-		case 127:
-		case CTRL('h'):
-			input_backspace(&v->input);
-			return KEY_REDRAW;
-		case CTRL('l'):
-			return KEY_FULL_REDRAW;
-		case CTRL('u'):
-			input_kill(&v->input);
-			return KEY_REDRAW;
-		case CTRL('w'):
-			input_kill_word(&v->input);
-			return KEY_REDRAW;
-		case CTRL('a'):
-			input_home(&v->input);
-			return KEY_REDRAW;
-		case CTRL('e'):
-			input_end(&v->input);
-			return KEY_REDRAW;
-		case CTRL('c'):
-			return KEY_QUIT;
-		case CTRL('g'):
-			/* The error on the status line is seen. */
-			free(v->error);
-			v->error = NULL;
-			v->errors = 0;
-			return KEY_REDRAW;
-		case CTRL('t'):
-			v->show_thinking = !v->show_thinking;
-			view_hint(v, ROLE_HINT, "thinking is %s (C-t)",
-			    v->show_thinking ? "shown in full" : "folded");
-			return KEY_REDRAW;
-		case 0x1b:
-			return keys_interrupt(v);
-		default:
-			if ((fkey = keys_table_letter(v, wc)) != 0)
-				return view_key(v, 1, (wint_t)fkey);
-			input_insert(&v->input, (wchar_t)wc);
-			return KEY_REDRAW;
-		}
+	/* One Enter, one Backspace, however the terminal sends them. */
+	if ((!is_key && wc == '\n') || (is_key && wc == KEY_ENTER)) {
+		is_key = 0;
+		wc = '\r';
+	} else if (!is_key && (wc == 127 || wc == 8)) {
+		is_key = 1;
+		wc = KEY_BACKSPACE;
 	}
-	switch (wc) {
-	case KEY_ENTER:
-		return view_key(v, 0, '\r');
-	case KEYREAD_NEWLINE:
-		input_insert(&v->input, L'\n');
-		break;
-	case KEYREAD_WORD_LEFT:
-		input_word_left(&v->input);
-		break;
-	case KEYREAD_WORD_RIGHT:
-		input_word_right(&v->input);
-		break;
-	case KEY_BACKSPACE:
-		input_backspace(&v->input);
-		break;
-	case KEY_DC:
-		input_delete(&v->input);
-		break;
-	case KEY_LEFT:
-		input_left(&v->input);
-		break;
-	case KEY_RIGHT:
-		input_right(&v->input);
-		break;
-	case KEY_HOME:
-		input_home(&v->input);
-		break;
-	case KEY_END:
-		/* End returns a scrolled pane to its live tail first. */
-		if ((p = keys_focused_pane(v)) != NULL && p->scroll > 0)
-			pane_scroll_end(p);
-		else
-			input_end(&v->input);
-		break;
-	case KEY_UP:
-	case KEY_DOWN:
-		if (v->focus == FOCUS_TABLE && v->show_tasks)
-			tasklist_scroll(&v->tasks, wc == KEY_UP ? -1 : 1);
-		else if (v->focus == FOCUS_TABLE)
-			table_move(&v->table, wc == KEY_UP ? -1 : 1);
-		else
-			input_history(&v->input, wc == KEY_UP ? -1 : 1);
-		break;
-	case KEY_PPAGE:
-		return keys_page(v, 1);
-	case KEY_NPAGE:
-		return keys_page(v, -1);
-	case KEY_BTAB:
-		keys_focus(v, -1);
-		break;
-	case KEY_F(1):
-		v->popup = POPUP_HELP;
-		break;
-	case KEY_F(4):
-		v->show_tasks = !v->show_tasks;
-		break;
-	case KEY_F(7):
-		/* The focused teammate's worktree. */
-		if ((p = keys_focused_pane(v)) == NULL || strcmp(p->name,
-		    ROSTER_LEAD) == 0) {
-			view_hint(v, ROLE_HINT, "F7 shows a teammate's changes: "
-			    "focus its pane first (Tab)");
-			break;
-		}
-		/* Where it works now: the worktree its task names, else
-		 * its own. */
-		task = tasklist_current(&v->tasks, p->name);
-		line = xasprintf("/diff %s", task != NULL && *task->worktree ?
-		    task->worktree : p->name);
-		flags = view_command(v, line);
-		free(line);
-		return KEY_REDRAW | flags;
-	case KEY_F(5):
-	case KEY_F(6):
-		/* The request must be in sight to be decided. */
-		if (v->show_tasks) {
-			v->show_tasks = 0;
-			view_hint(v, ROLE_HINT, "the table shows the requests "
-			    "again: %s decides the one the hint line names",
-			    wc == KEY_F(5) ? "F5" : "F6");
-			break;
-		}
-		return wc == KEY_F(5) ? keys_approve(v) :
-		    keys_reject_prompt(v);
-	case KEY_F(8):
-		v->zoom = !v->zoom;
-		break;
-	case KEY_F(9):
-		v->popup = POPUP_MENU;
-		v->menu_sel = 0;
-		break;
-	case KEY_F(10):
-		return KEY_QUIT;
-	case KEYS_HIDE_ENDED:
-		v->hide_ended = !v->hide_ended;
-		view_hint(v, ROLE_HINT, "ended teammates are %s (h on the "
-		    "table)", v->hide_ended ? "hidden" : "shown");
-		break;
-	case KEY_MOUSE:
-		return keys_mouse(v);
-	case KEY_RESIZE:
-		return KEY_REDRAW;
-	default:
+	d = keymap_find(v, is_key, (int)wc);
+	/* A pick lasts one key (the mouse and a resize aside). */
+	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE)))
+		v->picked = 0;
+	if (d != NULL)
+		return d->run(v);
+	/* Anything else is typed, where something is being typed. */
+	where = keymap_where(v);
+	if (is_key || wc < ' ')
 		return KEY_HANDLED;
-	}
+	if (where == KW_MAIN)
+		input_insert(&v->input, (wchar_t)wc);
+	else if (where == KW_FEEDBACK)
+		input_insert(&v->feedback, (wchar_t)wc);
+	else if (where == KW_SEARCH)
+		return keys_search_type(v, wc);
+	else
+		return KEY_HANDLED;
 	return KEY_REDRAW;
 }
 
@@ -776,6 +1184,36 @@ keys_task_lines(struct view *v, json_t *report)
 	}
 }
 
+/* A command's report, on the screen. */
+static void
+keys_report(struct view *v, enum command_kind kind, json_t *data)
+{
+	switch (kind) {
+	case CMD_TEAM:
+		keys_team_lines(v, data);
+		break;
+	case CMD_REQUESTS:
+		keys_request_lines(v, data);
+		v->focus = FOCUS_TABLE;
+		v->show_tasks = 0;
+		break;
+	case CMD_TASKS:
+		keys_task_lines(v, data);
+		v->focus = FOCUS_TABLE;
+		v->show_tasks = 1;
+		break;
+	case CMD_DIFF:
+		diffview_open(&v->diff, data);
+		v->popup = POPUP_DIFF;
+		break;
+	case CMD_WORKTREES:
+		keys_worktree_lines(v, data);
+		break;
+	default:
+		break;
+	}
+}
+
 int
 view_command(struct view *v, const char *line)
 {
@@ -795,33 +1233,16 @@ view_command(struct view *v, const char *line)
 	case OUTCOME_ERROR:
 		view_hint(v, ROLE_ERROR, "%s", res.message);
 		break;
-	case OUTCOME_TEAM:
-		keys_team_lines(v, res.data);
-		break;
-	case OUTCOME_REQUESTS:
-		keys_request_lines(v, res.data);
-		v->focus = FOCUS_TABLE;
-		v->show_tasks = 0;
-		break;
-	case OUTCOME_TASKS:
-		keys_task_lines(v, res.data);
-		v->focus = FOCUS_TABLE;
-		v->show_tasks = 1;
-		break;
-	case OUTCOME_DIFF:
-		diffview_open(&v->diff, res.data);
-		v->popup = POPUP_DIFF;
-		break;
-	case OUTCOME_WORKTREES:
-		keys_worktree_lines(v, res.data);
+	case OUTCOME_REPORT:
+		keys_report(v, c.kind, res.data);
 		break;
 	case OUTCOME_FRONT:
 		if (c.kind == CMD_ZOOM)
-			v->zoom = !v->zoom;
+			keys_zoom(v);
 		else if (c.kind == CMD_HELP)
-			v->popup = POPUP_HELP;
+			keys_help_open(v);
 		else if (c.kind == CMD_QUIT)
-			flags = KEY_QUIT;
+			flags = keys_quit(v);
 		break;
 	}
 	command_result_clear(&res);

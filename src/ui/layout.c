@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/command.h"
-#include "agent/netgate.h"
 #include "ui/draw.h"
+#include "ui/helpview.h"
+#include "ui/keymap.h"
 #include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
@@ -434,20 +434,16 @@ layout_fkeys(struct view *v, int y)
 {
 	char *status;
 	int room, width = 0;
-	const char *const keys[][2] = {
-		{ "F1", "Help" }, { "F4", v->show_tasks ? "Requests" :
-		"Tasks" }, { "F5", "Approve" }, { "F6", "Reject" },
-		{ "F8", "Zoom" }, { "F9", "Shutdown" }, { "F10", "Quit" },
-	};
-	size_t i;
+	const char *names[16], *labels[16];
+	size_t i, n = keymap_bar(v, KW_MAIN, names, labels, 16);
 	int x = 0;
 
 	move(y, 0);
-	for (i = 0; i < sizeof keys / sizeof *keys && x < COLS; i++) {
-		layout_text(y, x, COLS - x, ROLE_FKEY, keys[i][0]);
-		x += (int)strlen(keys[i][0]);
-		layout_text(y, x, COLS - x, ROLE_FKEY_LABEL, keys[i][1]);
-		x += (int)strlen(keys[i][1]) + 1;
+	for (i = 0; i < n && x < COLS; i++) {
+		layout_text(y, x, COLS - x, ROLE_FKEY, names[i]);
+		x += (int)strlen(names[i]);
+		layout_text(y, x, COLS - x, ROLE_FKEY_LABEL, labels[i]);
+		x += (int)strlen(labels[i]) + 1;
 	}
 	attrset(color_attr(ROLE_FKEY_LABEL));
 	if (x < COLS)
@@ -494,56 +490,38 @@ layout_popup_box(int h, int w, const char *title, int *py, int *px)
 	*px = x;
 }
 
+/*
+ * The help: as many of its lines as fit from help_first, the line a
+ * search found marked, and on its last row either the search being
+ * typed or its keys and where it is ("12-31 of 80").
+ */
 static void
 layout_help(struct view *v)
 {
-	static const char *const keys[] = {
-		"Enter       send the input line to the focused agent",
-		"Tab/S-Tab   focus: lead → teammates → request table",
-		"Up/Down     choose a request (table focused); history",
-		"F4          the table shows the tasks, or the requests",
-		"F5          approve the request the hint line names",
-		"F6          reject it, with feedback",
-		"t           (network request shown) allow the host for the team",
-		"Enter       (table focused) show the whole request",
-		"F7, F8      the focused teammate's changes; zoom the pane",
-		"F9          shutdown menu (forced stop after expiry)",
-		"Esc         interrupt the focused agent (input line empty)",
-		"C-Left/Right, M-b/M-f  move by word · M-Enter, C-j  new line",
-		"C-t         show the models' thinking in full, or folded",
-		"PgUp/PgDn   scroll the focused pane; End: live tail",
-		"F10, C-c    quit (teammates are asked to shut down);",
-		"            again: stop everyone now (state kept)",
-		"C-l redraw · C-g clear the error · mouse: click, wheel",
-		"table, empty line: a/r approve/reject t tasks z s ? h hide",
-		"",
-	};
-	const char *cmds = command_help(), *p, *nl;
-	int h = (int)(sizeof keys / sizeof *keys) + 4, w = 72, y, x, r;
-	size_t i;
+	int h, w, rows, width, y, x, r;
+	size_t n, i;
+	char **lines, *foot, *keys;
 
-	for (p = cmds; (p = strchr(p, '\n')) != NULL; p++)
-		h++;
-	if (h > LINES)
-		h = LINES;
-	if (w > COLS)
-		w = COLS;
-	layout_popup_box(h, w, "help · any key closes", &y, &x);
-	/* How commands are confined comes first: it must never be cut. */
-	layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, team_sandbox_brief(v->team));
-	r = 2;
-	for (i = 0; i < sizeof keys / sizeof *keys && r < h - 2; i++, r++)
-		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, keys[i]);
-	for (p = cmds; *p != '\0' && r < h - 2; p = nl + 1, r++) {
-		char *line;
-
-		nl = strchr(p, '\n');
-		if (nl == NULL)
-			break;
-		line = xasprintf("%.*s", (int)(nl - p), p);
-		layout_text(y + 1 + r, x + 2, w - 4, ROLE_POPUP, line);
-		free(line);
+	helpview_size(&h, &w, &rows, &width);
+	lines = helpview_lines(v, width, &n);
+	if (v->help_first > (int)n - rows)
+		v->help_first = (int)n - rows > 0 ? (int)n - rows : 0;
+	layout_popup_box(h, w, "help · Esc or q closes", &y, &x);
+	for (r = 0, i = (size_t)v->help_first; r < rows && i < n; r++, i++)
+		layout_text(y + 1 + r, x + 2, width, (int)i == v->help_hit ?
+		    ROLE_SELECTED : ROLE_POPUP, lines[i]);
+	if (v->help_typing)
+		foot = xasprintf("search: %s_  (Enter finds, Esc cancels)",
+		    v->help_query);
+	else {
+		keys = keymap_line(v, KW_HELP);
+		foot = xasprintf("%s · %d-%d of %zu", keys, v->help_first + 1,
+		    v->help_first + r, n);
+		free(keys);
 	}
+	layout_text(y + h - 2, x + 2, width, ROLE_HINT, foot);
+	free(foot);
+	helpview_free(lines, n);
 }
 
 static void
@@ -552,6 +530,7 @@ layout_menu(struct view *v)
 	struct pane *items[64];
 	size_t n = keys_menu_items(v, items, 64), i;
 	int h = (int)n + 4, w = 56, y, x;
+	char *keys;
 
 	if (h < 5)
 		h = 5;
@@ -574,8 +553,9 @@ layout_menu(struct view *v)
 		    ROLE_SELECTED : ROLE_POPUP, line);
 		free(line);
 	}
-	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP,
-	    "Enter: request shutdown · Esc: close");
+	keys = keymap_line(v, KW_MENU);
+	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, keys);
+	free(keys);
 }
 
 static void
@@ -585,12 +565,12 @@ layout_feedback(struct view *v)
 	int h = 5, w = 64, y, x;
 	char *title = r != NULL ? xasprintf("reject %s's %s (%s)", r->from,
 	    req_type_name(r->type), r->id) : xasprintf("reject %s",
-	    v->reject_id);
+	    v->reject_id), *keys = keymap_line(v, KW_FEEDBACK);
 
 	layout_popup_box(h, w, title, &y, &x);
 	free(title);
-	layout_text(y + 3, x + 2, w - 4, ROLE_POPUP,
-	    "Enter sends · Esc cancels");
+	layout_text(y + 3, x + 2, w - 4, ROLE_POPUP, keys);
+	free(keys);
 	input_draw(&v->feedback, "feedback: ", y + 1, x + 2, w - 4);
 }
 
@@ -599,12 +579,15 @@ static void
 layout_diff(struct view *v)
 {
 	int h = LINES - 2, w = COLS - 2, y, x;
+	char *keys = keymap_line(v, KW_DIFF), *line;
 
 	layout_popup_box(h, w, v->diff.title ? v->diff.title : "diff", &y,
 	    &x);
 	diffview_draw(&v->diff, y + 1, x + 1, h - 3, w - 2);
-	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, "Up/Down/PgUp/PgDn/"
-	    "Home/End scroll · Esc closes · /merge NAME merges it");
+	line = xasprintf("%s · /merge NAME merges it", keys);
+	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, line);
+	free(line);
+	free(keys);
 }
 
 /*
@@ -663,6 +646,16 @@ layout_detail_command(struct view *v, const struct permline *pl, int y,
 	permline_rows_free(lines, n);
 }
 
+/* The detail view's keys, as the key table has them for its request. */
+static void
+layout_detail_keys(struct view *v, int y, int x, int w)
+{
+	char *keys = keymap_line(v, KW_DETAIL);
+
+	layout_text(y, x, w, ROLE_POPUP, keys);
+	free(keys);
+}
+
 /*
  * The detail view of one request: who asked whom, when, its status, and
  * its whole body wrapped (a command numbered by line), from line
@@ -702,10 +695,7 @@ layout_detail(struct view *v, int64_t now)
 	rows = h - 5;
 	if (r->perm != NULL) {
 		layout_detail_command(v, r->perm, y + 3, x + 2, rows, w - 4);
-		layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP,
-		    view_decidable(v, r) ? "F5 approves · F6 rejects · "
-		    "Up/Down/PgUp/PgDn scroll · Esc closes" :
-		    "Up/Down/PgUp/PgDn scroll · Esc closes");
+		layout_detail_keys(v, y + h - 2, x + 2, w - 4);
 		return;
 	}
 	/* The body wrapped: counted first, so that scrolling stops at its
@@ -743,11 +733,7 @@ layout_detail(struct view *v, int64_t now)
 		if (nl == NULL)
 			break;
 	}
-	layout_text(y + h - 2, x + 2, w - 4, ROLE_POPUP, !view_decidable(v, r) ?
-	    "Up/Down/PgUp/PgDn scroll · Esc closes" : strncmp(r->body,
-	    NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0 ? "F5 allows for "
-	    "this command · t for the whole team · F6 denies · Esc closes" :
-	    "F5 approves · F6 rejects · Up/Down/PgUp/PgDn scroll · Esc closes");
+	layout_detail_keys(v, y + h - 2, x + 2, w - 4);
 }
 
 /*
@@ -775,6 +761,7 @@ layout_hint(struct view *v)
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
+	/* view_selection_text promised F5 decides only when this fits. */
 	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
 	    (int)text_width(line, lead + must) <= COLS - 2)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);

@@ -65,9 +65,14 @@ struct view {
 	char		 shown_id[16];
 	char		 detail_id[16];	/* POPUP_DETAIL's request */
 	int		 detail_first;	/* its first line shown */
+	int		 help_first;	/* the help's first line shown */
+	int		 help_hit;	/* its line the search found, or -1 */
+	int		 help_typing;	/* a search is being typed */
+	char		 help_query[64]; /* what is searched */
 	int64_t		 started_ms;	/* for the status line's clock */
 	unsigned	 spin;		/* its spinner's frame */
-	int		 show_thinking;	/* Ctrl-T: thinking unfolded */
+	int		 show_thinking;	/* Ctrl-O: thinking unfolded */
+	int		 picked;	/* the last key picked a teammate */
 	int		 hide_ended;	/* terminated teammates not drawn */
 	/* The last error, on the status line until Ctrl-G acknowledges
 	 * it, and how many came since the last acknowledgement. */

@@ -3,6 +3,7 @@ share: huddle in a tmux screen talking to the fake, a clean quit, and a
 main() that skips without tmux."""
 
 import os
+import re
 import sys
 import tempfile
 
@@ -39,3 +40,32 @@ def run_main(register):
     with FakeLLM() as fake:
         register(r, fake)
     sys.exit(r.finish())
+
+
+# The help's last row: its keys, then which of its lines are on show.
+HELP_FOOT = re.compile(r"(\d+)-(\d+) of (\d+)")
+
+
+def _help_range(text):
+    m = HELP_FOOT.search(text)
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+def read_help(s, timeout=10):
+    """Reads the open help page by page (PgDn) to its end; returns every
+    page's screen, joined.  A page is read only once its footer, the
+    last row of the box curses writes, shows the page's range: the rows
+    above it reached the terminal before it, so a page is never caught
+    half drawn."""
+    pages = []
+    screen = s.wait_for(lambda t: _help_range(t) is not None, timeout,
+                        "the help's footer")
+    while True:
+        first, last, total = _help_range(screen)
+        pages.append(screen)
+        if last >= total:
+            return "\n".join(pages)
+        s.send_keys("PgDn")
+        screen = s.wait_for(
+            lambda t, first=first: (_help_range(t) or (0,))[0] > first,
+            timeout, "the help's next page")

@@ -16,6 +16,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from screen_driver import Results, Screen, expect, region, tmux_available  # noqa: E402
 from fakellm_client import API_KEY, FakeLLM  # noqa: E402
+from huddle_screen import read_help  # noqa: E402
 
 BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 HUDDLE = os.path.join(BUILD, "src", "huddle")
@@ -178,7 +179,7 @@ def test_resize_while_streaming(fake):
         quit_clean(s)
 
 
-def test_thinking_is_folded_and_ctrl_t_unfolds_it():
+def test_thinking_is_folded_and_ctrl_o_unfolds_it():
     s, _ = demo()
     with s:
         # The lead's first turn thinks before it speaks (src/demo.c).
@@ -186,9 +187,9 @@ def test_thinking_is_folded_and_ctrl_t_unfolds_it():
         expect("thinking · " in screen, "no folded thought:\n" + screen)
         expect("The person wants to see a team." not in screen,
                "the thought is not folded")
-        s.send_keys("C-t")
+        s.send_keys("C-o")
         s.wait_for("The person wants to see a team.", 5, "the thought in full")
-        s.send_keys("C-t")
+        s.send_keys("C-o")
         s.wait_gone("The person wants to see a team.", 5)
         quit_clean(s)
 
@@ -198,13 +199,13 @@ def test_help_lists_the_keys_and_the_sandbox():
     with s:
         s.wait_for("F10Quit", what="the key bar")
         s.send_keys("F1")
-        screen = s.wait_for("any key closes", 5, "the help")
-        for want in ("Esc ", "C-t ", "/interrupt NAME", "/budget"):
+        screen = read_help(s)
+        for want in ("Esc ", "C-o ", "/interrupt NAME", "/budget"):
             expect(want in screen, "the help lacks %r:\n%s" % (want, screen))
         expect(re.search(r"commands: (Landlock sandbox|NO sandbox)", screen),
                "the help does not say how commands are confined:\n" + screen)
-        s.send_keys("Space")
-        s.wait_gone("any key closes", 5)
+        s.send_keys("q")
+        s.wait_gone("Esc or q closes", 5)
         quit_clean(s)
 
 
@@ -361,8 +362,8 @@ def main():
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
-    r.run("thinking is folded; C-t unfolds it",
-          test_thinking_is_folded_and_ctrl_t_unfolds_it)
+    r.run("thinking is folded; C-o unfolds it",
+          test_thinking_is_folded_and_ctrl_o_unfolds_it)
     r.run("F1 lists the keys, the commands and the sandbox",
           test_help_lists_the_keys_and_the_sandbox)
     r.run("a fatal signal restores the terminal", test_fatal_signal_restores_the_terminal)

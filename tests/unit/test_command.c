@@ -3,9 +3,12 @@
  */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/command.h"
+#include "util/xmalloc.h"
 #include "testutil.h"
 
 static void
@@ -147,6 +150,127 @@ START_TEST(task_commands)
 }
 END_TEST
 
+/* A file of the source tree, whole (NULL when missing). */
+static char *
+source_file(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], *text;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof path, "%s/%s", top ? top : ".", name);
+	if ((f = fopen(path, "r")) == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
+}
+
+/* Whether the table has a command of these words. */
+static int
+table_has(const char *words, size_t len)
+{
+	const struct command_def *d;
+	size_t n, i;
+
+	d = command_defs(&n);
+	for (i = 0; i < n; i++)
+		if (strlen(d[i].words) == len && strncmp(d[i].words, words,
+		    len) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The man page lists the commands of the table, each once, in the
+ * order of the table: the first word(s) of each entry's tag in its
+ * COMMANDS section.
+ */
+START_TEST(man_page_lists_the_table)
+{
+	char *man = source_file("doc/huddle.1"), *p, *end, *tag, *stop;
+	const struct command_def *d;
+	size_t n, i = 0, len;
+
+	ck_assert_msg(man != NULL, "doc/huddle.1 not found (top_srcdir?)");
+	p = strstr(man, "\n.SH COMMANDS\n");
+	ck_assert_ptr_nonnull(p);
+	end = strstr(p + 1, "\n.SH ");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	d = command_defs(&n);
+	while ((p = strstr(p, "\n.TP\n")) != NULL) {
+		p += 5;
+		/* ".B /team", ".BI /diff \" name\"", ".BI \"/task add \" …" */
+		tag = p + strcspn(p, " ") + 1;
+		if (*tag == '"')
+			tag++;
+		ck_assert_msg(*tag == '/', "a COMMANDS entry not a command: "
+		    "%.40s", p);
+		tag++;
+		stop = tag + strcspn(tag, "\"\n\\");
+		len = (size_t)(stop - tag);
+		while (len > 0 && tag[len - 1] == ' ')
+			len--;
+		/* A tag's words end where its arguments start. */
+		if (!table_has(tag, len))
+			len = strcspn(tag, " \"\n\\");
+		while (len > 0 && tag[len - 1] == ' ')
+			len--;
+		ck_assert_msg(i < n, "the man page lists /%.*s, not in the "
+		    "table", (int)len, tag);
+		ck_assert_msg(strlen(d[i].words) == len && strncmp(d[i].words,
+		    tag, len) == 0, "the man page lists /%.*s where the table "
+		    "has /%s", (int)len, tag, d[i].words);
+		i++;
+	}
+	ck_assert_msg(i == n, "the man page lacks /%s", i < n ? d[i].words :
+	    "");
+	free(man);
+}
+END_TEST
+
+/* Every command README.md names is in the table; /help lists every one
+ * of the table. */
+START_TEST(readme_and_help_name_the_table)
+{
+	char *readme = source_file("README.md"), *p, *use;
+	const struct command_def *d;
+	size_t n, i, len;
+
+	ck_assert_ptr_nonnull(readme);
+	for (p = readme; (p = strstr(p, "`/")) != NULL; p++) {
+		len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz");
+		/* A path ("/v1") is no command. */
+		if (len == 0 || strchr(" `|", p[2 + len]) == NULL)
+			continue;
+		/* "/task add": a verb is one of the table's two words. */
+		if (!table_has(p + 2, len) && p[2 + len] == ' ')
+			len += 1 + strspn(p + 3 + len,
+			    "abcdefghijklmnopqrstuvwxyz");
+		ck_assert_msg(table_has(p + 2, len), "README.md names /%.*s, "
+		    "which is no command", (int)len, p + 2);
+	}
+	free(readme);
+	d = command_defs(&n);
+	for (i = 0; i < n; i++) {
+		use = xasprintf("\n/%s", d[i].words);
+		ck_assert_msg(strstr(command_help(), use) != NULL,
+		    "/help lacks /%s", d[i].words);
+		free(use);
+		ck_assert_ptr_eq(command_def(d[i].kind), &d[i]);
+	}
+	ck_assert_str_eq(command_name(CMD_TASK_ADD), "task_add");
+	ck_assert_str_eq(command_name(CMD_BAD), "parse");
+}
+END_TEST
+
 static Suite *
 command_suite(void)
 {
@@ -159,6 +283,8 @@ command_suite(void)
 	tcase_add_test(tc, plain_commands_and_mistakes);
 	tcase_add_test(tc, interrupt_and_budget);
 	tcase_add_test(tc, task_commands);
+	tcase_add_test(tc, man_page_lists_the_table);
+	tcase_add_test(tc, readme_and_help_name_the_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

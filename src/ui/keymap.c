@@ -1,0 +1,431 @@
+/*
+ * The key table and what is drawn from it (see keymap.h).
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/keymap.h"
+#include "ui/keyread.h"
+#include "ui/keys.h"
+#include "ui/view.h"
+#include "util/xmalloc.h"
+
+#define CTRL(c) ((c) & 0x1f)
+#define K 1	/* a KEY_* code */
+#define C 0	/* a character */
+#define EMPTY KEYF_EMPTY
+#define TABLE (KEYF_TABLE | KEYF_EMPTY)
+
+/*
+ * Every key, in the order they are looked up and F1 lists them: the
+ * first entry that matches the key where the view is wins. An entry
+ * without help is told by the one before it.
+ */
+static const struct keydef keymap[] = {
+	/* Anywhere. */
+	{ K, KEY_F(10), "F10", KW_ANY, 0, "Quit", NULL,
+	    "quit, from anywhere: teammates are asked to shut down; again: "
+	    "stop everyone now (the state is kept)", keys_quit, NULL },
+	{ C, CTRL('c'), "C-c", KW_ANY, 0, NULL, NULL, "quit, as F10",
+	    keys_quit, NULL },
+	{ K, KEY_RESIZE, "", KW_ANY, 0, NULL, NULL, NULL, keys_resize,
+	    NULL },
+
+	/* The main screen. */
+	{ K, KEYREAD_NEWLINE, "M-Enter, C-j", KW_MAIN, 0, NULL, NULL,
+	    "a new line in the input", keys_newline, NULL },
+	{ C, '\t', "Tab/S-Tab", KW_MAIN, 0, NULL, NULL,
+	    "focus: lead, teammates, the table", keys_tab, NULL },
+	{ K, KEY_BTAB, "S-Tab", KW_MAIN, 0, NULL, NULL, NULL, keys_btab,
+	    NULL },
+	{ C, '?', "?", KW_MAIN, EMPTY, NULL, NULL,
+	    "this help, with nothing typed", keys_help_open, NULL },
+	{ K, KEY_F(1), "F1", KW_MAIN, 0, "Help", NULL, "this help",
+	    keys_help_open, NULL },
+	{ C, 'a', "a r t z s", KW_MAIN, TABLE, NULL, NULL,
+	    "on the table with nothing typed: as F5 F6 F4 F8 F9",
+	    keys_approve, NULL },
+	{ C, 'r', "r", KW_MAIN, TABLE, NULL, NULL, NULL, keys_reject, NULL },
+	{ C, 't', "t", KW_MAIN, TABLE, NULL, NULL, NULL, keys_tasks, NULL },
+	{ C, 'z', "z", KW_MAIN, TABLE, NULL, NULL, NULL, keys_zoom, NULL },
+	{ C, 's', "s", KW_MAIN, TABLE, NULL, NULL, NULL, keys_menu, NULL },
+	{ C, 'h', "h", KW_MAIN, TABLE, NULL, NULL,
+	    "on the table with nothing typed: hide or show ended "
+	    "teammates", keys_hide_ended, NULL },
+	{ K, KEY_F(4), "F4", KW_MAIN, 0, "Tasks", keys_tasks_label,
+	    "the table shows the tasks, or the requests", keys_tasks, NULL },
+	{ K, KEY_F(5), "F5", KW_MAIN, KEYF_REQUEST, "Approve",
+	    keys_approve_label,
+	    "approve the request the hint line names; when the hint could "
+	    "not show it all, show it first", keys_approve,
+	    keys_approve_says },
+	{ K, KEY_F(6), "F6", KW_MAIN, KEYF_REQUEST, "Reject",
+	    keys_reject_label,
+	    "reject it, with feedback (likewise)", keys_reject,
+	    keys_reject_says },
+	{ C, '\r', "Enter", KW_MAIN, KEYF_REQUEST, NULL, NULL,
+	    "send the input line to the focused agent; with nothing typed, "
+	    "show the whole request the hint line names", keys_enter,
+	    keys_enter_says },
+	{ K, KEY_F(7), "F7", KW_MAIN, 0, NULL, NULL,
+	    "the focused teammate's changes in its worktree", keys_diff,
+	    NULL },
+	{ K, KEY_F(8), "F8", KW_MAIN, 0, "Zoom", NULL,
+	    "zoom the focused pane, or back", keys_zoom, NULL },
+	{ K, KEY_F(9), "F9", KW_MAIN, 0, "Shutdown", NULL,
+	    "shut a teammate down (a forced stop after no answer)",
+	    keys_menu, NULL },
+	{ C, 0x1b, "Esc", KW_MAIN, 0, NULL, NULL,
+	    "interrupt the focused agent (nothing typed)", keys_escape,
+	    NULL },
+	{ K, KEY_UP, "Up/Down", KW_MAIN, 0, NULL, NULL,
+	    "choose a request or task (table focused); else the input "
+	    "history", keys_up, NULL },
+	{ K, KEY_DOWN, "Down", KW_MAIN, 0, NULL, NULL, NULL, keys_down,
+	    NULL },
+	{ K, KEY_PPAGE, "PgUp/PgDn", KW_MAIN, 0, NULL, NULL,
+	    "scroll the focused pane", keys_pgup, NULL },
+	{ K, KEY_NPAGE, "PgDn", KW_MAIN, 0, NULL, NULL, NULL, keys_pgdn,
+	    NULL },
+	{ K, KEY_END, "End", KW_MAIN, 0, NULL, NULL,
+	    "a scrolled pane back to its live tail; else the line's end",
+	    keys_end, NULL },
+	{ K, KEY_HOME, "Home", KW_MAIN, 0, NULL, NULL, "the line's start",
+	    keys_home, NULL },
+	{ K, KEY_LEFT, "Left/Right", KW_MAIN, 0, NULL, NULL,
+	    "move in the input line", keys_left, NULL },
+	{ K, KEY_RIGHT, "Right", KW_MAIN, 0, NULL, NULL, NULL, keys_right,
+	    NULL },
+	{ K, KEYREAD_WORD_LEFT, "C-Left/Right", KW_MAIN, 0, NULL, NULL,
+	    "move by a word (M-b, M-f too)", keys_word_left, NULL },
+	{ K, KEYREAD_WORD_RIGHT, "C-Right", KW_MAIN, 0, NULL, NULL, NULL,
+	    keys_word_right, NULL },
+	{ K, KEY_BACKSPACE, "Bksp/Del", KW_MAIN, 0, NULL, NULL,
+	    "delete before, under the cursor", keys_backspace, NULL },
+	{ K, KEY_DC, "Del", KW_MAIN, 0, NULL, NULL, NULL, keys_delete,
+	    NULL },
+	{ C, CTRL('a'), "C-a/C-e", KW_MAIN, 0, NULL, NULL,
+	    "the line's start, end", keys_line_start, NULL },
+	{ C, CTRL('e'), "C-e", KW_MAIN, 0, NULL, NULL, NULL, keys_line_end,
+	    NULL },
+	{ C, CTRL('u'), "C-u/C-w", KW_MAIN, 0, NULL, NULL,
+	    "delete the line, the word before the cursor", keys_kill_line,
+	    NULL },
+	{ C, CTRL('w'), "C-w", KW_MAIN, 0, NULL, NULL, NULL, keys_kill_word,
+	    NULL },
+	{ K, KEY_SR, "S-Up/S-Down", KW_MAIN, 0, NULL, NULL,
+	    "pick the teammate before or after: its pane gets the focus",
+	    keys_pick_up, NULL },
+	{ K, KEY_SF, "S-Down", KW_MAIN, 0, NULL, NULL, NULL, keys_pick_down,
+	    NULL },
+	{ C, 'x', "x", KW_MAIN, KEYF_PICKED | EMPTY, NULL, NULL,
+	    "right after S-Up/S-Down: stop the picked teammate (asks "
+	    "first, as F9)", keys_stop_picked, NULL },
+	{ C, CTRL('t'), "C-t", KW_MAIN, 0, NULL, NULL,
+	    "the table shows the tasks, or the requests (as F4)",
+	    keys_tasks, NULL },
+	{ C, CTRL('o'), "C-o", KW_MAIN, 0, NULL, NULL,
+	    "show what is folded in full (the models' thinking), or fold "
+	    "it again", keys_thinking, NULL },
+	{ C, CTRL('l'), "C-l", KW_MAIN, 0, NULL, NULL, "redraw the screen",
+	    keys_redraw, NULL },
+	{ C, CTRL('g'), "C-g", KW_MAIN, 0, NULL, NULL,
+	    "clear the error on the status line", keys_ack_error, NULL },
+	{ K, KEY_MOUSE, "mouse", KW_MAIN, 0, NULL, NULL,
+	    "a click focuses a pane or a row; the wheel scrolls",
+	    keys_mouse, NULL },
+
+	/* A request's detail view. */
+	{ K, KEY_F(5), "F5", KW_DETAIL, 0, NULL, NULL,
+	    "approve this request (a network one: for its command)",
+	    keys_approve, keys_approve_says },
+	{ K, KEY_F(6), "F6", KW_DETAIL, 0, NULL, NULL,
+	    "reject it, with feedback", keys_reject, keys_reject_says },
+	{ C, 't', "t", KW_DETAIL, 0, NULL, NULL,
+	    "allow a network request for the whole team", keys_allow_team,
+	    keys_team_says },
+	{ C, 'T', "T", KW_DETAIL, 0, NULL, NULL, NULL, keys_allow_team,
+	    NULL },
+	{ K, KEY_UP, "Up/Down", KW_DETAIL, 0, "scroll", NULL,
+	    "scroll (PgUp/PgDn, Home/End too)", keys_detail_up, NULL },
+	{ K, KEY_DOWN, "Down", KW_DETAIL, 0, NULL, NULL, NULL,
+	    keys_detail_down, NULL },
+	{ K, KEY_PPAGE, "PgUp", KW_DETAIL, 0, NULL, NULL, NULL,
+	    keys_detail_pgup, NULL },
+	{ K, KEY_NPAGE, "PgDn", KW_DETAIL, 0, NULL, NULL, NULL,
+	    keys_detail_pgdn, NULL },
+	{ K, KEY_HOME, "Home", KW_DETAIL, 0, NULL, NULL, NULL,
+	    keys_detail_home, NULL },
+	{ K, KEY_END, "End", KW_DETAIL, 0, NULL, NULL, NULL,
+	    keys_detail_end, NULL },
+	{ C, 0x1b, "Esc", KW_DETAIL, 0, "closes", NULL, "close (q, Enter too)",
+	    keys_close, NULL },
+	{ C, 'q', "q", KW_DETAIL, 0, NULL, NULL, NULL, keys_close, NULL },
+	{ C, '\r', "Enter", KW_DETAIL, 0, NULL, NULL, NULL, keys_close,
+	    NULL },
+
+	/* The help. */
+	{ K, KEY_UP, "Up/Down", KW_HELP, 0, "scroll", NULL,
+	    "scroll (PgUp/PgDn, Home/End too)", keys_help_up, NULL },
+	{ K, KEY_DOWN, "Down", KW_HELP, 0, NULL, NULL, NULL,
+	    keys_help_down, NULL },
+	{ K, KEY_PPAGE, "PgUp", KW_HELP, 0, NULL, NULL, NULL,
+	    keys_help_pgup, NULL },
+	{ K, KEY_NPAGE, "PgDn", KW_HELP, 0, NULL, NULL, NULL,
+	    keys_help_pgdn, NULL },
+	{ K, KEY_HOME, "Home", KW_HELP, 0, NULL, NULL, NULL,
+	    keys_help_home, NULL },
+	{ K, KEY_END, "End", KW_HELP, 0, NULL, NULL, NULL, keys_help_end,
+	    NULL },
+	{ C, '/', "/", KW_HELP, 0, "search", NULL,
+	    "search: type, then Enter", keys_help_find, NULL },
+	{ C, 'n', "n", KW_HELP, 0, "next", NULL, "the next match",
+	    keys_help_next, NULL },
+	{ C, 0x1b, "Esc/q", KW_HELP, 0, "closes", NULL, "close the help",
+	    keys_close, NULL },
+	{ C, 'q', "q", KW_HELP, 0, NULL, NULL, NULL, keys_close, NULL },
+	{ K, KEY_F(1), "F1", KW_HELP, 0, NULL, NULL, NULL, keys_close,
+	    NULL },
+	{ C, '\r', "Enter", KW_SEARCH, 0, "finds", NULL,
+	    "the search typed so far", keys_search_done, NULL },
+	{ C, 0x1b, "Esc", KW_SEARCH, 0, "cancels", NULL, "no search",
+	    keys_search_cancel, NULL },
+	{ K, KEY_BACKSPACE, "Bksp", KW_SEARCH, 0, NULL, NULL, NULL,
+	    keys_search_backspace, NULL },
+
+	/* A worktree's changes. */
+	{ K, KEY_UP, "Up/Down", KW_DIFF, 0, "scroll", NULL,
+	    "scroll (PgUp/PgDn, Home/End too)", keys_diff_up, NULL },
+	{ K, KEY_DOWN, "Down", KW_DIFF, 0, NULL, NULL, NULL,
+	    keys_diff_down, NULL },
+	{ K, KEY_PPAGE, "PgUp", KW_DIFF, 0, NULL, NULL, NULL,
+	    keys_diff_pgup, NULL },
+	{ K, KEY_NPAGE, "PgDn", KW_DIFF, 0, NULL, NULL, NULL,
+	    keys_diff_pgdn, NULL },
+	{ K, KEY_HOME, "Home", KW_DIFF, 0, NULL, NULL, NULL,
+	    keys_diff_home, NULL },
+	{ K, KEY_END, "End", KW_DIFF, 0, NULL, NULL, NULL, keys_diff_end,
+	    NULL },
+	{ C, 0x1b, "Esc", KW_DIFF, 0, "closes", NULL,
+	    "close (q, Enter, F7 too)", keys_close, NULL },
+	{ C, 'q', "q", KW_DIFF, 0, NULL, NULL, NULL, keys_close, NULL },
+	{ C, '\r', "Enter", KW_DIFF, 0, NULL, NULL, NULL, keys_close, NULL },
+	{ K, KEY_F(7), "F7", KW_DIFF, 0, NULL, NULL, NULL, keys_close, NULL },
+
+	/* The shutdown menu. */
+	{ K, KEY_UP, "Up/Down", KW_MENU, 0, NULL, NULL, "choose a teammate",
+	    keys_menu_up, NULL },
+	{ K, KEY_DOWN, "Down", KW_MENU, 0, NULL, NULL, NULL, keys_menu_down,
+	    NULL },
+	{ C, '\r', "Enter", KW_MENU, 0, "asks it to shut down", NULL,
+	    "ask it to shut down (stop it, after no answer)",
+	    keys_menu_choose, NULL },
+	{ C, 0x1b, "Esc", KW_MENU, 0, "closes", NULL, "close (F9 too)",
+	    keys_close, NULL },
+	{ K, KEY_F(9), "F9", KW_MENU, 0, NULL, NULL, NULL, keys_close, NULL },
+
+	/* The feedback of a rejection. */
+	{ C, '\r', "Enter", KW_FEEDBACK, 0, "sends", NULL,
+	    "reject, with what was typed", keys_feedback_send, NULL },
+	{ C, 0x1b, "Esc", KW_FEEDBACK, 0, "cancels", NULL, "do not reject",
+	    keys_close, NULL },
+	{ K, KEY_BACKSPACE, "Bksp", KW_FEEDBACK, 0, NULL, NULL, NULL,
+	    keys_feedback_backspace, NULL },
+	{ K, KEY_LEFT, "Left", KW_FEEDBACK, 0, NULL, NULL, NULL,
+	    keys_feedback_left, NULL },
+	{ K, KEY_RIGHT, "Right", KW_FEEDBACK, 0, NULL, NULL, NULL,
+	    keys_feedback_right, NULL },
+};
+
+#define KEYMAP_N (sizeof keymap / sizeof *keymap)
+
+/* The places, in F1's order, with their headings. */
+static const struct {
+	unsigned	 where;
+	const char	*title;
+} keymap_places[] = {
+	{ KW_ANY, "Anywhere" },
+	{ KW_MAIN, "On the main screen" },
+	{ KW_DETAIL, "In a request's detail view (Enter)" },
+	{ KW_HELP, "In this help" },
+	{ KW_SEARCH, "Typing a search in the help" },
+	{ KW_DIFF, "In a worktree's changes (F7)" },
+	{ KW_MENU, "In the shutdown menu (F9)" },
+	{ KW_FEEDBACK, "Typing why a request is rejected (F6)" },
+};
+
+unsigned
+keymap_where(struct view *v)
+{
+	switch (v->popup) {
+	case POPUP_HELP:
+		return v->help_typing ? KW_SEARCH : KW_HELP;
+	case POPUP_DETAIL:
+		return KW_DETAIL;
+	case POPUP_DIFF:
+		return KW_DIFF;
+	case POPUP_MENU:
+		return KW_MENU;
+	case POPUP_FEEDBACK:
+		return KW_FEEDBACK;
+	case POPUP_NONE:
+		break;
+	}
+	return KW_MAIN;
+}
+
+/* Whether d's conditions hold now. */
+static int
+keymap_holds(struct view *v, const struct keydef *d)
+{
+	if ((d->when & KEYF_EMPTY) && v->input.len > 0)
+		return 0;
+	if ((d->when & KEYF_TABLE) && v->focus != FOCUS_TABLE)
+		return 0;
+	if ((d->when & KEYF_PICKED) && !v->picked)
+		return 0;
+	return 1;
+}
+
+const struct keydef *
+keymap_find(struct view *v, int is_key, int code)
+{
+	unsigned where = keymap_where(v);
+	size_t i;
+
+	for (i = 0; i < KEYMAP_N; i++) {
+		const struct keydef *d = &keymap[i];
+
+		if (d->is_key == is_key && d->code == code &&
+		    (d->where & where) && keymap_holds(v, d))
+			return d;
+	}
+	return NULL;
+}
+
+char *
+keymap_request_phrase(struct view *v, const struct table_row *r, int whole)
+{
+	const char *says[8], *names[8];
+	char *text = NULL;
+	size_t len = 0, cap = 0, i, j, n = 0;
+	int used[8] = { 0 };
+
+	for (i = 0; i < KEYMAP_N && n < 8; i++) {
+		const struct keydef *d = &keymap[i];
+
+		if (!(d->when & KEYF_REQUEST) || d->says == NULL ||
+		    !(d->where & KW_MAIN) ||
+		    (says[n] = d->says(v, r, whole)) == NULL)
+			continue;
+		names[n++] = d->name;
+	}
+	if (n == 0)
+		return xstrdup("");
+	/* Keys that do the same are named together: "F5 or Enter shows
+	 * all". */
+	text = xappend(text, &len, &cap, "(", 1);
+	for (i = 0; i < n; i++) {
+		if (used[i])
+			continue;
+		if (len > 1)
+			text = xappend(text, &len, &cap, ", ", 2);
+		text = xappend(text, &len, &cap, names[i], strlen(names[i]));
+		for (j = i + 1; j < n; j++) {
+			if (used[j] || strcmp(says[i], says[j]) != 0)
+				continue;
+			used[j] = 1;
+			text = xappend(text, &len, &cap, " or ", 4);
+			text = xappend(text, &len, &cap, names[j],
+			    strlen(names[j]));
+		}
+		text = xappend(text, &len, &cap, " ", 1);
+		text = xappend(text, &len, &cap, says[i], strlen(says[i]));
+	}
+	return xappend(text, &len, &cap, ")", 1);
+}
+
+size_t
+keymap_bar(struct view *v, unsigned where, const char **names,
+    const char **labels, size_t max)
+{
+	const struct keydef *bar[32], *d;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < KEYMAP_N && n < max && n < 32; i++) {
+		d = &keymap[i];
+		if (d->bar == NULL || !(d->where & where))
+			continue;
+		/* In the order of their codes: F1 before F10. */
+		for (j = n++; j > 0 && bar[j - 1]->code > d->code; j--)
+			bar[j] = bar[j - 1];
+		bar[j] = d;
+	}
+	for (i = 0; i < n; i++) {
+		names[i] = bar[i]->name;
+		labels[i] = bar[i]->label != NULL ? bar[i]->label(v) :
+		    bar[i]->bar;
+	}
+	return n;
+}
+
+char *
+keymap_line(struct view *v, unsigned where)
+{
+	const struct table_row *r = v->popup == POPUP_DETAIL ?
+	    table_find(&v->table, v->detail_id) : NULL;
+	char *text = NULL, *one;
+	size_t len = 0, cap = 0, i;
+	const char *label;
+
+	for (i = 0; i < KEYMAP_N; i++) {
+		const struct keydef *d = &keymap[i];
+
+		if (!(d->where & where) || d->where == KW_ANY)
+			continue;
+		/* What a key would do with the request shown, when it can
+		 * do something. */
+		if (d->says != NULL && where == KW_DETAIL)
+			label = r != NULL ? d->says(v, r, 1) : NULL;
+		else
+			label = d->bar;
+		if (label == NULL)
+			continue;
+		one = xasprintf("%s%s %s", len ? " · " : "", d->name, label);
+		text = xappend(text, &len, &cap, one, strlen(one));
+		free(one);
+	}
+	return text != NULL ? text : xstrdup("");
+}
+
+char *
+keymap_help(int col)
+{
+	char *text = NULL, *one;
+	size_t len = 0, cap = 0, i, p;
+
+	for (p = 0; p < sizeof keymap_places / sizeof *keymap_places; p++) {
+		unsigned where = keymap_places[p].where;
+
+		one = xasprintf("%s%s:\n", p ? "\n" : "",
+		    keymap_places[p].title);
+		text = xappend(text, &len, &cap, one, strlen(one));
+		free(one);
+		for (i = 0; i < KEYMAP_N; i++) {
+			const struct keydef *d = &keymap[i];
+
+			/* Each under the first place it works. */
+			if (d->help == NULL || d->where != where)
+				continue;
+			one = xasprintf("  %-*s %s\n", col - 3, d->name,
+			    d->help);
+			text = xappend(text, &len, &cap, one, strlen(one));
+			free(one);
+		}
+	}
+	return text;
+}

@@ -1,0 +1,75 @@
+/*
+ * The key table: every key the screen knows, once, with where it works,
+ * what it runs and its help. view_key dispatches through it, and F1, the
+ * F-key bar, the popups' key lines and the hint line's promises about the
+ * selected request are all drawn from it, so a key's help and what the
+ * key does come from one entry.
+ */
+#ifndef HUDDLE_UI_KEYMAP_H
+#define HUDDLE_UI_KEYMAP_H
+
+#include <stddef.h>
+#include <wchar.h>
+
+struct view;
+struct table_row;
+
+/* Where a key works: what is open. */
+#define KW_MAIN		0x01	/* the panes, the table, the input line */
+#define KW_DETAIL	0x02	/* a request's detail view */
+#define KW_HELP		0x04	/* the help (F1) */
+#define KW_SEARCH	0x08	/* typing a search in the help */
+#define KW_DIFF		0x10	/* a worktree's changes (F7) */
+#define KW_MENU		0x20	/* the shutdown menu (F9) */
+#define KW_FEEDBACK	0x40	/* typing why a request is rejected */
+#define KW_ANY		0x7f
+
+/* When, besides: */
+#define KEYF_EMPTY	0x1	/* the input line is empty */
+#define KEYF_TABLE	0x2	/* the table has the focus */
+#define KEYF_REQUEST	0x4	/* promised on the hint line of a request */
+#define KEYF_PICKED	0x8	/* a teammate was just picked (S-Up/Down) */
+
+struct keydef {
+	int		 is_key;	/* code is a KEY_* code, else a char */
+	int		 code;
+	const char	*name;		/* as F1 shows it: "F5", "C-t", "?" */
+	unsigned	 where, when;
+	const char	*bar;		/* its label on a bar of keys, or NULL */
+	const char	*(*label)(struct view *v); /* or the label now */
+	const char	*help;		/* F1's line; NULL: told by another */
+	int		(*run)(struct view *v);
+	/* What it does now with request r (KEYF_REQUEST), shown whole on
+	 * the hint line or not: the same choice run makes. */
+	const char	*(*says)(struct view *v, const struct table_row *r,
+			    int whole);
+};
+
+/* Where the view is now (one KW_* bit). */
+unsigned keymap_where(struct view *v);
+
+/* The entry for a key in the view as it is, or NULL. Enter, Backspace
+ * and their aliases arrive as '\r' and KEY_BACKSPACE. */
+const struct keydef *keymap_find(struct view *v, int is_key, int code);
+
+/* "(F5 approves, F6 rejects, Enter shows all)": what the KEYF_REQUEST
+ * keys do now with r. Free it. */
+char *keymap_request_phrase(struct view *v, const struct table_row *r,
+    int whole);
+
+/* The bar of keys for where (KW_*): "F1 Help  F4 Tasks …" as pairs of
+ * name and label in names[] and labels[]; returns how many (at most
+ * max). */
+size_t keymap_bar(struct view *v, unsigned where, const char **names,
+    const char **labels, size_t max);
+
+/* The keys of where as one line: "Up/Down scroll · Esc closes". Free
+ * it. */
+char *keymap_line(struct view *v, unsigned where);
+
+/* F1's part on the keys: every entry with help, by where it works, one
+ * line each ("name" padded to col, then help), '\n' after each. Free
+ * it. */
+char *keymap_help(int col);
+
+#endif
