@@ -7,9 +7,10 @@
  * command is (tools/confine.h: the default limits, a read-only path,
  * Unix sockets and the network judged), and prints p50/p99/max of each.
  *
- * The confined rows run twice: with this program as the reaper (as huddle
- * runs itself when huddle-reaper is missing) and with huddle-reaper, the
- * small program huddle uses, found at ../src/huddle-reaper from here.
+ * The rows run twice: with huddle's own program as the reaper (as huddle
+ * ran before huddle-reaper, and runs when it is missing), found at
+ * ../src/huddle from here, and with huddle-reaper, the small program
+ * huddle uses, found beside it.
  *
  * usage: bench/command [RUNS]   (default 200)
  */
@@ -114,7 +115,7 @@ measure_all(const char *who, const char *program, int runs)
 int
 main(int argc, char **argv)
 {
-	char *self, *small, *file, *err = NULL;
+	char *dir, *own, *file, *small, *err = NULL;
 	int runs, rc;
 
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
@@ -126,9 +127,17 @@ main(int argc, char **argv)
 		runs = 200;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	printf("bench/command: %d runs of `true` each\n", runs);
-	self = reaperexe_self();
-	rc = measure_all("this program (as huddle's own)", self, runs);
-	file = xasprintf("%s/../src/" REAPEREXE_NAME, dirname(argv[0]));
+	/* Absolute: the reaper starts in the command's directory. */
+	if ((dir = realpath(argv[0], NULL)) == NULL)
+		dir = xstrdup(".");
+	dirname(dir);
+	own = xasprintf("%s/../src/huddle", dir);
+	if (access(own, X_OK) != 0) {
+		free(own);
+		own = reaperexe_self();
+	}
+	rc = measure_all("huddle's own program", own, runs);
+	file = xasprintf("%s/../src/" REAPEREXE_NAME, dir);
 	if (rc == 0 && (small = reaperexe_copy(file, &err)) != NULL) {
 		rc = measure_all(REAPEREXE_NAME, small, runs);
 		free(small);
@@ -137,6 +146,7 @@ main(int argc, char **argv)
 		free(err);
 	}
 	free(file);
-	free(self);
+	free(own);
+	free(dir);
 	return rc == 0 ? 0 : 1;
 }

@@ -36,6 +36,7 @@
 #include "tools/confine.h"
 #include "tools/env.h"
 #include "tools/reaper.h"
+#include "tools/sysfilter.h"
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -305,7 +306,7 @@ bash_pidfd(pid_t pid)
  */
 static void
 bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
-    const char *workdir, int wfd, int status_wfd, int sandbox_fd, int pin_fd)
+    const char *workdir, int wfd, int status_wfd)
 {
 	sigset_t none, all;
 
@@ -315,11 +316,6 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	posix_spawn_file_actions_adddup2(fa, wfd, 1);
 	posix_spawn_file_actions_adddup2(fa, wfd, 2);
 	posix_spawn_file_actions_adddup2(fa, status_wfd, REAPER_STATUS_FD);
-	if (sandbox_fd != -1)
-		posix_spawn_file_actions_adddup2(fa, sandbox_fd,
-		    REAPER_SANDBOX_FD);
-	if (pin_fd != -1)
-		posix_spawn_file_actions_adddup2(fa, pin_fd, REAPER_PIN_FD);
 
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -408,18 +404,37 @@ bash_pinned(const struct bash_options *o)
 }
 
 /* The confinement as the reaper's argument: o->confine's as JSON, or
- * "1" or "0" for the sandbox alone or nothing. */
+ * "1" or "0" for the sandbox alone or nothing. *filter is the seccomp
+ * program built for it (sysfilter_program: not to be closed), or -1
+ * when the reaper's shell process is to build it. */
 static char *
-bash_confine(const struct bash_options *o)
+bash_confine(const struct bash_options *o, int *filter)
 {
 	struct confine c;
+	char *err = NULL;
 
+	*filter = -1;
 	if (o->confine == NULL)
 		return xstrdup(o->sandboxed ? "1" : "0");
 	c = *o->confine;
 	c.landlock = o->sandboxed != 0;
 	c.pinned = bash_pinned(o);
+	if ((*filter = sysfilter_program(&c, &err)) == -1)
+		free(err);	/* the shell's process will say it */
+	c.prebuilt = *filter != -1;
 	return confine_to_json(&c);
+}
+
+/* Closes those of the three descriptors that are open. */
+static void
+bash_close_fds(int a, int b, int c)
+{
+	if (a != -1)
+		close(a);
+	if (b != -1)
+		close(b);
+	if (c != -1)
+		close(c);
 }
 
 /* Starts the reaper, which starts the shell (see bash.h). */
@@ -429,33 +444,40 @@ bash_spawn(const char *command, const struct bash_options *o,
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char grace[16], parent[16], *confine = bash_confine(o);
+	char grace[16], parent[16], *confine;
 	char *argv[] = { (char *)"huddle", (char *)REAPER_ARG, grace, parent,
-	    confine, (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
+	    NULL, (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
 	char **env, *tmpvar;
 	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, pfd = -1, rc;
+	int filter, ffd = -1;
 
 	if (o->program == NULL) {
 		*why = xstrdup("cannot run the command: no reaper program");
-		free(confine);
 		return -1;
 	}
+	argv[4] = confine = bash_confine(o, &filter);
 	if (bash_pipe(p) == -1 || bash_pipe(st) == -1 || (o->sandboxed &&
 	    (sfd = fcntl(o->sandbox_fd, F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1) ||
 	    (bash_pinned(o) && (pfd = fcntl(o->pin_fd, F_DUPFD_CLOEXEC,
-	    BASH_FD_MIN)) == -1)) {
+	    BASH_FD_MIN)) == -1) || (filter != -1 && (ffd = fcntl(filter,
+	    F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1)) {
 		*why = xasprintf("cannot run the command: %s",
 		    strerror(errno));
 		bash_close_pipe(p);
 		bash_close_pipe(st);
-		if (sfd != -1)
-			close(sfd);
+		bash_close_fds(sfd, pfd, ffd);
 		free(confine);
 		return -1;
 	}
 	snprintf(grace, sizeof grace, "%d", BASH_GRACE_MS);
 	snprintf(parent, sizeof parent, "%ld", (long)getpid());
-	bash_spawn_setup(&fa, &at, o->workdir, p[1], st[1], sfd, pfd);
+	bash_spawn_setup(&fa, &at, o->workdir, p[1], st[1]);
+	if (sfd != -1)
+		posix_spawn_file_actions_adddup2(&fa, sfd, REAPER_SANDBOX_FD);
+	if (pfd != -1)
+		posix_spawn_file_actions_adddup2(&fa, pfd, REAPER_PIN_FD);
+	if (ffd != -1)
+		posix_spawn_file_actions_adddup2(&fa, ffd, REAPER_FILTER_FD);
 	env = bash_env(o, &tmpvar);
 	rc = bash_reaper_spawn(o->program, &c->pid, &fa, &at, argv, env);
 	free(env);
@@ -465,10 +487,7 @@ bash_spawn(const char *command, const struct bash_options *o,
 	posix_spawnattr_destroy(&at);
 	close(p[1]);
 	close(st[1]);
-	if (sfd != -1)
-		close(sfd);
-	if (pfd != -1)
-		close(pfd);
+	bash_close_fds(sfd, pfd, ffd);
 	if (rc != 0) {
 		close(p[0]);
 		close(st[0]);

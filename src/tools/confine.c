@@ -47,8 +47,9 @@ confine_to_json(const struct confine *c)
 	json_t *o;
 	char *text;
 
-	o = json_pack("{s:b, s:b, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:I}",
-	    "landlock", c->landlock != 0, "pinned", c->pinned != 0,
+	o = json_pack("{s:b, s:b, s:b, s:s, s:i, s:o, s:o, s:o, s:I, s:I, "
+	    "s:I}", "landlock", c->landlock != 0, "pinned", c->pinned != 0,
+	    "prebuilt", c->prebuilt != 0,
 	    "net", confine_nets[c->net],
 	    "proxy_port", c->proxy_port,
 	    "unix_roots", confine_list_json(c->unix_roots),
@@ -131,6 +132,7 @@ confine_from_json(const char *text, struct confine *c, char **err)
 	}
 	c->landlock = json_is_true(json_object_get(o, "landlock"));
 	c->pinned = json_is_true(json_object_get(o, "pinned"));
+	c->prebuilt = json_is_true(json_object_get(o, "prebuilt"));
 	net = json_string_value(json_object_get(o, "net"));
 	for (i = 0; net != NULL && i < 3; i++)
 		if (strcmp(net, confine_nets[i]) == 0)

@@ -54,6 +54,9 @@ struct confine {
 					 * REAPER_PIN_FD (mountns_pin_new),
 					 * where the read-only paths already
 					 * are, instead of making new ones */
+	int		 prebuilt;	/* the seccomp filter, built once by
+					 * huddle, is on REAPER_FILTER_FD
+					 * (sysfilter_program) */
 	int		 only_landlock;	/* the reaper's alone, never in
 					 * JSON: nothing but the Landlock
 					 * ruleset (bash_options without a

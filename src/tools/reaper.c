@@ -248,6 +248,7 @@ reaper_exec(char **command, const struct confine *c,
 	close(REAPER_STATUS_FD);
 	close(REAPER_SANDBOX_FD);
 	close(REAPER_PIN_FD);
+	close(REAPER_FILTER_FD);
 	execv(command[0], command);
 	dprintf(2, "huddle: cannot run %s: %s\n", command[0], strerror(errno));
 	_exit(127);
@@ -366,9 +367,10 @@ reaper_main(int argc, char **argv)
 	sigaddset(&r.signals, SIGHUP);
 	sigaddset(&r.signals, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &r.signals, &old);
-	reaper_close_from(REAPER_PIN_FD + 1);
+	reaper_close_from(REAPER_FILTER_FD + 1);
 	reaper_hold_fd(REAPER_SANDBOX_FD);
 	reaper_hold_fd(REAPER_PIN_FD);
+	reaper_hold_fd(REAPER_FILTER_FD);
 	if ((r.sigfd = signalfd(-1, &r.signals, SFD_CLOEXEC)) == -1) {
 		fprintf(stderr, "huddle: cannot start the command: %s\n",
 		    strerror(errno));
@@ -387,6 +389,7 @@ reaper_main(int argc, char **argv)
 	}
 	close(REAPER_SANDBOX_FD);
 	close(REAPER_PIN_FD);
+	close(REAPER_FILTER_FD);
 	while (!stop && !r.shell_done) {
 		if (reaper_wait(&r, -1) == SIGCHLD)
 			(void)reaper_reap(&r);

@@ -35,6 +35,7 @@
 #define REAPER_STATUS_FD	3
 #define REAPER_SANDBOX_FD	4
 #define REAPER_PIN_FD		5	/* a pidfd: tools/mountns.h */
+#define REAPER_FILTER_FD	6	/* tools/sysfilter.h */
 
 /* How long the SIGKILL rounds may take after the grace period. */
 #define REAPER_KILL_MS		500

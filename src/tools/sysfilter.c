@@ -11,15 +11,25 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
 #include <seccomp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
 #include "tools/confine.h"
+#include "tools/reaper.h"
 #include "tools/sysfilter.h"
 #include "util/xmalloc.h"
 
@@ -27,6 +37,7 @@
 #define SYSFILTER_INT		0xffffffffULL
 #define SYSFILTER_TYPE_MASK	0xfULL	/* SOCK_TYPE_MASK */
 #define SYSFILTER_API_NOTIFY	5	/* user notification works */
+#define SYSFILTER_FD_MIN	10	/* above the reaper's descriptors */
 
 /* arg n, as an int, equals v. */
 #define SYSFILTER_EQ(n, v) \
@@ -183,41 +194,145 @@ sysfilter_send(int sock, int fd)
 	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-int
-sysfilter_load(const struct confine *c, int notify_sock, char **err)
+/* A filter context with every rule for c. Returns NULL with *err. */
+static scmp_filter_ctx
+sysfilter_build(const struct confine *c, int notify, char **err)
 {
 	struct sysfilter f = { NULL, 0 };
-	int notify = confine_supervises(c) && notify_sock != -1 &&
-	    seccomp_api_get() >= SYSFILTER_API_NOTIFY, rc, fd;
 
 	if ((f.ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		*err = xstrdup("cannot make the seccomp filter");
-		return -1;
+		return NULL;
 	}
 	sysfilter_rules(&f, c, notify);
 	if (f.failed) {
 		seccomp_release(f.ctx);
 		*err = xstrdup("cannot make the seccomp filter: a rule was "
 		    "refused");
+		return NULL;
+	}
+	return f.ctx;
+}
+
+/* Whether the filter for c hands connect to the reaper, given whether
+ * the reaper waits for it. */
+static int
+sysfilter_notifies(const struct confine *c, int reaper_waits)
+{
+	return confine_supervises(c) && reaper_waits &&
+	    seccomp_api_get() >= SYSFILTER_API_NOTIFY;
+}
+
+/* The filters made so far, by their shape: the rules depend on the
+ * network, on whether Unix sockets are judged, and on notification. */
+#define SYSFILTER_SHAPES	(3 * 2 * 2)
+static pthread_mutex_t sysfilter_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sysfilter_made[SYSFILTER_SHAPES];	/* fd + 1; 0: not yet */
+
+int
+sysfilter_program(const struct confine *c, char **err)
+{
+	int judged = c->unix_roots != NULL || c->unix_sockets != NULL;
+	int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+	int notify, shape, fd, hi, rc = 0;
+	scmp_filter_ctx ctx;
+
+	/* libseccomp probes the kernel once and keeps what it found. */
+	pthread_mutex_lock(&sysfilter_lock);
+	notify = sysfilter_notifies(c, 1);
+	shape = ((int)c->net * 2 + judged) * 2 + notify;
+	if ((fd = sysfilter_made[shape] - 1) >= 0)
+		goto out;
+	if ((ctx = sysfilter_build(c, notify, err)) == NULL)
+		goto out;
+	fd = memfd_create("huddle-filter", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd == -1 || (rc = seccomp_export_bpf(ctx, fd)) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, seals) == -1 ||
+	    (hi = fcntl(fd, F_DUPFD_CLOEXEC, SYSFILTER_FD_MIN)) == -1) {
+		*err = xasprintf("cannot keep the seccomp filter: %s",
+		    strerror(fd == -1 || rc == 0 ? errno : -rc));
+		if (fd != -1)
+			close(fd);
+		fd = -1;
+	} else {
+		close(fd);
+		sysfilter_made[shape] = (fd = hi) + 1;
+	}
+	seccomp_release(ctx);
+out:
+	pthread_mutex_unlock(&sysfilter_lock);
+	return fd;
+}
+
+/* Loads the program built by sysfilter_program from fd: its listener
+ * when notify, else 0; -1 with errno. */
+static int
+sysfilter_load_built(int fd, int notify)
+{
+	struct sock_fprog prog;
+	struct stat st;
+	void *insns;
+	int rc;
+
+	if (fstat(fd, &st) == -1)
+		return -1;
+	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
+	    st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		errno = EINVAL;
 		return -1;
 	}
-	if ((rc = seccomp_load(f.ctx)) != 0) {
-		seccomp_release(f.ctx);
-		*err = xasprintf("cannot load the seccomp filter: %s",
-		    strerror(-rc));
+	insns = xmalloc((size_t)st.st_size);
+	if (pread(fd, insns, (size_t)st.st_size, 0) != st.st_size) {
+		free(insns);
+		errno = EIO;
 		return -1;
 	}
-	if (notify) {
-		fd = seccomp_notify_fd(f.ctx);
-		if (fd < 0 || sysfilter_send(notify_sock, fd) == -1) {
-			seccomp_release(f.ctx);
-			*err = xasprintf("cannot hand connect to the reaper: "
-			    "%s", strerror(fd < 0 ? -fd : errno));
+	prog.len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	prog.filter = insns;
+	rc = -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+		rc = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+	free(insns);
+	return rc;
+}
+
+int
+sysfilter_load(const struct confine *c, int notify_sock, char **err)
+{
+	int notify = sysfilter_notifies(c, notify_sock != -1), fd = 0, rc;
+	scmp_filter_ctx ctx = NULL;
+
+	/* Built by huddle for a reaper that waits for the listener; a
+	 * reaper that could not make its socket pair gets one without. */
+	if (c->prebuilt && notify == sysfilter_notifies(c, 1)) {
+		if ((fd = sysfilter_load_built(REAPER_FILTER_FD, notify)) ==
+		    -1) {
+			*err = xasprintf("cannot load the seccomp filter: %s",
+			    strerror(errno));
 			return -1;
 		}
-		close(fd);
+	} else {
+		if ((ctx = sysfilter_build(c, notify, err)) == NULL)
+			return -1;
+		if ((rc = seccomp_load(ctx)) != 0) {
+			seccomp_release(ctx);
+			*err = xasprintf("cannot load the seccomp filter: %s",
+			    strerror(-rc));
+			return -1;
+		}
+		if (notify)
+			fd = seccomp_notify_fd(ctx);
 	}
-	seccomp_release(f.ctx);
+	if (notify && (fd < 0 || sysfilter_send(notify_sock, fd) == -1)) {
+		*err = xasprintf("cannot hand connect to the reaper: %s",
+		    strerror(fd < 0 ? -fd : errno));
+		seccomp_release(ctx);
+		return -1;
+	}
+	if (notify)
+		close(fd);
+	seccomp_release(ctx);
 	return 0;
 }
 

@@ -21,10 +21,21 @@ struct confine;
  * reaper judges connect (confine_supervises), every connect() waits for
  * it, and the filter's listener is sent over notify_sock (SCM_RIGHTS)
  * and closed here; on a kernel without user notification nothing is
- * sent and Unix sockets cannot be made at all. Returns 0, or -1 with
- * *err.
+ * sent and Unix sockets cannot be made at all. With c->prebuilt the
+ * program on REAPER_FILTER_FD (sysfilter_program) is loaded instead of
+ * being built here. Returns 0, or -1 with *err.
  */
 int sysfilter_load(const struct confine *c, int notify_sock, char **err);
+
+/*
+ * In huddle, before a command starts: the filter sysfilter_load would
+ * build for c, compiled once for each shape of rules and kept in a sealed
+ * memory file for the life of the process (building it costs a command
+ * some milliseconds). Given to the reaper on REAPER_FILTER_FD with
+ * c->prebuilt set, it is loaded as it is. Returns the descriptor (which
+ * the caller must not close), or -1 with *err; thread-safe.
+ */
+int sysfilter_program(const struct confine *c, char **err);
 
 /* Receives the listener sysfilter_load sent: its descriptor, or -1 when
  * the other end closed without sending one. */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@
 #include "tools/landlock.h"
 #include "tools/reaper.h"
 #include "tools/reaperexe.h"
+#include "tools/sysfilter.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -757,6 +759,58 @@ START_TEST(no_inbound_tcp_under_the_proxy)
 }
 END_TEST
 
+/* In a child: loads the filter for c (prebuilt: from the program
+ * huddle keeps, on REAPER_FILTER_FD), then exits with what TIOCSTI on
+ * /dev/null got: EPERM from the filter, ENOTTY without one. */
+static int
+filtered_tiocsti(const struct confine *c, int built)
+{
+	char *err = NULL, ch = 'x';
+	int status, fd;
+	pid_t pid = fork();
+
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (built != -1 && dup2(built, REAPER_FILTER_FD) == -1)
+			_exit(100);
+		if (sysfilter_load(c, -1, &err) == -1)
+			_exit(101);
+		fd = open("/dev/null", O_RDONLY);
+		_exit(ioctl(fd, TIOCSTI, &ch) == -1 ? errno : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* The filter built once in huddle is the one a command gets, and is
+ * kept (the same descriptor each time, sealed); built in the shell's
+ * process instead, it refuses the same. */
+START_TEST(the_filter_is_built_once)
+{
+	struct confine c = { .net = CONFINE_NET_PROXY, .proxy_port = 9 };
+	struct tool_output o = { 0, NULL };
+	char *err = NULL;
+	int built, again;
+
+	built = sysfilter_program(&c, &err);
+	ck_assert_msg(built >= 10, "%s", err != NULL ? err : "?");
+	again = sysfilter_program(&c, &err);
+	ck_assert_int_eq(built, again);
+	ck_assert_int_eq(write(built, "x", 1), -1);
+	ck_assert_int_eq(errno, EPERM);
+	c.prebuilt = 1;
+	ck_assert_int_eq(filtered_tiocsti(&c, built), EPERM);
+	c.prebuilt = 0;
+	ck_assert_int_eq(filtered_tiocsti(&c, -1), EPERM);
+	/* Through a real command: one filter, in filter mode. */
+	run("grep Seccomp /proc/self/status", &c, &o);
+	ASSERT_HAS(&o, "Seccomp:\t2");
+	ASSERT_HAS(&o, "Seccomp_filters:\t1");
+	tool_output_clear(&o);
+}
+END_TEST
+
 static Suite *
 confine_suite(void)
 {
@@ -772,6 +826,7 @@ confine_suite(void)
 	tcase_add_test(tc, unix_sockets_only_where_allowed);
 	tcase_add_test(tc, tcp_only_to_the_proxy);
 	tcase_add_test(tc, no_inbound_tcp_under_the_proxy);
+	tcase_add_test(tc, the_filter_is_built_once);
 	tcase_add_test(tc, git_metadata_is_read_only);
 	tcase_add_test(tc, process_count_is_limited);
 	tcase_add_test(tc, memory_is_limited);
