@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/team.h"
@@ -463,6 +464,96 @@ block_async_signals(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
+/*
+ * The places a team needs, before anything else is checked: the working
+ * directory is one, and the state directory can be made (a demo without
+ * --workdir makes its own of both). Returns 0, or -1 with *err naming
+ * the directory and what to do.
+ */
+static int
+check_places(const struct options *o, char **err)
+{
+	struct stat st;
+	char *base, *why = NULL;
+
+	if (o->demo && o->workdir == NULL)
+		return 0;
+	if (o->workdir != NULL && stat(o->workdir, &st) == -1) {
+		*err = xasprintf("--workdir %s: %s", o->workdir,
+		    strerror(errno));
+		return -1;
+	}
+	if (o->workdir != NULL && !S_ISDIR(st.st_mode)) {
+		*err = xasprintf("--workdir %s: not a directory", o->workdir);
+		return -1;
+	}
+	if ((base = statedir_base(o->state_dir, &why)) == NULL ||
+	    statedir_make(base, 1, &why) == -1) {
+		*err = xasprintf("the state directory%s%s cannot be used: %s "
+		    "(give another with --state-dir DIR%s)", base ? " " : "",
+		    base ? base : "", why, o->state_dir ? "" :
+		    " or XDG_STATE_HOME");
+		free(why);
+		free(base);
+		return -1;
+	}
+	free(base);
+	return 0;
+}
+
+/* A word for a shell: as it is when it is plain, else quoted. */
+static char *
+shell_word(const char *s)
+{
+	const char *p;
+	size_t n = 0, i = 0;
+	char *out;
+
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl"
+	    "mnopqrstuvwxyz0123456789/._-+,:=@") == strlen(s))
+		return xstrdup(s);
+	for (p = s; *p != '\0'; p++)
+		n += *p == '\'' ? 4 : 1;
+	out = xmalloc(n + 3);
+	out[i++] = '\'';
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\'') {
+			memcpy(out + i, "'\\''", 4);
+			i += 4;
+		} else
+			out[i++] = *p;
+	}
+	out[i++] = '\'';
+	out[i] = '\0';
+	return out;
+}
+
+/* After the screen closes: the team is kept, and the command that
+ * continues it. */
+static void
+say_the_way_back(const struct options *o, const char *workdir)
+{
+	char *cwd = getcwd(NULL, 0), *w = shell_word(workdir), *sd = NULL;
+	char *pv = shell_word(o->provider), *sc = NULL;
+	int here = cwd != NULL && strcmp(cwd, workdir) == 0;
+	int other = strcmp(o->provider, "anthropic") != 0;
+
+	if (o->state_dir != NULL)
+		sd = shell_word(o->state_dir);
+	if (o->script != NULL)
+		sc = shell_word(o->script);
+	printf("huddle: the team is kept; to continue it: huddle --resume%s%s"
+	    "%s%s%s%s%s%s\n", here ? "" : " --workdir ", here ? "" : w,
+	    sd ? " --state-dir " : "", sd ? sd : "",
+	    other ? " --provider " : "", other ? pv : "",
+	    sc ? " --script " : "", sc ? sc : "");
+	free(cwd);
+	free(w);
+	free(sd);
+	free(pv);
+	free(sc);
+}
+
 /* Runs the team with the headless front end. */
 static int
 run_team(const struct options *o, const struct catalog *cat,
@@ -565,6 +656,8 @@ run_team(const struct options *o, const struct catalog *cat,
 	team_free(t);
 	if (o->demo && !o->headless)
 		printf("huddle: the demo's files are in %s\n", workdir);
+	else if (!o->headless)
+		say_the_way_back(o, workdir);
 	free(workdir);
 	free(demo_state);
 	return rc;
@@ -777,7 +870,7 @@ main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hV", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_ASK:
 			o.ask = optarg;
@@ -1007,6 +1100,12 @@ main(int argc, char **argv)
 		case 'V':
 			printf("huddle %s\n", PACKAGE_VERSION);
 			return 0;
+		case ':':
+			/* The option as typed: its value was missing. */
+			fprintf(stderr, "huddle: %s needs a value\n",
+			    argv[optind - 1]);
+			fprintf(stderr, "Try 'huddle --help' for the options.\n");
+			return 2;
 		default:
 			if (optopt != 0 && optopt < 256)
 				fprintf(stderr, "huddle: bad option '-%c'\n",
@@ -1036,6 +1135,14 @@ main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_ALL);
 	if (o.log != NULL && log_open(o.log, &err) == -1) {
 		fprintf(stderr, "huddle: --log %s\n", err);
+		free(err);
+		curl_global_cleanup();
+		return 2;
+	}
+	/* What a person fixes first is checked first: where the team
+	 * works, where its state goes, then the model and its key. */
+	if (o.ask == NULL && check_places(&o, &err) == -1) {
+		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 		curl_global_cleanup();
 		return 2;

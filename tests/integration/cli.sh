@@ -32,6 +32,31 @@ check "bad --max-retries" 2 "from 0 to 1000" -- --max-retries 1001
 check "bad --retry-for" 2 "e.g. 90s, 10m or 1h" -- --retry-for 5x
 check "bad --retry-max-delay" 2 "e.g. 40s" -- --retry-max-delay 0
 check "missing option argument" 2 "Try 'huddle --help'" -- --workdir
+check "a missing value is named" 2 "--max-teammates needs a value" -- --max-teammates
+
+# Usage errors exit 2, in the order a person fixes them: the working
+# directory, then the state directory (named, with --state-dir), then
+# the key.
+check "--workdir that is a file" 2 "--workdir /etc/passwd: not a directory" \
+    -- --workdir /etc/passwd --headless
+check "--workdir that is missing" 2 "No such file or directory" \
+    -- --workdir /nonexistent-huddle-dir --headless
+check "a state directory that cannot be" 2 "state directory /etc/passwd/x cannot be used.*--state-dir" \
+    -- --state-dir /etc/passwd/x --headless
+out=$(HOME=/etc/passwd XDG_STATE_HOME= ANTHROPIC_API_KEY= ANTHROPIC_AUTH_TOKEN= \
+    "$huddle" --headless --workdir /etc/passwd </dev/null 2>&1)
+if printf '%s\n' "$out" | grep -q "not a directory"; then
+	echo "ok: the workdir is named before the state and the key"
+else
+	echo "FAIL: workdir first: $out"; fail=1
+fi
+out=$(HOME=/etc/passwd XDG_STATE_HOME= ANTHROPIC_API_KEY= ANTHROPIC_AUTH_TOKEN= \
+    "$huddle" --headless </dev/null 2>&1)
+if printf '%s\n' "$out" | grep -q "state directory.*XDG_STATE_HOME"; then
+	echo "ok: the state directory is named before the key"
+else
+	echo "FAIL: state before key: $out"; fail=1
+fi
 
 # The model catalog and the choices that go with it.
 check "--models lists the default" 0 "(default)" -- --models

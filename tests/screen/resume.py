@@ -124,6 +124,11 @@ def test_resume_is_as_at_quit(fake):
         before = lead_lines(live)
         s.send_keys("F10")
         expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
+        # The way back, on the terminal once the screen has closed.
+        way = "huddle: the team is kept; to continue it: huddle --resume"
+        shown = s.text()
+        expect(way in shown and ("--workdir " + work) in shown,
+               "no resume line after the quit:\n" + shown)
 
     script_resumed(fake)
     with fake_screen(fake, ["--resume"] + args, cols=COLS, rows=ROWS,
