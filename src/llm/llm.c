@@ -427,6 +427,36 @@ provider_denul(char *s, size_t len)
 	}
 }
 
+/* A count from a usage object, or -1 when it is not there. */
+static int64_t
+provider_count(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) && json_integer_value(v) >= 0 ?
+	    (int64_t)json_integer_value(v) : -1;
+}
+
+void
+provider_usage(struct llm_turn *t, json_t *usage, const char *in,
+    const char *out, const char *details)
+{
+	struct llm_usage u = { -1, -1, -1, -1, -1, -1, -1 };
+	int64_t cached;
+
+	if (!json_is_object(usage))
+		return;
+	u.input = provider_count(usage, in);
+	u.output = provider_count(usage, out);
+	cached = provider_count(json_object_get(usage, details),
+	    "cached_tokens");
+	if (u.input >= 0) {
+		u.cache_read = cached > 0 && cached <= u.input ? cached : 0;
+		u.input -= u.cache_read;
+	}
+	turn_usage(t, &u);
+}
+
 json_t *
 provider_json(const char *data, size_t len, json_error_t *err)
 {

@@ -202,16 +202,6 @@ openai_stop_reason(const char *reason)
 	return reason;
 }
 
-/* A count from a usage object, or -1 when it is not there. */
-static int64_t
-openai_count(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return json_is_integer(v) && json_integer_value(v) >= 0 ?
-	    (int64_t)json_integer_value(v) : -1;
-}
-
 /*
  * Records a choice's finish_reason and the chunk's usage, when present.
  * prompt_tokens includes the cached part, which servers that cache report
@@ -223,23 +213,11 @@ static void
 openai_finish_and_usage(struct llm_turn *t, json_t *choice, json_t *root)
 {
 	const char *reason = openai_str(choice, "finish_reason");
-	json_t *usage = json_object_get(root, "usage");
-	struct llm_usage u = { -1, -1, -1, -1, -1, -1, -1 };
-	int64_t cached;
 
 	if (reason != NULL && *reason != '\0')
 		turn_stop_reason(t, openai_stop_reason(reason));
-	if (!json_is_object(usage))
-		return;
-	u.input = openai_count(usage, "prompt_tokens");
-	u.output = openai_count(usage, "completion_tokens");
-	cached = openai_count(json_object_get(usage, "prompt_tokens_details"),
-	    "cached_tokens");
-	if (u.input >= 0) {
-		u.cache_read = cached > 0 && cached <= u.input ? cached : 0;
-		u.input -= u.cache_read;
-	}
-	turn_usage(t, &u);
+	provider_usage(t, json_object_get(root, "usage"), "prompt_tokens",
+	    "completion_tokens", "prompt_tokens_details");
 }
 
 /* The reasoning a server sends beside the reply, under whichever name it

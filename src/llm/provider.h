@@ -75,4 +75,14 @@ extern const struct llm_provider provider_responses;
  */
 json_t *provider_json(const char *data, size_t len, json_error_t *err);
 
+/*
+ * Records the usage object of an OpenAI-style reply: its input and output
+ * counts under `in` and `out`, and the cached part of the input under
+ * details.cached_tokens, which is split off as a cache read so that the
+ * input counts only what was not cached, as on the Messages API. A
+ * usage that is not an object records nothing.
+ */
+void provider_usage(struct llm_turn *t, json_t *usage, const char *in,
+    const char *out, const char *details);
+
 #endif

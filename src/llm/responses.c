@@ -329,36 +329,6 @@ responses_body(const struct llm_config *c, const struct llm_request *req)
 
 /* --- the reply -------------------------------------------------------- */
 
-static int64_t
-responses_count(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return json_is_integer(v) && json_integer_value(v) >= 0 ?
-	    (int64_t)json_integer_value(v) : -1;
-}
-
-/* Records usage: input_tokens includes the cached part, which is split
- * off as a cache read, as on the Messages API. */
-static void
-responses_usage(struct llm_turn *t, json_t *usage)
-{
-	struct llm_usage u = { -1, -1, -1, -1, -1, -1, -1 };
-	int64_t cached;
-
-	if (!json_is_object(usage))
-		return;
-	u.input = responses_count(usage, "input_tokens");
-	u.output = responses_count(usage, "output_tokens");
-	cached = responses_count(json_object_get(usage,
-	    "input_tokens_details"), "cached_tokens");
-	if (u.input >= 0) {
-		u.cache_read = cached > 0 && cached <= u.input ? cached : 0;
-		u.input -= u.cache_read;
-	}
-	turn_usage(t, &u);
-}
-
 /* The stop reason and usage of a finished Response object. */
 static void
 responses_finish(struct llm_turn *t, json_t *resp)
@@ -376,7 +346,8 @@ responses_finish(struct llm_turn *t, json_t *resp)
 		    "max_tokens" : responses_str(details, "reason") != NULL ?
 		    responses_str(details, "reason") : "incomplete";
 	turn_stop_reason(t, reason);
-	responses_usage(t, json_object_get(resp, "usage"));
+	provider_usage(t, json_object_get(resp, "usage"), "input_tokens",
+	    "output_tokens", "input_tokens_details");
 }
 
 /* The summary texts of a reasoning item, reported as thinking. */
