@@ -318,7 +318,11 @@ responses_body(const struct llm_config *c, const struct llm_request *req)
 		json_object_set_new(root, "reasoning", reasoning);
 	if ((tools = responses_tools(req->tools)) != NULL) {
 		json_object_set_new(root, "tools", tools);
-		json_object_set_new(root, "tool_choice", json_string("auto"));
+		/* "none" forbids tools (a compaction's summary); the
+		 * Responses API's other choices are "auto" and "required". */
+		json_object_set_new(root, "tool_choice", json_string(
+		    req->tool_choice != NULL && strcmp(req->tool_choice,
+		    "none") == 0 ? "none" : "auto"));
 	}
 	s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
