@@ -284,25 +284,53 @@ START_TEST(timeout_kills_the_whole_group)
 }
 END_TEST
 
-/* Runs command and cancels it from another thread after 300 ms;
- * returns how long bash_run took after the token fired. */
-static int64_t
-run_cancelled(const char *command, struct tool_output *o, pid_t *pgid)
+/* A firer that waits for the command to say it has started (a file in
+ * wd), then fires: a loaded machine may take long to start a command,
+ * and a token fired before it has started tests nothing. */
+struct started_firer {
+	struct cancel	*cancel;
+	const char	*marker;
+	_Atomic int64_t	 fired_at;
+};
+
+static void *
+fire_once_started(void *arg)
 {
+	struct started_firer *f = arg;
+	int64_t deadline = clock_mono_ms() + 60000;
+
+	while (access(f->marker, F_OK) != 0 && clock_mono_ms() < deadline)
+		poll(NULL, 0, 5);
+	atomic_store(&f->fired_at, clock_mono_ms());
+	cancel_fire(f->cancel);
+	return NULL;
+}
+
+/* Runs `setup`, says it has started, runs `rest`, and is cancelled from
+ * another thread once it has started; returns how long bash_run took
+ * after the token fired. */
+static int64_t
+run_cancelled(const char *setup, const char *rest, struct tool_output *o,
+    pid_t *pgid)
+{
+	struct started_firer f;
 	struct cancel c;
-	struct tu_firer f;
 	pthread_t th;
 	int64_t done;
+	char *command = xasprintf(PGID "%s\ntouch started; %s", setup, rest);
 
 	cancel_init(&c);
 	f.cancel = &c;
-	f.after_ms = 300;
+	f.marker = xasprintf("%s/started", wd);
+	(void)unlink(f.marker);
 	atomic_init(&f.fired_at, 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, tu_fire_later, &f), 0);
-	ck_assert_int_eq(run(command, 60, 0, &c, o), -1);
+	ck_assert_int_eq(pthread_create(&th, NULL, fire_once_started, &f), 0);
+	ck_assert_int_eq(run(command, 120, 0, &c, o), -1);
 	done = clock_mono_ms();
 	pthread_join(th, NULL);
 	cancel_destroy(&c);
+	free((char *)f.marker);
+	free(command);
 	ck_assert_int_eq(o->is_error, 1);
 	ck_assert_ptr_nonnull(strstr(o->text, "[cancelled;"));
 	*pgid = first_line_pid(o->text);
@@ -319,7 +347,7 @@ START_TEST(cancel_ends_a_command_at_once)
 	/* At once: not after the grace a command that ignores SIGTERM
 	 * gets. (A bound of some milliseconds failed on a loaded machine:
 	 * this test measures the mechanism, not the scheduler.) */
-	took = run_cancelled(PGID "sleep 100", &o, &pgid);
+	took = run_cancelled(":", "sleep 100", &o, &pgid);
 	ck_assert_msg(took < BASH_GRACE_MS / 2, "cancel took %lld ms",
 	    (long long)took);
 	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGTERM]"));
@@ -333,8 +361,8 @@ START_TEST(cancel_kills_what_ignores_sigterm)
 	int64_t took;
 	pid_t pgid;
 
-	took = run_cancelled(PGID "trap '' TERM; sleep 100 & sleep 100",
-	    &o, &pgid);
+	took = run_cancelled("trap '' TERM; sleep 100 &", "sleep 100", &o,
+	    &pgid);
 	ck_assert_msg(took >= BASH_GRACE_MS - 50 && took < BASH_GRACE_MS + 500,
 	    "took %lld ms", (long long)took);
 	ck_assert_ptr_nonnull(strstr(o.text, "[killed by signal SIGKILL]"));
