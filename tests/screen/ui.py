@@ -119,12 +119,14 @@ def test_zoom_and_scroll():
     with s:
         s.wait_for("Both are working", 15, "the lead's text")
         s.send_keys("F8")
-        screen = s.wait_for(lambda t: "alice · coder" not in t, 5, "zoomed")
+        screen = s.wait_for(lambda t: "┌ alice ·" not in t, 5, "zoomed")
         first = screen.split("\n")[0]
         expect(first.startswith("┌ lead") and first.endswith("┐") and len(first) == 80,
                "the lead's pane is not full width: %r" % first)
         s.send_keys("F8")
-        s.wait_for("alice · coder", 5, "unzoomed")
+        # alice's title names her role or, at 80 columns once she is
+        # idle, her status first.
+        s.wait_for("┌ alice ·", 5, "unzoomed")
         s.send_keys("PageUp")
         s.wait_for("↑ scrolled", 5, "scrolled back")
         s.send_keys("End")
