@@ -1,85 +1,207 @@
 /*
- * The demo's scenario (see demo.h and doc/script.md). The lead spawns
- * alice, who writes and runs a small program, and bob, who must have his
- * refactoring plan approved — by the person, with F5 — before he may edit.
- * Some turns think first, so the screen shows folded thinking offline.
+ * The demo's place and repository (see demo.h). Its scenario is
+ * data/demo.json, built in as demo_builtin (doc/script.md describes the
+ * format): the lead spawns alice, who documents hello.py, and bob, who
+ * must have his refactoring plan approved — by the person, with F5 —
+ * before he may edit; each works in a worktree of the demo's repository.
  */
 #include "config.h"
 
-#include "demo.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-static const char demo_json[] =
-"{\"agents\": {\n"
-" \"lead\": [\n"
-"  {\"thinking\": \"The person wants to see a team. Two teammates show "
-"it best: one who just works, and one whose plan must be approved.\", "
-"\"chunk_chars\": 8, \"chunk_delay_ms\": 20,\n"
-"   \"text\": \"Hello! I'll show you a team at work. alice will write a "
-"small program; bob will refactor it, but he must get his plan approved "
-"before he may touch a file.\", \"chunk_chars\": 6, \"chunk_delay_ms\": 25,\n"
-"   \"tools\": [{\"name\": \"spawn_teammate\", \"input\": {\"name\": "
-"\"alice\", \"role\": \"coder\", \"prompt\": \"Create hello.py with a "
-"greeting function and run it.\"}}]},\n"
-"  {\"tools\": [{\"name\": \"spawn_teammate\", \"input\": {\"name\": \"bob\", "
-"\"role\": \"refactorer\", \"plan_required\": true, \"prompt\": \"Rename "
-"greeting() to greet() in hello.py. Submit a plan first.\"}}]},\n"
-"  {\"text\": \"Both are working: watch their panes on the right. bob's "
-"plan will appear in the requests table below — press F5 to approve it, "
-"or F6 to reject it with feedback.\", \"chunk_chars\": 6, "
-"\"chunk_delay_ms\": 25},\n"
-"  {\"text\": \"Noted.\"},\n"
-"  {\"text\": \"Good work, team.\"},\n"
-"  {\"text\": \"When you have seen enough, F9 asks a teammate to shut "
-"down and F10 quits.\", \"chunk_chars\": 6, \"chunk_delay_ms\": 25},\n"
-"  {\"text\": \"Noted.\"}, {\"text\": \"Noted.\"}, {\"text\": \"Noted.\"},\n"
-"  {\"text\": \"Noted.\"}, {\"text\": \"Noted.\"}, {\"text\": \"Noted.\"}\n"
-" ],\n"
-" \"alice\": [\n"
-"  {\"thinking\": \"A greeting function and a call to it; then I run "
-"it to be sure.\", \"text\": \"I'll write hello.py first.\", \"chunk_chars\": 4, "
-"\"chunk_delay_ms\": 40, \"tools\": [{\"name\": \"write_file\", \"input\": "
-"{\"path\": \"hello.py\", \"content\": \"def greeting(name):\\n    return "
-"f\\\"Hello, {name}!\\\"\\n\\n\\nprint(greeting(\\\"huddle\\\"))\\n\"}}]},\n"
-"  {\"text\": \"Now let me check it.\", \"chunk_chars\": 4, "
-"\"chunk_delay_ms\": 40, \"tools\": [{\"name\": \"bash\", \"input\": "
-"{\"command\": \"cat hello.py && wc -l hello.py\"}}]},\n"
-"  {\"text\": \"hello.py is ready. Telling the lead.\", \"chunk_chars\": 4, "
-"\"chunk_delay_ms\": 40, \"tools\": [{\"name\": \"send_message\", \"input\": "
-"{\"to\": \"lead\", \"content\": \"hello.py is written and checked.\"}}]},\n"
-"  {\"text\": \"Done. Waiting for more work.\", \"chunk_chars\": 4, "
-"\"chunk_delay_ms\": 40},\n"
-"  {\"text\": \"Wrapping up.\", \"tools\": [{\"name\": \"shutdown_response\", "
-"\"input\": {\"request_id\": \"{{request_id}}\", \"approve\": true, "
-"\"reason\": \"my work is done\"}}]}\n"
-" ],\n"
-" \"bob\": [\n"
-"  {\"delay_ms\": 2500, \"text\": \"Let me read the code before I plan.\", "
-"\"chunk_chars\": 4, \"chunk_delay_ms\": 40, \"tools\": [{\"name\": "
-"\"read_file\", \"input\": {\"path\": \"hello.py\"}}]},\n"
-"  {\"thinking\": \"Two places use the name: the definition and the "
-"call. Nothing else imports it.\", \"text\": \"Here is my plan.\", "
-"\"chunk_chars\": 4, \"chunk_delay_ms\": "
-"40, \"tools\": [{\"name\": \"submit_plan\", \"input\": {\"plan\": \"1. "
-"Rename greeting() to greet() in hello.py\\n2. Update the call\\n3. Show "
-"the result\"}}]},\n"
-"  {\"text\": \"Renaming the function.\", \"chunk_chars\": 4, "
-"\"chunk_delay_ms\": 40, \"tools\": [{\"name\": \"edit_file\", \"input\": "
-"{\"path\": \"hello.py\", \"old_text\": \"def greeting(\", \"new_text\": "
-"\"def greet(\"}}]},\n"
-"  {\"tools\": [{\"name\": \"edit_file\", \"input\": {\"path\": \"hello.py\", "
-"\"old_text\": \"print(greeting(\", \"new_text\": \"print(greet(\"}}]},\n"
-"  {\"tools\": [{\"name\": \"bash\", \"input\": {\"command\": \"cat "
-"hello.py\"}}]},\n"
-"  {\"text\": \"Refactor done: greeting() is now greet().\", "
-"\"chunk_chars\": 4, \"chunk_delay_ms\": 40},\n"
-"  {\"text\": \"Stopping.\", \"tools\": [{\"name\": \"shutdown_response\", "
-"\"input\": {\"request_id\": \"{{request_id}}\", \"approve\": true}}]}\n"
-" ],\n"
-" \"*\": [{\"text\": \"Nothing scripted for me.\"}]\n"
-"}}\n";
+#include "core/statedir.h"
+#include "demo.h"
+#include "tools/git.h"
+#include "util/xmalloc.h"
+
+extern char **environ;
+
+static const char demo_hello[] =
+    "def greeting(name):\n"
+    "    return f\"Hello, {name}!\"\n"
+    "\n"
+    "\n"
+    "print(greeting(\"huddle\"))\n";
 
 const char *
 demo_scenario(void)
 {
-	return demo_json;
+	return demo_builtin;
+}
+
+/* Removes one entry of an old demo (nftw, depth first, no links
+ * followed); the lock file stays, held. */
+static int
+demo_remove_one(const char *path, const struct stat *st, int type,
+    struct FTW *f)
+{
+	(void)st;
+	if (f->level == 0 || (f->level == 1 && strcmp(path + f->base,
+	    "lock") == 0))
+		return 0;
+	if ((type == FTW_DP ? rmdir(path) : unlink(path)) == -1 &&
+	    errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/* Runs git ARGS in dir, quietly. Returns 0 when it exits 0, else -1. */
+static int
+demo_git(const char *git, const char *dir, const char *const *args)
+{
+	const char *argv[24];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t n = 0;
+	int status;
+
+	argv[n++] = "git";
+	argv[n++] = "-C";
+	argv[n++] = dir;
+	argv[n++] = "-c";
+	argv[n++] = "user.name=huddle demo";
+	argv[n++] = "-c";
+	argv[n++] = "user.email=demo@huddle.invalid";
+	argv[n++] = "-c";
+	argv[n++] = "commit.gpgsign=false";
+	argv[n++] = "-c";
+	argv[n++] = "core.hooksPath=/dev/null";
+	argv[n++] = "-c";
+	argv[n++] = "init.defaultBranch=main";
+	while (*args != NULL && n < sizeof argv / sizeof *argv - 1)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
+	    O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+	    O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null",
+	    O_WRONLY, 0);
+	status = posix_spawn(&pid, git, &fa, NULL, (char *const *)argv,
+	    environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (status != 0)
+		return -1;
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Makes dir a repository with hello.py committed, unless it has one. */
+static int
+demo_repository(const char *dir, char **err)
+{
+	static const char *const init[] = { "init", "-q", NULL };
+	static const char *const add[] = { "add", "hello.py", NULL };
+	static const char *const commit[] = { "commit", "-q", "--no-verify",
+	    "-m", "hello.py, for the demo", NULL };
+	struct git g = { 0 };
+	char *path = xasprintf("%s/.git", dir);
+	struct stat st;
+	FILE *f;
+	int rc = -1;
+
+	if (lstat(path, &st) == 0) {
+		free(path);
+		return 0;
+	}
+	free(path);
+	if (git_find(&g) == -1) {
+		*err = xstrdup("the demo needs git (its teammates work in git "
+		    "worktrees), and there is none on $PATH");
+		return -1;
+	}
+	path = xasprintf("%s/hello.py", dir);
+	if ((f = fopen(path, "wx")) != NULL) {
+		fputs(demo_hello, f);
+		fclose(f);
+	}
+	if (demo_git(g.path, dir, init) == 0 && demo_git(g.path, dir,
+	    add) == 0 && demo_git(g.path, dir, commit) == 0)
+		rc = 0;
+	else
+		*err = xasprintf("%s: git could not make the demo's "
+		    "repository", dir);
+	free(path);
+	free(g.path);
+	return rc;
+}
+
+int
+demo_open(struct demo *d, const char *workdir, const char *state_dir,
+    int resume, char **err)
+{
+	char *base, *work;
+	struct stat st;
+
+	memset(d, 0, sizeof *d);
+	d->lock = -1;
+	if (workdir != NULL) {
+		if ((d->workdir = realpath(workdir, NULL)) == NULL) {
+			*err = xasprintf("%s: %s", workdir, strerror(errno));
+			return -1;
+		}
+	} else {
+		if ((base = statedir_base(state_dir, err)) == NULL)
+			return -1;
+		d->folder = xasprintf("%s/demo", base);
+		free(base);
+		if (resume && lstat(d->folder, &st) == -1) {
+			*err = xasprintf("there is no demo to resume in %s; "
+			    "huddle --demo starts one", d->folder);
+			goto fail;
+		}
+		if (statedir_make(d->folder, 1, err) == -1 ||
+		    (d->lock = statedir_lock(d->folder, err)) == -1)
+			goto fail;
+		/* A fresh demo starts from nothing. */
+		if (!resume && nftw(d->folder, demo_remove_one, 16, FTW_DEPTH |
+		    FTW_PHYS) != 0) {
+			*err = xasprintf("%s: could not empty it: %s",
+			    d->folder, strerror(errno));
+			goto fail;
+		}
+		work = xasprintf("%s/work", d->folder);
+		d->state = xasprintf("%s/state", d->folder);
+		if (statedir_make(work, 0, err) == -1 ||
+		    statedir_make(d->state, 0, err) == -1) {
+			free(work);
+			goto fail;
+		}
+		d->workdir = realpath(work, NULL);
+		free(work);
+		if (d->workdir == NULL) {
+			*err = xasprintf("%s/work: %s", d->folder,
+			    strerror(errno));
+			goto fail;
+		}
+	}
+	if (demo_repository(d->workdir, err) == 0)
+		return 0;
+fail:
+	demo_close(d);
+	return -1;
+}
+
+void
+demo_close(struct demo *d)
+{
+	if (d->lock != -1)
+		close(d->lock);
+	free(d->folder);
+	free(d->workdir);
+	free(d->state);
+	memset(d, 0, sizeof *d);
+	d->lock = -1;
 }

@@ -101,8 +101,8 @@ usage(FILE *out)
 	    "teammates it spawns, coordinating through durable inboxes.\n"
 	    "\n"
 	    "options:\n"
-	    "  --demo                a scripted team in a temporary directory: no\n"
-	    "                        network, no key\n"
+	    "  --demo                a scripted team, no network, no key, in\n"
+	    "                        STATE/demo (--resume continues it)\n"
 	    "  --workdir DIR         where the team works\n"
 	    "                        (default: the current directory)\n"
 	    "  --resume              continue the team of the working directory\n"
@@ -564,19 +564,20 @@ run_team(const struct options *o, const struct catalog *cat,
 	char *planted;
 	sigset_t old;
 	char *workdir, *demo_state = NULL, *err = NULL;
+	struct demo demo = { NULL, NULL, NULL, -1 };
 	int rc;
 
-	if (o->demo && o->workdir == NULL) {
-		char tmpl[] = "/tmp/huddle-demo-XXXXXX";
-
-		if (mkdtemp(tmpl) == NULL) {
-			perror("huddle: a demo directory");
+	if (o->demo) {
+		if (demo_open(&demo, o->workdir, o->state_dir, o->resume,
+		    &err) == -1) {
+			fprintf(stderr, "huddle: %s\n", err);
+			free(err);
 			return 1;
 		}
-		workdir = xstrdup(tmpl);
-		/* A throwaway team keeps its state next to its files, not
-		 * with the person's teams. */
-		demo_state = xasprintf("%s.state", tmpl);
+		workdir = xstrdup(demo.workdir);
+		/* The demo's team keeps its state in the demo's folder,
+		 * not with the person's teams. */
+		demo_state = demo.state ? xstrdup(demo.state) : NULL;
 	} else if ((workdir = realpath(o->workdir ? o->workdir : ".",
 	    NULL)) == NULL) {
 		fprintf(stderr, "huddle: %s: %s\n", o->workdir ? o->workdir :
@@ -597,7 +598,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	if (o->quit_timeout_s >= 0)
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
-	to.state_base = o->state_dir ? o->state_dir : demo_state;
+	to.state_base = demo_state ? demo_state : o->state_dir;
 	to.writable = (const char *const *)o->writable;
 	to.nwritable = o->nwritable;
 	to.readable = (const char *const *)o->readable;
@@ -615,7 +616,8 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.no_sandbox = o->no_sandbox;
 	to.autonomous = o->autonomous;
 	to.verify = o->verify;
-	to.worktrees = o->worktrees;
+	/* The demo's teammates work in worktrees, so F7 has a diff. */
+	to.worktrees = o->worktrees || o->demo;
 	to.catalog = cat;
 	to.choice = o->choice;
 	to.teammate_model = o->teammate_model;
@@ -630,6 +632,7 @@ run_team(const struct options *o, const struct catalog *cat,
 		free(err);
 		free(workdir);
 		free(demo_state);
+		demo_close(&demo);
 		return 1;
 	}
 	block_async_signals(&old);
@@ -641,9 +644,11 @@ run_team(const struct options *o, const struct catalog *cat,
 		team_free(t);
 		free(workdir);
 		free(demo_state);
+		demo_close(&demo);
 		return 1;
 	}
-	if (o->demo && team_say(t, NULL, DEMO_PROMPT, &err) == -1) {
+	if (o->demo && !o->resume && team_say(t, NULL, DEMO_PROMPT,
+	    &err) == -1) {
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 	}
@@ -655,11 +660,15 @@ run_team(const struct options *o, const struct catalog *cat,
 	}
 	team_free(t);
 	if (o->demo && !o->headless)
-		printf("huddle: the demo's files are in %s\n", workdir);
+		printf("huddle: the demo is kept in %s; huddle --demo%s%s "
+		    "--resume continues it\n", demo.folder ? demo.folder :
+		    workdir, demo.folder ? "" : " --workdir ", demo.folder ?
+		    "" : workdir);
 	else if (!o->headless)
 		say_the_way_back(o, workdir);
 	free(workdir);
 	free(demo_state);
+	demo_close(&demo);
 	return rc;
 }
 

@@ -26,6 +26,32 @@ struct script {
 	unsigned long		 tool_ids;
 };
 
+/* A turn's "when" must be a pattern regcomp accepts. */
+static int
+script_check_when(json_t *when, const char *name, size_t i, char **err)
+{
+	regex_t re;
+	int rc;
+
+	if (when == NULL)
+		return 0;
+	if (!json_is_string(when)) {
+		*err = xasprintf("agents.%s[%zu].when must be a string", name,
+		    i);
+		return -1;
+	}
+	if ((rc = regcomp(&re, json_string_value(when), REG_EXTENDED |
+	    REG_NOSUB)) != 0) {
+		char why[128];
+
+		regerror(rc, &re, why, sizeof why);
+		*err = xasprintf("agents.%s[%zu].when: %s", name, i, why);
+		return -1;
+	}
+	regfree(&re);
+	return 0;
+}
+
 static int
 script_check(json_t *doc, char **err)
 {
@@ -53,6 +79,9 @@ script_check(json_t *doc, char **err)
 				    name, i);
 				return -1;
 			}
+			if (script_check_when(json_object_get(turn, "when"),
+			    name, i, err) == -1)
+				return -1;
 		}
 	}
 	return 0;
@@ -119,19 +148,99 @@ script_free(struct script *s)
 	free(s);
 }
 
-/* Takes agent's next turn (a new reference), or NULL when none is left. */
+/* Adds every "text" and "content" string inside v to *out, a line each. */
+static void
+script_gather(json_t *v, const char *key, char **out)
+{
+	const char *k;
+	json_t *item;
+	size_t i;
+	char *next;
+
+	if (json_is_string(v) && key != NULL && (strcmp(key, "text") == 0 ||
+	    strcmp(key, "content") == 0)) {
+		next = xasprintf("%s%s%s", *out, **out ? "\n" : "",
+		    json_string_value(v));
+		free(*out);
+		*out = next;
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, k, item)
+			script_gather(item, k, out);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+			script_gather(item, key, out);
+	}
+}
+
+/* The text of the newest message sent to the model (malloc'd): what a
+ * turn's "when" is matched against. */
+static char *
+script_newest(const struct llm_request *req)
+{
+	char *out = xstrdup("");
+	size_t n = json_array_size(req->messages);
+
+	if (n > 0)
+		script_gather(json_array_get(req->messages, n - 1), NULL, &out);
+	return out;
+}
+
+/* 1 when turn has a "when" that matches newest ("" matches anything). */
+static int
+script_when(json_t *turn, const char *newest)
+{
+	const char *when = json_string_value(json_object_get(turn, "when"));
+	regex_t re;
+	int hit;
+
+	if (when == NULL)
+		return 0;
+	if (*when == '\0')
+		return 1;
+	if (regcomp(&re, when, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;
+	hit = regexec(&re, newest, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit;
+}
+
+/* The index of the first turn in turns whose "when" matches, or -1. */
+static long
+script_reaction(json_t *turns, const char *newest)
+{
+	json_t *turn;
+	size_t i;
+
+	json_array_foreach(turns, i, turn) {
+		if (script_when(turn, newest))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * Takes agent's next turn (a new reference), or NULL when none is left:
+ * the first turn of its list whose "when" matches the newest message
+ * (its place moves past it); else the turn at its place, unless that
+ * turn waits for a "when"; else, for an agent with a list of its own,
+ * the first turn of "*" whose "when" matches (its place stays).
+ */
 static json_t *
-script_next(struct script *s, const char *agent, unsigned long *tool_base)
+script_next(struct script *s, const char *agent, const char *newest,
+    unsigned long *tool_base)
 {
 	struct script_cursor *c = NULL;
-	json_t *turns, *turn;
+	json_t *turns, *turn, *common = NULL;
 	size_t i;
+	long hit;
 
 	agent = agent ? agent : "*";
 	pthread_mutex_lock(&s->lock);
 	turns = json_object_get(s->agents, agent);
 	if (turns == NULL)
 		turns = json_object_get(s->agents, "*");
+	else if (strcmp(agent, "*") != 0)
+		common = json_object_get(s->agents, "*");
 	for (i = 0; i < s->ncursors; i++) {
 		if (strcmp(s->cursors[i].agent, agent) == 0)
 			c = &s->cursors[i];
@@ -143,16 +252,26 @@ script_next(struct script *s, const char *agent, unsigned long *tool_base)
 		c->agent = xstrdup(agent);
 		c->next = 0;
 	}
-	turn = json_array_get(turns, c->next);
-	/* {"loop": N} sends the agent back to its turn N. */
-	if (json_is_integer(json_object_get(turn, "loop"))) {
-		c->next = (size_t)json_integer_value(json_object_get(turn,
-		    "loop"));
+	if ((hit = script_reaction(turns, newest)) >= 0) {
+		turn = json_array_get(turns, (size_t)hit);
+		c->next = (size_t)hit;
+	} else {
 		turn = json_array_get(turns, c->next);
+		/* {"loop": N} sends the agent back to its turn N. */
+		if (json_is_integer(json_object_get(turn, "loop"))) {
+			c->next = (size_t)json_integer_value(
+			    json_object_get(turn, "loop"));
+			turn = json_array_get(turns, c->next);
+		}
+		if (json_object_get(turn, "loop") != NULL ||
+		    json_object_get(turn, "when") != NULL)
+			turn = NULL;
 	}
-	turn = json_incref(json_object_get(turn, "loop") ? NULL : turn);
 	if (turn != NULL)
 		c->next++;
+	else if ((hit = script_reaction(common, newest)) >= 0)
+		turn = json_array_get(common, (size_t)hit);
+	turn = json_incref(turn);
 	*tool_base = s->tool_ids;
 	s->tool_ids += 100;
 	pthread_mutex_unlock(&s->lock);
@@ -309,12 +428,15 @@ script_play(struct script *s, const char *agent,
 	struct llm_usage usage = { 0, 0, 0, 0, 0, 0, 0 };
 	const char *thinking;
 	struct script_ids ids;
-	char *text;
+	char *text, *newest;
 	size_t i;
 	int rc = 0;
 
 	res->attempts = 1;
-	if ((turn = script_next(s, agent, &tool_base)) == NULL)
+	newest = script_newest(req);
+	turn = script_next(s, agent, newest, &tool_base);
+	free(newest);
+	if (turn == NULL)
 		return script_fail(res, LLM_ERR_API, "script_exhausted",
 		    xasprintf("the script has no turn left for %s",
 		    agent ? agent : "this agent"));

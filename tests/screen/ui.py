@@ -59,9 +59,9 @@ def test_start_and_layout():
 def test_streamed_text_in_the_right_pane():
     s, _ = demo()
     with s:
-        screen = s.wait_for("I'll write hello.py first.", 15, "alice's streamed text")
+        screen = s.wait_for("I'll write README.md first.", 15, "alice's streamed text")
         rows = screen.split("\n")
-        row = next(i for i, r in enumerate(rows) if "I'll write hello.py first." in r)
+        row = next(i for i, r in enumerate(rows) if "I'll write README.md first." in r)
         col = rows[row].index("I'll write")
         expect(col > 40, "alice's text is not in the right-hand pane (column %d)" % col)
         quit_clean(s)
@@ -75,7 +75,8 @@ def test_f5_approves_the_plan():
         s.send_keys("F5")
         s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+approved"), 10, "approved")
         s.wait_for("Refactor done", 20, "bob acts on the plan")
-        expect("def greet(" in open(os.path.join(work, "hello.py")).read(), "no edit")
+        bob = os.path.join(work, ".huddle", "worktrees", "bob", "hello.py")
+        expect("def greet(" in open(bob).read(), "no edit")
         quit_clean(s)
 
 
@@ -89,8 +90,14 @@ def test_f6_rejects_with_feedback():
         s.send_keys("Enter")
         s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+rejected"), 10, "rejected")
         s.wait_for("add tests first", 10, "the feedback reaches bob")
-        s.wait_for("plan not approved", 20, "bob's edits stay gated")
-        expect("def greeting(" in open(os.path.join(work, "hello.py")).read(),
+        # bob says he changed nothing and submits again; no pane claims
+        # the refactoring was done.
+        s.wait_for("changed nothing", 20, "bob answers the rejection")
+        s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+pending"), 20,
+                   "bob's plan, submitted again")
+        expect("Refactor done" not in s.text(), "a pane claims the refactoring")
+        bob = os.path.join(work, ".huddle", "worktrees", "bob", "hello.py")
+        expect("def greeting(" in open(bob).read(),
                "the file changed without an approved plan")
         quit_clean(s)
 
@@ -112,12 +119,14 @@ def test_zoom_and_scroll():
     with s:
         s.wait_for("Both are working", 15, "the lead's text")
         s.send_keys("F8")
-        screen = s.wait_for(lambda t: "alice · coder" not in t, 5, "zoomed")
+        screen = s.wait_for(lambda t: "┌ alice ·" not in t, 5, "zoomed")
         first = screen.split("\n")[0]
         expect(first.startswith("┌ lead") and first.endswith("┐") and len(first) == 80,
                "the lead's pane is not full width: %r" % first)
         s.send_keys("F8")
-        s.wait_for("alice · coder", 5, "unzoomed")
+        # alice's title names her role or, at 80 columns once she is
+        # idle, her status first.
+        s.wait_for("┌ alice ·", 5, "unzoomed")
         s.send_keys("PageUp")
         s.wait_for("↑ scrolled", 5, "scrolled back")
         s.send_keys("End")
@@ -256,7 +265,7 @@ def test_mouse_wheel_scrolls_the_pane_under_it():
 def test_resume_shows_the_conversation():
     s, work = demo()
     with s:
-        s.wait_for("I'll write hello.py first.", 15, "alice at work")
+        s.wait_for("I'll write README.md first.", 15, "alice at work")
         s.send_keys("F10")
         expect(s.exit_status(30) == 0, "the demo did not quit cleanly")
     script = os.path.join(work, "none.json")
@@ -265,7 +274,7 @@ def test_resume_shows_the_conversation():
     with Screen([HUDDLE, "--resume", "--provider", "script", "--script", script,
                  "--workdir", work, "--quit-timeout", "1"], cols=120, rows=60) as s:
         screen = s.wait_for("— resumed —", 10, "the stored conversations")
-        expect("I'll write hello.py first." in screen, "alice's history is missing")
+        expect("I'll write README.md first." in screen, "alice's history is missing")
         # How much the lead said before the quit varies with timing, so
         # its first line may be above the pane: scroll back to it.
         for _ in range(10):

@@ -74,6 +74,8 @@ START_TEST(malformed_scenarios_are_refused)
 		"", "[]", "{\"agents\": []}", "{\"agents\": {\"a\": {}}}",
 		"{\"agents\": {\"a\": [1]}}",
 		"{\"agents\": {\"a\": [{\"tools\": {}}]}}",
+		"{\"agents\": {\"a\": [{\"when\": 1}]}}",
+		"{\"agents\": {\"a\": [{\"when\": \"(\"}]}}",
 	};
 	size_t i;
 
@@ -179,6 +181,60 @@ START_TEST(request_id_placeholder_takes_the_newest_id)
 }
 END_TEST
 
+static const char branching[] =
+    "{\"agents\": {"
+    " \"bob\": ["
+    "  {\"when\": \"^start$\", \"text\": \"plan\"},"
+    "  {\"when\": \"approved\", \"text\": \"edit 1\"},"
+    "  {\"text\": \"edit 2\"},"
+    "  {\"when\": \"rejected\", \"text\": \"again\"}],"
+    " \"*\": ["
+    "  {\"when\": \"shutdown\", \"text\": \"stopping\"},"
+    "  {\"when\": \"\", \"text\": \"nothing scripted\"}]"
+    "}}";
+
+/* Plays agent's turn as the answer to `said`; returns its text. */
+static void
+answer(struct script *s, const char *agent, const char *said,
+    const char *want)
+{
+	struct cancel c;
+	struct llm_request req = { .messages = user_says(said) };
+	struct llm_result res = { 0 };
+	struct heard h = { "", 0, 0 };
+
+	cancel_init(&c);
+	ck_assert_int_eq(script_play(s, agent, &req, &c, hear, &h, &res), 0);
+	ck_assert_str_eq(h.text, want);
+	llm_result_clear(&res);
+	json_decref(req.messages);
+	cancel_destroy(&c);
+}
+
+START_TEST(when_turns_react_to_the_newest_message)
+{
+	char *err = NULL;
+	struct script *s = script_parse(branching, &err);
+
+	ck_assert_msg(s != NULL, "%s", err ? err : "");
+	/* A first turn that waits for its cue is not played without it
+	 * (a resumed agent does not start over). */
+	answer(s, "bob", "hello", "nothing scripted");
+	answer(s, "bob", "start", "plan");
+	/* Rejected: the reaction, then its place is past it. */
+	answer(s, "bob", "plan rejected", "again");
+	answer(s, "bob", "plan rejected", "again");
+	/* Approved: the branch, then the turns that follow it in order. */
+	answer(s, "bob", "plan approved", "edit 1");
+	answer(s, "bob", "edited", "edit 2");
+	/* At a turn that waits for its cue: the "*" reactions. */
+	answer(s, "bob", "a shutdown request", "stopping");
+	answer(s, "bob", "what now?", "nothing scripted");
+	answer(s, "carol", "shutdown", "stopping");
+	script_free(s);
+}
+END_TEST
+
 static void *
 fire_soon(void *arg)
 {
@@ -241,6 +297,7 @@ script_suite(void)
 	tcase_add_test(tc, malformed_scenarios_are_refused);
 	tcase_add_test(tc, turns_play_in_order_per_agent);
 	tcase_add_test(tc, request_id_placeholder_takes_the_newest_id);
+	tcase_add_test(tc, when_turns_react_to_the_newest_message);
 	tcase_add_test(tc, cancel_cuts_scripted_delays);
 	tcase_add_test(tc, load_reports_the_file);
 	suite_add_tcase(s, tc);
