@@ -62,8 +62,8 @@ draft_prompt(struct view *v)
 
 	if (v->focus == FOCUS_TABLE && v->input.len == 0 &&
 	    (r = keys_enter_shows(v)) != NULL)
-		return xasprintf("Enter shows %s's %s> ", r->from,
-		    req_type_name(r->type));
+		return xasprintf("Enter shows the %s request %s → %s> ",
+		    req_type_name(r->type), r->from, r->to);
 	if (p != NULL && p->status == MEMBER_TERMINATED &&
 	    strcmp(name, ROSTER_LEAD) != 0)
 		return xasprintf("%s (ended: not sent)> ", name);
