@@ -16,7 +16,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, read_help,  # noqa: E402
+                           run_main)
 
 SPAWN = {"agent": "lead", "kind": "tool_use", "calls": [
     {"name": "spawn_teammate", "input": {
@@ -174,6 +175,13 @@ def test_search_finds_and_highlights(fake):
         s.wait_for(lambda t: input_line(s) == "lead>", 5, "Esc ends it")
         expect(not HIGHLIGHT.search(s.text(escapes=True)),
                "still highlighted after the search")
+        # F1 lists the search's keys, from the key table.
+        s.send_keys("F1")
+        text = read_help(s)
+        for want in ("C-f", "search the focused pane",
+                     "Going through a pane's matches"):
+            expect(want in text, "F1 lacks %r" % want)
+        s.send_keys("Escape")
         quit_clean(s)
 
 
