@@ -36,6 +36,7 @@ static const struct color_spec color_specs[ROLE_COUNT] = {
 	[ROLE_FKEY] = { -1, -1, A_BOLD, A_BOLD },
 	[ROLE_FKEY_LABEL] = { COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE },
 	[ROLE_POPUP] = { COLOR_WHITE, COLOR_BLUE, A_NORMAL, A_REVERSE },
+	[ROLE_MATCH] = { COLOR_BLACK, COLOR_YELLOW, A_NORMAL, A_REVERSE },
 };
 
 static int color_on;

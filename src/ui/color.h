@@ -31,6 +31,7 @@ enum color_role {
 	ROLE_FKEY,		/* "F5" in the key bar */
 	ROLE_FKEY_LABEL,
 	ROLE_POPUP,
+	ROLE_MATCH,		/* a search's match in a pane */
 	ROLE_COUNT
 };
 

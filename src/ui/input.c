@@ -34,6 +34,18 @@ input_free(struct input *in)
 }
 
 /* Encodes wc as UTF-8 into out (4 bytes at most); returns the length. */
+void
+input_set(struct input *in, const char *text, size_t cursor)
+{
+	size_t len = strlen(text);
+
+	in->buf = xgrow(in->buf, &in->cap, len + 1, 1);
+	memcpy(in->buf, text, len + 1);
+	in->len = len;
+	in->cursor = cursor < len ? cursor : len;
+	in->browsing = -1;
+}
+
 static size_t
 input_encode(wchar_t wc, char *out)
 {
@@ -197,15 +209,6 @@ input_word_right(struct input *in)
 	in->cursor = at;
 }
 
-static void
-input_set(struct input *in, const char *s)
-{
-	in->len = strlen(s);
-	in->buf = xgrow(in->buf, &in->cap, in->len + 1, 1);
-	memcpy(in->buf, s, in->len + 1);
-	in->cursor = in->len;
-}
-
 void
 input_history(struct input *in, int dir)
 {
@@ -222,8 +225,8 @@ input_history(struct input *in, int dir)
 		input_kill(in);
 		return;
 	}
+	input_set(in, in->history[i], strlen(in->history[i]));
 	in->browsing = i;
-	input_set(in, in->history[i]);
 }
 
 char *

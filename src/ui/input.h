@@ -44,6 +44,10 @@ void input_word_right(struct input *in);
 /* Steps through the history (-1 older, +1 newer). */
 void input_history(struct input *in, int dir);
 
+/* Puts text in the editor in place of what it held, the cursor at byte
+ * cursor (at most its end). */
+void input_set(struct input *in, const char *text, size_t cursor);
+
 /* Returns the line (malloc'd) and empties the editor; remembers it. */
 char *input_take(struct input *in);
 

@@ -69,8 +69,9 @@ static const struct keydef keymap[] = {
 	    keys_reject_says },
 	{ C, '\r', "Enter", KW_MAIN, KEYF_REQUEST, NULL, NULL,
 	    "send the input line to the focused agent; with nothing typed, "
-	    "show the whole request the hint line names", keys_enter,
-	    keys_enter_says },
+	    "expand or fold the output selected in the pane (a search's "
+	    "match, a click), else show the whole request the hint line "
+	    "names", keys_enter, keys_enter_says },
 	{ K, KEY_F(7), "F7", KW_MAIN, 0, NULL, NULL,
 	    "the focused teammate's changes in its worktree", keys_diff,
 	    NULL },
@@ -129,8 +130,12 @@ static const struct keydef keymap[] = {
 	    "the table shows the tasks, or the requests (as F4)",
 	    keys_tasks, NULL },
 	{ C, CTRL('o'), "C-o", KW_MAIN, 0, NULL, NULL,
-	    "show what is folded in full (the models' thinking), or fold "
-	    "it again", keys_thinking, NULL },
+	    "show what is folded in full (the models' thinking, tool "
+	    "output's further lines), or fold it all again", keys_thinking,
+	    NULL },
+	{ C, CTRL('f'), "C-f", KW_MAIN, 0, NULL, NULL,
+	    "search the focused pane: type, n/N or Enter for the next, "
+	    "previous; Esc ends", keys_find, NULL },
 	{ C, CTRL('l'), "C-l", KW_MAIN, 0, NULL, NULL, "redraw the screen",
 	    keys_redraw, NULL },
 	{ C, CTRL('g'), "C-g", KW_MAIN, 0, NULL, NULL,
@@ -197,6 +202,38 @@ static const struct keydef keymap[] = {
 	{ K, KEY_BACKSPACE, "Bksp", KW_SEARCH, 0, NULL, NULL, NULL,
 	    keys_search_backspace, NULL },
 
+	/* A search in a pane. */
+	{ C, '\r', "Enter", KW_FIND, 0, "keeps", NULL,
+	    "keep the search: n and N go through its matches", keys_find_keep,
+	    NULL },
+	{ C, 0x1b, "Esc", KW_FIND, 0, "ends", NULL, "end the search",
+	    keys_find_end, NULL },
+	{ K, KEY_BACKSPACE, "Bksp", KW_FIND, 0, NULL, NULL, NULL,
+	    keys_find_backspace, NULL },
+	{ C, 'n', "n", KW_FOUND, 0, "next", NULL,
+	    "the next match, older", keys_find_next, NULL },
+	{ C, 'N', "N", KW_FOUND, 0, "previous", NULL,
+	    "the previous match, newer", keys_find_prev, NULL },
+	{ K, KEY_UP, "Up/Down", KW_FOUND, 0, NULL, NULL,
+	    "as N and n", keys_find_prev, NULL },
+	{ K, KEY_DOWN, "Down", KW_FOUND, 0, NULL, NULL, NULL,
+	    keys_find_next, NULL },
+	{ C, '\r', "Enter", KW_FOUND, 0, "expands", NULL,
+	    "expand the folded output the match is in, else the next match",
+	    keys_find_enter, NULL },
+	{ K, KEY_PPAGE, "PgUp/PgDn", KW_FOUND, 0, NULL, NULL,
+	    "scroll the pane", keys_pgup, NULL },
+	{ K, KEY_NPAGE, "PgDn", KW_FOUND, 0, NULL, NULL, NULL, keys_pgdn,
+	    NULL },
+	{ C, CTRL('f'), "C-f", KW_FOUND, 0, NULL, NULL, "a new search",
+	    keys_find, NULL },
+	{ C, CTRL('o'), "C-o", KW_FOUND, 0, NULL, NULL,
+	    "everything folded in full, or folded (as on the main screen)",
+	    keys_thinking, NULL },
+	{ C, 0x1b, "Esc", KW_FOUND, 0, "ends", NULL,
+	    "end the search; the match stays selected for Enter (any other "
+	    "key is typed in the input line)", keys_find_end, NULL },
+
 	/* A worktree's changes. */
 	{ K, KEY_UP, "Up/Down", KW_DIFF, 0, "scroll", NULL,
 	    "scroll (PgUp/PgDn, Home/End too)", keys_diff_up, NULL },
@@ -253,6 +290,8 @@ static const struct {
 	{ KW_DETAIL, "In a request's detail view (Enter)" },
 	{ KW_HELP, "In this help" },
 	{ KW_SEARCH, "Typing a search in the help" },
+	{ KW_FIND, "Typing a search in a pane (C-f)" },
+	{ KW_FOUND, "Going through a pane's matches" },
 	{ KW_DIFF, "In a worktree's changes (F7)" },
 	{ KW_MENU, "In the shutdown menu (F9)" },
 	{ KW_FEEDBACK, "Typing why a request is rejected (F6)" },
@@ -275,6 +314,8 @@ keymap_where(struct view *v)
 	case POPUP_NONE:
 		break;
 	}
+	if (v->find_on)
+		return v->find_typing ? KW_FIND : KW_FOUND;
 	return KW_MAIN;
 }
 

@@ -22,7 +22,9 @@ struct table_row;
 #define KW_DIFF		0x10	/* a worktree's changes (F7) */
 #define KW_MENU		0x20	/* the shutdown menu (F9) */
 #define KW_FEEDBACK	0x40	/* typing why a request is rejected */
-#define KW_ANY		0x7f
+#define KW_FIND		0x80	/* typing a search in a pane (C-f) */
+#define KW_FOUND	0x100	/* going through its matches */
+#define KW_ANY		0x1ff
 
 /* When, besides: */
 #define KEYF_EMPTY	0x1	/* the input line is empty */

@@ -14,10 +14,12 @@
 #include "agent/command.h"
 #include "agent/netgate.h"
 #include "core/roster.h"
+#include "ui/draft.h"
 #include "ui/helpview.h"
 #include "ui/keymap.h"
 #include "ui/keyread.h"
 #include "ui/keys.h"
+#include "ui/panefind.h"
 #include "ui/view.h"
 #include "util/xmalloc.h"
 
@@ -216,15 +218,27 @@ keys_team_says(struct view *v, const struct table_row *r, int whole)
 	    "for the whole team" : NULL;
 }
 
-/* The request Enter shows with nothing typed: the one the hint line
- * names, or on the table the selected one, decided or not. */
-static const struct table_row *
-keys_enter_request(struct view *v)
+/* The focused pane's selected line when it folds an output (Enter
+ * expands or folds it), else NULL. */
+static struct pane *
+keys_fold_selected(struct view *v)
+{
+	struct pane *p;
+
+	if (v->input.len > 0 || v->focus < 0 || (size_t)v->focus >=
+	    v->npanes)
+		return NULL;
+	p = v->panes[v->focus];
+	return p->sel_on && pane_fold_head(p, p->sel_seq) != NULL ? p : NULL;
+}
+
+const struct table_row *
+keys_enter_shows(struct view *v)
 {
 	const struct table_row *r = table_selected(&v->table);
 
 	if (v->input.len > 0 || r == NULL || (v->focus == FOCUS_TABLE &&
-	    v->show_tasks))
+	    v->show_tasks) || keys_fold_selected(v) != NULL)
 		return NULL;
 	return r->pending || v->focus == FOCUS_TABLE ? r : NULL;
 }
@@ -232,12 +246,19 @@ keys_enter_request(struct view *v)
 int
 keys_enter(struct view *v)
 {
-	const struct table_row *r = keys_enter_request(v);
+	const struct table_row *r = keys_enter_shows(v);
+	struct pane *p = keys_fold_selected(v);
 	char *line;
 	int flags;
 
+	if (p != NULL) {
+		pane_toggle(p, p->sel_seq);
+		return KEY_REDRAW;
+	}
 	if (r != NULL)
 		return keys_detail_open(v, r);
+	if (draft_kept(v))
+		return KEY_REDRAW;
 	line = input_take(&v->input);
 	flags = view_command(v, line);
 	free(line);
@@ -248,7 +269,8 @@ const char *
 keys_enter_says(struct view *v, const struct table_row *r, int whole)
 {
 	(void)whole;
-	if (v->input.len > 0 || r != table_selected(&v->table))
+	if (v->input.len > 0 || r != table_selected(&v->table) ||
+	    keys_fold_selected(v) != NULL)
 		return NULL;
 	return keys_is_network(r) && view_decidable(v, r) ?
 	    "then t: for the team" : "shows all";
@@ -605,6 +627,15 @@ keys_search_type(struct view *v, wint_t wc)
 
 /* --- the main screen ------------------------------------------------------ */
 
+/* Whether Tab and S-Up/Down stop at pane i: not at a teammate that
+ * has ended (a click still focuses one). */
+static int
+keys_stops_at(struct view *v, size_t i)
+{
+	return !view_hidden(v, i) && (i == 0 ||
+	    v->panes[i]->status != MEMBER_TERMINATED);
+}
+
 /* Tab and S-Tab: the next pane on show, or the table. */
 static void
 keys_focus(struct view *v, int dir)
@@ -614,10 +645,10 @@ keys_focus(struct view *v, int dir)
 
 	for (tries = 0; tries < n; tries++) {
 		i = ((i + dir) % n + n) % n;
-		if (i == (int)v->npanes || !view_hidden(v, (size_t)i))
+		if (i == (int)v->npanes || keys_stops_at(v, (size_t)i))
 			break;
 	}
-	v->focus = i == (int)v->npanes ? FOCUS_TABLE : i;
+	draft_focus(v, i == (int)v->npanes ? FOCUS_TABLE : i);
 }
 
 int
@@ -647,10 +678,16 @@ keys_focused_pane(struct view *v)
 int
 keys_escape(struct view *v)
 {
+	struct pane *p = keys_focused_pane(v);
 	char *err = NULL;
 
 	if (v->input.len > 0)
 		return KEY_HANDLED;
+	/* A selection in the pane goes first. */
+	if (p != NULL && p->sel_on) {
+		p->sel_on = 0;
+		return KEY_REDRAW;
+	}
 	if (team_interrupt(v->team, view_focus_name(v), &err) == -1) {
 		view_hint(v, ROLE_HINT, "%s", err);
 		free(err);
@@ -808,13 +845,82 @@ keys_quit(struct view *v)
 	return KEY_QUIT;
 }
 
+/* C-o: every pane's thinking and tool outputs in full, or all folded
+ * again. */
 int
 keys_thinking(struct view *v)
 {
+	size_t i;
+
 	v->show_thinking = !v->show_thinking;
-	view_hint(v, ROLE_HINT, "thinking is %s (C-o)", v->show_thinking ?
-	    "shown in full" : "folded");
+	if (!v->show_thinking)
+		for (i = 0; i < v->npanes; i++)
+			pane_expand_all(v->panes[i], 0);
+	view_hint(v, ROLE_HINT, "thinking and tool output are %s (C-o)",
+	    v->show_thinking ? "shown in full" : "folded");
 	return KEY_REDRAW;
+}
+
+/* --- a search in a pane -------------------------------------------------- */
+
+int
+keys_find(struct view *v)
+{
+	panefind_open(v);
+	return KEY_REDRAW;
+}
+
+int
+keys_find_keep(struct view *v)
+{
+	v->find_typing = 0;
+	if (!v->find_hit)
+		view_hint(v, ROLE_HINT, "no match of '%s'", v->find_query);
+	return KEY_REDRAW;
+}
+
+int
+keys_find_end(struct view *v)
+{
+	panefind_end(v);
+	return KEY_REDRAW;
+}
+
+int
+keys_find_backspace(struct view *v)
+{
+	panefind_backspace(v);
+	return KEY_REDRAW;
+}
+
+int
+keys_find_next(struct view *v)
+{
+	panefind_step(v, -1);
+	return KEY_REDRAW;
+}
+
+int
+keys_find_prev(struct view *v)
+{
+	panefind_step(v, 1);
+	return KEY_REDRAW;
+}
+
+/* Enter on a match: expands the folded output it is on, else goes on
+ * to the next. */
+int
+keys_find_enter(struct view *v)
+{
+	struct pane_line *head;
+
+	if (v->find_hit && v->find_pane >= 0 && (size_t)v->find_pane <
+	    v->npanes && (head = pane_fold_head(v->panes[v->find_pane],
+	    v->find_seq)) != NULL && !head->expanded && !v->show_thinking) {
+		head->expanded = 1;
+		return KEY_REDRAW;
+	}
+	return keys_find_next(v);
 }
 
 /* S-Up and S-Down: the teammate before or after the focused pane (the
@@ -831,12 +937,12 @@ keys_pick(struct view *v, int dir)
 	}
 	for (tries = 0; tries < n; tries++) {
 		i = ((i + dir) % n + n) % n;
-		if (i > 0 && !view_hidden(v, (size_t)i))
+		if (i > 0 && keys_stops_at(v, (size_t)i))
 			break;
 	}
-	if (i == 0)
+	if (i == 0 || !keys_stops_at(v, (size_t)i))
 		return KEY_REDRAW;
-	v->focus = i;
+	draft_focus(v, i);
 	v->picked = 1;
 	view_hint(v, ROLE_HINT, "%s picked: type to write to it, x stops it "
 	    "(asks first)", v->panes[i]->name);
@@ -961,10 +1067,19 @@ keys_mouse(struct view *v)
 			table_move(&v->table, -wheel);
 		return KEY_REDRAW;
 	}
-	if (pane >= 0)
-		v->focus = pane;
-	else if (in_table) {
-		v->focus = FOCUS_TABLE;
+	if (pane >= 0) {
+		struct pane *p = v->panes[pane];
+		uint64_t seq;
+
+		draft_focus(v, pane);
+		/* The line clicked is selected: Enter expands it. */
+		if (pane_line_at_row(p, me.y - v->rects[pane].y - 1, &seq) ==
+		    0) {
+			p->sel_on = 1;
+			p->sel_seq = seq;
+		}
+	} else if (in_table) {
+		draft_focus(v, FOCUS_TABLE);
 		/* A click on a task row selects no request. */
 		if (!v->show_tasks)
 			table_select(&v->table, (size_t)(v->table.first +
@@ -1004,7 +1119,15 @@ view_key(struct view *v, int is_key, wint_t wc)
 	where = keymap_where(v);
 	if (is_key || wc < ' ')
 		return KEY_HANDLED;
-	if (where == KW_MAIN)
+	if (where == KW_FOUND)
+		panefind_end(v);
+	if (where == KW_FIND) {
+		char bytes[8];
+		int n = wctomb(bytes, (wchar_t)wc);
+
+		if (n > 0)
+			panefind_type(v, bytes, (size_t)n);
+	} else if (where == KW_MAIN || where == KW_FOUND)
 		input_insert(&v->input, (wchar_t)wc);
 	else if (where == KW_FEEDBACK)
 		input_insert(&v->feedback, (wchar_t)wc);
@@ -1194,12 +1317,12 @@ keys_report(struct view *v, enum command_kind kind, json_t *data)
 		break;
 	case CMD_REQUESTS:
 		keys_request_lines(v, data);
-		v->focus = FOCUS_TABLE;
+		draft_focus(v, FOCUS_TABLE);
 		v->show_tasks = 0;
 		break;
 	case CMD_TASKS:
 		keys_task_lines(v, data);
-		v->focus = FOCUS_TABLE;
+		draft_focus(v, FOCUS_TABLE);
 		v->show_tasks = 1;
 		break;
 	case CMD_DIFF:

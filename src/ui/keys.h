@@ -104,6 +104,19 @@ const char *keys_enter_says(struct view *v, const struct table_row *r,
 const char *keys_team_says(struct view *v, const struct table_row *r,
     int whole);
 
+/* The request Enter shows with nothing typed (the one the hint line
+ * names; on the table, the selected one), or NULL. */
+const struct table_row *keys_enter_shows(struct view *v);
+
+/* The pane searched (Ctrl-F) and a folded output's expansion. */
+int keys_find(struct view *v);
+int keys_find_keep(struct view *v);
+int keys_find_end(struct view *v);
+int keys_find_backspace(struct view *v);
+int keys_find_next(struct view *v);
+int keys_find_prev(struct view *v);
+int keys_find_enter(struct view *v);
+
 /* The bar's label of F4: what it switches to. */
 const char *keys_tasks_label(struct view *v);
 

@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/draft.h"
 #include "ui/draw.h"
 #include "ui/helpview.h"
 #include "ui/keymap.h"
+#include "ui/panefind.h"
 #include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
@@ -138,7 +140,18 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 	v->rects[i] = (struct rect){ y, x, h, w };
 	layout_box(y, x, h, w, title, v->focus == (int)i);
 	free(title);
-	pane_draw(p, y + 1, x + 1, h - 2, w - 2, v->show_thinking);
+	struct pane_look look = {
+		/* Zoomed, a pane shows its outputs in full. */
+		.verbose = v->show_thinking || (v->zoom && v->focus == (int)i),
+		.show_thinking = v->show_thinking,
+		.find = v->find_on && v->find_pane == (int)i &&
+		    v->find_query[0] != '\0' ? v->find_query : NULL,
+		.hit = v->find_hit,
+		.hit_seq = v->find_seq,
+		.hit_off = v->find_off,
+	};
+
+	pane_draw(p, y + 1, x + 1, h - 2, w - 2, &look);
 	if (p->scroll > 0) {
 		char *mark = p->new_lines > 0 ? xasprintf(" ↑ scrolled · ↓ %d "
 		    "new (End) ", p->new_lines) : xstrdup(" ↑ scrolled ");
@@ -770,6 +783,28 @@ layout_hint(struct view *v)
 	free(sel);
 }
 
+/* The input line's row during a search in a pane: what is searched,
+ * then its keys. */
+static void
+layout_find(struct view *v)
+{
+	char *prompt = panefind_prompt(v);
+	char *keys = keymap_line(v, keymap_where(v));
+	int kw = (int)text_width(keys, strlen(keys)), w = COLS;
+	struct input q;
+
+	if (kw + 30 < COLS) {
+		w = COLS - kw - 1;
+		layout_text(LINES - 2, w + 1, kw, ROLE_DIM, keys);
+	}
+	input_init(&q);
+	input_set(&q, v->find_query, strlen(v->find_query));
+	input_draw(&q, prompt, LINES - 2, 0, w);
+	input_free(&q);
+	free(keys);
+	free(prompt);
+}
+
 /* --- the whole screen ---------------------------------------------------------- */
 
 void
@@ -810,9 +845,13 @@ view_draw(struct view *v)
 	mvhline_set(LINES - 3, 0, WACS_HLINE, COLS);
 	layout_hint(v);
 	layout_fkeys(v, LINES - 1);
-	prompt = xasprintf("%s> ", view_focus_name(v));
-	input_draw(&v->input, prompt, LINES - 2, 0, COLS);
-	free(prompt);
+	if (v->find_on)
+		layout_find(v);
+	else {
+		prompt = draft_prompt(v);
+		input_draw(&v->input, prompt, LINES - 2, 0, COLS);
+		free(prompt);
+	}
 	switch (v->popup) {
 	case POPUP_HELP:
 		layout_help(v);

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ui/draw.h"
 #include "ui/pane.h"
@@ -40,6 +41,8 @@ pane_free(struct pane *p)
 	for (i = 0; i < p->nheld; i++)
 		free(p->held[i].text);
 	free(p->held);
+	free(p->draft);
+	free(p->drawn);
 	free(p);
 }
 
@@ -76,6 +79,9 @@ pane_open(struct pane *p, enum color_role role)
 	l = pane_last(p);
 	l->role = role;
 	l->len = 0;
+	l->fold_at = 0;
+	l->hidden = 0;
+	l->expanded = 0;
 	if (l->text == NULL) {
 		l->cap = 64;
 		l->text = xmalloc(l->cap);
@@ -190,6 +196,57 @@ pane_add(struct pane *p, enum color_role role, const char *text)
 	free(clean);
 }
 
+/* Adds one hidden line of a folded output. */
+static void
+pane_hidden(struct pane *p, enum color_role role, const char *s, size_t len)
+{
+	char *raw = xasprintf("  %.*s", (int)len, s);
+	char *clean = text_sanitize(raw, strlen(raw));
+
+	pane_open(p, role)->hidden = 1;
+	pane_append(pane_last(p), clean, strcspn(clean, "\n"));
+	free(clean);
+	free(raw);
+}
+
+void
+pane_add_folded(struct pane *p, enum color_role role, const char *head,
+    size_t fold_at, enum color_role rest_role, const char *rest)
+{
+	char *first = text_sanitize(head, fold_at);
+	char *mark = text_sanitize(head + fold_at, strlen(head + fold_at));
+	struct pane_line *l;
+	const char *s = rest, *nl;
+	size_t n = 0, more = 0;
+	char *line;
+
+	pane_end_stream(p);
+	l = pane_open(p, role);
+	pane_append(l, first, strcspn(first, "\n"));
+	l->fold_at = l->len;
+	pane_append(l, mark, strcspn(mark, "\n"));
+	free(first);
+	free(mark);
+	/* Its lines, the last one's line end making no line of its own. */
+	while (*s != '\0') {
+		nl = strchr(s, '\n');
+		if (n++ < PANE_FOLD_MAX)
+			pane_hidden(p, rest_role, s, nl ? (size_t)(nl - s) :
+			    strlen(s));
+		else
+			more++;
+		if (nl == NULL)
+			break;
+		s = nl + 1;
+	}
+	if (more > 0) {
+		line = xasprintf("… %zu more line%s not kept", more,
+		    more == 1 ? "" : "s");
+		pane_hidden(p, ROLE_DIM, line, strlen(line));
+		free(line);
+	}
+}
+
 void
 pane_scroll(struct pane *p, int rows)
 {
@@ -232,6 +289,111 @@ static const struct pane_line *
 pane_line_at(const struct pane *p, size_t i)
 {
 	return &p->lines[(p->first + i) % PANE_MAX_LINES];
+}
+
+struct pane_line *
+pane_line_by_seq(struct pane *p, uint64_t seq)
+{
+	if (seq < p->seq_first || seq - p->seq_first >= p->count)
+		return NULL;
+	return &p->lines[(p->first + (size_t)(seq - p->seq_first)) %
+	    PANE_MAX_LINES];
+}
+
+struct pane_line *
+pane_fold_head(struct pane *p, uint64_t seq)
+{
+	struct pane_line *l = pane_line_by_seq(p, seq);
+
+	while (l != NULL && l->hidden && seq > 0)
+		l = pane_line_by_seq(p, --seq);
+	return l != NULL && l->fold_at > 0 ? l : NULL;
+}
+
+int
+pane_toggle(struct pane *p, uint64_t seq)
+{
+	struct pane_line *h = pane_fold_head(p, seq);
+	uint64_t head;
+
+	if (h == NULL)
+		return 0;
+	h->expanded = !h->expanded;
+	head = pane_seq(p, h);
+	/* A view held by a line that folds away is held by its head. */
+	if (!h->expanded && p->anchored && p->anchor_seq > head &&
+	    pane_fold_head(p, p->anchor_seq) == h) {
+		p->anchor_seq = head;
+		p->anchor_off = 0;
+	}
+	if (!h->expanded && p->sel_on && p->sel_seq > head &&
+	    pane_fold_head(p, p->sel_seq) == h)
+		p->sel_seq = head;
+	return 1;
+}
+
+void
+pane_expand_all(struct pane *p, int expand)
+{
+	size_t i;
+
+	for (i = 0; i < p->count; i++)
+		p->lines[(p->first + i) % PANE_MAX_LINES].expanded = expand;
+}
+
+int
+pane_line_at_row(const struct pane *p, int row, uint64_t *seq)
+{
+	if (row < 0 || (size_t)row >= p->ndrawn ||
+	    p->drawn[row] == UINT64_MAX)
+		return -1;
+	*seq = p->drawn[row];
+	return 0;
+}
+
+void
+pane_show_line(struct pane *p, uint64_t seq, size_t off)
+{
+	p->anchored = 1;
+	p->anchor_seq = seq;
+	p->anchor_off = off;
+	p->scroll = 1;		/* pane_draw places it */
+}
+
+/* Whether the hidden line at index i is shown: its output is expanded.
+ * *first is the index of the first hidden line of its run. */
+static int
+pane_run_shown(const struct pane *p, size_t i, int verbose, size_t *first)
+{
+	const struct pane_line *head;
+
+	while (i > 0 && pane_line_at(p, i - 1)->hidden)
+		i--;
+	*first = i;
+	head = i > 0 ? pane_line_at(p, i - 1) : NULL;
+	return head != NULL && head->fold_at > 0 && (head->expanded ||
+	    verbose);
+}
+
+/* Highlights the matches of find in the row drawn at (y, left) from
+ * the bytes start to end of line l (seq): the current one apart. */
+static void
+pane_highlight(const struct pane_line *l, uint64_t seq, size_t start,
+    size_t end, int y, int left, const struct pane_look *look)
+{
+	size_t q = strlen(look->find), at;
+	attr_t a;
+
+	for (at = start; q > 0 && at + q <= end; at++) {
+		if (strncasecmp(l->text + at, look->find, q) != 0)
+			continue;
+		a = color_attr(look->hit && seq == look->hit_seq &&
+		    at == look->hit_off ? ROLE_SELECTED : ROLE_MATCH);
+		mvchgat(y, left + (int)text_width(l->text + start, at - start),
+		    (int)text_width(l->text + at, q), a & ~A_COLOR,
+		    (short)PAIR_NUMBER(a), NULL);
+		at += q - 1;
+	}
 }
 
 /*
@@ -293,13 +455,14 @@ pane_hold(struct pane *p, const struct pane_row *rows, size_t n,
 
 void
 pane_draw(struct pane *p, int top, int left, int height, int width,
-    int show_thinking)
+    const struct pane_look *look)
 {
 	static struct pane_row *rows;
 	static size_t caprows;
 	static size_t *starts;
 	static size_t capstarts;
-	size_t want, n = 0, i, k, r;
+	size_t want, n = 0, i, k, r, run_first = SIZE_MAX, len;
+	int run_shown = 0, show_thinking = look->show_thinking;
 
 	if (height <= 0 || width <= 0)
 		return;
@@ -316,19 +479,32 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 		const struct pane_line *l = pane_line_at(p, i - 1);
 		size_t nrows;
 
+		/* A folded output's lines: shown under an expanded head,
+		 * else skipped to it. */
+		if (l->hidden) {
+			if (run_first == SIZE_MAX || i - 1 < run_first)
+				run_shown = pane_run_shown(p, i - 1,
+				    look->verbose, &run_first);
+			if (!run_shown) {
+				i = run_first + 1;
+				continue;
+			}
+		}
+		len = l->fold_at > 0 && (l->expanded || look->verbose) ?
+		    l->fold_at : l->len;
 		if (l->role == ROLE_THINKING && !show_thinking) {
 			rows = xgrow(rows, &caprows, n + 1, sizeof *rows);
 			i = pane_fold(p, i - 1, width, &starts, &capstarts,
 			    &rows[n++]) + 1;
 			continue;
 		}
-		starts = xgrow(starts, &capstarts, l->len + 2, sizeof *starts);
-		nrows = text_wrap(l->text, l->len, width, starts, l->len + 1);
+		starts = xgrow(starts, &capstarts, len + 2, sizeof *starts);
+		nrows = text_wrap(l->text, len, width, starts, len + 1);
 		for (r = nrows; r > 0; r--) {
 			rows = xgrow(rows, &caprows, n + 1, sizeof *rows);
 			rows[n].line = l;
 			rows[n].start = starts[r - 1];
-			rows[n].end = r < nrows ? starts[r] : l->len;
+			rows[n].end = r < nrows ? starts[r] : len;
 			rows[n].folded = 0;
 			n++;
 		}
@@ -346,14 +522,23 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 		p->anchor_seq = pane_seq(p, rows[p->scroll + height - 1].line);
 		p->anchor_off = rows[p->scroll + height - 1].start;
 	}
+	p->drawn = xgrow(p->drawn, &p->capdrawn, (size_t)height,
+	    sizeof *p->drawn);
+	p->ndrawn = (size_t)height;
+	for (k = 0; k < (size_t)height; k++)
+		p->drawn[k] = UINT64_MAX;
 	for (k = 0; k < (size_t)height; k++) {
 		size_t idx = (size_t)p->scroll + k;
 		const struct pane_row *row;
 		size_t end;
+		uint64_t seq;
+		int y = top + height - 1 - (int)k;
 
 		if (idx >= n)
 			break;
 		row = &rows[idx];
+		seq = pane_seq(p, row->line);
+		p->drawn[height - 1 - (int)k] = seq;
 		end = row->end;
 		/* The break at a space leaves the space out of the row. */
 		while (end > row->start && row->line->text[end - 1] == ' ')
@@ -370,8 +555,14 @@ pane_draw(struct pane *p, int top, int left, int height, int width,
 			    end - row->start);
 			continue;
 		}
-		draw_text_at(top + height - 1 - (int)k, left,
-		    row->line->text + row->start, end - row->start);
+		/* The selected line stands out. */
+		if (p->sel_on && seq == p->sel_seq)
+			attron(A_BOLD | A_UNDERLINE);
+		draw_text_at(y, left, row->line->text + row->start,
+		    end - row->start);
+		if (look->find != NULL)
+			pane_highlight(row->line, seq, row->start, end, y, left,
+			    look);
 	}
 	attrset(A_NORMAL);
 }

@@ -30,7 +30,28 @@ struct pane_line {
 	char		*text;		/* sanitized UTF-8, no '\n' */
 	size_t		 len;
 	size_t		 cap;
+	/* A folded tool output: its first line is the head, which ends in
+	 * " (+N lines)" from byte fold_at on (0: not a head), and the lines
+	 * after it are hidden until the head is expanded. */
+	size_t		 fold_at;
+	int		 hidden;	/* a line of a folded output */
+	int		 expanded;	/* a head: its lines are shown */
 };
+
+/* How a pane is drawn besides its lines: everything unfolded (Ctrl-O,
+ * zoom), and a search's matches highlighted. */
+struct pane_look {
+	int		 verbose;	/* thinking and outputs unfolded */
+	int		 show_thinking;	/* thinking unfolded */
+	const char	*find;		/* the search, or NULL */
+	uint64_t	 hit_seq;	/* the line of the current match */
+	size_t		 hit_off;	/* and its byte */
+	int		 hit;		/* there is a current match */
+};
+
+/* Lines of a tool's output kept to be expanded; beyond, a line says how
+ * many more there were. */
+#define PANE_FOLD_MAX 1000
 
 struct pane {
 	char			*name;
@@ -64,6 +85,17 @@ struct pane {
 	int			 in_stream;
 	struct pane_held	*held;
 	size_t			 nheld, capheld;
+	/* What the input line held for this agent while another pane had
+	 * the focus (ui/draft.c), and where its cursor was. */
+	char			*draft;
+	size_t			 draft_cursor;
+	/* The line the person selected (a search's match, a click), by
+	 * its number: Enter expands or folds it. */
+	int			 sel_on;
+	uint64_t		 sel_seq;
+	/* The line of each row drawn last, top first, for the mouse. */
+	uint64_t		*drawn;
+	size_t			 ndrawn, capdrawn;
 };
 
 struct pane *pane_new(const char *name, const char *role);
@@ -91,13 +123,42 @@ void pane_end_stream(struct pane *p);
 void pane_scroll(struct pane *p, int rows);
 void pane_scroll_end(struct pane *p);
 
+/* Adds a tool output of several lines, folded: head (clean or not) is
+ * its first line as shown folded, " (+N lines)" from byte fold_at on;
+ * rest, the lines after it, are kept hidden under it (at most
+ * PANE_FOLD_MAX). */
+void pane_add_folded(struct pane *p, enum color_role role, const char *head,
+    size_t fold_at, enum color_role rest_role, const char *rest);
+
+/* The line numbered seq, or NULL when it is gone. */
+struct pane_line *pane_line_by_seq(struct pane *p, uint64_t seq);
+
+/* The head of the folded output line seq is, or is under; NULL when
+ * there is none. */
+struct pane_line *pane_fold_head(struct pane *p, uint64_t seq);
+
+/* Expands or folds the output that line seq is (or is under). Returns
+ * 1 when it did, 0 when that line folds nothing. */
+int pane_toggle(struct pane *p, uint64_t seq);
+
+/* Expands every output (expand 1) or folds them all again (0). */
+void pane_expand_all(struct pane *p, int expand);
+
+/* The number of the line drawn at row (0: the pane's top row) when it
+ * was last drawn; -1 when none. */
+int pane_line_at_row(const struct pane *p, int row, uint64_t *seq);
+
 /*
  * Draws the scrollback into the rectangle, newest line at the bottom,
- * wrapped to `width` columns, thinking folded unless show_thinking. Keeps
- * the scroll offset within bounds.
+ * wrapped to `width` columns, thinking and outputs folded unless look
+ * says otherwise, a search's matches highlighted. Keeps the scroll offset
+ * within bounds.
  */
 void pane_draw(struct pane *p, int top, int left, int height, int width,
-    int show_thinking);
+    const struct pane_look *look);
+
+/* Scrolls so that line seq is in view, held a few rows from the top. */
+void pane_show_line(struct pane *p, uint64_t seq, size_t off);
 
 /* The number of lines held (for tests and benchmarks). */
 size_t pane_line_count(const struct pane *p);

@@ -280,22 +280,6 @@ view_tool_summary(const char *tool, json_t *input)
 	    (int)strlen(val), val, nl ? " …" : "");
 }
 
-/* The first line of s with a count of the rest. */
-static char *
-view_first_line(const char *s)
-{
-	const char *nl = strchr(s, '\n');
-	size_t more = 0;
-	const char *p;
-
-	if (nl == NULL)
-		return xstrdup(s);
-	for (p = nl; *p != '\0'; p++)
-		more += *p == '\n' && p[1] != '\0';
-	return xasprintf("%.*s (+%zu line%s)", (int)(nl - s), s, more,
-	    more == 1 ? "" : "s");
-}
-
 static void view_message(struct view *v, json_t *d);
 
 /* The first text of a tool result's content: a string, or blocks. */
@@ -338,20 +322,34 @@ view_compacted(int64_t before, int64_t after, const char *kind)
 	    "server") == 0 ? " on the server" : "", b, a);
 }
 
-/* A tool result's line, as EV_TOOL_RESULT and a stored result show it. */
+/* A tool result's line, as EV_TOOL_RESULT and a stored result show it:
+ * its first line, and the others folded under it, "(+N lines)", to be
+ * expanded (Enter on it, C-o, zoom). */
 static void
 view_tool_result(struct pane *p, const char *tool, const char *output,
     int is_error)
 {
-	char *first = view_first_line(output), *line;
+	enum color_role role = is_error ? ROLE_TOOL_ERROR : ROLE_DIM;
+	const char *nl = strchr(output, '\n'), *c;
+	size_t more = 0, len = nl ? (size_t)(nl - output) : strlen(output);
+	char *head, *line;
 
+	for (c = nl; c != NULL && *c != '\0'; c++)
+		more += *c == '\n' && c[1] != '\0';
 	if (is_error)
-		line = xasprintf("✗ %s: %s", tool, first);
+		head = xasprintf("✗ %s: %.*s", tool, (int)len, output);
 	else
-		line = xasprintf("  %s", first);
-	pane_add(p, is_error ? ROLE_TOOL_ERROR : ROLE_DIM, line);
+		head = xasprintf("  %.*s", (int)len, output);
+	if (more == 0) {
+		pane_add(p, role, head);
+		free(head);
+		return;
+	}
+	line = xasprintf("%s (+%zu line%s)", head, more, more == 1 ? "" :
+	    "s");
+	pane_add_folded(p, role, line, strlen(head), ROLE_DIM, nl + 1);
 	free(line);
-	free(first);
+	free(head);
 }
 
 /* A tool call's line, as EV_TOOL_CALL and a stored call show it. */

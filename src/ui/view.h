@@ -71,7 +71,16 @@ struct view {
 	char		 help_query[64]; /* what is searched */
 	int64_t		 started_ms;	/* for the status line's clock */
 	unsigned	 spin;		/* its spinner's frame */
-	int		 show_thinking;	/* Ctrl-O: thinking unfolded */
+	int		 show_thinking;	/* Ctrl-O: thinking and outputs
+					 * unfolded */
+	/* A search in a pane (panefind.c). */
+	int		 find_on;	/* a search is open */
+	int		 find_typing;	/* its words are being typed */
+	char		 find_query[64];
+	int		 find_pane;	/* the pane searched */
+	int		 find_hit;	/* a match is current */
+	uint64_t	 find_seq;	/* its line */
+	size_t		 find_off;	/* and its byte */
 	int		 picked;	/* the last key picked a teammate */
 	int		 hide_ended;	/* terminated teammates not drawn */
 	/* The last error, on the status line until Ctrl-G acknowledges

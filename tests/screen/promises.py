@@ -266,7 +266,8 @@ def test_familiar_keys(fake):
         s.send_keys("C-t")
         s.wait_for(re.compile(r"┌ requests · "), 5, "C-t again: the requests")
         s.send_keys("C-o")
-        s.wait_for("thinking is shown in full (C-o)", 5, "C-o unfolds")
+        s.wait_for("thinking and tool output are shown in full (C-o)", 5,
+                   "C-o unfolds")
         s.send_keys("F1")
         pages = read_help(s)
         for key in ("S-Up/S-Down", "C-t", "C-o", "x "):
