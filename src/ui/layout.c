@@ -36,14 +36,18 @@
 #define LAYOUT_ERROR_ROOM 24	/* the status line's error, at least */
 #define LAYOUT_ERROR_ACK " (C-g)"
 
+/* s in width columns from (y, x), cut with "…" when it does not fit. */
 static void
 layout_text(int y, int x, int width, enum color_role role, const char *s)
 {
 	if (width <= 0)
 		return;
+	char *cut = text_cut(s, strlen(s), width);
+
 	attrset(color_attr(role));
-	draw_text_at(y, x, s, text_fit(s, strlen(s), width));
+	draw_text_at(y, x, cut, strlen(cut));
 	attrset(A_NORMAL);
+	free(cut);
 }
 
 /* A box with a title in its top border. */
@@ -80,12 +84,15 @@ layout_pane_title(const struct pane *p, const struct tasklist_row *task,
     int width)
 {
 	char tokens[48] = "", *model = NULL, *title, *status, *doing;
+	char *subject;
 
 	/* The task it is on goes with its status: both say what it does. */
-	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %.*s%s%s%s",
-	    task->id, (int)text_fit(task->subject, strlen(task->subject), 24),
-	    task->subject, *task->worktree ? " [" : "", task->worktree,
+	subject = task == NULL ? NULL : text_cut(task->subject,
+	    strlen(task->subject), 24);
+	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %s%s%s%s",
+	    task->id, subject, *task->worktree ? " [" : "", task->worktree,
 	    *task->worktree ? "]" : "");
+	free(subject);
 	/* A call waiting to retry says so where its status is. */
 	if (p->retry_at_ms != 0) {
 		char *retry = view_retry_text(p), *with = xasprintf(" · %s%s",
@@ -346,8 +353,10 @@ layout_counts(size_t working, size_t waiting, size_t idle)
 /*
  * The status line, right of the F-keys: the workdir's last name, the
  * lead's model, the team's spend, the time since start, how many agents
- * are working, waiting and idle, and a spinner while any works. Fields
- * go from the left as room runs out; returns the text to draw.
+ * are working, waiting and idle, and a spinner while any works. As room
+ * runs out the folder's name goes first, then the model, the clock and a
+ * retry's wait; the spend and the counts always stay (the text may then
+ * be wider than room). Returns the text to draw.
  */
 static char *
 layout_status(struct view *v, int room)
@@ -355,10 +364,12 @@ layout_status(struct view *v, int room)
 	const char *wd = team_workdir(v->team), *base = strrchr(wd, '/');
 	static const char *const spin[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴",
 	    "⠦", "⠧", "⠇", "⠏" };
-	size_t i, working = 0, waiting = 0, idle = 0;
+	/* The fields that give way, first to last. */
+	static const int gives[] = { 0, 1, 3, 5 };
+	size_t i, working = 0, waiting = 0, idle = 0, len, cap;
 	int64_t s = (clock_mono_ms() - v->started_ms) / 1000;
 	char *fields[7], *text = NULL, *retry = NULL;
-	int first;
+	int dropped[7] = { 0 }, g;
 
 	for (i = 0; i < v->npanes; i++) {
 		enum member_status st = v->panes[i]->status;
@@ -383,15 +394,13 @@ layout_status(struct view *v, int room)
 	    (long long)(s / 60 % 60));
 	/* The counts that are not zero: "2 working 1 idle". */
 	fields[4] = layout_counts(working, waiting, idle);
-	/* A retry's wait, when there is one: the last field to go. */
 	fields[5] = retry != NULL ? retry : xstrdup("");
 	fields[6] = xstrdup(working > 0 ? spin[v->spin++ % 10] : " ");
-	/* Drop fields from the left until the rest fits. */
-	for (first = 0; first < 6 && text == NULL; first++) {
-		size_t len = 0, cap = 0;
-
-		for (i = (size_t)first; i < 6; i++) {
-			if (*fields[i] == '\0')
+	for (g = 0; ; g++) {
+		len = 0;
+		cap = 0;
+		for (i = 0; i < 6; i++) {
+			if (*fields[i] == '\0' || dropped[i])
 				continue;
 			text = xappend(text, &len, &cap, fields[i],
 			    strlen(fields[i]));
@@ -404,10 +413,12 @@ layout_status(struct view *v, int room)
 			text = xappend(text, &len, &cap, " ", 1);
 		}
 		text = xappend(text, &len, &cap, fields[6], strlen(fields[6]));
-		if ((int)text_width(text, len) > room) {
-			free(text);
-			text = NULL;
-		}
+		if ((int)text_width(text, len) <= room ||
+		    g == (int)(sizeof gives / sizeof *gives))
+			break;
+		free(text);
+		text = NULL;
+		dropped[gives[g]] = 1;
 	}
 	for (i = 0; i < 7; i++)
 		free(fields[i]);
@@ -418,49 +429,116 @@ layout_status(struct view *v, int room)
 static char *
 layout_cut(const char *s, int width, const char *tail)
 {
-	size_t fit;
+	char *cut, *out;
 
 	if (width < 2)
 		return xstrdup(tail);
-	fit = text_fit(s, strlen(s), width);
-	if (fit == strlen(s))
-		return xasprintf("%s%s", s, tail);
-	fit = text_fit(s, strlen(s), width - 1);
-	return xasprintf("%.*s…%s", (int)fit, s, tail);
+	cut = text_cut(s, strlen(s), width);
+	out = xasprintf("%s%s", cut, tail);
+	free(cut);
+	return out;
+}
+
+/* The keys whose labels give way, first to last, when the bar is short
+ * of room: the keys stay, named ("F8"), and F1 lists what they do. */
+static const char *const layout_label_order[] = {
+	"F8", "F4", "F9", "F1", "F10", "F6", "F5",
+};
+
+/* The bar's width with the labels not dropped. */
+static int
+layout_bar_width(const char **names, const char **labels, const int *bare,
+    size_t n)
+{
+	size_t i;
+	int w = 0;
+
+	for (i = 0; i < n; i++)
+		w += (int)(text_width(names[i], strlen(names[i])) + (bare[i] ?
+		    0 : text_width(labels[i], strlen(labels[i])))) +
+		    (i + 1 < n);
+	return w;
+}
+
+/*
+ * The F-key bar in room columns from the left of row y: every key with
+ * its label while they fit, else the labels give way in
+ * layout_label_order (a key not in it first), and as a last resort the
+ * bar is cut with "…". Returns the columns it took.
+ */
+static int
+layout_bar(struct view *v, int y, int room)
+{
+	const char *names[16], *labels[16];
+	int bare[16] = { 0 }, x = 0;
+	size_t i, k, n = keymap_bar(v, KW_MAIN, names, labels, 16);
+
+	for (k = 0; k <= sizeof layout_label_order /
+	    sizeof *layout_label_order; k++) {
+		if (layout_bar_width(names, labels, bare, n) <= room)
+			break;
+		for (i = 0; i < n; i++) {
+			size_t j;
+
+			for (j = 0; j < sizeof layout_label_order /
+			    sizeof *layout_label_order; j++)
+				if (strcmp(names[i], layout_label_order[j]) ==
+				    0)
+					break;
+			/* Unknown keys at k == 0, then one known per k. */
+			if ((k == 0 && j == sizeof layout_label_order /
+			    sizeof *layout_label_order) || (k > 0 && j ==
+			    k - 1))
+				bare[i] = 1;
+		}
+	}
+	for (i = 0; i < n && x < room; i++) {
+		int nw = (int)text_width(names[i], strlen(names[i]));
+		int lw = bare[i] ? 0 : (int)text_width(labels[i],
+		    strlen(labels[i]));
+
+		/* What does not fit whole is cut, and says so. */
+		if (x + nw + lw > room) {
+			layout_text(y, x, room - x, ROLE_FKEY, names[i]);
+			if (x + nw < room && !bare[i])
+				layout_text(y, x + nw, room - x - nw,
+				    ROLE_FKEY_LABEL, labels[i]);
+			return room;
+		}
+		layout_text(y, x, nw, ROLE_FKEY, names[i]);
+		if (!bare[i])
+			layout_text(y, x + nw, lw, ROLE_FKEY_LABEL, labels[i]);
+		x += nw + lw + 1;
+	}
+	return x;
 }
 
 static void
 layout_fkeys(struct view *v, int y)
 {
 	char *status;
-	int room, width = 0;
-	const char *names[16], *labels[16];
-	size_t i, n = keymap_bar(v, KW_MAIN, names, labels, 16);
-	int x = 0;
+	int room, width = 0, x;
 
 	move(y, 0);
-	for (i = 0; i < n && x < COLS; i++) {
-		layout_text(y, x, COLS - x, ROLE_FKEY, names[i]);
-		x += (int)strlen(names[i]);
-		layout_text(y, x, COLS - x, ROLE_FKEY_LABEL, labels[i]);
-		x += (int)strlen(labels[i]) + 1;
-	}
 	attrset(color_attr(ROLE_FKEY_LABEL));
-	if (x < COLS)
-		mvhline(y, x, ' ', COLS - x);
+	mvhline(y, 0, ' ', COLS);
 	attrset(A_NORMAL);
+	/* The status line's spend and counts first: the bar gets the
+	 * rest. */
+	status = layout_status(v, 0);
+	room = COLS - 2 - (int)text_width(status, strlen(status));
+	free(status);
+	x = layout_bar(v, y, room);
 	/* The last error keeps at least LAYOUT_ERROR_ROOM columns: the
-	 * status fields give way to it. */
+	 * status fields that can give way do. */
 	room = COLS - x - 2;
 	if (v->error != NULL)
 		room -= room / 2 > LAYOUT_ERROR_ROOM ? room / 2 :
 		    LAYOUT_ERROR_ROOM;
-	if ((status = layout_status(v, room)) != NULL) {
-		width = (int)text_width(status, strlen(status));
-		layout_text(y, COLS - 1 - width, COLS - x, ROLE_FKEY_LABEL,
-		    status);
-		free(status);
-	}
+	status = layout_status(v, room);
+	width = (int)text_width(status, strlen(status));
+	layout_text(y, COLS - 1 - width, width, ROLE_FKEY_LABEL, status);
+	free(status);
 	if (v->error != NULL) {
 		char *what = v->errors > 1 ? xasprintf("✗ %zu errors, the "
 		    "last: %s", v->errors, v->error) : xasprintf("✗ %s",
