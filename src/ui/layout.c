@@ -42,12 +42,9 @@ layout_text(int y, int x, int width, enum color_role role, const char *s)
 {
 	if (width <= 0)
 		return;
-	char *cut = text_cut(s, strlen(s), width);
-
 	attrset(color_attr(role));
-	draw_text_at(y, x, cut, strlen(cut));
+	draw_cut_at(y, x, s, width);
 	attrset(A_NORMAL);
-	free(cut);
 }
 
 /* A box with a title in its top border. */
@@ -826,6 +823,7 @@ layout_hint(struct view *v)
 	enum color_role role = v->hint ? v->hint_role : ROLE_HINT;
 	size_t must, lead;
 	char *before, *sel, *line;
+	int cut;
 
 	*v->shown_id = '\0';
 	/* The selection gets what the notice leaves of the line. */
@@ -839,9 +837,10 @@ layout_hint(struct view *v)
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
-	/* view_selection_text promised F5 decides only when this fits. */
+	/* view_selection_text promised F5 decides only when this shows:
+	 * the cut, if any, must leave all of it. */
 	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
-	    (int)text_width(line, lead + must) <= COLS - 2)
+	    text_cut_len(line, strlen(line), COLS - 2, &cut) >= lead + must)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);
 	layout_text(LINES - 3, 1, COLS - 2, role, line);
 	free(line);

@@ -375,16 +375,6 @@ table_row_text(const struct table_row *r, const struct table_cols *c,
 	return line;
 }
 
-/* Draws s at (y, x), cut to width columns with "…". */
-static void
-table_text_at(int y, int x, const char *s, int width)
-{
-	char *cut = text_cut(s, strlen(s), width);
-
-	draw_text_at(y, x, cut, strlen(cut));
-	free(cut);
-}
-
 void
 table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
@@ -410,12 +400,12 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		header = xappend(header, &len, &cap, "summary", 7);
 	}
 	attrset(color_attr(ROLE_TABLE_HEADER));
-	table_text_at(top, left, header, width);
+	draw_cut_at(top, left, header, width);
 	free(header);
 	if (t->n == 0) {
 		attrset(color_attr(ROLE_DIM));
 		if (rows > 0)
-			table_text_at(top + 1, left, "no requests yet",
+			draw_cut_at(top + 1, left, "no requests yet",
 			    width);
 		attrset(A_NORMAL);
 		return;
@@ -441,7 +431,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
 		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
 		mvhline(y, left, ' ', (int)i == sel ? width : 0);
-		table_text_at(y, left, line, width);
+		draw_cut_at(y, left, line, width);
 		free(line);
 	}
 	below = (int)t->n - t->first - rows;
@@ -449,7 +439,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		more = xasprintf("%d more above · %d more below (Tab to the "
 		    "table, Up/Down)", t->first, below > 0 ? below : 0);
 		attrset(color_attr(ROLE_DIM));
-		table_text_at(top + 1 + rows, left, more, width);
+		draw_cut_at(top + 1 + rows, left, more, width);
 		free(more);
 	}
 	attrset(A_NORMAL);
