@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/detailview.h"
 #include "ui/draw.h"
 #include "ui/helpview.h"
 #include "ui/keymap.h"
@@ -665,62 +666,6 @@ layout_diff(struct view *v)
 	free(keys);
 }
 
-/*
- * A permission's details in the rectangle at (y, x): why it was flagged,
- * where it runs and who asks, then its command verbatim, numbered by
- * line, from row detail_first (scrolling stops at its end).
- */
-static void
-layout_detail_command(struct view *v, const struct permline *pl, int y,
-    int x, int rows, int w)
-{
-	char **lines, *text;
-	const char *dir;
-	size_t n, i, cut, flag = permline_flag_line(pl);
-	int row;
-
-	text = xasprintf("why: %s%s%s", *pl->reason ? pl->reason : "risky",
-	    *pl->detail && strcmp(pl->detail, pl->reason) != 0 ? " — " : "",
-	    strcmp(pl->detail, pl->reason) != 0 ? pl->detail : "");
-	layout_text(y, x, w, ROLE_ERROR, text);
-	free(text);
-	text = xasprintf("asked by: %s%s%s%s", *pl->who ? pl->who :
-	    "(not recorded)", *pl->tool ? " (" : "", pl->tool, *pl->tool ?
-	    ")" : "");
-	layout_text(y + 1, x, w, ROLE_POPUP, text);
-	free(text);
-	/* A directory too long for the row keeps its end, the part that
-	 * tells one place from another. */
-	dir = *pl->directory ? pl->directory : "(not recorded)";
-	cut = 0;
-	while ((int)text_width(dir + cut, strlen(dir + cut)) > w - 10 &&
-	    dir[cut] != '\0') {
-		cut++;
-		while (((unsigned char)dir[cut] & 0xc0) == 0x80)
-			cut++;
-	}
-	text = xasprintf("runs in: %s%s", cut > 0 ? "…" : "", dir + cut);
-	layout_text(y + 2, x, w, ROLE_POPUP, text);
-	free(text);
-	if (flag > 0)
-		text = xasprintf("the command, %zu line%s (▶ marks what was "
-		    "flagged, from line %zu):", pl->lines, pl->lines == 1 ?
-		    "" : "s", flag);
-	else
-		text = xasprintf("the command, %zu line%s:", pl->lines,
-		    pl->lines == 1 ? "" : "s");
-	layout_text(y + 3, x, w, ROLE_POPUP, text);
-	free(text);
-	rows -= 4;
-	lines = permline_rows(pl, w, &n);
-	if (v->detail_first > (int)n - rows)
-		v->detail_first = (int)n - rows > 0 ? (int)n - rows : 0;
-	for (row = 0, i = (size_t)v->detail_first; row < rows && i < n;
-	    row++, i++)
-		layout_text(y + 4 + row, x, w, ROLE_POPUP, lines[i]);
-	permline_rows_free(lines, n);
-}
-
 /* The detail view's keys, as the key table has them for its request. */
 static void
 layout_detail_keys(struct view *v, int y, int x, int w)
@@ -732,82 +677,27 @@ layout_detail_keys(struct view *v, int y, int x, int w)
 }
 
 /*
- * The detail view of one request: who asked whom, when, its status, and
- * its whole body wrapped (a command numbered by line), from line
- * detail_first.
+ * The detail view of one request (detailview.h): its text as a block of
+ * numbered lines, then its fields; the keys on the last row.
  */
 static void
 layout_detail(struct view *v, int64_t now)
 {
 	const struct table_row *r = table_find(&v->table, v->detail_id);
-	int h = LINES - 4, w = COLS - 8, y, x, row, rows;
-	size_t starts[512], n, i, total = 0, skip;
-	const char *p, *nl;
-	char age[16], *title, *line;
+	int h = LINES - 4, w = COLS - 8, y, x;
+	char *title;
 
-	layout_popup_box(h, w, "request", &y, &x);
+	title = r != NULL ? xasprintf("%s's %s", r->from,
+	    req_type_name(r->type)) : xstrdup("request");
+	layout_popup_box(h, w, title, &y, &x);
+	free(title);
 	if (r == NULL) {
 		layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, "this request is "
 		    "no longer in the table · Esc closes");
 		return;
 	}
-	table_age((r->pending ? now : r->changed_at) - r->created_at, age,
-	    sizeof age);
-	title = xasprintf("%s's %s to %s · %s · %s · asked %s ago", r->from,
-	    req_type_name(r->type), r->to, r->id, req_status_name(r->status),
-	    age);
-	layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, title);
-	free(title);
-	if (!r->pending) {
-		table_age(now - r->changed_at, age, sizeof age);
-		title = xasprintf("%s %s%s %s ago%s%s",
-		    req_status_name(r->status), *r->decided_by ? "by " : "",
-		    r->decided_by, age, *r->response ? ": " : "",
-		    r->response);
-		layout_text(y + 2, x + 2, w - 4, ROLE_POPUP, title);
-		free(title);
-	}
-	rows = h - 5;
-	if (r->perm != NULL) {
-		layout_detail_command(v, r->perm, y + 3, x + 2, rows, w - 4);
-		layout_detail_keys(v, y + h - 2, x + 2, w - 4);
-		return;
-	}
-	/* The body wrapped: counted first, so that scrolling stops at its
-	 * end, then drawn from detail_first on. */
-	for (p = r->body; ; p = nl + 1) {
-		nl = strchr(p, '\n');
-		total += text_wrap(p, nl ? (size_t)(nl - p) : strlen(p), w - 4,
-		    NULL, 0);
-		if (nl == NULL)
-			break;
-	}
-	if (v->detail_first > (int)total - rows)
-		v->detail_first = (int)total - rows > 0 ? (int)total - rows : 0;
-	skip = (size_t)v->detail_first;
-	row = 0;
-	total = 0;
-	for (p = r->body; row < rows; p = nl + 1) {
-		size_t len;
-
-		nl = strchr(p, '\n');
-		len = nl ? (size_t)(nl - p) : strlen(p);
-		n = text_wrap(p, len, w - 4, starts, 512);
-		for (i = 0; i < n && i < 512 && row < rows; i++, total++) {
-			size_t end = i + 1 < n && i + 1 < 512 ? starts[i + 1] :
-			    len;
-
-			if (total < skip)
-				continue;
-			line = xasprintf("%.*s", (int)(end - starts[i]),
-			    p + starts[i]);
-			layout_text(y + 3 + row++, x + 2, w - 4, ROLE_POPUP,
-			    line);
-			free(line);
-		}
-		if (nl == NULL)
-			break;
-	}
+	detailview_draw(r, y + 1, x + 2, h - 4, w - 4, &v->detail_first,
+	    now);
 	layout_detail_keys(v, y + h - 2, x + 2, w - 4);
 }
 
