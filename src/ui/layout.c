@@ -521,10 +521,11 @@ layout_fkeys(struct view *v, int y)
 	attrset(color_attr(ROLE_FKEY_LABEL));
 	mvhline(y, 0, ' ', COLS);
 	attrset(A_NORMAL);
-	/* The status line's spend and counts first: the bar gets the
-	 * rest. */
+	/* The status line's spend and counts first, and the last error's
+	 * LAYOUT_ERROR_ROOM: the bar gets the rest. */
 	status = layout_status(v, 0);
-	room = COLS - 2 - (int)text_width(status, strlen(status));
+	room = COLS - 2 - (int)text_width(status, strlen(status)) -
+	    (v->error != NULL ? LAYOUT_ERROR_ROOM + 1 : 0);
 	free(status);
 	x = layout_bar(v, y, room);
 	/* The last error keeps at least LAYOUT_ERROR_ROOM columns: the

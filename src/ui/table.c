@@ -375,6 +375,21 @@ table_row_text(const struct table_row *r, const struct table_cols *c,
 	return line;
 }
 
+/* The header: the columns' names in their columns (malloc'd). */
+static char *
+table_header(const struct table_cols *c)
+{
+	char *header = NULL;
+	size_t len = 0, cap = 0;
+
+	header = table_cell(header, &len, &cap, "id", c->id);
+	header = table_cell(header, &len, &cap, "type", c->type);
+	header = table_cell(header, &len, &cap, "from → to", c->who);
+	header = table_cell(header, &len, &cap, "age", c->age);
+	header = table_cell(header, &len, &cap, "status", c->status);
+	return xappend(header, &len, &cap, "summary", strlen("summary"));
+}
+
 void
 table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
@@ -386,27 +401,15 @@ table_draw(struct table *t, int top, int left, int height, int width,
 
 	if (height <= 0 || width <= 0)
 		return;
-	/* The header is a row of the columns' names. */
 	table_columns(t, width, now_ms, &c);
-	header = NULL;
-	{
-		size_t len = 0, cap = 0;
-
-		header = table_cell(header, &len, &cap, "id", c.id);
-		header = table_cell(header, &len, &cap, "type", c.type);
-		header = table_cell(header, &len, &cap, "from → to", c.who);
-		header = table_cell(header, &len, &cap, "age", c.age);
-		header = table_cell(header, &len, &cap, "status", c.status);
-		header = xappend(header, &len, &cap, "summary", 7);
-	}
+	header = table_header(&c);
 	attrset(color_attr(ROLE_TABLE_HEADER));
 	draw_cut_at(top, left, header, width);
 	free(header);
 	if (t->n == 0) {
 		attrset(color_attr(ROLE_DIM));
 		if (rows > 0)
-			draw_cut_at(top + 1, left, "no requests yet",
-			    width);
+			draw_cut_at(top + 1, left, "no requests yet", width);
 		attrset(A_NORMAL);
 		return;
 	}
