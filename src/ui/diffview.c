@@ -147,11 +147,13 @@ diffview_draw(struct diffview *d, int top, int left, int height, int width)
 	if (d->first > (int)d->n - height)
 		d->first = (int)d->n - height > 0 ? (int)d->n - height : 0;
 	for (row = 0; row < height && d->first + row < (int)d->n; row++) {
-		const char *s = d->lines[d->first + row];
+		char *s = text_cut(d->lines[d->first + row],
+		    strlen(d->lines[d->first + row]), width);
 
 		attrset(color_attr(d->roles[d->first + row]));
 		mvhline(top + row, left, ' ', width);
-		draw_text_at(top + row, left, s, text_fit(s, strlen(s), width));
+		draw_text_at(top + row, left, s, strlen(s));
+		free(s);
 	}
 	attrset(A_NORMAL);
 }

@@ -51,3 +51,15 @@ draw_text_at(int y, int x, const char *s, size_t len)
 	move(y, x);
 	draw_text(s, len);
 }
+
+void
+draw_cut_at(int y, int x, const char *s, int width)
+{
+	char *cut;
+
+	if (width < 1)
+		return;
+	cut = text_cut(s, strlen(s), width);
+	draw_text_at(y, x, cut, strlen(cut));
+	free(cut);
+}

@@ -19,4 +19,8 @@ int draw_ascii(void);
 void draw_text(const char *s, size_t len);
 void draw_text_at(int y, int x, const char *s, size_t len);
 
+/* Draws s (clean text) at y, x in width columns: cut with text_cut, so a
+ * cut ends in "…", when it does not fit. */
+void draw_cut_at(int y, int x, const char *s, int width);
+
 #endif

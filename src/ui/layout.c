@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/detailview.h"
 #include "ui/draft.h"
 #include "ui/draw.h"
 #include "ui/helpview.h"
@@ -38,13 +39,14 @@
 #define LAYOUT_ERROR_ROOM 24	/* the status line's error, at least */
 #define LAYOUT_ERROR_ACK " (C-g)"
 
+/* s in width columns from (y, x), cut with "…" when it does not fit. */
 static void
 layout_text(int y, int x, int width, enum color_role role, const char *s)
 {
 	if (width <= 0)
 		return;
 	attrset(color_attr(role));
-	draw_text_at(y, x, s, text_fit(s, strlen(s), width));
+	draw_cut_at(y, x, s, width);
 	attrset(A_NORMAL);
 }
 
@@ -82,12 +84,15 @@ layout_pane_title(const struct pane *p, const struct tasklist_row *task,
     int width)
 {
 	char tokens[48] = "", *model = NULL, *title, *status, *doing;
+	char *subject;
 
 	/* The task it is on goes with its status: both say what it does. */
-	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %.*s%s%s%s",
-	    task->id, (int)text_fit(task->subject, strlen(task->subject), 24),
-	    task->subject, *task->worktree ? " [" : "", task->worktree,
+	subject = task == NULL ? NULL : text_cut(task->subject,
+	    strlen(task->subject), 24);
+	doing = task == NULL ? xstrdup("") : xasprintf(" · %s %s%s%s%s",
+	    task->id, subject, *task->worktree ? " [" : "", task->worktree,
 	    *task->worktree ? "]" : "");
+	free(subject);
 	/* A call waiting to retry says so where its status is. */
 	if (p->retry_at_ms != 0) {
 		char *retry = view_retry_text(p), *with = xasprintf(" · %s%s",
@@ -359,8 +364,10 @@ layout_counts(size_t working, size_t waiting, size_t idle)
 /*
  * The status line, right of the F-keys: the workdir's last name, the
  * lead's model, the team's spend, the time since start, how many agents
- * are working, waiting and idle, and a spinner while any works. Fields
- * go from the left as room runs out; returns the text to draw.
+ * are working, waiting and idle, and a spinner while any works. As room
+ * runs out the folder's name goes first, then the model, the clock and a
+ * retry's wait; the spend and the counts always stay (the text may then
+ * be wider than room). Returns the text to draw.
  */
 static char *
 layout_status(struct view *v, int room)
@@ -368,10 +375,12 @@ layout_status(struct view *v, int room)
 	const char *wd = team_workdir(v->team), *base = strrchr(wd, '/');
 	static const char *const spin[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴",
 	    "⠦", "⠧", "⠇", "⠏" };
-	size_t i, working = 0, waiting = 0, idle = 0;
+	/* The fields that give way, first to last. */
+	static const int gives[] = { 0, 1, 3, 5 };
+	size_t i, working = 0, waiting = 0, idle = 0, len, cap;
 	int64_t s = (clock_mono_ms() - v->started_ms) / 1000;
 	char *fields[7], *text = NULL, *retry = NULL;
-	int first;
+	int dropped[7] = { 0 }, g;
 
 	for (i = 0; i < v->npanes; i++) {
 		enum member_status st = v->panes[i]->status;
@@ -396,15 +405,13 @@ layout_status(struct view *v, int room)
 	    (long long)(s / 60 % 60));
 	/* The counts that are not zero: "2 working 1 idle". */
 	fields[4] = layout_counts(working, waiting, idle);
-	/* A retry's wait, when there is one: the last field to go. */
 	fields[5] = retry != NULL ? retry : xstrdup("");
 	fields[6] = xstrdup(working > 0 ? spin[v->spin++ % 10] : " ");
-	/* Drop fields from the left until the rest fits. */
-	for (first = 0; first < 6 && text == NULL; first++) {
-		size_t len = 0, cap = 0;
-
-		for (i = (size_t)first; i < 6; i++) {
-			if (*fields[i] == '\0')
+	for (g = 0; ; g++) {
+		len = 0;
+		cap = 0;
+		for (i = 0; i < 6; i++) {
+			if (*fields[i] == '\0' || dropped[i])
 				continue;
 			text = xappend(text, &len, &cap, fields[i],
 			    strlen(fields[i]));
@@ -417,10 +424,12 @@ layout_status(struct view *v, int room)
 			text = xappend(text, &len, &cap, " ", 1);
 		}
 		text = xappend(text, &len, &cap, fields[6], strlen(fields[6]));
-		if ((int)text_width(text, len) > room) {
-			free(text);
-			text = NULL;
-		}
+		if ((int)text_width(text, len) <= room ||
+		    g == (int)(sizeof gives / sizeof *gives))
+			break;
+		free(text);
+		text = NULL;
+		dropped[gives[g]] = 1;
 	}
 	for (i = 0; i < 7; i++)
 		free(fields[i]);
@@ -431,49 +440,117 @@ layout_status(struct view *v, int room)
 static char *
 layout_cut(const char *s, int width, const char *tail)
 {
-	size_t fit;
+	char *cut, *out;
 
 	if (width < 2)
 		return xstrdup(tail);
-	fit = text_fit(s, strlen(s), width);
-	if (fit == strlen(s))
-		return xasprintf("%s%s", s, tail);
-	fit = text_fit(s, strlen(s), width - 1);
-	return xasprintf("%.*s…%s", (int)fit, s, tail);
+	cut = text_cut(s, strlen(s), width);
+	out = xasprintf("%s%s", cut, tail);
+	free(cut);
+	return out;
+}
+
+/* The keys whose labels give way, first to last, when the bar is short
+ * of room: the keys stay, named ("F8"), and F1 lists what they do. */
+static const char *const layout_label_order[] = {
+	"F8", "F4", "F9", "F1", "F10", "F6", "F5",
+};
+
+/* The bar's width with the labels not dropped. */
+static int
+layout_bar_width(const char **names, const char **labels, const int *bare,
+    size_t n)
+{
+	size_t i;
+	int w = 0;
+
+	for (i = 0; i < n; i++)
+		w += (int)(text_width(names[i], strlen(names[i])) + (bare[i] ?
+		    0 : text_width(labels[i], strlen(labels[i])))) +
+		    (i + 1 < n);
+	return w;
+}
+
+/*
+ * The F-key bar in room columns from the left of row y: every key with
+ * its label while they fit, else the labels give way in
+ * layout_label_order (a key not in it first), and as a last resort the
+ * bar is cut with "…". Returns the columns it took.
+ */
+static int
+layout_bar(struct view *v, int y, int room)
+{
+	const char *names[16], *labels[16];
+	int bare[16] = { 0 }, x = 0;
+	size_t i, k, n = keymap_bar(v, KW_MAIN, names, labels, 16);
+
+	for (k = 0; k <= sizeof layout_label_order /
+	    sizeof *layout_label_order; k++) {
+		if (layout_bar_width(names, labels, bare, n) <= room)
+			break;
+		for (i = 0; i < n; i++) {
+			size_t j;
+
+			for (j = 0; j < sizeof layout_label_order /
+			    sizeof *layout_label_order; j++)
+				if (strcmp(names[i], layout_label_order[j]) ==
+				    0)
+					break;
+			/* Unknown keys at k == 0, then one known per k. */
+			if ((k == 0 && j == sizeof layout_label_order /
+			    sizeof *layout_label_order) || (k > 0 && j ==
+			    k - 1))
+				bare[i] = 1;
+		}
+	}
+	for (i = 0; i < n && x < room; i++) {
+		int nw = (int)text_width(names[i], strlen(names[i]));
+		int lw = bare[i] ? 0 : (int)text_width(labels[i],
+		    strlen(labels[i]));
+
+		/* What does not fit whole is cut, and says so. */
+		if (x + nw + lw > room) {
+			layout_text(y, x, room - x, ROLE_FKEY, names[i]);
+			if (x + nw < room && !bare[i])
+				layout_text(y, x + nw, room - x - nw,
+				    ROLE_FKEY_LABEL, labels[i]);
+			return room;
+		}
+		layout_text(y, x, nw, ROLE_FKEY, names[i]);
+		if (!bare[i])
+			layout_text(y, x + nw, lw, ROLE_FKEY_LABEL, labels[i]);
+		x += nw + lw + 1;
+	}
+	return x;
 }
 
 static void
 layout_fkeys(struct view *v, int y)
 {
 	char *status;
-	int room, width = 0;
-	const char *names[16], *labels[16];
-	size_t i, n = keymap_bar(v, KW_MAIN, names, labels, 16);
-	int x = 0;
+	int room, width = 0, x;
 
 	move(y, 0);
-	for (i = 0; i < n && x < COLS; i++) {
-		layout_text(y, x, COLS - x, ROLE_FKEY, names[i]);
-		x += (int)strlen(names[i]);
-		layout_text(y, x, COLS - x, ROLE_FKEY_LABEL, labels[i]);
-		x += (int)strlen(labels[i]) + 1;
-	}
 	attrset(color_attr(ROLE_FKEY_LABEL));
-	if (x < COLS)
-		mvhline(y, x, ' ', COLS - x);
+	mvhline(y, 0, ' ', COLS);
 	attrset(A_NORMAL);
+	/* The status line's spend and counts first, and the last error's
+	 * LAYOUT_ERROR_ROOM: the bar gets the rest. */
+	status = layout_status(v, 0);
+	room = COLS - 2 - (int)text_width(status, strlen(status)) -
+	    (v->error != NULL ? LAYOUT_ERROR_ROOM + 1 : 0);
+	free(status);
+	x = layout_bar(v, y, room);
 	/* The last error keeps at least LAYOUT_ERROR_ROOM columns: the
-	 * status fields give way to it. */
+	 * status fields that can give way do. */
 	room = COLS - x - 2;
 	if (v->error != NULL)
 		room -= room / 2 > LAYOUT_ERROR_ROOM ? room / 2 :
 		    LAYOUT_ERROR_ROOM;
-	if ((status = layout_status(v, room)) != NULL) {
-		width = (int)text_width(status, strlen(status));
-		layout_text(y, COLS - 1 - width, COLS - x, ROLE_FKEY_LABEL,
-		    status);
-		free(status);
-	}
+	status = layout_status(v, room);
+	width = (int)text_width(status, strlen(status));
+	layout_text(y, COLS - 1 - width, width, ROLE_FKEY_LABEL, status);
+	free(status);
 	if (v->error != NULL) {
 		char *what = v->errors > 1 ? xasprintf("✗ %zu errors, the "
 		    "last: %s", v->errors, v->error) : xasprintf("✗ %s",
@@ -603,62 +680,6 @@ layout_diff(struct view *v)
 	free(keys);
 }
 
-/*
- * A permission's details in the rectangle at (y, x): why it was flagged,
- * where it runs and who asks, then its command verbatim, numbered by
- * line, from row detail_first (scrolling stops at its end).
- */
-static void
-layout_detail_command(struct view *v, const struct permline *pl, int y,
-    int x, int rows, int w)
-{
-	char **lines, *text;
-	const char *dir;
-	size_t n, i, cut, flag = permline_flag_line(pl);
-	int row;
-
-	text = xasprintf("why: %s%s%s", *pl->reason ? pl->reason : "risky",
-	    *pl->detail && strcmp(pl->detail, pl->reason) != 0 ? " — " : "",
-	    strcmp(pl->detail, pl->reason) != 0 ? pl->detail : "");
-	layout_text(y, x, w, ROLE_ERROR, text);
-	free(text);
-	text = xasprintf("asked by: %s%s%s%s", *pl->who ? pl->who :
-	    "(not recorded)", *pl->tool ? " (" : "", pl->tool, *pl->tool ?
-	    ")" : "");
-	layout_text(y + 1, x, w, ROLE_POPUP, text);
-	free(text);
-	/* A directory too long for the row keeps its end, the part that
-	 * tells one place from another. */
-	dir = *pl->directory ? pl->directory : "(not recorded)";
-	cut = 0;
-	while ((int)text_width(dir + cut, strlen(dir + cut)) > w - 10 &&
-	    dir[cut] != '\0') {
-		cut++;
-		while (((unsigned char)dir[cut] & 0xc0) == 0x80)
-			cut++;
-	}
-	text = xasprintf("runs in: %s%s", cut > 0 ? "…" : "", dir + cut);
-	layout_text(y + 2, x, w, ROLE_POPUP, text);
-	free(text);
-	if (flag > 0)
-		text = xasprintf("the command, %zu line%s (▶ marks what was "
-		    "flagged, from line %zu):", pl->lines, pl->lines == 1 ?
-		    "" : "s", flag);
-	else
-		text = xasprintf("the command, %zu line%s:", pl->lines,
-		    pl->lines == 1 ? "" : "s");
-	layout_text(y + 3, x, w, ROLE_POPUP, text);
-	free(text);
-	rows -= 4;
-	lines = permline_rows(pl, w, &n);
-	if (v->detail_first > (int)n - rows)
-		v->detail_first = (int)n - rows > 0 ? (int)n - rows : 0;
-	for (row = 0, i = (size_t)v->detail_first; row < rows && i < n;
-	    row++, i++)
-		layout_text(y + 4 + row, x, w, ROLE_POPUP, lines[i]);
-	permline_rows_free(lines, n);
-}
-
 /* The detail view's keys, as the key table has them for its request. */
 static void
 layout_detail_keys(struct view *v, int y, int x, int w)
@@ -670,82 +691,27 @@ layout_detail_keys(struct view *v, int y, int x, int w)
 }
 
 /*
- * The detail view of one request: who asked whom, when, its status, and
- * its whole body wrapped (a command numbered by line), from line
- * detail_first.
+ * The detail view of one request (detailview.h): its text as a block of
+ * numbered lines, then its fields; the keys on the last row.
  */
 static void
 layout_detail(struct view *v, int64_t now)
 {
 	const struct table_row *r = table_find(&v->table, v->detail_id);
-	int h = LINES - 4, w = COLS - 8, y, x, row, rows;
-	size_t starts[512], n, i, total = 0, skip;
-	const char *p, *nl;
-	char age[16], *title, *line;
+	int h = LINES - 4, w = COLS - 8, y, x;
+	char *title;
 
-	layout_popup_box(h, w, "request", &y, &x);
+	title = r != NULL ? xasprintf("%s's %s", r->from,
+	    req_type_name(r->type)) : xstrdup("request");
+	layout_popup_box(h, w, title, &y, &x);
+	free(title);
 	if (r == NULL) {
 		layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, "this request is "
 		    "no longer in the table · Esc closes");
 		return;
 	}
-	table_age((r->pending ? now : r->changed_at) - r->created_at, age,
-	    sizeof age);
-	title = xasprintf("%s's %s to %s · %s · %s · asked %s ago", r->from,
-	    req_type_name(r->type), r->to, r->id, req_status_name(r->status),
-	    age);
-	layout_text(y + 1, x + 2, w - 4, ROLE_POPUP, title);
-	free(title);
-	if (!r->pending) {
-		table_age(now - r->changed_at, age, sizeof age);
-		title = xasprintf("%s %s%s %s ago%s%s",
-		    req_status_name(r->status), *r->decided_by ? "by " : "",
-		    r->decided_by, age, *r->response ? ": " : "",
-		    r->response);
-		layout_text(y + 2, x + 2, w - 4, ROLE_POPUP, title);
-		free(title);
-	}
-	rows = h - 5;
-	if (r->perm != NULL) {
-		layout_detail_command(v, r->perm, y + 3, x + 2, rows, w - 4);
-		layout_detail_keys(v, y + h - 2, x + 2, w - 4);
-		return;
-	}
-	/* The body wrapped: counted first, so that scrolling stops at its
-	 * end, then drawn from detail_first on. */
-	for (p = r->body; ; p = nl + 1) {
-		nl = strchr(p, '\n');
-		total += text_wrap(p, nl ? (size_t)(nl - p) : strlen(p), w - 4,
-		    NULL, 0);
-		if (nl == NULL)
-			break;
-	}
-	if (v->detail_first > (int)total - rows)
-		v->detail_first = (int)total - rows > 0 ? (int)total - rows : 0;
-	skip = (size_t)v->detail_first;
-	row = 0;
-	total = 0;
-	for (p = r->body; row < rows; p = nl + 1) {
-		size_t len;
-
-		nl = strchr(p, '\n');
-		len = nl ? (size_t)(nl - p) : strlen(p);
-		n = text_wrap(p, len, w - 4, starts, 512);
-		for (i = 0; i < n && i < 512 && row < rows; i++, total++) {
-			size_t end = i + 1 < n && i + 1 < 512 ? starts[i + 1] :
-			    len;
-
-			if (total < skip)
-				continue;
-			line = xasprintf("%.*s", (int)(end - starts[i]),
-			    p + starts[i]);
-			layout_text(y + 3 + row++, x + 2, w - 4, ROLE_POPUP,
-			    line);
-			free(line);
-		}
-		if (nl == NULL)
-			break;
-	}
+	detailview_draw(r, y + 1, x + 2, h - 4, w - 4, &v->detail_first,
+	    now);
 	layout_detail_keys(v, y + h - 2, x + 2, w - 4);
 }
 
@@ -761,6 +727,7 @@ layout_hint(struct view *v)
 	enum color_role role = v->hint ? v->hint_role : ROLE_HINT;
 	size_t must, lead;
 	char *before, *sel, *line;
+	int cut;
 
 	*v->shown_id = '\0';
 	/* The selection gets what the notice leaves of the line. */
@@ -774,9 +741,10 @@ layout_hint(struct view *v)
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
-	/* view_selection_text promised F5 decides only when this fits. */
+	/* view_selection_text promised F5 decides only when this shows:
+	 * the cut, if any, must leave all of it. */
 	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
-	    (int)text_width(line, lead + must) <= COLS - 2)
+	    text_cut_len(line, strlen(line), COLS - 2, &cut) >= lead + must)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);
 	layout_text(LINES - 3, 1, COLS - 2, role, line);
 	free(line);

@@ -186,18 +186,24 @@ permline_collapse(const struct permline *pl, size_t *cs, size_t *ce)
 	return out;
 }
 
-/* The first bytes of s (len) that fit in cols columns, without a blank
- * at the end, then "…" (malloc'd); "" when cols < 2. */
+/* The first bytes of s (len) that fit in cols columns with "…" after
+ * them, cut where text_cut would (at a word's end where it can, without
+ * a blank at the end), then "…" (malloc'd), also when all of s would
+ * have fitted; "" when cols < 2. */
 static char *
 permline_cut(const char *s, size_t len, int cols)
 {
 	size_t n;
+	int cut;
 
 	if (cols < 2)
 		return xstrdup("");
-	n = text_fit(s, len, cols - 1);
-	while (n > 0 && s[n - 1] == ' ')
-		n--;
+	n = text_cut_len(s, len, cols, &cut);
+	if (!cut) {
+		n = text_fit(s, len, cols - 1);
+		while (n > 0 && s[n - 1] == ' ')
+			n--;
+	}
 	return xasprintf("%.*s%s", (int)n, s, PERMLINE_ELLIPSIS);
 }
 
@@ -251,7 +257,7 @@ permline_summary(const struct permline *pl, int cols, int *whole)
 	const char *reason = *pl->reason != '\0' ? pl->reason : "risky";
 	char *c, *label, *lead, *suffix, *body, *line;
 	size_t cs, ce, n;
-	int room;
+	int room, cut;
 
 	if (whole != NULL)
 		*whole = 0;
@@ -280,8 +286,14 @@ permline_summary(const struct permline *pl, int cols, int *whole)
 		line = xasprintf("%s%s%s", lead, body, suffix);
 		free(body);
 	}
-	n = text_fit(line, strlen(line), cols > 0 ? cols : 0);
-	line[n] = '\0';
+	/* (It fits: this only makes sure, and would say so.) */
+	n = text_cut_len(line, strlen(line), cols, &cut);
+	if (cut) {
+		body = text_cut(line, strlen(line), cols);
+		free(line);
+		line = body;
+	} else
+		line[n] = '\0';
 	free(c);
 	free(label);
 	free(lead);

@@ -15,10 +15,6 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-/* The bounds of the "from → to" column, in columns. */
-#define TABLE_WHO_MIN	12
-#define TABLE_WHO_MAX	22
-
 void
 table_init(struct table *t)
 {
@@ -273,35 +269,125 @@ table_role(const struct table_row *r, int64_t now_ms)
 	return r->status == REQ_APPROVED ? ROLE_APPROVED : ROLE_REJECTED;
 }
 
-/* The columns of "from → to" that row r takes. */
-static int
-table_who_width(const struct table_row *r)
+/* "bob → lead" (malloc'd). */
+static char *
+table_who(const struct table_row *r)
 {
-	return (int)(text_width(r->from, strlen(r->from)) +
-	    text_width(r->to, strlen(r->to))) + 3;
+	return xasprintf("%s → %s", r->from, r->to);
+}
+
+static int
+table_width(const char *s)
+{
+	return (int)text_width(s, strlen(s));
+}
+
+/* The age a row shows. */
+static void
+table_row_age(const struct table_row *r, int64_t now_ms, char *age,
+    size_t len)
+{
+	table_age((r->pending ? now_ms : r->changed_at) - r->created_at, age,
+	    len);
+}
+
+/* w at least as wide as s. */
+static void
+table_widen(int *w, const char *s)
+{
+	if (table_width(s) > *w)
+		*w = table_width(s);
+}
+
+void
+table_columns(const struct table *t, int cols, int64_t now_ms,
+    struct table_cols *c)
+{
+	char age[16], *who;
+	size_t i;
+	int used, min;
+
+	c->id = table_width("id");
+	c->type = table_width("type");
+	c->who = table_width("from → to");
+	c->age = table_width("age");
+	c->status = table_width("status");
+	for (i = 0; i < t->n; i++) {
+		const struct table_row *r = &t->rows[i];
+
+		table_widen(&c->id, r->id);
+		table_widen(&c->type, req_type_name(r->type));
+		who = table_who(r);
+		table_widen(&c->who, who);
+		free(who);
+		table_row_age(r, now_ms, age, sizeof age);
+		table_widen(&c->age, age);
+		table_widen(&c->status, req_status_name(r->status));
+	}
+	/* The summary keeps TABLE_SUMMARY_MIN columns while from → to can
+	 * give them. */
+	used = c->id + c->type + c->who + c->age + c->status + 5 * TABLE_GAP;
+	min = TABLE_WHO_KEEP;
+	if (cols - used < TABLE_SUMMARY_MIN && c->who > min) {
+		c->who -= TABLE_SUMMARY_MIN - (cols - used);
+		if (c->who < min)
+			c->who = min;
+	}
+}
+
+/* Appends s cut to w columns (with "…") and padded to w, then a gap. */
+static char *
+table_cell(char *line, size_t *len, size_t *cap, const char *s, int w)
+{
+	char *cut = text_cut(s, strlen(s), w);
+	int pad = w - table_width(cut) + TABLE_GAP;
+
+	line = xappend(line, len, cap, cut, strlen(cut));
+	while (pad-- > 0)
+		line = xappend(line, len, cap, " ", 1);
+	free(cut);
+	return line;
 }
 
 char *
-table_row_text(const struct table_row *r, int who_cols, int cols,
-    int64_t now_ms)
+table_row_text(const struct table_row *r, const struct table_cols *c,
+    int cols, int64_t now_ms)
 {
-	char age[16], *head, *who, *summary, *line;
-	int pad = who_cols - table_who_width(r), room;
+	char age[16], *who, *summary, *line = NULL;
+	size_t len = 0, cap = 0;
+	int room;
 
-	table_age((r->pending ? now_ms : r->changed_at) - r->created_at, age,
-	    sizeof age);
-	/* "→" is three bytes and one column: pad by columns. */
-	who = xasprintf("%s → %s%*s", r->from, r->to, pad > 0 ? pad : 0, "");
-	head = xasprintf("%-13s %-11s %s %-5s %-10s ", r->id,
-	    req_type_name(r->type), who, age, req_status_name(r->status));
-	room = cols - (int)text_width(head, strlen(head));
-	summary = r->perm != NULL ? permline_summary(r->perm, room > 0 ?
-	    room : 0, NULL) : xstrdup(r->summary);
-	line = xasprintf("%s%s", head, summary);
-	free(summary);
-	free(head);
+	table_row_age(r, now_ms, age, sizeof age);
+	who = table_who(r);
+	line = table_cell(line, &len, &cap, r->id, c->id);
+	line = table_cell(line, &len, &cap, req_type_name(r->type), c->type);
+	line = table_cell(line, &len, &cap, who, c->who);
+	line = table_cell(line, &len, &cap, age, c->age);
+	line = table_cell(line, &len, &cap, req_status_name(r->status),
+	    c->status);
 	free(who);
+	room = cols - (int)text_width(line, len);
+	summary = r->perm != NULL ? permline_summary(r->perm, room > 0 ?
+	    room : 0, NULL) : text_cut(r->summary, strlen(r->summary),
+	    room);
+	line = xappend(line, &len, &cap, summary, strlen(summary));
+	free(summary);
 	return line;
+}
+
+/* The header: the columns' names in their columns (malloc'd). */
+static char *
+table_header(const struct table_cols *c)
+{
+	char *header = NULL;
+	size_t len = 0, cap = 0;
+
+	header = table_cell(header, &len, &cap, "id", c->id);
+	header = table_cell(header, &len, &cap, "type", c->type);
+	header = table_cell(header, &len, &cap, "from → to", c->who);
+	header = table_cell(header, &len, &cap, "age", c->age);
+	header = table_cell(header, &len, &cap, "status", c->status);
+	return xappend(header, &len, &cap, "summary", strlen("summary"));
 }
 
 void
@@ -309,30 +395,21 @@ table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
 {
 	int sel = table_index(t), y, rows = height - 1, below, marker = 0;
-	int who_cols = TABLE_WHO_MIN;
+	struct table_cols c;
 	size_t i;
 	char *more, *header;
 
 	if (height <= 0 || width <= 0)
 		return;
-	/* The "from → to" column is as wide as its widest row, within
-	 * bounds, so that narrow screens keep room for what is asked. */
-	for (i = 0; i < t->n; i++)
-		if (table_who_width(&t->rows[i]) > who_cols)
-			who_cols = table_who_width(&t->rows[i]);
-	if (who_cols > TABLE_WHO_MAX)
-		who_cols = TABLE_WHO_MAX;
-	header = xasprintf("id            type        from → to%*s age   "
-	    "status     summary", who_cols - 9, "");
+	table_columns(t, width, now_ms, &c);
+	header = table_header(&c);
 	attrset(color_attr(ROLE_TABLE_HEADER));
-	draw_text_at(top, left, header, text_fit(header, strlen(header),
-	    width));
+	draw_cut_at(top, left, header, width);
 	free(header);
 	if (t->n == 0) {
 		attrset(color_attr(ROLE_DIM));
 		if (rows > 0)
-			draw_text_at(top + 1, left, "no requests yet",
-			    text_fit("no requests yet", 15, width));
+			draw_cut_at(top + 1, left, "no requests yet", width);
 		attrset(A_NORMAL);
 		return;
 	}
@@ -352,14 +429,12 @@ table_draw(struct table *t, int top, int left, int height, int width,
 	    i++, y++) {
 		const struct table_row *r = &t->rows[i];
 		char *line;
-		size_t fit;
 
-		line = table_row_text(r, who_cols, width, now_ms);
-		fit = text_fit(line, strlen(line), width);
+		line = table_row_text(r, &c, width, now_ms);
 		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
 		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
 		mvhline(y, left, ' ', (int)i == sel ? width : 0);
-		draw_text_at(y, left, line, fit);
+		draw_cut_at(y, left, line, width);
 		free(line);
 	}
 	below = (int)t->n - t->first - rows;
@@ -367,8 +442,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		more = xasprintf("%d more above · %d more below (Tab to the "
 		    "table, Up/Down)", t->first, below > 0 ? below : 0);
 		attrset(color_attr(ROLE_DIM));
-		draw_text_at(top + 1 + rows, left, more, text_fit(more,
-		    strlen(more), width));
+		draw_cut_at(top + 1 + rows, left, more, width);
 		free(more);
 	}
 	attrset(A_NORMAL);

@@ -81,13 +81,36 @@ void table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms);
 
 /*
- * Row r as the table draws it in cols columns (malloc'd): id, type,
- * who → whom (in a column who_cols wide), age, status, then what is
- * asked, cut to fit; a permission leads with why it was flagged and
- * keeps its flagged part in view (permline_summary).
+ * The widths of the table's columns, each as wide as its widest cell
+ * (its header's name at least): id, type, from → to, age, status. The
+ * summary gets the rest; when that would be under TABLE_SUMMARY_MIN
+ * columns, a from → to column wider than TABLE_WHO_KEEP gives way down
+ * to that (its names cut with "…").
  */
-char *table_row_text(const struct table_row *r, int who_cols, int cols,
-    int64_t now_ms);
+struct table_cols {
+	int	id;
+	int	type;
+	int	who;
+	int	age;
+	int	status;
+};
+
+#define TABLE_SUMMARY_MIN 30
+#define TABLE_WHO_KEEP	16
+#define TABLE_GAP	2	/* blanks between two columns */
+
+/* The columns for t's rows in a table cols wide, at now_ms. */
+void table_columns(const struct table *t, int cols, int64_t now_ms,
+    struct table_cols *c);
+
+/*
+ * Row r as the table draws it in cols columns (malloc'd), in the columns
+ * c: id, type, who → whom, age, status, then what is asked, cut with
+ * "…" to fit; a permission leads with why it was flagged and keeps its
+ * flagged part in view (permline_summary).
+ */
+char *table_row_text(const struct table_row *r, const struct table_cols *c,
+    int cols, int64_t now_ms);
 
 /* Formats an age ("12s", "3m", "2h", "4d") into buf. */
 void table_age(int64_t ms, char *buf, size_t len);

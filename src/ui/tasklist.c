@@ -221,16 +221,14 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 	if (height <= 0 || width <= 0)
 		return;
 	attrset(color_attr(ROLE_TABLE_HEADER));
-	draw_text_at(top, left, header, text_fit(header, strlen(header),
-	    width));
+	draw_cut_at(top, left, header, width);
 	if (l->n == 0) {
 		static const char none[] = "no tasks yet: /task add SUBJECT, "
 		    "or the lead's task_create";
 
 		attrset(color_attr(ROLE_DIM));
 		if (rows > 0)
-			draw_text_at(top + 1, left, none, text_fit(none,
-			    strlen(none), width));
+			draw_cut_at(top + 1, left, none, width);
 		attrset(A_NORMAL);
 		return;
 	}
@@ -260,8 +258,7 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 		    r->worktree, *r->worktree ? (r->worktree_busy ?
 		    ", in use] " : "] ") : "", r->subject);
 		attrset(color_attr(tasklist_role(r)));
-		draw_text_at(y, left, line, text_fit(line, strlen(line),
-		    width));
+		draw_cut_at(y, left, line, width);
 		free(line);
 	}
 	if (marker) {
@@ -269,8 +266,7 @@ tasklist_draw(struct tasklist *l, int top, int left, int height, int width,
 		more = xasprintf("%d more above · %d more below (Tab to the "
 		    "table, Up/Down)", l->first, below > 0 ? below : 0);
 		attrset(color_attr(ROLE_DIM));
-		draw_text_at(top + 1 + rows, left, more, text_fit(more,
-		    strlen(more), width));
+		draw_cut_at(top + 1 + rows, left, more, width);
 		free(more);
 	}
 	attrset(A_NORMAL);

@@ -562,3 +562,74 @@ text_fit(const char *s, size_t len, int cols)
 	}
 	return off;
 }
+
+/* Whether cp may hang before a cut's "…" and is better left out: a
+ * blank, or a separator that would then separate nothing. */
+static int
+text_cut_trailer(unsigned int cp)
+{
+	return cp == ' ' || cp == 0x00b7 || cp == ':' || cp == ',' ||
+	    cp == ';' || cp == 0x2014 || cp == 0x2013 || cp == 0x2192;
+}
+
+/* The start of the character that ends at byte end of s (end > 0). */
+static size_t
+text_prev(const char *s, size_t end)
+{
+	size_t i = end - 1;
+
+	while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i--;
+	return i;
+}
+
+size_t
+text_cut_len(const char *s, size_t len, int cols, int *cut)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int cp;
+	size_t n, keep, room, word = 0, at, off, k;
+
+	*cut = 0;
+	if (cols < 1)
+		return 0;
+	if (text_fit(s, len, cols) == len)
+		return len;
+	*cut = 1;
+	room = (size_t)cols - 1;
+	n = text_fit(s, len, (int)room);
+	/* A blank right after the cut: it already ends a word there. */
+	keep = n;
+	if (n < len && s[n] != ' ') {
+		/* The last blank before the cut, if it leaves two thirds. */
+		for (off = 0; off < n; off += k) {
+			k = text_decode(p + off, n - off, 1, &cp);
+			if (cp == ' ' && off > 0)
+				word = off;
+		}
+		if (word > 0 && 3 * text_width(s, word) >= 2 * room)
+			keep = word;
+	}
+	/* No blank or separator before the "…". */
+	while (keep > 0) {
+		at = text_prev(s, keep);
+		text_decode(p + at, keep - at, 1, &cp);
+		if (!text_cut_trailer(cp))
+			break;
+		keep = at;
+	}
+	/* Nothing but separators: cut between characters after all. */
+	if (keep == 0)
+		keep = n;
+	return keep;
+}
+
+char *
+text_cut(const char *s, size_t len, int cols)
+{
+	size_t keep;
+	int cut;
+
+	keep = text_cut_len(s, len, cols, &cut);
+	return xasprintf("%.*s%s", (int)keep, s, cut ? TEXT_ELLIPSIS : "");
+}

@@ -114,6 +114,29 @@ size_t text_wrap(const char *s, size_t len, int cols, size_t *starts,
  */
 size_t text_fit(const char *s, size_t len, int cols);
 
+/* What a cut ends in. */
+#define TEXT_ELLIPSIS "\xe2\x80\xa6"	/* U+2026, one column */
+
+/*
+ * Where to cut the len bytes at s (clean UTF-8, one line) to show them in
+ * cols columns saying so. Returns how many bytes to keep and sets *cut:
+ * 0 when the whole fits (all len bytes are kept), 1 when the kept bytes
+ * must be followed by TEXT_ELLIPSIS (together at most cols columns). The
+ * cut falls on a character boundary (a wide character is never split, a
+ * letter keeps its accents), at a word's end when one lies in the last
+ * third of the room, and without the blanks and separators ("·", ":",
+ * ",", "—", "→") that would hang before the "…". cols < 1 keeps nothing; cols 1
+ * keeps no byte of a text that does not fit (the "…" alone).
+ */
+size_t text_cut_len(const char *s, size_t len, int cols, int *cut);
+
+/*
+ * The len bytes at s cut to cols columns as text_cut_len says, ending
+ * in "…" when cut (malloc'd). For every title, hint, cell and line the
+ * screen cuts: a cut always says so.
+ */
+char *text_cut(const char *s, size_t len, int cols);
+
 /*
  * Writes the len bytes at s (clean UTF-8) to out as ASCII of the same
  * display width, for a terminal whose locale is not UTF-8: the marks the

@@ -221,13 +221,13 @@ def test_the_person_sees_what_runs(fake):
                "the input: %r" % rows[-2])
         # F5 does not approve 41 lines seen as one: it shows them.
         s.send_keys("F5")
-        s.wait_for(lambda t: "Esc closes" in t and "why: rm -r" in t and
+        s.wait_for(lambda t: "Esc closes" in t and "why flagged  rm -r" in t and
                    re.search(r"│\s+1 │ echo harmless-looking-step", t), 5,
                    "the detail view, from line 1")
         t = s.text()
-        expect(re.search(r"runs in: …?\S*%s" % re.escape(
+        expect(re.search(r"directory +\S*%s" % re.escape(
             os.path.basename(work)), t), "the directory: %s" % t)
-        expect("asked by: carl (bash)" in t, "who asked: %s" % t)
+        expect("who asked    carl (bash), to lead" in t, "who asked: %s" % t)
         expect(any(r[2] == "carl" and r[3] == "pending" for r in table(s))
                or "pending" in t, "F5 ran what it had not shown")
         # It scrolls to the flagged line, marked.

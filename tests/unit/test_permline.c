@@ -213,10 +213,10 @@ START_TEST(a_short_command_is_whole)
 	free(s);
 	permline_clear(&pl);
 
-	/* Flagged at the start and too long: cut at the end. */
+	/* Flagged at the start and too long: cut at the end, after a word. */
 	pl = line_for("rm -rf junk && echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
 	s = permline_summary(&pl, 30, &whole);
-	ck_assert_str_eq(s, "rm -r · rm -rf junk && echo a…");
+	ck_assert_str_eq(s, "rm -r · rm -rf junk && echo…");
 	free(s);
 	permline_clear(&pl);
 }
@@ -227,6 +227,7 @@ START_TEST(the_table_row_leads_with_why)
 	struct table t;
 	char *attack = padded_attack(), *body = body_for(attack), *row;
 	int64_t now = clock_wall_ms();
+	struct table_cols c;
 	json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, "
 	    "s:I}", "id", "req_0000000a", "type", "permission", "from", "eve",
 	    "to", "lead", "status", "pending", "body", body, "response", "",
@@ -236,8 +237,9 @@ START_TEST(the_table_row_leads_with_why)
 	table_update(&t, req);
 	ck_assert_ptr_nonnull(t.rows[0].perm);
 	/* The row of an 80-column screen: 78 inside its border. */
-	row = table_row_text(&t.rows[0], 12, 78, now);
-	ck_assert_msg(strstr(row, "pending    rm -r · ") != NULL, "%s", row);
+	table_columns(&t, 78, now, &c);
+	row = table_row_text(&t.rows[0], &c, 78, now);
+	ck_assert_msg(strstr(row, "pending  rm -r · ") != NULL, "%s", row);
 	ck_assert_msg(strstr(row, "rm -rf junk2") != NULL, "%s", row);
 	ck_assert_msg(strstr(row, "harmless") == NULL ||
 	    strstr(row, "harmless") < strstr(row, "rm -rf junk2"), "%s", row);

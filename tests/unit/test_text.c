@@ -575,6 +575,84 @@ START_TEST(fit)
 }
 END_TEST
 
+/* Cuts s to cols and compares. */
+static void
+check_cut(const char *s, int cols, const char *want)
+{
+	char *out = text_cut(s, strlen(s), cols);
+
+	ck_assert_str_eq(out, want);
+	ck_assert_int_le((int)text_width(out, strlen(out)), cols < 0 ? 0 :
+	    cols);
+	free(out);
+}
+
+START_TEST(cut_marks)
+{
+	int cut, cols;
+	size_t keep;
+	char *out;
+	static const char *const samples[] = {
+		"t1 Write unit tests for the parser",
+		"\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97 wide \xe5\xad\x97",
+		"cafe\xcc\x81 cafe\xcc\x81 cafe\xcc\x81",
+		"alice \xc2\xb7 coder \xc2\xb7 working \xc2\xb7 12k tok",
+		"averyveryverylongwordwithoutanyblank",
+	};
+	size_t i;
+
+	/* What fits is kept whole, with no "…". */
+	check_cut("abc", 3, "abc");
+	check_cut("abc", 10, "abc");
+	check_cut("", 5, "");
+	keep = text_cut_len("abc", 3, 3, &cut);
+	ck_assert_uint_eq(keep, 3);
+	ck_assert_int_eq(cut, 0);
+	/* Nothing fits in no room; the "…" alone in one column. */
+	check_cut("abc", 0, "");
+	check_cut("abc", -2, "");
+	check_cut("abc", 1, "\xe2\x80\xa6");
+	/* A cut says so, at a word's end when that leaves enough. */
+	check_cut("F9 shuts a teammate down", 15, "F9 shuts a\xe2\x80\xa6");
+	check_cut("t1 Write unit tests for the parser", 22,
+	    "t1 Write unit tests\xe2\x80\xa6");
+	/* A word that would leave too little is cut between characters. */
+	check_cut("ab averyverylongword", 12, "ab averyver\xe2\x80\xa6");
+	check_cut("averyveryverylongword", 8, "averyve\xe2\x80\xa6");
+	/* A blank right at the cut ends a word there. */
+	check_cut("hello world", 6, "hello\xe2\x80\xa6");
+	/* No separator hangs before the "…". */
+	check_cut("alice \xc2\xb7 coder \xc2\xb7 working", 16,
+	    "alice \xc2\xb7 coder\xe2\x80\xa6");
+	check_cut("why: something long", 6, "why\xe2\x80\xa6");
+	/* A wide character is never split: the row may end short. */
+	check_cut("\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 4,
+	    "\xe4\xb8\xad\xe2\x80\xa6");
+	check_cut("\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 5,
+	    "\xe4\xb8\xad\xe6\x96\x87\xe2\x80\xa6");
+	/* A letter keeps its accent. */
+	check_cut("cafe\xcc\x81s and more", 6, "cafe\xcc\x81s\xe2\x80\xa6");
+	check_cut("cafe\xcc\x81 and more", 5, "cafe\xcc\x81\xe2\x80\xa6");
+	/* At every width: never wider than the room, the "…" exactly when
+	 * cut, and what is kept is the text's start. */
+	for (i = 0; i < sizeof samples / sizeof *samples; i++)
+		for (cols = 1; cols < 40; cols++) {
+			size_t len = strlen(samples[i]);
+
+			keep = text_cut_len(samples[i], len, cols, &cut);
+			out = text_cut(samples[i], len, cols);
+			ck_assert_int_le((int)text_width(out, strlen(out)),
+			    cols);
+			ck_assert_int_eq(cut, (int)text_width(samples[i],
+			    len) > cols);
+			ck_assert_int_eq(memcmp(out, samples[i], keep), 0);
+			ck_assert_int_eq(cut, strstr(out, TEXT_ELLIPSIS) !=
+			    NULL);
+			free(out);
+		}
+}
+END_TEST
+
 static Suite *
 text_suite(void)
 {
@@ -602,6 +680,7 @@ text_suite(void)
 	tcase_add_test(tc, wrap_wide_and_narrow);
 	tcase_add_test(tc, wrap_100k_is_fast);
 	tcase_add_test(tc, fit);
+	tcase_add_test(tc, cut_marks);
 	suite_add_tcase(s, tc);
 	return s;
 }
