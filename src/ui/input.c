@@ -274,7 +274,7 @@ input_draw(struct input *in, const char *prompt, int y, int x, int width)
 	int pw = (int)text_width(prompt, plen), avail = width - pw - 1, cw;
 
 	attrset(color_attr(ROLE_YOU));
-	draw_text_at(y, x, prompt, text_fit(prompt, plen, width));
+	draw_cut_at(y, x, prompt, width);
 	attrset(A_NORMAL);
 	if (avail < 1)
 		return;
