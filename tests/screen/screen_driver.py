@@ -94,8 +94,11 @@ _default_term = None
 
 
 def default_term():
-    """tmux-256color if this system has its terminfo, else screen-256color."""
+    """tmux-256color if this system has its terminfo, else screen-256color;
+    $HUDDLE_SCREEN_TERM, when set, names another (xterm-256color, say)."""
     global _default_term
+    if _default_term is None and os.environ.get("HUDDLE_SCREEN_TERM"):
+        _default_term = os.environ["HUDDLE_SCREEN_TERM"]
     if _default_term is None:
         _default_term = next((t for t in ("tmux-256color", "screen-256color")
                               if _have_terminfo(t)), "screen")
