@@ -34,7 +34,7 @@ detailview_field(const char *label, const char *value, int cols, size_t *n)
 	*n = nrows < DETAILVIEW_FIELD_ROWS ? nrows : DETAILVIEW_FIELD_ROWS;
 	rows = xcalloc(*n, sizeof *rows);
 	for (k = 0; k < *n; k++) {
-		end = k + 1 < nrows ? starts[k + 1] : len;
+		end = k + 1 < *n ? starts[k + 1] : len;
 		/* The last row of a value longer than the field says so. */
 		if (k + 1 == *n && nrows > *n)
 			part = text_cut(value + starts[k], len - starts[k], w);
