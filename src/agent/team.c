@@ -176,6 +176,8 @@ team_notice_retiring(struct team *t, const char *id)
 	struct model_info m;
 	char *msg = NULL;
 
+	if (t->opts.catalog == NULL || id == NULL)
+		return;
 	catalog_lookup(t->opts.catalog, id, &m);
 	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING)
 		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s+}",

@@ -516,7 +516,9 @@ turn_finish(struct llm_turn *t, struct llm_result *res)
 	if (why != NULL) {
 		json_decref(content);
 		res->status = LLM_ERR_PARSE;
+		free(res->error_type);
 		res->error_type = xstrdup("invalid_response");
+		free(res->error_message);
 		res->error_message = why;
 		return -1;
 	}
