@@ -1148,14 +1148,6 @@ main(int argc, char **argv)
 		curl_global_cleanup();
 		return 2;
 	}
-	/* What a person fixes first is checked first: where the team
-	 * works, where its state goes, then the model and its key. */
-	if (o.ask == NULL && check_places(&o, &err) == -1) {
-		fprintf(stderr, "huddle: %s\n", err);
-		free(err);
-		curl_global_cleanup();
-		return 2;
-	}
 	user_catalog = catalog_user_path();
 	cat = catalog_open(o.catalog, user_catalog, &err);
 	free(user_catalog);
@@ -1170,6 +1162,15 @@ main(int argc, char **argv)
 		catalog_free(cat);
 		curl_global_cleanup();
 		return 0;
+	}
+	/* What a person fixes first is checked first: where the team
+	 * works, where its state goes, then the model and its key. */
+	if (o.ask == NULL && check_places(&o, &err) == -1) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+		catalog_free(cat);
+		curl_global_cleanup();
+		return 2;
 	}
 	anthropic_key = secret_take("ANTHROPIC_API_KEY");
 	anthropic_token = secret_take("ANTHROPIC_AUTH_TOKEN");

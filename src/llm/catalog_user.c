@@ -148,7 +148,7 @@ catalog_user_merge(json_t *doc, const char *path, json_t *origins,
 	size_t i;
 	long at;
 
-	if (stat(path, &st) == -1 && errno == ENOENT)
+	if (stat(path, &st) == -1 && (errno == ENOENT || errno == ENOTDIR))
 		return 1;
 	if ((u = json_load_file(path, 0, &jerr)) == NULL) {
 		*err = jerr.line > 0 ? xasprintf("line %d: %s", jerr.line,
