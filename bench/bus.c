@@ -1,5 +1,5 @@
 /*
- * bench/bus: durable bus throughput and wake-up latency (TARGETS.md P6).
+ * bench/bus: durable bus throughput and wake-up latency (doc/benchmarks.md).
  *
  * Prints messages/s for 1 writer and for 8 writers (each message committed
  * before bus_send returns, so it survives kill -9), the same with

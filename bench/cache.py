@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/cache.py: how much of a long tool loop is read from the prompt
-cache (TARGETS.md P8).
+cache (doc/benchmarks.md).
 
 The lead spawns one teammate that runs ROUNDS model calls in one turn (a
 tool call in each but the last) against the fake LLM server, thinking on

@@ -1,5 +1,5 @@
 /*
- * bench/handshake: protocol latencies of the real team (TARGETS.md P1,
+ * bench/handshake: protocol latencies of the real team (doc/benchmarks.md;
  * P2), with the script provider so that no network is involved.
  *
  * P1: a shutdown request is issued to an idle teammate → that teammate's

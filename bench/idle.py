@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/idle.py: what an idle team costs (TARGETS.md P3).
+"""bench/idle.py: what an idle team costs (doc/benchmarks.md).
 
 Runs a lead that spawns 8 teammates (script provider); each answers once
 and goes idle — first on the full screen in tmux, then with --headless. Once all nine agents are

@@ -1,5 +1,5 @@
 /*
- * bench/screen: the cost of the screen (TARGETS.md P5, P7 preparation).
+ * bench/screen: the cost of the screen (doc/benchmarks.md).
  *
  *   bench/screen redraw [PANES] [LINES] [COLS] [ROWS]
  *	Builds a view with PANES panes (default 33: the lead and 32

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/screen.py: the screen's figures (TARGETS.md P4, P5, P7).
+"""bench/screen.py: the screen's figures (doc/benchmarks.md).
 
 P7  launch -> first frame of `huddle --demo`, and of `huddle --resume` of a
     team with 1,000 messages, measured from the terminal's side: the time

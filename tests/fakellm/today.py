@@ -1,4 +1,4 @@
-"""What the fake server adds to speak as today's models do (LLM-API.md §7):
+"""What the fake server adds to speak as today's models do (doc/models.md):
 thinking blocks signed and bound to everything before them, the rules a
 request's history must keep, prompt-cache accounting, and reasoning on the
 OpenAI route. fakellm.py calls these; they know nothing of HTTP.

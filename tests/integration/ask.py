@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """huddle --ask against the fake LLM server over real HTTP on 127.0.0.1.
 
-Each provider is driven through every fault of LLM-API.md §6; the checks
+Each provider is driven through every fault the fake server scripts (tests/fakellm/README.md); the checks
 are what a person sees (exit status, stdout, the one-line error on stderr)
 and what the server saw (the number of attempts and the delays between
 them). Cancellation is checked end to end with SIGINT.

@@ -13,8 +13,8 @@ and by /quit), malformed SSE, and, with --no-stream, a cut body and
 malformed JSON.
 
 Each case checks that alice shows the error as the API gave it (HTTP
-status, error type, message); that she is retried per the SDK policy of
-LLM-API.md section 1.7 (the requests the fake server recorded for her,
+status, error type, message); that she is retried per the official SDKs'
+policy (doc/reliability.md: the requests the fake server recorded for her,
 the gaps between them, the retry events); that a new message makes her
 try again and recover once retries have run out; that a forced stop or a
 quit ends a stalled call at once; that bob's work goes on meanwhile and

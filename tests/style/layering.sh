@@ -1,5 +1,5 @@
 #!/bin/sh
-# The layering rules of STYLE.md, checked on the source tree: only src/ui/
+# The layering rules (doc/architecture.md), checked on the source tree: only src/ui/
 # includes curses; core/, llm/ and tools/ never include ui/ or agent/;
 # tools/ (what a model's tool calls run) stands on util/ alone.
 set -u

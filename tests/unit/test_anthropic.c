@@ -13,7 +13,8 @@
 #include "testutil.h"
 #include "util/xmalloc.h"
 
-/* The literal stream of LLM-API.md §2 (text, ping, then a tool call). */
+/* A stream as the Messages API documents it (text, ping, then a tool
+ * call). */
 static const char recorded[] =
     "event: message_start\n"
     "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_014p\","

@@ -287,7 +287,7 @@ END_TEST
 
 START_TEST(stream_of_the_documented_example)
 {
-	/* LLM-API.md §3, chunk for chunk. */
+	/* A chat completions stream as documented, chunk for chunk. */
 	static const char *chunks[] = {
 	    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
 	    "\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"

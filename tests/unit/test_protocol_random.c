@@ -1,5 +1,5 @@
 /*
- * A randomized, multi-threaded test of core/protocol (TARGETS.md R5):
+ * A randomized, multi-threaded test of core/protocol:
  * several threads interleave requests of every type between members and
  * the person, responses of the right and the wrong type from allowed and
  * disallowed senders (so duplicates, contrary and late answers happen all

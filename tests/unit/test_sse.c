@@ -206,7 +206,7 @@ with_line_ends(const char *s, const char *eol, size_t *outlen)
 	return out;
 }
 
-/* --- the literal examples of LLM-API.md §2 and §3 ------------------------ */
+/* --- the literal examples of the two APIs' streaming pages ------------------------ */
 
 static const char anthropic_stream[] =
 "event: message_start\n"
