@@ -125,6 +125,14 @@ def test_resume_continues():
         h.wait(ev("message", "lead", type="idle_notification",
                   content=contains("bob is idle: Refactor done")), 30,
                "bob acts on the plan after the resume")
+        # The lead answers bob first; a line typed while it does would
+        # reach it in the same turn as bob's notice, and the script
+        # answers the newest. A person reads the answer, then types.
+        h.wait_text("lead", "/merge bob would take it.", 30)
+        last = max(i for i, e in enumerate(h.events)
+                   if e.get("event") == "text" and e.get("agent") == "lead")
+        h.wait(ev("status", "lead", status="idle"), 30, "the lead idle",
+               since=last)
         h.send("hello")
         h.wait_text("lead", "scripted lead", 20)
         expect(not any(e.get("event") == "tool_call" and
