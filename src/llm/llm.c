@@ -427,6 +427,13 @@ provider_denul(char *s, size_t len)
 	}
 }
 
+const char *
+provider_tool_choice(const struct llm_request *req)
+{
+	return req->tool_choice != NULL && strcmp(req->tool_choice, "none") ==
+	    0 ? "none" : "auto";
+}
+
 /* A count from a usage object, or -1 when it is not there. */
 static int64_t
 provider_count(json_t *obj, const char *key)

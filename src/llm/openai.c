@@ -518,9 +518,8 @@ openai_body(const struct llm_config *c, const struct llm_request *req)
 	json_object_set_new(root, "messages", msgs);
 	if ((tools = openai_tools(req->tools)) != NULL) {
 		json_object_set_new(root, "tools", tools);
-		json_object_set_new(root, "tool_choice", json_string(
-		    req->tool_choice != NULL && strcmp(req->tool_choice,
-		    "none") == 0 ? "none" : "auto"));
+		json_object_set_new(root, "tool_choice",
+		    json_string(provider_tool_choice(req)));
 	}
 	s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);

@@ -318,11 +318,8 @@ responses_body(const struct llm_config *c, const struct llm_request *req)
 		json_object_set_new(root, "reasoning", reasoning);
 	if ((tools = responses_tools(req->tools)) != NULL) {
 		json_object_set_new(root, "tools", tools);
-		/* "none" forbids tools (a compaction's summary); the
-		 * Responses API's other choices are "auto" and "required". */
-		json_object_set_new(root, "tool_choice", json_string(
-		    req->tool_choice != NULL && strcmp(req->tool_choice,
-		    "none") == 0 ? "none" : "auto"));
+		json_object_set_new(root, "tool_choice",
+		    json_string(provider_tool_choice(req)));
 	}
 	s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
