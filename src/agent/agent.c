@@ -118,17 +118,38 @@ agent_lead_feed(void *ud, const struct message *m)
 	return roster_take_awaited_tx(a->team->store, m->from);
 }
 
-/* Takes the inbox into the transcript. Returns the number recorded. */
+/* A teammate between turns is at a clean point: the quit's shutdown
+ * request is answered without its model (agent_pause_idle), so it stays
+ * out of the conversation and a resumed team starts no turn for it. Runs
+ * under the store lock: it only notes the request's id. */
 static int
-agent_drain(struct agent *a)
+agent_idle_feed(void *ud, const struct message *m)
+{
+	struct agent *a = ud;
+	const char *id = json_string_value(json_object_get(m->metadata,
+	    "request_id"));
+
+	if (m->type != MSG_SHUTDOWN_REQUEST || strcmp(m->from, MSG_SYSTEM) !=
+	    0 || id == NULL || strlen(id) >= sizeof a->quit_seen)
+		return 1;
+	memcpy(a->quit_seen, id, strlen(id) + 1);
+	return 0;
+}
+
+/* Takes the inbox into the transcript; between_turns says the agent is
+ * not in a turn. Returns the number recorded. */
+static int
+agent_drain(struct agent *a, int between_turns)
 {
 	struct message *msgs;
 	size_t n, i;
 	int recorded = 0;
 	char *err = NULL;
+	bus_feed_fn feed = a->is_lead ? agent_lead_feed : between_turns ?
+	    agent_idle_feed : NULL;
 
-	if (bus_drain_filtered(a->team->bus, a->name, a->is_lead ?
-	    agent_lead_feed : NULL, a, &msgs, &n, &err) == -1) {
+	if (bus_drain_filtered(a->team->bus, a->name, feed, a, &msgs, &n,
+	    &err) == -1) {
 		agent_error(a, "could not read the inbox: %s", err);
 		free(err);
 		return 0;
@@ -152,7 +173,7 @@ agent_drain(struct agent *a)
 int
 agent_take_inbox(struct agent *a)
 {
-	return agent_drain(a);
+	return agent_drain(a, 0);
 }
 
 static const char *
@@ -541,7 +562,7 @@ agent_turn(struct agent *a)
 			return;
 		}
 		/* Messages that came in meanwhile join the tool results. */
-		agent_drain(a);
+		agent_drain(a, 0);
 	}
 }
 
@@ -594,6 +615,32 @@ agent_notify_idle(struct agent *a)
 	}
 	free(text);
 	free(last);
+}
+
+/* Approves the quit's shutdown request an idle teammate found
+ * (agent_idle_feed) for it: what else arrived is answered when the team
+ * is resumed. Returns 1 when the agent stops now. */
+static int
+agent_pause_idle(struct agent *a)
+{
+	char *msg = NULL;
+	enum proto_verdict v;
+
+	v = protocol_respond(a->team->proto, a->quit_seen,
+	    MSG_SHUTDOWN_RESPONSE, a->name, 1, "idle: stopped between turns",
+	    &msg);
+	if (v == PROTO_DECIDED) {
+		a->leaving = 1;
+		a->pausing = 1;
+		free(a->leave_reason);
+		a->leave_reason = xasprintf("approved shutdown %s: idle",
+		    a->quit_seen);
+	} else
+		log_printf("%s: the quit's request %s: %s", a->name,
+		    a->quit_seen, msg);
+	free(msg);
+	*a->quit_seen = '\0';
+	return a->leaving;
 }
 
 static void
@@ -653,7 +700,9 @@ agent_main(void *arg)
 	while (!atomic_load(&a->stop) && !a->leaving) {
 		uint64_t gen = bus_generation(t->bus, a->name);
 
-		agent_drain(a);
+		agent_drain(a, 1);
+		if (*a->quit_seen != '\0' && agent_pause_idle(a))
+			break;
 		if (agent_has_work(a)) {
 			agent_turn(a);
 			continue;

@@ -74,6 +74,8 @@ struct agent {
 	char			*failure;	/* why, for the lead */
 	int			 unfinished;	/* the turn was cut short by
 					 * --max-rounds: failure says so */
+	char			 quit_seen[PROTO_ID_SIZE]; /* the quit's
+						 * request, found idle */
 	int			 leaving;	/* approved its shutdown */
 	int			 pausing;	/* that shutdown was the quit's:
 						 * it is kept for --resume */

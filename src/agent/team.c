@@ -866,6 +866,10 @@ team_decide(struct team *t, const char *target, int approve,
 	}
 	v = protocol_respond(t->proto, id, req_response_msg(r->type), MSG_USER,
 	    approve, feedback ? feedback : "", &why);
+	/* A decided plan sends its teammate to work, or back to its plan:
+	 * the lead hears when it is next idle. */
+	if (v == PROTO_DECIDED && r->type == REQ_PLAN_APPROVAL)
+		team_lead_waits(t, r->from);
 	if (v == PROTO_DECIDED)
 		*msg = xasprintf("%s %s's %s (%s)", approve ? "approved" :
 		    "rejected", r->from, req_type_name(r->type), id);

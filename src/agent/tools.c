@@ -427,6 +427,7 @@ static void
 tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
 {
 	const char *id, *feedback;
+	struct request *r;
 	int approve = 0;
 	char *msg = NULL;
 	enum proto_verdict v;
@@ -437,6 +438,13 @@ tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	v = protocol_respond(a->team->proto, id, MSG_PLAN_APPROVAL_RESPONSE,
 	    a->name, approve, feedback ? feedback : "", &msg);
+	/* As when the person decides (team_decide): the lead hears the
+	 * teammate's next idle notice. */
+	if (v == PROTO_DECIDED && (r = protocol_get(a->team->proto, id)) !=
+	    NULL) {
+		team_lead_waits(a->team, r->from);
+		request_free(r);
+	}
 	if (v == PROTO_DECIDED)
 		tool_ok(o, "%s", msg);
 	else
