@@ -203,12 +203,13 @@ bus_send(struct bus *bus, const char *from, const char *to,
 	id = type == MSG_MESSAGE && store_room(bus->store, STORE_MESSAGE,
 	    err) == -1 ? -1 : bus_post_tx(bus->store, from, to, type, content,
 	    metadata, &m, err);
-	if (store_end(bus->store, id > 0, id > 0 ? err : NULL) == -1)
+	if (store_commit(bus->store, id > 0, id > 0 ? err : NULL) == -1)
 		id = -1;
 	if (id > 0) {
 		bus_wake(bus, to);
 		bus_announce(bus, &m);
 	}
+	store_unlock(bus->store);
 	message_clear(&m);
 	return id;
 }
@@ -248,12 +249,13 @@ bus_broadcast(struct bus *bus, const char *from, const char *content,
 		else
 			nsent++;
 	}
-	if (store_end(bus->store, rc == 0, rc == 0 ? err : NULL) == -1)
+	if (store_commit(bus->store, rc == 0, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	for (i = 0; i < nsent && rc == 0; i++) {
 		bus_wake(bus, sent[i].to);
 		bus_announce(bus, &sent[i]);
 	}
+	store_unlock(bus->store);
 	for (i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);

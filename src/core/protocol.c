@@ -454,9 +454,10 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 	if (rc == 0)
 		proto_outbox_add(&o, &r);
 done:
-	if (store_end(p->store, rc == 0, rc == 0 ? err : NULL) == -1)
+	if (store_commit(p->store, rc == 0, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	proto_outbox_flush(p, &o, rc == 0);
+	store_unlock(p->store);
 	if (rc == 0) {
 		memcpy(id_out, r.id, PROTO_ID_SIZE);
 		log_printf("request %s: %s %s -> %s", r.id, k->name, from, to);
@@ -576,10 +577,11 @@ protocol_respond(struct protocol *p, const char *id,
 	v = proto_judge(p, &r, response_type, from, &why);
 	ok = v == PROTO_DECIDED && proto_decide_tx(p, &o, &r, approve ?
 	    REQ_APPROVED : REQ_REJECTED, from, text, &why) == 0;
-	if (store_end(p->store, ok, ok ? &why : NULL) == -1 &&
+	if (store_commit(p->store, ok, ok ? &why : NULL) == -1 &&
 	    v == PROTO_DECIDED)
 		v = PROTO_FAILED;
 	proto_outbox_flush(p, &o, v == PROTO_DECIDED);
+	store_unlock(p->store);
 	if (v == PROTO_DECIDED)
 		why = xasprintf("%s %s", r.id, req_status_name(r.status));
 	request_clear(&r);
@@ -633,9 +635,10 @@ protocol_tick(struct protocol *p, int64_t now_ms)
 	sqlite3_bind_int64(st, 1, now_ms);
 	n = proto_close_all_tx(p, &o, st, REQ_EXPIRED,
 	    "no answer before the deadline", &err);
-	if (store_end(p->store, n > 0, n > 0 ? &err : NULL) == -1 && n > 0)
+	if (store_commit(p->store, n > 0, n > 0 ? &err : NULL) == -1 && n > 0)
 		n = -1;
 	proto_outbox_flush(p, &o, n > 0);
+	store_unlock(p->store);
 	if (n < 0) {
 		log_printf("expiring requests: %s", err ? err : "?");
 		n = 0;
@@ -665,8 +668,9 @@ protocol_cancel(struct protocol *p, const char *id, const char *why,
 			    why, err);
 		request_clear(&r);
 	}
-	rc = store_end(p->store, rc == 0, rc == 0 ? err : NULL);
+	rc = store_commit(p->store, rc == 0, rc == 0 ? err : NULL);
 	proto_outbox_flush(p, &o, rc == 0);
+	store_unlock(p->store);
 	return rc;
 }
 
@@ -739,8 +743,9 @@ protocol_terminate(struct protocol *p, const char *name, const char *why,
 	if (store_begin(p->store, err) == -1)
 		return -1;
 	rc = proto_terminate_tx(p, &o, name, why, err);
-	rc = store_end(p->store, rc == 0, rc == 0 ? err : NULL);
+	rc = store_commit(p->store, rc == 0, rc == 0 ? err : NULL);
 	proto_outbox_flush(p, &o, rc == 0);
+	store_unlock(p->store);
 	return rc;
 }
 
@@ -760,9 +765,10 @@ protocol_cancel_from(struct protocol *p, const char *name,
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, p->kinds[type].name, -1, SQLITE_STATIC);
 	n = proto_close_all_tx(p, &o, st, REQ_CANCELLED, why, err);
-	if (store_end(p->store, n >= 0, n >= 0 ? err : NULL) == -1)
+	if (store_commit(p->store, n >= 0, n >= 0 ? err : NULL) == -1)
 		n = -1;
 	proto_outbox_flush(p, &o, n >= 0);
+	store_unlock(p->store);
 	return n;
 }
 

@@ -505,7 +505,7 @@ store_begin(struct store *s, char **err)
 }
 
 int
-store_end(struct store *s, int ok, char **err)
+store_commit(struct store *s, int ok, char **err)
 {
 	int rc = ok ? 0 : -1;
 
@@ -514,6 +514,14 @@ store_end(struct store *s, int ok, char **err)
 	/* A failed COMMIT leaves the transaction open: roll it back too. */
 	if (rc == -1 && !sqlite3_get_autocommit(s->db))
 		sqlite3_step(store_stmt(s, "ROLLBACK"));
+	return rc;
+}
+
+int
+store_end(struct store *s, int ok, char **err)
+{
+	int rc = store_commit(s, ok, err);
+
 	store_unlock(s);
 	return rc;
 }

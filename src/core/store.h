@@ -99,6 +99,14 @@ int store_begin(struct store *s, char **err);
 int store_end(struct store *s, int ok, char **err);
 
 /*
+ * store_end() that keeps the lock: the caller tells what committed, then
+ * calls store_unlock(). Told under the lock, changes reach listeners in
+ * the order they committed (a message's id order), which is the order a
+ * resumed screen rebuilds them in.
+ */
+int store_commit(struct store *s, int ok, char **err);
+
+/*
  * Returns the cached prepared statement for `sql`, reset and with its
  * bindings cleared. `sql` must be a string literal (it is the cache key).
  * The store's lock must be held. Aborts on a statement that does not

@@ -588,9 +588,10 @@ task_commit(struct taskboard *tb, struct task_outbox *o, int rc,
 {
 	if (rc == 0)
 		task_outbox_snapshot_tx(tb, o);
-	if (store_end(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
+	if (store_commit(tb->store, rc == 0, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	task_outbox_flush(tb, o, rc == 0);
+	store_unlock(tb->store);
 	return rc;
 }
 
