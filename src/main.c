@@ -34,6 +34,7 @@
 #include "tools/reaper.h"
 #include "ui/terminal.h"
 #include "ui/ui.h"
+#include "util/configdir.h"
 #include "util/log.h"
 #include "util/number.h"
 #include "util/secret.h"
@@ -89,6 +90,9 @@ struct options {
 	const char	*verify;
 	int		 worktrees;
 };
+
+/* The person's folder (util/configdir.h), for the life of the process. */
+static char *person_config;
 
 static void
 usage(FILE *out)
@@ -623,6 +627,9 @@ run_team(const struct options *o, const struct catalog *cat,
 	to.teammate_model = o->teammate_model;
 	to.max_cost = o->max_cost;
 	to.shutdown_timeout_ms = (int64_t)o->shutdown_timeout_s * 1000;
+	if (person_config == NULL)
+		person_config = configdir_path();
+	to.config_dir = person_config;
 	/* What escapes a command that killed its reaper becomes our child,
 	 * not init's, for bash_sweep_orphans to end (tools/bash.h): from
 	 * before the team runs anything. */

@@ -70,6 +70,21 @@ struct team_options {
 						 * takes tasks from the board */
 	int			 worktrees;	/* --worktrees: every teammate
 						 * in a git worktree */
+	/* What the settings files say beyond the options (doc/settings.md);
+	 * each NULL when absent. Only the person's own settings (or the
+	 * command line) may fill the first two: they open gates. */
+	const char		*config_dir;	/* the person's folder
+						 * (util/configdir.h) */
+	json_t			*mcp_servers;	/* name -> server, the shape
+						 * of .mcp.json's mcpServers */
+	json_t			*mcp_allow;	/* array of MCP tool names
+						 * ("mcp__S__T", "mcp__S__*")
+						 * that run without asking */
+	json_t			*roles;		/* role name -> {"model": …}:
+						 * the settings' word on roles */
+	json_t			*instructions;	/* array of extra instruction
+						 * files, relative to the
+						 * working tree */
 };
 
 /* Fills o with the defaults above. */

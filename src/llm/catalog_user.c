@@ -12,19 +12,19 @@
 #include <sys/stat.h>
 
 #include "llm/catalog_user.h"
+#include "util/configdir.h"
 #include "util/xmalloc.h"
 
 char *
 catalog_user_path(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *dir = configdir_path(), *path;
 
-	/* The XDG rule: a relative XDG_CONFIG_HOME is ignored. */
-	if (xdg != NULL && *xdg == '/')
-		return xasprintf("%s/huddle/models.json", xdg);
-	if (home != NULL && *home != '\0')
-		return xasprintf("%s/.config/huddle/models.json", home);
-	return NULL;
+	if (dir == NULL)
+		return NULL;
+	path = xasprintf("%s/models.json", dir);
+	free(dir);
+	return path;
 }
 
 /* The objects whose keys merge one by one rather than being replaced. */

@@ -101,8 +101,7 @@ def test_thinking_tool_loops(fake):
         call("alice", "write_file", path="a.txt", content="one\n"),
         call("alice", "bash", command="cat a.txt"),
         say("alice", "Written and checked.", thinking="SECRET-THOUGHT"),
-        call("alice", "shutdown_response", request_id="{{request_id}}",
-             approve=True))
+        say("alice", "Nothing else."))
     with Huddle(fake) as h:
         h.send("go")
         h.wait(ev("thinking", "lead"), what="the lead's thinking")
@@ -115,6 +114,11 @@ def test_thinking_tool_loops(fake):
                "thinking reached the lead: " + idle["content"])
         expect(any(e.get("event") == "thinking" and e.get("agent") == "alice"
                    for e in h.events), "no thinking event for alice")
+        # One more call of alice's carries every turn back (idle, she
+        # stops for the quit without one).
+        mark = len(h.events)
+        h.send("/msg alice Anything else?")
+        h.wait_text("alice", "Nothing else.", since=mark)
         quit_cleanly(h)
     refused = [r for r in fake.requests() if r["response_status"] != 200]
     expect(not refused, "requests refused: %s" % [
