@@ -18,6 +18,7 @@
 #include "core/task.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 struct protocol;
@@ -102,9 +103,7 @@ req_type_name(enum req_type type)
 const char *
 req_status_name(enum req_status status)
 {
-	if ((unsigned)status >= REQ_STATUS_COUNT)
-		return "unknown";
-	return req_status_names[status];
+	return names_get(req_status_names, REQ_STATUS_COUNT, (int)status);
 }
 
 enum msg_type
@@ -134,13 +133,7 @@ req_type_parse(const char *name)
 int
 req_status_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < REQ_STATUS_COUNT; i++) {
-		if (name != NULL && strcmp(name, req_status_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(req_status_names, REQ_STATUS_COUNT, name);
 }
 
 static int

@@ -19,6 +19,7 @@
 #include "core/transcript.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 static const char *const task_status_names[TASK_STATUS_COUNT] = {
@@ -62,41 +63,25 @@ struct task_outbox {
 const char *
 task_status_name(enum task_status status)
 {
-	if ((unsigned)status >= TASK_STATUS_COUNT)
-		return "unknown";
-	return task_status_names[status];
+	return names_get(task_status_names, TASK_STATUS_COUNT, (int)status);
 }
 
 int
 task_status_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < TASK_STATUS_COUNT; i++) {
-		if (name != NULL && strcmp(name, task_status_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(task_status_names, TASK_STATUS_COUNT, name);
 }
 
 const char *
 task_check_name(enum task_check check)
 {
-	if ((unsigned)check > TASK_FAILED)
-		return "unknown";
-	return task_check_names[check];
+	return names_get(task_check_names, TASK_FAILED + 1, (int)check);
 }
 
 static int
 task_check_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i <= TASK_FAILED; i++) {
-		if (name != NULL && strcmp(name, task_check_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(task_check_names, TASK_FAILED + 1, name);
 }
 
 int
