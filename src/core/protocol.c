@@ -71,17 +71,11 @@ static const char *const req_status_names[REQ_STATUS_COUNT] = {
 	[REQ_CANCELLED] = "cancelled",
 };
 
-struct proto_listener {
-	protocol_listener_fn	 fn;
-	void			*ud;
-};
-
 struct protocol {
 	struct bus		*bus;
 	struct store		*store;
 	struct proto_kind	 kinds[REQ_TYPE_COUNT];
-	struct proto_listener	 listeners[4];
-	int			 nlisteners;
+	struct listeners	 listeners;
 };
 
 /* What a transaction will announce once it has committed. */
@@ -163,12 +157,7 @@ protocol_free(struct protocol *p)
 void
 protocol_listen(struct protocol *p, protocol_listener_fn fn, void *ud)
 {
-	if (p->nlisteners == (int)(sizeof p->listeners /
-	    sizeof *p->listeners))
-		abort();
-	p->listeners[p->nlisteners].fn = fn;
-	p->listeners[p->nlisteners].ud = ud;
-	p->nlisteners++;
+	listeners_add(&p->listeners, fn, ud);
 }
 
 void
@@ -361,7 +350,6 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
     int committed)
 {
 	size_t i;
-	int l;
 
 	for (i = 0; committed && i < o->nmsgs; i++) {
 		bus_wake(p->bus, o->msgs[i].to);
@@ -372,8 +360,7 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
 		 * for a request of theirs waits on its name. */
 		if (strcmp(o->reqs[i].from, MSG_USER) == 0)
 			bus_wake(p->bus, MSG_USER);
-		for (l = 0; l < p->nlisteners; l++)
-			p->listeners[l].fn(p->listeners[l].ud, &o->reqs[i]);
+		listeners_tell(&p->listeners, &o->reqs[i]);
 	}
 	message_free_array(o->msgs, o->nmsgs);
 	request_free_array(o->reqs, o->nreqs);

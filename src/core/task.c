@@ -35,17 +35,11 @@ static const char *const task_check_names[] = {
 	[TASK_FAILED] = "failed",
 };
 
-struct task_listener {
-	task_listener_fn	 fn;
-	void			*ud;
-};
-
 struct taskboard {
 	struct bus		*bus;
 	struct store		*store;
 	int64_t			 last_stamp;	/* under the store's lock */
-	struct task_listener	 listeners[4];
-	int			 nlisteners;
+	struct listeners	 listeners;
 };
 
 /* What a transaction will tell once it has committed. */
@@ -148,12 +142,7 @@ taskboard_free(struct taskboard *tb)
 void
 taskboard_listen(struct taskboard *tb, task_listener_fn fn, void *ud)
 {
-	if (tb->nlisteners == (int)(sizeof tb->listeners /
-	    sizeof *tb->listeners))
-		abort();
-	tb->listeners[tb->nlisteners].fn = fn;
-	tb->listeners[tb->nlisteners].ud = ud;
-	tb->nlisteners++;
+	listeners_add(&tb->listeners, fn, ud);
 }
 
 /* --- reading ------------------------------------------------------------- */
@@ -607,12 +596,10 @@ task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
     int committed)
 {
 	size_t i;
-	int l;
 
 	/* The board's new state first, then the news of it. */
 	for (i = 0; committed && i < o->nsnap; i++) {
-		for (l = 0; l < tb->nlisteners; l++)
-			tb->listeners[l].fn(tb->listeners[l].ud, &o->snap[i]);
+		listeners_tell(&tb->listeners, &o->snap[i]);
 	}
 	for (i = 0; committed && i < o->nmsgs; i++) {
 		bus_wake(tb->bus, o->msgs[i].to);
