@@ -262,6 +262,8 @@ team_open(const struct team_options *o, char **err)
 	/* Outside a git repository --worktrees says so at once. */
 	if (o->worktrees && team_git_repo(t, err) == -1)
 		goto fail;
+	if (mcptools_open(t, err) == -1)
+		goto fail;
 	bus_listen(t->bus, team_on_message, t);
 	protocol_listen(t->proto, team_on_request, t);
 	taskboard_listen(t->tasks, team_on_task, t);
@@ -1070,6 +1072,7 @@ team_free(struct team *t)
 	free(t->checkers);
 	free(t->checking);
 	cancel_destroy(&t->check_cancel);
+	mcptools_close(t);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
 	taskboard_free(t->tasks);
