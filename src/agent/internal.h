@@ -99,6 +99,10 @@ struct agent {
 	char			**mcp_servers;	/* NULL-terminated: the MCP
 						 * servers it may use; NULL:
 						 * all (mcptools.c) */
+	json_t			*mcp_tools;	/* the MCP tools its requests
+						 * list, fixed until its next
+						 * compaction (mcptools.c) */
+	int			 mcp_tools_at;	/* compactions then */
 };
 
 /* How bash commands are confined. */
@@ -425,7 +429,9 @@ void mcptools_close(struct team *t);
  * tools); a server not started yet starts now. */
 void mcptools_list(struct agent *a, json_t *list);
 
-/* Agent a's whole tool list: tools_for's and the MCP tools. */
+/* Agent a's whole tool list: tools_for's and the MCP tools, the latter
+ * as they were at its first request since its last compaction. Called
+ * from a's thread only. */
 json_t *mcptools_for(struct agent *a);
 
 /* Runs MCP tool `name` ("mcp__S__T") for a: asks the person unless the

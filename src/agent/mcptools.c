@@ -80,9 +80,24 @@ mcptools_list(struct agent *a, json_t *list)
 json_t *
 mcptools_for(struct agent *a)
 {
-	json_t *list = tools_for(a->is_lead);
+	json_t *list = tools_for(a->is_lead), *t;
+	int at = atomic_load(&a->compactions);
+	size_t i;
 
-	mcptools_list(a, list);
+	if (a->team->mcp == NULL)
+		return list;
+	/* A request's tools are part of what its model's earlier thoughts
+	 * are bound to (and of its cached prefix): the MCP tools an agent
+	 * sees are taken once and kept until its conversation is
+	 * compacted, whatever the servers list meanwhile. */
+	if (a->mcp_tools == NULL || a->mcp_tools_at != at) {
+		json_decref(a->mcp_tools);
+		a->mcp_tools = json_array();
+		mcptools_list(a, a->mcp_tools);
+		a->mcp_tools_at = at;
+	}
+	json_array_foreach(a->mcp_tools, i, t)
+		json_array_append_new(list, json_deep_copy(t));
 	return list;
 }
 

@@ -325,6 +325,7 @@ static void
 agent_free(struct agent *a)
 {
 	llm_client_free(a->llm);
+	json_decref(a->mcp_tools);
 	free(a->model_id);
 	profile_free(a->home);
 	free(a->place);
