@@ -29,6 +29,7 @@
 #include "llm/catalog_user.h"
 #include "llm/llm.h"
 #include "llm/script.h"
+#include "mcp/set.h"
 #include "tools/env.h"
 #include "tools/mountns.h"
 #include "tools/reaper.h"
@@ -65,6 +66,7 @@ struct options {
 	int		 shutdown_timeout_s;
 	const char	*log;
 	const char	*risk_policy;
+	json_t		*mcp_servers;	/* --mcp-config's "mcpServers" */
 	int		 demo;
 	int		 stall_timeout_s;
 	const char	*catalog;
@@ -123,6 +125,8 @@ usage(FILE *out)
 	    "  --shutdown-timeout S  a shutdown request expires after S seconds\n"
 	    "                        (default 60); then it can be forced\n"
 	    "  --risk-policy FILE    rules for commands that need your permission\n"
+	    "  --mcp-config FILE     MCP servers: a JSON file with \"mcpServers\",\n"
+	    "                        as .mcp.json (doc/mcp.md)\n"
 	    "  --log FILE            write a debug log\n"
 	    "  --ask TEXT            send TEXT to the model, stream the reply to\n"
 	    "                        stdout, and exit (checks a key, model or server)\n"
@@ -602,6 +606,7 @@ run_team(const struct options *o, const struct catalog *cat,
 	if (o->quit_timeout_s >= 0)
 		to.quit_timeout_ms = (int64_t)o->quit_timeout_s * 1000;
 	to.policy_path = o->risk_policy;
+	to.mcp_servers = o->mcp_servers;
 	to.state_base = demo_state ? demo_state : o->state_dir;
 	to.writable = (const char *const *)o->writable;
 	to.nwritable = o->nwritable;
@@ -803,7 +808,8 @@ main(int argc, char **argv)
 	    OPT_COMPACT_AT, OPT_MAX_ROUNDS, OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES,
 	    OPT_TEAMMATE_MODEL, OPT_PASS_ENV, OPT_STATE_DIR, OPT_TEAMS,
 	    OPT_WRITABLE, OPT_NO_NETWORK, OPT_NO_SANDBOX, OPT_READABLE,
-	    OPT_ALLOW_SOCKET, OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_NETWORK };
+	    OPT_ALLOW_SOCKET, OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_NETWORK,
+	    OPT_MCP_CONFIG };
 	static const struct option options[] = {
 		{ "ask", required_argument, NULL, OPT_ASK },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
@@ -859,6 +865,7 @@ main(int argc, char **argv)
 		    OPT_MAX_FILE_SIZE },
 		{ "network", required_argument, NULL, OPT_NETWORK },
 		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+		{ "mcp-config", required_argument, NULL, OPT_MCP_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -973,6 +980,18 @@ main(int argc, char **argv)
 		case OPT_RISK_POLICY:
 			o.risk_policy = optarg;
 			break;
+		case OPT_MCP_CONFIG: {
+			char *why = NULL;
+
+			json_decref(o.mcp_servers);
+			if ((o.mcp_servers = mcp_set_load(optarg, &why)) ==
+			    NULL) {
+				fprintf(stderr, "huddle: %s\n", why);
+				free(why);
+				return 2;
+			}
+			break;
+		}
 		case OPT_CATALOG:
 			o.catalog = optarg;
 			break;

@@ -265,6 +265,8 @@ team_open(const struct team_options *o, char **err)
 	/* Outside a git repository --worktrees says so at once. */
 	if (o->worktrees && team_git_repo(t, err) == -1)
 		goto fail;
+	if (mcptools_open(t, err) == -1)
+		goto fail;
 	bus_listen(t->bus, team_on_message, t);
 	protocol_listen(t->proto, team_on_request, t);
 	taskboard_listen(t->tasks, team_on_task, t);
@@ -326,6 +328,7 @@ static void
 agent_free(struct agent *a)
 {
 	llm_client_free(a->llm);
+	json_decref(a->mcp_tools);
 	free(a->model_id);
 	profile_free(a->home);
 	free(a->place);
@@ -1075,6 +1078,7 @@ team_free(struct team *t)
 	free(t->checkers);
 	free(t->checking);
 	cancel_destroy(&t->check_cancel);
+	mcptools_close(t);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
 	taskboard_free(t->tasks);
