@@ -201,6 +201,45 @@ bus_send(struct bus *bus, const char *from, const char *to,
 }
 
 int
+bus_outbox_post_tx(struct bus_outbox *o, struct store *s, const char *from,
+    const char *to, enum msg_type type, const char *content,
+    json_t *metadata, char **err)
+{
+	o->msgs = xgrow(o->msgs, &o->capmsgs, o->nmsgs + 1, sizeof *o->msgs);
+	memset(&o->msgs[o->nmsgs], 0, sizeof *o->msgs);
+	if (bus_post_tx(s, from, to, type, content, metadata,
+	    &o->msgs[o->nmsgs], err) == -1)
+		return -1;
+	o->nmsgs++;
+	return 0;
+}
+
+void
+bus_outbox_wake(struct bus_outbox *o, char *name)
+{
+	o->wake = xgrow(o->wake, &o->capwake, o->nwake + 1, sizeof *o->wake);
+	o->wake[o->nwake++] = name;
+}
+
+void
+bus_outbox_flush(struct bus *bus, struct bus_outbox *o, int committed)
+{
+	size_t i;
+
+	for (i = 0; committed && i < o->nmsgs; i++) {
+		bus_wake(bus, o->msgs[i].to);
+		bus_announce(bus, &o->msgs[i]);
+	}
+	for (i = 0; committed && i < o->nwake; i++)
+		bus_wake(bus, o->wake[i]);
+	message_free_array(o->msgs, o->nmsgs);
+	for (i = 0; i < o->nwake; i++)
+		free(o->wake[i]);
+	free(o->wake);
+	memset(o, 0, sizeof *o);
+}
+
+int
 bus_broadcast(struct bus *bus, const char *from, const char *content,
     char **err)
 {

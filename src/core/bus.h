@@ -73,6 +73,32 @@ int64_t bus_post_tx(struct store *s, const char *from, const char *to,
     enum msg_type type, const char *content, json_t *metadata,
     struct message *out, char **err);
 
+/*
+ * What a transaction will tell once it has committed, for the modules
+ * that post messages as part of a change (the protocol engine, the task
+ * board): the messages posted and the inboxes only to wake.
+ */
+struct bus_outbox {
+	struct message	*msgs;
+	size_t		 nmsgs, capmsgs;
+	char		**wake;
+	size_t		 nwake, capwake;
+};
+
+/* Inside a transaction: posts a message as bus_post_tx() does (`to` must
+ * be a live member) and keeps it in o. Returns 0 or -1 with *err. */
+int bus_outbox_post_tx(struct bus_outbox *o, struct store *s,
+    const char *from, const char *to, enum msg_type type,
+    const char *content, json_t *metadata, char **err);
+
+/* o will wake name's inbox; name (malloc'd) is o's now. */
+void bus_outbox_wake(struct bus_outbox *o, char *name);
+
+/* After store_commit() and before store_unlock(): when committed, wakes
+ * each message's recipient and tells the listeners of it, then wakes the
+ * named inboxes; frees what o holds either way. */
+void bus_outbox_flush(struct bus *bus, struct bus_outbox *o, int committed);
+
 /* Wakes anything waiting on name's inbox. */
 void bus_wake(struct bus *bus, const char *name);
 

@@ -80,10 +80,9 @@ struct protocol {
 
 /* What a transaction will announce once it has committed. */
 struct proto_outbox {
-	struct request	*reqs;
-	size_t		 nreqs, capreqs;
-	struct message	*msgs;
-	size_t		 nmsgs, capmsgs;
+	struct request		*reqs;
+	size_t			 nreqs, capreqs;
+	struct bus_outbox	 mail;
 };
 
 const char *
@@ -323,18 +322,10 @@ proto_post_tx(struct protocol *p, struct proto_outbox *o, const char *from,
     const char *to, enum msg_type type, const char *content, json_t *meta,
     char **err)
 {
-	int64_t id;
-
-	if (strcmp(to, MSG_USER) == 0 || !proto_is_live(p->store, to))
+	if (!proto_is_live(p->store, to))
 		return 0;
-	o->msgs = xgrow(o->msgs, &o->capmsgs, o->nmsgs + 1, sizeof *o->msgs);
-	memset(&o->msgs[o->nmsgs], 0, sizeof *o->msgs);
-	id = bus_post_tx(p->store, from, to, type, content, meta,
-	    &o->msgs[o->nmsgs], err);
-	if (id == -1)
-		return -1;
-	o->nmsgs++;
-	return 0;
+	return bus_outbox_post_tx(&o->mail, p->store, from, to, type, content,
+	    meta, err);
 }
 
 static void
@@ -351,10 +342,7 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
 {
 	size_t i;
 
-	for (i = 0; committed && i < o->nmsgs; i++) {
-		bus_wake(p->bus, o->msgs[i].to);
-		bus_announce(p->bus, &o->msgs[i]);
-	}
+	bus_outbox_flush(p->bus, &o->mail, committed);
 	for (i = 0; committed && i < o->nreqs; i++) {
 		/* The person has no inbox to be told in: whoever waits
 		 * for a request of theirs waits on its name. */
@@ -362,7 +350,6 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
 			bus_wake(p->bus, MSG_USER);
 		listeners_tell(&p->listeners, &o->reqs[i]);
 	}
-	message_free_array(o->msgs, o->nmsgs);
 	request_free_array(o->reqs, o->nreqs);
 	memset(o, 0, sizeof *o);
 }
@@ -423,13 +410,8 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 	/* The target must get the request: unlike a notice, a request to a
 	 * member who is gone is an error for the one asking. */
 	meta = json_pack("{s:s}", "request_id", r.id);
-	o.msgs = xgrow(o.msgs, &o.capmsgs, 1, sizeof *o.msgs);
-	memset(o.msgs, 0, sizeof *o.msgs);
-	if (bus_post_tx(p->store, from, to, k->request_msg, r.body, meta,
-	    &o.msgs[0], err) > 0) {
-		o.nmsgs = 1;
-		rc = 0;
-	}
+	rc = bus_outbox_post_tx(&o.mail, p->store, from, to, k->request_msg,
+	    r.body, meta, err);
 	json_decref(meta);
 	if (rc == 0)
 		proto_outbox_add(&o, &r);

@@ -44,10 +44,7 @@ struct taskboard {
 
 /* What a transaction will tell once it has committed. */
 struct task_outbox {
-	struct message	*msgs;
-	size_t		 nmsgs, capmsgs;
-	char		**wake;
-	size_t		 nwake, capwake;
+	struct bus_outbox mail;
 	int64_t		*changed;	/* task numbers to announce */
 	size_t		 nchanged, capchanged;
 	struct task	*snap;		/* them as committed */
@@ -459,18 +456,11 @@ task_post_tx(struct taskboard *tb, struct task_outbox *o, const char *from,
     char **err)
 {
 	int status = roster_status_tx(tb->store, to);
-	int64_t id;
 
 	if (status == -1 || status == MEMBER_TERMINATED)
 		return 0;
-	o->msgs = xgrow(o->msgs, &o->capmsgs, o->nmsgs + 1, sizeof *o->msgs);
-	memset(&o->msgs[o->nmsgs], 0, sizeof *o->msgs);
-	id = bus_post_tx(tb->store, from, to, type, content, meta,
-	    &o->msgs[o->nmsgs], err);
-	if (id == -1)
-		return -1;
-	o->nmsgs++;
-	return 0;
+	return bus_outbox_post_tx(&o->mail, tb->store, from, to, type,
+	    content, meta, err);
 }
 
 /* Inside a transaction: a task may have become ready, so every live
@@ -480,15 +470,12 @@ task_wake_autonomous_tx(struct taskboard *tb, struct task_outbox *o)
 {
 	sqlite3_stmt *st;
 
-	if (o->nwake > 0)
+	if (o->mail.nwake > 0)
 		return;
 	st = store_stmt(tb->store, "SELECT name FROM members"
 	    " WHERE autonomous = 1 AND status != 'terminated'");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		o->wake = xgrow(o->wake, &o->capwake, o->nwake + 1,
-		    sizeof *o->wake);
-		o->wake[o->nwake++] = store_column_text(st, 0);
-	}
+	while (sqlite3_step(st) == SQLITE_ROW)
+		bus_outbox_wake(&o->mail, store_column_text(st, 0));
 	sqlite3_reset(st);
 }
 
@@ -598,19 +585,9 @@ task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
 	size_t i;
 
 	/* The board's new state first, then the news of it. */
-	for (i = 0; committed && i < o->nsnap; i++) {
+	for (i = 0; committed && i < o->nsnap; i++)
 		listeners_tell(&tb->listeners, &o->snap[i]);
-	}
-	for (i = 0; committed && i < o->nmsgs; i++) {
-		bus_wake(tb->bus, o->msgs[i].to);
-		bus_announce(tb->bus, &o->msgs[i]);
-	}
-	for (i = 0; committed && i < o->nwake; i++)
-		bus_wake(tb->bus, o->wake[i]);
-	message_free_array(o->msgs, o->nmsgs);
-	for (i = 0; i < o->nwake; i++)
-		free(o->wake[i]);
-	free(o->wake);
+	bus_outbox_flush(tb->bus, &o->mail, committed);
 	free(o->changed);
 	task_free_array(o->snap, o->nsnap);
 	memset(o, 0, sizeof *o);
