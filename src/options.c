@@ -798,6 +798,7 @@ options_parse(struct options *o, int argc, char **argv)
 
 	options_getopt(lo, letters);
 	opterr = 0;
+	optind = 0;	/* from the start, whoever read a command line before */
 	while ((c = getopt_long(argc, argv, letters, lo, NULL)) != -1) {
 		if (c == ':') {
 			/* The option as typed: its value was missing. */
