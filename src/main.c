@@ -92,7 +92,13 @@ llm_setup(const struct options *o, const struct catalog *cat,
 		cfg->retry_max_delay_ms = o->retry_max_delay;
 	if (options_given(o, OPT_STALL_TIMEOUT))
 		cfg->stall_timeout_s = o->stall_timeout;
-	if (strcmp(provider, "anthropic") == 0 && !o->demo) {
+	if (o->demo) {
+		/* The demo is scripted whatever the settings say. */
+		cfg->provider = LLM_SCRIPT;
+		cfg->model = "script";
+		if ((cfg->script = script_parse(demo_scenario(), err)) == NULL)
+			return -1;
+	} else if (strcmp(provider, "anthropic") == 0) {
 		cfg->provider = LLM_ANTHROPIC;
 		cfg->api_key = anthropic_key;
 		cfg->auth_token = anthropic_token;
@@ -114,11 +120,6 @@ llm_setup(const struct options *o, const struct catalog *cat,
 		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url : DEFAULT_OPENAI_URL;
 		cfg->model = o->model ? o->model : DEFAULT_OPENAI_MODEL;
-	} else if (o->demo) {
-		cfg->provider = LLM_SCRIPT;
-		cfg->model = "script";
-		if ((cfg->script = script_parse(demo_scenario(), err)) == NULL)
-			return -1;
 	} else {
 		cfg->provider = LLM_SCRIPT;
 		cfg->model = "script";
@@ -296,7 +297,8 @@ say_the_way_back(const struct options *o, const char *workdir)
 	char *cwd = getcwd(NULL, 0), *w = shell_word(workdir), *sd = NULL;
 	char *pv = shell_word(options_word(o, OPT_PROVIDER)), *sc = NULL;
 	int here = cwd != NULL && strcmp(cwd, workdir) == 0;
-	int other = options_given(o, OPT_PROVIDER) &&
+	/* A provider the settings chose, they choose again. */
+	int other = o->from[OPT_PROVIDER] == OPT_FROM_CMDLINE &&
 	    strcmp(options_word(o, OPT_PROVIDER), "anthropic") != 0;
 
 	if (o->state_dir != NULL)

@@ -14,6 +14,7 @@
 #include "llm/llm.h"
 #include "options.h"
 #include "util/number.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 #define F(field)	offsetof(struct options, field)
@@ -384,9 +385,9 @@ options_words_text(const char *words)
 	return out;
 }
 
-/* What option d takes, for a complaint. */
+/* What option d takes, for a complaint about `value` (or NULL). */
 static char *
-options_takes(const struct opt_def *d)
+options_takes(const struct opt_def *d, const char *value)
 {
 	char *words, *s;
 
@@ -399,7 +400,15 @@ options_takes(const struct opt_def *d)
 		    d->hi);
 	case OPTT_WORD:
 		words = options_words_text(d->what);
-		s = xasprintf("takes %s", words);
+		if (value != NULL && *value != '\0') {
+			/* The value may come from a file a teammate wrote. */
+			char *v = utf8_clean(value, strlen(value), 40);
+
+			s = xasprintf("takes %s (unknown %s '%s')", words,
+			    d->name, v);
+			free(v);
+		} else
+			s = xasprintf("takes %s", words);
 		free(words);
 		return s;
 	case OPTT_PATHS:
@@ -501,7 +510,7 @@ options_read(struct options *o, const struct opt_def *d, const char *value,
 		break;
 	}
 bad:
-	*err = options_takes(d);
+	*err = options_takes(d, value);
 	return -1;
 }
 
@@ -541,7 +550,7 @@ options_set(struct options *o, enum opt_id id, const char *value,
 		return 0;
 	if (d->type == OPTT_ALIAS) {
 		if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0) {
-			*err = options_takes(d);
+			*err = options_takes(d, NULL);
 			return -1;
 		}
 		if (strcmp(value, "false") == 0)
@@ -726,7 +735,7 @@ options_print(FILE *out, const struct options *o)
 {
 	const struct opt_def *d;
 	const char *v;
-	char *src, *dump = NULL;
+	char *src, *clean, *dump = NULL;
 	int i;
 
 	fprintf(out, "%-18s %-24s %s\n", "SETTING", "VALUE", "FROM");
@@ -747,7 +756,10 @@ options_print(FILE *out, const struct options *o)
 		else
 			v = d->deflt ? d->deflt : "none";
 		src = options_source_text(o, i);
-		fprintf(out, "%-18s %-24s %s\n", d->name, v, src);
+		/* A file a teammate can write may hold escapes. */
+		clean = utf8_clean(v, strlen(v), 4096);
+		fprintf(out, "%-18s %-24s %s\n", d->name, clean, src);
+		free(clean);
 		free(src);
 		free(dump);
 		dump = NULL;

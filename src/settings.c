@@ -13,6 +13,7 @@
 
 #include "settings.h"
 #include "util/configdir.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 /* What one file is, while it is read. */
@@ -60,7 +61,7 @@ settings_fail(const struct settings_file *f, const char *key,
     const char *inner, char **err, const char *fmt, ...)
 {
 	size_t at = 0;
-	char *what;
+	char *what, *clean;
 	va_list ap;
 	int line, in;
 
@@ -72,7 +73,11 @@ settings_fail(const struct settings_file *f, const char *key,
 	if (inner != NULL && line > 0 &&
 	    (in = settings_line(f->text, inner, at, NULL)) > 0)
 		line = in;
-	*err = xasprintf("%s:%d: %s", f->path, line > 0 ? line : 1, what);
+	/* Keys and values come from a file a teammate may have written:
+	 * nothing of them reaches the terminal unprintable. */
+	clean = utf8_clean(what, strlen(what), 1000);
+	*err = xasprintf("%s:%d: %s", f->path, line > 0 ? line : 1, clean);
+	free(clean);
 	free(what);
 	return -1;
 }
@@ -321,8 +326,11 @@ settings_load(struct options *o, const char *path, enum opt_source src,
 		return 0;
 	root = json_loads(f.text, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL) {
+		char *clean = utf8_clean(jerr.text, strlen(jerr.text), 200);
+
 		*err = xasprintf("%s:%d: %s", path, jerr.line > 0 ? jerr.line :
-		    1, jerr.text);
+		    1, clean);
+		free(clean);
 		free(f.text);
 		return -1;
 	}
