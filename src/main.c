@@ -9,7 +9,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <limits.h>
 #include <locale.h>
 #include <pthread.h>
 #include <signal.h>

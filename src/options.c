@@ -766,8 +766,8 @@ options_print(FILE *out, const struct options *o)
 	}
 }
 
-/* A long-option table for getopt_long, built from ours; each option's
- * val is 256 + its id. Returns the count of short letters in `letters`. */
+/* A long-option table for getopt_long, built from ours (each option's
+ * val is 256 + its id), and getopt's string of short letters. */
 static void
 options_getopt(struct option *lo, char *letters)
 {
