@@ -63,6 +63,10 @@ const struct opt_def options_table[OPT__COUNT] = {
 	[OPT_RISK_POLICY] = { "risk-policy", 0, "FILE", OPTT_PATH, OPT_GATE,
 	    F(risk_policy), .what = "a file",
 	    .help = "rules for commands that need your permission" },
+	[OPT_MCP_CONFIG] = { "mcp-config", 0, "FILE", OPTT_PATH, OPT_CLI_ONLY,
+	    F(mcp_config), .what = "a file",
+	    .help = "MCP servers: a JSON file with \"mcpServers\", as "
+	    ".mcp.json (doc/mcp.md); they replace the settings' mcpServers" },
 	[OPT_LOG] = { "log", 0, "FILE", OPTT_PATH, OPT_GATE, F(log),
 	    .what = "a file", .help = "write a debug log" },
 	[OPT_ASK] = { "ask", 0, "TEXT", OPTT_TEXT, OPT_CLI_ONLY, F(ask),
@@ -723,7 +727,8 @@ options_source_text(const struct options *o, int i)
 	case OPT_FROM_ENV:
 		return xasprintf("environment %s", o->origin[i]);
 	case OPT_FROM_CMDLINE:
-		return xstrdup("command line");
+		return o->origin[i] ? xasprintf("command line %s",
+		    o->origin[i]) : xstrdup("command line");
 	case OPT_FROM_BUILTIN:
 		break;
 	}

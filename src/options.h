@@ -25,7 +25,8 @@
 enum opt_id {
 	OPT_DEMO, OPT_WORKDIR, OPT_RESUME, OPT_STATE_DIR, OPT_TEAMS,
 	OPT_HEADLESS, OPT_SETTINGS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
-	OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_RISK_POLICY, OPT_LOG,
+	OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_RISK_POLICY, OPT_MCP_CONFIG,
+	OPT_LOG,
 	OPT_ASK, OPT_PROVIDER, OPT_MODEL, OPT_TEAMMATE_MODEL, OPT_MODELS,
 	OPT_CATALOG, OPT_THINKING, OPT_THINKING_DISPLAY, OPT_REASONING_EFFORT,
 	OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_COMPACT_AT, OPT_MAX_ROUNDS,
@@ -108,7 +109,7 @@ struct opt_list {
 struct options {
 	const char	*model, *teammate_model, *base_url;
 	const char	*script, *ask, *workdir, *state_dir, *log;
-	const char	*risk_policy, *catalog, *verify;
+	const char	*risk_policy, *mcp_config, *catalog, *verify;
 	int		 demo, resume, teams, headless, settings, models;
 	int		 autonomous, worktrees, no_cache, no_sandbox;
 	int		 no_network, no_stream, help, version;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcp/set.h"
 #include "settings.h"
 #include "util/configdir.h"
 #include "util/utf8.h"
@@ -373,6 +374,22 @@ settings_load(struct options *o, const char *path, enum opt_source src,
 	return rc;
 }
 
+/* --mcp-config FILE: its servers are the "mcpServers" key's, at the
+ * command line's strength. */
+static int
+settings_mcp_config(struct options *o, char **err)
+{
+	json_t *servers = mcp_set_load(o->mcp_config, err);
+	int rc;
+
+	if (servers == NULL)
+		return -1;
+	rc = options_set(o, OPT_MCP_SERVERS, NULL, servers,
+	    o->from[OPT_MCP_CONFIG], o->mcp_config, err);
+	json_decref(servers);
+	return rc;
+}
+
 int
 settings_read(struct options *o, char **err)
 {
@@ -393,6 +410,8 @@ settings_read(struct options *o, char **err)
 		free(path);
 		free(work);
 	}
+	if (rc == 0 && o->mcp_config != NULL)
+		rc = settings_mcp_config(o, err);
 	if (rc == 0)
 		options_env(o);
 	return rc;

@@ -92,6 +92,8 @@ enum command_args {
 	    execute_worktrees, "list the worktrees")			\
 	X(TEAM, "team", "", ARGS_NONE, CMDF_REPORT, execute_team,	\
 	    "list the members, their models, tokens and cost")		\
+	X(MCP, "mcp", "", ARGS_NONE, 0, execute_mcp,			\
+	    "the MCP servers, their states and tools")			\
 	X(REQUESTS, "requests", "", ARGS_NONE, CMDF_REPORT,		\
 	    execute_requests, "list the requests")			\
 	X(ZOOM, "zoom", "", ARGS_NONE, CMDF_FRONT | CMDF_SCREEN, NULL,	\

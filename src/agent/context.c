@@ -99,8 +99,7 @@ context_trigger(struct agent *a)
 static int64_t
 context_view_estimate(struct agent *a)
 {
-	json_t *view = history_build(a->transcript), *tools = tools_for(
-	    a->is_lead);
+	json_t *view = history_build(a->transcript), *tools = mcptools_for(a);
 	size_t bytes = (a->system ? strlen(a->system) : 0) +
 	    context_json_bytes(view) + context_json_bytes(tools);
 
@@ -459,7 +458,7 @@ context_summary(struct agent *a, json_t *view, int64_t tokens,
 	req.system = a->system;
 	req.messages = fits ? context_ask_after(view) : context_ask_text(view,
 	    (size_t)a->window / 2 * CONTEXT_BYTES_PER_TOKEN);
-	req.tools = fits ? tools_for(a->is_lead) : NULL;
+	req.tools = fits ? mcptools_for(a) : NULL;
 	req.tool_choice = req.tools != NULL ? "none" : NULL;
 	for (tries = 0; tries < 2 && summary == NULL; tries++) {
 		free(*err);

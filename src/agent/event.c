@@ -13,6 +13,7 @@
 
 #include "agent/event.h"
 #include "util/clock.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 static const char *const event_type_names[EV_TYPE_COUNT] = {
@@ -38,9 +39,7 @@ static const char *const event_type_names[EV_TYPE_COUNT] = {
 const char *
 event_type_name(enum event_type type)
 {
-	if ((unsigned)type >= EV_TYPE_COUNT)
-		return "unknown";
-	return event_type_names[type];
+	return names_get(event_type_names, EV_TYPE_COUNT, (int)type);
 }
 
 void

@@ -283,6 +283,14 @@ execute_context(struct team *t, const struct command *c, const char *focus,
 	    xasprintf("no running member is called '%s'", name));
 }
 
+static void
+execute_mcp(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)c, (void)focus, (void)selected;
+	execute_done(res, 1, team_mcp_text(t));
+}
+
 /* /task add SUBJECT [after IDS]: the ids split at their commas. */
 static void
 execute_task_add(struct team *t, const struct command *c, const char *focus,

@@ -26,6 +26,8 @@
 
 struct bash_options;
 struct checker;
+struct mcp_launch;
+struct mcp_set;
 struct netgate;
 struct policy;
 struct profile;
@@ -94,6 +96,13 @@ struct agent {
 	ino_t			 place_ino;
 	int64_t			 reminded;	/* the task it was last
 						 * reminded of (tasks.c) */
+	char			**mcp_servers;	/* NULL-terminated: the MCP
+						 * servers it may use; NULL:
+						 * all (mcptools.c) */
+	json_t			*mcp_tools;	/* the MCP tools its requests
+						 * list, fixed until its next
+						 * compaction (mcptools.c) */
+	int			 mcp_tools_at;	/* compactions then */
 };
 
 /* How bash commands are confined. */
@@ -152,6 +161,11 @@ struct team {
 	char			**checking;	/* under lock: the worktree of
 						 * each check running now */
 	size_t			 nchecking, capchecking;
+
+	/* The MCP servers (mcptools.c); NULL when none. */
+	struct mcp_set		*mcp;
+	struct mcp_launch	*mcp_launch;
+	struct profile		*mcp_profile;
 
 	/* The updated_at of each task's last event, by task number: an
 	 * event older than one told already is dropped (team.c). */
@@ -401,6 +415,29 @@ struct profile *team_sandbox_profile(struct team *t, const char *root,
 
 /* Removes the TMPDIR and frees what team_sandbox_open made. */
 void team_sandbox_close(struct team *t);
+
+/* mcptools.c */
+
+/* Makes the team's MCP servers from its options (none start yet).
+ * Returns 0 or -1 with *err. */
+int mcptools_open(struct team *t, char **err);
+
+/* Stops the servers. */
+void mcptools_close(struct team *t);
+
+/* Appends the MCP tools agent a may call to list (a model request's
+ * tools); a server not started yet starts now. */
+void mcptools_list(struct agent *a, json_t *list);
+
+/* Agent a's whole tool list: tools_for's and the MCP tools, the latter
+ * as they were at its first request since its last compaction. Called
+ * from a's thread only. */
+json_t *mcptools_for(struct agent *a);
+
+/* Runs MCP tool `name` ("mcp__S__T") for a: asks the person unless the
+ * settings allow it, then calls it. */
+void mcptools_run(struct agent *a, const char *name, json_t *input,
+    struct tool_output *out);
 
 /* prompt.c */
 

@@ -219,9 +219,9 @@ netgate_settle(struct netgate *g, const struct request *r)
 }
 
 static void
-netgate_on_request(void *ud, const struct request *r)
+netgate_on_request(void *ud, const void *what)
 {
-	netgate_settle(ud, r);
+	netgate_settle(ud, what);
 }
 
 /* --- the proxy's question ---------------------------------------------- */

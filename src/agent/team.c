@@ -87,16 +87,18 @@ team_request_fields(json_t *o, const struct request *r)
 }
 
 static void
-team_on_message(void *ud, const struct message *m)
+team_on_message(void *ud, const void *what)
 {
+	const struct message *m = what;
 	struct team *t = ud;
 
 	evq_push(&t->events, EV_MESSAGE, m->to, team_message_json(m));
 }
 
 static void
-team_on_request(void *ud, const struct request *r)
+team_on_request(void *ud, const void *what)
 {
+	const struct request *r = what;
 	struct team *t = ud;
 
 	evq_push(&t->events, EV_REQUEST, r->to, team_request_json(r));
@@ -107,8 +109,9 @@ team_on_request(void *ud, const struct request *r)
  * updated_at, which the board keeps increasing) is dropped, so front
  * ends always end on a task's newest state. */
 static void
-team_on_task(void *ud, const struct task *k)
+team_on_task(void *ud, const void *what)
 {
+	const struct task *k = what;
 	struct team *t = ud;
 	size_t need = (size_t)k->num + 1;
 
@@ -262,6 +265,8 @@ team_open(const struct team_options *o, char **err)
 	/* Outside a git repository --worktrees says so at once. */
 	if (o->worktrees && team_git_repo(t, err) == -1)
 		goto fail;
+	if (mcptools_open(t, err) == -1)
+		goto fail;
 	bus_listen(t->bus, team_on_message, t);
 	protocol_listen(t->proto, team_on_request, t);
 	taskboard_listen(t->tasks, team_on_task, t);
@@ -323,6 +328,7 @@ static void
 agent_free(struct agent *a)
 {
 	llm_client_free(a->llm);
+	json_decref(a->mcp_tools);
 	free(a->model_id);
 	profile_free(a->home);
 	free(a->place);
@@ -501,14 +507,16 @@ team_spawn(struct team *t, const struct spawn_request *s, char **err)
 	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, s->name,
 	    MSG_MESSAGE, s->prompt, NULL, &task, err) < 0)
 		rc = -1;
-	if (store_end(t->store, rc == 0, rc == 0 ? err : NULL) == -1) {
+	if (store_commit(t->store, rc == 0, rc == 0 ? err : NULL) == -1) {
+		store_unlock(t->store);
 		message_clear(&task);
 		goto undo;
 	}
-	if (git_held)
-		pthread_mutex_unlock(&t->git_lock);
 	bus_wake(t->bus, s->name);
 	bus_announce(t->bus, &task);
+	store_unlock(t->store);
+	if (git_held)
+		pthread_mutex_unlock(&t->git_lock);
 	message_clear(&task);
 	evq_push(&t->events, EV_SPAWNED, s->name, json_pack("{s:s, s:b, s:s, "
 	    "s:b, s:s?}", "role", s->role, "plan_required", s->plan_required,
@@ -1070,6 +1078,7 @@ team_free(struct team *t)
 	free(t->checkers);
 	free(t->checking);
 	cancel_destroy(&t->check_cancel);
+	mcptools_close(t);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
 	taskboard_free(t->tasks);

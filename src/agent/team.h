@@ -132,6 +132,9 @@ const char *team_state_dir(struct team *t);
  * commands do not go through one (--network open or none). */
 int team_proxy_port(struct team *t);
 
+/* What /mcp shows: the MCP servers, their states and tools. */
+char *team_mcp_text(struct team *t);
+
 /* The working directory (absolute). */
 const char *team_workdir(struct team *t);
 

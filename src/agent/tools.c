@@ -16,6 +16,7 @@
 #include "agent/internal.h"
 #include "agent/netgate.h"
 #include "agent/tooldef.h"
+#include "mcp/set.h"
 #include "tools/profile.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
@@ -685,6 +686,11 @@ tools_run(struct agent *a, const char *name, json_t *input,
 	const struct tool_def *d = NULL, *e;
 	size_t i;
 
+	/* An MCP server's tool (mcptools.c). */
+	if (mcp_is_tool_name(name) && json_is_object(input)) {
+		mcptools_run(a, name, input, out);
+		return;
+	}
 	for (i = 0; (e = tools_nth(i)) != NULL && d == NULL; i++) {
 		if (strcmp(e->name, name) == 0)
 			d = e;

@@ -28,18 +28,12 @@ struct bus_inbox {
 	struct bus_inbox	*next;
 };
 
-struct bus_listener {
-	bus_listener_fn	 fn;
-	void		*ud;
-};
-
 struct bus {
 	struct store		*store;
 	pthread_mutex_t		 lock;		/* inboxes and their gens */
 	struct bus_inbox	*inboxes;
 	int64_t			 data_version;	/* guarded by the store lock */
-	struct bus_listener	 listeners[4];
-	int			 nlisteners;
+	struct listeners	 listeners;
 };
 
 static int64_t bus_data_version(struct store *s);
@@ -83,21 +77,13 @@ bus_store(struct bus *bus)
 void
 bus_listen(struct bus *bus, bus_listener_fn fn, void *ud)
 {
-	if (bus->nlisteners == (int)(sizeof bus->listeners /
-	    sizeof *bus->listeners))
-		abort();
-	bus->listeners[bus->nlisteners].fn = fn;
-	bus->listeners[bus->nlisteners].ud = ud;
-	bus->nlisteners++;
+	listeners_add(&bus->listeners, fn, ud);
 }
 
 void
 bus_announce(struct bus *bus, const struct message *m)
 {
-	int i;
-
-	for (i = 0; i < bus->nlisteners; i++)
-		bus->listeners[i].fn(bus->listeners[i].ud, m);
+	listeners_tell(&bus->listeners, m);
 }
 
 /* Finds name's inbox, creating it; bus->lock must be held. */

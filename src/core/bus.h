@@ -21,12 +21,15 @@
 
 #include "core/message.h"
 #include "core/store.h"
+#include "util/listeners.h"
 
 struct bus;
 
-/* Called after a message is committed, on the sending thread, with no lock
- * held. The message is valid only during the call. */
-typedef void (*bus_listener_fn)(void *ud, const struct message *m);
+/* Called after a message is committed, on the sending thread, with the
+ * store's lock still held so that listeners hear messages in the order
+ * they committed: a listener must not call into the store. `what` is the
+ * struct message, valid only during the call. */
+typedef listener_fn bus_listener_fn;
 
 /* Creates a bus over an open store (not owned). */
 struct bus *bus_new(struct store *s);
@@ -62,8 +65,9 @@ int bus_broadcast(struct bus *bus, const char *from, const char *content,
 /*
  * Inside a transaction: checks that `to` is a live member and inserts the
  * message, filling *out (when not NULL) with a copy of what was stored. After
- * committing, the caller wakes `to` with bus_wake() and tells listeners with
- * bus_announce(). Returns the id, or -1 with *err.
+ * store_commit() and before store_unlock(), the caller wakes `to` with
+ * bus_wake() and tells listeners with bus_announce(), so that they hear
+ * messages in the order they committed. Returns the id, or -1 with *err.
  */
 int64_t bus_post_tx(struct store *s, const char *from, const char *to,
     enum msg_type type, const char *content, json_t *metadata,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/message.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 static const char *const msg_type_names[MSG_TYPE_COUNT] = {
@@ -46,21 +47,13 @@ message_cap(const char *text, size_t *cut)
 const char *
 msg_type_name(enum msg_type type)
 {
-	if ((unsigned)type >= MSG_TYPE_COUNT)
-		return "unknown";
-	return msg_type_names[type];
+	return names_get(msg_type_names, MSG_TYPE_COUNT, (int)type);
 }
 
 int
 msg_type_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < MSG_TYPE_COUNT; i++) {
-		if (name != NULL && strcmp(name, msg_type_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(msg_type_names, MSG_TYPE_COUNT, name);
 }
 
 static const char *

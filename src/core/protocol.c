@@ -18,6 +18,7 @@
 #include "core/task.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 struct protocol;
@@ -70,17 +71,11 @@ static const char *const req_status_names[REQ_STATUS_COUNT] = {
 	[REQ_CANCELLED] = "cancelled",
 };
 
-struct proto_listener {
-	protocol_listener_fn	 fn;
-	void			*ud;
-};
-
 struct protocol {
 	struct bus		*bus;
 	struct store		*store;
 	struct proto_kind	 kinds[REQ_TYPE_COUNT];
-	struct proto_listener	 listeners[4];
-	int			 nlisteners;
+	struct listeners	 listeners;
 };
 
 /* What a transaction will announce once it has committed. */
@@ -102,9 +97,7 @@ req_type_name(enum req_type type)
 const char *
 req_status_name(enum req_status status)
 {
-	if ((unsigned)status >= REQ_STATUS_COUNT)
-		return "unknown";
-	return req_status_names[status];
+	return names_get(req_status_names, REQ_STATUS_COUNT, (int)status);
 }
 
 enum msg_type
@@ -134,13 +127,7 @@ req_type_parse(const char *name)
 int
 req_status_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < REQ_STATUS_COUNT; i++) {
-		if (name != NULL && strcmp(name, req_status_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(req_status_names, REQ_STATUS_COUNT, name);
 }
 
 static int
@@ -170,12 +157,7 @@ protocol_free(struct protocol *p)
 void
 protocol_listen(struct protocol *p, protocol_listener_fn fn, void *ud)
 {
-	if (p->nlisteners == (int)(sizeof p->listeners /
-	    sizeof *p->listeners))
-		abort();
-	p->listeners[p->nlisteners].fn = fn;
-	p->listeners[p->nlisteners].ud = ud;
-	p->nlisteners++;
+	listeners_add(&p->listeners, fn, ud);
 }
 
 void
@@ -368,7 +350,6 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
     int committed)
 {
 	size_t i;
-	int l;
 
 	for (i = 0; committed && i < o->nmsgs; i++) {
 		bus_wake(p->bus, o->msgs[i].to);
@@ -379,8 +360,7 @@ proto_outbox_flush(struct protocol *p, struct proto_outbox *o,
 		 * for a request of theirs waits on its name. */
 		if (strcmp(o->reqs[i].from, MSG_USER) == 0)
 			bus_wake(p->bus, MSG_USER);
-		for (l = 0; l < p->nlisteners; l++)
-			p->listeners[l].fn(p->listeners[l].ud, &o->reqs[i]);
+		listeners_tell(&p->listeners, &o->reqs[i]);
 	}
 	message_free_array(o->msgs, o->nmsgs);
 	request_free_array(o->reqs, o->nreqs);

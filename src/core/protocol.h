@@ -75,8 +75,9 @@ enum proto_verdict {
 struct protocol;
 
 /* Called after a request is created or changes state, on the thread that
- * changed it, with no lock held; r is valid only during the call. */
-typedef void (*protocol_listener_fn)(void *ud, const struct request *r);
+ * changed it, with the store's lock still held (see bus_listener_fn);
+ * `what` is the struct request, valid only during the call. */
+typedef listener_fn protocol_listener_fn;
 
 /* Creates the engine over a bus (not owned). */
 struct protocol *protocol_new(struct bus *bus);

@@ -10,6 +10,7 @@
 #include "core/roster.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 static const char *const member_status_names[MEMBER_STATUS_COUNT] = {
@@ -45,21 +46,13 @@ roster_reserved_name(const char *name)
 const char *
 member_status_name(enum member_status status)
 {
-	if ((unsigned)status >= MEMBER_STATUS_COUNT)
-		return "unknown";
-	return member_status_names[status];
+	return names_get(member_status_names, MEMBER_STATUS_COUNT, (int)status);
 }
 
 int
 member_status_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < MEMBER_STATUS_COUNT; i++) {
-		if (name != NULL && strcmp(name, member_status_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(member_status_names, MEMBER_STATUS_COUNT, name);
 }
 
 int

@@ -19,6 +19,7 @@
 #include "core/transcript.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/names.h"
 #include "util/xmalloc.h"
 
 static const char *const task_status_names[TASK_STATUS_COUNT] = {
@@ -34,17 +35,11 @@ static const char *const task_check_names[] = {
 	[TASK_FAILED] = "failed",
 };
 
-struct task_listener {
-	task_listener_fn	 fn;
-	void			*ud;
-};
-
 struct taskboard {
 	struct bus		*bus;
 	struct store		*store;
 	int64_t			 last_stamp;	/* under the store's lock */
-	struct task_listener	 listeners[4];
-	int			 nlisteners;
+	struct listeners	 listeners;
 };
 
 /* What a transaction will tell once it has committed. */
@@ -62,41 +57,25 @@ struct task_outbox {
 const char *
 task_status_name(enum task_status status)
 {
-	if ((unsigned)status >= TASK_STATUS_COUNT)
-		return "unknown";
-	return task_status_names[status];
+	return names_get(task_status_names, TASK_STATUS_COUNT, (int)status);
 }
 
 int
 task_status_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i < TASK_STATUS_COUNT; i++) {
-		if (name != NULL && strcmp(name, task_status_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(task_status_names, TASK_STATUS_COUNT, name);
 }
 
 const char *
 task_check_name(enum task_check check)
 {
-	if ((unsigned)check > TASK_FAILED)
-		return "unknown";
-	return task_check_names[check];
+	return names_get(task_check_names, TASK_FAILED + 1, (int)check);
 }
 
 static int
 task_check_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; i <= TASK_FAILED; i++) {
-		if (name != NULL && strcmp(name, task_check_names[i]) == 0)
-			return i;
-	}
-	return -1;
+	return names_find(task_check_names, TASK_FAILED + 1, name);
 }
 
 int
@@ -163,12 +142,7 @@ taskboard_free(struct taskboard *tb)
 void
 taskboard_listen(struct taskboard *tb, task_listener_fn fn, void *ud)
 {
-	if (tb->nlisteners == (int)(sizeof tb->listeners /
-	    sizeof *tb->listeners))
-		abort();
-	tb->listeners[tb->nlisteners].fn = fn;
-	tb->listeners[tb->nlisteners].ud = ud;
-	tb->nlisteners++;
+	listeners_add(&tb->listeners, fn, ud);
 }
 
 /* --- reading ------------------------------------------------------------- */
@@ -622,12 +596,10 @@ task_outbox_flush(struct taskboard *tb, struct task_outbox *o,
     int committed)
 {
 	size_t i;
-	int l;
 
 	/* The board's new state first, then the news of it. */
 	for (i = 0; committed && i < o->nsnap; i++) {
-		for (l = 0; l < tb->nlisteners; l++)
-			tb->listeners[l].fn(tb->listeners[l].ud, &o->snap[i]);
+		listeners_tell(&tb->listeners, &o->snap[i]);
 	}
 	for (i = 0; committed && i < o->nmsgs; i++) {
 		bus_wake(tb->bus, o->msgs[i].to);

@@ -116,8 +116,9 @@ struct task_change {
 struct taskboard;
 
 /* Called after a task is created or changed, on the thread that changed
- * it, with no lock held; the task is valid only during the call. */
-typedef void (*task_listener_fn)(void *ud, const struct task *t);
+ * it, with the store's lock still held (see bus_listener_fn); `what` is
+ * the struct task, valid only during the call. */
+typedef listener_fn task_listener_fn;
 
 struct taskboard *taskboard_new(struct bus *bus);
 void taskboard_free(struct taskboard *tb);

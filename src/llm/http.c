@@ -71,6 +71,8 @@ http_response_clear(struct http_response *resp)
 	free(resp->retry_after_ms);
 	free(resp->should_retry);
 	free(resp->request_id);
+	free(resp->content_type);
+	free(resp->mcp_session_id);
 	free(resp->body);
 	free(resp->error);
 	json_decref(resp->ratelimit);
@@ -130,6 +132,10 @@ http_on_header(char *buf, size_t size, size_t n, void *arg)
 		    offsetof(struct http_response, should_retry) },
 		{ "request-id", offsetof(struct http_response, request_id) },
 		{ "x-request-id", offsetof(struct http_response, request_id) },
+		{ "content-type",
+		    offsetof(struct http_response, content_type) },
+		{ "mcp-session-id",
+		    offsetof(struct http_response, mcp_session_id) },
 	};
 	size_t len = size * n, i, namelen;
 	const char *colon = memchr(buf, ':', len);

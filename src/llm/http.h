@@ -22,6 +22,8 @@ struct http_response {
 	char	*retry_after_ms;
 	char	*should_retry;		/* x-should-retry */
 	char	*request_id;		/* request-id or x-request-id */
+	char	*content_type;		/* content-type */
+	char	*mcp_session_id;	/* mcp-session-id (MCP servers) */
 	json_t	*ratelimit;		/* {"anthropic-ratelimit-…": "value",
 					 * "x-ratelimit-…": …}, or NULL */
 	char	*body;			/* the body when not streamed to

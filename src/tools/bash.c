@@ -306,15 +306,23 @@ bash_pidfd(pid_t pid)
  */
 static void
 bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
-    const char *workdir, int wfd, int status_wfd)
+    const char *workdir, int rfd, int wfd, int efd, int status_wfd)
 {
 	sigset_t none, all;
 
 	posix_spawn_file_actions_init(fa);
 	posix_spawn_file_actions_addchdir_np(fa, workdir);
-	posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+	if (rfd == -1)
+		posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY,
+		    0);
+	else
+		posix_spawn_file_actions_adddup2(fa, rfd, 0);
 	posix_spawn_file_actions_adddup2(fa, wfd, 1);
-	posix_spawn_file_actions_adddup2(fa, wfd, 2);
+	if (efd == -1)
+		posix_spawn_file_actions_adddup2(fa, wfd, 2);
+	else
+		posix_spawn_file_actions_addopen(fa, 2, "/dev/null", O_WRONLY,
+		    0);
 	posix_spawn_file_actions_adddup2(fa, status_wfd, REAPER_STATUS_FD);
 
 	sigemptyset(&none);
@@ -437,10 +445,12 @@ bash_close_fds(int a, int b, int c)
 		close(c);
 }
 
-/* Starts the reaper, which starts the shell (see bash.h). */
+/* Starts the reaper, which starts the shell (see bash.h); with `piped`,
+ * the shell's stdin is a pipe too (*in_fd: its writing end) and its
+ * stderr /dev/null. */
 static int
-bash_spawn(const char *command, const struct bash_options *o,
-    struct bash_child *c, char **why)
+bash_spawn_io(const char *command, const struct bash_options *o,
+    struct bash_child *c, int piped, int *in_fd, char **why)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -449,9 +459,14 @@ bash_spawn(const char *command, const struct bash_options *o,
 	    NULL, (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
 	char **env, *tmpvar;
 	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, pfd = -1, rc;
-	int filter, ffd = -1;
+	int filter, ffd = -1, in[2] = { -1, -1 };
 
+	if (piped && bash_pipe(in) == -1) {
+		*why = xasprintf("cannot start: %s", strerror(errno));
+		return -1;
+	}
 	if (o->program == NULL) {
+		bash_close_pipe(in);
 		*why = xstrdup("cannot run the command: no reaper program");
 		return -1;
 	}
@@ -465,13 +480,15 @@ bash_spawn(const char *command, const struct bash_options *o,
 		    strerror(errno));
 		bash_close_pipe(p);
 		bash_close_pipe(st);
+		bash_close_pipe(in);
 		bash_close_fds(sfd, pfd, ffd);
 		free(confine);
 		return -1;
 	}
 	snprintf(grace, sizeof grace, "%d", BASH_GRACE_MS);
 	snprintf(parent, sizeof parent, "%ld", (long)getpid());
-	bash_spawn_setup(&fa, &at, o->workdir, p[1], st[1]);
+	bash_spawn_setup(&fa, &at, o->workdir, in[0], p[1], piped ? 2 : -1,
+	    st[1]);
 	if (sfd != -1)
 		posix_spawn_file_actions_adddup2(&fa, sfd, REAPER_SANDBOX_FD);
 	if (pfd != -1)
@@ -487,10 +504,14 @@ bash_spawn(const char *command, const struct bash_options *o,
 	posix_spawnattr_destroy(&at);
 	close(p[1]);
 	close(st[1]);
+	if (in[0] != -1)
+		close(in[0]);
 	bash_close_fds(sfd, pfd, ffd);
 	if (rc != 0) {
 		close(p[0]);
 		close(st[0]);
+		if (in[1] != -1)
+			close(in[1]);
 		*why = xasprintf("cannot run the command in %s: %s",
 		    o->workdir, strerror(rc));
 		return -1;
@@ -501,7 +522,62 @@ bash_spawn(const char *command, const struct bash_options *o,
 	fcntl(c->status_fd, F_SETFL, fcntl(c->status_fd, F_GETFL) |
 	    O_NONBLOCK);
 	c->pidfd = bash_pidfd(c->pid);
+	if (in_fd != NULL)
+		*in_fd = in[1];
 	return 0;
+}
+
+static int
+bash_spawn(const char *command, const struct bash_options *o,
+    struct bash_child *c, char **why)
+{
+	return bash_spawn_io(command, o, c, 0, NULL, why);
+}
+
+int
+bash_start_piped(const char *command, const struct bash_options *o,
+    struct bash_piped *p, char **why)
+{
+	struct bash_child c;
+
+	memset(&c, 0, sizeof c);
+	if (bash_spawn_io(command, o, &c, 1, &p->in, why) == -1)
+		return -1;
+	p->pid = c.pid;
+	p->out = c.out;
+	p->status_fd = c.status_fd;
+	if (c.pidfd != -1)
+		close(c.pidfd);
+	return 0;
+}
+
+void
+bash_end_piped(struct bash_piped *p)
+{
+	int64_t until;
+
+	if (p->pid <= 0)
+		return;
+	if (p->in != -1)
+		close(p->in);
+	if (p->out != -1)
+		close(p->out);
+	if (p->status_fd != -1)
+		close(p->status_fd);
+	p->in = p->out = p->status_fd = -1;
+	/* The reaper ends whatever is beneath it on SIGTERM. */
+	kill(p->pid, SIGTERM);
+	until = clock_mono_ms() + BASH_GRACE_MS + REAPER_KILL_MS + 500;
+	while (waitpid(p->pid, NULL, WNOHANG) == 0) {
+		if (clock_mono_ms() >= until) {
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, NULL, 0);
+			break;
+		}
+		poll(NULL, 0, 10);
+	}
+	bash_reaper_forget(p->pid);
+	p->pid = 0;
 }
 
 /* Reads what the pipe holds now, up to max bytes; notes the end. */

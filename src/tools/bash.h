@@ -72,6 +72,28 @@ struct bash_options {
 int bash_run(const char *command, const struct bash_options *o,
     struct tool_output *out);
 
+/* A long-lived process started through a reaper with pipes both ways: a
+ * server that speaks on its stdin and stdout (an MCP server). */
+struct bash_piped {
+	pid_t	 pid;		/* the reaper */
+	int	 in;		/* the process's stdin (we write) */
+	int	 out;		/* its stdout (we read; non-blocking) */
+	int	 status_fd;	/* the reaper's report */
+};
+
+/*
+ * Starts `command` as bash_run does (reaper, confinement, environment,
+ * session of its own) but leaves it running: its stdin and stdout are
+ * pipes to us, its stderr /dev/null. No timeout applies; o->cancel is
+ * not watched. Returns 0, or -1 with *why.
+ */
+int bash_start_piped(const char *command, const struct bash_options *o,
+    struct bash_piped *p, char **why);
+
+/* Closes the pipes, ends the reaper (and so all beneath it: SIGTERM,
+ * then SIGKILL) and reaps it. Safe on a zeroed or ended struct. */
+void bash_end_piped(struct bash_piped *p);
+
 /*
  * Stops every child of this process that is not the reaper of a running
  * command: what escaped a reaper the command killed (possible where

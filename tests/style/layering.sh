@@ -1,6 +1,6 @@
 #!/bin/sh
 # The layering rules (doc/architecture.md), checked on the source tree: only src/ui/
-# includes curses; core/, llm/ and tools/ never include ui/ or agent/;
+# includes curses; core/, llm/, tools/ and mcp/ never include ui/ or agent/;
 # tools/ (what a model's tool calls run) stands on util/ alone.
 set -u
 src="${top_srcdir:-.}/src"
@@ -10,7 +10,7 @@ curses=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](ncursesw?/)?(n?curses|p
 if [ -n "$curses" ]; then
 	echo "FAIL: curses included outside src/ui/:"; echo "$curses"; fail=1
 fi
-for layer in core llm tools util; do
+for layer in core llm tools util mcp; do
 	[ -d "$src/$layer" ] || continue
 	up=$(grep -rlE '#[[:space:]]*include[[:space:]]*"(ui|agent)/' "$src/$layer" || true)
 	if [ -n "$up" ]; then

@@ -192,8 +192,9 @@ struct seen {
 };
 
 static void
-count_message(void *ud, const struct message *m)
+count_message(void *ud, const void *what)
 {
+	const struct message *m = what;
 	struct seen *s = ud;
 
 	pthread_mutex_lock(&s->lock);

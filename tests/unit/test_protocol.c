@@ -640,8 +640,9 @@ struct heard {
 };
 
 static void
-hear(void *ud, const struct request *r)
+hear(void *ud, const void *what)
 {
+	const struct request *r = what;
 	struct heard *h = ud;
 
 	if (h->n < 16) {

@@ -219,8 +219,9 @@ rt_may_answer(enum req_type type, const char *to, const char *from)
  * request whose creator has not announced it yet).
  */
 static void
-rt_hear(void *ud, const struct request *r)
+rt_hear(void *ud, const void *what)
 {
+	const struct request *r = what;
 	struct rt_rec *rec;
 
 	pthread_mutex_lock(&rt->lock);

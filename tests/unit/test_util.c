@@ -10,6 +10,8 @@
 #include "core/message.h"
 #include "testutil.h"
 #include "util/clock.h"
+#include "util/configdir.h"
+#include "util/names.h"
 #include "util/number.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -164,6 +166,43 @@ START_TEST(message_render_shows_request_id_and_decision)
 }
 END_TEST
 
+START_TEST(names_go_both_ways)
+{
+	static const char *const names[] = { "zero", NULL, "two" };
+
+	ck_assert_str_eq(names_get(names, 3, 0), "zero");
+	ck_assert_str_eq(names_get(names, 3, 2), "two");
+	/* Out of range, negative, or a hole in the table. */
+	ck_assert_str_eq(names_get(names, 3, 3), "unknown");
+	ck_assert_str_eq(names_get(names, 3, -1), "unknown");
+	ck_assert_str_eq(names_get(names, 3, 1), "unknown");
+	ck_assert_int_eq(names_find(names, 3, "two"), 2);
+	ck_assert_int_eq(names_find(names, 3, "Two"), -1);
+	ck_assert_int_eq(names_find(names, 3, "unknown"), -1);
+	ck_assert_int_eq(names_find(names, 3, NULL), -1);
+}
+END_TEST
+
+START_TEST(configdir_follows_xdg_then_home)
+{
+	char *p;
+
+	setenv("HOME", "/home/p", 1);
+	setenv("XDG_CONFIG_HOME", "/cfg", 1);
+	p = configdir_path();
+	ck_assert_str_eq(p, "/cfg/huddle");
+	free(p);
+	/* A relative XDG_CONFIG_HOME is ignored, as the XDG rule says. */
+	setenv("XDG_CONFIG_HOME", "cfg", 1);
+	p = configdir_path();
+	ck_assert_str_eq(p, "/home/p/.config/huddle");
+	free(p);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("HOME");
+	ck_assert_ptr_null(configdir_path());
+}
+END_TEST
+
 START_TEST(clocks_move_forward)
 {
 	int64_t a = clock_mono_ms(), w = clock_wall_ms();
@@ -205,6 +244,8 @@ util_suite(void)
 	tcase_add_test(tc, xappend_keeps_a_terminated_string);
 	tcase_add_test(tc, message_types_round_trip);
 	tcase_add_test(tc, message_render_shows_request_id_and_decision);
+	tcase_add_test(tc, names_go_both_ways);
+	tcase_add_test(tc, configdir_follows_xdg_then_home);
 	tcase_add_test(tc, clocks_move_forward);
 	tcase_add_test(tc, thousands_are_separated);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,947 @@
+/*
+ * One MCP server: its transport, the start of a conversation with it in
+ * either revision, and its requests (see server.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llm/http.h"
+#include "llm/sse.h"
+#include "mcp/content.h"
+#include "mcp/server.h"
+#include "util/cancel.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* The handshake revisions we accept from a server, newest first. */
+static const char *const mcp_legacy_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
+};
+
+/* The pages of tools/list read at most. */
+#define MCP_MAX_PAGES	64
+
+/* How an exchange ended. */
+enum mcp_x {
+	MCP_X_OK,
+	MCP_X_RPC_ERROR,	/* the server answered with an error */
+	MCP_X_TRANSPORT,	/* the server could not be reached or read */
+	MCP_X_DEAD,		/* a stdio server's stdout closed */
+	MCP_X_TIMEOUT,
+	MCP_X_CANCELLED
+};
+
+const char *
+mcp_state_name(enum mcp_state st)
+{
+	switch (st) {
+	case MCP_NEW:
+		return "not started";
+	case MCP_READY:
+		return "ready";
+	case MCP_FAILED:
+		return "failed";
+	case MCP_DEAD:
+		return "stopped";
+	}
+	return "?";
+}
+
+/* --- configuration --------------------------------------------------------- */
+
+struct mcp_server *
+mcp_server_new(const char *name, json_t *config,
+    const struct mcp_launch *launch, mcp_notice_fn notice, void *ud,
+    char **err)
+{
+	const char *type = json_string_value(json_object_get(config, "type"));
+	struct mcp_server *s;
+	int http;
+
+	if (!json_is_object(config)) {
+		*err = xasprintf("MCP server %s: not a JSON object", name);
+		return NULL;
+	}
+	if (type == NULL || strcmp(type, "stdio") == 0) {
+		json_t *args = json_object_get(config, "args"), *a;
+		size_t i;
+
+		if (!json_is_string(json_object_get(config, "command"))) {
+			*err = xasprintf("MCP server %s: no \"command\" (or "
+			    "\"type\": \"http\" with a \"url\")", name);
+			return NULL;
+		}
+		if (args != NULL && !json_is_array(args)) {
+			*err = xasprintf("MCP server %s: \"args\" must be an "
+			    "array of strings", name);
+			return NULL;
+		}
+		json_array_foreach(args, i, a) {
+			if (!json_is_string(a)) {
+				*err = xasprintf("MCP server %s: \"args\" must "
+				    "be an array of strings", name);
+				return NULL;
+			}
+		}
+		http = 0;
+	} else if (strcmp(type, "http") == 0 ||
+	    strcmp(type, "streamable-http") == 0) {
+		const char *url = json_string_value(json_object_get(config,
+		    "url"));
+
+		if (url == NULL || (strncmp(url, "http://", 7) != 0 &&
+		    strncmp(url, "https://", 8) != 0)) {
+			*err = xasprintf("MCP server %s: \"url\" must be an "
+			    "http:// or https:// address", name);
+			return NULL;
+		}
+		http = 1;
+	} else {
+		*err = xasprintf("MCP server %s: transport \"%s\" is not "
+		    "supported (stdio or http)", name, type);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof *s);
+	s->name = xstrdup(name);
+	s->config = json_deep_copy(config);
+	s->http = http;
+	s->launch = launch;
+	s->notice = notice;
+	s->ud = ud;
+	s->next_id = 1;
+	pthread_mutex_init(&s->io, NULL);
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+/* Sets the state (and its error: a copy, or NULL) under the lock. */
+static void
+mcp_set_state(struct mcp_server *s, enum mcp_state st, const char *error)
+{
+	pthread_mutex_lock(&s->lock);
+	s->state = st;
+	free(s->error);
+	s->error = error != NULL ? xstrdup(error) : NULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void
+mcp_tell(struct mcp_server *s, const char *text)
+{
+	log_printf("mcp: %s", text);
+	if (s->notice != NULL)
+		s->notice(s->ud, text);
+}
+
+/* --- the stdio transport --------------------------------------------------- */
+
+/* Appends 'word' to *cmd, quoted for /bin/sh. */
+static void
+mcp_quote(char **cmd, size_t *len, size_t *cap, const char *word)
+{
+	const char *p;
+
+	*cmd = xappend(*cmd, len, cap, " '", 2);
+	for (p = word; *p != '\0'; p++) {
+		if (*p == '\'')
+			*cmd = xappend(*cmd, len, cap, "'\\''", 4);
+		else
+			*cmd = xappend(*cmd, len, cap, p, 1);
+	}
+	*cmd = xappend(*cmd, len, cap, "'", 1);
+}
+
+/* Starts a stdio server's process; io is held. */
+static int
+mcp_stdio_start(struct mcp_server *s, char **err)
+{
+	struct bash_options bo = s->launch->bo;
+	json_t *env = json_object_get(s->config, "env"), *v, *a;
+	const char *cwd = json_string_value(json_object_get(s->config, "cwd"));
+	const char *key, **extra = NULL;
+	char *cmd = NULL, *dir = NULL;
+	size_t len = 0, cap = 0, n = 0, i;
+	int rc;
+
+	cmd = xappend(cmd, &len, &cap, "exec", 4);
+	mcp_quote(&cmd, &len, &cap, json_string_value(json_object_get(
+	    s->config, "command")));
+	json_array_foreach(json_object_get(s->config, "args"), i, a)
+		mcp_quote(&cmd, &len, &cap, json_string_value(a));
+	/* The person's own variables for it, after the filtered ones. */
+	for (i = 0; bo.extra_env != NULL && bo.extra_env[i] != NULL; i++)
+		;
+	extra = xcalloc(json_object_size(env) + i + 1, sizeof *extra);
+	/* The launch's own (the proxy's variables) first, copied. */
+	for (i = 0; bo.extra_env != NULL && bo.extra_env[i] != NULL; i++)
+		extra[n++] = xstrdup(bo.extra_env[i]);
+	json_object_foreach(env, key, v) {
+		if (json_is_string(v))
+			extra[n++] = xasprintf("%s=%s", key,
+			    json_string_value(v));
+	}
+	extra[n] = NULL;
+	if (n > 0)
+		bo.extra_env = extra;
+	if (cwd != NULL)
+		bo.workdir = dir = cwd[0] == '/' ? xstrdup(cwd) :
+		    xasprintf("%s/%s", bo.workdir, cwd);
+	bo.cancel = NULL;
+	memset(&s->proc, 0, sizeof s->proc);
+	rc = bash_start_piped(cmd, &bo, &s->proc, err);
+	for (i = 0; i < n; i++)
+		free((char *)extra[i]);
+	free(extra);
+	free(dir);
+	free(cmd);
+	jsonrpc_lines_clear(&s->lines);
+	return rc;
+}
+
+/* Writes a line and its newline; io is held. */
+static int
+mcp_stdio_write(struct mcp_server *s, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+	char *line = xasprintf("%s\n", text);
+	ssize_t n;
+
+	len++;
+	while (off < len) {
+		n = write(s->proc.in, line + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(line);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	free(line);
+	return 0;
+}
+
+/* --- messages the server sends unasked ------------------------------------- */
+
+static int mcp_post_note(struct mcp_server *s, const char *text);
+
+/* Sends text (a notification or a reply) on the server's transport. */
+static void
+mcp_send_text(struct mcp_server *s, const char *text)
+{
+	if (s->http)
+		mcp_post_note(s, text);
+	else if (s->proc.pid > 0)
+		mcp_stdio_write(s, text);
+}
+
+/* Acts on a message that is not the awaited reply: a notification or a
+ * request of the server's (answered: ping, else "not supported"). */
+static void
+mcp_handle(struct mcp_server *s, struct jsonrpc_msg *m)
+{
+	char *reply;
+
+	if (m->kind == JSONRPC_NOTIFICATION) {
+		if (strcmp(m->method, "notifications/tools/list_changed") ==
+		    0) {
+			pthread_mutex_lock(&s->lock);
+			s->stale = 1;
+			pthread_mutex_unlock(&s->lock);
+		}
+		return;
+	}
+	if (m->kind != JSONRPC_REQUEST)
+		return;
+	if (strcmp(m->method, "ping") == 0)
+		reply = jsonrpc_result_reply(m->id, json_object());
+	else
+		reply = jsonrpc_error_reply(m->id, JSONRPC_METHOD_NOT_FOUND,
+		    "huddle does not offer this to servers");
+	mcp_send_text(s, reply);
+	free(reply);
+}
+
+/* --- one exchange ---------------------------------------------------------- */
+
+/* What an exchange waits for and what it got. */
+struct mcp_wait {
+	struct mcp_server	*s;
+	int64_t			 id;
+	json_t			*result;	/* the reply's, a reference */
+	json_t			*error;
+	struct sse_parser	*sse;
+	int			 streaming;	/* text/event-stream */
+	char			*body;		/* a JSON body */
+	size_t			 len, cap;
+	struct http_response	*resp;
+};
+
+/* Takes one message: the reply stops the wait (returns 1). */
+static int
+mcp_take(struct mcp_wait *w, json_t *o)
+{
+	struct jsonrpc_msg m;
+
+	jsonrpc_read(o, &m);
+	if (jsonrpc_is_reply_to(&m, w->id)) {
+		if (m.error != NULL)
+			w->error = json_incref(m.error);
+		else
+			w->result = json_incref(m.result);
+		jsonrpc_msg_clear(&m);
+		return 1;
+	}
+	mcp_handle(w->s, &m);
+	jsonrpc_msg_clear(&m);
+	return 0;
+}
+
+/* Takes a message's text, a line or an event's data. */
+static int
+mcp_take_text(struct mcp_wait *w, const char *text, size_t len)
+{
+	json_t *o = json_loadb(text, len, 0, NULL), *e;
+	size_t i;
+	int done = 0;
+
+	if (json_is_array(o)) {
+		json_array_foreach(o, i, e)
+			done |= mcp_take(w, e);
+	} else if (o != NULL)
+		done = mcp_take(w, o);
+	json_decref(o);
+	return done;
+}
+
+/* Waits on the stdio server for the reply; io is held. */
+static enum mcp_x
+mcp_stdio_wait(struct mcp_wait *w, struct cancel *cancel, int64_t deadline)
+{
+	struct mcp_server *s = w->s;
+	char buf[65536], *line;
+	struct pollfd p[2];
+	ssize_t n;
+
+	for (;;) {
+		while ((line = jsonrpc_lines_next(&s->lines)) != NULL) {
+			int done = mcp_take_text(w, line, strlen(line));
+
+			free(line);
+			if (done)
+				return MCP_X_OK;
+		}
+		if (cancel != NULL && cancel_fired(cancel))
+			return MCP_X_CANCELLED;
+		if (clock_mono_ms() >= deadline)
+			return MCP_X_TIMEOUT;
+		p[0].fd = s->proc.out;
+		p[0].events = POLLIN;
+		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
+		p[1].events = POLLIN;
+		if (poll(p, 2, (int)(deadline - clock_mono_ms() > 1000 ? 1000 :
+		    deadline - clock_mono_ms())) <= 0)
+			continue;
+		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = read(s->proc.out, buf, sizeof buf);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return MCP_X_DEAD;
+		if (jsonrpc_lines_feed(&s->lines, buf, (size_t)n) == -1)
+			return MCP_X_DEAD;
+	}
+}
+
+/* Reads what a stdio server sent unasked, without waiting; io is held.
+ * Returns -1 when it has died. */
+static int
+mcp_stdio_drain(struct mcp_server *s)
+{
+	struct mcp_wait w = { s, -1, NULL, NULL, NULL, 0, NULL, 0, 0, NULL };
+	struct pollfd p = { s->proc.out, POLLIN, 0 };
+	char buf[65536], *line;
+	ssize_t n;
+
+	while (poll(&p, 1, 0) == 1) {
+		n = read(s->proc.out, buf, sizeof buf);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			break;
+		if (n <= 0 || jsonrpc_lines_feed(&s->lines, buf, (size_t)n))
+			return -1;
+	}
+	while ((line = jsonrpc_lines_next(&s->lines)) != NULL) {
+		mcp_take_text(&w, line, strlen(line));
+		free(line);
+	}
+	return 0;
+}
+
+static int
+mcp_on_event(void *ud, const char *event, const char *data, size_t len)
+{
+	(void)event;
+	return mcp_take_text(ud, data, len);
+}
+
+static int
+mcp_on_data(void *ud, const char *buf, size_t len)
+{
+	struct mcp_wait *w = ud;
+	const char *ct = w->resp->content_type;
+
+	if (w->sse == NULL && w->body == NULL && ct != NULL &&
+	    strncasecmp(ct, "text/event-stream", 17) == 0) {
+		w->streaming = 1;
+		w->sse = sse_new(mcp_on_event, w);
+	}
+	if (w->streaming)
+		return sse_feed(w->sse, buf, len) > 0 ? 1 : 0;
+	if (w->len + len > JSONRPC_MAX_LINE)
+		return 1;
+	w->body = xappend(w->body, &w->len, &w->cap, buf, len);
+	return 0;
+}
+
+/* The headers of a POST to the server; lock is not held. */
+static struct curl_slist *
+mcp_headers(struct mcp_server *s)
+{
+	json_t *h = json_object_get(s->config, "headers"), *v;
+	struct curl_slist *l = NULL;
+	const char *key;
+	char *line;
+
+	l = curl_slist_append(l, "Content-Type: application/json");
+	l = curl_slist_append(l, "Accept: application/json, "
+	    "text/event-stream");
+	pthread_mutex_lock(&s->lock);
+	if (s->version != NULL) {
+		line = xasprintf("MCP-Protocol-Version: %s", s->version);
+		l = curl_slist_append(l, line);
+		free(line);
+	}
+	if (s->session != NULL) {
+		line = xasprintf("Mcp-Session-Id: %s", s->session);
+		l = curl_slist_append(l, line);
+		free(line);
+	}
+	pthread_mutex_unlock(&s->lock);
+	json_object_foreach(h, key, v) {
+		if (!json_is_string(v))
+			continue;
+		line = xasprintf("%s: %s", key, json_string_value(v));
+		l = curl_slist_append(l, line);
+		free(line);
+	}
+	return l;
+}
+
+/* POSTs text; with w, reads the reply w waits for. io is held. */
+static enum mcp_x
+mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
+    struct cancel *cancel, int64_t deadline, char **err)
+{
+	const char *url = json_string_value(json_object_get(s->config, "url"));
+	struct curl_slist *hdrs = mcp_headers(s);
+	struct http_response resp;
+	struct cancel own;
+	struct http *h;
+	enum http_result r;
+	enum mcp_x x = MCP_X_OK;
+	long stall = (long)((deadline - clock_mono_ms() + 999) / 1000);
+
+	cancel_init(&own);
+	h = http_new(cancel != NULL ? cancel : &own);
+	if (w != NULL)
+		w->resp = &resp;
+	r = http_post(h, url, hdrs, text, strlen(text), 10000, stall > 0 ?
+	    stall : 1, w != NULL ? mcp_on_data : NULL, w, &resp);
+	curl_slist_free_all(hdrs);
+	if (resp.mcp_session_id != NULL) {
+		pthread_mutex_lock(&s->lock);
+		free(s->session);
+		s->session = xstrdup(resp.mcp_session_id);
+		pthread_mutex_unlock(&s->lock);
+	}
+	if (r == HTTP_CANCELLED)
+		x = MCP_X_CANCELLED;
+	else if (r == HTTP_TRANSPORT && resp.timed_out)
+		x = MCP_X_TIMEOUT;
+	else if (r == HTTP_TRANSPORT) {
+		*err = xasprintf("%s: %s", url, resp.error ? resp.error :
+		    "no answer");
+		x = MCP_X_TRANSPORT;
+	} else if (resp.status == 404 && s->session != NULL) {
+		/* The session ended on the server's side: start again. */
+		*err = xasprintf("%s: the server ended the session", url);
+		x = MCP_X_DEAD;
+	} else if (resp.status < 200 || resp.status >= 300) {
+		*err = xasprintf("%s: HTTP %ld%s%.200s", url, resp.status,
+		    resp.body ? ": " : "", resp.body ? resp.body : "");
+		x = MCP_X_TRANSPORT;
+	} else if (w != NULL && w->body != NULL && !w->streaming)
+		mcp_take_text(w, w->body, w->len);
+	if (w != NULL && x == MCP_X_OK && w->result == NULL &&
+	    w->error == NULL) {
+		*err = xasprintf("%s: the answer held no reply to request "
+		    "%lld", url, (long long)w->id);
+		x = MCP_X_TRANSPORT;
+	}
+	http_response_clear(&resp);
+	http_free(h);
+	cancel_destroy(&own);
+	return x;
+}
+
+static int
+mcp_post_note(struct mcp_server *s, const char *text)
+{
+	char *err = NULL;
+	enum mcp_x x = mcp_http_post(s, text, NULL, NULL, clock_mono_ms() +
+	    10000, &err);
+
+	free(err);
+	return x == MCP_X_OK ? 0 : -1;
+}
+
+/* The _meta the stateless revision puts in every request. */
+static json_t *
+mcp_meta(void)
+{
+	return json_pack("{s:s, s:{}, s:{s:s, s:s}}",
+	    "io.modelcontextprotocol/protocolVersion", MCP_MODERN_VERSION,
+	    "io.modelcontextprotocol/clientCapabilities",
+	    "io.modelcontextprotocol/clientInfo", "name", "huddle",
+	    "version", PACKAGE_VERSION);
+}
+
+/*
+ * Sends request method with params (stolen; NULL: {}) and waits for its
+ * reply until deadline or cancel; a request given up is cancelled on the
+ * server. Under the stateless revision (or with `probe`) the request
+ * carries its _meta. io is held. *result gets the result (decref it) on
+ * MCP_X_OK; *err a sentence otherwise.
+ */
+static enum mcp_x
+mcp_request(struct mcp_server *s, const char *method, json_t *params,
+    int probe, struct cancel *cancel, int64_t deadline, json_t **result,
+    char **err)
+{
+	struct mcp_wait w;
+	enum mcp_x x;
+	char *text;
+	int modern;
+
+	memset(&w, 0, sizeof w);
+	w.s = s;
+	w.id = s->next_id++;
+	if (params == NULL)
+		params = json_object();
+	pthread_mutex_lock(&s->lock);
+	modern = s->modern;
+	pthread_mutex_unlock(&s->lock);
+	if (modern || probe)
+		json_object_set_new(params, "_meta", mcp_meta());
+	text = jsonrpc_request(w.id, method, params);
+	*result = NULL;
+	*err = NULL;
+	if (s->http)
+		x = mcp_http_post(s, text, &w, cancel, deadline, err);
+	else if (mcp_stdio_write(s, text) == -1)
+		x = MCP_X_DEAD;
+	else
+		x = mcp_stdio_wait(&w, cancel, deadline);
+	free(text);
+	sse_free(w.sse);
+	free(w.body);
+	if (x == MCP_X_TIMEOUT || x == MCP_X_CANCELLED) {
+		json_t *p = json_pack("{s:I, s:s}", "requestId",
+		    (json_int_t)w.id, "reason", x == MCP_X_TIMEOUT ?
+		    "timed out" : "cancelled by the person");
+		char *note = jsonrpc_notification("notifications/cancelled",
+		    p);
+
+		mcp_send_text(s, note);
+		free(note);
+	}
+	if (x == MCP_X_OK && w.error != NULL) {
+		*err = jsonrpc_error_text(w.error);
+		x = MCP_X_RPC_ERROR;
+	} else if (x == MCP_X_OK)
+		*result = json_incref(w.result);
+	else if (*err == NULL)
+		*err = xstrdup(x == MCP_X_DEAD ? "the server stopped" :
+		    x == MCP_X_TIMEOUT ? "no answer in time" : "cancelled");
+	json_decref(w.result);
+	json_decref(w.error);
+	return x;
+}
+
+/* --- starting -------------------------------------------------------------- */
+
+/* Ends the server's process or session; io is held. */
+static void
+mcp_stop(struct mcp_server *s)
+{
+	if (!s->http)
+		bash_end_piped(&s->proc);
+	jsonrpc_lines_clear(&s->lines);
+	pthread_mutex_lock(&s->lock);
+	free(s->session);
+	s->session = NULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Starts the transport (a process for stdio); io is held. */
+static int
+mcp_open(struct mcp_server *s, char **err)
+{
+	pthread_mutex_lock(&s->lock);
+	free(s->version);
+	s->version = NULL;
+	s->modern = 0;
+	s->starts++;
+	pthread_mutex_unlock(&s->lock);
+	if (s->http)
+		return 0;
+	return mcp_stdio_start(s, err);
+}
+
+/* Notes the server's identity from a discover or initialize result. */
+static void
+mcp_note_info(struct mcp_server *s, json_t *result)
+{
+	json_t *si = json_object_get(result, "serverInfo");
+	const char *n = json_string_value(json_object_get(si, "name"));
+	const char *v = json_string_value(json_object_get(si, "version"));
+
+	pthread_mutex_lock(&s->lock);
+	free(s->info);
+	s->info = n != NULL ? xasprintf("%s%s%s", n, v ? " " : "", v ? v :
+	    "") : NULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Agrees on a revision: server/discover first, the initialize handshake
+ * when the server does not know it. io is held. */
+static int
+mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
+{
+	json_t *result = NULL, *v;
+	const char *got;
+	enum mcp_x x;
+	char *why = NULL, *note;
+	size_t i;
+	int ok = 0;
+
+	x = mcp_request(s, "server/discover", NULL, 1, cancel,
+	    clock_mono_ms() + (s->http ? MCP_START_MS : MCP_PROBE_MS),
+	    &result, &why);
+	if (x == MCP_X_OK) {
+		json_array_foreach(json_object_get(result, "supportedVersions"),
+		    i, v) {
+			if (json_is_string(v) && strcmp(json_string_value(v),
+			    MCP_MODERN_VERSION) == 0)
+				ok = 1;
+		}
+	}
+	if (ok) {
+		mcp_note_info(s, result);
+		json_decref(result);
+		free(why);
+		pthread_mutex_lock(&s->lock);
+		s->modern = 1;
+		s->version = xstrdup(MCP_MODERN_VERSION);
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	json_decref(result);
+	if (x == MCP_X_CANCELLED) {
+		*err = why;
+		return -1;
+	}
+	free(why);
+	why = NULL;
+	if (x == MCP_X_DEAD && !s->http) {
+		/* A server that could not bear the probe: start afresh. */
+		bash_end_piped(&s->proc);
+		if (mcp_stdio_start(s, err) == -1)
+			return -1;
+	}
+	/* The handshake of the earlier revisions. */
+	x = mcp_request(s, "initialize", json_pack("{s:s, s:{}, s:{s:s, "
+	    "s:s}}", "protocolVersion", MCP_LEGACY_VERSION, "capabilities",
+	    "clientInfo", "name", "huddle", "version", PACKAGE_VERSION), 0,
+	    cancel, clock_mono_ms() + MCP_START_MS, &result, &why);
+	if (x != MCP_X_OK) {
+		*err = xasprintf("it answered neither server/discover nor "
+		    "initialize: %s", why);
+		free(why);
+		return -1;
+	}
+	got = json_string_value(json_object_get(result, "protocolVersion"));
+	for (i = 0; got != NULL && mcp_legacy_versions[i] != NULL; i++)
+		if (strcmp(got, mcp_legacy_versions[i]) == 0)
+			break;
+	if (got == NULL || mcp_legacy_versions[i] == NULL) {
+		*err = xasprintf("it speaks revision %s, which huddle does not "
+		    "know", got ? got : "(none)");
+		json_decref(result);
+		return -1;
+	}
+	mcp_note_info(s, result);
+	pthread_mutex_lock(&s->lock);
+	s->version = xstrdup(got);
+	pthread_mutex_unlock(&s->lock);
+	json_decref(result);
+	note = jsonrpc_notification("notifications/initialized", NULL);
+	mcp_send_text(s, note);
+	free(note);
+	return 0;
+}
+
+/* Reads the whole tool list, page by page; io is held. */
+static int
+mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
+{
+	json_t *all = json_array(), *result = NULL, *t;
+	char *cursor = NULL;
+	enum mcp_x x;
+	size_t i;
+	int page;
+
+	pthread_mutex_lock(&s->lock);
+	s->stale = 0;
+	pthread_mutex_unlock(&s->lock);
+	for (page = 0; page < MCP_MAX_PAGES; page++) {
+		const char *next;
+
+		x = mcp_request(s, "tools/list", cursor != NULL ? json_pack(
+		    "{s:s}", "cursor", cursor) : NULL, 0, cancel,
+		    clock_mono_ms() + MCP_START_MS, &result, err);
+		free(cursor);
+		cursor = NULL;
+		if (x != MCP_X_OK) {
+			json_decref(all);
+			return -1;
+		}
+		json_array_foreach(json_object_get(result, "tools"), i, t) {
+			if (json_is_string(json_object_get(t, "name")))
+				json_array_append(all, t);
+		}
+		next = json_string_value(json_object_get(result,
+		    "nextCursor"));
+		cursor = next != NULL && *next != '\0' ? xstrdup(next) : NULL;
+		json_decref(result);
+		if (cursor == NULL)
+			break;
+	}
+	free(cursor);
+	pthread_mutex_lock(&s->lock);
+	json_decref(s->tools);
+	s->tools = all;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* Starts the server and reads its tools; io is held. */
+static int
+mcp_start(struct mcp_server *s, struct cancel *cancel, char **err)
+{
+	char *why = NULL;
+
+	if (mcp_open(s, &why) == -1 || mcp_negotiate(s, cancel, &why) == -1 ||
+	    mcp_list(s, cancel, &why) == -1) {
+		*err = xasprintf("MCP server %s could not start: %s", s->name,
+		    why ? why : "?");
+		free(why);
+		mcp_stop(s);
+		mcp_set_state(s, MCP_FAILED, *err);
+		return -1;
+	}
+	mcp_set_state(s, MCP_READY, NULL);
+	return 0;
+}
+
+/* Marks a server that stopped answering, and tells. io is held. */
+static void
+mcp_died(struct mcp_server *s, const char *why)
+{
+	char *text = xasprintf("MCP server %s stopped (%s); it starts again "
+	    "at its next use", s->name, why);
+
+	mcp_stop(s);
+	mcp_set_state(s, MCP_DEAD, text);
+	mcp_tell(s, text);
+	free(text);
+}
+
+/* --- the interface --------------------------------------------------------- */
+
+json_t *
+mcp_server_tools(struct mcp_server *s, int start)
+{
+	enum mcp_state st;
+	json_t *copy;
+	char *err = NULL;
+	int stale;
+
+	pthread_mutex_lock(&s->lock);
+	st = s->state;
+	pthread_mutex_unlock(&s->lock);
+	if (start && st == MCP_NEW) {
+		pthread_mutex_lock(&s->io);
+		if (s->state == MCP_NEW && mcp_start(s, NULL, &err) == -1) {
+			mcp_tell(s, err);
+			free(err);
+		}
+		pthread_mutex_unlock(&s->io);
+	} else if (start && st == MCP_READY &&
+	    pthread_mutex_trylock(&s->io) == 0) {
+		if (!s->http && mcp_stdio_drain(s) == -1)
+			mcp_died(s, "its output ended");
+		pthread_mutex_lock(&s->lock);
+		stale = s->stale && s->state == MCP_READY;
+		pthread_mutex_unlock(&s->lock);
+		if (stale && mcp_list(s, NULL, &err) == -1) {
+			log_printf("mcp: %s: %s", s->name, err);
+			free(err);
+		}
+		pthread_mutex_unlock(&s->io);
+	}
+	pthread_mutex_lock(&s->lock);
+	copy = s->tools != NULL ? json_deep_copy(s->tools) : NULL;
+	pthread_mutex_unlock(&s->lock);
+	return copy;
+}
+
+int
+mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
+    struct cancel *cancel, int timeout_s, size_t cap,
+    struct tool_output *out)
+{
+	json_t *result = NULL, *params;
+	char *err = NULL, *text;
+	enum mcp_x x;
+	int is_error, stale;
+	const char *rt;
+
+	if (timeout_s <= 0)
+		timeout_s = BASH_TIMEOUT_S;
+	pthread_mutex_lock(&s->io);
+	if (s->state != MCP_READY && mcp_start(s, cancel, &err) == -1) {
+		pthread_mutex_unlock(&s->io);
+		tool_error(out, "%s", err);
+		free(err);
+		return -1;
+	}
+	params = json_pack("{s:s, s:O}", "name", tool, "arguments",
+	    json_is_object(args) ? args : json_object());
+	x = mcp_request(s, "tools/call", params, 0, cancel, clock_mono_ms() +
+	    (int64_t)timeout_s * 1000, &result, &err);
+	if (x == MCP_X_DEAD || x == MCP_X_TRANSPORT)
+		mcp_died(s, err);
+	pthread_mutex_lock(&s->lock);
+	stale = s->stale && s->state == MCP_READY;
+	pthread_mutex_unlock(&s->lock);
+	if (stale) {
+		char *e2 = NULL;
+
+		if (mcp_list(s, NULL, &e2) == -1)
+			free(e2);
+	}
+	pthread_mutex_unlock(&s->io);
+	switch (x) {
+	case MCP_X_OK:
+		break;
+	case MCP_X_TIMEOUT:
+		free(err);
+		return tool_error(out, "%s on MCP server %s timed out after "
+		    "%d s; the server was told to stop it", tool, s->name,
+		    timeout_s);
+	case MCP_X_CANCELLED:
+		free(err);
+		return tool_error(out, "%s on MCP server %s: cancelled", tool,
+		    s->name);
+	default:
+		tool_error(out, "%s on MCP server %s failed: %s", tool,
+		    s->name, err);
+		free(err);
+		return -1;
+	}
+	rt = json_string_value(json_object_get(result, "resultType"));
+	if (rt != NULL && strcmp(rt, "input_required") == 0) {
+		json_decref(result);
+		return tool_error(out, "%s on MCP server %s asks for more "
+		    "input, which huddle cannot give servers yet", tool,
+		    s->name);
+	}
+	text = mcp_content_text(result, cap, &is_error);
+	json_decref(result);
+	tool_output_clear(out);
+	out->is_error = is_error;
+	out->text = text;
+	return is_error ? -1 : 0;
+}
+
+char *
+mcp_server_describe(struct mcp_server *s)
+{
+	char *out = NULL, *line;
+	size_t len = 0, cap = 0, i;
+	json_t *t;
+
+	pthread_mutex_lock(&s->lock);
+	line = xasprintf("%s (%s%s): %s%s%s%s%s\n", s->name,
+	    s->http ? "http " : "stdio", s->http ? json_string_value(
+	    json_object_get(s->config, "url")) : "",
+	    mcp_state_name(s->state), s->version ? ", revision " : "",
+	    s->version ? s->version : "", s->error ? " — " : "",
+	    s->error ? s->error : "");
+	out = xappend(out, &len, &cap, line, strlen(line));
+	free(line);
+	if (s->info != NULL) {
+		line = xasprintf("  server: %s\n", s->info);
+		out = xappend(out, &len, &cap, line, strlen(line));
+		free(line);
+	}
+	json_array_foreach(s->tools, i, t) {
+		const char *d = json_string_value(json_object_get(t,
+		    "description"));
+
+		line = xasprintf("  %s%s%.80s\n", json_string_value(
+		    json_object_get(t, "name")), d ? ": " : "", d ? d : "");
+		out = xappend(out, &len, &cap, line, strlen(line));
+		free(line);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return out;
+}
+
+void
+mcp_server_free(struct mcp_server *s)
+{
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&s->io);
+	mcp_stop(s);
+	pthread_mutex_unlock(&s->io);
+	pthread_mutex_destroy(&s->io);
+	pthread_mutex_destroy(&s->lock);
+	json_decref(s->config);
+	json_decref(s->tools);
+	free(s->name);
+	free(s->error);
+	free(s->version);
+	free(s->session);
+	free(s->info);
+	free(s);
+}

@@ -1,0 +1,121 @@
+/*
+ * One MCP server as huddle's client sees it: how to reach it (a command
+ * that speaks on its stdin and stdout, or a Streamable HTTP endpoint),
+ * the protocol revision agreed with it, and the tools it lists.
+ *
+ * A server is started at its first use, through the stateless revision's
+ * server/discover when it answers that, else through the older initialize
+ * handshake. One exchange runs at a time per server; the tool list is
+ * read without waiting for one. A server that dies is marked so, told
+ * through the notice callback, and started again at its next use;
+ * notifications/tools/list_changed makes its list be read again.
+ */
+#ifndef HUDDLE_MCP_SERVER_H
+#define HUDDLE_MCP_SERVER_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/jsonrpc.h"
+#include "tools/bash.h"
+#include "tools/tool.h"
+
+struct cancel;
+
+/* The revisions spoken: the stateless one, and the handshake ones,
+ * newest first. */
+#define MCP_MODERN_VERSION	"2026-07-28"
+#define MCP_LEGACY_VERSION	"2025-11-25"
+
+/* How long a server may take to start and answer its first requests. */
+#define MCP_START_MS		30000
+/* How long a stdio server may leave server/discover unanswered before
+ * it is taken for one that only knows the handshake. */
+#define MCP_PROBE_MS		10000
+
+/* How stdio servers are started: the options of a command (tools/bash.h:
+ * the reaper, the sandbox, the environment), whose workdir is the
+ * working tree; the caller keeps what they point to alive. */
+struct mcp_launch {
+	struct bash_options	 bo;
+};
+
+/* Told when a server stops or cannot start: a sentence. */
+typedef void (*mcp_notice_fn)(void *ud, const char *text);
+
+enum mcp_state {
+	MCP_NEW,		/* not started yet */
+	MCP_READY,
+	MCP_FAILED,		/* could not start: error says why */
+	MCP_DEAD		/* stopped; started again at next use */
+};
+
+struct mcp_server {
+	char			*name;
+	json_t			*config;	/* its .mcp.json entry */
+	int			 http;		/* Streamable HTTP, not stdio */
+	const struct mcp_launch	*launch;
+	mcp_notice_fn		 notice;
+	void			*ud;
+
+	pthread_mutex_t		 io;		/* one exchange at a time;
+						 * held for the fields
+						 * below that say so */
+	int64_t			 next_id;	/* io */
+	struct bash_piped	 proc;		/* io */
+	struct jsonrpc_lines	 lines;		/* io */
+
+	pthread_mutex_t		 lock;		/* the fields below */
+	enum mcp_state		 state;
+	char			*error;		/* the last failure */
+	char			*version;	/* the revision agreed */
+	int			 modern;	/* the stateless revision */
+	char			*session;	/* Mcp-Session-Id (HTTP) */
+	char			*info;		/* serverInfo: "name version" */
+	json_t			*tools;		/* the listed tools */
+	int			 stale;		/* list_changed seen */
+	int			 starts;	/* how often started */
+};
+
+/*
+ * A server called name from its configuration (copied): {"command",
+ * "args", "env", "cwd"} (stdio; "type": "stdio" optional) or {"type":
+ * "http", "url", "headers"}. Nothing is started. Returns NULL with *err
+ * for a configuration it cannot use.
+ */
+struct mcp_server *mcp_server_new(const char *name, json_t *config,
+    const struct mcp_launch *launch, mcp_notice_fn notice, void *ud,
+    char **err);
+
+/* Stops the server (when running) and frees it. */
+void mcp_server_free(struct mcp_server *s);
+
+/*
+ * A copy of the server's tools (its tools/list entries), or NULL when it
+ * has none to offer. With `start`, a server never started is started now
+ * (waiting for it), a stdio server that is not busy has its pending
+ * notifications read, and a list known to have changed is read again
+ * when the server is not busy.
+ */
+json_t *mcp_server_tools(struct mcp_server *s, int start);
+
+/*
+ * Calls tool `tool` with args (not stolen): starts the server first when
+ * it is not running; cancel (may be NULL) and timeout_s (0: 120) end the
+ * wait, telling the server the request is cancelled. The result's text
+ * is cut at about cap bytes (0: none). Returns 0, or -1 with out an error.
+ */
+int mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
+    struct cancel *cancel, int timeout_s, size_t cap,
+    struct tool_output *out);
+
+/* A few lines for the person: the server's transport, state, revision
+ * and tools (malloc'd). */
+char *mcp_server_describe(struct mcp_server *s);
+
+/* "ready", "not started", "failed", "stopped". */
+const char *mcp_state_name(enum mcp_state st);
+
+#endif

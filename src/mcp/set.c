@@ -1,0 +1,244 @@
+/*
+ * The team's MCP servers and the names of their tools (see set.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/set.h"
+#include "util/xmalloc.h"
+
+struct mcp_set {
+	struct mcp_server	**servers;
+	size_t			 n;
+};
+
+struct mcp_set *
+mcp_set_new(json_t *servers, const struct mcp_launch *launch,
+    mcp_notice_fn notice, void *ud, char **err)
+{
+	struct mcp_set *set = xcalloc(1, sizeof *set);
+	const char *name;
+	json_t *cfg;
+
+	if (servers != NULL && !json_is_object(servers)) {
+		*err = xstrdup("\"mcpServers\" must be an object of servers "
+		    "by name");
+		free(set);
+		return NULL;
+	}
+	set->servers = xcalloc(json_object_size(servers) + 1,
+	    sizeof *set->servers);
+	json_object_foreach(servers, name, cfg) {
+		struct mcp_server *s = mcp_server_new(name, cfg, launch,
+		    notice, ud, err);
+
+		if (s == NULL) {
+			mcp_set_free(set);
+			return NULL;
+		}
+		set->servers[set->n++] = s;
+	}
+	return set;
+}
+
+json_t *
+mcp_set_load(const char *path, char **err)
+{
+	json_error_t je;
+	json_t *o = json_load_file(path, 0, &je), *servers;
+
+	if (o == NULL) {
+		*err = xasprintf("%s:%d: %s", path, je.line, je.text);
+		return NULL;
+	}
+	servers = json_object_get(o, "mcpServers");
+	if (!json_is_object(servers)) {
+		*err = xasprintf("%s: no \"mcpServers\" object", path);
+		json_decref(o);
+		return NULL;
+	}
+	json_incref(servers);
+	json_decref(o);
+	return servers;
+}
+
+void
+mcp_set_free(struct mcp_set *set)
+{
+	size_t i;
+
+	if (set == NULL)
+		return;
+	for (i = 0; i < set->n; i++)
+		mcp_server_free(set->servers[i]);
+	free(set->servers);
+	free(set);
+}
+
+size_t
+mcp_set_count(const struct mcp_set *set)
+{
+	return set != NULL ? set->n : 0;
+}
+
+/* Appends s, made safe for a tool name, to out (of len bytes so far). */
+static size_t
+mcp_name_part(char *out, size_t len, const char *s)
+{
+	for (; *s != '\0' && len < MCP_NAME_MAX; s++, len++) {
+		unsigned char c = (unsigned char)*s;
+
+		out[len] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '-' ? (char)c :
+		    '_';
+	}
+	out[len] = '\0';
+	return len;
+}
+
+void
+mcp_tool_name(const char *server, const char *tool,
+    char out[MCP_NAME_MAX + 1])
+{
+	size_t len = mcp_name_part(out, 0, "mcp__");
+
+	len = mcp_name_part(out, len, server);
+	len = mcp_name_part(out, len, "__");
+	mcp_name_part(out, len, tool);
+}
+
+int
+mcp_is_tool_name(const char *name)
+{
+	return strncmp(name, "mcp__", 5) == 0;
+}
+
+/* Whether server s is among `only`. */
+static int
+mcp_set_has(const char *const *only, const struct mcp_server *s)
+{
+	size_t i;
+
+	if (only == NULL)
+		return 1;
+	for (i = 0; only[i] != NULL; i++)
+		if (strcmp(only[i], s->name) == 0)
+			return 1;
+	return 0;
+}
+
+void
+mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
+{
+	char name[MCP_NAME_MAX + 1];
+	size_t i, j, k;
+	json_t *tools, *t;
+
+	for (i = 0; set != NULL && i < set->n; i++) {
+		struct mcp_server *s = set->servers[i];
+
+		if (!mcp_set_has(only, s))
+			continue;
+		if ((tools = mcp_server_tools(s, 1)) == NULL)
+			continue;
+		json_array_foreach(tools, j, t) {
+			const char *d = json_string_value(json_object_get(t,
+			    "description"));
+			json_t *schema = json_object_get(t, "inputSchema"), *e;
+			int dup = 0;
+
+			mcp_tool_name(s->name, json_string_value(
+			    json_object_get(t, "name")), name);
+			/* Two tools that come out under one name: the first
+			 * keeps it. */
+			json_array_foreach(list, k, e)
+				if (strcmp(json_string_value(json_object_get(e,
+				    "name")), name) == 0)
+					dup = 1;
+			if (dup)
+				continue;
+			json_array_append_new(list, json_pack("{s:s, s:s, "
+			    "s:O}", "name", name, "description", d ? d :
+			    "(a tool of an MCP server)", "input_schema",
+			    json_is_object(schema) ? schema : json_pack(
+			    "{s:s}", "type", "object")));
+		}
+		json_decref(tools);
+	}
+}
+
+struct mcp_server *
+mcp_set_find(struct mcp_set *set, const char *const *only, const char *name,
+    char **tool)
+{
+	char have[MCP_NAME_MAX + 1];
+	size_t i, j;
+	json_t *tools, *t;
+
+	for (i = 0; set != NULL && i < set->n; i++) {
+		struct mcp_server *s = set->servers[i];
+
+		if (!mcp_set_has(only, s))
+			continue;
+		if ((tools = mcp_server_tools(s, 0)) == NULL)
+			continue;
+		json_array_foreach(tools, j, t) {
+			const char *n = json_string_value(json_object_get(t,
+			    "name"));
+
+			mcp_tool_name(s->name, n, have);
+			if (strcmp(have, name) == 0) {
+				*tool = xstrdup(n);
+				json_decref(tools);
+				return s;
+			}
+		}
+		json_decref(tools);
+	}
+	return NULL;
+}
+
+int
+mcp_allowed(json_t *allow, const char *server, const char *name)
+{
+	char prefix[MCP_NAME_MAX + 1];
+	size_t i, plen;
+	json_t *v;
+
+	mcp_tool_name(server, "", prefix);
+	plen = strlen(prefix);
+	json_array_foreach(allow, i, v) {
+		const char *a = json_string_value(v);
+
+		if (a == NULL)
+			continue;
+		if (strcmp(a, name) == 0)
+			return 1;
+		/* "mcp__S__*": every tool of S. */
+		if (strlen(a) == plen + 1 && a[plen] == '*' &&
+		    strncmp(a, prefix, plen) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+char *
+mcp_set_text(struct mcp_set *set)
+{
+	char *out = NULL, *d;
+	size_t len = 0, cap = 0, i;
+
+	if (mcp_set_count(set) == 0)
+		return xstrdup("no MCP servers are configured (--mcp-config, "
+		    "or \"mcpServers\" in the settings)");
+	for (i = 0; i < set->n; i++) {
+		d = mcp_server_describe(set->servers[i]);
+		out = xappend(out, &len, &cap, d, strlen(d));
+		free(d);
+	}
+	while (len > 0 && out[len - 1] == '\n')
+		out[--len] = '\0';
+	return out;
+}

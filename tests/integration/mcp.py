@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""MCP servers give a team their tools: a teammate calls a tool of the
+test server (tests/mcp/server.py) over stdio and over HTTP once the
+person approves, and sees its result; the call shows in the events, the
+request in the requests. A call the person rejects is not made, a tool
+that does not exist is refused, a call can be interrupted (the server is
+told), a server that dies is reported and started again at its next use,
+and a changed tool list reaches the next request.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakellm_client import FakeLLM, Results, wait_for  # noqa: E402
+from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
+
+SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                      "mcp", "server.py")
+SERVER = os.path.realpath(SERVER)
+
+
+def logged(path):
+    """The messages the server logged, in order."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def methods(path):
+    return [m.get("method") for m in logged(path)]
+
+
+def stdio_team(fake, extra_args=(), legacy=False):
+    """A Huddle whose config names the stdio test server "test"; its log
+    is in the working tree, where the sandboxed server may write."""
+    work = tempfile.mkdtemp(prefix="huddle-mcp-")
+    log = os.path.join(work, "mcp.log")
+    args = [SERVER, "--log", log] + (["--legacy"] if legacy else [])
+    cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
+                       "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"test": {"command": "python3",
+                                           "args": args}}}, f)
+    return Huddle(fake, workdir=work,
+                  args=["--mcp-config", cfg] + list(extra_args)), log
+
+
+def spawn_carl():
+    return [call("lead", "spawn_teammate", name="carl", role="tools",
+                 prompt="Use the tools."), *notes("lead")]
+
+
+def approve_next(h, tool, since=0):
+    req = h.wait(ev("request", type="permission", status="pending",
+                    permission=lambda p: isinstance(p, dict) and
+                    p.get("tool") == tool), since=since,
+                 what="the permission request for %s" % tool)
+    h.send("/approve %s" % req["id"])
+    return req
+
+
+def carl_requests(fake):
+    return [r for r in fake.requests() if r.get("agent") == "carl"]
+
+
+def offered(record):
+    body = record.get("body") or {}
+    names = []
+    for t in body.get("tools", []):
+        names.append(t.get("name") or (t.get("function") or {}).get("name"))
+    return names
+
+
+def test_stdio_call(fake):
+    fake.reset()
+    fake.script(
+        *spawn_carl(),
+        call("carl", "mcp__test__echo", text="hi there"),
+        say("carl", "Done."),
+        call("carl", "shutdown_response", request_id="{{request_id}}",
+             approve=True))
+    h, log = stdio_team(fake)
+    with h:
+        h.send("go")
+        call_ev = h.wait(ev("tool_call", "carl", tool="mcp__test__echo"),
+                         what="the call in carl's pane")
+        expect(call_ev["input"] == {"text": "hi there"}, call_ev)
+        req = approve_next(h, "mcp__test__echo")
+        p = req["permission"]
+        expect(p["who"] == "carl" and "hi there" in p["command"] and
+               "echo" in p["detail"] and "test" in p["detail"], p)
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__echo"),
+                     what="the result")
+        expect(res["is_error"] is False and
+               res["output"] == "echo: hi there", res)
+        # The teammate was offered the server's tools with their schema,
+        # all pages of them, and read the result.
+        wait_for(lambda: any("echo: hi there" in json.dumps(r["body"])
+                             for r in carl_requests(fake)), 10,
+                 "carl's model to read the result")
+        first = carl_requests(fake)[0]
+        names = offered(first)
+        for want in ("mcp__test__echo", "mcp__test__add",
+                     "mcp__test__slow", "mcp__test__crash",
+                     "mcp__test__grow"):
+            expect(want in names, "%s not offered: %r" % (want, names))
+        # The stateless revision: discover, then requests with _meta,
+        # no handshake.
+        m = methods(log)
+        expect(m[0] == "server/discover" and "initialize" not in m, m)
+        expect(all((x.get("params") or {}).get("_meta") for x in
+                   logged(log) if x.get("method") == "tools/call"), m)
+        mark = len(h.events)
+        h.send("/mcp")
+        rep = h.wait(ev("reply", command="mcp"),
+                     since=mark, what="/mcp")
+        expect("ready" in rep["message"] and "2026-07-28" in
+               rep["message"] and "echo" in rep["message"], rep)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
+def test_legacy_http_call(fake):
+    fake.reset()
+    tmp = tempfile.mkdtemp(prefix="huddle-mcphttp-")
+    port_file = os.path.join(tmp, "port")
+    log = os.path.join(tmp, "mcp.log")
+    srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
+                            "--sse", "--port-file", port_file,
+                            "--log", log])
+    try:
+        wait_for(lambda: os.path.exists(port_file), 10, "the HTTP server")
+        port = int(open(port_file).read())
+        cfg = os.path.join(tmp, "mcp.json")
+        with open(cfg, "w") as f:
+            json.dump({"mcpServers": {"web": {
+                "type": "http", "url": "http://127.0.0.1:%d/mcp" % port,
+                "headers": {"X-Test": "yes"}}}}, f)
+        fake.script(
+            *spawn_carl(),
+            call("carl", "mcp__web__add", a=2, b=40),
+            say("carl", "Done."),
+            call("carl", "shutdown_response",
+                 request_id="{{request_id}}", approve=True))
+        with Huddle(fake, args=["--mcp-config", cfg]) as h:
+            h.send("go")
+            approve_next(h, "mcp__web__add")
+            res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
+                         what="the result over HTTP")
+            expect(res["is_error"] is False and res["output"] == "42",
+                   res)
+            m = methods(log)
+            # discover refused (HTTP 400: no session), then the
+            # handshake of a session.
+            expect(m[:2] == ["initialize", "notifications/initialized"],
+                   m)
+            expect("tools/call" in m, m)
+            h.send("/quit")
+            expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    finally:
+        srv.kill()
+        srv.wait()
+
+
+def test_rejected_and_unknown(fake):
+    fake.reset()
+    fake.script(
+        *spawn_carl(),
+        call("carl", "mcp__test__echo", text="nope"),
+        call("carl", "mcp__test__missing"),
+        say("carl", "Done."),
+        call("carl", "shutdown_response", request_id="{{request_id}}",
+             approve=True))
+    h, log = stdio_team(fake, legacy=True)
+    with h:
+        h.send("go")
+        req = h.wait(ev("request", type="permission", status="pending"),
+                     what="the permission request")
+        h.send("/reject %s not now" % req["id"])
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__echo"),
+                     what="the refused call")
+        expect(res["is_error"] and "rejected" in res["output"] and
+               "not now" in res["output"], res)
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__missing"),
+                     what="the unknown tool")
+        expect(res["is_error"] and "no tool named" in res["output"], res)
+        m = methods(log)
+        expect("tools/call" not in m, "a refused call was made: %r" % m)
+        # This one knew only the handshake.
+        expect(m[:3] == ["server/discover", "initialize",
+                         "notifications/initialized"], m)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
+def test_interrupt_crash_restart_and_change(fake):
+    fake.reset()
+    fake.script(
+        *spawn_carl(),
+        call("carl", "mcp__test__slow", seconds=60),
+        say("carl", "Interrupted."),
+        call("carl", "mcp__test__crash"),
+        call("carl", "mcp__test__grow"),
+        call("carl", "mcp__test__extra"),
+        say("carl", "Done."),
+        call("carl", "shutdown_response", request_id="{{request_id}}",
+             approve=True))
+    h, log = stdio_team(fake)
+    with h:
+        h.send("go")
+        approve_next(h, "mcp__test__slow")
+        wait_for(lambda: "tools/call" in methods(log), 15,
+                 "the slow call to reach the server")
+        h.send("/interrupt carl")
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__slow"),
+                     what="the interrupted call")
+        expect(res["is_error"] and "cancelled" in res["output"], res)
+        wait_for(lambda: "notifications/cancelled" in methods(log), 10,
+                 "the server to be told")
+        # Carl goes on at the next message.
+        mark = len(h.events)
+        h.send("/msg carl go on")
+        approve_next(h, "mcp__test__crash", since=mark)
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__crash"),
+                     since=mark, what="the crash")
+        expect(res["is_error"] and "stopped" in res["output"], res)
+        h.wait(ev("notice", message=contains("MCP server test stopped")),
+               since=mark, what="the notice of the death")
+        approve_next(h, "mcp__test__grow", since=mark)
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__grow"),
+                     since=mark, what="the call after the restart")
+        expect(res["is_error"] is False and res["output"] == "grown", res)
+        expect(methods(log).count("server/discover") == 2,
+               "not started again: %r" % methods(log))
+        # The changed list is read again: the new tool can be called,
+        # and /mcp shows it; carl's requests keep the list they began
+        # with (its model's thoughts are bound to it) until a
+        # compaction.
+        approve_next(h, "mcp__test__extra", since=mark)
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__extra"),
+                     since=mark, what="the tool that appeared")
+        expect(res["is_error"] is False and res["output"] == "extra ran",
+               res)
+        lists = [offered(r) for r in carl_requests(fake)]
+        expect(all(x == lists[0] for x in lists), "carl's tools changed")
+        mark = len(h.events)
+        h.send("/mcp")
+        rep = h.wait(ev("reply", command="mcp"), since=mark, what="/mcp")
+        expect("extra" in rep["message"], rep)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
+def main():
+    r = Results()
+    with FakeLLM() as fake:
+        r.run("a teammate calls an MCP tool over stdio once approved",
+              test_stdio_call, fake)
+        r.run("a teammate calls an MCP tool over HTTP (handshake, "
+              "session, SSE)", test_legacy_http_call, fake)
+        r.run("a rejected call is not made; an unknown tool is refused",
+              test_rejected_and_unknown, fake)
+        r.run("an MCP call is interrupted; a dead server restarts; a "
+              "changed list is read again", test_interrupt_crash_restart_and_change,
+              fake)
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""A small MCP server for huddle's tests, with nothing beyond Python's
+standard library.
+
+    server.py [--legacy] [--log FILE]                   speaks on stdio
+    server.py --http --port-file FILE [--legacy] [--sse] [--log FILE]
+
+It answers server/discover (the stateless revision: every request must
+then carry its _meta) unless --legacy, which makes it a server of the
+initialize handshake only (and, over HTTP, of sessions). Its tools:
+echo, add, slow (sleeps; honours notifications/cancelled), crash (the
+process exits), grow (adds the tool "extra" and sends
+notifications/tools/list_changed). tools/list answers in pages of two.
+--log appends one JSON line per message received.
+"""
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+
+MODERN = "2026-07-28"
+LEGACY = "2025-06-18"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+
+ARGS = None
+LOCK = threading.Lock()
+CANCELLED = set()
+STATE = {"grown": False, "initialized": False}
+
+
+def log(msg):
+    if ARGS.log:
+        with LOCK, open(ARGS.log, "a") as f:
+            f.write(json.dumps(msg) + "\n")
+
+
+def tools():
+    obj = {"type": "object"}
+    out = [
+        {"name": "echo", "description": "Echo the text back.",
+         "inputSchema": dict(obj, properties={"text": {"type": "string"}},
+                             required=["text"])},
+        {"name": "add", "description": "Add two numbers.",
+         "inputSchema": dict(obj, properties={"a": {"type": "number"},
+                                              "b": {"type": "number"}})},
+        {"name": "slow", "description": "Sleep for some seconds.",
+         "inputSchema": dict(obj, properties={
+             "seconds": {"type": "number"}})},
+        {"name": "crash", "description": "End the server's process.",
+         "inputSchema": obj},
+        {"name": "grow", "description": "Add the tool extra.",
+         "inputSchema": obj},
+    ]
+    if STATE["grown"]:
+        out.append({"name": "extra", "description": "Appeared later.",
+                    "inputSchema": obj})
+    return out
+
+
+def text(t, error=False):
+    return {"content": [{"type": "text", "text": t}], "isError": error}
+
+
+def call_tool(name, args, rid, notify):
+    if name == "echo":
+        return text("echo: %s" % args.get("text", ""))
+    if name == "add":
+        return text(str(args.get("a", 0) + args.get("b", 0)))
+    if name == "slow":
+        end = time.time() + float(args.get("seconds", 30))
+        while time.time() < end:
+            with LOCK:
+                if rid in CANCELLED:
+                    return None
+            time.sleep(0.05)
+        return text("slept")
+    if name == "crash":
+        sys.stdout.flush()
+        os._exit(3)
+    if name == "grow":
+        STATE["grown"] = True
+        notify({"jsonrpc": "2.0",
+                "method": "notifications/tools/list_changed"})
+        return text("grown")
+    if name == "extra" and STATE["grown"]:
+        return text("extra ran")
+    return text("no tool %s" % name, True)
+
+
+def error(rid, code, message):
+    return {"jsonrpc": "2.0", "id": rid,
+            "error": {"code": code, "message": message}}
+
+
+def handle(msg, notify):
+    """The reply to one message (None for none)."""
+    log(msg)
+    method, rid = msg.get("method"), msg.get("id")
+    params = msg.get("params") or {}
+    if method == "notifications/cancelled":
+        with LOCK:
+            CANCELLED.add(params.get("requestId"))
+        return None
+    if rid is None:
+        if method == "notifications/initialized":
+            STATE["initialized"] = True
+        return None
+    meta = params.get("_meta") or {}
+    if method == "server/discover":
+        if ARGS.legacy:
+            return error(rid, -32601, "Method not found")
+        return {"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "complete",
+            "supportedVersions": [MODERN, "2025-11-25"],
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "huddle-test", "version": "1.0"}}}
+    if method == "initialize":
+        return {"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": LEGACY,
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "huddle-test-legacy", "version": "1.0"}}}
+    if ARGS.legacy:
+        if not STATE["initialized"] and not ARGS.http:
+            return error(rid, -32002, "not initialized")
+    elif meta.get(META_VERSION) != MODERN:
+        return error(rid, -32602, "no protocol version in _meta")
+    if method == "tools/list":
+        every = tools()
+        start = int(params.get("cursor") or 0)
+        page = {"tools": every[start:start + 2]}
+        if start + 2 < len(every):
+            page["nextCursor"] = str(start + 2)
+        if not ARGS.legacy:
+            page["resultType"] = "complete"
+        return {"jsonrpc": "2.0", "id": rid, "result": page}
+    if method == "tools/call":
+        result = call_tool(params.get("name"),
+                           params.get("arguments") or {}, rid, notify)
+        if result is None:
+            return None
+        return {"jsonrpc": "2.0", "id": rid, "result": result}
+    return error(rid, -32601, "Method not found")
+
+
+def run_stdio():
+    out_lock = threading.Lock()
+
+    def send(obj):
+        with out_lock:
+            sys.stdout.write(json.dumps(obj) + "\n")
+            sys.stdout.flush()
+
+    def work(msg):
+        reply = handle(msg, send)
+        if reply is not None:
+            send(reply)
+
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        # Calls run beside the reading, so a cancel can reach them.
+        if msg.get("method") == "tools/call":
+            threading.Thread(target=work, args=(msg,), daemon=True).start()
+        else:
+            work(msg)
+
+
+def run_http():
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    sessions = set()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length",
+                                                        0)))
+            msg = json.loads(body)
+            accept = self.headers.get("Accept", "")
+            if ("application/json" not in accept or
+                    "text/event-stream" not in accept):
+                return self.reply(406, None)
+            sid = self.headers.get("Mcp-Session-Id")
+            new_sid = None
+            if ARGS.legacy and msg.get("method") == "initialize":
+                new_sid = uuid.uuid4().hex
+                sessions.add(new_sid)
+            elif ARGS.legacy and sid not in sessions:
+                return self.reply(400 if sid is None else 404, None)
+            notes = []
+            reply = handle(msg, notes.append)
+            if reply is None:
+                return self.reply(202, None, new_sid)
+            if ARGS.sse:
+                return self.reply_sse(notes + [reply], new_sid)
+            return self.reply(200, reply, new_sid)
+
+        def reply(self, status, obj, sid=None):
+            data = json.dumps(obj).encode() if obj is not None else b""
+            self.send_response(status)
+            if obj is not None:
+                self.send_header("Content-Type", "application/json")
+            if sid:
+                self.send_header("Mcp-Session-Id", sid)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def reply_sse(self, msgs, sid):
+            data = "".join("event: message\ndata: %s\n\n" % json.dumps(m)
+                           for m in msgs).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            if sid:
+                self.send_header("Mcp-Session-Id", sid)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    tmp = ARGS.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(tmp, ARGS.port_file)
+    srv.serve_forever()
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--legacy", action="store_true")
+    p.add_argument("--http", action="store_true")
+    p.add_argument("--sse", action="store_true")
+    p.add_argument("--port-file")
+    p.add_argument("--log")
+    ARGS = p.parse_args()
+    if ARGS.http:
+        run_http()
+    else:
+        run_stdio()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,507 @@
+/*
+ * Unit tests of the MCP client (src/mcp/): JSON-RPC framing and reading,
+ * the splitting of a stream into lines however it arrives, a tool
+ * result's text, tool names and the allow list, configurations refused;
+ * and, against the test server (tests/mcp/server.py) on stdio through a
+ * reaper, both revisions, pagination, a timeout and a cancel (the server
+ * told), a death reported and the restart at the next call.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "mcp/content.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/set.h"
+#include "testutil.h"
+#include "tools/reaper.h"
+#include "tools/reaperexe.h"
+#include "util/cancel.h"
+#include "util/xmalloc.h"
+
+/* --- framing and reading ------------------------------------------------- */
+
+START_TEST(request_is_one_line)
+{
+	char *r = jsonrpc_request(7, "tools/call", json_pack("{s:s}", "text",
+	    "a\nb"));
+	struct jsonrpc_msg m;
+
+	ck_assert_ptr_null(strchr(r, '\n'));
+	ck_assert_int_eq(jsonrpc_parse(r, strlen(r), &m), 0);
+	ck_assert_int_eq(m.kind, JSONRPC_REQUEST);
+	ck_assert_str_eq(m.method, "tools/call");
+	ck_assert_int_eq(json_integer_value(m.id), 7);
+	ck_assert_str_eq(json_string_value(json_object_get(m.params, "text")),
+	    "a\nb");
+	jsonrpc_msg_clear(&m);
+	free(r);
+	r = jsonrpc_notification("notifications/initialized", NULL);
+	ck_assert_str_eq(r, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}");
+	free(r);
+}
+END_TEST
+
+START_TEST(messages_are_told_apart)
+{
+	static const struct {
+		const char		*text;
+		enum jsonrpc_kind	 kind;
+	} cases[] = {
+		{ "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}",
+		    JSONRPC_RESPONSE },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-1,"
+		    "\"message\":\"no\"}}", JSONRPC_RESPONSE },
+		{ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/"
+		    "list_changed\"}", JSONRPC_NOTIFICATION },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+		    JSONRPC_REQUEST },
+		{ "{\"id\":3,\"result\":{}}", JSONRPC_INVALID },
+		{ "{\"jsonrpc\":\"1.0\",\"id\":3,\"result\":{}}",
+		    JSONRPC_INVALID },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":[1],\"result\":{}}",
+		    JSONRPC_INVALID },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":3}", JSONRPC_INVALID },
+		{ "[1,2]", JSONRPC_INVALID },
+	};
+	struct jsonrpc_msg m;
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		jsonrpc_parse(cases[i].text, strlen(cases[i].text), &m);
+		ck_assert_msg(m.kind == cases[i].kind, "%s: %d", cases[i].text,
+		    m.kind);
+		jsonrpc_msg_clear(&m);
+	}
+	ck_assert_int_eq(jsonrpc_parse("{not json", 9, &m), -1);
+	ck_assert_int_eq(m.kind, JSONRPC_INVALID);
+	jsonrpc_msg_clear(&m);
+	jsonrpc_parse(cases[0].text, strlen(cases[0].text), &m);
+	ck_assert(jsonrpc_is_reply_to(&m, 3));
+	ck_assert(!jsonrpc_is_reply_to(&m, 4));
+	jsonrpc_msg_clear(&m);
+}
+END_TEST
+
+START_TEST(error_text_names_the_code)
+{
+	json_t *e = json_pack("{s:i, s:s}", "code", -32601, "message",
+	    "Method not found");
+	char *t = jsonrpc_error_text(e);
+
+	ck_assert_str_eq(t, "Method not found (code -32601)");
+	free(t);
+	json_decref(e);
+}
+END_TEST
+
+START_TEST(lines_come_whole_however_cut)
+{
+	const char *stream = "{\"a\":1}\r\n\n  \n{\"b\":2}\n{\"c\":";
+	struct jsonrpc_lines l;
+	char *line;
+	size_t i;
+	int n = 0;
+
+	memset(&l, 0, sizeof l);
+	for (i = 0; stream[i] != '\0'; i++) {
+		ck_assert_int_eq(jsonrpc_lines_feed(&l, stream + i, 1), 0);
+		while ((line = jsonrpc_lines_next(&l)) != NULL) {
+			ck_assert_str_eq(line, n == 0 ? "{\"a\":1}" :
+			    "{\"b\":2}");
+			n++;
+			free(line);
+		}
+	}
+	ck_assert_int_eq(n, 2);
+	ck_assert_ptr_null(jsonrpc_lines_next(&l));
+	ck_assert_int_eq(jsonrpc_lines_feed(&l, "3}\n", 3), 0);
+	line = jsonrpc_lines_next(&l);
+	ck_assert_str_eq(line, "{\"c\":3}");
+	free(line);
+	jsonrpc_lines_clear(&l);
+}
+END_TEST
+
+START_TEST(a_line_too_long_fails)
+{
+	struct jsonrpc_lines l;
+	char *big = xmalloc(1024 * 1024);
+	int i, rc = 0;
+
+	memset(big, 'x', 1024 * 1024);
+	memset(&l, 0, sizeof l);
+	for (i = 0; i < 20 && rc == 0; i++)
+		rc = jsonrpc_lines_feed(&l, big, 1024 * 1024);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_eq(jsonrpc_lines_feed(&l, "\n", 1), -1);
+	jsonrpc_lines_clear(&l);
+	free(big);
+}
+END_TEST
+
+/* --- results, names ------------------------------------------------------- */
+
+START_TEST(result_blocks_become_text)
+{
+	json_t *r = json_loads("{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"one\"},{\"type\":\"image\",\"mimeType\":\"image/png\","
+	    "\"data\":\"AAAA\"},{\"type\":\"resource\",\"resource\":{\"uri\":"
+	    "\"file:///x\",\"text\":\"inside\"}},{\"type\":\"resource_link\","
+	    "\"uri\":\"file:///y\",\"name\":\"y\"}],\"isError\":true}", 0,
+	    NULL);
+	int err = 0;
+	char *t = mcp_content_text(r, 0, &err);
+
+	ck_assert_int_eq(err, 1);
+	ck_assert_str_eq(t, "one\n[image image/png, 4 bytes of base64, not "
+	    "shown]\ninside\n[resource link file:///y: y]");
+	free(t);
+	json_decref(r);
+	r = json_loads("{\"content\":[],\"structuredContent\":{\"n\":42}}", 0,
+	    NULL);
+	t = mcp_content_text(r, 0, &err);
+	ck_assert_int_eq(err, 0);
+	ck_assert_str_eq(t, "{\"n\":42}");
+	free(t);
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(long_results_are_cut)
+{
+	char *big = xmalloc(100001);
+	json_t *r;
+	int err;
+	char *t;
+
+	memset(big, 'y', 100000);
+	big[0] = 'H';
+	big[99999] = 'T';
+	big[100000] = '\0';
+	r = json_pack("{s:[{s:s, s:s}]}", "content", "type", "text", "text",
+	    big);
+	t = mcp_content_text(r, 1000, &err);
+	ck_assert_uint_lt(strlen(t), 1100);
+	ck_assert_int_eq(t[0], 'H');
+	ck_assert_int_eq(t[strlen(t) - 1], 'T');
+	ck_assert_ptr_nonnull(strstr(t, "99000 bytes left out"));
+	free(t);
+	json_decref(r);
+	free(big);
+}
+END_TEST
+
+START_TEST(tool_names_fit_the_apis)
+{
+	char n[MCP_NAME_MAX + 1], longer[200];
+	size_t i;
+
+	mcp_tool_name("test", "echo", n);
+	ck_assert_str_eq(n, "mcp__test__echo");
+	mcp_tool_name("my server", "fs.read/file", n);
+	ck_assert_str_eq(n, "mcp__my_server__fs_read_file");
+	memset(longer, 'z', sizeof longer - 1);
+	longer[sizeof longer - 1] = '\0';
+	mcp_tool_name("s", longer, n);
+	ck_assert_uint_eq(strlen(n), MCP_NAME_MAX);
+	for (i = 0; n[i] != '\0'; i++)
+		ck_assert(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+		    "TUVWXYZ0123456789_-", n[i]) != NULL);
+	ck_assert(mcp_is_tool_name("mcp__s__t"));
+	ck_assert(!mcp_is_tool_name("bash"));
+}
+END_TEST
+
+START_TEST(the_allow_list)
+{
+	json_t *allow = json_pack("[s, s]", "mcp__test__echo", "mcp__web__*");
+
+	ck_assert(mcp_allowed(allow, "test", "mcp__test__echo"));
+	ck_assert(!mcp_allowed(allow, "test", "mcp__test__add"));
+	ck_assert(mcp_allowed(allow, "web", "mcp__web__anything"));
+	ck_assert(!mcp_allowed(allow, "webby", "mcp__webby__x"));
+	ck_assert(!mcp_allowed(NULL, "test", "mcp__test__echo"));
+	json_decref(allow);
+}
+END_TEST
+
+START_TEST(unusable_configurations_are_named)
+{
+	static const char *const bad[] = {
+		"{\"s\": {\"args\": [\"x\"]}}",
+		"{\"s\": {\"command\": \"x\", \"args\": \"y\"}}",
+		"{\"s\": {\"command\": \"x\", \"args\": [1]}}",
+		"{\"s\": {\"type\": \"sse\", \"url\": \"http://h/\"}}",
+		"{\"s\": {\"type\": \"http\", \"url\": \"ftp://h/\"}}",
+		"{\"s\": 3}",
+		"[]",
+	};
+	struct mcp_launch launch;
+	size_t i;
+
+	memset(&launch, 0, sizeof launch);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		json_t *cfg = json_loads(bad[i], 0, NULL);
+		char *err = NULL;
+
+		ck_assert_ptr_null(mcp_set_new(cfg, &launch, NULL, NULL, &err));
+		ck_assert_msg(err != NULL && (strstr(err, "MCP server s") ||
+		    strstr(err, "mcpServers")), "%s: %s", bad[i], err);
+		free(err);
+		json_decref(cfg);
+	}
+}
+END_TEST
+
+/* --- against the test server ---------------------------------------------- */
+
+static char *wd, *program, *script;
+static int notices;
+
+static void
+setup(void)
+{
+	const char *top = getenv("top_srcdir");
+	char buf[PATH_MAX], *t = tu_tmpdir(), *path;
+
+	ck_assert_ptr_nonnull(realpath(t, buf));
+	free(t);
+	wd = xstrdup(buf);
+	program = reaperexe_self();
+	path = xasprintf("%s/tests/mcp/server.py", top ? top : "..");
+	ck_assert_ptr_nonnull(realpath(path, buf));
+	free(path);
+	script = xstrdup(buf);
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	notices = 0;
+}
+
+static void
+teardown(void)
+{
+	tu_rmtree(wd);
+	free(wd);
+	free(program);
+	free(script);
+}
+
+static void
+count_notice(void *ud, const char *text)
+{
+	(void)ud;
+	ck_assert_ptr_nonnull(strstr(text, "MCP server test"));
+	notices++;
+}
+
+/* The set of one stdio server "test"; launch must outlive it. */
+static struct mcp_set *
+test_set(struct mcp_launch *launch, int legacy, char **log)
+{
+	json_t *cfg;
+	char *err = NULL;
+	struct mcp_set *set;
+
+	memset(launch, 0, sizeof *launch);
+	launch->bo.program = program;
+	launch->bo.workdir = wd;
+	*log = xasprintf("%s/mcp.log", wd);
+	/* (--sse means nothing on stdio.) */
+	cfg = json_pack("{s:{s:s, s:[s, s, s, s]}}", "test", "command",
+	    "python3", "args", script, "--log", *log, legacy ? "--legacy" :
+	    "--sse");
+	set = mcp_set_new(cfg, launch, count_notice, NULL, &err);
+	ck_assert_msg(set != NULL, "%s", err ? err : "");
+	json_decref(cfg);
+	return set;
+}
+
+/* How often the server's log has text. */
+static int
+logged(const char *log, const char *text)
+{
+	FILE *f = fopen(log, "r");
+	char line[65536];
+	int n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strstr(line, text) != NULL)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Calls name with args (a JSON text) and returns whether it failed. */
+static int
+call(struct mcp_set *set, const char *name, const char *args,
+    struct cancel *cancel, int timeout_s, struct tool_output *o)
+{
+	json_t *in = json_loads(args, 0, NULL);
+	struct mcp_server *s;
+	char *tool = NULL;
+	int rc;
+
+	s = mcp_set_find(set, NULL, name, &tool);
+	ck_assert_msg(s != NULL, "no %s", name);
+	rc = mcp_server_call(s, tool, in, cancel, timeout_s, 4096, o);
+	free(tool);
+	json_decref(in);
+	return rc;
+}
+
+START_TEST(stdio_server_in_both_revisions)
+{
+	struct mcp_launch launch;
+	struct tool_output o = { 0, NULL };
+	json_t *list = json_array(), *t;
+	struct mcp_set *set;
+	char *log, *text;
+	size_t i;
+	int legacy;
+
+	for (legacy = 0; legacy < 2; legacy++) {
+		set = test_set(&launch, legacy, &log);
+		json_array_clear(list);
+		mcp_set_tools(set, NULL, list);
+		/* Five tools, over three pages. */
+		text = mcp_set_text(set);
+		ck_assert_msg(json_array_size(list) == 5, "%s", text);
+		free(text);
+		json_array_foreach(list, i, t)
+			ck_assert(json_is_object(json_object_get(t,
+			    "input_schema")));
+		ck_assert_int_eq(logged(log, "tools/list"), 3);
+		ck_assert_int_eq(call(set, "mcp__test__add", "{\"a\":2,"
+		    "\"b\":3}", NULL, 10, &o), 0);
+		ck_assert_str_eq(o.text, "5");
+		tool_output_clear(&o);
+		text = mcp_set_text(set);
+		ck_assert_ptr_nonnull(strstr(text, legacy ? "revision "
+		    "2025-06-18" : "revision 2026-07-28"));
+		free(text);
+		ck_assert_int_eq(logged(log, "\"initialize\""), legacy);
+		mcp_set_free(set);
+		unlink(log);
+		free(log);
+	}
+	json_decref(list);
+}
+END_TEST
+
+START_TEST(timeout_and_cancel_tell_the_server)
+{
+	struct mcp_launch launch;
+	struct tool_output o = { 0, NULL };
+	struct tu_firer f;
+	struct cancel c;
+	pthread_t th;
+	struct mcp_set *set;
+	char *log;
+
+	set = test_set(&launch, 0, &log);
+	mcp_set_tools(set, NULL, json_array());
+	ck_assert_int_eq(call(set, "mcp__test__slow", "{\"seconds\":30}",
+	    NULL, 1, &o), -1);
+	ck_assert_ptr_nonnull(strstr(o.text, "timed out after 1 s"));
+	tool_output_clear(&o);
+	cancel_init(&c);
+	memset(&f, 0, sizeof f);
+	f.cancel = &c;
+	f.after_ms = 300;
+	pthread_create(&th, NULL, tu_fire_later, &f);
+	ck_assert_int_eq(call(set, "mcp__test__slow", "{\"seconds\":30}",
+	    &c, 30, &o), -1);
+	pthread_join(th, NULL);
+	ck_assert_ptr_nonnull(strstr(o.text, "cancelled"));
+	tool_output_clear(&o);
+	cancel_destroy(&c);
+	/* The server still answers, and heard both. */
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
+	    NULL, 10, &o), 0);
+	ck_assert_str_eq(o.text, "echo: x");
+	tool_output_clear(&o);
+	ck_assert_int_eq(logged(log, "notifications/cancelled"), 2);
+	mcp_set_free(set);
+	free(log);
+}
+END_TEST
+
+START_TEST(a_dead_server_restarts_at_next_use)
+{
+	struct mcp_launch launch;
+	struct tool_output o = { 0, NULL };
+	json_t *list = json_array();
+	struct mcp_set *set;
+	char *log, *text;
+
+	set = test_set(&launch, 0, &log);
+	mcp_set_tools(set, NULL, list);
+	ck_assert_int_eq(call(set, "mcp__test__crash", "{}", NULL, 10, &o),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(o.text, "failed"));
+	tool_output_clear(&o);
+	ck_assert_int_eq(notices, 1);
+	text = mcp_set_text(set);
+	ck_assert_ptr_nonnull(strstr(text, "stopped"));
+	free(text);
+	/* Its tools are still offered; a call starts it again. */
+	json_array_clear(list);
+	mcp_set_tools(set, NULL, list);
+	ck_assert_uint_eq(json_array_size(list), 5);
+	ck_assert_int_eq(call(set, "mcp__test__grow", "{}", NULL, 10, &o), 0);
+	tool_output_clear(&o);
+	ck_assert_int_eq(logged(log, "server/discover"), 2);
+	/* grow announced a new tool: the list was read again. */
+	json_array_clear(list);
+	mcp_set_tools(set, NULL, list);
+	ck_assert_uint_eq(json_array_size(list), 6);
+	json_decref(list);
+	mcp_set_free(set);
+	free(log);
+}
+END_TEST
+
+static Suite *
+mcp_suite(void)
+{
+	Suite *s = suite_create("mcp");
+	TCase *wire = tcase_create("wire");
+	TCase *text = tcase_create("text");
+	TCase *live = tcase_create("live");
+
+	tcase_add_test(wire, request_is_one_line);
+	tcase_add_test(wire, messages_are_told_apart);
+	tcase_add_test(wire, error_text_names_the_code);
+	tcase_add_test(wire, lines_come_whole_however_cut);
+	tcase_add_test(wire, a_line_too_long_fails);
+	suite_add_tcase(s, wire);
+	tcase_add_test(text, result_blocks_become_text);
+	tcase_add_test(text, long_results_are_cut);
+	tcase_add_test(text, tool_names_fit_the_apis);
+	tcase_add_test(text, the_allow_list);
+	tcase_add_test(text, unusable_configurations_are_named);
+	suite_add_tcase(s, text);
+	tcase_add_checked_fixture(live, setup, teardown);
+	tcase_set_timeout(live, 60);
+	tcase_add_test(live, stdio_server_in_both_revisions);
+	tcase_add_test(live, timeout_and_cancel_tell_the_server);
+	tcase_add_test(live, a_dead_server_restarts_at_next_use);
+	suite_add_tcase(s, live);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
+		return reaper_main(argc, argv);
+	return tu_run(mcp_suite());
+}
