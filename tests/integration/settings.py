@@ -72,6 +72,23 @@ def test_where_each_value_came_from():
     for key in ("mcpServers", "permissions", "roles", "instructions",
                 "no-sandbox", "max-cost"):
         expect(key in rows, "--settings lacks " + key)
+    # --mcp-config's servers replace the person's mcpServers.
+    write(person, json.dumps({"mcpServers": {"mine": {"command": "a"}},
+                              "permissions": {"allow": ["mcp__mine__*"]}}))
+    mcp = os.path.join(work, "mcp.json")
+    write(mcp, json.dumps({"mcpServers": {"other": {"command": "b"}}}))
+    status, out, err, _, _ = run_huddle(["--settings", "--workdir", work],
+                                        env=env)
+    rows = shown(out)
+    expect(status == 0 and '"mine"' in rows["mcpServers"][0] and
+           rows["permissions"][1] == "your settings " + person,
+           repr((status, err, rows.get("mcpServers"))))
+    status, out, err, _, _ = run_huddle(
+        ["--settings", "--workdir", work, "--mcp-config", mcp], env=env)
+    rows = shown(out)
+    expect(status == 0 and rows["mcpServers"] == (
+        '{"other":{"command":"b"}}', "command line " + mcp),
+        repr((status, err, rows.get("mcpServers"))))
 
 
 def test_project_gates_refused(fake):
