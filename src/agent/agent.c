@@ -411,7 +411,7 @@ agent_call(struct agent *a, int round, struct llm_result *res)
 	(void)context_compact(a, 0, NULL);
 	req.system = a->system;
 	req.messages = history_build(a->transcript);
-	req.tools = tools_for(a->is_lead);
+	req.tools = tools_of(a);
 	evq_push(&t->events, EV_LLM_CALL, a->name, json_pack("{s:i}",
 	    "round", round));
 	rc = llm_call(a->llm, &req, agent_on_llm, a, res);

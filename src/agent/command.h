@@ -92,6 +92,8 @@ enum command_args {
 	    execute_worktrees, "list the worktrees")			\
 	X(TEAM, "team", "", ARGS_NONE, CMDF_REPORT, execute_team,	\
 	    "list the members, their models, tokens and cost")		\
+	X(ROLES, "roles", "", ARGS_NONE, CMDF_REPORT, execute_roles,	\
+	    "list the teammate roles and where each is defined")	\
 	X(REQUESTS, "requests", "", ARGS_NONE, CMDF_REPORT,		\
 	    execute_requests, "list the requests")			\
 	X(ZOOM, "zoom", "", ARGS_NONE, CMDF_FRONT | CMDF_SCREEN, NULL,	\

@@ -99,8 +99,7 @@ context_trigger(struct agent *a)
 static int64_t
 context_view_estimate(struct agent *a)
 {
-	json_t *view = history_build(a->transcript), *tools = tools_for(
-	    a->is_lead);
+	json_t *view = history_build(a->transcript), *tools = tools_of(a);
 	size_t bytes = (a->system ? strlen(a->system) : 0) +
 	    context_json_bytes(view) + context_json_bytes(tools);
 
@@ -459,7 +458,7 @@ context_summary(struct agent *a, json_t *view, int64_t tokens,
 	req.system = a->system;
 	req.messages = fits ? context_ask_after(view) : context_ask_text(view,
 	    (size_t)a->window / 2 * CONTEXT_BYTES_PER_TOKEN);
-	req.tools = fits ? tools_for(a->is_lead) : NULL;
+	req.tools = fits ? tools_of(a) : NULL;
 	req.tool_choice = req.tools != NULL ? "none" : NULL;
 	for (tries = 0; tries < 2 && summary == NULL; tries++) {
 		free(*err);
@@ -552,7 +551,11 @@ context_compact(struct agent *a, int force, const char *why)
 	    "after", (json_int_t)after, "at", (json_int_t)clock_wall_ms()));
 	if (agent_record(a, entry) == -1)
 		return -1;
-	/* On demand while idle, the summary is not a message to answer. */
+	/* The conversation starts afresh from the summary, so the prompt
+	 * cache does too: the system prompt is written again here, and
+	 * instruction files changed since take effect (instructions.h). */
+	free(a->system);
+	a->system = prompt_system(a->team, a);
 	if (idle)
 		a->answered = json_array_size(a->transcript);
 	a->ctx_known = 0;

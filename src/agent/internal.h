@@ -29,6 +29,8 @@ struct checker;
 struct netgate;
 struct policy;
 struct profile;
+struct role;
+struct roles;
 struct tool_output;
 
 struct agent {
@@ -94,6 +96,12 @@ struct agent {
 	ino_t			 place_ino;
 	int64_t			 reminded;	/* the task it was last
 						 * reminded of (tasks.c) */
+	/* Its role (roles.h), for a teammate spawned with a defined one:
+	 * its prompt, tools and MCP servers. NULL: no role. */
+	const struct role	*role_def;
+	/* The instruction files its system prompt holds now, for
+	 * /context (instructions.h); under the team's lock. */
+	char			*instr_sources;
 };
 
 /* How bash commands are confined. */
@@ -130,6 +138,7 @@ struct team {
 						 * worktree passes it first */
 	struct evq		 events;
 	struct policy		*policy;
+	struct roles		*roles;		/* read at open (roles.h) */
 	struct netgate		*netgate;	/* --network proxy, or NULL */
 	int64_t			 epoch_us;	/* when opened */
 
@@ -187,6 +196,22 @@ struct spawn_request {
 /* Adds and starts a teammate. Checks the name, the model and the team
  * size. Safe from any thread. */
 int team_spawn(struct team *t, const struct spawn_request *s, char **err);
+
+/* teamroles.c */
+
+/*
+ * Copies s into *out with the role it names applied (roles.h): the
+ * settings' model for that role, else the role's, else s's; a plan
+ * required and autonomy when either asks. Claude Code's model aliases
+ * (sonnet, opus, haiku) become the catalog's model of that family.
+ */
+void team_role_apply(struct team *t, const struct spawn_request *s,
+    struct spawn_request *out);
+
+/* Reads the team's roles (roles_load) into t->roles, with a notice for
+ * each file left out. Returns 0, or -1 with *err (a person's role file
+ * is wrong). */
+int team_roles_open(struct team *t, char **err);
 
 /* The options of a command run for the team (bash, a task's check) in
  * the place of profile p: its working directory, sandbox, timeout and
@@ -275,6 +300,11 @@ void context_cut_result(struct agent *a, struct tool_output *o);
 /* The tool definitions (name, description, input_schema) for a lead or a
  * teammate, as the API wants them (a new array of its own). */
 json_t *tools_for(int is_lead);
+
+/* The tools agent a is given: tools_for's, narrowed by its role; for the
+ * lead, spawn_teammate's description lists the team's roles. The same
+ * for the whole of a's life (the prompt cache needs it). */
+json_t *tools_of(struct agent *a);
 
 
 /* Runs one tool call for agent a. Bad input is a tool error. */

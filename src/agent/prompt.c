@@ -2,14 +2,21 @@
  * The system prompts: what each agent is told about the team, its tools
  * and the protocols before its conversation begins. A prompt depends only
  * on what never changes in an agent's life (its name, role, the working
- * directory, the team's options), so every request of an agent carries
- * the same one: facts that change reach the model as new messages.
+ * directory, the team's options, its role and the instruction files as
+ * they were read), so every request of an agent carries the same one:
+ * facts that change reach the model as new messages. It is written when
+ * the agent starts and again when it compacts (context.c), when the
+ * cache starts afresh anyway: only then do edited instruction files
+ * take effect.
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "agent/instructions.h"
 #include "agent/internal.h"
+#include "agent/roles.h"
 #include "tools/profile.h"
 #include "util/xmalloc.h"
 
@@ -123,8 +130,38 @@ prompt_teammate(struct team *t, struct agent *a)
 	return p;
 }
 
+/* The role's own prompt, for a teammate spawned with a defined role. */
+static char *
+prompt_role(struct agent *a)
+{
+	const struct role *r = a->role_def;
+
+	if (r == NULL || *r->prompt == '\0')
+		return xstrdup("");
+	return xasprintf("\n# Your role: %s\n\n%s\n", r->name, r->prompt);
+}
+
 char *
 prompt_system(struct team *t, struct agent *a)
 {
-	return a->is_lead ? prompt_lead(t) : prompt_teammate(t, a);
+	char *base = a->is_lead ? prompt_lead(t) : prompt_teammate(t, a);
+	char *role = prompt_role(a), *p, *old;
+	struct instructions in;
+
+	instructions_read(t->workdir, t->opts.config_dir,
+	    t->opts.instructions, &in);
+	if (in.notice != NULL)
+		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
+		    "message", "project instructions: ", in.notice));
+	p = xasprintf("%s%s%s", base, role, in.text);
+	pthread_mutex_lock(&t->lock);
+	old = a->instr_sources;
+	a->instr_sources = in.sources;
+	pthread_mutex_unlock(&t->lock);
+	in.sources = NULL;
+	free(old);
+	instructions_clear(&in);
+	free(base);
+	free(role);
+	return p;
 }

@@ -15,6 +15,7 @@
 #include "tools/fstools.h"
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/roles.h"
 #include "agent/tooldef.h"
 #include "tools/profile.h"
 #include "tools/tool.h"
@@ -668,6 +669,49 @@ tools_for(int is_lead)
 	return list;
 }
 
+/* --- roles (roles.h) ------------------------------------------------------------ */
+
+int
+tools_known(const char *name)
+{
+	const struct tool_def *d;
+	size_t i;
+
+	for (i = 0; (d = tools_nth(i)) != NULL; i++) {
+		if (strcmp(d->name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+json_t *
+tools_of(struct agent *a)
+{
+	json_t *list = tools_for(a->is_lead), *tool;
+	char *roles;
+	size_t i;
+
+	for (i = 0; i < json_array_size(list); i++) {
+		tool = json_array_get(list, i);
+		if (!role_allows_tool(a->role_def, json_string_value(
+		    json_object_get(tool, "name"))))
+			json_array_remove(list, i--);
+	}
+	if (a->is_lead && (roles = roles_describe(a->team->roles)) != NULL) {
+		json_array_foreach(list, i, tool) {
+			if (*roles != '\0' && strcmp(json_string_value(
+			    json_object_get(tool, "name")), "spawn_teammate") ==
+			    0)
+				json_object_set_new(tool, "description",
+				    json_sprintf("%s%s", json_string_value(
+				    json_object_get(tool, "description")),
+				    roles));
+		}
+		free(roles);
+	}
+	return list;
+}
+
 int
 tools_plan_blocks(struct agent *a)
 {
@@ -689,7 +733,8 @@ tools_run(struct agent *a, const char *name, json_t *input,
 		if (strcmp(e->name, name) == 0)
 			d = e;
 	}
-	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE))) {
+	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE)) ||
+	    !role_allows_tool(a->role_def, name)) {
 		tool_error(out, "there is no tool named '%s' for you", name);
 		return;
 	}
