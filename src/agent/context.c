@@ -554,6 +554,7 @@ context_compact(struct agent *a, int force, const char *why)
 	/* The conversation starts afresh from the summary, so the prompt
 	 * cache does too: the system prompt is written again here, and
 	 * instruction files changed since take effect (instructions.h). */
+	frame_build(a);
 	free(a->system);
 	a->system = prompt_system(a->team, a);
 	if (idle)

@@ -99,8 +99,14 @@ struct agent {
 	/* Its role (roles.h), for a teammate spawned with a defined one:
 	 * its prompt, tools and MCP servers. NULL: no role. */
 	const struct role	*role_def;
-	/* The instruction files its system prompt holds now, for
-	 * /context (instructions.h); under the team's lock. */
+	/* Its frame (frame.c), owned by its thread: its role's prompt and
+	 * the instructions (added to its system prompt), the lead's roles
+	 * text, the names of the tools its role leaves it (NULL: all);
+	 * and the instruction files it holds, for /context, which the
+	 * team's lock guards. */
+	char			*frame_extras;
+	char			*frame_roles;
+	json_t			*frame_tools;
 	char			*instr_sources;
 };
 
@@ -431,6 +437,17 @@ struct profile *team_sandbox_profile(struct team *t, const char *root,
 
 /* Removes the TMPDIR and frees what team_sandbox_open made. */
 void team_sandbox_close(struct team *t);
+
+/* frame.c */
+
+/* Builds agent a's frame afresh from the files (a notice when the
+ * instructions were cut) and keeps it. For a new conversation, and after
+ * a compaction. */
+void frame_build(struct agent *a);
+
+/* At the agent's start, its transcript loaded: the frame kept for it
+ * when its conversation is bound to one (--resume), else a new one. */
+void frame_open(struct agent *a);
 
 /* prompt.c */
 

@@ -7,16 +7,13 @@
  * facts that change reach the model as new messages. It is written when
  * the agent starts and again when it compacts (context.c), when the
  * cache starts afresh anyway: only then do edited instruction files
- * take effect.
+ * take effect (frame.c).
  */
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "agent/instructions.h"
 #include "agent/internal.h"
-#include "agent/roles.h"
 #include "tools/profile.h"
 #include "util/xmalloc.h"
 
@@ -130,38 +127,13 @@ prompt_teammate(struct team *t, struct agent *a)
 	return p;
 }
 
-/* The role's own prompt, for a teammate spawned with a defined role. */
-static char *
-prompt_role(struct agent *a)
-{
-	const struct role *r = a->role_def;
-
-	if (r == NULL || *r->prompt == '\0')
-		return xstrdup("");
-	return xasprintf("\n# Your role: %s\n\n%s\n", r->name, r->prompt);
-}
-
 char *
 prompt_system(struct team *t, struct agent *a)
 {
-	char *base = a->is_lead ? prompt_lead(t) : prompt_teammate(t, a);
-	char *role = prompt_role(a), *p, *old;
-	struct instructions in;
+	char *base = a->is_lead ? prompt_lead(t) : prompt_teammate(t, a), *p;
 
-	instructions_read(t->workdir, t->opts.config_dir,
-	    t->opts.instructions, &in);
-	if (in.notice != NULL)
-		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
-		    "message", "project instructions: ", in.notice));
-	p = xasprintf("%s%s%s", base, role, in.text);
-	pthread_mutex_lock(&t->lock);
-	old = a->instr_sources;
-	a->instr_sources = in.sources;
-	pthread_mutex_unlock(&t->lock);
-	in.sources = NULL;
-	free(old);
-	instructions_clear(&in);
+	/* Its role's prompt and the project's instructions (frame.c). */
+	p = xasprintf("%s%s", base, a->frame_extras ? a->frame_extras : "");
 	free(base);
-	free(role);
 	return p;
 }

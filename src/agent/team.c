@@ -339,6 +339,9 @@ agent_free(struct agent *a)
 	free(a->leave_reason);
 	free(a->failure);
 	free(a->instr_sources);
+	free(a->frame_extras);
+	free(a->frame_roles);
+	json_decref(a->frame_tools);
 	free(a->name);
 	free(a->role);
 	free(a);

@@ -684,30 +684,41 @@ tools_known(const char *name)
 	return 0;
 }
 
+/* Whether a's frame offers tool name (all, when it names none). */
+static int
+tools_offered(struct agent *a, const char *name)
+{
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(a->frame_tools, i, n) {
+		if (strcmp(json_string_value(n), name) == 0)
+			return 1;
+	}
+	return a->frame_tools == NULL;
+}
+
 json_t *
 tools_of(struct agent *a)
 {
 	json_t *list = tools_for(a->is_lead), *tool;
-	char *roles;
+	const char *roles = a->frame_roles;
 	size_t i;
 
+	/* Only the tools its frame names (frame.c), when it names them. */
 	for (i = 0; i < json_array_size(list); i++) {
 		tool = json_array_get(list, i);
-		if (!role_allows_tool(a->role_def, json_string_value(
-		    json_object_get(tool, "name"))))
+		if (!tools_offered(a, json_string_value(json_object_get(tool,
+		    "name"))))
 			json_array_remove(list, i--);
 	}
-	if (a->is_lead && (roles = roles_describe(a->team->roles)) != NULL) {
-		json_array_foreach(list, i, tool) {
-			if (*roles != '\0' && strcmp(json_string_value(
-			    json_object_get(tool, "name")), "spawn_teammate") ==
-			    0)
-				json_object_set_new(tool, "description",
-				    json_sprintf("%s%s", json_string_value(
-				    json_object_get(tool, "description")),
-				    roles));
-		}
-		free(roles);
+	json_array_foreach(list, i, tool) {
+		if (a->is_lead && roles != NULL && *roles != '\0' &&
+		    strcmp(json_string_value(json_object_get(tool, "name")),
+		    "spawn_teammate") == 0)
+			json_object_set_new(tool, "description", json_sprintf(
+			    "%s%s", json_string_value(json_object_get(tool,
+			    "description")), roles));
 	}
 	return list;
 }
@@ -734,7 +745,7 @@ tools_run(struct agent *a, const char *name, json_t *input,
 			d = e;
 	}
 	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE)) ||
-	    !role_allows_tool(a->role_def, name)) {
+	    !role_allows_tool(a->role_def, name) || !tools_offered(a, name)) {
 		tool_error(out, "there is no tool named '%s' for you", name);
 		return;
 	}
