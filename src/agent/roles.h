@@ -65,6 +65,9 @@ int role_parse(const char *text, const char *path, const char *file_name,
     enum role_origin origin, const json_t *mcp_servers, struct role *out,
     char **err);
 
+/* Adds what to the note of r. */
+void role_note(struct role *r, const char *what);
+
 /*
  * Adds r (taken over) to rs under the rules: the person's role of a name
  * wins over the project's, and .huddle/agents' over .claude/agents'; a
