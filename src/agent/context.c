@@ -553,10 +553,11 @@ context_compact(struct agent *a, int force, const char *why)
 		return -1;
 	/* The conversation starts afresh from the summary, so the prompt
 	 * cache does too: the system prompt is written again here, and
-	 * instruction files changed since take effect (instructions.h). */
+	 * instruction files changed since take effect (frame.c). */
 	frame_build(a);
 	free(a->system);
 	a->system = prompt_system(a->team, a);
+	/* On demand while idle, the summary is not a message to answer. */
 	if (idle)
 		a->answered = json_array_size(a->transcript);
 	a->ctx_known = 0;

@@ -95,6 +95,35 @@ frame_plain(struct agent *a)
 	    "they come at its next compaction)");
 }
 
+/* The role's part of the prompt, then the instructions. */
+static char *
+frame_role_text(struct agent *a, const char *instructions)
+{
+	const struct role *r = a->role_def;
+	static const char *const work[] = { "bash", "read_file", "write_file",
+	    "edit_file" };
+	char *mine = xstrdup(""), *next, *text;
+	size_t i;
+
+	if (r == NULL || (!r->has_tools && *r->prompt == '\0'))
+		return xstrdup(instructions);
+	for (i = 0; r->has_tools && i < sizeof work / sizeof *work; i++) {
+		if (!role_allows_tool(r, work[i]))
+			continue;
+		next = xasprintf("%s%s%s", mine, *mine ? ", " : "", work[i]);
+		free(mine);
+		mine = next;
+	}
+	text = xasprintf("\n# Your role: %s\n\n%s%s%s%s%s\n%s", r->name,
+	    r->has_tools ? "Of bash, read_file, write_file and edit_file, "
+	    "your role gives you only: " : "", r->has_tools ? (*mine ? mine :
+	    "none") : "", r->has_tools ? ". The others are not yours; "
+	    "your messages and task board tools are.\n\n" : "",
+	    r->prompt, *r->prompt ? "\n" : "", instructions);
+	free(mine);
+	return text;
+}
+
 void
 frame_build(struct agent *a)
 {
@@ -110,9 +139,7 @@ frame_build(struct agent *a)
 	if (in.notice != NULL)
 		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
 		    "message", "project instructions: ", in.notice));
-	a->frame_extras = r != NULL && *r->prompt != '\0' ?
-	    xasprintf("\n# Your role: %s\n\n%s\n%s", r->name, r->prompt,
-	    in.text) : xstrdup(in.text);
+	a->frame_extras = frame_role_text(a, in.text);
 	a->frame_roles = a->is_lead ? roles_describe(t->roles) : xstrdup("");
 	if (r != NULL) {
 		a->frame_tools = json_array();

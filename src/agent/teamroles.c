@@ -37,18 +37,19 @@ void
 team_role_apply(struct team *t, const struct spawn_request *s,
     struct spawn_request *out)
 {
-	const struct role *r = roles_find(t->roles, s->role);
+	struct spawn_request in = *s;	/* out may be s */
+	const struct role *r = roles_find(t->roles, in.role);
 	const char *set = json_string_value(json_object_get(json_object_get(
-	    t->opts.roles, s->role), "model"));
+	    t->opts.roles, in.role), "model"));
 
-	*out = *s;
+	*out = in;
 	if (r != NULL) {
 		if (r->model != NULL)
 			out->model = team_role_alias(t, r->model);
 		/* A role adds gates; it never takes one the lead asked for
 		 * away. */
-		out->plan_required = s->plan_required || r->plan_required;
-		out->autonomous = s->autonomous || r->autonomous;
+		out->plan_required = in.plan_required || r->plan_required;
+		out->autonomous = in.autonomous || r->autonomous;
 	}
 	if (set != NULL && *set != '\0')
 		out->model = set;

@@ -358,6 +358,9 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
+	/* What its role added (teamroles.c), for the lead to hear. */
+	team_role_apply(a->team, &s, &s);
+	model = s.model;
 	if (model != NULL && !catalog_lookup(a->team->opts.catalog, model,
 	    &info))
 		notice = xasprintf("; %s is not in the model catalog, so it "
@@ -684,13 +687,16 @@ tools_known(const char *name)
 	return 0;
 }
 
-/* Whether a's frame offers tool name (all, when it names none). */
+/* Whether a's frame offers tool name (all, when it names none). MCP
+ * tools come and go with their servers: the role alone decides. */
 static int
 tools_offered(struct agent *a, const char *name)
 {
 	json_t *n;
 	size_t i;
 
+	if (strncmp(name, "mcp__", 5) == 0)
+		return role_allows_tool(a->role_def, name);
 	json_array_foreach(a->frame_tools, i, n) {
 		if (strcmp(json_string_value(n), name) == 0)
 			return 1;
