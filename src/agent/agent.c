@@ -674,14 +674,16 @@ agent_main(void *arg)
 	char *err = NULL;
 	const char *role;
 
-	/* Written once: the system prompt never changes in an agent's
-	 * life, so every request extends the one before. */
-	a->system = prompt_system(t, a);
 	a->transcript = transcript_load(t->store, a->name, &err);
 	if (a->transcript == NULL) {
 		agent_fail(a, err);
 		a->transcript = json_array();
 	}
+	/* Written once: the system prompt never changes in an agent's
+	 * life (but at a compaction), so every request extends the one
+	 * before. */
+	frame_open(a);
+	a->system = prompt_system(t, a);
 	role = agent_last_role(a);
 	if (role != NULL && strcmp(role, "assistant") == 0)
 		a->answered = json_array_size(a->transcript);

@@ -94,6 +94,8 @@ enum command_args {
 	    "list the members, their models, tokens and cost")		\
 	X(MCP, "mcp", "", ARGS_NONE, 0, execute_mcp,			\
 	    "the MCP servers, their states and tools")			\
+	X(ROLES, "roles", "", ARGS_NONE, CMDF_REPORT, execute_roles,	\
+	    "list the teammate roles and where each is defined")	\
 	X(REQUESTS, "requests", "", ARGS_NONE, CMDF_REPORT,		\
 	    execute_requests, "list the requests")			\
 	X(ZOOM, "zoom", "", ARGS_NONE, CMDF_FRONT | CMDF_SCREEN, NULL,	\

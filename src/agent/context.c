@@ -551,6 +551,12 @@ context_compact(struct agent *a, int force, const char *why)
 	    "after", (json_int_t)after, "at", (json_int_t)clock_wall_ms()));
 	if (agent_record(a, entry) == -1)
 		return -1;
+	/* The conversation starts afresh from the summary, so the prompt
+	 * cache does too: the system prompt is written again here, and
+	 * instruction files changed since take effect (frame.c). */
+	frame_build(a);
+	free(a->system);
+	a->system = prompt_system(a->team, a);
 	/* On demand while idle, the summary is not a message to answer. */
 	if (idle)
 		a->answered = json_array_size(a->transcript);

@@ -123,6 +123,15 @@ execute_team(struct team *t, const struct command *c, const char *focus,
 	execute_report(res, execute_team_report(t));
 }
 
+/* /roles: the roles read when the team opened (agent/roles.h). */
+static void
+execute_roles(struct team *t, const struct command *c, const char *focus,
+    const char *selected, struct command_result *res)
+{
+	(void)c, (void)focus, (void)selected;
+	execute_report(res, team_roles_json(t));
+}
+
 static void
 execute_requests(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)

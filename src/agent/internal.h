@@ -31,6 +31,8 @@ struct mcp_set;
 struct netgate;
 struct policy;
 struct profile;
+struct role;
+struct roles;
 struct tool_output;
 
 struct agent {
@@ -103,6 +105,18 @@ struct agent {
 						 * list, fixed until its next
 						 * compaction (mcptools.c) */
 	int			 mcp_tools_at;	/* compactions then */
+	/* Its role (roles.h), for a teammate spawned with a defined one:
+	 * its prompt, tools and MCP servers. NULL: no role. */
+	const struct role	*role_def;
+	/* Its frame (frame.c), owned by its thread: its role's prompt and
+	 * the instructions (added to its system prompt), the lead's roles
+	 * text, the names of the tools its role leaves it (NULL: all);
+	 * and the instruction files it holds, for /context, which the
+	 * team's lock guards. */
+	char			*frame_extras;
+	char			*frame_roles;
+	json_t			*frame_tools;
+	char			*instr_sources;
 };
 
 /* How bash commands are confined. */
@@ -139,6 +153,7 @@ struct team {
 						 * worktree passes it first */
 	struct evq		 events;
 	struct policy		*policy;
+	struct roles		*roles;		/* read at open (roles.h) */
 	struct netgate		*netgate;	/* --network proxy, or NULL */
 	int64_t			 epoch_us;	/* when opened */
 
@@ -201,6 +216,22 @@ struct spawn_request {
 /* Adds and starts a teammate. Checks the name, the model and the team
  * size. Safe from any thread. */
 int team_spawn(struct team *t, const struct spawn_request *s, char **err);
+
+/* teamroles.c */
+
+/*
+ * Copies s into *out with the role it names applied (roles.h): the
+ * settings' model for that role, else the role's, else s's; a plan
+ * required and autonomy when either asks. Claude Code's model aliases
+ * (sonnet, opus, haiku) become the catalog's model of that family.
+ */
+void team_role_apply(struct team *t, const struct spawn_request *s,
+    struct spawn_request *out);
+
+/* Reads the team's roles (roles_load) into t->roles, with a notice for
+ * each file left out. Returns 0, or -1 with *err (a person's role file
+ * is wrong). */
+int team_roles_open(struct team *t, char **err);
 
 /* The options of a command run for the team (bash, a task's check) in
  * the place of profile p: its working directory, sandbox, timeout and
@@ -289,6 +320,11 @@ void context_cut_result(struct agent *a, struct tool_output *o);
 /* The tool definitions (name, description, input_schema) for a lead or a
  * teammate, as the API wants them (a new array of its own). */
 json_t *tools_for(int is_lead);
+
+/* The tools agent a is given: tools_for's, narrowed by its role; for the
+ * lead, spawn_teammate's description lists the team's roles. The same
+ * for the whole of a's life (the prompt cache needs it). */
+json_t *tools_of(struct agent *a);
 
 
 /* Runs one tool call for agent a. Bad input is a tool error. */
@@ -429,7 +465,7 @@ void mcptools_close(struct team *t);
  * tools); a server not started yet starts now. */
 void mcptools_list(struct agent *a, json_t *list);
 
-/* Agent a's whole tool list: tools_for's and the MCP tools, the latter
+/* Agent a's whole tool list: tools_of's and the MCP tools, the latter
  * as they were at its first request since its last compaction. Called
  * from a's thread only. */
 json_t *mcptools_for(struct agent *a);
@@ -438,6 +474,16 @@ json_t *mcptools_for(struct agent *a);
  * settings allow it, then calls it. */
 void mcptools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out);
+/* frame.c */
+
+/* Builds agent a's frame afresh from the files (a notice when the
+ * instructions were cut) and keeps it. For a new conversation, and after
+ * a compaction. */
+void frame_build(struct agent *a);
+
+/* At the agent's start, its transcript loaded: the frame kept for it
+ * when its conversation is bound to one (--resume), else a new one. */
+void frame_open(struct agent *a);
 
 /* prompt.c */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/roles.h"
 #include "agent/tooldef.h"
 #include "core/permbody.h"
 #include "mcp/set.h"
@@ -63,24 +64,47 @@ mcptools_close(struct team *t)
 	t->mcp_profile = NULL;
 }
 
-/* The servers agent a may use; NULL: all of them. */
+/* The servers agent a may use, its role's (roles.h) as a NULL-terminated
+ * list made once; NULL: all of them. */
 static const char *const *
 mcptools_only(struct agent *a)
 {
+	size_t n, i;
+	char *const *names = role_mcp_servers(a->role_def, &n);
+
+	if (names == NULL)
+		return NULL;
+	if (a->mcp_servers == NULL) {
+		a->mcp_servers = xcalloc(n + 1, sizeof *a->mcp_servers);
+		for (i = 0; i < n; i++)
+			a->mcp_servers[i] = xstrdup(names[i]);
+	}
 	return (const char *const *)a->mcp_servers;
 }
 
 void
 mcptools_list(struct agent *a, json_t *list)
 {
-	if (a->team->mcp != NULL)
-		mcp_set_tools(a->team->mcp, mcptools_only(a), list);
+	json_t *all, *tool;
+	size_t i;
+
+	if (a->team->mcp == NULL)
+		return;
+	all = json_array();
+	mcp_set_tools(a->team->mcp, mcptools_only(a), all);
+	/* A role that lists tools narrows its servers' tools too. */
+	json_array_foreach(all, i, tool) {
+		if (role_allows_tool(a->role_def, json_string_value(
+		    json_object_get(tool, "name"))))
+			json_array_append(list, tool);
+	}
+	json_decref(all);
 }
 
 json_t *
 mcptools_for(struct agent *a)
 {
-	json_t *list = tools_for(a->is_lead), *t;
+	json_t *list = tools_of(a), *t;
 	int at = atomic_load(&a->compactions);
 	size_t i;
 
@@ -159,7 +183,8 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 	struct mcp_server *s;
 	char *tool = NULL;
 
-	s = mcp_set_find(t->mcp, mcptools_only(a), name, &tool);
+	s = role_allows_tool(a->role_def, name) ? mcp_set_find(t->mcp,
+	    mcptools_only(a), name, &tool) : NULL;
 	if (s == NULL) {
 		tool_error(out, "there is no tool named '%s' for you", name);
 		return;

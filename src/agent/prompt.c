@@ -2,8 +2,12 @@
  * The system prompts: what each agent is told about the team, its tools
  * and the protocols before its conversation begins. A prompt depends only
  * on what never changes in an agent's life (its name, role, the working
- * directory, the team's options), so every request of an agent carries
- * the same one: facts that change reach the model as new messages.
+ * directory, the team's options, its role and the instruction files as
+ * they were read), so every request of an agent carries the same one:
+ * facts that change reach the model as new messages. It is written when
+ * the agent starts and again when it compacts (context.c), when the
+ * cache starts afresh anyway: only then do edited instruction files
+ * take effect (frame.c).
  */
 #include "config.h"
 
@@ -126,5 +130,10 @@ prompt_teammate(struct team *t, struct agent *a)
 char *
 prompt_system(struct team *t, struct agent *a)
 {
-	return a->is_lead ? prompt_lead(t) : prompt_teammate(t, a);
+	char *base = a->is_lead ? prompt_lead(t) : prompt_teammate(t, a), *p;
+
+	/* Its role's prompt and the project's instructions (frame.c). */
+	p = xasprintf("%s%s", base, a->frame_extras ? a->frame_extras : "");
+	free(base);
+	return p;
 }

@@ -17,6 +17,7 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/roles.h"
 #include "core/permbody.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
@@ -250,6 +251,10 @@ team_open(const struct team_options *o, char **err)
 			goto fail;
 	} else
 		t->policy = policy_default();
+	/* Roles: read once, so the lead's tools stay the same for its life
+	 * (roles.h). */
+	if (team_roles_open(t, err) == -1)
+		goto fail;
 	t->bus = bus_new(t->store);
 	t->proto = protocol_new(t->bus);
 	protocol_set_answerers(t->proto, REQ_PLAN_APPROVAL, o->plan_review);
@@ -327,8 +332,13 @@ team_find(struct team *t, const char *name)
 static void
 agent_free(struct agent *a)
 {
+	size_t i;
+
 	llm_client_free(a->llm);
 	json_decref(a->mcp_tools);
+	for (i = 0; a->mcp_servers != NULL && a->mcp_servers[i] != NULL; i++)
+		free(a->mcp_servers[i]);
+	free(a->mcp_servers);
 	free(a->model_id);
 	profile_free(a->home);
 	free(a->place);
@@ -339,6 +349,10 @@ agent_free(struct agent *a)
 	free(a->task);
 	free(a->leave_reason);
 	free(a->failure);
+	free(a->instr_sources);
+	free(a->frame_extras);
+	free(a->frame_roles);
+	json_decref(a->frame_tools);
 	free(a->name);
 	free(a->role);
 	free(a);
@@ -380,6 +394,7 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->name = xstrdup(name);
 	a->role = xstrdup(role ? role : "");
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
+	a->role_def = a->is_lead ? NULL : roles_find(t->roles, a->role);
 	a->status = m ? m->status : MEMBER_STARTING;
 	a->autonomous = m != NULL && m->autonomous;
 	a->model_id = xstrdup(team_model_of(t, m));
@@ -437,14 +452,20 @@ team_live_teammates(struct team *t)
 }
 
 int
-team_spawn(struct team *t, const struct spawn_request *s, char **err)
+team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 {
+	struct spawn_request with_role, *s = &with_role;
 	struct message task = { 0 };
 	struct model_info info;
 	struct llm_config cfg;
-	const char *model = s->model ? s->model : t->opts.teammate_model;
-	int autonomous = s->autonomous || t->opts.autonomous, rc, git_held = 0;
+	const char *model;
+	int autonomous, rc, git_held = 0;
 	char *base = NULL;
+
+	/* A role defined for the team sets its model and gates. */
+	team_role_apply(t, asked, &with_role);
+	model = s->model ? s->model : t->opts.teammate_model;
+	autonomous = s->autonomous || t->opts.autonomous;
 
 	if (atomic_load(&t->quitting)) {
 		*err = xstrdup("the team is shutting down");
@@ -663,6 +684,7 @@ team_context_text(struct team *t, const char *name)
 	int64_t tokens, window, before, after, at;
 	char used[NUMBER_THOUSANDS_SIZE], of[NUMBER_THOUSANDS_SIZE];
 	char b[NUMBER_THOUSANDS_SIZE], f[NUMBER_THOUSANDS_SIZE], *text, *last;
+	char *instr;
 	int n;
 
 	if (a == NULL)
@@ -680,12 +702,18 @@ team_context_text(struct team *t, const char *name)
 	last = n == 0 ? xstrdup("not compacted yet") : xasprintf("compacted "
 	    "%d time%s, the last %lld s ago: %s → %s tokens", n, n == 1 ? "" :
 	    "s", (long long)((clock_wall_ms() - at) / 1000), b, f);
+	/* The instruction files its prompt holds (instructions.h). */
+	pthread_mutex_lock(&t->lock);
+	instr = xstrdup(a->instr_sources && *a->instr_sources ?
+	    a->instr_sources : "none");
+	pthread_mutex_unlock(&t->lock);
 	text = xasprintf("%s: %s of %s tokens in its window (%lld%%), "
-	    "compacts past %lld%% %s · %s", name, used, of, window > 0 ?
-	    (long long)(tokens * 100 / window) : 0LL,
+	    "compacts past %lld%% %s · %s · instructions: %s", name, used, of,
+	    window > 0 ? (long long)(tokens * 100 / window) : 0LL,
 	    (long long)t->opts.compact_at, a->server_compaction ?
-	    "on the server" : "itself", last);
+	    "on the server" : "itself", last, instr);
 	free(last);
+	free(instr);
 	return text;
 }
 
@@ -1096,6 +1124,7 @@ team_free(struct team *t)
 	free(t->git_common);
 	free(t->git.path);
 	policy_free(t->policy);
+	roles_free(t->roles);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->task_lock);

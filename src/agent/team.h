@@ -179,6 +179,10 @@ const char *team_model_of(struct team *t, const struct member *m);
 /* The lead's model. */
 const char *team_lead_model(struct team *t);
 
+/* /roles' report: the team's roles and the files left out
+ * (agent/roles.h's roles_json). */
+json_t *team_roles_json(struct team *t);
+
 /* A line for the person: how commands are confined; and the gist of it
  * in a few words (static). */
 char *team_sandbox_text(struct team *t);

@@ -15,6 +15,7 @@
 #include "tools/fstools.h"
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/roles.h"
 #include "agent/tooldef.h"
 #include "mcp/set.h"
 #include "tools/profile.h"
@@ -358,6 +359,9 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
+	/* What its role added (teamroles.c), for the lead to hear. */
+	team_role_apply(a->team, &s, &s);
+	model = s.model;
 	if (model != NULL && !catalog_lookup(a->team->opts.catalog, model,
 	    &info))
 		notice = xasprintf("; %s is not in the model catalog, so it "
@@ -669,6 +673,63 @@ tools_for(int is_lead)
 	return list;
 }
 
+/* --- roles (roles.h) ------------------------------------------------------------ */
+
+int
+tools_known(const char *name)
+{
+	const struct tool_def *d;
+	size_t i;
+
+	for (i = 0; (d = tools_nth(i)) != NULL; i++) {
+		if (strcmp(d->name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a's frame offers tool name (all, when it names none). MCP
+ * tools come and go with their servers: the role alone decides. */
+static int
+tools_offered(struct agent *a, const char *name)
+{
+	json_t *n;
+	size_t i;
+
+	if (strncmp(name, "mcp__", 5) == 0)
+		return role_allows_tool(a->role_def, name);
+	json_array_foreach(a->frame_tools, i, n) {
+		if (strcmp(json_string_value(n), name) == 0)
+			return 1;
+	}
+	return a->frame_tools == NULL;
+}
+
+json_t *
+tools_of(struct agent *a)
+{
+	json_t *list = tools_for(a->is_lead), *tool;
+	const char *roles = a->frame_roles;
+	size_t i;
+
+	/* Only the tools its frame names (frame.c), when it names them. */
+	for (i = 0; i < json_array_size(list); i++) {
+		tool = json_array_get(list, i);
+		if (!tools_offered(a, json_string_value(json_object_get(tool,
+		    "name"))))
+			json_array_remove(list, i--);
+	}
+	json_array_foreach(list, i, tool) {
+		if (a->is_lead && roles != NULL && *roles != '\0' &&
+		    strcmp(json_string_value(json_object_get(tool, "name")),
+		    "spawn_teammate") == 0)
+			json_object_set_new(tool, "description", json_sprintf(
+			    "%s%s", json_string_value(json_object_get(tool,
+			    "description")), roles));
+	}
+	return list;
+}
+
 int
 tools_plan_blocks(struct agent *a)
 {
@@ -695,7 +756,8 @@ tools_run(struct agent *a, const char *name, json_t *input,
 		if (strcmp(e->name, name) == 0)
 			d = e;
 	}
-	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE))) {
+	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE)) ||
+	    !role_allows_tool(a->role_def, name) || !tools_offered(a, name)) {
 		tool_error(out, "there is no tool named '%s' for you", name);
 		return;
 	}

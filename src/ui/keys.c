@@ -1307,6 +1307,50 @@ keys_task_lines(struct view *v, json_t *report)
 	}
 }
 
+/* /roles' report as lines in the lead's pane. */
+static void
+keys_roles_lines(struct view *v, json_t *report)
+{
+	struct pane *lead = v->panes[0];
+	json_t *r, *n, *tools;
+	size_t i, j;
+	char *line, *list;
+
+	pane_add(lead, ROLE_DIM, json_array_size(json_object_get(report,
+	    "roles")) ? "roles:" : "roles: none defined");
+	json_array_foreach(json_object_get(report, "roles"), i, r) {
+		tools = json_object_get(r, "tools");
+		list = json_is_array(tools) ? xstrdup("") : xstrdup("all");
+		json_array_foreach(tools, j, n) {
+			char *next = xasprintf("%s%s%s", list, j ? ", " : "",
+			    json_string_value(n));
+
+			free(list);
+			list = next;
+		}
+		line = xasprintf("  %s · %s · model %s · tools: %s%s%s · %s "
+		    "(%s)%s%s", json_string_value(json_object_get(r, "name")),
+		    json_string_value(json_object_get(r, "description")),
+		    json_is_string(json_object_get(r, "model")) ?
+		    json_string_value(json_object_get(r, "model")) : "the team's",
+		    *list ? list : "the team's own only",
+		    json_is_true(json_object_get(r, "plan_required")) ?
+		    " · plan required" : "",
+		    json_is_true(json_object_get(r, "autonomous")) ?
+		    " · autonomous" : "",
+		    json_string_value(json_object_get(r, "origin")),
+		    json_string_value(json_object_get(r, "path")),
+		    json_is_string(json_object_get(r, "note")) ? " · " : "",
+		    json_is_string(json_object_get(r, "note")) ?
+		    json_string_value(json_object_get(r, "note")) : "");
+		pane_add(lead, ROLE_DIM, line);
+		free(line);
+		free(list);
+	}
+	json_array_foreach(json_object_get(report, "notices"), i, n)
+		pane_add(lead, ROLE_DIM, json_string_value(n));
+}
+
 /* A command's report, on the screen. */
 static void
 keys_report(struct view *v, enum command_kind kind, json_t *data)
@@ -1331,6 +1375,9 @@ keys_report(struct view *v, enum command_kind kind, json_t *data)
 		break;
 	case CMD_WORKTREES:
 		keys_worktree_lines(v, data);
+		break;
+	case CMD_ROLES:
+		keys_roles_lines(v, data);
 		break;
 	default:
 		break;

@@ -1,0 +1,76 @@
+/*
+ * A spawn with a role (see team_role_apply in internal.h): what the
+ * role's definition and the person's settings add to the lead's request.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/internal.h"
+#include "agent/roles.h"
+
+/* Claude Code's model aliases: the catalog's first current model of the
+ * family, else the alias as it is (the catalog may know it). */
+static const char *
+team_role_alias(struct team *t, const char *model)
+{
+	const struct catalog *c = t->opts.catalog;
+	const struct model_info *m;
+	char family[16];
+	size_t i;
+
+	if (strcmp(model, "sonnet") != 0 && strcmp(model, "opus") != 0 &&
+	    strcmp(model, "haiku") != 0)
+		return model;
+	snprintf(family, sizeof family, "-%s-", model);
+	for (i = 0; c != NULL && i < catalog_count(c); i++) {
+		m = catalog_model(c, i);
+		if (strstr(m->id, family) != NULL && m->status != NULL &&
+		    strcmp(m->status, "current") == 0)
+			return m->id;
+	}
+	return model;
+}
+
+void
+team_role_apply(struct team *t, const struct spawn_request *s,
+    struct spawn_request *out)
+{
+	struct spawn_request in = *s;	/* out may be s */
+	const struct role *r = roles_find(t->roles, in.role);
+	const char *set = json_string_value(json_object_get(json_object_get(
+	    t->opts.roles, in.role), "model"));
+
+	*out = in;
+	if (r != NULL) {
+		if (r->model != NULL)
+			out->model = team_role_alias(t, r->model);
+		/* A role adds gates; it never takes one the lead asked for
+		 * away. */
+		out->plan_required = in.plan_required || r->plan_required;
+		out->autonomous = in.autonomous || r->autonomous;
+	}
+	if (set != NULL && *set != '\0')
+		out->model = set;
+}
+
+json_t *
+team_roles_json(struct team *t)
+{
+	return roles_json(t->roles);
+}
+
+int
+team_roles_open(struct team *t, char **err)
+{
+	size_t i;
+
+	if (roles_load(t->opts.config_dir, t->workdir, t->opts.mcp_servers,
+	    &t->roles, err) == -1)
+		return -1;
+	for (i = 0; i < t->roles->nnotices; i++)
+		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
+		    "message", t->roles->notices[i]));
+	return 0;
+}

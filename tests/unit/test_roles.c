@@ -1,0 +1,448 @@
+/*
+ * Unit tests of util/frontmatter (the front matter of agent definition
+ * files), util/safefile, agent/instructions and agent/roles: parsing a
+ * role, its tools and MCP servers, and the rules that merge the
+ * person's roles with the project's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/instructions.h"
+#include "agent/roles.h"
+#include "testutil.h"
+#include "util/frontmatter.h"
+#include "util/safefile.h"
+#include "util/xmalloc.h"
+
+static void
+write_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+static void
+make_dir(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	free(path);
+}
+
+/* Parses text and expects an error that contains want. */
+static void
+fm_bad(const char *text, const char *want)
+{
+	struct frontmatter f;
+	char *err = NULL;
+
+	ck_assert_int_eq(frontmatter_parse(text, "x.md", &f, &err), -1);
+	ck_assert_msg(strstr(err, want) != NULL, "error '%s' lacks '%s'", err,
+	    want);
+	free(err);
+}
+
+START_TEST(frontmatter_reads_the_subset)
+{
+	struct frontmatter f;
+	const struct fm_field *k;
+	char *err = NULL;
+
+	ck_assert_int_eq(frontmatter_parse("---\n"
+	    "name: reviewer # a comment\n"
+	    "description: \"Reviews: code, \\\"carefully\\\"\"\n"
+	    "tools: [read_file, 'bash']\n"
+	    "# a comment line\n"
+	    "mcpServers:\n"
+	    "  - github\n"
+	    "  - \"db\"\n"
+	    "notes: |\n"
+	    "  line one\n"
+	    "    indented\n"
+	    "plan_required: true\r\n"
+	    "---\n"
+	    "The body.\n", "x.md", &f, &err), 0);
+	k = frontmatter_get(&f, "name");
+	ck_assert_str_eq(k->value, "reviewer");
+	ck_assert_int_eq(k->line, 2);
+	ck_assert_str_eq(frontmatter_get(&f, "description")->value,
+	    "Reviews: code, \"carefully\"");
+	k = frontmatter_get(&f, "tools");
+	ck_assert(k->is_list);
+	ck_assert_int_eq(k->nitems, 2);
+	ck_assert_str_eq(k->items[1], "bash");
+	k = frontmatter_get(&f, "mcpServers");
+	ck_assert(k->is_list);
+	ck_assert_int_eq(k->nitems, 2);
+	ck_assert_str_eq(k->items[1], "db");
+	ck_assert_str_eq(frontmatter_get(&f, "notes")->value,
+	    "line one\n  indented");
+	ck_assert_str_eq(frontmatter_get(&f, "plan_required")->value, "true");
+	ck_assert_str_eq(f.body, "The body.\n");
+	ck_assert_ptr_null(frontmatter_get(&f, "model"));
+	frontmatter_free(&f);
+
+	/* No front matter: all body. */
+	ck_assert_int_eq(frontmatter_parse("# Title\n", "x.md", &f, &err), 0);
+	ck_assert_int_eq(f.nfields, 0);
+	ck_assert_str_eq(f.body, "# Title\n");
+	frontmatter_free(&f);
+	/* An empty list and a bare key. */
+	ck_assert_int_eq(frontmatter_parse("---\ntools: []\nmodel:\n---\n",
+	    "x.md", &f, &err), 0);
+	ck_assert(frontmatter_get(&f, "tools")->is_list);
+	ck_assert_int_eq(frontmatter_get(&f, "tools")->nitems, 0);
+	ck_assert(!frontmatter_get(&f, "model")->is_list);
+	ck_assert_str_eq(frontmatter_get(&f, "model")->value, "");
+	frontmatter_free(&f);
+}
+END_TEST
+
+START_TEST(frontmatter_names_errors_with_file_and_line)
+{
+	fm_bad("---\nname: a\n", "x.md:1: the front matter");
+	fm_bad("---\nname: a\nname: b\n---\n", "x.md:3: name is given twice");
+	fm_bad("---\nname: a\n  nested: b\n---\n", "x.md:3: unexpected "
+	    "indentation");
+	fm_bad("---\njust words\n---\n", "x.md:2: expected a line");
+	fm_bad("---\ntools: [a, [b]]\n---\n", "x.md:2: nested");
+	fm_bad("---\ntools: [a, b\n---\n", "x.md:2: a list written");
+	fm_bad("---\nname: \"open\n---\n", "x.md:2: a quoted value is not "
+	    "closed");
+	fm_bad("---\nmeta: {a: 1}\n---\n", "x.md:2: maps");
+	fm_bad("---\n- item\n---\n", "x.md:2: a list item with no key");
+}
+END_TEST
+
+/* role_parse with the servers github and db. */
+static int
+parse(const char *text, enum role_origin origin, struct role *r, char **err)
+{
+	json_t *servers = json_pack("{s:{}, s:{}}", "github", "db");
+	int rc = role_parse(text, "agents/r.md", "r", origin, servers, r, err);
+
+	json_decref(servers);
+	return rc;
+}
+
+static void
+role_bad(const char *text, const char *want)
+{
+	struct role r;
+	char *err = NULL;
+
+	ck_assert_int_eq(parse(text, ROLE_PROJECT, &r, &err), -1);
+	ck_assert_msg(strstr(err, want) != NULL, "error '%s' lacks '%s'", err,
+	    want);
+	free(err);
+}
+
+START_TEST(role_parse_reads_a_definition)
+{
+	struct role r;
+	char *err = NULL;
+	size_t n;
+
+	ck_assert_int_eq(parse("---\nname: reviewer\ndescription: Reviews "
+	    "code\nmodel: test-cheap\ntools: read_file, mcp__github__*\n"
+	    "mcpServers: [github]\nplan_required: true\n---\n\nYou review."
+	    "\n\n", ROLE_PERSON, &r, &err), 0);
+	ck_assert_str_eq(r.name, "reviewer");
+	ck_assert_str_eq(r.description, "Reviews code");
+	ck_assert_str_eq(r.model, "test-cheap");
+	ck_assert_str_eq(r.prompt, "You review.");
+	ck_assert(r.has_tools && r.ntools == 2);
+	ck_assert(r.plan_required && !r.autonomous);
+	ck_assert(role_allows_tool(&r, "read_file"));
+	ck_assert(!role_allows_tool(&r, "bash"));
+	ck_assert(!role_allows_tool(&r, "write_file"));
+	/* The team's own tools are always given. */
+	ck_assert(role_allows_tool(&r, "send_message"));
+	ck_assert(role_allows_tool(&r, "shutdown_response"));
+	ck_assert(role_allows_tool(&r, "mcp__github__search"));
+	ck_assert(!role_allows_tool(&r, "mcp__db__query"));
+	ck_assert_ptr_nonnull(role_mcp_servers(&r, &n));
+	ck_assert_int_eq(n, 1);
+	ck_assert(role_allows_tool(NULL, "bash"));
+	role_clear(&r);
+
+	/* The file's name names a role without one; no tools key: all. */
+	ck_assert_int_eq(parse("You help.\n", ROLE_PROJECT, &r, &err), 0);
+	ck_assert_str_eq(r.name, "r");
+	ck_assert(!r.has_tools);
+	ck_assert(role_allows_tool(&r, "bash"));
+	ck_assert_ptr_null(role_mcp_servers(&r, &n));
+	role_clear(&r);
+}
+END_TEST
+
+START_TEST(role_parse_reads_claude_code_files_as_they_are)
+{
+	struct role r;
+	char *err = NULL;
+
+	ck_assert_int_eq(parse("---\nname: code-reviewer\ndescription: Use "
+	    "after changes\ntools: Read, Grep, Glob, Bash\nmodel: inherit\n"
+	    "color: blue\npermissionMode: plan\n---\nYou are a reviewer.\n",
+	    ROLE_CLAUDE, &r, &err), 0);
+	ck_assert_str_eq(r.name, "code-reviewer");
+	ck_assert_ptr_null(r.model);
+	ck_assert_int_eq(r.ntools, 2);
+	ck_assert_str_eq(r.tools[0], "read_file");
+	ck_assert_str_eq(r.tools[1], "bash");
+	ck_assert(r.plan_required);
+	ck_assert_ptr_nonnull(strstr(r.note, "Grep left out"));
+	role_clear(&r);
+	/* Claude's keys of its own are an error in huddle's folders. */
+	role_bad("---\ncolor: blue\n---\n", "agents/r.md:2: unknown key color");
+}
+END_TEST
+
+START_TEST(role_parse_refuses_what_it_cannot_honour)
+{
+	role_bad("---\ntools: [read_file, teleport]\n---\n",
+	    "agents/r.md:2: names an unknown tool: teleport");
+	role_bad("---\nname: x\nmcpServers: [github, mail]\n---\n",
+	    "agents/r.md:3: names the MCP server 'mail'");
+	role_bad("---\ntools: mcp__mail__send\n---\n",
+	    "agents/r.md:2: names the MCP server 'mail'");
+	role_bad("---\nplan_required: maybe\n---\n",
+	    "agents/r.md:2: plan_required is true or false");
+	role_bad("---\nname: Bad Name\n---\n", "agents/r.md:2: a role's name");
+	role_bad("---\nmodel: x; rm -rf /\n---\n", "agents/r.md:2: a model id");
+	role_bad("---\nname: [a, b]\n---\n", "name is one value");
+}
+END_TEST
+
+static struct role
+role_of(const char *text, enum role_origin origin)
+{
+	struct role r;
+	char *err = NULL;
+
+	ck_assert_msg(parse(text, origin, &r, &err) == 0, "%s", err);
+	return r;
+}
+
+START_TEST(roles_merge_with_the_person_first)
+{
+	struct roles *rs = xcalloc(1, sizeof *rs);
+	struct role r;
+	const struct role *got;
+
+	r = role_of("---\nname: reviewer\nmodel: mine\n---\nMine.\n",
+	    ROLE_PERSON);
+	roles_add(rs, &r);
+	/* The project's role of the same name cannot replace it: not to
+	 * drop its plan gate, not to widen its tools. */
+	r = role_of("---\nname: reviewer\nmodel: theirs\nplan_required: "
+	    "false\n---\nTheirs.\n", ROLE_PROJECT);
+	roles_add(rs, &r);
+	r = role_of("---\nname: reviewer\n---\nClaude's.\n", ROLE_CLAUDE);
+	roles_add(rs, &r);
+	got = roles_find(rs, "reviewer");
+	ck_assert_int_eq(rs->n, 1);
+	ck_assert_str_eq(got->model, "mine");
+	ck_assert_str_eq(got->prompt, "Mine.");
+	ck_assert_int_eq(rs->nnotices, 2);
+	ck_assert_ptr_nonnull(strstr(rs->notices[0], "the person's role "
+	    "reviewer"));
+
+	/* .huddle/agents wins over .claude/agents. */
+	r = role_of("---\nname: tester\n---\nClaude's.\n", ROLE_CLAUDE);
+	roles_add(rs, &r);
+	r = role_of("---\nname: tester\n---\nOurs.\n", ROLE_PROJECT);
+	roles_add(rs, &r);
+	ck_assert_str_eq(roles_find(rs, "tester")->prompt, "Ours.");
+
+	/* Only the person's roles make a teammate autonomous. */
+	r = role_of("---\nname: worker\nautonomous: true\n---\n",
+	    ROLE_PROJECT);
+	roles_add(rs, &r);
+	got = roles_find(rs, "worker");
+	ck_assert(!got->autonomous);
+	ck_assert_ptr_nonnull(strstr(got->note, "autonomous left out"));
+	r = role_of("---\nname: runner\nautonomous: true\n---\n",
+	    ROLE_PERSON);
+	roles_add(rs, &r);
+	ck_assert(roles_find(rs, "runner")->autonomous);
+	ck_assert_ptr_null(roles_find(rs, "nobody"));
+	roles_free(rs);
+}
+END_TEST
+
+START_TEST(roles_load_reads_the_folders)
+{
+	char *conf = tu_tmpdir(), *work = tu_tmpdir(), *err = NULL, *desc;
+	struct roles *rs;
+	json_t *j;
+
+	make_dir(conf, "agents");
+	write_file(conf, "agents/reviewer.md", "---\ndescription: Reviews\n"
+	    "tools: [read_file]\n---\nReview.\n");
+	make_dir(work, ".huddle");
+	make_dir(work, ".huddle/agents");
+	write_file(work, ".huddle/agents/reviewer.md", "---\ntools: [bash]\n"
+	    "---\nShadowed.\n");
+	write_file(work, ".huddle/agents/broken.md", "---\nname: x\n");
+	write_file(work, ".huddle/agents/notes.txt", "not a role");
+	make_dir(work, ".claude");
+	make_dir(work, ".claude/agents");
+	write_file(work, ".claude/agents/writer.md", "---\nname: writer\n"
+	    "description: Writes docs\ntools: Read, Write\nmodel: sonnet\n---\n"
+	    "Write.\n");
+	/* A link out of the working tree is not followed. */
+	ck_assert_int_eq(symlinkat("/etc/passwd", AT_FDCWD, xasprintf(
+	    "%s/.claude/agents/leak.md", work)), 0);
+	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), 0);
+	ck_assert_int_eq(rs->n, 2);
+	ck_assert_str_eq(roles_find(rs, "reviewer")->prompt, "Review.");
+	ck_assert_int_eq(roles_find(rs, "reviewer")->origin, ROLE_PERSON);
+	ck_assert_str_eq(roles_find(rs, "writer")->model, "sonnet");
+	ck_assert_int_eq(rs->nnotices, 3);
+	desc = roles_describe(rs);
+	ck_assert_ptr_nonnull(strstr(desc, "- reviewer: Reviews [tools: "
+	    "read_file]"));
+	ck_assert_ptr_nonnull(strstr(desc, "- writer: Writes docs [model "
+	    "sonnet]"));
+	free(desc);
+	j = roles_json(rs);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "roles")), 2);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "notices")), 3);
+	json_decref(j);
+	roles_free(rs);
+
+	/* A person's file that is wrong stops the load, named. */
+	write_file(conf, "agents/bad.md", "---\ntools: [teleport]\n---\n");
+	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "agents/bad.md:2: names an unknown "
+	    "tool"));
+	free(err);
+	tu_rmtree(conf);
+	tu_rmtree(work);
+	free(conf);
+	free(work);
+}
+END_TEST
+
+START_TEST(safefile_refuses_fifos_links_out_and_reads_a_limit)
+{
+	char *dir = tu_tmpdir(), *err = NULL, *text, *path;
+	int fd = open(dir, O_PATH | O_DIRECTORY);
+	size_t size;
+
+	write_file(dir, "a.md", "0123456789");
+	text = safefile_read(fd, "a.md", 1, 4, &size, &err);
+	ck_assert_str_eq(text, "0123");
+	ck_assert_int_eq(size, 10);
+	free(text);
+	path = xasprintf("%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	free(path);
+	ck_assert_ptr_null(safefile_read(fd, "fifo", 1, 4, &size, &err));
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	free(err);
+	path = xasprintf("%s/out", dir);
+	ck_assert_int_eq(symlink("/etc/hostname", path), 0);
+	free(path);
+	ck_assert_ptr_null(safefile_read(fd, "out", 1, 4, &size, &err));
+	ck_assert_ptr_nonnull(strstr(err, "leads out"));
+	free(err);
+	ck_assert_ptr_null(safefile_read(fd, "../x", 1, 4, &size, &err));
+	free(err);
+	ck_assert_ptr_null(safefile_read(fd, "none", 1, 4, &size, &err));
+	ck_assert_int_eq(errno, ENOENT);
+	free(err);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(instructions_prefer_agents_md_and_cap_the_size)
+{
+	char *work = tu_tmpdir(), *conf = tu_tmpdir(), *big;
+	struct instructions in;
+	json_t *extra = json_pack("[s, s]", "docs/style.md", "missing.md");
+
+	write_file(work, "CLAUDE.md", "CLAUDE-TEXT\n");
+	instructions_read(work, conf, NULL, &in);
+	ck_assert_ptr_nonnull(strstr(in.text, "CLAUDE-TEXT"));
+	ck_assert_str_eq(in.sources, "CLAUDE.md (12 B)");
+	ck_assert_ptr_null(in.notice);
+	instructions_clear(&in);
+
+	write_file(work, "AGENTS.md", "AGENTS-TEXT\n");
+	write_file(conf, "AGENTS.md", "PERSON-TEXT\n");
+	make_dir(work, "docs");
+	write_file(work, "docs/style.md", "STYLE-TEXT\n");
+	instructions_read(work, conf, extra, &in);
+	ck_assert_ptr_nonnull(strstr(in.text, "AGENTS-TEXT"));
+	ck_assert_ptr_null(strstr(in.text, "CLAUDE-TEXT"));
+	ck_assert_ptr_nonnull(strstr(in.text, "STYLE-TEXT"));
+	/* The person's first. */
+	ck_assert(strstr(in.text, "PERSON-TEXT") < strstr(in.text,
+	    "AGENTS-TEXT"));
+	ck_assert_ptr_nonnull(strstr(in.text, "not authority"));
+	ck_assert_ptr_nonnull(strstr(in.notice, "missing.md left out"));
+	instructions_clear(&in);
+
+	big = xmalloc(100 * 1024 + 1);
+	memset(big, 'x', 100 * 1024);
+	big[100 * 1024] = '\0';
+	write_file(work, "AGENTS.md", big);
+	free(big);
+	instructions_read(work, conf, extra, &in);
+	ck_assert_int_lt(strlen(in.text), INSTRUCTIONS_MAX + 2048);
+	ck_assert_ptr_nonnull(strstr(in.text, "huddle cut AGENTS.md here"));
+	ck_assert_ptr_nonnull(strstr(in.sources, "AGENTS.md (100.0 KiB, "
+	    "cut)"));
+	ck_assert_ptr_nonnull(strstr(in.sources, "docs/style.md (11 B, left "
+	    "out"));
+	ck_assert_ptr_nonnull(strstr(in.notice, "AGENTS.md was cut"));
+	instructions_clear(&in);
+	json_decref(extra);
+	tu_rmtree(work);
+	tu_rmtree(conf);
+	free(work);
+	free(conf);
+}
+END_TEST
+
+static Suite *
+roles_suite(void)
+{
+	Suite *s = suite_create("roles");
+	TCase *tc = tcase_create("roles");
+
+	tcase_add_test(tc, frontmatter_reads_the_subset);
+	tcase_add_test(tc, frontmatter_names_errors_with_file_and_line);
+	tcase_add_test(tc, role_parse_reads_a_definition);
+	tcase_add_test(tc, role_parse_reads_claude_code_files_as_they_are);
+	tcase_add_test(tc, role_parse_refuses_what_it_cannot_honour);
+	tcase_add_test(tc, roles_merge_with_the_person_first);
+	tcase_add_test(tc, roles_load_reads_the_folders);
+	tcase_add_test(tc, safefile_refuses_fifos_links_out_and_reads_a_limit);
+	tcase_add_test(tc, instructions_prefer_agents_md_and_cap_the_size);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_run(roles_suite());
+}
