@@ -3,7 +3,8 @@
  *
  * The table names each store where programs put it: beneath the home
  * directory, beneath the person's configuration or data directory (the
- * XDG variables, else ~/.config and ~/.local/share), or at an absolute
+ * usual ~/.config and ~/.local/share, and the XDG variables' folders
+ * as well when they are set), or at an absolute
  * place, where a pattern may stand for several files.
  */
 #include "config.h"
@@ -88,7 +89,19 @@ struct hidden_list {
 	size_t	 n, cap;
 };
 
-/* Adds path, and its canonical form where that differs. */
+/* Whether the list holds path already. */
+static int
+hidden_has(const struct hidden_list *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Adds path, and its canonical form where that differs; once each. */
 static void
 hidden_add(struct hidden_list *l, const char *path)
 {
@@ -99,6 +112,8 @@ hidden_add(struct hidden_list *l, const char *path)
 		if (k == 1 && (realpath(path, real) == NULL ||
 		    strcmp(real, path) == 0))
 			break;
+		if (hidden_has(l, k == 0 ? path : real))
+			continue;
 		if (l->n + 2 > l->cap) {
 			l->cap = l->cap ? l->cap * 2 : 64;
 			l->v = xrealloc(l->v, l->cap * sizeof *l->v);
@@ -108,16 +123,17 @@ hidden_add(struct hidden_list *l, const char *path)
 	l->v[l->n] = NULL;
 }
 
-/* A directory from an XDG variable (absolute only), else home/fallback;
- * canonical where it exists. */
+/* A directory from an XDG variable (absolute only; NULL when it is not
+ * set), else home/fallback; canonical where it exists. */
 static char *
 hidden_dir(const char *var, const char *home, const char *fallback)
 {
-	const char *v = getenv(var);
+	const char *v = var != NULL ? getenv(var) : NULL;
 	char real[PATH_MAX], *dir;
 
-	dir = v != NULL && *v == '/' ? xstrdup(v) : xasprintf("%s/%s", home,
-	    fallback);
+	if (var != NULL && (v == NULL || *v != '/'))
+		return NULL;
+	dir = v != NULL ? xstrdup(v) : xasprintf("%s/%s", home, fallback);
 	if (realpath(dir, real) != NULL) {
 		free(dir);
 		dir = xstrdup(real);
@@ -125,11 +141,24 @@ hidden_dir(const char *var, const char *home, const char *fallback)
 	return dir;
 }
 
+/* Adds what lies at path beneath base (NULL: nothing). */
+static void
+hidden_add_under(struct hidden_list *l, const char *base, const char *path)
+{
+	char *full;
+
+	if (base == NULL)
+		return;
+	full = xasprintf("%s/%s", strcmp(base, "/") == 0 ? "" : base, path);
+	hidden_add(l, full);
+	free(full);
+}
+
 char **
 hidden_paths(const char *home, const char *state)
 {
 	struct hidden_list l = { NULL, 0, 0 };
-	char real[PATH_MAX], *h, *config, *data, *path;
+	char real[PATH_MAX], *h, *config[2], *data[2];
 	glob_t g;
 	size_t i, j;
 
@@ -140,21 +169,28 @@ hidden_paths(const char *home, const char *state)
 		free(h);
 		h = xstrdup(real);
 	}
-	config = h ? hidden_dir("XDG_CONFIG_HOME", h, ".config") : NULL;
-	data = h ? hidden_dir("XDG_DATA_HOME", h, ".local/share") : NULL;
+	/* A store is hidden where its program looks for it: beneath the
+	 * XDG folder when the variable is set, and beneath the usual one
+	 * too, where it may have been made before the variable was. */
+	config[0] = h ? hidden_dir(NULL, h, ".config") : NULL;
+	config[1] = h ? hidden_dir("XDG_CONFIG_HOME", h, NULL) : NULL;
+	data[0] = h ? hidden_dir(NULL, h, ".local/share") : NULL;
+	data[1] = h ? hidden_dir("XDG_DATA_HOME", h, NULL) : NULL;
 	for (i = 0; i < sizeof hidden_table / sizeof *hidden_table; i++) {
-		const char *base = NULL;
+		const char *path = hidden_table[i].path;
 
 		switch (hidden_table[i].base) {
 		case HIDDEN_HOME:
-			base = h;
-			break;
+			hidden_add_under(&l, h, path);
+			continue;
 		case HIDDEN_CONFIG:
-			base = config;
-			break;
+			hidden_add_under(&l, config[0], path);
+			hidden_add_under(&l, config[1], path);
+			continue;
 		case HIDDEN_DATA:
-			base = data;
-			break;
+			hidden_add_under(&l, data[0], path);
+			hidden_add_under(&l, data[1], path);
+			continue;
 		case HIDDEN_ROOT:
 			if (strchr(hidden_table[i].path, '*') == NULL) {
 				hidden_add(&l, hidden_table[i].path);
@@ -168,18 +204,14 @@ hidden_paths(const char *home, const char *state)
 			globfree(&g);
 			continue;
 		}
-		if (base == NULL)
-			continue;
-		path = xasprintf("%s/%s", strcmp(base, "/") == 0 ? "" : base,
-		    hidden_table[i].path);
-		hidden_add(&l, path);
-		free(path);
 	}
 	if (state != NULL)
 		hidden_add(&l, state);
 	free(h);
-	free(config);
-	free(data);
+	for (i = 0; i < 2; i++) {
+		free(config[i]);
+		free(data[i]);
+	}
 	if (l.v == NULL)
 		l.v = xcalloc(1, sizeof *l.v);
 	return l.v;

@@ -158,6 +158,31 @@ START_TEST(the_table_lists_the_stores_and_the_state)
 }
 END_TEST
 
+START_TEST(xdg_folders_hide_both_places)
+{
+	char **h, *p;
+
+	/* gh's tokens may be beneath $XDG_CONFIG_HOME and beneath
+	 * ~/.config (made before the variable was set): both are hidden. */
+	setenv("XDG_CONFIG_HOME", "/elsewhere/config", 1);
+	h = hidden_paths(home, state);
+	p = xasprintf("%s/.config/gh/hosts.yml", home);
+	ck_assert_ptr_nonnull(hidden_covers(h, p));
+	free(p);
+	ck_assert_ptr_nonnull(hidden_covers(h, "/elsewhere/config/gh/x"));
+	hidden_free(h);
+	/* A relative one is no XDG folder at all. */
+	setenv("XDG_CONFIG_HOME", "config", 1);
+	h = hidden_paths(home, state);
+	ck_assert_ptr_null(hidden_covers(h, "config/gh/x"));
+	p = xasprintf("%s/.config/gh/hosts.yml", home);
+	ck_assert_ptr_nonnull(hidden_covers(h, p));
+	free(p);
+	hidden_free(h);
+	unsetenv("XDG_CONFIG_HOME");
+}
+END_TEST
+
 START_TEST(commands_cannot_read_the_stores)
 {
 	struct profile *p;
@@ -308,6 +333,7 @@ profile_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, the_table_lists_the_stores_and_the_state);
+	tcase_add_test(tc, xdg_folders_hide_both_places);
 	tcase_add_test(tc, commands_cannot_read_the_stores);
 	tcase_add_test(tc, a_writable_home_keeps_its_stores_hidden);
 	tcase_add_test(tc, readable_lets_one_store_through);
