@@ -20,6 +20,8 @@
 #define ROLE_FILE_MAX	(64 * 1024)
 /* The most of a description the lead's tool shows. */
 #define ROLE_BRIEF_MAX	300
+/* The most roles one folder gives. */
+#define ROLES_PER_FOLDER 50
 
 static void
 roles_push(char ***v, size_t *n, const char *s)
@@ -110,6 +112,15 @@ roles_dir(struct roles *rs, int base, const char *path, const char *shown,
 	}
 	if (n > 0)
 		qsort(names, n, sizeof *names, roles_cmp);
+	/* Each role adds a line to the lead's tools in every request: a
+	 * folder of the tree holding hundreds would cost on every call. */
+	if (n > ROLES_PER_FOLDER) {
+		roles_notice(rs, xasprintf("%s holds %zu roles; the first %d "
+		    "(by name) are read", shown, n, ROLES_PER_FOLDER));
+		for (i = ROLES_PER_FOLDER; i < n; i++)
+			free(names[i]);
+		n = ROLES_PER_FOLDER;
+	}
 	dfd = dirfd(d);
 	for (i = 0; i < n && rc == 0; i++) {
 		file = xasprintf("%s/%s", shown, names[i]);

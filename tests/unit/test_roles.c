@@ -338,6 +338,34 @@ START_TEST(roles_load_reads_the_folders)
 }
 END_TEST
 
+START_TEST(a_folder_gives_at_most_fifty_roles)
+{
+	char *conf = tu_tmpdir(), *work = tu_tmpdir(), *err = NULL, *name;
+	struct roles *rs;
+	int i;
+
+	make_dir(work, ".huddle");
+	make_dir(work, ".huddle/agents");
+	for (i = 0; i < 60; i++) {
+		name = xasprintf(".huddle/agents/r%02d.md", i);
+		write_file(work, name, "---\ndescription: One of many\n---\n"
+		    "Work.\n");
+		free(name);
+	}
+	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), 0);
+	ck_assert_int_eq(rs->n, 50);
+	ck_assert_ptr_nonnull(roles_find(rs, "r49"));
+	ck_assert_ptr_null(roles_find(rs, "r50"));
+	ck_assert_int_eq(rs->nnotices, 1);
+	ck_assert_ptr_nonnull(strstr(rs->notices[0], "holds 60 roles"));
+	roles_free(rs);
+	tu_rmtree(conf);
+	tu_rmtree(work);
+	free(conf);
+	free(work);
+}
+END_TEST
+
 START_TEST(safefile_refuses_fifos_links_out_and_reads_a_limit)
 {
 	char *dir = tu_tmpdir(), *err = NULL, *text, *path;
@@ -435,6 +463,7 @@ roles_suite(void)
 	tcase_add_test(tc, role_parse_refuses_what_it_cannot_honour);
 	tcase_add_test(tc, roles_merge_with_the_person_first);
 	tcase_add_test(tc, roles_load_reads_the_folders);
+	tcase_add_test(tc, a_folder_gives_at_most_fifty_roles);
 	tcase_add_test(tc, safefile_refuses_fifos_links_out_and_reads_a_limit);
 	tcase_add_test(tc, instructions_prefer_agents_md_and_cap_the_size);
 	suite_add_tcase(s, tc);
