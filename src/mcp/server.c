@@ -689,8 +689,7 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 		/* Half a request in its input: it cannot be spoken to. */
 		*err = xstrdup("it stopped reading its input");
 		x = MCP_X_DEAD;
-	} else if (x == MCP_X_DEAD)
-		*err = xstrdup("it stopped reading its input");
+	}
 	free(text);
 	sse_free(w.sse);
 	free(w.body);
