@@ -99,10 +99,19 @@ settings_mcp(const struct settings_file *f, json_t *v, char **err)
 		return settings_fail(f, "mcpServers", NULL, err, "\"mcpServers\""
 		    " takes an object of servers, as .mcp.json's mcpServers");
 	json_object_foreach(v, name, s) {
-		if (*name == '\0' || strstr(name, "__") != NULL)
+		json_t *cwd = json_object_get(s, "cwd");
+
+		if (!mcp_server_name_ok(name))
 			return settings_fail(f, "mcpServers", name, err,
-			    "the MCP server name \"%s\" must be non-empty and "
-			    "hold no \"__\"", name);
+			    "the MCP server name \"%.40s\" must be 1 to %d "
+			    "letters, digits, '_' or '-', without \"__\"",
+			    name, MCP_SERVER_NAME_MAX);
+		if (cwd != NULL && (!json_is_string(cwd) ||
+		    json_string_value(cwd)[0] != '/'))
+			return settings_fail(f, "mcpServers", name, err,
+			    "the MCP server \"%s\" needs an absolute \"cwd\": "
+			    "a relative one would start in the working tree, "
+			    "which teammates can write", name);
 		if (!json_is_object(s) || (!json_is_string(json_object_get(s,
 		    "command")) && !json_is_string(json_object_get(s,
 		    "url"))))

@@ -128,10 +128,20 @@ jsonrpc_error_text(json_t *error)
 int
 jsonrpc_lines_feed(struct jsonrpc_lines *l, const char *data, size_t n)
 {
+	size_t have;
+
 	if (l->overflow)
 		return -1;
-	if (l->len + n > JSONRPC_MAX_LINE && memchr(data, '\n', n) == NULL &&
-	    memchr(l->buf ? l->buf : "", '\n', l->len) == NULL) {
+	/* Drop what was read, once per feed (not per line). */
+	if (l->off > 0) {
+		memmove(l->buf, l->buf + l->off, l->len - l->off);
+		l->len -= l->off;
+		l->off = 0;
+	}
+	have = l->len;
+	if (have + n > JSONRPC_MAX_BUFFERED || (have + n > JSONRPC_MAX_LINE &&
+	    memchr(data, '\n', n) == NULL &&
+	    memchr(l->buf ? l->buf : "", '\n', have) == NULL)) {
 		l->overflow = 1;
 		return -1;
 	}
@@ -142,22 +152,20 @@ jsonrpc_lines_feed(struct jsonrpc_lines *l, const char *data, size_t n)
 char *
 jsonrpc_lines_next(struct jsonrpc_lines *l)
 {
-	char *nl, *line;
+	char *start, *nl, *line;
 	size_t n;
 
-	while (l->len > 0 && (nl = memchr(l->buf, '\n', l->len)) != NULL) {
-		n = (size_t)(nl - l->buf);
-		line = xmalloc(n + 1);
-		memcpy(line, l->buf, n);
-		line[n] = '\0';
-		if (n > 0 && line[n - 1] == '\r')
-			line[--n] = '\0';
-		memmove(l->buf, nl + 1, l->len - (size_t)(nl - l->buf) - 1);
-		l->len -= (size_t)(nl - l->buf) + 1;
-		if (strspn(line, " \t") == n) {
-			free(line);
+	while (l->off < l->len && (nl = memchr(start = l->buf + l->off, '\n',
+	    l->len - l->off)) != NULL) {
+		n = (size_t)(nl - start);
+		l->off += n + 1;
+		if (n > 0 && start[n - 1] == '\r')
+			n--;
+		if (strspn(start, " \t") >= n)
 			continue;
-		}
+		line = xmalloc(n + 1);
+		memcpy(line, start, n);
+		line[n] = '\0';
 		return line;
 	}
 	return NULL;

@@ -12,6 +12,9 @@
 
 /* The longest line accepted from a server. */
 #define JSONRPC_MAX_LINE	(16u * 1024 * 1024)
+/* The most bytes kept unread however they are split into lines: a
+ * reader takes the lines of each chunk before feeding the next. */
+#define JSONRPC_MAX_BUFFERED	(JSONRPC_MAX_LINE + 1024u * 1024)
 
 /* JSON-RPC's own error codes that we send or read. */
 #define JSONRPC_METHOD_NOT_FOUND	(-32601)
@@ -64,11 +67,14 @@ char *jsonrpc_error_text(json_t *error);
 /* Splits a byte stream into lines, as they arrive in pieces. */
 struct jsonrpc_lines {
 	char	*buf;
+	size_t	 off;		/* where the unread bytes start */
 	size_t	 len, cap;
-	int	 overflow;	/* a line passed JSONRPC_MAX_LINE */
+	int	 overflow;	/* a line passed JSONRPC_MAX_LINE, or the
+				 * unread bytes JSONRPC_MAX_BUFFERED */
 };
 
-/* Appends n bytes. Returns 0, or -1 once a line is too long. */
+/* Appends n bytes. Returns 0, or -1 once a line is too long or too much
+ * is left unread. */
 int jsonrpc_lines_feed(struct jsonrpc_lines *l, const char *data, size_t n);
 
 /* The next whole line without its end (CR LF or LF), malloc'd, or NULL.

@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,13 @@ static const char *const mcp_legacy_versions[] = {
 
 /* The pages of tools/list read at most. */
 #define MCP_MAX_PAGES	64
+/* What a server's tool list may put in every request of every agent:
+ * the tools kept, a description's bytes, a schema's serialized bytes. */
+#define MCP_MAX_TOOLS		100
+#define MCP_MAX_DESCRIPTION	1024
+#define MCP_MAX_SCHEMA		8192
+/* The bytes one drain of a stdio server's output reads at most. */
+#define MCP_DRAIN_MAX		(1024 * 1024)
 
 /* How an exchange ended. */
 enum mcp_x {
@@ -55,6 +64,16 @@ mcp_state_name(enum mcp_state st)
 
 /* --- configuration --------------------------------------------------------- */
 
+int
+mcp_server_name_ok(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	return n > 0 && n <= MCP_SERVER_NAME_MAX && name[n] == '\0' &&
+	    strstr(name, "__") == NULL;
+}
+
 struct mcp_server *
 mcp_server_new(const char *name, json_t *config,
     const struct mcp_launch *launch, mcp_notice_fn notice, void *ud,
@@ -64,13 +83,29 @@ mcp_server_new(const char *name, json_t *config,
 	struct mcp_server *s;
 	int http;
 
+	if (!mcp_server_name_ok(name)) {
+		*err = xasprintf("the MCP server name \"%.40s\" must be 1 to "
+		    "%d letters, digits, '_' or '-', without \"__\"", name,
+		    MCP_SERVER_NAME_MAX);
+		return NULL;
+	}
 	if (!json_is_object(config)) {
 		*err = xasprintf("MCP server %s: not a JSON object", name);
 		return NULL;
 	}
 	if (type == NULL || strcmp(type, "stdio") == 0) {
 		json_t *args = json_object_get(config, "args"), *a;
+		json_t *cwd = json_object_get(config, "cwd");
 		size_t i;
+
+		if (cwd != NULL && (!json_is_string(cwd) ||
+		    json_string_value(cwd)[0] != '/')) {
+			*err = xasprintf("MCP server %s: \"cwd\" must be an "
+			    "absolute path (a relative one would start in "
+			    "the working tree, which teammates can write)",
+			    name);
+			return NULL;
+		}
 
 		if (!json_is_string(json_object_get(config, "command"))) {
 			*err = xasprintf("MCP server %s: no \"command\" (or "
@@ -165,7 +200,7 @@ mcp_stdio_start(struct mcp_server *s, char **err)
 	json_t *env = json_object_get(s->config, "env"), *v, *a;
 	const char *cwd = json_string_value(json_object_get(s->config, "cwd"));
 	const char *key, **extra = NULL;
-	char *cmd = NULL, *dir = NULL;
+	char *cmd = NULL;
 	size_t len = 0, cap = 0, n = 0, i;
 	int rc;
 
@@ -189,42 +224,79 @@ mcp_stdio_start(struct mcp_server *s, char **err)
 	extra[n] = NULL;
 	if (n > 0)
 		bo.extra_env = extra;
-	if (cwd != NULL)
-		bo.workdir = dir = cwd[0] == '/' ? xstrdup(cwd) :
-		    xasprintf("%s/%s", bo.workdir, cwd);
+	/* Never the working tree: tools such as npx or uvx read files of
+	 * their directory (.npmrc, package.json, node_modules/.bin) that
+	 * teammates can write, and would run their code beside the
+	 * server's secrets. Only an absolute "cwd" is accepted. */
+	bo.workdir = cwd != NULL && cwd[0] == '/' ? cwd : "/";
 	bo.cancel = NULL;
 	memset(&s->proc, 0, sizeof s->proc);
 	rc = bash_start_piped(cmd, &bo, &s->proc, err);
+	/* A server that stops reading must not block huddle's writes. */
+	if (rc == 0)
+		fcntl(s->proc.in, F_SETFL, fcntl(s->proc.in, F_GETFL) |
+		    O_NONBLOCK);
 	for (i = 0; i < n; i++)
 		free((char *)extra[i]);
 	free(extra);
-	free(dir);
 	free(cmd);
 	jsonrpc_lines_clear(&s->lines);
 	return rc;
 }
 
-/* Writes a line and its newline; io is held. */
-static int
-mcp_stdio_write(struct mcp_server *s, const char *text)
+/*
+ * Writes a line and its newline; io is held. With a deadline, waits for
+ * room in the pipe until then or the cancel; with deadline < 0 (answers
+ * and notifications) writes only what fits at once, else drops the line
+ * (a pipe's write of at most PIPE_BUF bytes is whole or nothing). A
+ * request cut short leaves half a line in the pipe: *torn is set.
+ */
+static enum mcp_x
+mcp_stdio_write(struct mcp_server *s, const char *text, struct cancel *cancel,
+    int64_t deadline, int *torn)
 {
-	size_t len = strlen(text), off = 0;
-	char *line = xasprintf("%s\n", text);
+	size_t len = strlen(text) + 1, off = 0;
+	char *line;
+	struct pollfd p[2];
+	enum mcp_x x = MCP_X_OK;
 	ssize_t n;
 
-	len++;
+	if (torn != NULL)
+		*torn = 0;
+	if (deadline < 0 && len > PIPE_BUF)
+		return MCP_X_TIMEOUT;
+	line = xasprintf("%s\n", text);
 	while (off < len) {
 		n = write(s->proc.in, line + off, len - off);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			free(line);
-			return -1;
+		if (n == 0 || errno != EAGAIN) {
+			x = MCP_X_DEAD;
+			break;
 		}
-		off += (size_t)n;
+		if (deadline < 0 || clock_mono_ms() >= deadline) {
+			x = MCP_X_TIMEOUT;
+			break;
+		}
+		if (cancel != NULL && cancel_fired(cancel)) {
+			x = MCP_X_CANCELLED;
+			break;
+		}
+		p[0].fd = s->proc.in;
+		p[0].events = POLLOUT;
+		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
+		p[1].events = POLLIN;
+		poll(p, 2, (int)(deadline - clock_mono_ms() > 1000 ? 1000 :
+		    deadline - clock_mono_ms()));
 	}
+	if (torn != NULL && x != MCP_X_OK && off > 0)
+		*torn = 1;
 	free(line);
-	return 0;
+	return x;
 }
 
 /* --- messages the server sends unasked ------------------------------------- */
@@ -238,7 +310,7 @@ mcp_send_text(struct mcp_server *s, const char *text)
 	if (s->http)
 		mcp_post_note(s, text);
 	else if (s->proc.pid > 0)
-		mcp_stdio_write(s, text);
+		mcp_stdio_write(s, text, NULL, -1, NULL);
 }
 
 /* Acts on a message that is not the awaited reply: a notification or a
@@ -281,6 +353,9 @@ struct mcp_wait {
 	char			*body;		/* a JSON body */
 	size_t			 len, cap;
 	struct http_response	*resp;
+	struct cancel		*cancel;	/* HTTP: the person's, or NULL */
+	int64_t			 deadline;	/* HTTP: when to give up */
+	enum mcp_x		 stop;		/* HTTP: why on_data stopped */
 };
 
 /* Takes one message: the reply stops the wait (returns 1). */
@@ -360,26 +435,32 @@ mcp_stdio_wait(struct mcp_wait *w, struct cancel *cancel, int64_t deadline)
 	}
 }
 
-/* Reads what a stdio server sent unasked, without waiting; io is held.
- * Returns -1 when it has died. */
+/* Reads what a stdio server sent unasked, without waiting, and at most
+ * MCP_DRAIN_MAX bytes (a server that never stops writing gets its turn
+ * again at the next use); io is held. Returns -1 when it has died. */
 static int
 mcp_stdio_drain(struct mcp_server *s)
 {
-	struct mcp_wait w = { s, -1, NULL, NULL, NULL, 0, NULL, 0, 0, NULL };
+	struct mcp_wait w;
 	struct pollfd p = { s->proc.out, POLLIN, 0 };
 	char buf[65536], *line;
+	size_t total = 0;
 	ssize_t n;
 
-	while (poll(&p, 1, 0) == 1) {
+	memset(&w, 0, sizeof w);
+	w.s = s;
+	w.id = -1;
+	while (total < MCP_DRAIN_MAX && poll(&p, 1, 0) == 1) {
 		n = read(s->proc.out, buf, sizeof buf);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			break;
 		if (n <= 0 || jsonrpc_lines_feed(&s->lines, buf, (size_t)n))
 			return -1;
-	}
-	while ((line = jsonrpc_lines_next(&s->lines)) != NULL) {
-		mcp_take_text(&w, line, strlen(line));
-		free(line);
+		total += (size_t)n;
+		while ((line = jsonrpc_lines_next(&s->lines)) != NULL) {
+			mcp_take_text(&w, line, strlen(line));
+			free(line);
+		}
 	}
 	return 0;
 }
@@ -397,13 +478,28 @@ mcp_on_data(void *ud, const char *buf, size_t len)
 	struct mcp_wait *w = ud;
 	const char *ct = w->resp->content_type;
 
+	/* A server may keep a stream open for ever with keep-alives, each
+	 * of which restarts the transfer's stall timer. */
+	if (w->cancel != NULL && cancel_fired(w->cancel)) {
+		w->stop = MCP_X_CANCELLED;
+		return 1;
+	}
+	if (clock_mono_ms() >= w->deadline) {
+		w->stop = MCP_X_TIMEOUT;
+		return 1;
+	}
 	if (w->sse == NULL && w->body == NULL && ct != NULL &&
 	    strncasecmp(ct, "text/event-stream", 17) == 0) {
 		w->streaming = 1;
 		w->sse = sse_new(mcp_on_event, w);
 	}
-	if (w->streaming)
-		return sse_feed(w->sse, buf, len) > 0 ? 1 : 0;
+	if (w->streaming) {
+		int rc = sse_feed(w->sse, buf, len);
+
+		if (rc == -1)
+			w->stop = MCP_X_TRANSPORT;
+		return rc != 0 ? 1 : 0;
+	}
 	if (w->len + len > JSONRPC_MAX_LINE)
 		return 1;
 	w->body = xappend(w->body, &w->len, &w->cap, buf, len);
@@ -444,12 +540,32 @@ mcp_headers(struct mcp_server *s)
 	return l;
 }
 
+/* "scheme://host[:port]" of url (malloc'd): what errors may show, since
+ * a hosted server's address often carries a key in its user, path or
+ * query, and errors reach the model. */
+static char *
+mcp_origin(const char *url)
+{
+	const char *host = strstr(url, "://"), *end, *at;
+
+	if (host == NULL)
+		return xstrdup("(the server's address)");
+	host += 3;
+	end = host + strcspn(host, "/?#");
+	for (at = host; at < end; at++)
+		if (*at == '@')
+			host = at + 1;
+	return xasprintf("%.*s%.*s", (int)(strstr(url, "://") + 3 - url), url,
+	    (int)(end - host), host);
+}
+
 /* POSTs text; with w, reads the reply w waits for. io is held. */
 static enum mcp_x
 mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
     struct cancel *cancel, int64_t deadline, char **err)
 {
 	const char *url = json_string_value(json_object_get(s->config, "url"));
+	char *where = mcp_origin(url);
 	struct curl_slist *hdrs = mcp_headers(s);
 	struct http_response resp;
 	struct cancel own;
@@ -460,8 +576,12 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 
 	cancel_init(&own);
 	h = http_new(cancel != NULL ? cancel : &own);
-	if (w != NULL)
+	if (w != NULL) {
 		w->resp = &resp;
+		w->cancel = cancel;
+		w->deadline = deadline;
+		w->stop = MCP_X_OK;
+	}
 	r = http_post(h, url, hdrs, text, strlen(text), 10000, stall > 0 ?
 	    stall : 1, w != NULL ? mcp_on_data : NULL, w, &resp);
 	curl_slist_free_all(hdrs);
@@ -473,18 +593,24 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 	}
 	if (r == HTTP_CANCELLED)
 		x = MCP_X_CANCELLED;
+	else if (r == HTTP_STOPPED && w != NULL && w->stop == MCP_X_TRANSPORT) {
+		*err = xasprintf("%s: an event of its answer was too large",
+		    where);
+		x = MCP_X_TRANSPORT;
+	} else if (r == HTTP_STOPPED && w != NULL && w->stop != MCP_X_OK)
+		x = w->stop;
 	else if (r == HTTP_TRANSPORT && resp.timed_out)
 		x = MCP_X_TIMEOUT;
 	else if (r == HTTP_TRANSPORT) {
-		*err = xasprintf("%s: %s", url, resp.error ? resp.error :
+		*err = xasprintf("%s: %s", where, resp.error ? resp.error :
 		    "no answer");
 		x = MCP_X_TRANSPORT;
 	} else if (resp.status == 404 && s->session != NULL) {
 		/* The session ended on the server's side: start again. */
-		*err = xasprintf("%s: the server ended the session", url);
+		*err = xasprintf("%s: the server ended the session", where);
 		x = MCP_X_DEAD;
 	} else if (resp.status < 200 || resp.status >= 300) {
-		*err = xasprintf("%s: HTTP %ld%s%.200s", url, resp.status,
+		*err = xasprintf("%s: HTTP %ld%s%.200s", where, resp.status,
 		    resp.body ? ": " : "", resp.body ? resp.body : "");
 		x = MCP_X_TRANSPORT;
 	} else if (w != NULL && w->body != NULL && !w->streaming)
@@ -492,12 +618,13 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 	if (w != NULL && x == MCP_X_OK && w->result == NULL &&
 	    w->error == NULL) {
 		*err = xasprintf("%s: the answer held no reply to request "
-		    "%lld", url, (long long)w->id);
+		    "%lld", where, (long long)w->id);
 		x = MCP_X_TRANSPORT;
 	}
 	http_response_clear(&resp);
 	http_free(h);
 	cancel_destroy(&own);
+	free(where);
 	return x;
 }
 
@@ -538,7 +665,7 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	struct mcp_wait w;
 	enum mcp_x x;
 	char *text;
-	int modern;
+	int modern, torn = 0;
 
 	memset(&w, 0, sizeof w);
 	w.s = s;
@@ -555,10 +682,14 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	*err = NULL;
 	if (s->http)
 		x = mcp_http_post(s, text, &w, cancel, deadline, err);
-	else if (mcp_stdio_write(s, text) == -1)
-		x = MCP_X_DEAD;
-	else
+	else if ((x = mcp_stdio_write(s, text, cancel, deadline, &torn)) ==
+	    MCP_X_OK)
 		x = mcp_stdio_wait(&w, cancel, deadline);
+	else if (torn) {
+		/* Half a request in its input: it cannot be spoken to. */
+		*err = xstrdup("it stopped reading its input");
+		x = MCP_X_DEAD;
+	}
 	free(text);
 	sse_free(w.sse);
 	free(w.body);
@@ -708,14 +839,50 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 	return 0;
 }
 
-/* Reads the whole tool list, page by page; io is held. */
+/* Tool t as kept (a new object): its name, its description cut to
+ * MCP_MAX_DESCRIPTION bytes, its input schema when it is an object of at
+ * most MCP_MAX_SCHEMA bytes, else one that takes any object. */
+static json_t *
+mcp_tool_bounded(json_t *t)
+{
+	const char *d = json_string_value(json_object_get(t, "description"));
+	json_t *schema = json_object_get(t, "inputSchema");
+	char *text = json_is_object(schema) ? json_dumps(schema,
+	    JSON_COMPACT) : NULL, *desc;
+	size_t n = d != NULL ? strlen(d) : 0;
+	json_t *out;
+
+	if (n > MCP_MAX_DESCRIPTION) {
+		/* Cut between characters, never inside one. */
+		n = MCP_MAX_DESCRIPTION;
+		while (n > 0 && ((unsigned char)d[n] & 0xC0) == 0x80)
+			n--;
+	}
+	desc = xasprintf("%.*s%s%s", (int)n, d != NULL ? d : "", d != NULL &&
+	    strlen(d) > n ? "…" : "", text != NULL && strlen(text) >
+	    MCP_MAX_SCHEMA ? " (Its input schema was too large to pass on: "
+	    "it takes a JSON object.)" : "");
+	out = json_pack("{s:O, s:s, s:o}", "name", json_object_get(t, "name"),
+	    "description", desc, "inputSchema", text != NULL && strlen(text) <=
+	    MCP_MAX_SCHEMA ? json_incref(schema) : json_pack("{s:s}", "type",
+	    "object"));
+	if (d == NULL && strcmp(desc, "") == 0)
+		json_object_del(out, "description");
+	free(desc);
+	free(text);
+	return out;
+}
+
+/* Reads the whole tool list, page by page, within MCP_START_MS in all;
+ * keeps MCP_MAX_TOOLS of it. io is held. */
 static int
 mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 {
 	json_t *all = json_array(), *result = NULL, *t;
+	int64_t deadline = clock_mono_ms() + MCP_START_MS;
 	char *cursor = NULL;
+	size_t i, listed = 0;
 	enum mcp_x x;
-	size_t i;
 	int page;
 
 	pthread_mutex_lock(&s->lock);
@@ -725,8 +892,8 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 		const char *next;
 
 		x = mcp_request(s, "tools/list", cursor != NULL ? json_pack(
-		    "{s:s}", "cursor", cursor) : NULL, 0, cancel,
-		    clock_mono_ms() + MCP_START_MS, &result, err);
+		    "{s:s}", "cursor", cursor) : NULL, 0, cancel, deadline,
+		    &result, err);
 		free(cursor);
 		cursor = NULL;
 		if (x != MCP_X_OK) {
@@ -734,8 +901,11 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 			return -1;
 		}
 		json_array_foreach(json_object_get(result, "tools"), i, t) {
-			if (json_is_string(json_object_get(t, "name")))
-				json_array_append(all, t);
+			if (!json_is_string(json_object_get(t, "name")))
+				continue;
+			if (listed++ < MCP_MAX_TOOLS)
+				json_array_append_new(all,
+				    mcp_tool_bounded(t));
 		}
 		next = json_string_value(json_object_get(result,
 		    "nextCursor"));
@@ -745,6 +915,14 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 			break;
 	}
 	free(cursor);
+	if (listed > MCP_MAX_TOOLS) {
+		char *text = xasprintf("MCP server %s lists %zu tools; the "
+		    "agents are offered its first %d", s->name, listed,
+		    MCP_MAX_TOOLS);
+
+		mcp_tell(s, text);
+		free(text);
+	}
 	pthread_mutex_lock(&s->lock);
 	json_decref(s->tools);
 	s->tools = all;
@@ -843,8 +1021,8 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 		free(err);
 		return -1;
 	}
-	params = json_pack("{s:s, s:O}", "name", tool, "arguments",
-	    json_is_object(args) ? args : json_object());
+	params = json_pack("{s:s, s:o}", "name", tool, "arguments",
+	    json_is_object(args) ? json_incref(args) : json_object());
 	x = mcp_request(s, "tools/call", params, 0, cancel, clock_mono_ms() +
 	    (int64_t)timeout_s * 1000, &result, &err);
 	if (x == MCP_X_DEAD || x == MCP_X_TRANSPORT)
@@ -895,19 +1073,21 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 char *
 mcp_server_describe(struct mcp_server *s)
 {
-	char *out = NULL, *line;
+	char *out = NULL, *line, *origin;
 	size_t len = 0, cap = 0, i;
 	json_t *t;
 
 	pthread_mutex_lock(&s->lock);
+	origin = s->http ? mcp_origin(json_string_value(json_object_get(
+	    s->config, "url"))) : NULL;
 	line = xasprintf("%s (%s%s): %s%s%s%s%s\n", s->name,
-	    s->http ? "http " : "stdio", s->http ? json_string_value(
-	    json_object_get(s->config, "url")) : "",
+	    s->http ? "http " : "stdio", s->http ? origin : "",
 	    mcp_state_name(s->state), s->version ? ", revision " : "",
 	    s->version ? s->version : "", s->error ? " — " : "",
 	    s->error ? s->error : "");
 	out = xappend(out, &len, &cap, line, strlen(line));
 	free(line);
+	free(origin);
 	if (s->info != NULL) {
 		line = xasprintf("  server: %s\n", s->info);
 		out = xappend(out, &len, &cap, line, strlen(line));

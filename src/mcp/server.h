@@ -79,11 +79,22 @@ struct mcp_server {
 	int			 starts;	/* how often started */
 };
 
+/* The longest server name accepted. */
+#define MCP_SERVER_NAME_MAX	32
+
+/*
+ * Whether name may name a server: 1 to MCP_SERVER_NAME_MAX letters,
+ * digits, '_' or '-', without "__" (so that no two servers' tool names
+ * can meet, nor an allow rule of one reach another).
+ */
+int mcp_server_name_ok(const char *name);
+
 /*
  * A server called name from its configuration (copied): {"command",
- * "args", "env", "cwd"} (stdio; "type": "stdio" optional) or {"type":
- * "http", "url", "headers"}. Nothing is started. Returns NULL with *err
- * for a configuration it cannot use.
+ * "args", "env", "cwd" (absolute)} (stdio; "type": "stdio" optional) or
+ * {"type": "http", "url", "headers"}. Nothing is started. Returns NULL
+ * with *err for a configuration it cannot use, or a name
+ * mcp_server_name_ok refuses.
  */
 struct mcp_server *mcp_server_new(const char *name, json_t *config,
     const struct mcp_launch *launch, mcp_notice_fn notice, void *ud,

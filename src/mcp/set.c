@@ -160,10 +160,10 @@ mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
 			if (dup)
 				continue;
 			json_array_append_new(list, json_pack("{s:s, s:s, "
-			    "s:O}", "name", name, "description", d ? d :
+			    "s:o}", "name", name, "description", d ? d :
 			    "(a tool of an MCP server)", "input_schema",
-			    json_is_object(schema) ? schema : json_pack(
-			    "{s:s}", "type", "object")));
+			    json_is_object(schema) ? json_incref(schema) :
+			    json_pack("{s:s}", "type", "object")));
 		}
 		json_decref(tools);
 	}

@@ -173,8 +173,26 @@ def test_person_max_teammates_holds(fake):
         h.wait_exit()
 
 
+def test_mcp_names_and_cwd_checked():
+    """A server name beyond [A-Za-z0-9_-]{1,32}, or a relative cwd (it
+    would start in the working tree, which teammates write), is refused
+    with the server named."""
+    for servers, want in (({"my.srv": {"command": "a"}},
+                           "MCP server name \"my.srv\""),
+                          ({"mine": {"command": "a", "cwd": "tools"}},
+                           "MCP server \"mine\" needs an absolute")):
+        env, person, project, work = places()
+        write(person, json.dumps({"mcpServers": servers}))
+        status, out, err, _, _ = run_huddle(
+            ["--settings", "--workdir", work], env=env)
+        expect(status != 0 and want in err and person in err,
+               repr((status, err)))
+
+
 def main():
     r = Results()
+    r.run("MCP server names and cwd are checked",
+          test_mcp_names_and_cwd_checked)
     r.run("--settings: each value and where it came from",
           test_where_each_value_came_from)
     r.run("mistakes are named with the file and the line",

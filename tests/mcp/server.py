@@ -12,6 +12,20 @@ echo, add, slow (sleeps; honours notifications/cancelled), crash (the
 process exits), grow (adds the tool "extra" and sends
 notifications/tools/list_changed). tools/list answers in pages of two.
 --log appends one JSON line per message received.
+
+--cwd-tool adds the tool cwd, which answers the server's working directory.
+
+Hostile modes, for the client's defences:
+  --flood-pings       at a tools/call, stops reading its input and sends
+                      ping requests without end (stdio)
+  --spam-lines        once its list is read, writes short notifications
+                      without end (stdio)
+  --huge-list         lists 150 tools in one page, among them one with a
+                      long description, one with a huge input schema and
+                      one with none
+  --sse-keepalive-forever  answers tools/call with an event stream of
+                      keep-alive comments that never ends (HTTP)
+  --huge-event        answers tools/call with one event of 17 MiB (HTTP)
 """
 
 import argparse
@@ -55,10 +69,35 @@ def tools():
         {"name": "grow", "description": "Add the tool extra.",
          "inputSchema": obj},
     ]
+    if ARGS.cwd_tool:
+        out.append({"name": "cwd", "description": "Its working directory.",
+                    "inputSchema": obj})
     if STATE["grown"]:
         out.append({"name": "extra", "description": "Appeared later.",
                     "inputSchema": obj})
     return out
+
+
+def huge_tools():
+    obj = {"type": "object"}
+    out = [{"name": "t%d" % i, "description": "Tool %d." % i,
+            "inputSchema": obj} for i in range(150)]
+    out[0]["description"] = "long " + "\u00e9" * 3000
+    out[1]["inputSchema"] = dict(obj, properties={
+        "p%d" % i: {"type": "string", "description": "x" * 50}
+        for i in range(400)})
+    del out[2]["inputSchema"]
+    return out
+
+
+def spam(lock):
+    line = (json.dumps({"jsonrpc": "2.0",
+                        "method": "notifications/message",
+                        "params": {}}) + "\n").encode()
+    block = line * ((1 << 20) // len(line) + 1)
+    while True:
+        with lock:
+            os.write(1, block)
 
 
 def text(t, error=False):
@@ -86,6 +125,8 @@ def call_tool(name, args, rid, notify):
         notify({"jsonrpc": "2.0",
                 "method": "notifications/tools/list_changed"})
         return text("grown")
+    if name == "cwd" and ARGS.cwd_tool:
+        return text(os.getcwd())
     if name == "extra" and STATE["grown"]:
         return text("extra ran")
     return text("no tool %s" % name, True)
@@ -128,6 +169,9 @@ def handle(msg, notify):
             return error(rid, -32002, "not initialized")
     elif meta.get(META_VERSION) != MODERN:
         return error(rid, -32602, "no protocol version in _meta")
+    if method == "tools/list" and ARGS.huge_list:
+        return {"jsonrpc": "2.0", "id": rid, "result": {
+            "tools": huge_tools(), "resultType": "complete"}}
     if method == "tools/list":
         every = tools()
         start = int(params.get("cursor") or 0)
@@ -136,6 +180,8 @@ def handle(msg, notify):
             page["nextCursor"] = str(start + 2)
         if not ARGS.legacy:
             page["resultType"] = "complete"
+        if ARGS.spam_lines and "nextCursor" not in page:
+            STATE["spam"] = True
         return {"jsonrpc": "2.0", "id": rid, "result": page}
     if method == "tools/call":
         result = call_tool(params.get("name"),
@@ -158,11 +204,21 @@ def run_stdio():
         reply = handle(msg, send)
         if reply is not None:
             send(reply)
+        if STATE.pop("spam", False):
+            threading.Thread(target=spam, args=(out_lock,),
+                             daemon=True).start()
 
     for line in sys.stdin:
         if not line.strip():
             continue
         msg = json.loads(line)
+        if ARGS.flood_pings and msg.get("method") == "tools/call":
+            log(msg)
+            n = 0
+            while True:
+                n += 1
+                send({"jsonrpc": "2.0", "id": "ping-%d" % n,
+                      "method": "ping"})
         # Calls run beside the reading, so a cancel can reach them.
         if msg.get("method") == "tools/call":
             threading.Thread(target=work, args=(msg,), daemon=True).start()
@@ -195,6 +251,10 @@ def run_http():
                 sessions.add(new_sid)
             elif ARGS.legacy and sid not in sessions:
                 return self.reply(400 if sid is None else 404, None)
+            if msg.get("method") == "tools/call" and (
+                    ARGS.sse_keepalive_forever or ARGS.huge_event):
+                log(msg)
+                return self.reply_forever()
             notes = []
             reply = handle(msg, notes.append)
             if reply is None:
@@ -213,6 +273,22 @@ def run_http():
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def reply_forever(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                if ARGS.huge_event:
+                    self.wfile.write(b"data: " + b"x" * (17 << 20) +
+                                     b"\n\n")
+                while True:
+                    self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
 
         def reply_sse(self, msgs, sid):
             data = "".join("event: message\ndata: %s\n\n" % json.dumps(m)
@@ -242,6 +318,12 @@ def main():
     p.add_argument("--sse", action="store_true")
     p.add_argument("--port-file")
     p.add_argument("--log")
+    p.add_argument("--cwd-tool", action="store_true")
+    p.add_argument("--flood-pings", action="store_true")
+    p.add_argument("--spam-lines", action="store_true")
+    p.add_argument("--huge-list", action="store_true")
+    p.add_argument("--sse-keepalive-forever", action="store_true")
+    p.add_argument("--huge-event", action="store_true")
     ARGS = p.parse_args()
     if ARGS.http:
         run_http()

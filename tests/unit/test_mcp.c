@@ -4,15 +4,21 @@
  * result's text, tool names and the allow list, configurations refused;
  * and, against the test server (tests/mcp/server.py) on stdio through a
  * reaper, both revisions, pagination, a timeout and a cancel (the server
- * told), a death reported and the restart at the next call.
+ * told), a death reported and the restart at the next call; and hostile
+ * servers: one that floods pings and stops reading, one that writes
+ * without end, one with a huge tool list, HTTP streams kept open for
+ * ever or with an event too large, and secrets in an address.
  */
 #include "config.h"
 
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mcp/content.h"
@@ -22,7 +28,10 @@
 #include "tools/reaper.h"
 #include "tools/reaperexe.h"
 #include "util/cancel.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
+
+extern char **environ;
 
 /* --- framing and reading ------------------------------------------------- */
 
@@ -260,6 +269,87 @@ START_TEST(unusable_configurations_are_named)
 }
 END_TEST
 
+START_TEST(unread_lines_are_capped)
+{
+	struct jsonrpc_lines l;
+	char *chunk = xmalloc(1024 * 1024);
+	size_t i;
+	int rc = 0;
+
+	/* Lines, none taken: the total is capped all the same. */
+	memset(chunk, 'x', 1024 * 1024);
+	for (i = 255; i < 1024 * 1024; i += 256)
+		chunk[i] = '\n';
+	memset(&l, 0, sizeof l);
+	for (i = 0; i < 32 && rc == 0; i++)
+		rc = jsonrpc_lines_feed(&l, chunk, 1024 * 1024);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_uint_le(i, JSONRPC_MAX_BUFFERED / (1024 * 1024) + 1);
+	jsonrpc_lines_clear(&l);
+	/* Taken as they come, they never are. */
+	for (i = 0; i < 20; i++) {
+		char *line;
+		size_t n = 0, bad = 0;
+
+		ck_assert_int_eq(jsonrpc_lines_feed(&l, chunk, 1024 * 1024),
+		    0);
+		while ((line = jsonrpc_lines_next(&l)) != NULL) {
+			bad += strlen(line) != 255;
+			n++;
+			free(line);
+		}
+		ck_assert_uint_eq(n, 4096);
+		ck_assert_uint_eq(bad, 0);
+	}
+	jsonrpc_lines_clear(&l);
+	free(chunk);
+}
+END_TEST
+
+START_TEST(server_names_and_cwd_are_checked)
+{
+	static const char *const bad_names[] = {
+		"", "a b", "a.b", "a__b", "éa", "123456789012345678901234567890123",
+	};
+	static const char *const good[] = {
+		"{\"git-hub_2\": {\"command\": \"x\"}}",
+		"{\"s\": {\"command\": \"x\", \"cwd\": \"/tmp\"}}",
+		"{\"12345678901234567890123456789012\": {\"command\": \"x\"}}",
+	};
+	struct mcp_launch launch;
+	struct mcp_set *set;
+	size_t i;
+	json_t *cfg;
+	char *err = NULL;
+
+	memset(&launch, 0, sizeof launch);
+	for (i = 0; i < sizeof bad_names / sizeof *bad_names; i++) {
+		cfg = json_pack("{s:{s:s}}", bad_names[i], "command", "x");
+		ck_assert_ptr_null(mcp_set_new(cfg, &launch, NULL, NULL, &err));
+		ck_assert_msg(err != NULL && strstr(err, "MCP server name"),
+		    "%s: %s", bad_names[i], err);
+		free(err);
+		err = NULL;
+		json_decref(cfg);
+	}
+	cfg = json_loads("{\"s\": {\"command\": \"x\", \"cwd\": "
+	    "\"tools\"}}", 0, NULL);
+	ck_assert_ptr_null(mcp_set_new(cfg, &launch, NULL, NULL, &err));
+	ck_assert_msg(strstr(err, "MCP server s") && strstr(err, "absolute"),
+	    "%s", err);
+	free(err);
+	err = NULL;
+	json_decref(cfg);
+	for (i = 0; i < sizeof good / sizeof *good; i++) {
+		cfg = json_loads(good[i], 0, NULL);
+		set = mcp_set_new(cfg, &launch, NULL, NULL, &err);
+		ck_assert_msg(set != NULL, "%s: %s", good[i], err);
+		mcp_set_free(set);
+		json_decref(cfg);
+	}
+}
+END_TEST
+
 /* --- against the test server ---------------------------------------------- */
 
 static char *wd, *program, *script;
@@ -292,17 +382,22 @@ teardown(void)
 	free(script);
 }
 
+static char last_notice[4096];
+
 static void
 count_notice(void *ud, const char *text)
 {
 	(void)ud;
 	ck_assert_ptr_nonnull(strstr(text, "MCP server test"));
+	snprintf(last_notice, sizeof last_notice, "%s", text);
 	notices++;
 }
 
-/* The set of one stdio server "test"; launch must outlive it. */
+/* The set of one stdio server "test" started with flag (and cwd, when
+ * not NULL); launch must outlive it. */
 static struct mcp_set *
-test_set(struct mcp_launch *launch, int legacy, char **log)
+test_set_mode(struct mcp_launch *launch, const char *flag, const char *cwd,
+    char **log)
 {
 	json_t *cfg;
 	char *err = NULL;
@@ -312,14 +407,69 @@ test_set(struct mcp_launch *launch, int legacy, char **log)
 	launch->bo.program = program;
 	launch->bo.workdir = wd;
 	*log = xasprintf("%s/mcp.log", wd);
-	/* (--sse means nothing on stdio.) */
 	cfg = json_pack("{s:{s:s, s:[s, s, s, s]}}", "test", "command",
-	    "python3", "args", script, "--log", *log, legacy ? "--legacy" :
-	    "--sse");
+	    "python3", "args", script, "--log", *log, flag);
+	if (cwd != NULL)
+		json_object_set_new(json_object_get(cfg, "test"), "cwd",
+		    json_string(cwd));
 	set = mcp_set_new(cfg, launch, count_notice, NULL, &err);
 	ck_assert_msg(set != NULL, "%s", err ? err : "");
 	json_decref(cfg);
 	return set;
+}
+
+/* The set of one stdio server "test"; launch must outlive it. */
+static struct mcp_set *
+test_set(struct mcp_launch *launch, int legacy, char **log)
+{
+	/* (--sse means nothing on stdio.) */
+	return test_set_mode(launch, legacy ? "--legacy" : "--sse", NULL,
+	    log);
+}
+
+/* The set of the HTTP server "test" at url. */
+static struct mcp_set *
+http_set(const char *url)
+{
+	json_t *cfg = json_pack("{s:{s:s, s:s}}", "test", "type", "http",
+	    "url", url);
+	char *err = NULL;
+	struct mcp_set *set = mcp_set_new(cfg, NULL, count_notice, NULL,
+	    &err);
+
+	ck_assert_msg(set != NULL, "%s", err ? err : "");
+	json_decref(cfg);
+	return set;
+}
+
+/* Starts the HTTP test server with flag; *port gets its port. */
+static pid_t
+http_server(const char *flag, int *port)
+{
+	char *pf = xasprintf("%s/port", wd), buf[32];
+	char *argv[] = { "python3", script, "--http", "--port-file", pf,
+	    (char *)flag, NULL };
+	int64_t until = clock_mono_ms() + 20000;
+	FILE *f = NULL;
+	pid_t pid;
+
+	ck_assert_int_eq(posix_spawnp(&pid, "python3", NULL, NULL, argv,
+	    environ), 0);
+	while (clock_mono_ms() < until && (f = fopen(pf, "r")) == NULL)
+		usleep(20000);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	fclose(f);
+	free(pf);
+	*port = atoi(buf);
+	return pid;
+}
+
+static void
+http_server_end(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 /* How often the server's log has text. */
@@ -469,6 +619,199 @@ START_TEST(a_dead_server_restarts_at_next_use)
 }
 END_TEST
 
+START_TEST(stdio_server_runs_in_root_or_its_cwd)
+{
+	struct mcp_launch launch;
+	struct tool_output o = { 0, NULL };
+	struct mcp_set *set;
+	char *log;
+
+	/* Never in the working tree, which teammates can write. */
+	set = test_set_mode(&launch, "--cwd-tool", NULL, &log);
+	mcp_set_tools(set, NULL, json_array());
+	ck_assert_int_eq(call(set, "mcp__test__cwd", "{}", NULL, 10, &o), 0);
+	ck_assert_str_eq(o.text, "/");
+	tool_output_clear(&o);
+	mcp_set_free(set);
+	free(log);
+	set = test_set_mode(&launch, "--cwd-tool", "/tmp", &log);
+	mcp_set_tools(set, NULL, json_array());
+	ck_assert_int_eq(call(set, "mcp__test__cwd", "{}", NULL, 10, &o), 0);
+	ck_assert_str_eq(o.text, "/tmp");
+	tool_output_clear(&o);
+	mcp_set_free(set);
+	free(log);
+}
+END_TEST
+
+START_TEST(a_server_that_floods_pings_cannot_block)
+{
+	struct mcp_launch launch;
+	struct tool_output o = { 0, NULL };
+	struct tu_firer f;
+	struct cancel c;
+	pthread_t th;
+	struct mcp_set *set;
+	int64_t t0;
+	char *log;
+
+	set = test_set_mode(&launch, "--flood-pings", NULL, &log);
+	mcp_set_tools(set, NULL, json_array());
+	/* It stops reading at the call: its pings' answers are dropped
+	 * once its input is full, and the deadline holds. */
+	t0 = clock_mono_ms();
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
+	    NULL, 2, &o), -1);
+	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
+	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
+	tool_output_clear(&o);
+	/* A request that cannot even be written yields to the cancel. */
+	cancel_init(&c);
+	memset(&f, 0, sizeof f);
+	f.cancel = &c;
+	f.after_ms = 300;
+	pthread_create(&th, NULL, tu_fire_later, &f);
+	t0 = clock_mono_ms();
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"y\"}",
+	    &c, 60, &o), -1);
+	pthread_join(th, NULL);
+	ck_assert_msg(strstr(o.text, "cancelled") != NULL, "%s", o.text);
+	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
+	tool_output_clear(&o);
+	cancel_destroy(&c);
+	/* And it can be ended. */
+	mcp_set_free(set);
+	free(log);
+}
+END_TEST
+
+START_TEST(a_server_that_never_stops_writing)
+{
+	struct mcp_launch launch;
+	json_t *list = json_array();
+	struct mcp_set *set;
+	char *log, *text;
+	int i;
+
+	set = test_set_mode(&launch, "--spam-lines", NULL, &log);
+	mcp_set_tools(set, NULL, list);
+	ck_assert_uint_eq(json_array_size(list), 5);
+	/* Each look at it reads a bounded part of its output. */
+	for (i = 0; i < 5; i++) {
+		json_array_clear(list);
+		mcp_set_tools(set, NULL, list);
+		ck_assert_uint_eq(json_array_size(list), 5);
+	}
+	text = mcp_set_text(set);
+	ck_assert_msg(strstr(text, "ready") != NULL, "%s", text);
+	free(text);
+	json_decref(list);
+	mcp_set_free(set);
+	free(log);
+}
+END_TEST
+
+START_TEST(a_huge_tool_list_is_bounded)
+{
+	struct mcp_launch launch;
+	json_t *list = json_array(), *t;
+	struct mcp_set *set;
+	const char *d;
+	char *log, *schema;
+	size_t i;
+
+	set = test_set_mode(&launch, "--huge-list", NULL, &log);
+	mcp_set_tools(set, NULL, list);
+	ck_assert_uint_eq(json_array_size(list), 100);
+	ck_assert_int_eq(notices, 1);
+	ck_assert_ptr_nonnull(strstr(last_notice, "150 tools"));
+	json_array_foreach(list, i, t) {
+		d = json_string_value(json_object_get(t, "description"));
+		schema = json_dumps(json_object_get(t, "input_schema"),
+		    JSON_COMPACT);
+		ck_assert_uint_le(strlen(d), 1024 + 100);
+		ck_assert_uint_le(strlen(schema), 8192);
+		if (i == 0)
+			ck_assert_ptr_nonnull(strstr(d, "é…"));
+		if (i == 1) {
+			ck_assert_str_eq(schema, "{\"type\":\"object\"}");
+			ck_assert_ptr_nonnull(strstr(d, "too large"));
+		}
+		free(schema);
+	}
+	json_decref(list);
+	mcp_set_free(set);
+	free(log);
+}
+END_TEST
+
+START_TEST(an_http_stream_kept_open_for_ever)
+{
+	struct tool_output o = { 0, NULL };
+	struct mcp_set *set;
+	int64_t t0;
+	char *url;
+	int port;
+	pid_t pid = http_server("--sse-keepalive-forever", &port);
+
+	url = xasprintf("http://127.0.0.1:%d/mcp", port);
+	set = http_set(url);
+	mcp_set_tools(set, NULL, json_array());
+	t0 = clock_mono_ms();
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
+	    NULL, 2, &o), -1);
+	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
+	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
+	tool_output_clear(&o);
+	mcp_set_free(set);
+	free(url);
+	http_server_end(pid);
+}
+END_TEST
+
+START_TEST(an_http_event_too_large)
+{
+	struct tool_output o = { 0, NULL };
+	struct mcp_set *set;
+	char *url;
+	int port;
+	pid_t pid = http_server("--huge-event", &port);
+
+	url = xasprintf("http://127.0.0.1:%d/mcp", port);
+	set = http_set(url);
+	mcp_set_tools(set, NULL, json_array());
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
+	    NULL, 20, &o), -1);
+	ck_assert_msg(strstr(o.text, "too large") != NULL, "%s", o.text);
+	tool_output_clear(&o);
+	mcp_set_free(set);
+	free(url);
+	http_server_end(pid);
+}
+END_TEST
+
+START_TEST(errors_show_no_secret_of_the_address)
+{
+	struct mcp_set *set;
+	char *text;
+
+	/* Nothing listens on port 1. */
+	set = http_set("http://user:sekret@127.0.0.1:1/key-in-path?token=abc");
+	mcp_set_tools(set, NULL, json_array());
+	ck_assert_int_eq(notices, 1);
+	ck_assert_msg(strstr(last_notice, "http://127.0.0.1:1") != NULL,
+	    "%s", last_notice);
+	text = mcp_set_text(set);
+	ck_assert(strstr(text, "http://127.0.0.1:1") != NULL);
+	ck_assert_msg(strstr(last_notice, "sekret") == NULL && strstr(
+	    last_notice, "key-in") == NULL && strstr(last_notice, "token") ==
+	    NULL && strstr(text, "sekret") == NULL && strstr(text, "key-in") ==
+	    NULL, "%s\n%s", last_notice, text);
+	free(text);
+	mcp_set_free(set);
+}
+END_TEST
+
 static Suite *
 mcp_suite(void)
 {
@@ -482,18 +825,27 @@ mcp_suite(void)
 	tcase_add_test(wire, error_text_names_the_code);
 	tcase_add_test(wire, lines_come_whole_however_cut);
 	tcase_add_test(wire, a_line_too_long_fails);
+	tcase_add_test(wire, unread_lines_are_capped);
 	suite_add_tcase(s, wire);
 	tcase_add_test(text, result_blocks_become_text);
 	tcase_add_test(text, long_results_are_cut);
 	tcase_add_test(text, tool_names_fit_the_apis);
 	tcase_add_test(text, the_allow_list);
 	tcase_add_test(text, unusable_configurations_are_named);
+	tcase_add_test(text, server_names_and_cwd_are_checked);
 	suite_add_tcase(s, text);
 	tcase_add_checked_fixture(live, setup, teardown);
 	tcase_set_timeout(live, 60);
 	tcase_add_test(live, stdio_server_in_both_revisions);
 	tcase_add_test(live, timeout_and_cancel_tell_the_server);
 	tcase_add_test(live, a_dead_server_restarts_at_next_use);
+	tcase_add_test(live, stdio_server_runs_in_root_or_its_cwd);
+	tcase_add_test(live, a_server_that_floods_pings_cannot_block);
+	tcase_add_test(live, a_server_that_never_stops_writing);
+	tcase_add_test(live, a_huge_tool_list_is_bounded);
+	tcase_add_test(live, an_http_stream_kept_open_for_ever);
+	tcase_add_test(live, an_http_event_too_large);
+	tcase_add_test(live, errors_show_no_secret_of_the_address);
 	suite_add_tcase(s, live);
 	return s;
 }
