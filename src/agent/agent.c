@@ -439,10 +439,14 @@ agent_arm(struct agent *a)
 }
 
 /* The person interrupted the turn: the history stays valid (every tool
- * call has its result), the model is told, and the agent waits. */
+ * call has its result), the model is told, and the agent waits for the
+ * person's next message. What came in meanwhile goes in first, answered
+ * with the rest: a notice left over from the turn (a permission's
+ * answer) must not start the model again by itself. */
 static void
 agent_interrupted(struct agent *a)
 {
+	agent_drain(a, 0);
 	agent_record(a, transcript_user_text("(The person interrupted your "
 	    "turn here. Wait for their next message.)"));
 	a->answered = json_array_size(a->transcript);
