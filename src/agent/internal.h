@@ -498,6 +498,11 @@ void mcpoffers_ask(struct team *t);
  * an approved server joins the set. */
 void mcpoffers_settle(struct team *t);
 
+/* Whether server name came from the project's .mcp.json (approved):
+ * the settings' list of tools allowed without asking does not cover
+ * it. */
+int mcpoffers_is_project(struct team *t, const char *name);
+
 /* /mcp's lines on offers not approved (malloc'd), or NULL. */
 char *mcpoffers_text(struct team *t);
 

@@ -368,6 +368,23 @@ mcpoffers_settle(struct team *t)
 	pthread_mutex_unlock(&o->lock);
 }
 
+int
+mcpoffers_is_project(struct team *t, const char *name)
+{
+	struct mcpoffers *o = t->mcp_offers;
+	size_t i;
+	int is = 0;
+
+	if (o == NULL)
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	for (i = 0; i < o->n && !is; i++)
+		is = o->items[i].answer == MCPOFFER_APPROVED &&
+		    strcmp(o->items[i].name, name) == 0;
+	pthread_mutex_unlock(&o->lock);
+	return is;
+}
+
 char *
 mcpoffers_text(struct team *t)
 {

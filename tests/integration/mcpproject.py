@@ -3,7 +3,8 @@
 person once, as a permission request from huddle that shows what would
 run and where it comes from. Approved, the server's tools reach a
 teammate spawned after, and --resume does not ask again; rejected, it is
-not asked again either; an edited entry is asked again. A .mcp.json that
+not asked again either; an edited entry is asked again. Its tools ask
+before every call, whatever the person allows by name. A .mcp.json that
 links out of the working tree is refused, and so are a project server
 the person's own configuration names and a project HTTP server.
 """
@@ -73,7 +74,13 @@ def test_approved(fake):
         say("carl", "Done."),
         call("carl", "shutdown_response", request_id="{{request_id}}",
              approve=True))
-    with Huddle(fake, workdir=work) as h:
+    # The person allows every tool of a server "proj" of their own: that
+    # does not reach the project's server of that name.
+    conf = tempfile.mkdtemp(prefix="huddle-conf-")
+    os.makedirs(os.path.join(conf, "huddle"))
+    with open(os.path.join(conf, "huddle", "settings.json"), "w") as f:
+        json.dump({"permissions": {"allow": ["mcp__proj__*"]}}, f)
+    with Huddle(fake, workdir=work, env={"XDG_CONFIG_HOME": conf}) as h:
         req = h.wait(ev("request", type="permission", status="pending",
                         permission=is_offer), what="the offer")
         p = req["permission"]
