@@ -308,8 +308,8 @@ mcp_allowed(json_t *allow, const char *server, const char *name)
 char *
 mcp_set_text(struct mcp_set *set)
 {
-	char *out = NULL, *d, *origin;
-	size_t len = 0, cap = 0, i, n;
+	char *out = NULL, *d, *origin, *nl;
+	size_t len = 0, cap = 0, i, n, head;
 	struct mcp_server **all = mcp_set_snapshot(set, &n);
 
 	if (n == 0) {
@@ -319,16 +319,20 @@ mcp_set_text(struct mcp_set *set)
 	}
 	for (i = 0; i < n; i++) {
 		d = mcp_server_describe(all[i]);
-		out = xappend(out, &len, &cap, d, strlen(d));
-		free(d);
+		/* Where it came from, under its first line. */
+		nl = strchr(d, '\n');
+		head = nl != NULL ? (size_t)(nl - d) + 1 : strlen(d);
+		out = xappend(out, &len, &cap, d, head);
 		pthread_mutex_lock(&set->lock);
-		origin = set->origins[i] != NULL ? xasprintf("  from: %s\n",
-		    set->origins[i]) : NULL;
+		origin = set->origins[i] != NULL ? xasprintf("%s  from: %s\n",
+		    nl != NULL ? "" : "\n", set->origins[i]) : NULL;
 		pthread_mutex_unlock(&set->lock);
 		if (origin != NULL) {
 			out = xappend(out, &len, &cap, origin, strlen(origin));
 			free(origin);
 		}
+		out = xappend(out, &len, &cap, d + head, strlen(d + head));
+		free(d);
 	}
 	free(all);
 	while (len > 0 && out[len - 1] == '\n')
