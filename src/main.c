@@ -371,6 +371,8 @@ team_options_fill(struct team_options *to, const struct options *o,
 	to->verify = o->verify;
 	to->worktrees = o->worktrees;
 	to->mcp_servers = o->mcp_servers;
+	to->mcp_origin = o->from[OPT_MCP_SERVERS] == OPT_FROM_CMDLINE ?
+	    "--mcp-config" : "the person's settings";
 	to->mcp_allow = o->permissions ? json_object_get(o->permissions,
 	    "allow") : NULL;
 	to->roles = o->roles;

@@ -113,6 +113,11 @@ agent_lead_feed(void *ud, const struct message *m)
 
 	if (m->type == MSG_TASK_COMPLETED)
 		return json_is_true(json_object_get(m->metadata, "feed"));
+	/* huddle's own offers (a project's MCP servers) are the person's
+	 * to answer: the lead's model is not told of them. */
+	if (m->type == MSG_PERMISSION_REQUEST && strcmp(m->from, MSG_SYSTEM) ==
+	    0)
+		return 0;
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;
 	return roster_take_awaited_tx(a->team->store, m->from);

@@ -181,6 +181,8 @@ struct team {
 	struct mcp_set		*mcp;
 	struct mcp_launch	*mcp_launch;
 	struct profile		*mcp_profile;
+	struct mcpoffers	*mcp_offers;	/* a project's .mcp.json
+						 * (mcpoffers.c); NULL: none */
 
 	/* The updated_at of each task's last event, by task number: an
 	 * event older than one told already is dropped (team.c). */
@@ -454,6 +456,9 @@ void team_sandbox_close(struct team *t);
 
 /* mcptools.c */
 
+/* A server stopped or failed: a notice on the screen (ud: the team). */
+void mcptools_notice(void *ud, const char *text);
+
 /* Makes the team's MCP servers from its options (none start yet).
  * Returns 0 or -1 with *err. */
 int mcptools_open(struct team *t, char **err);
@@ -474,6 +479,36 @@ json_t *mcptools_for(struct agent *a);
  * settings allow it, then calls it. */
 void mcptools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out);
+/* mcpoffers.c: a project's .mcp.json */
+
+/* Reads the working tree's .mcp.json and what the person answered
+ * before; notices name what is refused or ignored. Returns how many of
+ * its servers may yet join (approved, or to be asked). */
+size_t mcpoffers_open(struct team *t);
+
+/* Adds the servers approved before to the team's set (made by then). */
+void mcpoffers_start(struct team *t);
+
+/* Offers the person each server not answered yet (a permission request
+ * from huddle); an offer a previous run left pending is withdrawn
+ * first and asked again. */
+void mcpoffers_ask(struct team *t);
+
+/* Takes in the decisions made since: an answer is kept in the store,
+ * an approved server joins the set. */
+void mcpoffers_settle(struct team *t);
+
+/* Whether server name came from the project's .mcp.json (approved):
+ * the settings' list of tools allowed without asking does not cover
+ * it. */
+int mcpoffers_is_project(struct team *t, const char *name);
+
+/* /mcp's lines on offers not approved (malloc'd), or NULL. */
+char *mcpoffers_text(struct team *t);
+
+/* Frees what mcpoffers_open made. */
+void mcpoffers_close(struct team *t);
+
 /* frame.c */
 
 /* Builds agent a's frame afresh from the files (a notice when the

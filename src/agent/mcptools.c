@@ -20,8 +20,7 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
-/* A server stopped or failed: a notice on the screen. */
-static void
+void
 mcptools_notice(void *ud, const char *text)
 {
 	struct team *t = ud;
@@ -33,12 +32,16 @@ int
 mcptools_open(struct team *t, char **err)
 {
 	char *why = NULL;
+	size_t offered = mcpoffers_open(t);
+	const char *name;
+	json_t *cfg;
 
-	if (json_object_size(t->opts.mcp_servers) == 0)
+	if (json_object_size(t->opts.mcp_servers) == 0 && offered == 0)
 		return 0;
 	/* The servers' own profile: the working tree as commands see it
 	 * (what they read, write and reach), built apart from any
-	 * agent's so that none of theirs is shared. */
+	 * agent's so that none of theirs is shared. A project's servers
+	 * get the same. */
 	if ((t->mcp_profile = team_sandbox_profile(t, t->workdir, 0,
 	    &why)) == NULL) {
 		*err = xasprintf("MCP servers: %s", why);
@@ -47,15 +50,31 @@ mcptools_open(struct team *t, char **err)
 	}
 	t->mcp_launch = xcalloc(1, sizeof *t->mcp_launch);
 	team_bash_options(t, t->mcp_profile, NULL, &t->mcp_launch->bo);
-	if ((t->mcp = mcp_set_new(t->opts.mcp_servers, t->mcp_launch,
-	    mcptools_notice, t, err)) == NULL)
+	if ((t->mcp = mcp_set_new(NULL, t->mcp_launch, mcptools_notice, t,
+	    err)) == NULL)
 		return -1;
+	if (t->opts.mcp_servers != NULL &&
+	    !json_is_object(t->opts.mcp_servers)) {
+		*err = xstrdup("\"mcpServers\" must be an object of servers "
+		    "by name");
+		return -1;
+	}
+	json_object_foreach(t->opts.mcp_servers, name, cfg) {
+		if (mcp_set_add(t->mcp, name, cfg, t->opts.mcp_origin,
+		    t->mcp_launch, mcptools_notice, t, err) == -1)
+			return -1;
+	}
+	/* The project's servers the person approved before. */
+	mcpoffers_start(t);
 	return 0;
 }
 
 void
 mcptools_close(struct team *t)
 {
+	/* A decision made just before the quit is kept. */
+	mcpoffers_settle(t);
+	mcpoffers_close(t);
 	mcp_set_free(t->mcp);
 	t->mcp = NULL;
 	free(t->mcp_launch);
@@ -90,6 +109,7 @@ mcptools_list(struct agent *a, json_t *list)
 
 	if (a->team->mcp == NULL)
 		return;
+	mcpoffers_settle(a->team);
 	all = json_array();
 	mcp_set_tools(a->team->mcp, mcptools_only(a), all);
 	/* A role that lists tools narrows its servers' tools too. */
@@ -193,7 +213,8 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 		tool_error(out, "plan not approved yet: call submit_plan with "
 		    "your plan and wait for its approval before using MCP "
 		    "tools");
-	} else if (mcp_allowed(t->opts.mcp_allow, s->name, name) ||
+	} else if ((mcp_allowed(t->opts.mcp_allow, s->name, name) &&
+	    !mcpoffers_is_project(t, s->name)) ||
 	    mcptools_permit(a, s->name, tool, name, input, out) == 0) {
 		log_printf("%s: MCP %s", a->name, name);
 		mcp_server_call(s, tool, input, &a->cancel,
@@ -205,5 +226,20 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 char *
 team_mcp_text(struct team *t)
 {
-	return mcp_set_text(t->mcp);
+	char *text, *offers, *both;
+
+	mcpoffers_settle(t);
+	text = mcp_set_text(t->mcp);
+	if ((offers = mcpoffers_text(t)) == NULL)
+		return text;
+	if (mcp_set_count(t->mcp) == 0) {
+		free(text);
+		text = xstrdup("no MCP server is in use");
+	}
+	both = xasprintf("%s\n%s", text, offers);
+	free(text);
+	free(offers);
+	while (*both != '\0' && both[strlen(both) - 1] == '\n')
+		both[strlen(both) - 1] = '\0';
+	return both;
 }

@@ -736,6 +736,7 @@ team_start(struct team *t, char **err)
 	int rc = 0;
 
 	permit_forget(t);
+	mcpoffers_ask(t);
 	n = roster_list(t->store, &m);
 	for (i = 0; i < n && rc == 0; i++) {
 		if (m[i].status == MEMBER_TERMINATED)

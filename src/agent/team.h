@@ -77,6 +77,8 @@ struct team_options {
 						 * (util/configdir.h) */
 	json_t			*mcp_servers;	/* name -> server, the shape
 						 * of .mcp.json's mcpServers */
+	const char		*mcp_origin;	/* where they came from, for
+						 * /mcp ("settings", …) */
 	json_t			*mcp_allow;	/* array of MCP tool names
 						 * ("mcp__S__T", "mcp__S__*")
 						 * that run without asking */

@@ -369,12 +369,12 @@ protocol_request(struct protocol *p, enum req_type type, const char *from,
 	if (store_begin(p->store, err) == -1)
 		return -1;
 	/* A shutdown may come from the person (or from huddle, for the
-	 * quit), and so may a command to permit that a model wrote but the
-	 * person's own /task done runs; a plan belongs to a member, whose
-	 * gate approval acts on. */
+	 * quit), and so may a permission: a command that a model wrote but
+	 * the person's own /task done runs, or (from huddle) a project's
+	 * MCP server offered to the person; a plan belongs to a member,
+	 * whose gate approval acts on. */
 	if (proto_from_outside(from) ? !(type == REQ_SHUTDOWN ||
-	    (type == REQ_PERMISSION && strcmp(from, MSG_USER) == 0)) :
-	    !proto_is_live(p->store, from)) {
+	    type == REQ_PERMISSION) : !proto_is_live(p->store, from)) {
 		*err = xasprintf("'%s' cannot ask for %s: not a live member of "
 		    "the team", from, k->name);
 		goto done;

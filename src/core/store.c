@@ -148,6 +148,14 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE tasks ADD COLUMN worktree TEXT;"
 	"CREATE INDEX tasks_by_worktree ON tasks(worktree, status)"
 	"  WHERE worktree IS NOT NULL;",
+	/* 6 -> 7: the person's answers to a project's MCP servers, by
+	 * name and digest of the configuration (core/mcpoffer.h). */
+	"CREATE TABLE mcp_offers ("
+	"  name TEXT NOT NULL,"
+	"  digest TEXT NOT NULL,"
+	"  approved INTEGER NOT NULL CHECK (approved IN (0, 1)),"
+	"  decided_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, digest));",
 };
 
 /* bytes as people read them: "1 GiB", "512 KiB" (malloc'd). */
@@ -286,7 +294,7 @@ store_room(struct store *s, enum store_use use, char **err)
 static const char *const store_objects[] = {
 	"members", "messages", "messages_undelivered", "requests",
 	"requests_by_status", "transcripts", "tasks", "tasks_by_status",
-	"task_deps", "worktrees", "tasks_by_worktree",
+	"task_deps", "worktrees", "tasks_by_worktree", "mcp_offers",
 };
 
 /* Refuses a database holding schema objects huddle did not make. */

@@ -3,16 +3,38 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcp/set.h"
 #include "util/xmalloc.h"
 
+/* Servers are added, never removed, while agents read the set: the lock
+ * guards the arrays, and readers work on a copy of the pointers. */
 struct mcp_set {
+	pthread_mutex_t		 lock;
 	struct mcp_server	**servers;
-	size_t			 n;
+	char			**origins;	/* each server's, or NULL */
+	size_t			 n, cap;
 };
+
+/* The servers now (NULL-terminated copy; free it), under the lock. */
+static struct mcp_server **
+mcp_set_snapshot(struct mcp_set *set, size_t *n)
+{
+	struct mcp_server **out;
+
+	*n = 0;
+	if (set == NULL)
+		return xcalloc(1, sizeof *out);
+	pthread_mutex_lock(&set->lock);
+	out = xcalloc(set->n + 1, sizeof *out);
+	memcpy(out, set->servers, set->n * sizeof *out);
+	*n = set->n;
+	pthread_mutex_unlock(&set->lock);
+	return out;
+}
 
 struct mcp_set *
 mcp_set_new(json_t *servers, const struct mcp_launch *launch,
@@ -22,25 +44,53 @@ mcp_set_new(json_t *servers, const struct mcp_launch *launch,
 	const char *name;
 	json_t *cfg;
 
+	pthread_mutex_init(&set->lock, NULL);
 	if (servers != NULL && !json_is_object(servers)) {
 		*err = xstrdup("\"mcpServers\" must be an object of servers "
 		    "by name");
-		free(set);
+		mcp_set_free(set);
 		return NULL;
 	}
-	set->servers = xcalloc(json_object_size(servers) + 1,
-	    sizeof *set->servers);
 	json_object_foreach(servers, name, cfg) {
-		struct mcp_server *s = mcp_server_new(name, cfg, launch,
-		    notice, ud, err);
-
-		if (s == NULL) {
+		if (mcp_set_add(set, name, cfg, NULL, launch, notice, ud,
+		    err) == -1) {
 			mcp_set_free(set);
 			return NULL;
 		}
-		set->servers[set->n++] = s;
 	}
 	return set;
+}
+
+int
+mcp_set_add(struct mcp_set *set, const char *name, json_t *config,
+    const char *origin, const struct mcp_launch *launch,
+    mcp_notice_fn notice, void *ud, char **err)
+{
+	struct mcp_server *s;
+	size_t i;
+
+	pthread_mutex_lock(&set->lock);
+	for (i = 0; i < set->n; i++) {
+		if (strcmp(set->servers[i]->name, name) == 0) {
+			pthread_mutex_unlock(&set->lock);
+			*err = xasprintf("there is an MCP server named \"%s\" "
+			    "already", name);
+			return -1;
+		}
+	}
+	pthread_mutex_unlock(&set->lock);
+	if ((s = mcp_server_new(name, config, launch, notice, ud, err)) ==
+	    NULL)
+		return -1;
+	pthread_mutex_lock(&set->lock);
+	set->servers = xgrow(set->servers, &set->cap, set->n + 1,
+	    sizeof *set->servers);
+	set->origins = xrealloc(set->origins, set->cap *
+	    sizeof *set->origins);
+	set->servers[set->n] = s;
+	set->origins[set->n++] = xstrdup_or_null(origin);
+	pthread_mutex_unlock(&set->lock);
+	return 0;
 }
 
 json_t *
@@ -71,16 +121,42 @@ mcp_set_free(struct mcp_set *set)
 
 	if (set == NULL)
 		return;
-	for (i = 0; i < set->n; i++)
+	for (i = 0; i < set->n; i++) {
 		mcp_server_free(set->servers[i]);
+		free(set->origins[i]);
+	}
 	free(set->servers);
+	free(set->origins);
+	pthread_mutex_destroy(&set->lock);
 	free(set);
 }
 
 size_t
-mcp_set_count(const struct mcp_set *set)
+mcp_set_count(struct mcp_set *set)
 {
-	return set != NULL ? set->n : 0;
+	size_t n;
+
+	if (set == NULL)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	n = set->n;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+int
+mcp_set_has_name(struct mcp_set *set, const char *name)
+{
+	size_t i;
+	int has = 0;
+
+	if (set == NULL)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	for (i = 0; i < set->n && !has; i++)
+		has = strcmp(set->servers[i]->name, name) == 0;
+	pthread_mutex_unlock(&set->lock);
+	return has;
 }
 
 /* Appends s, made safe for a tool name, to out (of len bytes so far). */
@@ -133,11 +209,12 @@ void
 mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
 {
 	char name[MCP_NAME_MAX + 1];
-	size_t i, j, k;
+	size_t i, j, k, n;
+	struct mcp_server **all = mcp_set_snapshot(set, &n);
 	json_t *tools, *t;
 
-	for (i = 0; set != NULL && i < set->n; i++) {
-		struct mcp_server *s = set->servers[i];
+	for (i = 0; i < n; i++) {
+		struct mcp_server *s = all[i];
 
 		if (!mcp_set_has(only, s))
 			continue;
@@ -167,6 +244,7 @@ mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
 		}
 		json_decref(tools);
 	}
+	free(all);
 }
 
 struct mcp_server *
@@ -174,29 +252,32 @@ mcp_set_find(struct mcp_set *set, const char *const *only, const char *name,
     char **tool)
 {
 	char have[MCP_NAME_MAX + 1];
-	size_t i, j;
+	size_t i, j, n;
+	struct mcp_server **all = mcp_set_snapshot(set, &n);
 	json_t *tools, *t;
 
-	for (i = 0; set != NULL && i < set->n; i++) {
-		struct mcp_server *s = set->servers[i];
+	for (i = 0; i < n; i++) {
+		struct mcp_server *s = all[i];
 
 		if (!mcp_set_has(only, s))
 			continue;
 		if ((tools = mcp_server_tools(s, 0)) == NULL)
 			continue;
 		json_array_foreach(tools, j, t) {
-			const char *n = json_string_value(json_object_get(t,
+			const char *tn = json_string_value(json_object_get(t,
 			    "name"));
 
-			mcp_tool_name(s->name, n, have);
+			mcp_tool_name(s->name, tn, have);
 			if (strcmp(have, name) == 0) {
-				*tool = xstrdup(n);
+				*tool = xstrdup(tn);
 				json_decref(tools);
+				free(all);
 				return s;
 			}
 		}
 		json_decref(tools);
 	}
+	free(all);
 	return NULL;
 }
 
@@ -227,17 +308,33 @@ mcp_allowed(json_t *allow, const char *server, const char *name)
 char *
 mcp_set_text(struct mcp_set *set)
 {
-	char *out = NULL, *d;
-	size_t len = 0, cap = 0, i;
+	char *out = NULL, *d, *origin, *nl;
+	size_t len = 0, cap = 0, i, n, head;
+	struct mcp_server **all = mcp_set_snapshot(set, &n);
 
-	if (mcp_set_count(set) == 0)
+	if (n == 0) {
+		free(all);
 		return xstrdup("no MCP servers are configured (--mcp-config, "
 		    "or \"mcpServers\" in the settings)");
-	for (i = 0; i < set->n; i++) {
-		d = mcp_server_describe(set->servers[i]);
-		out = xappend(out, &len, &cap, d, strlen(d));
+	}
+	for (i = 0; i < n; i++) {
+		d = mcp_server_describe(all[i]);
+		/* Where it came from, under its first line. */
+		nl = strchr(d, '\n');
+		head = nl != NULL ? (size_t)(nl - d) + 1 : strlen(d);
+		out = xappend(out, &len, &cap, d, head);
+		pthread_mutex_lock(&set->lock);
+		origin = set->origins[i] != NULL ? xasprintf("%s  from: %s\n",
+		    nl != NULL ? "" : "\n", set->origins[i]) : NULL;
+		pthread_mutex_unlock(&set->lock);
+		if (origin != NULL) {
+			out = xappend(out, &len, &cap, origin, strlen(origin));
+			free(origin);
+		}
+		out = xappend(out, &len, &cap, d + head, strlen(d + head));
 		free(d);
 	}
+	free(all);
 	while (len > 0 && out[len - 1] == '\n')
 		out[--len] = '\0';
 	return out;

@@ -27,6 +27,19 @@ struct mcp_set;
 struct mcp_set *mcp_set_new(json_t *servers, const struct mcp_launch *launch,
     mcp_notice_fn notice, void *ud, char **err);
 
+/*
+ * Adds server name (configuration as mcp_set_new's; copied) to the set,
+ * noting where it came from (origin, for /mcp; may be NULL). Agents see
+ * it from their next listing. Returns 0, or -1 with *err for a name
+ * taken already or a configuration it cannot use.
+ */
+int mcp_set_add(struct mcp_set *set, const char *name, json_t *config,
+    const char *origin, const struct mcp_launch *launch,
+    mcp_notice_fn notice, void *ud, char **err);
+
+/* Whether the set has a server called name. */
+int mcp_set_has_name(struct mcp_set *set, const char *name);
+
 /* The "mcpServers" object of the JSON file at path (.mcp.json's shape),
  * a new reference; NULL with *err naming the file. */
 json_t *mcp_set_load(const char *path, char **err);
@@ -35,7 +48,7 @@ json_t *mcp_set_load(const char *path, char **err);
 void mcp_set_free(struct mcp_set *set);
 
 /* How many servers there are. */
-size_t mcp_set_count(const struct mcp_set *set);
+size_t mcp_set_count(struct mcp_set *set);
 
 /*
  * The tools of the servers named in `only` (NULL-terminated; NULL: all)

@@ -200,14 +200,9 @@ START_TEST(request_to_unknown_or_gone_member_fails_and_leaves_nothing)
 	free(err);
 	err = NULL;
 	/* The person may ask for a shutdown, not submit a plan: approval
-	 * would have no member's gate to act on. huddle asks no permission
-	 * of its own. */
+	 * would have no member's gate to act on. */
 	ck_assert_int_eq(protocol_request(t.proto, REQ_PLAN_APPROVAL, MSG_USER,
 	    "lead", "plan", id, &err), -1);
-	free(err);
-	err = NULL;
-	ck_assert_int_eq(protocol_request(t.proto, REQ_PERMISSION, MSG_SYSTEM,
-	    "lead", "sudo", id, &err), -1);
 	free(err);
 	err = NULL;
 	ck_assert_int_eq(protocol_terminate(t.proto, "alice", NULL, &err), 0);
@@ -216,6 +211,30 @@ START_TEST(request_to_unknown_or_gone_member_fails_and_leaves_nothing)
 	free(err);
 	ck_assert_uint_eq(protocol_list(t.proto, 10, &list), 0);
 	free(list);
+	tu_team_close(&t);
+}
+END_TEST
+
+/* huddle itself may ask the person's permission (a project's MCP
+ * server): only the person answers it, never the lead it is sent to. */
+START_TEST(system_permission_is_the_persons)
+{
+	struct tu_team t;
+	char id[PROTO_ID_SIZE], *msg = NULL;
+	char *err = NULL;
+
+	tu_team_open(&t);
+	ck_assert_int_eq(protocol_request(t.proto, REQ_PERMISSION, MSG_SYSTEM,
+	    "lead", "an MCP server", id, &err), 0);
+	ck_assert_int_eq(protocol_respond(t.proto, id,
+	    MSG_PERMISSION_RESPONSE, "lead", 1, "", &msg), PROTO_WRONG_SENDER);
+	free(msg);
+	msg = NULL;
+	ck_assert_int_eq(status_of(&t, id), REQ_PENDING);
+	ck_assert_int_eq(protocol_respond(t.proto, id,
+	    MSG_PERMISSION_RESPONSE, MSG_USER, 1, "", &msg), PROTO_DECIDED);
+	free(msg);
+	ck_assert_int_eq(status_of(&t, id), REQ_APPROVED);
 	tu_team_close(&t);
 }
 END_TEST
@@ -819,6 +838,7 @@ protocol_suite(void)
 	tcase_add_test(tc, rows_with_missing_fields_are_ignored);
 	tcase_add_test(tc, ids_have_the_documented_form_and_are_unique);
 	tcase_add_test(tc, request_reaches_target_with_its_id);
+	tcase_add_test(tc, system_permission_is_the_persons);
 	tcase_add_test(tc,
 	    request_to_unknown_or_gone_member_fails_and_leaves_nothing);
 	tcase_add_test(tc, shutdown_approved_by_target_reaches_requester);

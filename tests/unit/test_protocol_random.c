@@ -462,15 +462,15 @@ rt_life_of(const char *name)
 	return l;
 }
 
-/* The life of a request's sender: a member's own; from outside, live
- * for what it may ask (a shutdown; the person also a permission). */
+/* The life of a request's sender: a member's own; from outside (the
+ * person or huddle), live for what it may ask: a shutdown or a
+ * permission. */
 static enum rt_life
 rt_outside_life(const char *from, enum req_type type)
 {
 	if (!rt_outside(from))
 		return rt_life_of(from);
-	if (type == REQ_SHUTDOWN || (type == REQ_PERMISSION &&
-	    strcmp(from, MSG_USER) == 0))
+	if (type == REQ_SHUTDOWN || type == REQ_PERMISSION)
 		return RT_LIVE;
 	return RT_DEAD;
 }
