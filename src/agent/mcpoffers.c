@@ -3,7 +3,7 @@
  * working tree's root, a file the project or any teammate may write. Each
  * server is offered to the person once — a permission request huddle
  * itself asks — and the answer is kept in the team's store by the
- * server's name and a digest of its exact entry (core/mcpoffer.h). An
+ * server's name and its exact entry (core/mcpoffer.h). An
  * approved server joins the team's set, confined like the person's own;
  * a rejected one is not offered again while its entry stays the same.
  *
@@ -38,7 +38,7 @@
 struct mcpoffer_item {
 	char			*name;
 	json_t			*config;
-	char			 digest[MCPOFFER_DIGEST_SIZE];
+	char			*entry;		/* as remembered */
 	char			 id[PROTO_ID_SIZE];	/* "" until asked */
 	enum mcpoffer_answer	 answer;	/* NONE: not decided */
 };
@@ -165,8 +165,8 @@ mcpoffers_open(struct team *t)
 		memset(it, 0, sizeof *it);
 		it->name = xstrdup(name);
 		it->config = json_deep_copy(cfg);
-		mcpoffer_digest(cfg, it->digest);
-		it->answer = mcpoffer_get(t->store, name, it->digest);
+		it->entry = mcpoffer_entry(cfg);
+		it->answer = mcpoffer_get(t->store, name, it->entry);
 		if (it->answer != MCPOFFER_REJECTED)
 			n++;
 	}
@@ -343,7 +343,7 @@ mcpoffers_settle(struct team *t)
 		if (r->status == REQ_APPROVED || r->status == REQ_REJECTED) {
 			it->answer = r->status == REQ_APPROVED ?
 			    MCPOFFER_APPROVED : MCPOFFER_REJECTED;
-			if (mcpoffer_set(t->store, it->name, it->digest,
+			if (mcpoffer_set(t->store, it->name, it->entry,
 			    it->answer == MCPOFFER_APPROVED, &err) == -1) {
 				mcpoffers_notice(t, xasprintf("the answer to "
 				    "MCP server %s was not kept: %s", it->name,
@@ -422,6 +422,7 @@ mcpoffers_close(struct team *t)
 		return;
 	for (i = 0; i < o->n; i++) {
 		free(o->items[i].name);
+		free(o->items[i].entry);
 		json_decref(o->items[i].config);
 	}
 	free(o->items);

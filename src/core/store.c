@@ -149,13 +149,13 @@ static const char *const store_migrations[] = {
 	"CREATE INDEX tasks_by_worktree ON tasks(worktree, status)"
 	"  WHERE worktree IS NOT NULL;",
 	/* 6 -> 7: the person's answers to a project's MCP servers, by
-	 * name and digest of the configuration (core/mcpoffer.h). */
+	 * name and configuration (core/mcpoffer.h). */
 	"CREATE TABLE mcp_offers ("
 	"  name TEXT NOT NULL,"
-	"  digest TEXT NOT NULL,"
+	"  entry TEXT NOT NULL,"
 	"  approved INTEGER NOT NULL CHECK (approved IN (0, 1)),"
 	"  decided_at INTEGER NOT NULL,"
-	"  PRIMARY KEY (name, digest));",
+	"  PRIMARY KEY (name, entry));",
 };
 
 /* bytes as people read them: "1 GiB", "512 KiB" (malloc'd). */
