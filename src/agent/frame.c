@@ -102,11 +102,12 @@ frame_role_text(struct agent *a, const char *instructions)
 	const struct role *r = a->role_def;
 	static const char *const work[] = { "bash", "read_file", "write_file",
 	    "edit_file" };
-	char *mine = xstrdup(""), *next, *text;
+	char *mine, *next, *text;
 	size_t i;
 
 	if (r == NULL || (!r->has_tools && *r->prompt == '\0'))
 		return xstrdup(instructions);
+	mine = xstrdup("");
 	for (i = 0; r->has_tools && i < sizeof work / sizeof *work; i++) {
 		if (!role_allows_tool(r, work[i]))
 			continue;
