@@ -498,7 +498,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 		row = i < n ? json_array_get(tail, i) : NULL;
 		if (row == NULL || (k < nmsg && msgs[k].created_at <=
 		    jint(row, "at"))) {
-			d = team_message_json(&msgs[k++]);
+			d = event_message_json(&msgs[k++]);
 			view_message(v, d);
 			json_decref(d);
 			continue;
@@ -527,7 +527,7 @@ view_load_tasks(struct view *v)
 	json_t *d;
 
 	for (i = 0; i < n; i++) {
-		d = team_task_json(&k[i]);
+		d = event_task_json(&k[i]);
 		tasklist_update(&v->tasks, d);
 		json_decref(d);
 	}
@@ -557,7 +557,7 @@ view_load_history(struct view *v, size_t last)
 	/* Every pending request, and the latest decisions. */
 	n = protocol_list(team_protocol(v->team), TABLE_KEEP_DECIDED, &r);
 	for (i = 0; i < n; i++) {
-		d = team_request_json(&r[i]);
+		d = event_request_json(&r[i]);
 		table_update(&v->table, d);
 		json_decref(d);
 	}
