@@ -96,7 +96,7 @@ const struct opt_def options_table[OPT__COUNT] = {
 	[OPT_CATALOG] = { "catalog", 0, "FILE", OPTT_PATH, OPT_GATE,
 	    F(catalog), .what = "a file", .deflt = "built in",
 	    .help = "read the model catalog from FILE" },
-	[OPT_THINKING] = { "thinking", 0, "HOW", OPTT_THINKING, OPT_NEUTRAL,
+	[OPT_THINKING] = { "thinking", 0, "HOW", OPTT_THINKING, OPT_GATE,
 	    F(thinking),
 	    .what = "adaptive, off or a budget of at least 1024 tokens",
 	    .deflt = "the catalog's",
@@ -108,22 +108,22 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    .help = "summarized (default) or omitted: omitted starts replies "
 	    "sooner, but the panes show no thinking" },
 	[OPT_REASONING_EFFORT] = { "reasoning-effort", 0, "E", OPTT_WORD,
-	    OPT_NEUTRAL, F(reasoning_effort),
+	    OPT_GATE, F(reasoning_effort),
 	    .what = "none minimal low medium high xhigh max",
 	    .deflt = "the catalog's",
 	    .help = "OpenAI: none, minimal, low, medium, high, xhigh or max "
 	    "(default: the catalog's)" },
-	[OPT_MAX_TOKENS] = { "max-tokens", 0, "N", OPTT_INT, OPT_NEUTRAL,
+	[OPT_MAX_TOKENS] = { "max-tokens", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_tokens), 1, 100000000, "a number of tokens",
 	    .deflt = "the model's largest",
 	    .help = "cap each reply at N tokens (default: the model's "
 	    "largest)" },
 	[OPT_CONTEXT_WINDOW] = { "context-window", 0, "N", OPTT_INT,
-	    OPT_NEUTRAL, F(context_window), 1024, 1000000000,
+	    OPT_GATE, F(context_window), 1024, 1000000000,
 	    "a number of tokens", .deflt = "the catalog's",
 	    .help = "the model's context in tokens, for a model the catalog "
 	    "does not know" },
-	[OPT_COMPACT_AT] = { "compact-at", 0, "PCT", OPTT_INT, OPT_NEUTRAL,
+	[OPT_COMPACT_AT] = { "compact-at", 0, "PCT", OPTT_INT, OPT_GATE,
 	    F(compact_at), 10, 100, "a percent", .deflt = "75",
 	    .help = "compact an agent's conversation when its next request "
 	    "would fill PCT% of the window (default 75; 100: never)" },

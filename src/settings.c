@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,12 @@
 #include "mcp/set.h"
 #include "settings.h"
 #include "util/configdir.h"
+#include "util/safefile.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
+
+/* The most a settings file may hold. */
+#define SETTINGS_MAX_BYTES (1u << 20)
 
 /* What one file is, while it is read. */
 struct settings_file {
@@ -278,36 +283,31 @@ settings_value(struct options *o, const struct settings_file *f,
 	return 0;
 }
 
-/* Reads the whole file; 0 (*text NULL when there is none), or -1. */
+/* Reads the whole file; 0 (*text NULL when there is none), or -1. The
+ * project's file is the team's to write: a FIFO, a device or a huge file
+ * there must not hang or flood the start (util/safefile.h). */
 static int
 settings_slurp(const char *path, char **text, char **err)
 {
-	FILE *fp = fopen(path, "r");
-	size_t len = 0, cap = 0, n;
-	char *buf = NULL;
+	size_t size = 0;
+	char *why = NULL;
 
-	*text = NULL;
-	if (fp == NULL && (errno == ENOENT || errno == ENOTDIR))
+	*text = safefile_read(AT_FDCWD, path, 0, SETTINGS_MAX_BYTES, &size,
+	    &why);
+	if (*text == NULL && (errno == ENOENT || errno == ENOTDIR)) {
+		free(why);
 		return 0;
-	if (fp == NULL) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
+	}
+	if (*text == NULL) {
+		*err = why;
 		return -1;
 	}
-	do {
-		buf = xgrow(buf, &cap, len + 4097, 1);
-		n = fread(buf + len, 1, 4096, fp);
-		len += n;
-	} while (n > 0 && len < (1 << 20));
-	if (ferror(fp) || len >= (1 << 20)) {
-		*err = xasprintf("%s: %s", path, ferror(fp) ?
-		    strerror(errno) : "larger than a megabyte");
-		fclose(fp);
-		free(buf);
+	if (size > SETTINGS_MAX_BYTES) {
+		*err = xasprintf("%s: larger than a megabyte", path);
+		free(*text);
+		*text = NULL;
 		return -1;
 	}
-	fclose(fp);
-	buf[len] = '\0';
-	*text = buf;
 	return 0;
 }
 

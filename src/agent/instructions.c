@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/instructions.h"
+#include "tools/profile.h"
 #include "util/log.h"
 #include "util/safefile.h"
 #include "util/utf8.h"
@@ -121,13 +122,23 @@ instr_add(struct instr_acc *acc, const char *shown, const char *whose,
  * does not exist. */
 static int
 instr_file(struct instr_acc *acc, int dir, const char *path,
-    const char *shown, const char *whose, int beneath)
+    const char *shown, const char *whose, int beneath,
+    const struct profile *guard)
 {
 	size_t size;
-	char *err = NULL, *text;
+	char *err = NULL, *text, *real = NULL;
 
-	text = safefile_read(dir, path, beneath, INSTRUCTIONS_FILE_MAX, &size,
-	    &err);
+	text = safefile_read_real(dir, path, beneath, INSTRUCTIONS_FILE_MAX,
+	    &size, &real, &err);
+	/* What the file tools may not read, the prompt does not get: the
+	 * path the descriptor was opened on is the one judged. */
+	if (text != NULL && guard != NULL && (err = profile_refuses(guard,
+	    real, 0)) != NULL) {
+		free(text);
+		text = NULL;
+		errno = EACCES;
+	}
+	free(real);
 	if (text == NULL) {
 		int missing = errno == ENOENT;
 
@@ -160,7 +171,8 @@ instr_home_path(const char *path)
 
 void
 instructions_read(const char *workdir, const char *config_dir,
-    const json_t *extra, struct instructions *out)
+    const json_t *extra, const struct profile *guard,
+    struct instructions *out)
 {
 	struct instr_acc acc = { 0 };
 	int dir = open(workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -175,7 +187,8 @@ instructions_read(const char *workdir, const char *config_dir,
 		char *path = xasprintf("%s/AGENTS.md", config_dir);
 		char *shown = instr_home_path(path);
 
-		instr_file(&acc, AT_FDCWD, path, shown, "The person's", 0);
+		instr_file(&acc, AT_FDCWD, path, shown, "The person's", 0,
+		    NULL);
 		free(path);
 		free(shown);
 	}
@@ -183,15 +196,16 @@ instructions_read(const char *workdir, const char *config_dir,
 		instr_note(&acc, "the working tree cannot be opened to read "
 		    "its instructions");
 	else if (instr_file(&acc, dir, "AGENTS.md", "AGENTS.md",
-	    "The project's", 1) == -1)
+	    "The project's", 1, guard) == -1)
 		instr_file(&acc, dir, "CLAUDE.md", "CLAUDE.md", "The project's",
-		    1);
+		    1, guard);
 	json_array_foreach(extra, i, v) {
 		const char *p = json_string_value(v);
 
 		if (p == NULL || dir == -1)
 			continue;
-		if (instr_file(&acc, dir, p, p, "The project's", 1) == -1) {
+		if (instr_file(&acc, dir, p, p, "The project's", 1,
+		    guard) == -1) {
 			char *what = xasprintf("%s left out: there is no such "
 			    "file", p);
 

@@ -30,10 +30,15 @@ struct instructions {
  * config_dir (the person's folder, or NULL) and extra (an array of paths
  * relative to workdir, or NULL) into *out. Files the working tree holds
  * are read beneath it (never through a link out of it); a FIFO, device
- * or directory is left out with a notice.
+ * or directory is left out with a notice, and so is a file of the tree
+ * that guard (the agent's profile, or NULL) hides from the team: when
+ * the working tree is the person's home, ~/.ssh lies beneath it too.
  */
+struct profile;
+
 void instructions_read(const char *workdir, const char *config_dir,
-    const json_t *extra, struct instructions *out);
+    const json_t *extra, const struct profile *guard,
+    struct instructions *out);
 
 void instructions_clear(struct instructions *in);
 

@@ -23,8 +23,8 @@
  * /dev/stdout, /dev/stderr and /dev/fd/N are harmless and allowed. /tmp
  * is outside the working directory like any other place, so it counts.
  */
-#ifndef HUDDLE_AGENT_POLICY_H
-#define HUDDLE_AGENT_POLICY_H
+#ifndef HUDDLE_TOOLS_POLICY_H
+#define HUDDLE_TOOLS_POLICY_H
 
 #include <stddef.h>
 

@@ -8,8 +8,8 @@
  * inside double quotes stays text, and an unterminated quote runs to the
  * end. Here-document bodies are skipped.
  */
-#ifndef HUDDLE_AGENT_SHLEX_H
-#define HUDDLE_AGENT_SHLEX_H
+#ifndef HUDDLE_TOOLS_SHLEX_H
+#define HUDDLE_TOOLS_SHLEX_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * call failed. Every tool (file tools, bash, messaging) fills one of these;
  * the agent loop turns it into a tool_result block.
  */
-#ifndef HUDDLE_AGENT_TOOL_H
-#define HUDDLE_AGENT_TOOL_H
+#ifndef HUDDLE_TOOLS_TOOL_H
+#define HUDDLE_TOOLS_TOOL_H
 
 #include <stddef.h>
 

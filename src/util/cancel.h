@@ -3,8 +3,8 @@
  * blocked in poll() (waiting for HTTP, or sleeping before a retry) wakes
  * the moment another thread — or a signal handler — cancels.
  */
-#ifndef HUDDLE_LLM_CANCEL_H
-#define HUDDLE_LLM_CANCEL_H
+#ifndef HUDDLE_UTIL_CANCEL_H
+#define HUDDLE_UTIL_CANCEL_H
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,6 +57,27 @@ char *
 safefile_read(int dir, const char *path, int beneath, size_t max,
     size_t *size, char **err)
 {
+	return safefile_read_real(dir, path, beneath, max, size, NULL, err);
+}
+
+/* The path the descriptor fd is open on (malloc'd), or NULL. */
+static char *
+safefile_fd_path(int fd)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, buf, sizeof buf - 1)) <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf[0] == '/' ? xstrdup(buf) : NULL;
+}
+
+char *
+safefile_read_real(int dir, const char *path, int beneath, size_t max,
+    size_t *size, char **real, char **err)
+{
 	struct stat st;
 	char *buf;
 	size_t got = 0;
@@ -79,6 +102,13 @@ safefile_read(int dir, const char *path, int beneath, size_t max,
 		errno = EINVAL;
 		return NULL;
 	}
+	if (real != NULL && (*real = safefile_fd_path(fd)) == NULL) {
+		close(fd);
+		*err = xasprintf("%s: where it lies cannot be told: not read",
+		    path);
+		errno = EINVAL;
+		return NULL;
+	}
 	buf = xmalloc(max + 1);
 	while (got < max && (n = read(fd, buf + got, max - got)) != 0) {
 		if (n == -1 && errno == EINTR)
@@ -87,6 +117,10 @@ safefile_read(int dir, const char *path, int beneath, size_t max,
 			e = errno;
 			close(fd);
 			free(buf);
+			if (real != NULL) {
+				free(*real);
+				*real = NULL;
+			}
 			*err = xasprintf("cannot read %s: %s", path,
 			    strerror(e));
 			errno = e;

@@ -22,6 +22,12 @@
 char *safefile_read(int dir, const char *path, int beneath, size_t max,
     size_t *size, char **err);
 
+/* safefile_read() that also gives, in *real (malloc'd), the absolute
+ * canonical path of the file it read, taken from the open descriptor:
+ * what was read, not what the path named a moment before. */
+char *safefile_read_real(int dir, const char *path, int beneath,
+    size_t max, size_t *size, char **real, char **err);
+
 /*
  * Opens the directory `path` under dir as safefile_read opens a file
  * (with beneath, never leaving dir), for reading its entries. Returns a

@@ -177,6 +177,30 @@ def test_cap_and_links(fake):
             expect(h.wait_exit() == 0, "huddle did not quit cleanly")
 
 
+def test_hidden_beneath_the_tree(fake):
+    """A working tree that is the person's home holds ~/.ssh: an
+    AGENTS.md that is a link to a key there (beneath the tree) is left
+    out, as the file tools would refuse it."""
+    work = workdir()
+    os.makedirs(os.path.join(work, ".ssh"))
+    with open(os.path.join(work, ".ssh", "id_ed25519"), "w") as f:
+        f.write("SSH-KEY-MARK\n")
+    os.symlink(os.path.join(".ssh", "id_ed25519"),
+               os.path.join(work, "AGENTS.md"))
+    env = dict(person_config(), HOME=work)
+    fake.reset()
+    fake.script(say("lead", "Hello."))
+    with Huddle(fake, workdir=work, env=env) as h:
+        h.send("hi")
+        h.wait_text("lead", "Hello.")
+        h.wait(ev("notice", "lead", message=contains("AGENTS.md left out")),
+               what="the notice that AGENTS.md was left out")
+        text = prompt_of(bodies(fake, "lead")[0])
+        expect("SSH-KEY-MARK" not in text, "a hidden key reached the prompt")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+
+
 def test_resume_keeps_the_frame(fake):
     """The thinking of a conversation is bound to its system prompt: a
     resumed agent goes on with the instructions it began with."""
@@ -249,6 +273,8 @@ def main():
         r.run("CLAUDE.md without AGENTS.md", test_claude_md_without_agents_md,
               fake)
         r.run("the cap, links out and FIFOs", test_cap_and_links, fake)
+        r.run("a hidden file beneath the tree is left out",
+              test_hidden_beneath_the_tree, fake)
         r.run("--resume keeps the instructions it began with",
               test_resume_keeps_the_frame, fake)
         r.run("a long session stays cached", test_long_session_stays_cached,

@@ -40,6 +40,9 @@ def catalog_file():
     return path
 
 
+NOT_AUTHORITY = "comes from a file in the working tree"
+
+
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -159,6 +162,8 @@ def test_a_teammate_with_a_role(fake):
         system = json.dumps(body.get("system", body.get("instructions")))
         expect("REVIEWER-PROMPT-MARK" in system and
                "PROJECT-REVIEWER-MARK" not in system, "rita's prompt")
+        expect(NOT_AUTHORITY not in system,
+               "the person's own role is framed as the project's")
 
 
 def test_a_role_requires_a_plan(fake):
@@ -179,6 +184,11 @@ def test_a_role_requires_a_plan(fake):
         res = h.wait(ev("tool_result", "tess", tool="bash"),
                      what="tess's bash call")
         expect(res["is_error"] and "plan not approved" in res["output"], res)
+        # A project's role prompt comes framed as guidance only.
+        tess = [r["body"] for r in fake.requests() if r.get("agent") == "tess"]
+        system = json.dumps(tess[0].get("system", tess[0].get("instructions")))
+        expect("You test." in system and NOT_AUTHORITY in system,
+               "tess's project role is not framed: %s" % system[:400])
         h.wait(ev("message", "lead", type="idle_notification"),
                what="tess's idle notice")
         h.send("/quit")

@@ -140,6 +140,17 @@ def test_mistakes_named_with_file_and_line():
                "%r: status %s, %r" % (text, status, err))
 
 
+def test_planted_fifo_does_not_hang():
+    """A FIFO where the project's file goes (a teammate can make one) is
+    refused at once, not waited on."""
+    env, person, project, work = places()
+    os.mkfifo(project)
+    status, out, err, took, _ = run_huddle(
+        ["--settings", "--workdir", work], env=env, timeout=10)
+    expect(status == 2 and "not a regular file" in err and took < 5,
+           "status %s after %.1f s: %r" % (status, took, err))
+
+
 def test_person_max_teammates_holds(fake):
     env, person, project, work = places()
     write(person, '{"max-teammates": 1}')
@@ -168,6 +179,8 @@ def main():
           test_where_each_value_came_from)
     r.run("mistakes are named with the file and the line",
           test_mistakes_named_with_file_and_line)
+    r.run("a FIFO planted as the project's file does not hang the start",
+          test_planted_fifo_does_not_hang)
     with FakeLLM() as fake:
         r.run("a project's file opens no gate", test_project_gates_refused,
               fake)

@@ -379,7 +379,7 @@ START_TEST(instructions_prefer_agents_md_and_cap_the_size)
 	json_t *extra = json_pack("[s, s]", "docs/style.md", "missing.md");
 
 	write_file(work, "CLAUDE.md", "CLAUDE-TEXT\n");
-	instructions_read(work, conf, NULL, &in);
+	instructions_read(work, conf, NULL, NULL, &in);
 	ck_assert_ptr_nonnull(strstr(in.text, "CLAUDE-TEXT"));
 	ck_assert_str_eq(in.sources, "CLAUDE.md (12 B)");
 	ck_assert_ptr_null(in.notice);
@@ -389,7 +389,7 @@ START_TEST(instructions_prefer_agents_md_and_cap_the_size)
 	write_file(conf, "AGENTS.md", "PERSON-TEXT\n");
 	make_dir(work, "docs");
 	write_file(work, "docs/style.md", "STYLE-TEXT\n");
-	instructions_read(work, conf, extra, &in);
+	instructions_read(work, conf, extra, NULL, &in);
 	ck_assert_ptr_nonnull(strstr(in.text, "AGENTS-TEXT"));
 	ck_assert_ptr_null(strstr(in.text, "CLAUDE-TEXT"));
 	ck_assert_ptr_nonnull(strstr(in.text, "STYLE-TEXT"));
@@ -405,7 +405,7 @@ START_TEST(instructions_prefer_agents_md_and_cap_the_size)
 	big[100 * 1024] = '\0';
 	write_file(work, "AGENTS.md", big);
 	free(big);
-	instructions_read(work, conf, extra, &in);
+	instructions_read(work, conf, extra, NULL, &in);
 	ck_assert_int_lt(strlen(in.text), INSTRUCTIONS_MAX + 2048);
 	ck_assert_ptr_nonnull(strstr(in.text, "huddle cut AGENTS.md here"));
 	ck_assert_ptr_nonnull(strstr(in.sources, "AGENTS.md (100.0 KiB, "

@@ -80,17 +80,18 @@ START_TEST(precedence)
 	    OPT_FROM_PERSON, &err), 0);
 	/* The project's, over the person's. */
 	ck_assert_int_eq(load(&o, "{\"teammate-model\": \"project\", "
-	    "\"compact-at\": 60}", OPT_FROM_PROJECT, &err), 0);
+	    "\"worktrees\": true}", OPT_FROM_PROJECT, &err), 0);
 	/* And the person's again, which must not undo the project's. */
-	ck_assert_int_eq(load(&o, "{\"compact-at\": 40}", OPT_FROM_PERSON,
-	    &err), 0);
+	ck_assert_int_eq(load(&o, "{\"teammate-model\": \"p2\"}",
+	    OPT_FROM_PERSON, &err), 0);
 	ck_assert_int_eq(o.max_teammates, 3);
 	ck_assert_int_eq(o.from[OPT_MAX_TEAMMATES], OPT_FROM_PERSON);
 	ck_assert(o.max_cost == 2);
 	ck_assert_int_eq(o.from[OPT_MAX_COST], OPT_FROM_CMDLINE);
 	ck_assert_str_eq(o.model, "cli");
 	ck_assert_str_eq(o.teammate_model, "project");
-	ck_assert_int_eq(o.compact_at, 60);
+	ck_assert_int_eq(o.compact_at, 50);
+	ck_assert_int_eq(o.from[OPT_WORKTREES], OPT_FROM_PROJECT);
 	ck_assert_str_eq(options_word(&o, OPT_NETWORK), "none");
 	/* The environment: over the files, under the command line. */
 	setenv("HUDDLE_MODEL", "env", 1);
@@ -122,6 +123,10 @@ START_TEST(the_project_opens_no_gate)
 		"{\"verify\": \"true\"}", "{\"autonomous\": true}",
 		"{\"permissions\": {\"allow\": [\"mcp__a__*\"]}}",
 		"{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}",
+		/* What a call may cost beyond its model's price. */
+		"{\"thinking\": 200000}", "{\"reasoning-effort\": \"max\"}",
+		"{\"max-tokens\": 100000000}", "{\"context-window\": 900000}",
+		"{\"compact-at\": 100}",
 	};
 	struct options o;
 	char *err = NULL;
@@ -166,7 +171,7 @@ START_TEST(neutral_keys_from_the_project)
 	ck_assert_int_eq(load(&o, "{\"roles\": {\"reviewer\": {\"model\": "
 	    "\"a\"}, \"tester\": {\"model\": \"b\"}}}", OPT_FROM_PERSON, &err),
 	    0);
-	ck_assert_int_eq(load(&o, "{\"model\": \"m\", \"thinking\": \"off\", "
+	ck_assert_int_eq(load(&o, "{\"model\": \"m\", \"no-stream\": true, "
 	    "\"instructions\": [\"docs/style.md\"], \"roles\": {\"reviewer\": "
 	    "{\"model\": \"c\"}}}", OPT_FROM_PROJECT, &err), 0);
 	ck_assert_str_eq(o.model, "m");

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""An MCP tool call on the screen, in a real terminal (tmux): a teammate
+calls the stdio test server's echo tool; the call shows in its pane, the
+permission request in the table with the tool and what it is given; F5
+approves it there, and the result shows in the pane."""
+
+import json
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+
+SERVER = os.path.realpath(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "mcp", "server.py"))
+ROW = re.compile(r"(req_[0-9a-f]{8})\s+permission\s+carl → lead\s+\S+\s+"
+                 r"(\w+)")
+
+
+def script(fake):
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": "carl", "role": "tools",
+                "prompt": "Use the tools."}}]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 8,
+        {"agent": "carl", "kind": "tool_use", "calls": [
+            {"name": "mcp__test__echo", "input": {"text": "hi there"}}]},
+        *[{"agent": "carl", "kind": "text", "text": "Echoed."}] * 4)
+
+
+def rows(text):
+    return ROW.findall(text)
+
+
+def test_call_on_screen(fake):
+    script(fake)
+    cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
+                       "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"test": {"command": "python3",
+                                           "args": [SERVER]}}}, f)
+    with fake_screen(fake, ["--mcp-config", cfg, "--quit-timeout", "2"],
+                     cols=140, rows=40) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        screen = s.wait_for(lambda t: any(st == "pending"
+                                          for _, st in rows(t)),
+                            20, "carl's MCP call in the table")
+        expect("mcp__test__echo" in screen,
+               "the pane or the table does not name the tool:\n" + screen)
+        expect("hi there" in screen,
+               "what the tool is given is not shown:\n" + screen)
+        s.send_keys("BTab")      # the table
+        s.send_keys("F5")
+        s.wait_for(lambda t: any(st == "approved" for _, st in rows(t)),
+                   10, "F5 approved the call")
+        s.wait_for("echo: hi there", 20, "the result in carl's pane")
+        quit_clean(s)
+
+
+def register(r, fake):
+    r.run("an MCP call: pane, table, F5, result",
+          lambda: test_call_on_screen(fake))
+
+
+if __name__ == "__main__":
+    run_main(register)
