@@ -522,7 +522,7 @@ event_compaction(struct evq *q, const char *agent, const char *kind,
 	    (json_int_t)after, "context_window", (json_int_t)window));
 }
 
-/* --- the data of messages, requests and tasks ------------------------------ */
+/* --- the data of messages, requests and tasks -------------------------- */
 
 json_t *
 event_message_json(const struct message *m)

@@ -119,7 +119,8 @@ table_update(struct table *t, json_t *req)
 	const char *id = event_str(req, "id"), *body = event_str(req, "body");
 	int type = req_type_parse(event_str(req, "type"));
 	int status = req_status_parse(event_str(req, "status"));
-	int64_t decided_at = event_int(req, "decided_at"), now = clock_wall_ms();
+	int64_t decided_at = event_int(req, "decided_at");
+	int64_t now = clock_wall_ms();
 	struct table_row *r = NULL;
 	size_t i;
 	char *line, *nl;

@@ -226,6 +226,21 @@ view_focus_name(struct view *v)
 	return v->panes[v->focus]->name;
 }
 
+/* A field of a stored transcript entry: "" or 0 when missing. */
+static const char *
+jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static int64_t
+jint(json_t *o, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
 /* Shows the model in p's title when it is not the lead's (a view
  * without a team, as tests make, has no lead to compare with). */
 static void
@@ -241,8 +256,9 @@ view_model(struct view *v, struct pane *p, const char *model)
 static void
 view_usage(struct view *v, struct pane *p, json_t *d)
 {
-	p->tokens = event_int(d, "input_tokens") + event_int(d, "output_tokens") +
-	    event_int(d, "cache_write_tokens") + event_int(d, "cache_read_tokens");
+	p->tokens = event_int(d, "input_tokens") + event_int(d,
+	    "output_tokens") + event_int(d, "cache_write_tokens") +
+	    event_int(d, "cache_read_tokens");
 	p->cost = event_num(d, "cost_usd");
 	view_model(v, p, event_str(d, "model"));
 }
@@ -280,7 +296,7 @@ view_result_text(json_t *content)
 		return json_string_value(content);
 	json_array_foreach(content, i, b) {
 		if (json_is_string(json_object_get(b, "text")))
-			return event_str(b, "text");
+			return jstr(b, "text");
 	}
 	return "(output)";
 }
@@ -359,8 +375,8 @@ view_find_result(json_t *entry, const char *id)
 	size_t i;
 
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		if (strcmp(event_str(b, "type"), "tool_result") == 0 &&
-		    strcmp(event_str(b, "tool_use_id"), id) == 0)
+		if (strcmp(jstr(b, "type"), "tool_result") == 0 &&
+		    strcmp(jstr(b, "tool_use_id"), id) == 0)
 			return b;
 	}
 	return NULL;
@@ -382,7 +398,7 @@ view_words(json_t *entry, size_t i)
 	json_t *next = json_array_get(json_object_get(entry, "content"), i + 1);
 
 	return json_is_true(json_object_get(entry, "words_in_thinking")) &&
-	    next != NULL && strcmp(event_str(next, "type"), "tool_use") == 0;
+	    next != NULL && strcmp(jstr(next, "type"), "tool_use") == 0;
 }
 
 /*
@@ -395,7 +411,7 @@ view_words(json_t *entry, size_t i)
 static void
 view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 {
-	int model = strcmp(event_str(entry, "role"), "assistant") == 0;
+	int model = strcmp(jstr(entry, "role"), "assistant") == 0;
 	json_t *b, *result, *mark = json_object_get(entry, "compaction");
 	const char *type, *text;
 	char *line;
@@ -403,21 +419,21 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 
 	/* The summary that starts a compacted view shows as it did live. */
 	if (mark != NULL) {
-		line = view_compacted(event_int(mark, "before"), event_int(mark, "after"),
-		    event_str(mark, "kind"));
+		line = view_compacted(jint(mark, "before"), jint(mark, "after"),
+		    jstr(mark, "kind"));
 		pane_add(p, ROLE_DIM, line);
 		free(line);
 		return;
 	}
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		type = event_str(b, "type");
+		type = jstr(b, "type");
 		if (strcmp(type, "text") == 0 && model) {
-			text = event_str(b, "text");
+			text = jstr(b, "text");
 			pane_stream(p, ROLE_NORMAL, text, strlen(text));
 		} else if (strcmp(type, "text") == 0)
-			pane_add(p, ROLE_DIM, event_str(b, "text"));
+			pane_add(p, ROLE_DIM, jstr(b, "text"));
 		else if (strcmp(type, "thinking") == 0) {
-			text = event_str(b, "thinking");
+			text = jstr(b, "thinking");
 			pane_stream(p, view_words(entry, i) ? ROLE_NORMAL :
 			    ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
@@ -429,7 +445,7 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 
 			json_array_foreach(json_object_get(json_object_get(b,
 			    "item"), "summary"), k, part) {
-				text = event_str(part, "text");
+				text = jstr(part, "text");
 				pane_stream(p, ROLE_THINKING, text,
 				    strlen(text));
 			}
@@ -438,16 +454,16 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_add(p, ROLE_DIM, line);
 			free(line);
 		} else if (strcmp(type, "tool_use") == 0) {
-			view_tool_call(p, event_str(b, "name"),
+			view_tool_call(p, jstr(b, "name"),
 			    json_object_get(b, "input"));
-			result = view_find_result(next, event_str(b, "id"));
+			result = view_find_result(next, jstr(b, "id"));
 			if (result != NULL) {
-				view_stored_result(p, event_str(b, "name"), result);
-				json_object_set_new(done, event_str(b, "id"),
+				view_stored_result(p, jstr(b, "name"), result);
+				json_object_set_new(done, jstr(b, "id"),
 				    json_true());
 			}
 		} else if (strcmp(type, "tool_result") == 0 &&
-		    json_object_get(done, event_str(b, "tool_use_id")) == NULL)
+		    json_object_get(done, jstr(b, "tool_use_id")) == NULL)
 			view_stored_result(p, "tool", b);
 	}
 	pane_end_stream(p);
@@ -475,7 +491,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	 * when the whole transcript is (a message is sent before the turn
 	 * that records it). */
 	n = json_array_size(tail);
-	since = n == last ? event_int(json_array_get(tail, 0), "at") : 0;
+	since = n == last ? jint(json_array_get(tail, 0), "at") : 0;
 	if (bus_history(team_bus(v->team), p->name, since, last, &msgs, &nmsg,
 	    &err) == -1) {
 		pane_add(p, ROLE_ERROR, err);
@@ -484,7 +500,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	while (i < n || k < nmsg) {
 		row = i < n ? json_array_get(tail, i) : NULL;
 		if (row == NULL || (k < nmsg && msgs[k].created_at <=
-		    event_int(row, "at"))) {
+		    jint(row, "at"))) {
 			d = event_message_json(&msgs[k++]);
 			view_message(v, d);
 			json_decref(d);
@@ -492,9 +508,9 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 		}
 		/* A turn that records a message was shown as the message. */
 		next = i + 1 < n ? json_array_get(tail, i + 1) : NULL;
-		if (event_int(row, "message_id") == 0)
+		if (jint(row, "message_id") == 0)
 			view_entry(p, json_object_get(row, "entry"), next &&
-			    event_int(next, "message_id") == 0 ? json_object_get(next,
+			    jint(next, "message_id") == 0 ? json_object_get(next,
 			    "entry") : NULL, done);
 		i++;
 	}
@@ -706,8 +722,8 @@ view_apply(struct view *v, const struct event *e)
 		    "input"));
 		break;
 	case EV_TOOL_RESULT:
-		view_tool_result(p, event_str(d, "tool"), event_str(d, "output"),
-		    event_bool(d, "is_error"));
+		view_tool_result(p, event_str(d, "tool"), event_str(d,
+		    "output"), event_bool(d, "is_error"));
 		break;
 	case EV_STATUS:
 		/* A turn's text has ended by the time its agent changes
@@ -761,9 +777,10 @@ view_apply(struct view *v, const struct event *e)
 		    event_int(d, "context_window"));
 		break;
 	case EV_COMPACTION:
-		p->ctx_pct = view_pct(event_int(d, "after"), event_int(d, "context_window"));
-		line = view_compacted(event_int(d, "before"), event_int(d, "after"),
-		    event_str(d, "kind"));
+		p->ctx_pct = view_pct(event_int(d, "after"), event_int(d,
+		    "context_window"));
+		line = view_compacted(event_int(d, "before"), event_int(d,
+		    "after"), event_str(d, "kind"));
 		pane_note(p, ROLE_DIM, line);
 		free(line);
 		break;

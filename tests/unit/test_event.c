@@ -128,12 +128,14 @@ START_TEST(constructors_write_as_the_stream_did)
 		"{\"text\":\"hm\"}",
 		"{\"redacted\":true}",
 		"{\"round\":1}",
-		"{\"tool\":\"bash\",\"id\":\"t1\",\"input\":{\"command\":\"ls\"}}",
+		"{\"tool\":\"bash\",\"id\":\"t1\",\"input\":"
+		    "{\"command\":\"ls\"}}",
 		"{\"tool\":\"bash\",\"id\":\"t1\",\"is_error\":true,"
 		    "\"output\":\"out\"}",
 		"{\"status\":\"waiting\",\"detail\":\"why\"}",
-		"{\"id\":3,\"from\":\"lead\",\"to\":\"ann\",\"type\":\"message\","
-		    "\"content\":\"hi\",\"metadata\":{},\"created_at\":0}",
+		"{\"id\":3,\"from\":\"lead\",\"to\":\"ann\","
+		    "\"type\":\"message\",\"content\":\"hi\",\"metadata\":{},"
+		    "\"created_at\":0}",
 		NULL,	/* the request: its permission is permbody's */
 		"{\"id\":\"t3\",\"subject\":\"s\",\"description\":\"\","
 		    "\"status\":\"pending\",\"owner\":\"ann\",\"owner_gone\":"
