@@ -414,12 +414,10 @@ void
 event_error(struct evq *q, const char *agent, const char *fmt, ...)
 {
 	va_list ap;
-	json_t *o;
 
 	va_start(ap, fmt);
-	o = event_vmessage(fmt, ap);
+	evq_push(q, EV_ERROR, agent, event_vmessage(fmt, ap));
 	va_end(ap);
-	evq_push(q, EV_ERROR, agent, o);
 }
 
 void
@@ -467,12 +465,10 @@ void
 event_notice(struct evq *q, const char *agent, const char *fmt, ...)
 {
 	va_list ap;
-	json_t *o;
 
 	va_start(ap, fmt);
-	o = event_vmessage(fmt, ap);
+	evq_push(q, EV_NOTICE, agent, event_vmessage(fmt, ap));
 	va_end(ap);
-	evq_push(q, EV_NOTICE, agent, o);
 }
 
 void

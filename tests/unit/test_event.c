@@ -270,28 +270,6 @@ END_TEST
 
 /* --- the doc's table ---------------------------------------------------- */
 
-/* A file of the source tree, whole (NULL when missing). */
-static char *
-source_file(const char *name)
-{
-	const char *top = getenv("top_srcdir");
-	char path[4096], *text;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof path, "%s/%s", top ? top : ".", name);
-	if ((f = fopen(path, "r")) == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)n + 1);
-	ck_assert_ptr_nonnull(text);
-	ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return text;
-}
-
 /* The kind a name in backquotes names, or -1. */
 static int
 kind_of(const char *name, size_t len)
@@ -354,7 +332,7 @@ check_field(int kind, const char *item, size_t len, size_t *count)
 
 START_TEST(the_doc_table_is_the_schema)
 {
-	char *doc = source_file("doc/headless.md"), *p, *end, *cell, *bar;
+	char *doc = tu_source_file("doc/headless.md"), *p, *end, *cell, *bar;
 	char *line;
 	int rows[EV_TYPE_COUNT] = { 0 }, kind, i;
 	size_t fields[EV_TYPE_COUNT] = { 0 }, want[EV_TYPE_COUNT] = { 0 };
