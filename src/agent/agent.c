@@ -40,7 +40,6 @@ agent_set_status(struct agent *a, enum member_status status,
 {
 	struct team *t = a->team;
 	char *err = NULL;
-	json_t *data;
 
 	if (a->status == status && detail == NULL)
 		return;
@@ -49,10 +48,7 @@ agent_set_status(struct agent *a, enum member_status status,
 		log_printf("%s: status: %s", a->name, err);
 		free(err);
 	}
-	data = json_pack("{s:s}", "status", member_status_name(status));
-	if (detail != NULL)
-		json_object_set_new(data, "detail", json_string(detail));
-	evq_push(&t->events, EV_STATUS, a->name, data);
+	event_status(&t->events, a->name, status, detail);
 }
 
 void agent_error(struct agent *, const char *, ...)
@@ -70,8 +66,7 @@ agent_error(struct agent *a, const char *fmt, ...)
 	va_end(ap);
 
 	log_printf("%s: %s", a->name, msg);
-	evq_push(&a->team->events, EV_ERROR, a->name, json_pack("{s:s}",
-	    "message", msg));
+	event_error(&a->team->events, a->name, "%s", msg);
 	free(msg);
 }
 
@@ -209,23 +204,20 @@ agent_on_llm(void *ud, const struct llm_event *ev)
 
 	switch (ev->type) {
 	case LLM_EV_TEXT:
-		evq_push_text(&a->team->events, EV_TEXT, a->name, ev->text,
-		    ev->len);
+		event_text(&a->team->events, a->name, ev->text, ev->len);
 		break;
 	case LLM_EV_THINKING:
 		if (ev->redacted)
-			evq_push(&a->team->events, EV_THINKING, a->name,
-			    json_pack("{s:b}", "redacted", 1));
+			event_thinking_redacted(&a->team->events, a->name);
 		else
-			evq_push_text(&a->team->events, EV_THINKING, a->name,
-			    ev->text, ev->len);
+			event_thinking(&a->team->events, a->name, ev->text,
+			    ev->len);
 		break;
 	case LLM_EV_TOOL:
 		break;
 	case LLM_EV_RETRY:
-		evq_push(&a->team->events, EV_RETRY, a->name, json_pack(
-		    "{s:s, s:i, s:I}", "message", ev->error, "attempt",
-		    ev->attempt, "delay_ms", (json_int_t)ev->delay_ms));
+		event_retry(&a->team->events, a->name, ev->error,
+		    ev->attempt, ev->delay_ms);
 		break;
 	}
 }
@@ -247,10 +239,7 @@ agent_run_tools(struct agent *a, json_t *calls)
 
 		/* Events cross threads: they get copies, never shared JSON
 		 * (jansson's reference counts are not for sharing). */
-		evq_push(&a->team->events, EV_TOOL_CALL, a->name, json_pack(
-		    "{s:s, s:s, s:o}", "tool", name ? name : "", "id",
-		    id ? id : "", "input", input ? json_deep_copy(input) :
-		    json_null()));
+		event_tool_call(&a->team->events, a->name, name, id, input);
 		if (atomic_load(&a->stop))
 			tool_error(&out, "not run: the agent is stopping");
 		else if (atomic_load(&a->interrupt))
@@ -265,10 +254,8 @@ agent_run_tools(struct agent *a, json_t *calls)
 			free(out.text);
 			out.text = xstrdup("(no output)");
 		}
-		evq_push(&a->team->events, EV_TOOL_RESULT, a->name, json_pack(
-		    "{s:s, s:s, s:b, s:s}", "tool", name ? name : "", "id",
-		    id ? id : "", "is_error", out.is_error, "output",
-		    out.text));
+		event_tool_result(&a->team->events, a->name, name, id,
+		    out.is_error, out.text);
 		json_array_append_new(results, json_pack("{s:s, s:s, s:s, "
 		    "s:b}", "type", "tool_result", "tool_use_id", id ? id : "",
 		    "content", out.text, "is_error", out.is_error));
@@ -357,12 +344,8 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 	}
 	if ((m = roster_get(t->store, a->name)) == NULL)
 		return;
-	evq_push(&t->events, EV_USAGE, a->name, json_pack("{s:I, s:I, s:I, "
-	    "s:I, s:f, s:s, s:f}", "input_tokens", (json_int_t)m->tokens_in,
-	    "output_tokens", (json_int_t)m->tokens_out, "cache_write_tokens",
-	    (json_int_t)m->cache_write, "cache_read_tokens",
-	    (json_int_t)m->cache_read, "cost_usd", m->cost, "model",
-	    a->model_id, "team_cost_usd", roster_team_cost(t->store)));
+	event_usage(&t->events, a->name, m, a->model_id,
+	    roster_team_cost(t->store));
 	member_free(m);
 }
 
@@ -385,9 +368,7 @@ agent_within_budget(struct agent *a)
 			break;
 		if (!told) {
 			agent_set_status(a, MEMBER_WAITING, "budget");
-			evq_push(&t->events, EV_BUDGET, a->name, json_pack(
-			    "{s:f, s:f}", "team_cost_usd", spent,
-			    "max_cost_usd", max));
+			event_budget(&t->events, a->name, spent, max);
 			told = 1;
 		}
 		if (atomic_load(&a->stop) || atomic_load(&a->interrupt))
@@ -417,8 +398,7 @@ agent_call(struct agent *a, int round, struct llm_result *res)
 	req.system = a->system;
 	req.messages = history_build(a->transcript);
 	req.tools = mcptools_for(a);
-	evq_push(&t->events, EV_LLM_CALL, a->name, json_pack("{s:i}",
-	    "round", round));
+	event_llm_call(&t->events, a->name, round);
 	rc = llm_call(a->llm, &req, agent_on_llm, a, res);
 	agent_count_usage(a, &res->usage);
 	if (rc == 0) {
@@ -455,8 +435,7 @@ agent_interrupted(struct agent *a)
 	agent_record(a, transcript_user_text("(The person interrupted your "
 	    "turn here. Wait for their next message.)"));
 	a->answered = json_array_size(a->transcript);
-	evq_push(&a->team->events, EV_NOTICE, a->name, json_pack("{s:s}",
-	    "message", "interrupted"));
+	event_notice(&a->team->events, a->name, "interrupted");
 }
 
 /* The turn reached --max-rounds: the work is not done, and the lead
@@ -669,8 +648,7 @@ agent_finish(struct agent *a)
 		agent_set_status(a, MEMBER_IDLE, NULL);
 	else if (a->leaving || (atomic_load(&a->forced) && !a->is_lead)) {
 		a->status = MEMBER_TERMINATED;
-		evq_push(&t->events, EV_STATUS, a->name, json_pack("{s:s}",
-		    "status", "terminated"));
+		event_status(&t->events, a->name, MEMBER_TERMINATED, NULL);
 	} else
 		agent_set_status(a, MEMBER_IDLE, NULL);
 }
@@ -738,8 +716,7 @@ agent_main(void *arg)
 	agent_finish(a);
 	atomic_store(&a->finished, 1);
 	/* Wake the main thread so it reaps this thread. */
-	evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s, s:b}",
-	    "message", "stopped", "quiet", 1));
+	event_notice_quiet(&t->events, a->name, "stopped");
 	return NULL;
 }
 

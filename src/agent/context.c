@@ -141,9 +141,7 @@ context_counted(struct agent *a, const struct llm_usage *u)
 	/* The reply is counted; it is recorded right after the call. */
 	a->ctx_mark = json_array_size(a->transcript) + 1;
 	atomic_store(&a->ctx_tokens, n);
-	evq_push(&a->team->events, EV_CONTEXT, a->name, json_pack("{s:I, s:I}",
-	    "context_tokens", (json_int_t)n, "context_window",
-	    (json_int_t)a->window));
+	event_context(&a->team->events, a->name, n, a->window);
 }
 
 /* Tells the front end and remembers it for /context. */
@@ -156,10 +154,8 @@ context_note(struct agent *a, const char *kind, int64_t before,
 	atomic_store(&a->last_at, clock_wall_ms());
 	atomic_fetch_add(&a->compactions, 1);
 	atomic_store(&a->ctx_tokens, after);
-	evq_push(&a->team->events, EV_COMPACTION, a->name, json_pack(
-	    "{s:s, s:I, s:I, s:I}", "kind", kind, "before",
-	    (json_int_t)before, "after", (json_int_t)after, "context_window",
-	    (json_int_t)a->window));
+	event_compaction(&a->team->events, a->name, kind, before, after,
+	    a->window);
 }
 
 void
@@ -503,19 +499,18 @@ context_compact(struct agent *a, int force, const char *why)
 		return 0;
 	if (json_array_size(a->transcript) == 0)
 		return 0;
-	evq_push(&a->team->events, EV_NOTICE, a->name, json_pack("{s:s}",
-	    "message", why ? why : asked ? "compacting, as asked" :
-	    "compacting: the context window is filling up"));
+	event_notice(&a->team->events, a->name, "%s", why ? why : asked ?
+	    "compacting, as asked" : "compacting: the context window is "
+	    "filling up");
 	view = history_build(a->transcript);
 	if ((summary = context_summary(a, view, before, &unusable,
 	    &err)) == NULL) {
 		/* Twice no usable summary: the view stays as it is. */
 		if (unusable)
-			evq_push(&a->team->events, EV_NOTICE, a->name,
-			    json_pack("{s:s}", "message", "could not compact: "
-			    "asked twice, the model gave no usable summary "
-			    "(it called a tool or wrote nothing); the "
-			    "conversation is kept as it was"));
+			event_notice(&a->team->events, a->name, "could not "
+			    "compact: asked twice, the model gave no usable "
+			    "summary (it called a tool or wrote nothing); the "
+			    "conversation is kept as it was");
 		else
 			agent_error(a, "could not compact the conversation: %s",
 			    err);
@@ -586,9 +581,9 @@ context_learn_window(struct agent *a, const struct llm_result *r)
 	/* The client's trigger was set for the old window: compact on the
 	 * client from now on. */
 	a->server_compaction = 0;
-	evq_push(&a->team->events, EV_NOTICE, a->name, json_pack("{s:s}",
-	    "message", "the model's context window is smaller than the "
-	    "catalog says: huddle now counts with the server's figure"));
+	event_notice(&a->team->events, a->name, "the model's context window "
+	    "is smaller than the catalog says: huddle now counts with the "
+	    "server's figure");
 }
 
 void

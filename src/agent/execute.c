@@ -81,7 +81,7 @@ execute_requests_report(struct team *t)
 		if (r[i].decided_by != NULL)
 			json_object_set_new(o, "decided_by",
 			    json_string(r[i].decided_by));
-		team_request_fields(o, &r[i]);
+		event_request_fields(o, &r[i]);
 		json_array_append_new(list, o);
 	}
 	request_free_array(r, n);
@@ -97,7 +97,7 @@ execute_tasks_report(struct team *t)
 	json_t *list = json_array();
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(list, team_task_json(&k[i]));
+		json_array_append_new(list, event_task_json(&k[i]));
 	task_free_array(k, n);
 	return json_pack("{s:o}", "tasks", list);
 }

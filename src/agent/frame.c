@@ -146,8 +146,8 @@ frame_build(struct agent *a)
 	instructions_read(t->workdir, t->opts.config_dir,
 	    t->opts.instructions, a->home, &in);
 	if (in.notice != NULL)
-		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
-		    "message", "project instructions: ", in.notice));
+		event_notice(&t->events, a->name, "project instructions: %s",
+		    in.notice);
 	a->frame_extras = frame_role_text(a, in.text);
 	a->frame_roles = a->is_lead ? roles_describe(t->roles) : xstrdup("");
 	if (r != NULL) {

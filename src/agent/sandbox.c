@@ -73,22 +73,20 @@ team_sandbox_open(struct team *t, char **err)
 	}
 	if (t->sandbox_abi == 0) {
 		t->sandbox = SANDBOX_MISSING;
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
-		    "message", "this kernel has no Landlock sandbox: every "
-		    "command will ask for your permission (--no-sandbox runs "
-		    "them unconfined)"));
+		event_notice(&t->events, NULL, "this kernel has no Landlock "
+		    "sandbox: every command will ask for your permission "
+		    "(--no-sandbox runs them unconfined)");
 		return 0;
 	}
 	t->sandbox = SANDBOX_ON;
 	if (t->opts.max_procs > 0 && !confine_limits_hold(&why)) {
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s+}",
-		    "message", "commands have no process limit: ", why));
+		event_notice(&t->events, NULL, "commands have no process "
+		    "limit: %s", why);
 		free(why);
 	}
 	if (t->opts.no_network && t->sandbox_abi < 4)
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
-		    "message", "this kernel's Landlock cannot deny the "
-		    "network (it needs ABI 4): commands keep it"));
+		event_notice(&t->events, NULL, "this kernel's Landlock cannot "
+		    "deny the network (it needs ABI 4): commands keep it");
 	return 0;
 }
 

@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,37 +21,6 @@
 
 /* How much of a failed check's output is kept and told. */
 #define TASKS_CHECK_OUTPUT	4096
-
-json_t *
-team_task_json(const struct task *k)
-{
-	json_t *after = json_array(), *o;
-	size_t i;
-	char id[TASK_ID_SIZE];
-
-	for (i = 0; i < k->nblocked_by; i++) {
-		snprintf(id, sizeof id, "t%" PRId64, k->blocked_by[i]);
-		json_array_append_new(after, json_string(id));
-	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:b, s:o, s:b, s:s, s:s, "
-	    "s:s?, s:s, s:I, s:I}", "id", k->id, "subject", k->subject,
-	    "description", k->description, "status", task_status_name(
-	    k->status), "owner", k->owner, "owner_gone", k->owner_gone,
-	    "blocked_by", after, "blocked", k->blocked, "created_by",
-	    k->created_by, "result", k->result, "verify", k->verify,
-	    "checked", task_check_name(k->checked), "created_at",
-	    (json_int_t)k->created_at, "updated_at",
-	    (json_int_t)k->updated_at);
-	if (k->checked == TASK_FAILED)
-		json_object_set_new(o, "check_output",
-		    json_string(k->check_output));
-	if (k->worktree != NULL) {
-		json_object_set_new(o, "worktree", json_string(k->worktree));
-		json_object_set_new(o, "worktree_busy",
-		    json_boolean(k->worktree_busy));
-	}
-	return o;
-}
 
 /* The command that checks task k: its own, else the team's. */
 static const char *
@@ -379,8 +347,7 @@ tasks_checker_main(void *arg)
 
 	tasks_complete(c->team, NULL, c->id, NULL, &c->team->check_cancel,
 	    &msg);
-	evq_push(&c->team->events, EV_NOTICE, NULL, json_pack("{s:s}",
-	    "message", msg ? msg : ""));
+	event_notice(&c->team->events, NULL, "%s", msg ? msg : "");
 	free(msg);
 	atomic_store(&c->done, 1);
 	return NULL;

@@ -18,7 +18,6 @@
 #include "agent/internal.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
-#include "core/permbody.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
 #include "tools/confine.h"
@@ -50,50 +49,13 @@ team_options_defaults(struct team_options *o)
 
 /* --- events from the core layers ------------------------------------------ */
 
-json_t *
-team_message_json(const struct message *m)
-{
-	/* A copy: the sender frees its message on its own thread. */
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I}", "id",
-	    (json_int_t)m->id, "from", m->from, "to", m->to, "type",
-	    msg_type_name(m->type), "content", m->content, "metadata",
-	    json_deep_copy(m->metadata), "created_at",
-	    (json_int_t)m->created_at);
-}
-
-json_t *
-team_request_json(const struct request *r)
-{
-	json_t *o = json_pack("{s:s, s:s, s:s, "
-	    "s:s, s:s, s:s, s:s, s:s?, s:I, s:I, s:I}", "id", r->id, "type",
-	    req_type_name(r->type), "from", r->from, "to", r->to, "status",
-	    req_status_name(r->status), "body", r->body ? r->body : "",
-	    "response", r->response ? r->response : "", "decided_by",
-	    r->decided_by, "created_at", (json_int_t)r->created_at,
-	    "expires_at", (json_int_t)r->expires_at, "decided_at",
-	    (json_int_t)r->decided_at);
-
-	team_request_fields(o, r);
-	return o;
-}
-
-void
-team_request_fields(json_t *o, const struct request *r)
-{
-	json_t *fields;
-
-	if (o != NULL && r->type == REQ_PERMISSION &&
-	    (fields = permbody_json(r->body)) != NULL)
-		json_object_set_new(o, "permission", fields);
-}
-
 static void
 team_on_message(void *ud, const void *what)
 {
 	const struct message *m = what;
 	struct team *t = ud;
 
-	evq_push(&t->events, EV_MESSAGE, m->to, team_message_json(m));
+	event_message(&t->events, m);
 }
 
 static void
@@ -102,7 +64,7 @@ team_on_request(void *ud, const void *what)
 	const struct request *r = what;
 	struct team *t = ud;
 
-	evq_push(&t->events, EV_REQUEST, r->to, team_request_json(r));
+	event_request(&t->events, r);
 }
 
 /* Changes commit in one order but may be told, from their threads, in
@@ -128,7 +90,7 @@ team_on_task(void *ud, const void *what)
 	}
 	if (k->updated_at >= t->task_told[k->num]) {
 		t->task_told[k->num] = k->updated_at;
-		evq_push(&t->events, EV_TASK, k->owner, team_task_json(k));
+		event_task(&t->events, k);
 	}
 	pthread_mutex_unlock(&t->task_lock);
 }
@@ -184,8 +146,8 @@ team_notice_retiring(struct team *t, const char *id)
 		return;
 	catalog_lookup(t->opts.catalog, id, &m);
 	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING)
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s+}",
-		    "message", msg, "; choose another with --model NAME"));
+		event_notice(&t->events, NULL, "%s; choose another with "
+		    "--model NAME", msg);
 	free(msg);
 }
 
@@ -220,8 +182,7 @@ team_open(const struct team_options *o, char **err)
 	    statedir_stray(t->state, t->workdir, &notice, err) == -1)
 		goto fail;
 	if (notice != NULL) {
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
-		    "message", notice));
+		event_notice(&t->events, NULL, "%s", notice);
 		free(notice);
 	}
 	team_notice_retiring(t, o->llm.model);
@@ -416,10 +377,10 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	context_init(a);
 	cfg.compact_trigger = context_trigger(a);
 	if (!a->model.known && cfg.provider != LLM_SCRIPT)
-		evq_push(&t->events, EV_NOTICE, a->name, json_pack("{s:s+}",
-		    "message", a->model_id, " is not in the model catalog: "
-		    "huddle assumes a small context and output, and no price "
-		    "(see --models, --context-window, --max-tokens)"));
+		event_notice(&t->events, a->name, "%s is not in the model "
+		    "catalog: huddle assumes a small context and output, and "
+		    "no price (see --models, --context-window, --max-tokens)",
+		    a->model_id);
 	cfg.agent = a->name;
 	a->llm = llm_client_new(&cfg);
 	pthread_mutex_lock(&t->lock);
@@ -539,10 +500,8 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	if (git_held)
 		pthread_mutex_unlock(&t->git_lock);
 	message_clear(&task);
-	evq_push(&t->events, EV_SPAWNED, s->name, json_pack("{s:s, s:b, s:s, "
-	    "s:b, s:s?}", "role", s->role, "plan_required", s->plan_required,
-	    "model", model ? model : t->opts.llm.model, "autonomous",
-	    autonomous, "worktree_base", base));
+	event_spawned(&t->events, s->name, s->role, s->plan_required, model ?
+	    model : t->opts.llm.model, autonomous, base);
 	free(base);
 	return team_launch(t, s->name, s->role, err);
 undo:
@@ -742,16 +701,15 @@ team_start(struct team *t, char **err)
 		if (m[i].status == MEMBER_TERMINATED)
 			continue;
 		if (!m[i].is_lead)
-			evq_push(&t->events, EV_SPAWNED, m[i].name, json_pack(
-			    "{s:s, s:b, s:b, s:b}", "role", m[i].role,
-			    "plan_required", m[i].plan_required, "autonomous",
-			    m[i].autonomous, "resumed", t->opts.resume));
+			event_relaunched(&t->events, m[i].name, m[i].role,
+			    m[i].plan_required, team_model_of(t, &m[i]),
+			    m[i].autonomous, t->opts.resume);
 		rc = team_launch(t, m[i].name, m[i].role, err);
 		/* A teammate that cannot start (its worktree is gone) is
 		 * reported; the others go on. */
 		if (rc == -1 && !m[i].is_lead) {
-			evq_push(&t->events, EV_ERROR, m[i].name, json_pack(
-			    "{s:s+}", "message", "not started: ", *err));
+			event_error(&t->events, m[i].name, "not started: %s",
+			    *err);
 			free(*err);
 			*err = NULL;
 			rc = 0;
@@ -1017,9 +975,8 @@ team_quit_begin(struct team *t)
 			asked++;
 	}
 	free(agents);
-	evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s, s:i}",
-	    "message", "quitting: asked every teammate to shut down",
-	    "asked", (int)asked));
+	event_notice_asked(&t->events, "quitting: asked every teammate to "
+	    "shut down", (int)asked);
 }
 
 int64_t

@@ -119,14 +119,6 @@ struct bus *team_bus(struct team *t);
 #define TEAM_QUIT_REASON "the person is quitting huddle; approve to stop " \
 	"now: you will continue where you are when the team is resumed"
 
-/* The data of a message event and of a request event (see event.h). */
-json_t *team_message_json(const struct message *m);
-json_t *team_request_json(const struct request *r);
-
-/* Adds to o the fields of r's body when r asks for permission: a
- * "permission" object (core/permbody.h's permbody_json). */
-void team_request_fields(json_t *o, const struct request *r);
-
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
 
@@ -213,9 +205,6 @@ int team_context(struct team *t, const char *name, int64_t *tokens,
 /* A line for the person on member `name`'s context window: how full, and
  * its last compaction. NULL when no such member runs. */
 char *team_context_text(struct team *t, const char *name);
-
-/* The data of a task event (see event.h). */
-json_t *team_task_json(const struct task *k);
 
 /* The team's task board. */
 struct taskboard *team_taskboard(struct team *t);

@@ -70,7 +70,6 @@ team_roles_open(struct team *t, char **err)
 	    &t->roles, err) == -1)
 		return -1;
 	for (i = 0; i < t->roles->nnotices; i++)
-		evq_push(&t->events, EV_NOTICE, NULL, json_pack("{s:s}",
-		    "message", t->roles->notices[i]));
+		event_notice(&t->events, NULL, "%s", t->roles->notices[i]);
 	return 0;
 }

@@ -171,8 +171,8 @@ team_board_worktree(struct team *t, const char *name, char **err)
 			free(why);
 		}
 		if (rc == 0)
-			evq_push(&t->events, EV_NOTICE, NULL, json_pack(
-			    "{s:s+}", "message", "made the worktree ", name));
+			event_notice(&t->events, NULL, "made the worktree %s",
+			    name);
 		free(sha);
 	}
 	pthread_mutex_unlock(&t->git_lock);
@@ -289,25 +289,22 @@ team_worktree_retire(struct team *t, const char *name)
 	root = worktree_path(t->workdir, name);
 	pthread_mutex_lock(&t->git_lock);
 	if (tasks_checking(t, root))
-		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s}",
-		    "message", "its worktree is kept: a task's check runs "
-		    "there"));
+		event_notice(&t->events, name, "its worktree is kept: a task's "
+		    "check runs there");
 	else if (team_git_repo(t, &err) == -1 ||
 	    worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
 	    s.missing || !s.merged) {
-		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s+}",
-		    "message", "its worktree is kept: ", s.missing ? "it is "
-		    "missing" : err ? err : "it holds work not merged "
-		    "(/diff, /merge or /discard it)"));
+		event_notice(&t->events, name, "its worktree is kept: %s",
+		    s.missing ? "it is missing" : err ? err : "it holds work "
+		    "not merged (/diff, /merge or /discard it)");
 		free(err);
 	} else if (worktree_remove(&t->git, t->workdir, name, 0, &err) ==
 	    -1 || wtrecord_remove(t->store, name, &err) == -1) {
-		evq_push(&t->events, EV_ERROR, name, json_pack("{s:s}",
-		    "message", err));
+		event_error(&t->events, name, "%s", err);
 		free(err);
 	} else
-		evq_push(&t->events, EV_NOTICE, name, json_pack("{s:s}",
-		    "message", "its worktree held nothing unmerged: removed"));
+		event_notice(&t->events, name, "its worktree held nothing "
+		    "unmerged: removed");
 	pthread_mutex_unlock(&t->git_lock);
 	free(root);
 }

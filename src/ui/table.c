@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/event.h"
 #include "ui/color.h"
 #include "ui/draw.h"
 #include "ui/table.h"
@@ -45,14 +46,6 @@ table_free(struct table *t)
 		table_row_clear(&t->rows[i]);
 	free(t->rows);
 	memset(t, 0, sizeof *t);
-}
-
-static const char *
-jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
 }
 
 /* Pending first, oldest first; then decisions, newest first. */
@@ -123,11 +116,11 @@ table_expire(struct table *t, int64_t now_ms)
 void
 table_update(struct table *t, json_t *req)
 {
-	const char *id = jstr(req, "id"), *body = jstr(req, "body");
-	int type = req_type_parse(jstr(req, "type"));
-	int status = req_status_parse(jstr(req, "status"));
-	int64_t decided_at = (int64_t)json_integer_value(json_object_get(req,
-	    "decided_at")), now = clock_wall_ms();
+	const char *id = event_str(req, "id"), *body = event_str(req, "body");
+	int type = req_type_parse(event_str(req, "type"));
+	int status = req_status_parse(event_str(req, "status"));
+	int64_t decided_at = event_int(req, "decided_at");
+	int64_t now = clock_wall_ms();
 	struct table_row *r = NULL;
 	size_t i;
 	char *line, *nl;
@@ -147,11 +140,11 @@ table_update(struct table *t, json_t *req)
 	snprintf(r->id, sizeof r->id, "%s", id);
 	r->type = (enum req_type)type;
 	r->status = (enum req_status)status;
-	r->from = xstrdup(jstr(req, "from"));
-	r->to = xstrdup(jstr(req, "to"));
-	r->response = text_sanitize(jstr(req, "response"),
-	    strlen(jstr(req, "response")));
-	r->decided_by = xstrdup(jstr(req, "decided_by"));
+	r->from = xstrdup(event_str(req, "from"));
+	r->to = xstrdup(event_str(req, "to"));
+	r->response = text_sanitize(event_str(req, "response"),
+	    strlen(event_str(req, "response")));
+	r->decided_by = xstrdup(event_str(req, "decided_by"));
 	r->perm = xcalloc(1, sizeof *r->perm);
 	if (r->type != REQ_PERMISSION ||
 	    permline_from_body(body, r->perm) == -1) {
@@ -169,8 +162,7 @@ table_update(struct table *t, json_t *req)
 		free(line);
 	}
 	r->body = text_sanitize(body, strlen(body));
-	r->created_at = (int64_t)json_integer_value(json_object_get(req,
-	    "created_at"));
+	r->created_at = event_int(req, "created_at");
 	/* The store's time of the decision; a clock that went back
 	 * cannot make it seem to come from the future. */
 	r->changed_at = decided_at > 0 && decided_at <= now ? decided_at : now;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/event.h"
 #include "ui/color.h"
 #include "ui/draw.h"
 #include "ui/table.h"
@@ -75,27 +76,19 @@ tasklist_order(const void *a, const void *b)
 	return (x->num > y->num) - (x->num < y->num);
 }
 
-static const char *
-jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 void
 tasklist_update(struct tasklist *l, json_t *task)
 {
-	const char *subject = jstr(task, "subject");
+	const char *subject = event_str(task, "subject");
 	struct tasklist_row *r = NULL;
-	int status = task_status_parse(jstr(task, "status"));
+	int status = task_status_parse(event_str(task, "status"));
 	int64_t num;
-	json_t *after = json_object_get(task, "blocked_by"), *e;
-	const char *checked = jstr(task, "checked");
+	json_t *after = event_array(task, "blocked_by"), *e;
+	const char *checked = event_str(task, "checked");
 	char *ids = NULL;
 	size_t len = 0, cap = 0, i;
 
-	if (task_id_parse(jstr(task, "id"), &num) == -1 || status < 0)
+	if (task_id_parse(event_str(task, "id"), &num) == -1 || status < 0)
 		return;
 	for (i = 0; i < l->n && r == NULL; i++) {
 		if (l->rows[i].num == num)
@@ -112,18 +105,16 @@ tasklist_update(struct tasklist *l, json_t *task)
 	r->status = status;
 	/* One line: what a model wrote is cut at its first break. */
 	r->subject = text_sanitize(subject, strcspn(subject, "\r\n"));
-	r->owner = text_sanitize(jstr(task, "owner"),
-	    strlen(jstr(task, "owner")));
-	r->owner_gone = json_is_true(json_object_get(task, "owner_gone"));
-	r->blocked = json_is_true(json_object_get(task, "blocked"));
-	r->worktree = text_sanitize(jstr(task, "worktree"),
-	    strlen(jstr(task, "worktree")));
-	r->worktree_busy = json_is_true(json_object_get(task,
-	    "worktree_busy"));
+	r->owner = text_sanitize(event_str(task, "owner"),
+	    strlen(event_str(task, "owner")));
+	r->owner_gone = event_bool(task, "owner_gone");
+	r->blocked = event_bool(task, "blocked");
+	r->worktree = text_sanitize(event_str(task, "worktree"),
+	    strlen(event_str(task, "worktree")));
+	r->worktree_busy = event_bool(task, "worktree_busy");
 	r->checked = strcmp(checked, "passed") == 0 ? TASK_PASSED :
 	    strcmp(checked, "failed") == 0 ? TASK_FAILED : TASK_UNCHECKED;
-	r->updated_at = json_integer_value(json_object_get(task,
-	    "updated_at"));
+	r->updated_at = event_int(task, "updated_at");
 	ids = xappend(ids, &len, &cap, "", 0);
 	json_array_foreach(after, i, e) {
 		const char *id = json_string_value(e);

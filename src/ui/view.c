@@ -226,6 +226,7 @@ view_focus_name(struct view *v)
 	return v->panes[v->focus]->name;
 }
 
+/* A field of a stored transcript entry: "" or 0 when missing. */
 static const char *
 jstr(json_t *o, const char *key)
 {
@@ -240,13 +241,14 @@ jint(json_t *o, const char *key)
 	return (int64_t)json_integer_value(json_object_get(o, key));
 }
 
-/* Shows the model in p's title when it is not the lead's. */
+/* Shows the model in p's title when it is not the lead's (a view
+ * without a team, as tests make, has no lead to compare with). */
 static void
 view_model(struct view *v, struct pane *p, const char *model)
 {
 	free(p->model);
-	p->model = *model != '\0' && strcmp(model, team_lead_model(v->team)) !=
-	    0 ? xstrdup(model) : NULL;
+	p->model = *model != '\0' && (v->team == NULL || strcmp(model,
+	    team_lead_model(v->team)) != 0) ? xstrdup(model) : NULL;
 }
 
 /* The pane title's figures: every token the agent's calls counted, and
@@ -254,10 +256,11 @@ view_model(struct view *v, struct pane *p, const char *model)
 static void
 view_usage(struct view *v, struct pane *p, json_t *d)
 {
-	p->tokens = jint(d, "input_tokens") + jint(d, "output_tokens") +
-	    jint(d, "cache_write_tokens") + jint(d, "cache_read_tokens");
-	p->cost = json_real_value(json_object_get(d, "cost_usd"));
-	view_model(v, p, jstr(d, "model"));
+	p->tokens = event_int(d, "input_tokens") + event_int(d,
+	    "output_tokens") + event_int(d, "cache_write_tokens") +
+	    event_int(d, "cache_read_tokens");
+	p->cost = event_num(d, "cost_usd");
+	view_model(v, p, event_str(d, "model"));
 }
 
 /* A one-line summary of a tool call's input: its most telling field. */
@@ -498,7 +501,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 		row = i < n ? json_array_get(tail, i) : NULL;
 		if (row == NULL || (k < nmsg && msgs[k].created_at <=
 		    jint(row, "at"))) {
-			d = team_message_json(&msgs[k++]);
+			d = event_message_json(&msgs[k++]);
 			view_message(v, d);
 			json_decref(d);
 			continue;
@@ -527,7 +530,7 @@ view_load_tasks(struct view *v)
 	json_t *d;
 
 	for (i = 0; i < n; i++) {
-		d = team_task_json(&k[i]);
+		d = event_task_json(&k[i]);
 		tasklist_update(&v->tasks, d);
 		json_decref(d);
 	}
@@ -557,7 +560,7 @@ view_load_history(struct view *v, size_t last)
 	/* Every pending request, and the latest decisions. */
 	n = protocol_list(team_protocol(v->team), TABLE_KEEP_DECIDED, &r);
 	for (i = 0; i < n; i++) {
-		d = team_request_json(&r[i]);
+		d = event_request_json(&r[i]);
 		table_update(&v->table, d);
 		json_decref(d);
 	}
@@ -568,12 +571,16 @@ view_load_history(struct view *v, size_t last)
 static void
 view_message(struct view *v, json_t *d)
 {
-	const char *type = jstr(d, "type"), *from = jstr(d, "from");
-	const char *to = jstr(d, "to"), *content = jstr(d, "content");
-	const char *rid = jstr(json_object_get(d, "metadata"), "request_id");
-	struct pane *p = view_pane(v, to, NULL);
+	const char *type = event_str(d, "type"), *from = event_str(d, "from");
+	const char *to = event_str(d, "to"), *content = event_str(d, "content");
+	const char *rid = event_str(event_obj(d, "metadata"), "request_id");
+	struct pane *p;
 	char *line;
 
+	/* A message to no one has no pane to show in. */
+	if (*to == '\0')
+		return;
+	p = view_pane(v, to, NULL);
 	if (strcmp(type, "message") == 0) {
 		if (strcmp(from, "user") == 0)
 			line = xasprintf("you  %s", content);
@@ -625,7 +632,7 @@ view_request(struct view *v, json_t *d)
 		free(v->hint);
 		v->hint = NULL;
 	}
-	r = table_find(&v->table, jstr(d, "id"));
+	r = table_find(&v->table, event_str(d, "id"));
 	if (r != NULL && r->status == REQ_EXPIRED && r->type == REQ_SHUTDOWN)
 		view_hint(v, ROLE_HINT, "%s did not answer the shutdown "
 		    "request: F9 offers a forced stop", r->to);
@@ -659,6 +666,27 @@ view_retry_text(const struct pane *p)
 	    (long long)((left + 999) / 1000), p->retry_attempt);
 }
 
+/* Whether an event of this type is shown in its agent's pane only. */
+static int
+view_in_pane(enum event_type type)
+{
+	switch (type) {
+	case EV_TEXT:
+	case EV_THINKING:
+	case EV_LLM_CALL:
+	case EV_TOOL_CALL:
+	case EV_TOOL_RESULT:
+	case EV_RETRY:
+	case EV_USAGE:
+	case EV_CONTEXT:
+	case EV_COMPACTION:
+	case EV_SPAWNED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int
 view_apply(struct view *v, const struct event *e)
 {
@@ -667,38 +695,42 @@ view_apply(struct view *v, const struct event *e)
 	char *line, *what;
 	int status;
 
+	/* What happens in an agent's pane needs the agent. */
+	if (p == NULL && view_in_pane(e->type))
+		return 0;
 	/* Anything the agent does ends a retry's wait. */
 	if (p != NULL && e->type != EV_RETRY && e->type != EV_MESSAGE &&
 	    e->type != EV_REQUEST && e->type != EV_TASK)
 		p->retry_at_ms = 0;
 	switch (e->type) {
 	case EV_TEXT:
-		pane_stream(p, ROLE_NORMAL, jstr(d, "text"),
-		    strlen(jstr(d, "text")));
+		pane_stream(p, ROLE_NORMAL, event_str(d, "text"),
+		    strlen(event_str(d, "text")));
 		break;
 	case EV_THINKING:
-		if (json_is_true(json_object_get(d, "redacted")))
+		if (event_bool(d, "redacted"))
 			pane_add(p, ROLE_THINKING, VIEW_REDACTED);
 		else
-			pane_stream(p, ROLE_THINKING, jstr(d, "text"),
-			    strlen(jstr(d, "text")));
+			pane_stream(p, ROLE_THINKING, event_str(d, "text"),
+			    strlen(event_str(d, "text")));
 		break;
 	case EV_LLM_CALL:
 		pane_end_stream(p);
 		break;
 	case EV_TOOL_CALL:
-		view_tool_call(p, jstr(d, "tool"), json_object_get(d, "input"));
+		view_tool_call(p, event_str(d, "tool"), json_object_get(d,
+		    "input"));
 		break;
 	case EV_TOOL_RESULT:
-		view_tool_result(p, jstr(d, "tool"), jstr(d, "output"),
-		    json_is_true(json_object_get(d, "is_error")));
+		view_tool_result(p, event_str(d, "tool"), event_str(d,
+		    "output"), event_bool(d, "is_error"));
 		break;
 	case EV_STATUS:
 		/* A turn's text has ended by the time its agent changes
 		 * status; what waited for it follows. */
 		if (p != NULL)
 			pane_end_stream(p);
-		status = member_status_parse(jstr(d, "status"));
+		status = member_status_parse(event_str(d, "status"));
 		if (p == NULL || status < 0)
 			break;
 		pane_set_status(p, (enum member_status)status);
@@ -717,20 +749,20 @@ view_apply(struct view *v, const struct event *e)
 		view_request(v, d);
 		break;
 	case EV_ERROR:
-		view_error(v, e->agent, jstr(d, "message"));
+		view_error(v, e->agent, event_str(d, "message"));
 		if (p != NULL) {
-			line = xasprintf("✗ %s", jstr(d, "message"));
+			line = xasprintf("✗ %s", event_str(d, "message"));
 			pane_add(p, ROLE_ERROR, line);
 			free(line);
 		} else
-			view_hint(v, ROLE_ERROR, "%s", jstr(d, "message"));
+			view_hint(v, ROLE_ERROR, "%s", event_str(d, "message"));
 		break;
 	case EV_RETRY:
 		pane_end_stream(p);
-		p->retry_attempt = (int)jint(d, "attempt") + 1;
-		p->retry_at_ms = clock_mono_ms() + jint(d, "delay_ms");
+		p->retry_attempt = (int)event_int(d, "attempt") + 1;
+		p->retry_at_ms = clock_mono_ms() + event_int(d, "delay_ms");
 		what = view_retry_text(p);
-		line = xasprintf("↻ %s; %s", jstr(d, "message"), what);
+		line = xasprintf("↻ %s; %s", event_str(d, "message"), what);
 		pane_add(p, ROLE_DIM, line);
 		free(line);
 		free(what);
@@ -741,31 +773,32 @@ view_apply(struct view *v, const struct event *e)
 		view_usage(v, p, d);
 		break;
 	case EV_CONTEXT:
-		p->ctx_pct = view_pct(jint(d, "context_tokens"),
-		    jint(d, "context_window"));
+		p->ctx_pct = view_pct(event_int(d, "context_tokens"),
+		    event_int(d, "context_window"));
 		break;
 	case EV_COMPACTION:
-		p->ctx_pct = view_pct(jint(d, "after"), jint(d, "context_window"));
-		line = view_compacted(jint(d, "before"), jint(d, "after"),
-		    jstr(d, "kind"));
+		p->ctx_pct = view_pct(event_int(d, "after"), event_int(d,
+		    "context_window"));
+		line = view_compacted(event_int(d, "before"), event_int(d,
+		    "after"), event_str(d, "kind"));
 		pane_note(p, ROLE_DIM, line);
 		free(line);
 		break;
 	case EV_BUDGET:
 		view_hint(v, ROLE_ERROR, "the team has spent $%.2f of its "
 		    "$%.2f limit: no new model call starts (/budget USD raises "
-		    "it)", json_real_value(json_object_get(d, "team_cost_usd")),
-		    json_real_value(json_object_get(d, "max_cost_usd")));
+		    "it)", event_num(d, "team_cost_usd"), event_num(d,
+		    "max_cost_usd"));
 		break;
 	case EV_SPAWNED:
-		view_model(v, view_pane(v, e->agent, jstr(d, "role")),
-		    jstr(d, "model"));
+		view_model(v, view_pane(v, e->agent, event_str(d, "role")),
+		    event_str(d, "model"));
 		break;
 	case EV_NOTICE:
 		if (e->agent == NULL)
-			view_hint(v, ROLE_HINT, "%s", jstr(d, "message"));
-		else if (!json_is_true(json_object_get(d, "quiet"))) {
-			line = xasprintf("— %s —", jstr(d, "message"));
+			view_hint(v, ROLE_HINT, "%s", event_str(d, "message"));
+		else if (!event_bool(d, "quiet")) {
+			line = xasprintf("— %s —", event_str(d, "message"));
 			pane_add(p, ROLE_DIM, line);
 			free(line);
 		}

@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "fakellm"))
 from fakellm_client import FakeLLM, Results  # noqa: E402
+import eventdoc  # noqa: E402
 from team_driver import (Huddle, call, contains, ev, expect, notes,  # noqa: E402
                          say)
 from today import strip_cache_marks  # noqa: E402
@@ -54,6 +55,9 @@ def leave(agent):
 def quit_cleanly(h):
     h.send("/quit")
     expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    wrong = eventdoc.problems(h.events)
+    expect(not wrong, "events not as doc/headless.md says:\n" +
+           "\n".join(wrong[:10]))
 
 
 def flatten(messages):
@@ -206,6 +210,10 @@ def test_teammate_model_and_cost(fake):
     # --resume continues the sums, and alice keeps her model.
     with Huddle(fake, workdir=work, args=["--catalog", cat],
                 resume=True) as h:
+        # Relaunched, alice is told with her model, as when spawned.
+        back = h.wait(ev("spawned", "alice"), what="alice relaunched")
+        expect(back.get("resumed") is True and
+               back.get("model") == "test-cheap", back)
         mark = len(h.events)
         h.send("/team")
         again = h.wait(ev("team"), since=mark, what="the team after resume")

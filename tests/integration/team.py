@@ -17,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import FakeLLM, Results, conversation, wait_for  # noqa: E402
+import eventdoc  # noqa: E402
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 
@@ -30,6 +31,9 @@ def quit_cleanly(h):
     status = h.wait_exit()
     expect(status == 0, "exit status %s; stderr %s" % (status, h.stderr))
     expect(any(e["event"] == "exit" for e in h.events), "no exit event")
+    wrong = eventdoc.problems(h.events)
+    expect(not wrong, "events not as doc/headless.md says:\n" +
+           "\n".join(wrong[:10]))
 
 
 def test_seed_scenario(fake):

@@ -150,28 +150,6 @@ START_TEST(task_commands)
 }
 END_TEST
 
-/* A file of the source tree, whole (NULL when missing). */
-static char *
-source_file(const char *name)
-{
-	const char *top = getenv("top_srcdir");
-	char path[4096], *text;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof path, "%s/%s", top ? top : ".", name);
-	if ((f = fopen(path, "r")) == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)n + 1);
-	ck_assert_ptr_nonnull(text);
-	ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return text;
-}
-
 /* Whether the table has a command of these words. */
 static int
 table_has(const char *words, size_t len)
@@ -194,7 +172,7 @@ table_has(const char *words, size_t len)
  */
 START_TEST(man_page_lists_the_table)
 {
-	char *man = source_file("doc/huddle.1"), *p, *end, *tag, *stop;
+	char *man = tu_source_file("doc/huddle.1"), *p, *end, *tag, *stop;
 	const struct command_def *d;
 	size_t n, i = 0, len;
 
@@ -240,7 +218,7 @@ END_TEST
  * of the table. */
 START_TEST(readme_and_help_name_the_table)
 {
-	char *readme = source_file("README.md"), *p, *use;
+	char *readme = tu_source_file("README.md"), *p, *use;
 	const struct command_def *d;
 	size_t n, i, len;
 

@@ -11,7 +11,7 @@
 #include "ui/table.h"
 #include "util/clock.h"
 
-/* A request event's data, as team_request_json makes it. */
+/* A request event's data, as event_request_json makes it. */
 static json_t *
 req(const char *id, const char *type, const char *status, int64_t created,
     int64_t decided)

@@ -89,6 +89,27 @@ tu_team_close(struct tu_team *t)
 	free(t->dir);
 }
 
+char *
+tu_source_file(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], *text;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof path, "%s/%s", top ? top : ".", name);
+	if ((f = fopen(path, "r")) == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
+}
+
 int
 tu_run(Suite *suite)
 {

@@ -51,6 +51,10 @@ struct tu_firer {
 
 void *tu_fire_later(void *firer);
 
+/* A file of the source tree ($top_srcdir, else .), whole and
+ * NUL-terminated (free it); NULL when missing. */
+char *tu_source_file(const char *name);
+
 /* Runs a suite (fork mode) and returns the process exit status. */
 int tu_run(Suite *suite);
 
