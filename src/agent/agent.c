@@ -115,7 +115,7 @@ agent_lead_feed(void *ud, const struct message *m)
 		return 0;
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;
-	return roster_take_awaited_tx(a->team->store, m->from);
+	return roster_take_awaited_tx(a->team->store, m->from, m->id);
 }
 
 /* A teammate between turns is at a clean point: the quit's shutdown

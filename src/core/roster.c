@@ -227,7 +227,8 @@ roster_set_awaited_tx(struct store *s, const char *name, int awaited,
     char **err)
 {
 	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET"
-	    " lead_awaits = ? WHERE name = ?");
+	    " lead_awaits = ?, awaits_after = (SELECT COALESCE(MAX(id), 0)"
+	    " FROM messages) WHERE name = ?");
 
 	sqlite3_bind_int(st, 1, awaited != 0);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
@@ -247,12 +248,14 @@ roster_set_awaited(struct store *s, const char *name, int awaited,
 }
 
 int
-roster_take_awaited_tx(struct store *s, const char *name)
+roster_take_awaited_tx(struct store *s, const char *name, int64_t message_id)
 {
 	sqlite3_stmt *st = store_stmt(s, "UPDATE members SET"
-	    " lead_awaits = 0 WHERE name = ? AND lead_awaits = 1");
+	    " lead_awaits = 0 WHERE name = ? AND lead_awaits = 1"
+	    " AND awaits_after < ?");
 
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, message_id);
 	if (store_step_done(s, st, NULL) == -1)
 		return 0;
 	return sqlite3_changes(store_db(s)) > 0;

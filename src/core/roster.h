@@ -128,9 +128,12 @@ int roster_set_awaited(struct store *s, const char *name, int awaited,
 int roster_set_awaited_tx(struct store *s, const char *name, int awaited,
     char **err);
 
-/* Inside a transaction: whether the lead waits for `name`, forgetting it
- * (one idle notice answers one wait). */
-int roster_take_awaited_tx(struct store *s, const char *name);
+/* Inside a transaction: whether the lead waits for `name` and message
+ * `message_id` (an idle notice of name's) was sent after the wait began,
+ * forgetting the wait then (one notice answers one wait; one sent before
+ * it, of work the wait is not about, answers nothing). */
+int roster_take_awaited_tx(struct store *s, const char *name,
+    int64_t message_id);
 
 /* The members the lead waits for, as "bob, carl" (malloc'd), or NULL. */
 char *roster_awaited(struct store *s);

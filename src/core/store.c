@@ -156,6 +156,10 @@ static const char *const store_migrations[] = {
 	"  approved INTEGER NOT NULL CHECK (approved IN (0, 1)),"
 	"  decided_at INTEGER NOT NULL,"
 	"  PRIMARY KEY (name, entry));",
+	/* 7 -> 8: the newest message when the lead began to wait for a
+	 * member: only a notice sent after it answers the wait. */
+	"ALTER TABLE members ADD COLUMN awaits_after INTEGER NOT NULL"
+	"  DEFAULT 0;",
 };
 
 /* bytes as people read them: "1 GiB", "512 KiB" (malloc'd). */

@@ -25,7 +25,7 @@ struct store;
 #define STORE_SYNC_FULL 0x1	/* fsync every commit: survives power loss */
 
 /* The schema version this build writes. */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 /*
  * Opens <folder>/team.db, creating the folder (0700, core/statedir.h) and

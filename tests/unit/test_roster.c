@@ -5,9 +5,11 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bus.h"
 #include "core/roster.h"
 #include "testutil.h"
 
@@ -154,17 +156,25 @@ START_TEST(status_tokens_and_plan_persist)
 }
 END_TEST
 
-/* Takes the lead's wait for `name` the way the lead's inbox drain does. */
+/* Takes the lead's wait for `name` the way the lead's inbox drain does,
+ * for a notice with id message_id. */
 static int
-take_awaited(struct store *s, const char *name)
+take_awaited_by(struct store *s, const char *name, int64_t message_id)
 {
 	char *err = NULL;
 	int taken;
 
 	ck_assert_int_eq(store_begin(s, &err), 0);
-	taken = roster_take_awaited_tx(s, name);
+	taken = roster_take_awaited_tx(s, name, message_id);
 	ck_assert_int_eq(store_end(s, 1, &err), 0);
 	return taken;
+}
+
+/* The same for a notice sent after every message so far. */
+static int
+take_awaited(struct store *s, const char *name)
+{
+	return take_awaited_by(s, name, INT64_MAX);
 }
 
 /* "lead" is the lead's alone: made first, with the team; never a second
@@ -241,6 +251,29 @@ START_TEST(lead_waits_are_stored_and_taken_once)
 }
 END_TEST
 
+/* A notice sent before the lead began to wait is of other work: it does
+ * not answer the wait, which the next notice still does. */
+START_TEST(a_notice_older_than_the_wait_does_not_answer_it)
+{
+	struct tu_team t;
+	char *err = NULL;
+	int64_t before, after;
+
+	tu_team_open(&t);
+	before = bus_send(t.bus, "alice", "lead", MSG_IDLE_NOTIFICATION,
+	    "alice is idle: an old turn", NULL, &err);
+	ck_assert_int_gt(before, 0);
+	ck_assert_int_eq(roster_set_awaited(t.store, "alice", 1, &err), 0);
+	ck_assert_int_eq(take_awaited_by(t.store, "alice", before), 0);
+	after = bus_send(t.bus, "alice", "lead", MSG_IDLE_NOTIFICATION,
+	    "alice is idle: the work asked for", NULL, &err);
+	ck_assert_int_gt(after, before);
+	ck_assert_int_eq(take_awaited_by(t.store, "alice", after), 1);
+	ck_assert_int_eq(take_awaited_by(t.store, "alice", after), 0);
+	tu_team_close(&t);
+}
+END_TEST
+
 static Suite *
 roster_suite(void)
 {
@@ -251,6 +284,7 @@ roster_suite(void)
 	tcase_add_test(tc, add_get_list);
 	tcase_add_test(tc, status_tokens_and_plan_persist);
 	tcase_add_test(tc, lead_waits_are_stored_and_taken_once);
+	tcase_add_test(tc, a_notice_older_than_the_wait_does_not_answer_it);
 	tcase_add_test(tc, reserved_names_stay_reserved);
 	suite_add_tcase(s, tc);
 	return s;

@@ -160,6 +160,7 @@ START_TEST(version_5_worktree_bases_move)
 	ck_assert_int_eq(roster_add(s, "bob", "coder", "go", 0, &err), 0);
 	store_lock(s);
 	ck_assert_int_eq(sqlite3_exec(store_db(s), "DROP TABLE mcp_offers;"
+	    " ALTER TABLE members DROP COLUMN awaits_after;"
 	    " DROP TABLE worktrees;"
 	    " DROP INDEX tasks_by_worktree;"
 	    " ALTER TABLE tasks DROP COLUMN worktree;"
@@ -197,6 +198,7 @@ START_TEST(version_1_database_is_migrated)
 	    " ALTER TABLE members DROP COLUMN cache_read;"
 	    " ALTER TABLE members DROP COLUMN cost;"
 	    " ALTER TABLE members DROP COLUMN autonomous;"
+	    " ALTER TABLE members DROP COLUMN awaits_after;"
 	    " DROP TABLE tasks; DROP TABLE task_deps; DROP TABLE worktrees;"
 	    " DROP TABLE mcp_offers;"
 	    " PRAGMA user_version = 1",
@@ -219,7 +221,7 @@ START_TEST(version_1_database_is_migrated)
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "coder");
 	ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
 	ck_assert_int_eq(sqlite3_column_int(st, 2), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 7);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 8);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 3), "");
 	ck_assert_int_eq(sqlite3_column_int(st, 4), 3);
 	ck_assert_int_eq(sqlite3_column_int(st, 5), 4);
