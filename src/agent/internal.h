@@ -241,6 +241,11 @@ int team_roles_open(struct team *t, char **err);
 void team_bash_options(struct team *t, const struct profile *p,
     struct cancel *cancel, struct bash_options *bo);
 
+/* Asks an agent's thread to end: at its next boundary, or at once when
+ * it is waiting, calling a model or running a command; forced marks it
+ * stopped by force. */
+void team_stop_agent(struct team *t, struct agent *a, int forced);
+
 /* Notes, in the store, that the lead waits for `name`: its next idle
  * notice will be fed to the lead's model. Call it before the message the
  * lead waits on an answer to is sent. Safe from any thread. */

@@ -1,6 +1,7 @@
 /*
- * The team (see team.h): starting agents, passing on the person's words
- * and decisions, the tick, and the orderly quit.
+ * The team (see team.h): opening it, starting and reaping its agents,
+ * the budget, the tick. What the person does is teamperson.c's; the
+ * orderly quit is teamquit.c's.
  *
  * The team's lock guards only the list of agents and the set of
  * teammates the lead waits for; it is never held while calling the store,
@@ -9,11 +10,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
@@ -28,7 +29,6 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/number.h"
-#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 void
@@ -584,46 +584,6 @@ team_budget_text(struct team *t)
 }
 
 int
-team_interrupt(struct team *t, const char *name, char **err)
-{
-	struct member *m = roster_get(t->store, name);
-	struct agent *a = team_find(t, name);
-	int busy = m != NULL && (m->status == MEMBER_WORKING ||
-	    m->status == MEMBER_WAITING);
-
-	member_free(m);
-	if (a == NULL) {
-		*err = xasprintf("no running member is called '%s'", name);
-		return -1;
-	}
-	if (!busy) {
-		*err = xasprintf("%s is not working", name);
-		return -1;
-	}
-	/* The agent may be reaped only by this (the main) thread, so a
-	 * stays valid here. */
-	atomic_store(&a->interrupt, 1);
-	cancel_fire(&a->cancel);
-	llm_cancel(a->llm);
-	bus_wake(t->bus, a->name);
-	return 0;
-}
-
-int
-team_compact(struct team *t, const char *name, char **err)
-{
-	struct agent *a = team_find(t, name);
-
-	if (a == NULL) {
-		*err = xasprintf("no running member is called '%s'", name);
-		return -1;
-	}
-	atomic_store(&a->compact_asked, 1);
-	bus_wake(t->bus, a->name);
-	return 0;
-}
-
-int
 team_context(struct team *t, const char *name, int64_t *tokens,
     int64_t *window)
 {
@@ -719,9 +679,7 @@ team_start(struct team *t, char **err)
 	return rc;
 }
 
-/* Asks an agent's thread to end: at its next boundary, or at once when
- * it is waiting, calling a model or running a command. */
-static void
+void
 team_stop_agent(struct team *t, struct agent *a, int forced)
 {
 	if (forced)
@@ -757,162 +715,6 @@ team_reap(struct team *t)
 	}
 }
 
-/* --- what the person does ------------------------------------------------ */
-
-int
-team_say(struct team *t, const char *to, const char *text, char **err)
-{
-	return bus_send(t->bus, MSG_USER, to ? to : ROSTER_LEAD, MSG_MESSAGE,
-	    text, NULL, err) < 0 ? -1 : 0;
-}
-
-/* Whether r waits for the person. */
-static int
-team_for_person(struct team *t, const struct request *r)
-{
-	return r->status == REQ_PENDING &&
-	    (protocol_answerers(t->proto, r->type) & PROTO_BY_USER) != 0;
-}
-
-int
-team_find_request(struct team *t, const char *target,
-    char id[PROTO_ID_SIZE], char **err)
-{
-	struct request *list, *r;
-	const char *hit = NULL, *prefix = target;
-	size_t n, i, by_id = 0, by_name = 0;
-	char *q;
-
-	if ((r = protocol_get(t->proto, target)) != NULL) {
-		memcpy(id, r->id, PROTO_ID_SIZE);
-		request_free(r);
-		return 0;
-	}
-	if (strncmp(prefix, "req_", 4) == 0)
-		prefix += 4;
-	n = protocol_list(t->proto, 0, &list);
-	for (i = 0; i < n; i++) {
-		if (!team_for_person(t, &list[i]))
-			continue;
-		if (*prefix != '\0' && strncmp(list[i].id + 4, prefix,
-		    strlen(prefix)) == 0 && by_id++ == 0)
-			hit = list[i].id;
-	}
-	if (by_id == 0) {
-		for (i = 0; i < n; i++) {
-			if (team_for_person(t, &list[i]) &&
-			    strcmp(list[i].from, target) == 0 &&
-			    by_name++ == 0)
-				hit = list[i].id;
-		}
-	}
-	if (hit != NULL && by_id + by_name == 1)
-		memcpy(id, hit, PROTO_ID_SIZE);
-	request_free_array(list, n);
-	if (hit != NULL && by_id + by_name == 1)
-		return 0;
-	q = utf8_clean(target, strlen(target), 40);
-	if (by_id > 1)
-		*err = xasprintf("nothing was decided: '%s' starts %zu ids of "
-		    "requests waiting for you; give more of it (/requests "
-		    "lists them)", q, by_id);
-	else if (by_name > 1)
-		*err = xasprintf("nothing was decided: %s has %zu requests "
-		    "waiting for you; give an id (/requests lists them)", q,
-		    by_name);
-	else
-		*err = xasprintf("nothing was decided: '%s' names no request; "
-		    "give an id, the start of one, or a teammate with one "
-		    "request waiting for you (/requests lists them)", q);
-	free(q);
-	return -1;
-}
-
-enum proto_verdict
-team_decide(struct team *t, const char *target, int approve,
-    const char *feedback, char **msg)
-{
-	struct request *list, *r;
-	size_t n, i;
-	enum proto_verdict v;
-	char id[PROTO_ID_SIZE] = "", *why;
-
-	if (target != NULL) {
-		if (team_find_request(t, target, id, msg) == -1)
-			return PROTO_UNKNOWN;
-	} else {
-		n = protocol_list(t->proto, 0, &list);
-		for (i = 0; i < n && *id == '\0'; i++) {
-			if (team_for_person(t, &list[i]))
-				memcpy(id, list[i].id, PROTO_ID_SIZE);
-		}
-		request_free_array(list, n);
-		if (*id == '\0') {
-			*msg = xstrdup("no pending request waits for your "
-			    "decision");
-			return PROTO_UNKNOWN;
-		}
-	}
-	/* A decided id still goes to the engine, which says why it changes
-	 * nothing. */
-	if ((r = protocol_get(t->proto, id)) == NULL) {
-		*msg = xasprintf("no request has the id '%s'", id);
-		return PROTO_UNKNOWN;
-	}
-	v = protocol_respond(t->proto, id, req_response_msg(r->type), MSG_USER,
-	    approve, feedback ? feedback : "", &why);
-	/* A decided plan sends its teammate to work, or back to its plan:
-	 * the lead hears when it is next idle. */
-	if (v == PROTO_DECIDED && r->type == REQ_PLAN_APPROVAL)
-		team_lead_waits(t, r->from);
-	if (v == PROTO_DECIDED)
-		*msg = xasprintf("%s %s's %s (%s)", approve ? "approved" :
-		    "rejected", r->from, req_type_name(r->type), id);
-	else
-		*msg = xasprintf("%s's %s (%s): %s", r->from,
-		    req_type_name(r->type), id, why);
-	free(why);
-	request_free(r);
-	return v;
-}
-
-int
-team_request_shutdown(struct team *t, const char *name, char **err)
-{
-	char id[PROTO_ID_SIZE];
-
-	if (strcmp(name, ROSTER_LEAD) == 0) {
-		*err = xstrdup("the lead stops when you quit (F10 or /quit)");
-		return -1;
-	}
-	return protocol_request(t->proto, REQ_SHUTDOWN, MSG_USER, name,
-	    "requested by the person", id, err);
-}
-
-int
-team_force_stop(struct team *t, const char *name, char **err)
-{
-	struct agent *a = team_find(t, name);
-	struct member *m;
-
-	if (strcmp(name, ROSTER_LEAD) == 0) {
-		*err = xstrdup("the lead stops when you quit (F10 or /quit)");
-		return -1;
-	}
-	if (a != NULL) {
-		team_stop_agent(t, a, 1);
-		return 0;
-	}
-	/* No thread runs for it (it never started, or it ended): record
-	 * the end directly. */
-	if ((m = roster_get(t->store, name)) == NULL) {
-		*err = xasprintf("no teammate named '%s'", name);
-		return -1;
-	}
-	member_free(m);
-	return protocol_terminate(t->proto, name, "stopped by force", err);
-}
-
 /* --- time ------------------------------------------------------------------ */
 
 void
@@ -922,123 +724,6 @@ team_tick(struct team *t)
 	bus_poll(t->bus);
 	team_reap(t);
 	tasks_reap_checkers(t, 0);
-}
-
-int
-team_quitting(struct team *t)
-{
-	return atomic_load(&t->quitting);
-}
-
-/*
- * A copy of the list of agents. Only the main thread reaps agents, so on
- * the main thread the pointers stay valid without the lock — which must
- * not be held while calling the protocol engine (a drain holds the store
- * lock and then takes the team lock).
- */
-static size_t
-team_snapshot(struct team *t, struct agent ***out)
-{
-	size_t n;
-
-	pthread_mutex_lock(&t->lock);
-	n = t->nagents;
-	*out = xcalloc(n ? n : 1, sizeof **out);
-	memcpy(*out, t->agents, n * sizeof **out);
-	pthread_mutex_unlock(&t->lock);
-	return n;
-}
-
-void
-team_quit_begin(struct team *t)
-{
-	struct agent **agents;
-	size_t n, i, asked = 0;
-	char *err = NULL;
-
-	if (atomic_load(&t->quitting))
-		return;
-	atomic_store(&t->quitting, 1);
-	t->quit_deadline = clock_mono_ms() + t->opts.quit_timeout_ms;
-	n = team_snapshot(t, &agents);
-	for (i = 0; i < n; i++) {
-		struct agent *a = agents[i];
-
-		if (a->is_lead || atomic_load(&a->finished))
-			continue;
-		if (protocol_request(t->proto, REQ_SHUTDOWN, MSG_SYSTEM,
-		    a->name, TEAM_QUIT_REASON, a->quit_req, &err) == -1) {
-			log_printf("quit: %s", err);
-			free(err);
-			err = NULL;
-		} else
-			asked++;
-	}
-	free(agents);
-	event_notice_asked(&t->events, "quitting: asked every teammate to "
-	    "shut down", (int)asked);
-}
-
-int64_t
-team_quit_left_ms(struct team *t)
-{
-	int64_t left = t->quit_deadline - clock_mono_ms();
-
-	return left > 0 ? left : 0;
-}
-
-void
-team_quit_force(struct team *t)
-{
-	struct agent **agents;
-	size_t n, i;
-
-	team_quit_begin(t);
-	t->quit_deadline = clock_mono_ms();
-	(void)team_quit_poll(t);
-	/* The lead too, whatever the teammates are doing. */
-	n = team_snapshot(t, &agents);
-	for (i = 0; i < n; i++)
-		if (!atomic_load(&agents[i]->stop))
-			team_stop_agent(t, agents[i], 0);
-	free(agents);
-}
-
-int
-team_quit_poll(struct team *t)
-{
-	struct agent **agents, *lead = NULL;
-	size_t n, i, running = 0;
-	int late = clock_mono_ms() >= t->quit_deadline;
-	char *err = NULL;
-
-	team_tick(t);
-	n = team_snapshot(t, &agents);
-	for (i = 0; i < n; i++) {
-		struct agent *a = agents[i];
-
-		if (a->is_lead) {
-			lead = a;
-			continue;
-		}
-		running++;
-		if (late && !atomic_load(&a->stop)) {
-			/* Out of time: stop it, keeping it for --resume, and
-			 * withdraw the request it did not answer. */
-			team_stop_agent(t, a, 0);
-			if (*a->quit_req != '\0' && protocol_cancel(t->proto,
-			    a->quit_req, "huddle quit first", &err) == -1) {
-				free(err);
-				err = NULL;
-			}
-		}
-	}
-	if (running == 0 && lead != NULL && !t->lead_stopping) {
-		t->lead_stopping = 1;
-		team_stop_agent(t, lead, 0);
-	}
-	free(agents);
-	return running == 0 && lead == NULL;
 }
 
 void
