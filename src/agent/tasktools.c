@@ -16,7 +16,7 @@
 
 /* Reads an optional array of task ids into ids (at most max). */
 static int
-input_ids(json_t *in, const char *key, const char **ids, size_t max,
+tasktools_ids(json_t *in, const char *key, const char **ids, size_t max,
     size_t *n, struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key), *e;
@@ -48,11 +48,11 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 	struct task k;
 	char *err = NULL, *line, *risk;
 
-	if (input_str(in, "subject", 1, &n.subject, o) == -1 ||
-	    input_str(in, "description", 0, &n.description, o) == -1 ||
-	    input_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS, &n.nblocked_by,
-	    o) == -1 || input_str(in, "verify", 0, &n.verify, o) == -1 ||
-	    input_str(in, "worktree", 0, &n.worktree, o) == -1)
+	if (tools_arg_str(in, "subject", 1, &n.subject, o) == -1 ||
+	    tools_arg_str(in, "description", 0, &n.description, o) == -1 ||
+	    tasktools_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS, &n.nblocked_by,
+	    o) == -1 || tools_arg_str(in, "verify", 0, &n.verify, o) == -1 ||
+	    tools_arg_str(in, "worktree", 0, &n.worktree, o) == -1)
 		return;
 	if (n.worktree != NULL && team_worktree_for_tasks(a->team, &err) ==
 	    -1) {
@@ -96,7 +96,7 @@ tool_task_list(struct agent *a, json_t *in, struct tool_output *o)
 	int status = -1, open;
 	char *text = NULL, *line;
 
-	if (input_str(in, "status", 0, &name, o) == -1)
+	if (tools_arg_str(in, "status", 0, &name, o) == -1)
 		return;
 	if (name != NULL && (status = task_status_parse(name)) < 0) {
 		tool_error(o, "status must be pending, in_progress, completed "
@@ -153,7 +153,7 @@ tool_task_get(struct agent *a, json_t *in, struct tool_output *o)
 	struct task k;
 	char *text;
 
-	if (input_str(in, "id", 1, &id, o) == -1)
+	if (tools_arg_str(in, "id", 1, &id, o) == -1)
 		return;
 	if (taskboard_get(a->team->tasks, id, &k) == -1) {
 		tool_error(o, "there is no task '%s'", id);
@@ -173,7 +173,7 @@ tool_task_claim(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *text;
 	int rc;
 
-	if (input_str(in, "id", 0, &id, o) == -1)
+	if (tools_arg_str(in, "id", 0, &id, o) == -1)
 		return;
 	rc = taskboard_claim(a->team->tasks, a->name, id, &k, NULL, &err);
 	if (rc == -1) {
@@ -203,10 +203,10 @@ tool_task_update(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *msg = NULL, *line;
 	int rc;
 
-	if (input_str(in, "id", 1, &id, o) == -1 ||
-	    input_str(in, "status", 0, &status, o) == -1 ||
-	    input_str(in, "result", 0, &c.result, o) == -1 ||
-	    input_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS,
+	if (tools_arg_str(in, "id", 1, &id, o) == -1 ||
+	    tools_arg_str(in, "status", 0, &status, o) == -1 ||
+	    tools_arg_str(in, "result", 0, &c.result, o) == -1 ||
+	    tasktools_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS,
 	    &c.nblocked_by, o) == -1)
 		return;
 	c.blocked_by = ids;
@@ -250,8 +250,8 @@ tool_task_assign(struct agent *a, json_t *in, struct tool_output *o)
 	struct task k;
 	char *err = NULL, *line;
 
-	if (input_str(in, "id", 1, &id, o) == -1 ||
-	    input_str(in, "teammate", 1, &teammate, o) == -1)
+	if (tools_arg_str(in, "id", 1, &id, o) == -1 ||
+	    tools_arg_str(in, "teammate", 1, &teammate, o) == -1)
 		return;
 	/* The lead hears when the teammate is done with it. */
 	team_lead_waits(a->team, teammate);

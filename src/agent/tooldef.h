@@ -38,11 +38,11 @@ extern const size_t task_tool_count;
  * field leaves *out alone, or NULL for a string), or -1 after setting a
  * tool error the model can act on.
  */
-int input_str(json_t *in, const char *key, int required, const char **out,
+int tools_arg_str(json_t *in, const char *key, int required, const char **out,
     struct tool_output *o);
-int input_bool(json_t *in, const char *key, int required, int *out,
+int tools_arg_bool(json_t *in, const char *key, int required, int *out,
     struct tool_output *o);
-int input_int(json_t *in, const char *key, long *out,
+int tools_arg_int(json_t *in, const char *key, long *out,
     struct tool_output *o);
 
 /* Whether teammate a must still get its plan approved. */

@@ -25,7 +25,7 @@
 /* --- reading the input ---------------------------------------------------- */
 
 int
-input_str(json_t *in, const char *key, int required, const char **out,
+tools_arg_str(json_t *in, const char *key, int required, const char **out,
     struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key);
@@ -44,7 +44,7 @@ input_str(json_t *in, const char *key, int required, const char **out,
 }
 
 int
-input_bool(json_t *in, const char *key, int required, int *out,
+tools_arg_bool(json_t *in, const char *key, int required, int *out,
     struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key);
@@ -62,7 +62,7 @@ input_bool(json_t *in, const char *key, int required, int *out,
 }
 
 int
-input_int(json_t *in, const char *key, long *out, struct tool_output *o)
+tools_arg_int(json_t *in, const char *key, long *out, struct tool_output *o)
 {
 	json_t *v = json_object_get(in, key);
 
@@ -138,7 +138,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	const char *command;
 	char *why = NULL;
 
-	if (input_str(in, "command", 1, &command, o) == -1 ||
+	if (tools_arg_str(in, "command", 1, &command, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	/* The lead's commands too: one policy for every command. */
@@ -190,9 +190,9 @@ tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 	const char *path;
 	long offset = 0, limit = 0;
 
-	if (input_str(in, "path", 1, &path, o) == -1 ||
-	    input_int(in, "offset", &offset, o) == -1 ||
-	    input_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1)
+	if (tools_arg_str(in, "path", 1, &path, o) == -1 ||
+	    tools_arg_int(in, "offset", &offset, o) == -1 ||
+	    tools_arg_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_read(&c, path, offset, limit, o);
@@ -204,8 +204,8 @@ tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 	struct fstools_ctx c;
 	const char *path, *content;
 
-	if (input_str(in, "path", 1, &path, o) == -1 ||
-	    input_str(in, "content", 1, &content, o) == -1 ||
+	if (tools_arg_str(in, "path", 1, &path, o) == -1 ||
+	    tools_arg_str(in, "content", 1, &content, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
@@ -218,9 +218,9 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 	struct fstools_ctx c;
 	const char *path, *old_text, *new_text;
 
-	if (input_str(in, "path", 1, &path, o) == -1 ||
-	    input_str(in, "old_text", 1, &old_text, o) == -1 ||
-	    input_str(in, "new_text", 1, &new_text, o) == -1 ||
+	if (tools_arg_str(in, "path", 1, &path, o) == -1 ||
+	    tools_arg_str(in, "old_text", 1, &old_text, o) == -1 ||
+	    tools_arg_str(in, "new_text", 1, &new_text, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
@@ -250,8 +250,8 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 	const char *to, *content;
 	char *err = NULL, *cut;
 
-	if (input_str(in, "to", 1, &to, o) == -1 ||
-	    input_str(in, "content", 1, &content, o) == -1)
+	if (tools_arg_str(in, "to", 1, &to, o) == -1 ||
+	    tools_arg_str(in, "content", 1, &content, o) == -1)
 		return;
 	if (strcmp(to, a->name) == 0) {
 		tool_error(o, "you cannot send a message to yourself");
@@ -291,7 +291,7 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *cut;
 	int n;
 
-	if (input_str(in, "content", 1, &content, o) == -1)
+	if (tools_arg_str(in, "content", 1, &content, o) == -1)
 		return;
 	if ((n = bus_broadcast(a->team->bus, a->name, content, &err)) < 0) {
 		tool_error(o, "not sent: %s", err);
@@ -313,14 +313,14 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *notice = NULL;
 	struct model_info info;
 
-	if (input_str(in, "name", 1, &s.name, o) == -1 ||
-	    input_str(in, "role", 1, &s.role, o) == -1 ||
-	    input_str(in, "prompt", 1, &s.prompt, o) == -1 ||
-	    input_bool(in, "plan_required", 0, &s.plan_required, o) == -1 ||
-	    input_bool(in, "autonomous", 0, &s.autonomous, o) == -1 ||
-	    input_str(in, "model", 0, &s.model, o) == -1 ||
-	    input_str(in, "isolation", 0, &isolation, o) == -1 ||
-	    input_str(in, "base", 0, &s.base, o) == -1)
+	if (tools_arg_str(in, "name", 1, &s.name, o) == -1 ||
+	    tools_arg_str(in, "role", 1, &s.role, o) == -1 ||
+	    tools_arg_str(in, "prompt", 1, &s.prompt, o) == -1 ||
+	    tools_arg_bool(in, "plan_required", 0, &s.plan_required, o) == -1 ||
+	    tools_arg_bool(in, "autonomous", 0, &s.autonomous, o) == -1 ||
+	    tools_arg_str(in, "model", 0, &s.model, o) == -1 ||
+	    tools_arg_str(in, "isolation", 0, &isolation, o) == -1 ||
+	    tools_arg_str(in, "base", 0, &s.base, o) == -1)
 		return;
 	/* Before anything else: a reserved name says so, whatever else is
 	 * wrong. */
@@ -410,8 +410,8 @@ tool_request_shutdown(struct agent *a, json_t *in, struct tool_output *o)
 	const char *name, *reason;
 	char id[PROTO_ID_SIZE], *err = NULL;
 
-	if (input_str(in, "teammate", 1, &name, o) == -1 ||
-	    input_str(in, "reason", 0, &reason, o) == -1)
+	if (tools_arg_str(in, "teammate", 1, &name, o) == -1 ||
+	    tools_arg_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	if (strcmp(name, ROSTER_LEAD) == 0) {
 		tool_error(o, "the lead cannot be shut down this way");
@@ -437,9 +437,9 @@ tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	if (input_str(in, "request_id", 1, &id, o) == -1 ||
-	    input_bool(in, "approve", 1, &approve, o) == -1 ||
-	    input_str(in, "feedback", 0, &feedback, o) == -1)
+	if (tools_arg_str(in, "request_id", 1, &id, o) == -1 ||
+	    tools_arg_bool(in, "approve", 1, &approve, o) == -1 ||
+	    tools_arg_str(in, "feedback", 0, &feedback, o) == -1)
 		return;
 	v = protocol_respond(a->team->proto, id, MSG_PLAN_APPROVAL_RESPONSE,
 	    a->name, approve, feedback ? feedback : "", &msg);
@@ -464,7 +464,7 @@ tool_submit_plan(struct agent *a, json_t *in, struct tool_output *o)
 	char id[PROTO_ID_SIZE], *err = NULL;
 	struct request *r;
 
-	if (input_str(in, "plan", 1, &plan, o) == -1)
+	if (tools_arg_str(in, "plan", 1, &plan, o) == -1)
 		return;
 	if (*plan == '\0') {
 		tool_error(o, "the plan is empty: write the steps you intend "
@@ -516,9 +516,9 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	if (input_str(in, "request_id", 1, &id, o) == -1 ||
-	    input_bool(in, "approve", 1, &approve, o) == -1 ||
-	    input_str(in, "reason", 0, &reason, o) == -1)
+	if (tools_arg_str(in, "request_id", 1, &id, o) == -1 ||
+	    tools_arg_bool(in, "approve", 1, &approve, o) == -1 ||
+	    tools_arg_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	/* The quit's request: stop, but stay a member for --resume. */
 	if ((r = protocol_get(a->team->proto, id)) != NULL) {
