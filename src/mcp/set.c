@@ -30,7 +30,8 @@ mcp_set_snapshot(struct mcp_set *set, size_t *n)
 		return xcalloc(1, sizeof *out);
 	pthread_mutex_lock(&set->lock);
 	out = xcalloc(set->n + 1, sizeof *out);
-	memcpy(out, set->servers, set->n * sizeof *out);
+	if (set->n > 0)
+		memcpy(out, set->servers, set->n * sizeof *out);
 	*n = set->n;
 	pthread_mutex_unlock(&set->lock);
 	return out;
