@@ -139,7 +139,6 @@ roles_dir(struct roles *rs, int base, const char *path, const char *shown,
 		else if (origin == ROLE_PERSON) {
 			*err = xasprintf("%s%s", why, text == NULL ? "" :
 			    " (the person's roles must all be right)");
-			why = NULL;
 			rc = -1;
 		} else
 			roles_notice(rs, xasprintf("role left out: %s", why));

@@ -35,6 +35,16 @@ extern char **environ;
 
 /* --- framing and reading ------------------------------------------------- */
 
+/* Lists the set's tools once (starting its servers), keeping nothing. */
+static void
+list_once(struct mcp_set *set)
+{
+	json_t *list = json_array();
+
+	mcp_set_tools(set, NULL, list);
+	json_decref(list);
+}
+
 START_TEST(request_is_one_line)
 {
 	char *r = jsonrpc_request(7, "tools/call", json_pack("{s:s}", "text",
@@ -557,7 +567,7 @@ START_TEST(timeout_and_cancel_tell_the_server)
 	char *log;
 
 	set = test_set(&launch, 0, &log);
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	ck_assert_int_eq(call(set, "mcp__test__slow", "{\"seconds\":30}",
 	    NULL, 1, &o), -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "timed out after 1 s"));
@@ -628,14 +638,14 @@ START_TEST(stdio_server_runs_in_root_or_its_cwd)
 
 	/* Never in the working tree, which teammates can write. */
 	set = test_set_mode(&launch, "--cwd-tool", NULL, &log);
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	ck_assert_int_eq(call(set, "mcp__test__cwd", "{}", NULL, 10, &o), 0);
 	ck_assert_str_eq(o.text, "/");
 	tool_output_clear(&o);
 	mcp_set_free(set);
 	free(log);
 	set = test_set_mode(&launch, "--cwd-tool", "/tmp", &log);
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	ck_assert_int_eq(call(set, "mcp__test__cwd", "{}", NULL, 10, &o), 0);
 	ck_assert_str_eq(o.text, "/tmp");
 	tool_output_clear(&o);
@@ -656,7 +666,7 @@ START_TEST(a_server_that_floods_pings_cannot_block)
 	char *log;
 
 	set = test_set_mode(&launch, "--flood-pings", NULL, &log);
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	/* It stops reading at the call: its pings' answers are dropped
 	 * once its input is full, and the deadline holds. */
 	t0 = clock_mono_ms();
@@ -756,7 +766,7 @@ START_TEST(an_http_stream_kept_open_for_ever)
 
 	url = xasprintf("http://127.0.0.1:%d/mcp", port);
 	set = http_set(url);
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	t0 = clock_mono_ms();
 	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
 	    NULL, 2, &o), -1);
@@ -779,7 +789,7 @@ START_TEST(an_http_event_too_large)
 
 	url = xasprintf("http://127.0.0.1:%d/mcp", port);
 	set = http_set(url);
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
 	    NULL, 20, &o), -1);
 	ck_assert_msg(strstr(o.text, "too large") != NULL, "%s", o.text);
@@ -797,7 +807,7 @@ START_TEST(errors_show_no_secret_of_the_address)
 
 	/* Nothing listens on port 1. */
 	set = http_set("http://user:sekret@127.0.0.1:1/key-in-path?token=abc");
-	mcp_set_tools(set, NULL, json_array());
+	list_once(set);
 	ck_assert_int_eq(notices, 1);
 	ck_assert_msg(strstr(last_notice, "http://127.0.0.1:1") != NULL,
 	    "%s", last_notice);

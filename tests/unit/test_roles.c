@@ -286,7 +286,7 @@ END_TEST
 
 START_TEST(roles_load_reads_the_folders)
 {
-	char *conf = tu_tmpdir(), *work = tu_tmpdir(), *err = NULL, *desc;
+	char *conf = tu_tmpdir(), *work = tu_tmpdir(), *err = NULL, *desc, *leak;
 	struct roles *rs;
 	json_t *j;
 
@@ -305,8 +305,9 @@ START_TEST(roles_load_reads_the_folders)
 	    "description: Writes docs\ntools: Read, Write\nmodel: sonnet\n---\n"
 	    "Write.\n");
 	/* A link out of the working tree is not followed. */
-	ck_assert_int_eq(symlinkat("/etc/passwd", AT_FDCWD, xasprintf(
-	    "%s/.claude/agents/leak.md", work)), 0);
+	leak = xasprintf("%s/.claude/agents/leak.md", work);
+	ck_assert_int_eq(symlinkat("/etc/passwd", AT_FDCWD, leak), 0);
+	free(leak);
 	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), 0);
 	ck_assert_int_eq(rs->n, 2);
 	ck_assert_str_eq(roles_find(rs, "reviewer")->prompt, "Review.");
