@@ -137,9 +137,12 @@ agent_idle_feed(void *ud, const struct message *m)
 }
 
 /* Takes the inbox into the transcript; between_turns says the agent is
- * not in a turn. Returns the number recorded. */
+ * not in a turn. Returns the number recorded; *wakes (when not NULL) gets
+ * how many of them ask for an answer: not the answer to a permission the
+ * agent asked for, which its tool call already had (read between turns,
+ * it is left over from a turn the person interrupted). */
 static int
-agent_drain(struct agent *a, int between_turns)
+agent_drain(struct agent *a, int between_turns, int *wakes)
 {
 	struct message *msgs;
 	size_t n, i;
@@ -159,6 +162,8 @@ agent_drain(struct agent *a, int between_turns)
 			continue;
 		json_array_append_new(a->transcript, bus_entry(&msgs[i]));
 		recorded++;
+		if (wakes != NULL && msgs[i].type != MSG_PERMISSION_RESPONSE)
+			(*wakes)++;
 	}
 	message_free_array(msgs, n);
 	if (recorded > 0) {
@@ -173,7 +178,7 @@ agent_drain(struct agent *a, int between_turns)
 int
 agent_take_inbox(struct agent *a)
 {
-	return agent_drain(a, 0);
+	return agent_drain(a, 0, NULL);
 }
 
 static const char *
@@ -425,13 +430,10 @@ agent_arm(struct agent *a)
 
 /* The person interrupted the turn: the history stays valid (every tool
  * call has its result), the model is told, and the agent waits for the
- * person's next message. What came in meanwhile goes in first, answered
- * with the rest: a notice left over from the turn (a permission's
- * answer) must not start the model again by itself. */
+ * person's next message. */
 static void
 agent_interrupted(struct agent *a)
 {
-	agent_drain(a, 0);
 	agent_record(a, transcript_user_text("(The person interrupted your "
 	    "turn here. Wait for their next message.)"));
 	a->answered = json_array_size(a->transcript);
@@ -550,7 +552,7 @@ agent_turn(struct agent *a)
 			return;
 		}
 		/* Messages that came in meanwhile join the tool results. */
-		agent_drain(a, 0);
+		agent_drain(a, 0, NULL);
 	}
 }
 
@@ -688,8 +690,13 @@ agent_main(void *arg)
 
 	while (!atomic_load(&a->stop) && !a->leaving) {
 		uint64_t gen = bus_generation(t->bus, a->name);
+		int idle = json_array_size(a->transcript) == a->answered;
+		int wakes = 0;
 
-		agent_drain(a, 1);
+		/* Only answers to permissions it asked for: left over from
+		 * a turn the person interrupted, they start no turn. */
+		if (agent_drain(a, 1, &wakes) > 0 && idle && wakes == 0)
+			a->answered = json_array_size(a->transcript);
 		if (*a->quit_seen != '\0' && agent_pause_idle(a))
 			break;
 		if (agent_has_work(a)) {
