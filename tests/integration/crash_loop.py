@@ -397,13 +397,15 @@ def _check_store(con, events, quit_done):
         expect(s == list(range(1, len(s) + 1)),
                "%s's transcript seq is not 1..%d: %s" % (member, len(s), s[:20]))
 
-    # 4. Delivered => recorded (but for the lead's idle notices, and the
+    # 4. Delivered => recorded (but for the lead's idle notices, the
     # quit's shutdown request, which a teammate between turns answers
-    # without its model).
+    # without its model, and huddle's own offers to the person, which the
+    # lead's model is not told of).
     for mid, m in msgs.items():
         if m["delivered"] and mid not in recorded:
             expect((m["type"] == "idle_notification" and m["to"] == "lead") or
-                   (m["type"] == "shutdown_request" and m["from"] == "system"),
+                   (m["type"] in ("shutdown_request", "permission_request")
+                    and m["from"] == "system"),
                    "message %d (%s from %s to %s) is marked delivered but %s's "
                    "transcript does not record it" % (mid, m["type"], m["from"],
                                                       m["to"], m["to"]))
