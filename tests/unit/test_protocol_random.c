@@ -290,12 +290,16 @@ rt_ended(const int *ended, const char *name)
 	return i >= 0 && ended[i];
 }
 
+/* ended and gated: per member of rt_members, whether the store says it
+ * is terminated, and whether its plan gate is open; read before the
+ * test's lock is taken (the store's listeners take that lock under the
+ * store's, so the store is never called with it held). */
 static void
 rt_check_request(const struct request *r, struct rt_rec *rec,
-    const int *ended)
+    const int *ended, const int *gated)
 {
 	int gone = rt_ended(ended, r->from) || rt_ended(ended, r->to);
-	struct member *m;
+	int who;
 
 	if (rec == NULL) {
 		rt_fail("%s is in the store but was never announced", r->id);
@@ -333,11 +337,10 @@ rt_check_request(const struct request *r, struct rt_rec *rec,
 			    r->id, r->decided_by ? r->decided_by : "nobody");
 		if (r->status == REQ_APPROVED &&
 		    r->type == REQ_PLAN_APPROVAL) {
-			m = roster_get(rt->team.store, r->from);
-			if (m == NULL || !m->plan_approved)
+			who = rt_member_index(r->from);
+			if (who < 0 || !gated[who])
 				rt_fail("plan %s approved but %s's plan gate "
 				    "is closed", r->id, r->from);
-			member_free(m);
 		}
 		break;
 	case REQ_EXPIRED:
@@ -386,7 +389,7 @@ rt_check_all(void)
 	struct request *list;
 	struct member *members;
 	int64_t rows, bad;
-	int ended[RT_NMEMBERS] = { 0 }, m;
+	int ended[RT_NMEMBERS] = { 0 }, gated[RT_NMEMBERS] = { 0 }, m;
 	size_t n, i, known, nm;
 
 	nm = roster_list(rt->team.store, &members);
@@ -396,6 +399,14 @@ rt_check_all(void)
 	}
 	member_free_array(members, nm);
 	n = protocol_list(rt->team.proto, (size_t)1 << 30, &list);
+	/* Plan gates after the requests: a gate opens with its approval
+	 * and never closes, so one approved in the list is open here. */
+	nm = roster_list(rt->team.store, &members);
+	for (i = 0; i < nm; i++) {
+		if ((m = rt_member_index(members[i].name)) >= 0)
+			gated[m] = members[i].plan_approved;
+	}
+	member_free_array(members, nm);
 	rt_count_rows(&rows, &bad);
 	pthread_mutex_lock(&rt->lock);
 	rt->checks++;
@@ -409,7 +420,8 @@ rt_check_all(void)
 		rt_fail("%" PRId64 " request rows, %zu readable, %" PRId64
 		    " with an unknown status", rows, n, bad);
 	for (i = 0; i < n; i++)
-		rt_check_request(&list[i], rt_find(list[i].id), ended);
+		rt_check_request(&list[i], rt_find(list[i].id), ended,
+		    gated);
 	/* Every announced request is in the store. */
 	for (i = known = 0; i < rt->nrecs; i++)
 		known += rt->recs[i].announced_pending;
