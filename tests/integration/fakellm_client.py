@@ -17,6 +17,10 @@ import urllib.request
 TOP_SRCDIR = os.environ.get("top_srcdir", ".")
 TOP_BUILDDIR = os.environ.get("top_builddir", ".")
 HUDDLE = os.path.join(TOP_BUILDDIR, "src", "huddle")
+# How many times slower than the plain build this one runs: tests/run
+# sets it for the sanitizers' builds (Check's time limits stretch by as
+# much); deadlines for heavy work and time bounds scale by it.
+SLOW = float(os.environ.get("CK_TIMEOUT_MULTIPLIER", "1"))
 # Every huddle a test starts keeps its teams' state here, not in $HOME.
 STATE_HOME = tempfile.mkdtemp(prefix="huddle-state-")
 os.environ["XDG_STATE_HOME"] = STATE_HOME

@@ -15,7 +15,7 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results, team_folder  # noqa: E402
+from fakellm_client import SLOW, FakeLLM, Results, team_folder  # noqa: E402
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 MIB = 1024 * 1024
@@ -265,7 +265,9 @@ def test_long_messages_are_cut(fake):
                 *notes("bob", 50))
     with Huddle(fake) as h:
         h.send("go")
-        h.wait_text("lead", "Sent.", timeout=90)
+        # 40 MiB through the model's replies, the inboxes and the
+        # store: heavy work, slower still under a sanitizer.
+        h.wait_text("lead", "Sent.", timeout=90 * SLOW)
         results = [e for e in h.events if e["event"] == "tool_result" and
                    e.get("tool") == "send_message"]
         expect(len(results) == 40, "%d results" % len(results))
