@@ -53,6 +53,7 @@ import unicodedata
 import uuid
 
 POLL = 0.025            # seconds between screen captures while waiting
+SETTLE = 0.5            # at most this long for a frame to arrive whole
 TMUX = shutil.which("tmux")
 
 # Wrapper around the command under test; see the module docstring.
@@ -352,10 +353,28 @@ class Screen:
         while True:
             t = self.text()
             if test(t):
-                return t
+                return self._settled(t, test)
             if time.monotonic() >= deadline:
                 self._fail("timed out after %.1f s waiting for %s" % (timeout, what))
             time.sleep(POLL)
+
+    def _settled(self, t, test):
+        """The screen once the frame that made test hold is whole.
+
+        The terminal takes a frame in pieces (a pty passes a few KiB at
+        a time), so a capture may show a frame's upper rows new and its
+        lower rows old. Captures again until two in a row agree (no
+        output between them), for at most SETTLE seconds, and returns
+        the last in which test still holds: a condition that was only
+        true for a moment is still seen."""
+        until = time.monotonic() + SETTLE
+        while time.monotonic() < until:
+            time.sleep(POLL)
+            u = self.text()
+            if u == t or not test(u):
+                break
+            t = u
+        return t
 
     def wait_gone(self, substring, timeout=10):
         """Waits until substring is no longer on the screen."""
