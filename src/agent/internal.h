@@ -251,10 +251,12 @@ void team_stop_agent(struct team *t, struct agent *a, int forced);
  * lead waits on an answer to is sent. Safe from any thread. */
 void team_lead_waits(struct team *t, const char *name);
 
-/* agent.c */
+/* loop.c */
 
 /* The thread body of every agent. */
-void *agent_main(void *arg);
+void *loop_main(void *arg);
+
+/* agent.c */
 
 /* Sets the agent's status in the store and tells the front end. */
 void agent_set_status(struct agent *a, enum member_status status,
@@ -263,6 +265,17 @@ void agent_set_status(struct agent *a, enum member_status status,
 /* Takes the inbox into the transcript now (read_inbox). Returns the
  * number of messages the model will see. */
 int agent_take_inbox(struct agent *a);
+
+/* Takes the inbox into the transcript; between_turns says the agent is
+ * not in a turn. Returns the number recorded; *wakes (when not NULL) gets
+ * how many of them ask for an answer: not the answer to a permission the
+ * agent asked for, which its tool call already had (read between turns,
+ * it is left over from a turn the person interrupted). */
+int agent_drain(struct agent *a, int between_turns, int *wakes);
+
+/* The agent cannot go on until a new message comes: shows why (stolen)
+ * and keeps it for the idle notice to the lead. */
+void agent_fail(struct agent *a, char *why);
 
 /*
  * Blocks until request `id` is decided, the agent is stopped, or — when

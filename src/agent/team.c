@@ -388,7 +388,7 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	    sizeof *t->agents);
 	/* Started under the lock so a reaper never sees a half-made agent,
 	 * and never once team_free has begun. */
-	rc = t->closing ? -1 : pthread_create(&a->thread, NULL, agent_main, a);
+	rc = t->closing ? -1 : pthread_create(&a->thread, NULL, loop_main, a);
 	if (rc == 0)
 		t->agents[t->nagents++] = a;
 	pthread_mutex_unlock(&t->lock);
