@@ -13,6 +13,7 @@
 
 #include "agent/internal.h"
 #include "core/transcript.h"
+#include "tools/profile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -210,4 +211,33 @@ agent_await(struct agent *a, const char *id, int early)
 	}
 	agent_set_status(a, MEMBER_WORKING, NULL);
 	return r;
+}
+
+void
+agent_free(struct agent *a)
+{
+	size_t i;
+
+	llm_client_free(a->llm);
+	json_decref(a->mcp_tools);
+	for (i = 0; a->mcp_servers != NULL && a->mcp_servers[i] != NULL; i++)
+		free(a->mcp_servers[i]);
+	free(a->mcp_servers);
+	free(a->model_id);
+	profile_free(a->home);
+	free(a->place);
+	profile_free(a->away);
+	cancel_destroy(&a->cancel);
+	json_decref(a->transcript);
+	free(a->system);
+	free(a->task);
+	free(a->leave_reason);
+	free(a->failure);
+	free(a->instr_sources);
+	free(a->frame_extras);
+	free(a->frame_roles);
+	json_decref(a->frame_tools);
+	free(a->name);
+	free(a->role);
+	free(a);
 }
