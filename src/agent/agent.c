@@ -241,3 +241,13 @@ agent_free(struct agent *a)
 	free(a->role);
 	free(a);
 }
+
+int
+agent_plan_blocks(struct agent *a)
+{
+	struct member *m = roster_get(a->team->store, a->name);
+	int blocked = m != NULL && m->plan_required && !m->plan_approved;
+
+	member_free(m);
+	return blocked;
+}

@@ -19,6 +19,7 @@
 #include "agent/instructions.h"
 #include "agent/internal.h"
 #include "agent/roles.h"
+#include "agent/toolset.h"
 #include "core/statedir.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -152,7 +153,7 @@ frame_build(struct agent *a)
 	a->frame_roles = a->is_lead ? roles_describe(t->roles) : xstrdup("");
 	if (r != NULL) {
 		a->frame_tools = json_array();
-		all = tools_for(a->is_lead);
+		all = toolset_for(a->is_lead);
 		json_array_foreach(all, i, tool) {
 			const char *name = json_string_value(json_object_get(
 			    tool, "name"));
@@ -219,4 +220,44 @@ frame_open(struct agent *a)
 	    "sources")) ? json_string_value(json_object_get(o, "sources")) :
 	    "");
 	json_decref(o);
+}
+
+int
+frame_offers(struct agent *a, const char *name)
+{
+	json_t *n;
+	size_t i;
+
+	if (strncmp(name, "mcp__", 5) == 0)
+		return role_allows_tool(a->role_def, name);
+	json_array_foreach(a->frame_tools, i, n) {
+		if (strcmp(json_string_value(n), name) == 0)
+			return 1;
+	}
+	return a->frame_tools == NULL;
+}
+
+json_t *
+frame_tools(struct agent *a)
+{
+	json_t *list = toolset_for(a->is_lead), *tool;
+	const char *roles = a->frame_roles;
+	size_t i;
+
+	/* Only the tools its frame names (frame.c), when it names them. */
+	for (i = 0; i < json_array_size(list); i++) {
+		tool = json_array_get(list, i);
+		if (!frame_offers(a, json_string_value(json_object_get(tool,
+		    "name"))))
+			json_array_remove(list, i--);
+	}
+	json_array_foreach(list, i, tool) {
+		if (a->is_lead && roles != NULL && *roles != '\0' &&
+		    strcmp(json_string_value(json_object_get(tool, "name")),
+		    "spawn_teammate") == 0)
+			json_object_set_new(tool, "description", json_sprintf(
+			    "%s%s", json_string_value(json_object_get(tool,
+			    "description")), roles));
+	}
+	return list;
 }

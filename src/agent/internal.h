@@ -13,6 +13,7 @@
 
 #include "agent/event.h"
 #include "agent/team.h"
+#include "agent/toolset.h"
 #include "core/bus.h"
 #include "core/protocol.h"
 #include "core/roster.h"
@@ -211,6 +212,10 @@ void team_bash_options(struct team *t, const struct profile *p,
  * lead waits on an answer to is sent. Safe from any thread. */
 void team_lead_waits(struct team *t, const char *name);
 
+/* A notice on the screen, from a part that keeps the team as its user
+ * data (ud): an MCP server stopped or failed. */
+void team_on_notice(void *ud, const char *text);
+
 /* team.c */
 
 /* Asks an agent's thread to end: at its next boundary, or at once when
@@ -304,6 +309,9 @@ void agent_count_usage(struct agent *a, const struct llm_usage *u);
 /* Frees an agent whose thread has ended (or never started). */
 void agent_free(struct agent *a);
 
+/* Whether teammate a must still get its plan approved. */
+int agent_plan_blocks(struct agent *a);
+
 /* context.c */
 
 /* Sets the agent's window and how it compacts, from its model and the
@@ -346,19 +354,15 @@ void context_cut_result(struct agent *a, struct tool_output *o);
 
 /* tools.c */
 
-/* The tool definitions (name, description, input_schema) for a lead or a
- * teammate, as the API wants them (a new array of its own). */
-json_t *tools_for(int is_lead);
-
-/* The tools agent a is given: tools_for's, narrowed by its role; for the
- * lead, spawn_teammate's description lists the team's roles. The same
- * for the whole of a's life (the prompt cache needs it). */
-json_t *tools_of(struct agent *a);
-
-
 /* Runs one tool call for agent a. Bad input is a tool error. */
 void tools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out);
+
+/* tasktools.c */
+
+/* Runs one of the task board's tools (toolset.h) for agent a. */
+void tasktools_run(struct agent *a, enum tool_id id, json_t *in,
+    struct tool_output *o);
 
 /* tasks.c */
 
@@ -379,9 +383,6 @@ int tasks_complete(struct team *t, struct agent *a, const char *id,
  * others and joins them too (team_free). */
 void tasks_reap_checkers(struct team *t, int all);
 
-/* Whether a task's check runs in the worktree at root now (team_merge
- * asks under git_lock, under which a check in a worktree starts). */
-int tasks_checking(struct team *t, const char *root);
 
 /* Why agent a may not give a task this check command, or NULL when it
  * may: a teammate whose plan is not approved may not (malloc'd). Whether
@@ -395,6 +396,19 @@ char *tasks_check_refused(struct agent *a, const char *command);
  * transaction. Returns 1 when its model has work now, 0 when not.
  */
 int agent_next_task(struct agent *a);
+
+/* checking.c */
+
+/* Marks a check running at root, in a worktree, until checking_unmark: it
+ * starts after any merge there and keeps one from starting. */
+void checking_mark(struct team *t, const char *root);
+
+/* The check at root (the same pointer) has ended. */
+void checking_unmark(struct team *t, const char *root);
+
+/* Whether a task's check runs in the worktree at root now (team_merge
+ * asks under git_lock, under which a check in a worktree starts). */
+int checking_at(struct team *t, const char *root);
 
 /* worktrees.c */
 
@@ -483,9 +497,6 @@ void team_sandbox_close(struct team *t);
 
 /* mcptools.c */
 
-/* A server stopped or failed: a notice on the screen (ud: the team). */
-void mcptools_notice(void *ud, const char *text);
-
 /* Makes the team's MCP servers from its options (none start yet).
  * Returns 0 or -1 with *err. */
 int mcptools_open(struct team *t, char **err);
@@ -497,7 +508,7 @@ void mcptools_close(struct team *t);
  * tools); a server not started yet starts now. */
 void mcptools_list(struct agent *a, json_t *list);
 
-/* Agent a's whole tool list: tools_of's and the MCP tools, the latter
+/* Agent a's whole tool list: frame_tools's and the MCP tools, the latter
  * as they were at its first request since its last compaction. Called
  * from a's thread only. */
 json_t *mcptools_for(struct agent *a);
@@ -546,6 +557,15 @@ void frame_build(struct agent *a);
 /* At the agent's start, its transcript loaded: the frame kept for it
  * when its conversation is bound to one (--resume), else a new one. */
 void frame_open(struct agent *a);
+
+/* The tools agent a is given: toolset_for's, narrowed by its frame; for
+ * the lead, spawn_teammate's description lists the team's roles. The
+ * same for the whole of a's life (the prompt cache needs it). */
+json_t *frame_tools(struct agent *a);
+
+/* Whether a's frame offers tool name (all, when it names none). MCP
+ * tools come and go with their servers: the role alone decides. */
+int frame_offers(struct agent *a, const char *name);
 
 /* prompt.c */
 

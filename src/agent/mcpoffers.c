@@ -182,7 +182,7 @@ mcpoffers_join(struct team *t, struct mcpoffer_item *it)
 	char *err = NULL;
 
 	if (mcp_set_add(t->mcp, it->name, it->config, MCPOFFERS_ORIGIN,
-	    t->mcp_launch, mcptools_notice, t, &err) == -1) {
+	    t->mcp_launch, team_on_notice, t, &err) == -1) {
 		mcpoffers_notice(t, xasprintf("%s: MCP server %s: %s",
 		    MCPOFFERS_FILE, it->name, err));
 		free(err);

@@ -12,21 +12,12 @@
 
 #include "agent/internal.h"
 #include "agent/roles.h"
-#include "agent/tooldef.h"
 #include "core/permbody.h"
 #include "mcp/set.h"
 #include "tools/bash.h"
 #include "tools/profile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
-
-void
-mcptools_notice(void *ud, const char *text)
-{
-	struct team *t = ud;
-
-	evq_notice(&t->events, text);
-}
 
 int
 mcptools_open(struct team *t, char **err)
@@ -50,7 +41,7 @@ mcptools_open(struct team *t, char **err)
 	}
 	t->mcp_launch = xcalloc(1, sizeof *t->mcp_launch);
 	team_bash_options(t, t->mcp_profile, NULL, &t->mcp_launch->bo);
-	if ((t->mcp = mcp_set_new(NULL, t->mcp_launch, mcptools_notice, t,
+	if ((t->mcp = mcp_set_new(NULL, t->mcp_launch, team_on_notice, t,
 	    err)) == NULL)
 		return -1;
 	if (t->opts.mcp_servers != NULL &&
@@ -61,7 +52,7 @@ mcptools_open(struct team *t, char **err)
 	}
 	json_object_foreach(t->opts.mcp_servers, name, cfg) {
 		if (mcp_set_add(t->mcp, name, cfg, t->opts.mcp_origin,
-		    t->mcp_launch, mcptools_notice, t, err) == -1)
+		    t->mcp_launch, team_on_notice, t, err) == -1)
 			return -1;
 	}
 	/* The project's servers the person approved before. */
@@ -124,7 +115,7 @@ mcptools_list(struct agent *a, json_t *list)
 json_t *
 mcptools_for(struct agent *a)
 {
-	json_t *list = tools_of(a), *t;
+	json_t *list = frame_tools(a), *t;
 	int at = atomic_load(&a->compactions);
 	size_t i;
 
@@ -209,7 +200,7 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 		tool_error(out, "there is no tool named '%s' for you", name);
 		return;
 	}
-	if (!a->is_lead && tools_plan_blocks(a)) {
+	if (!a->is_lead && agent_plan_blocks(a)) {
 		tool_error(out, "plan not approved yet: call submit_plan with "
 		    "your plan and wait for its approval before using MCP "
 		    "tools");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/roles.h"
+#include "agent/toolset.h"
 #include "util/frontmatter.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -149,7 +150,7 @@ role_tool(struct role *r, const struct fm_field *f, const char *name,
 		if (strcmp(name, role_claude_map[i][0]) == 0)
 			name = role_claude_map[i][1];
 	}
-	if (tools_known(name)) {
+	if (toolset_known(name)) {
 		role_push(list, n, name);
 		return 0;
 	}

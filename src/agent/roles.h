@@ -51,9 +51,6 @@ struct roles {
 	size_t			 nnotices, capnotices;
 };
 
-/* Whether name is a tool of huddle's own (agent/tools.c). */
-int tools_known(const char *name);
-
 /*
  * Parses one definition file's text, named path in messages, into *out;
  * file_name (its name without ".md") names the role when the front

@@ -12,7 +12,6 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
-#include "agent/tooldef.h"
 #include "core/transcript.h"
 #include "tools/bash.h"
 #include "tools/profile.h"
@@ -38,7 +37,7 @@ tasks_check_refused(struct agent *a, const char *command)
 {
 	if (command == NULL || *command == '\0' || a->is_lead)
 		return NULL;
-	if (tools_plan_blocks(a))
+	if (agent_plan_blocks(a))
 		return xstrdup("your plan is not approved yet");
 	return NULL;
 }
@@ -78,50 +77,6 @@ tasks_output_head(const char *text)
 		len--;
 	return xasprintf("%.*s\n[… %zu more bytes]", (int)len, text,
 	    strlen(text) - len);
-}
-
-int
-tasks_checking(struct team *t, const char *root)
-{
-	size_t i;
-	int found = 0;
-
-	pthread_mutex_lock(&t->lock);
-	for (i = 0; i < t->nchecking && !found; i++)
-		found = strcmp(t->checking[i], root) == 0;
-	pthread_mutex_unlock(&t->lock);
-	return found;
-}
-
-/* Marks a check running at root, in a worktree, until tasks_unmark: it
- * starts after any merge there and keeps one from starting. */
-static void
-tasks_mark(struct team *t, const char *root)
-{
-	if (strcmp(root, t->workdir) == 0)
-		return;
-	pthread_mutex_lock(&t->git_lock);
-	pthread_mutex_lock(&t->lock);
-	t->checking = xgrow(t->checking, &t->capchecking, t->nchecking + 1,
-	    sizeof *t->checking);
-	t->checking[t->nchecking++] = (char *)root;
-	pthread_mutex_unlock(&t->lock);
-	pthread_mutex_unlock(&t->git_lock);
-}
-
-static void
-tasks_unmark(struct team *t, const char *root)
-{
-	size_t i;
-
-	pthread_mutex_lock(&t->lock);
-	for (i = 0; i < t->nchecking; i++) {
-		if (t->checking[i] == root) {
-			t->checking[i] = t->checking[--t->nchecking];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&t->lock);
 }
 
 /* Task k stays as it was when its check may not run: the board records
@@ -204,9 +159,9 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	 * completes the task. */
 	pass = netgate_pass_new(t->netgate, who);
 	bo.extra_env = netgate_pass_env(pass);
-	tasks_mark(t, place->root);
+	checking_mark(t, place->root);
 	bash_run(command, &bo, &out);
-	tasks_unmark(t, place->root);
+	checking_unmark(t, place->root);
 	netgate_pass_end(t->netgate, pass);
 	profile_free(place);
 	head = tasks_output_head(out.text ? out.text : "");

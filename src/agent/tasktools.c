@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "agent/internal.h"
-#include "agent/tooldef.h"
+#include "agent/toolarg.h"
+#include "agent/toolset.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
 
@@ -48,11 +49,11 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 	struct task k;
 	char *err = NULL, *line, *risk;
 
-	if (tools_arg_str(in, "subject", 1, &n.subject, o) == -1 ||
-	    tools_arg_str(in, "description", 0, &n.description, o) == -1 ||
+	if (toolarg_str(in, "subject", 1, &n.subject, o) == -1 ||
+	    toolarg_str(in, "description", 0, &n.description, o) == -1 ||
 	    tasktools_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS, &n.nblocked_by,
-	    o) == -1 || tools_arg_str(in, "verify", 0, &n.verify, o) == -1 ||
-	    tools_arg_str(in, "worktree", 0, &n.worktree, o) == -1)
+	    o) == -1 || toolarg_str(in, "verify", 0, &n.verify, o) == -1 ||
+	    toolarg_str(in, "worktree", 0, &n.worktree, o) == -1)
 		return;
 	if (n.worktree != NULL && team_worktree_for_tasks(a->team, &err) ==
 	    -1) {
@@ -96,7 +97,7 @@ tool_task_list(struct agent *a, json_t *in, struct tool_output *o)
 	int status = -1, open;
 	char *text = NULL, *line;
 
-	if (tools_arg_str(in, "status", 0, &name, o) == -1)
+	if (toolarg_str(in, "status", 0, &name, o) == -1)
 		return;
 	if (name != NULL && (status = task_status_parse(name)) < 0) {
 		tool_error(o, "status must be pending, in_progress, completed "
@@ -153,7 +154,7 @@ tool_task_get(struct agent *a, json_t *in, struct tool_output *o)
 	struct task k;
 	char *text;
 
-	if (tools_arg_str(in, "id", 1, &id, o) == -1)
+	if (toolarg_str(in, "id", 1, &id, o) == -1)
 		return;
 	if (taskboard_get(a->team->tasks, id, &k) == -1) {
 		tool_error(o, "there is no task '%s'", id);
@@ -173,7 +174,7 @@ tool_task_claim(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *text;
 	int rc;
 
-	if (tools_arg_str(in, "id", 0, &id, o) == -1)
+	if (toolarg_str(in, "id", 0, &id, o) == -1)
 		return;
 	rc = taskboard_claim(a->team->tasks, a->name, id, &k, NULL, &err);
 	if (rc == -1) {
@@ -203,9 +204,9 @@ tool_task_update(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *msg = NULL, *line;
 	int rc;
 
-	if (tools_arg_str(in, "id", 1, &id, o) == -1 ||
-	    tools_arg_str(in, "status", 0, &status, o) == -1 ||
-	    tools_arg_str(in, "result", 0, &c.result, o) == -1 ||
+	if (toolarg_str(in, "id", 1, &id, o) == -1 ||
+	    toolarg_str(in, "status", 0, &status, o) == -1 ||
+	    toolarg_str(in, "result", 0, &c.result, o) == -1 ||
 	    tasktools_ids(in, "blocked_by", ids, TASK_MAX_BLOCKERS,
 	    &c.nblocked_by, o) == -1)
 		return;
@@ -250,8 +251,8 @@ tool_task_assign(struct agent *a, json_t *in, struct tool_output *o)
 	struct task k;
 	char *err = NULL, *line;
 
-	if (tools_arg_str(in, "id", 1, &id, o) == -1 ||
-	    tools_arg_str(in, "teammate", 1, &teammate, o) == -1)
+	if (toolarg_str(in, "id", 1, &id, o) == -1 ||
+	    toolarg_str(in, "teammate", 1, &teammate, o) == -1)
 		return;
 	/* The lead hears when the teammate is done with it. */
 	team_lead_waits(a->team, teammate);
@@ -268,59 +269,30 @@ tool_task_assign(struct agent *a, json_t *in, struct tool_output *o)
 	task_clear(&k);
 }
 
-const struct tool_def task_tool_defs[] = {
-	{ "task_create", FOR_BOTH, 0, tool_task_create,
-	  "Add a task to the team's task board. blocked_by lists the tasks "
-	  "that must be completed before it can start. verify is a shell "
-	  "command that must exit 0 before the task counts as completed; "
-	  "one the risk policy flags waits for the person's permission each "
-	  "time it runs. "
-	  "worktree names a git worktree (on branch huddle/NAME, made from "
-	  "the person's HEAD when first needed) the task is done in: whoever "
-	  "holds the task works there, one teammate at a time, and the "
-	  "person reviews and merges it; tasks that build on each other can "
-	  "share one.",
-	  "{\"type\":\"object\",\"properties\":{\"subject\":{\"type\":"
-	  "\"string\",\"description\":\"a few words on what is to be done\"},"
-	  "\"description\":{\"type\":\"string\"},\"blocked_by\":{\"type\":"
-	  "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"task "
-	  "ids such as t1\"},\"verify\":{\"type\":\"string\"},\"worktree\":"
-	  "{\"type\":\"string\",\"description\":\"a name such as "
-	  "parser-fix: a-z, 0-9, _ and -\"}},"
-	  "\"required\":[\"subject\"]}" },
-	{ "task_list", FOR_BOTH, 0, tool_task_list,
-	  "List the tasks of the board (optionally of one status) with their "
-	  "owners and what they wait for; [ready] marks those anyone may "
-	  "claim.",
-	  "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":"
-	  "\"string\",\"enum\":[\"pending\",\"in_progress\",\"completed\","
-	  "\"cancelled\"]}}}" },
-	{ "task_get", FOR_BOTH, 0, tool_task_get,
-	  "Read one task whole: its description, result and check.",
-	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}},"
-	  "\"required\":[\"id\"]}" },
-	{ "task_claim", FOR_TEAMMATE, 0, tool_task_claim,
-	  "Take a task: the one named, or without an id the next ready one "
-	  "(yours first, then the lowest id). It becomes yours and in "
-	  "progress; no one else can take it.",
-	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
-	  "\"string\"}}}" },
-	{ "task_update", FOR_BOTH, 0, tool_task_update,
-	  "Change a task you own (the lead: any task). status completed "
-	  "finishes it (after its check passes), pending gives it back, "
-	  "cancelled (lead) drops it; result says what was done. The lead "
-	  "may add tasks to wait for with blocked_by.",
-	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
-	  "\"status\":{\"type\":\"string\",\"enum\":[\"pending\","
-	  "\"in_progress\",\"completed\",\"cancelled\"]},\"result\":{"
-	  "\"type\":\"string\"},\"blocked_by\":{\"type\":\"array\",\"items\":"
-	  "{\"type\":\"string\"}}},\"required\":[\"id\"]}" },
-	{ "task_assign", FOR_LEAD, 0, tool_task_assign,
-	  "Give a task to a teammate: it is sent the task and owns it.",
-	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
-	  "\"teammate\":{\"type\":\"string\"}},\"required\":[\"id\","
-	  "\"teammate\"]}" },
-};
-
-const size_t task_tool_count = sizeof task_tool_defs /
-    sizeof *task_tool_defs;
+void
+tasktools_run(struct agent *a, enum tool_id id, json_t *in,
+    struct tool_output *o)
+{
+	switch (id) {
+	case TOOL_TASK_CREATE:
+		tool_task_create(a, in, o);
+		break;
+	case TOOL_TASK_LIST:
+		tool_task_list(a, in, o);
+		break;
+	case TOOL_TASK_GET:
+		tool_task_get(a, in, o);
+		break;
+	case TOOL_TASK_CLAIM:
+		tool_task_claim(a, in, o);
+		break;
+	case TOOL_TASK_UPDATE:
+		tool_task_update(a, in, o);
+		break;
+	case TOOL_TASK_ASSIGN:
+		tool_task_assign(a, in, o);
+		break;
+	default:
+		abort();	/* tools_run sends only the board's tools */
+	}
+}

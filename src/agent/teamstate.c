@@ -141,3 +141,11 @@ team_state_dir(struct team *t)
 {
 	return t->state;
 }
+
+void
+team_on_notice(void *ud, const char *text)
+{
+	struct team *t = ud;
+
+	evq_notice(&t->events, text);
+}

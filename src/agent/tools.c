@@ -1,7 +1,6 @@
 /*
- * The tools an agent may call: their names, descriptions and input
- * schemas (the contract of DESIGN §4), who may use each, and how a call
- * runs. Two gates live here because they must hold whatever the model
+ * How a tool call runs (the tools' definitions are toolset.c's, the
+ * task board's tools tasktools.c's). Two gates live here because they must hold whatever the model
  * says: a teammate whose plan must be approved cannot run bash,
  * write_file or edit_file before it is, and a teammate's risky command
  * waits for the person's permission.
@@ -16,64 +15,12 @@
 #include "agent/internal.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
-#include "agent/tooldef.h"
+#include "agent/toolarg.h"
+#include "agent/toolset.h"
 #include "mcp/set.h"
 #include "tools/profile.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
-
-/* --- reading the input ---------------------------------------------------- */
-
-int
-tools_arg_str(json_t *in, const char *key, int required, const char **out,
-    struct tool_output *o)
-{
-	json_t *v = json_object_get(in, key);
-
-	*out = NULL;
-	if (v == NULL || json_is_null(v)) {
-		if (required)
-			return tool_error(o, "missing required field '%s' "
-			    "(a string)", key);
-		return 0;
-	}
-	if (!json_is_string(v))
-		return tool_error(o, "field '%s' must be a string", key);
-	*out = json_string_value(v);
-	return 0;
-}
-
-int
-tools_arg_bool(json_t *in, const char *key, int required, int *out,
-    struct tool_output *o)
-{
-	json_t *v = json_object_get(in, key);
-
-	if (v == NULL || json_is_null(v)) {
-		if (required)
-			return tool_error(o, "missing required field '%s' "
-			    "(true or false)", key);
-		return 0;
-	}
-	if (!json_is_boolean(v))
-		return tool_error(o, "field '%s' must be true or false", key);
-	*out = json_is_true(v);
-	return 0;
-}
-
-int
-tools_arg_int(json_t *in, const char *key, long *out, struct tool_output *o)
-{
-	json_t *v = json_object_get(in, key);
-
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return tool_error(o, "field '%s' must be a whole number >= 0",
-		    key);
-	*out = (long)json_integer_value(v);
-	return 0;
-}
 
 /* --- files and commands ----------------------------------------------------- */
 
@@ -138,7 +85,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	const char *command;
 	char *why = NULL;
 
-	if (tools_arg_str(in, "command", 1, &command, o) == -1 ||
+	if (toolarg_str(in, "command", 1, &command, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	/* The lead's commands too: one policy for every command. */
@@ -190,9 +137,9 @@ tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 	const char *path;
 	long offset = 0, limit = 0;
 
-	if (tools_arg_str(in, "path", 1, &path, o) == -1 ||
-	    tools_arg_int(in, "offset", &offset, o) == -1 ||
-	    tools_arg_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1)
+	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
+	    toolarg_int(in, "offset", &offset, o) == -1 ||
+	    toolarg_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_read(&c, path, offset, limit, o);
@@ -204,8 +151,8 @@ tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 	struct fstools_ctx c;
 	const char *path, *content;
 
-	if (tools_arg_str(in, "path", 1, &path, o) == -1 ||
-	    tools_arg_str(in, "content", 1, &content, o) == -1 ||
+	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
+	    toolarg_str(in, "content", 1, &content, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
@@ -218,9 +165,9 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 	struct fstools_ctx c;
 	const char *path, *old_text, *new_text;
 
-	if (tools_arg_str(in, "path", 1, &path, o) == -1 ||
-	    tools_arg_str(in, "old_text", 1, &old_text, o) == -1 ||
-	    tools_arg_str(in, "new_text", 1, &new_text, o) == -1 ||
+	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
+	    toolarg_str(in, "old_text", 1, &old_text, o) == -1 ||
+	    toolarg_str(in, "new_text", 1, &new_text, o) == -1 ||
 	    tool_place(a, o) == -1)
 		return;
 	c = tool_fs(a);
@@ -250,8 +197,8 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 	const char *to, *content;
 	char *err = NULL, *cut;
 
-	if (tools_arg_str(in, "to", 1, &to, o) == -1 ||
-	    tools_arg_str(in, "content", 1, &content, o) == -1)
+	if (toolarg_str(in, "to", 1, &to, o) == -1 ||
+	    toolarg_str(in, "content", 1, &content, o) == -1)
 		return;
 	if (strcmp(to, a->name) == 0) {
 		tool_error(o, "you cannot send a message to yourself");
@@ -291,7 +238,7 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *cut;
 	int n;
 
-	if (tools_arg_str(in, "content", 1, &content, o) == -1)
+	if (toolarg_str(in, "content", 1, &content, o) == -1)
 		return;
 	if ((n = bus_broadcast(a->team->bus, a->name, content, &err)) < 0) {
 		tool_error(o, "not sent: %s", err);
@@ -313,14 +260,14 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	char *err = NULL, *notice = NULL;
 	struct model_info info;
 
-	if (tools_arg_str(in, "name", 1, &s.name, o) == -1 ||
-	    tools_arg_str(in, "role", 1, &s.role, o) == -1 ||
-	    tools_arg_str(in, "prompt", 1, &s.prompt, o) == -1 ||
-	    tools_arg_bool(in, "plan_required", 0, &s.plan_required, o) == -1 ||
-	    tools_arg_bool(in, "autonomous", 0, &s.autonomous, o) == -1 ||
-	    tools_arg_str(in, "model", 0, &s.model, o) == -1 ||
-	    tools_arg_str(in, "isolation", 0, &isolation, o) == -1 ||
-	    tools_arg_str(in, "base", 0, &s.base, o) == -1)
+	if (toolarg_str(in, "name", 1, &s.name, o) == -1 ||
+	    toolarg_str(in, "role", 1, &s.role, o) == -1 ||
+	    toolarg_str(in, "prompt", 1, &s.prompt, o) == -1 ||
+	    toolarg_bool(in, "plan_required", 0, &s.plan_required, o) == -1 ||
+	    toolarg_bool(in, "autonomous", 0, &s.autonomous, o) == -1 ||
+	    toolarg_str(in, "model", 0, &s.model, o) == -1 ||
+	    toolarg_str(in, "isolation", 0, &isolation, o) == -1 ||
+	    toolarg_str(in, "base", 0, &s.base, o) == -1)
 		return;
 	/* Before anything else: a reserved name says so, whatever else is
 	 * wrong. */
@@ -410,8 +357,8 @@ tool_request_shutdown(struct agent *a, json_t *in, struct tool_output *o)
 	const char *name, *reason;
 	char id[PROTO_ID_SIZE], *err = NULL;
 
-	if (tools_arg_str(in, "teammate", 1, &name, o) == -1 ||
-	    tools_arg_str(in, "reason", 0, &reason, o) == -1)
+	if (toolarg_str(in, "teammate", 1, &name, o) == -1 ||
+	    toolarg_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	if (strcmp(name, ROSTER_LEAD) == 0) {
 		tool_error(o, "the lead cannot be shut down this way");
@@ -437,9 +384,9 @@ tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	if (tools_arg_str(in, "request_id", 1, &id, o) == -1 ||
-	    tools_arg_bool(in, "approve", 1, &approve, o) == -1 ||
-	    tools_arg_str(in, "feedback", 0, &feedback, o) == -1)
+	if (toolarg_str(in, "request_id", 1, &id, o) == -1 ||
+	    toolarg_bool(in, "approve", 1, &approve, o) == -1 ||
+	    toolarg_str(in, "feedback", 0, &feedback, o) == -1)
 		return;
 	v = protocol_respond(a->team->proto, id, MSG_PLAN_APPROVAL_RESPONSE,
 	    a->name, approve, feedback ? feedback : "", &msg);
@@ -464,7 +411,7 @@ tool_submit_plan(struct agent *a, json_t *in, struct tool_output *o)
 	char id[PROTO_ID_SIZE], *err = NULL;
 	struct request *r;
 
-	if (tools_arg_str(in, "plan", 1, &plan, o) == -1)
+	if (toolarg_str(in, "plan", 1, &plan, o) == -1)
 		return;
 	if (*plan == '\0') {
 		tool_error(o, "the plan is empty: write the steps you intend "
@@ -516,9 +463,9 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	if (tools_arg_str(in, "request_id", 1, &id, o) == -1 ||
-	    tools_arg_bool(in, "approve", 1, &approve, o) == -1 ||
-	    tools_arg_str(in, "reason", 0, &reason, o) == -1)
+	if (toolarg_str(in, "request_id", 1, &id, o) == -1 ||
+	    toolarg_bool(in, "approve", 1, &approve, o) == -1 ||
+	    toolarg_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	/* The quit's request: stop, but stay a member for --resume. */
 	if ((r = protocol_get(a->team->proto, id)) != NULL) {
@@ -547,217 +494,23 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 		tool_ok(o, "shutdown refused; keep working");
 }
 
-/* --- the table ------------------------------------------------------------------ */
-
-static const struct tool_def tool_defs[] = {
-	{ "bash", FOR_BOTH, 1, tool_bash,
-	  "Run a shell command (/bin/sh -c) in the working directory. Output "
-	  "and exit status come back; long output is cut. Every process the "
-	  "command starts, in the background or not, is stopped when it ends. "
-	  "Risky commands wait for the person's permission.",
-	  "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
-	  "\"string\",\"description\":\"the command line\"}},"
-	  "\"required\":[\"command\"]}" },
-	{ "read_file", FOR_BOTH, 0, tool_read_file,
-	  "Read a text file inside the working directory: at most 256 KiB "
-	  "a call; offset and limit page through a longer one.",
-	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-	  "\"offset\":{\"type\":\"integer\",\"description\":\"the first "
-	  "line to read, from 1\"},"
-	  "\"limit\":{\"type\":\"integer\",\"description\":\"read at most "
-	  "this many lines\"}},\"required\":[\"path\"]}" },
-	{ "write_file", FOR_BOTH, 1, tool_write_file,
-	  "Create or replace a file inside the working directory.",
-	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-	  "\"content\":{\"type\":\"string\"}},\"required\":[\"path\","
-	  "\"content\"]}" },
-	{ "edit_file", FOR_BOTH, 1, tool_edit_file,
-	  "Replace one exact occurrence of old_text by new_text in a file.",
-	  "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-	  "\"old_text\":{\"type\":\"string\"},\"new_text\":{\"type\":"
-	  "\"string\"}},\"required\":[\"path\",\"old_text\",\"new_text\"]}" },
-	{ "send_message", FOR_BOTH, 0, tool_send_message,
-	  "Send a message to a member of the team (\"lead\" or a teammate's "
-	  "name).",
-	  "{\"type\":\"object\",\"properties\":{\"to\":{\"type\":\"string\"},"
-	  "\"content\":{\"type\":\"string\"}},\"required\":[\"to\","
-	  "\"content\"]}" },
-	{ "read_inbox", FOR_BOTH, 0, tool_read_inbox,
-	  "Take the messages that arrived since your last model call now.",
-	  "{\"type\":\"object\",\"properties\":{}}" },
-	{ "spawn_teammate", FOR_LEAD, 0, tool_spawn_teammate,
-	  "Start a teammate: an agent with its own thread that begins on your "
-	  "prompt. With plan_required it must have a plan approved before it "
-	  "may run commands or change files. With autonomous, whenever it is "
-	  "idle it claims the next ready task of the task board and works on "
-	  "it.",
-	  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","
-	  "\"description\":\"lowercase, e.g. alice\"},\"role\":{\"type\":"
-	  "\"string\"},\"prompt\":{\"type\":\"string\",\"description\":\"the "
-	  "task\"},\"plan_required\":{\"type\":\"boolean\"},"
-	  "\"autonomous\":{\"type\":\"boolean\",\"description\":\"it "
-	  "takes tasks from the board when idle\"},\"isolation\":{\"type\":"
-	  "\"string\",\"enum\":[\"none\",\"worktree\"],\"description\":"
-	  "\"worktree: it works on a git branch of its own\"},\"base\":{"
-	  "\"type\":\"string\",\"description\":\"the commit or branch its "
-	  "worktree starts from (default HEAD)\"},\"model\":{"
-	  "\"type\":\"string\",\"description\":\"a model id; leave it out "
-	  "for the team's default\"}},"
-	  "\"required\":[\"name\",\"role\",\"prompt\"]}" },
-	{ "list_teammates", FOR_LEAD, 0, tool_list_teammates,
-	  "List the teammates with their roles and statuses.",
-	  "{\"type\":\"object\",\"properties\":{}}" },
-	{ "broadcast", FOR_LEAD, 0, tool_broadcast,
-	  "Send a message to every live teammate.",
-	  "{\"type\":\"object\",\"properties\":{\"content\":{\"type\":"
-	  "\"string\"}},\"required\":[\"content\"]}" },
-	{ "request_shutdown", FOR_LEAD, 0, tool_request_shutdown,
-	  "Ask a teammate to finish up and stop. It answers with a "
-	  "shutdown_response carrying the same request_id.",
-	  "{\"type\":\"object\",\"properties\":{\"teammate\":{\"type\":"
-	  "\"string\"},\"reason\":{\"type\":\"string\"}},"
-	  "\"required\":[\"teammate\"]}" },
-	{ "review_plan", FOR_LEAD, 0, tool_review_plan,
-	  "Approve or reject a teammate's plan (a plan_approval_request), "
-	  "with feedback.",
-	  "{\"type\":\"object\",\"properties\":{\"request_id\":{\"type\":"
-	  "\"string\"},\"approve\":{\"type\":\"boolean\"},\"feedback\":"
-	  "{\"type\":\"string\"}},\"required\":[\"request_id\","
-	  "\"approve\"]}" },
-	{ "submit_plan", FOR_TEAMMATE, 0, tool_submit_plan,
-	  "Submit your plan for approval and wait for the decision.",
-	  "{\"type\":\"object\",\"properties\":{\"plan\":{\"type\":\"string\","
-	  "\"description\":\"the numbered steps you will take\"}},"
-	  "\"required\":[\"plan\"]}" },
-	{ "shutdown_response", FOR_TEAMMATE, 0, tool_shutdown_response,
-	  "Answer a shutdown_request: approve (after wrapping up) to stop, or "
-	  "refuse with a reason. Use the request's request_id.",
-	  "{\"type\":\"object\",\"properties\":{\"request_id\":{\"type\":"
-	  "\"string\"},\"approve\":{\"type\":\"boolean\"},\"reason\":"
-	  "{\"type\":\"string\"}},\"required\":[\"request_id\","
-	  "\"approve\"]}" },
-};
-
-#define TOOL_COUNT (sizeof tool_defs / sizeof *tool_defs)
-
-/* The i-th tool of every table, or NULL past the last. */
-static const struct tool_def *
-tools_nth(size_t i)
-{
-	if (i < TOOL_COUNT)
-		return &tool_defs[i];
-	i -= TOOL_COUNT;
-	return i < task_tool_count ? &task_tool_defs[i] : NULL;
-}
-
-json_t *
-tools_for(int is_lead)
-{
-	const struct tool_def *d;
-	json_t *list = json_array();
-	size_t i;
-
-	/* Built afresh for each call: a JSON value shared between agent
-	 * threads would race on its reference count. */
-	for (i = 0; (d = tools_nth(i)) != NULL; i++) {
-		json_t *schema;
-
-		if (!(d->who & (is_lead ? FOR_LEAD : FOR_TEAMMATE)))
-			continue;
-		if ((schema = json_loads(d->schema, 0, NULL)) == NULL)
-			abort();	/* a typo in the table above */
-		json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "name",
-		    d->name, "description", d->description, "input_schema",
-		    schema));
-	}
-	return list;
-}
-
-/* --- roles (roles.h) ------------------------------------------------------------ */
-
-int
-tools_known(const char *name)
-{
-	const struct tool_def *d;
-	size_t i;
-
-	for (i = 0; (d = tools_nth(i)) != NULL; i++) {
-		if (strcmp(d->name, name) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Whether a's frame offers tool name (all, when it names none). MCP
- * tools come and go with their servers: the role alone decides. */
-static int
-tools_offered(struct agent *a, const char *name)
-{
-	json_t *n;
-	size_t i;
-
-	if (strncmp(name, "mcp__", 5) == 0)
-		return role_allows_tool(a->role_def, name);
-	json_array_foreach(a->frame_tools, i, n) {
-		if (strcmp(json_string_value(n), name) == 0)
-			return 1;
-	}
-	return a->frame_tools == NULL;
-}
-
-json_t *
-tools_of(struct agent *a)
-{
-	json_t *list = tools_for(a->is_lead), *tool;
-	const char *roles = a->frame_roles;
-	size_t i;
-
-	/* Only the tools its frame names (frame.c), when it names them. */
-	for (i = 0; i < json_array_size(list); i++) {
-		tool = json_array_get(list, i);
-		if (!tools_offered(a, json_string_value(json_object_get(tool,
-		    "name"))))
-			json_array_remove(list, i--);
-	}
-	json_array_foreach(list, i, tool) {
-		if (a->is_lead && roles != NULL && *roles != '\0' &&
-		    strcmp(json_string_value(json_object_get(tool, "name")),
-		    "spawn_teammate") == 0)
-			json_object_set_new(tool, "description", json_sprintf(
-			    "%s%s", json_string_value(json_object_get(tool,
-			    "description")), roles));
-	}
-	return list;
-}
-
-int
-tools_plan_blocks(struct agent *a)
-{
-	struct member *m = roster_get(a->team->store, a->name);
-	int blocked = m != NULL && m->plan_required && !m->plan_approved;
-
-	member_free(m);
-	return blocked;
-}
+/* --- running a call ------------------------------------------------------------- */
 
 void
 tools_run(struct agent *a, const char *name, json_t *input,
     struct tool_output *out)
 {
-	const struct tool_def *d = NULL, *e;
-	size_t i;
+	const struct tool_def *d;
+	enum tool_id id;
 
 	/* An MCP server's tool (mcptools.c). */
 	if (mcp_is_tool_name(name) && json_is_object(input)) {
 		mcptools_run(a, name, input, out);
 		return;
 	}
-	for (i = 0; (e = tools_nth(i)) != NULL && d == NULL; i++) {
-		if (strcmp(e->name, name) == 0)
-			d = e;
-	}
+	d = toolset_find(name, &id);
 	if (d == NULL || !(d->who & (a->is_lead ? FOR_LEAD : FOR_TEAMMATE)) ||
-	    !role_allows_tool(a->role_def, name) || !tools_offered(a, name)) {
+	    !role_allows_tool(a->role_def, name) || !frame_offers(a, name)) {
 		tool_error(out, "there is no tool named '%s' for you", name);
 		return;
 	}
@@ -765,11 +518,61 @@ tools_run(struct agent *a, const char *name, json_t *input,
 		tool_error(out, "the input of %s must be a JSON object", name);
 		return;
 	}
-	if (d->gated && !a->is_lead && tools_plan_blocks(a)) {
+	if (d->gated && !a->is_lead && agent_plan_blocks(a)) {
 		tool_error(out, "plan not approved yet: call submit_plan with "
 		    "your plan and wait for its approval before using bash, "
 		    "write_file or edit_file");
 		return;
 	}
-	d->run(a, input, out);
+	switch (id) {
+	case TOOL_BASH:
+		tool_bash(a, input, out);
+		break;
+	case TOOL_READ_FILE:
+		tool_read_file(a, input, out);
+		break;
+	case TOOL_WRITE_FILE:
+		tool_write_file(a, input, out);
+		break;
+	case TOOL_EDIT_FILE:
+		tool_edit_file(a, input, out);
+		break;
+	case TOOL_SEND_MESSAGE:
+		tool_send_message(a, input, out);
+		break;
+	case TOOL_READ_INBOX:
+		tool_read_inbox(a, input, out);
+		break;
+	case TOOL_SPAWN_TEAMMATE:
+		tool_spawn_teammate(a, input, out);
+		break;
+	case TOOL_LIST_TEAMMATES:
+		tool_list_teammates(a, input, out);
+		break;
+	case TOOL_BROADCAST:
+		tool_broadcast(a, input, out);
+		break;
+	case TOOL_REQUEST_SHUTDOWN:
+		tool_request_shutdown(a, input, out);
+		break;
+	case TOOL_REVIEW_PLAN:
+		tool_review_plan(a, input, out);
+		break;
+	case TOOL_SUBMIT_PLAN:
+		tool_submit_plan(a, input, out);
+		break;
+	case TOOL_SHUTDOWN_RESPONSE:
+		tool_shutdown_response(a, input, out);
+		break;
+	case TOOL_TASK_CREATE:
+	case TOOL_TASK_LIST:
+	case TOOL_TASK_GET:
+	case TOOL_TASK_CLAIM:
+	case TOOL_TASK_UPDATE:
+	case TOOL_TASK_ASSIGN:
+		tasktools_run(a, id, input, out);
+		break;
+	case TOOL_COUNT:
+		abort();
+	}
 }

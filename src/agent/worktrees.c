@@ -288,7 +288,7 @@ team_worktree_retire(struct team *t, const char *name)
 	wtrecord_clear(&w);
 	root = worktree_path(t->workdir, name);
 	pthread_mutex_lock(&t->git_lock);
-	if (tasks_checking(t, root))
+	if (checking_at(t, root))
 		event_notice(&t->events, name, "its worktree is kept: a task's "
 		    "check runs there");
 	else if (team_git_repo(t, &err) == -1 ||
@@ -500,7 +500,7 @@ team_merge(struct team *t, const char *name, char **msg)
 	/* Nor while a task's check runs there. */
 	{
 		char *root = worktree_path(t->workdir, name);
-		int checking = tasks_checking(t, root);
+		int checking = checking_at(t, root);
 
 		free(root);
 		if (checking) {
@@ -604,7 +604,7 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 		char *root = worktree_path(t->workdir, name);
 
 		pthread_mutex_lock(&t->git_lock);
-		if (tasks_checking(t, root))
+		if (checking_at(t, root))
 			*msg = xasprintf("a task's check runs in %s: wait "
 			    "until it is done, then discard it", name);
 		else if (worktree_remove(&t->git, t->workdir, name, 1,
