@@ -1,5 +1,5 @@
 /*
- * The layout of the screen and drawing it (view_draw, see view.h):
+ * The layout of the screen and drawing it (see layout.h):
  *
  *	┌ lead ─────────┐┌ alice ────────┐
  *	│               ││               │   teammates stacked on the right,
@@ -25,7 +25,10 @@
 #include "ui/draft.h"
 #include "ui/draw.h"
 #include "ui/helpview.h"
+#include "ui/hintline.h"
 #include "ui/keymap.h"
+#include "ui/keys.h"
+#include "ui/layout.h"
 #include "ui/panefind.h"
 #include "ui/text.h"
 #include "ui/view.h"
@@ -733,7 +736,7 @@ layout_hint(struct view *v)
 	/* The selection gets what the notice leaves of the line. */
 	before = xasprintf(" %s%s", v->hint ? v->hint : "", v->hint ? " · " :
 	    "");
-	sel = view_selection_text(v, COLS - 3 - (int)text_width(before,
+	sel = hintline_selection(v, COLS - 3 - (int)text_width(before,
 	    strlen(before)), &must);
 	free(before);
 	if (v->hint == NULL && sel == NULL)
@@ -741,9 +744,9 @@ layout_hint(struct view *v)
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
-	/* view_selection_text promised F5 decides only when this shows:
+	/* hintline_selection promised F5 decides only when this shows:
 	 * the cut, if any, must leave all of it. */
-	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
+	if (sel != NULL && r != NULL && must != HINTLINE_NOT_WHOLE &&
 	    text_cut_len(line, strlen(line), COLS - 2, &cut) >= lead + must)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);
 	layout_text(LINES - 3, 1, COLS - 2, role, line);
@@ -776,7 +779,7 @@ layout_find(struct view *v)
 /* --- the whole screen ---------------------------------------------------------- */
 
 void
-view_draw(struct view *v)
+layout_draw(struct view *v)
 {
 	int64_t now = clock_wall_ms();
 	int top_h, table_y, table_h, lead_w;

@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/netgate.h"
 #include "core/bus.h"
 #include "core/roster.h"
 #include "core/transcript.h"
-#include "ui/keymap.h"
 #include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
@@ -21,9 +19,6 @@
 
 /* How a thinking block the provider encrypted shows. */
 #define VIEW_REDACTED "[thinking, encrypted by the provider]"
-/* Columns of a command's summary on the hint line below which the
- * hint's own key help makes way. */
-#define VIEW_HINT_ROOM 40
 
 struct view *
 view_new(struct team *t)
@@ -80,103 +75,12 @@ view_pane(struct view *v, const char *name, const char *role)
 	return v->panes[v->npanes++];
 }
 
-/* The person's word for a request's kind. */
-static const char *
-view_kind(enum req_type type)
-{
-	if (type == REQ_PERMISSION)
-		return "command";
-	if (type == REQ_SHUTDOWN)
-		return "shutdown request";
-	return req_type_name(type);
-}
-
 /* Whether the person may decide a request of this type. */
 static int
 view_for_person(struct view *v, enum req_type type)
 {
 	return (protocol_answerers(team_protocol(v->team), type) &
 	    PROTO_BY_USER) != 0;
-}
-
-/*
- * The hint line's text for r in cols columns, with what the keys say
- * they do when the command (or whose and what request it is) is shown
- * whole (`whole`) or not; *shown is whether it is, within cols.
- */
-static char *
-view_selection_try(struct view *v, const struct table_row *r, int cols,
-    int whole, const char *more, size_t *must)
-{
-	char *head, *keys, *text, *what;
-	int room, shown = 0;
-
-	keys = keymap_request_phrase(v, r, whole);
-	if (!view_for_person(v, r->type))
-		head = xasprintf("selected: %s's %s to %s, for %s to answer",
-		    r->from, view_kind(r->type), r->to, r->to);
-	else
-		head = xasprintf("%s's %s%s%s", r->from, strncmp(r->body,
-		    NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0 ?
-		    "network request" : view_kind(r->type), *keys ? " " : "",
-		    keys);
-	/* A command leads with why it was flagged and keeps the flagged
-	 * part in view, in the room the line has; when the keys would
-	 * leave it too little, the ones that decide (shown on the last
-	 * row too) give way, but never a promise that F5 shows first. */
-	room = cols - (int)text_width(head, strlen(head)) - 2 -
-	    (int)text_width(more, strlen(more));
-	if (r->perm != NULL && room < VIEW_HINT_ROOM) {
-		/* The count is in the table's title too. */
-		room += (int)text_width(more, strlen(more));
-		more = "";
-	}
-	if (r->perm != NULL && room < VIEW_HINT_ROOM && whole &&
-	    view_for_person(v, r->type)) {
-		room += (int)text_width(head, strlen(head));
-		free(head);
-		head = xasprintf("%s's %s", r->from, view_kind(r->type));
-		room -= (int)text_width(head, strlen(head));
-	}
-	what = r->perm != NULL ? permline_summary(r->perm, room > 0 ? room :
-	    0, &shown) : xstrdup(r->summary);
-	text = xasprintf("%s: %s%s", head, what, more);
-	/* A command must be seen whole, on one line, before a key runs
-	 * it; of anything else, whose it is and what it is. */
-	*must = VIEW_NOT_WHOLE;
-	if (r->type != REQ_PERMISSION)
-		*must = strlen(head);
-	else if (shown || (r->perm == NULL && strchr(r->body, '\n') == NULL))
-		*must = strlen(text) - strlen(more);
-	if (*must != VIEW_NOT_WHOLE && (int)text_width(text, *must) > cols)
-		*must = VIEW_NOT_WHOLE;
-	free(what);
-	free(head);
-	free(keys);
-	return text;
-}
-
-char *
-view_selection_text(struct view *v, int cols, size_t *must)
-{
-	const struct table_row *r = table_selected(&v->table);
-	size_t waiting = table_pending(&v->table);
-	char more[48] = "", *text;
-
-	*must = VIEW_NOT_WHOLE;
-	if (r == NULL || !r->pending)
-		return NULL;
-	if (waiting > 1)
-		snprintf(more, sizeof more, " · %zu pending", waiting);
-	/* What the keys promise is what they will do: that they decide
-	 * when the request is shown whole, else that they show it first. */
-	text = view_selection_try(v, r, cols, 1, more, must);
-	if (*must != VIEW_NOT_WHOLE)
-		return text;
-	free(text);
-	text = view_selection_try(v, r, cols, 0, more, must);
-	*must = VIEW_NOT_WHOLE;
-	return text;
 }
 
 int
