@@ -30,7 +30,7 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-#define FRAME_US	33000	/* ~30 frames a second while streaming */
+#define UI_FRAME_US	33000	/* ~30 frames a second while streaming */
 
 static struct termios ui_saved_tty;
 static int ui_have_tty;
@@ -241,8 +241,8 @@ ui_prepare(void *fe, struct driver *d)
 	}
 	if (!u->dirty)
 		return -1;
-	if (now - u->last_draw < FRAME_US)
-		return (FRAME_US - (now - u->last_draw)) / 1000 + 1;
+	if (now - u->last_draw < UI_FRAME_US)
+		return (UI_FRAME_US - (now - u->last_draw)) / 1000 + 1;
 	layout_draw(u->view);
 	wnoutrefresh(stdscr);
 	doupdate();

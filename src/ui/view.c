@@ -132,7 +132,7 @@ view_focus_name(struct view *v)
 
 /* A field of a stored transcript entry: "" or 0 when missing. */
 static const char *
-jstr(json_t *o, const char *key)
+view_jstr(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
@@ -140,7 +140,7 @@ jstr(json_t *o, const char *key)
 }
 
 static int64_t
-jint(json_t *o, const char *key)
+view_jint(json_t *o, const char *key)
 {
 	return (int64_t)json_integer_value(json_object_get(o, key));
 }
@@ -200,7 +200,7 @@ view_result_text(json_t *content)
 		return json_string_value(content);
 	json_array_foreach(content, i, b) {
 		if (json_is_string(json_object_get(b, "text")))
-			return jstr(b, "text");
+			return view_jstr(b, "text");
 	}
 	return "(output)";
 }
@@ -279,8 +279,8 @@ view_find_result(json_t *entry, const char *id)
 	size_t i;
 
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		if (strcmp(jstr(b, "type"), "tool_result") == 0 &&
-		    strcmp(jstr(b, "tool_use_id"), id) == 0)
+		if (strcmp(view_jstr(b, "type"), "tool_result") == 0 &&
+		    strcmp(view_jstr(b, "tool_use_id"), id) == 0)
 			return b;
 	}
 	return NULL;
@@ -302,7 +302,7 @@ view_words(json_t *entry, size_t i)
 	json_t *next = json_array_get(json_object_get(entry, "content"), i + 1);
 
 	return json_is_true(json_object_get(entry, "words_in_thinking")) &&
-	    next != NULL && strcmp(jstr(next, "type"), "tool_use") == 0;
+	    next != NULL && strcmp(view_jstr(next, "type"), "tool_use") == 0;
 }
 
 /*
@@ -315,7 +315,7 @@ view_words(json_t *entry, size_t i)
 static void
 view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 {
-	int model = strcmp(jstr(entry, "role"), "assistant") == 0;
+	int model = strcmp(view_jstr(entry, "role"), "assistant") == 0;
 	json_t *b, *result, *mark = json_object_get(entry, "compaction");
 	const char *type, *text;
 	char *line;
@@ -323,21 +323,21 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 
 	/* The summary that starts a compacted view shows as it did live. */
 	if (mark != NULL) {
-		line = view_compacted(jint(mark, "before"), jint(mark, "after"),
-		    jstr(mark, "kind"));
+		line = view_compacted(view_jint(mark, "before"),
+		    view_jint(mark, "after"), view_jstr(mark, "kind"));
 		pane_add(p, ROLE_DIM, line);
 		free(line);
 		return;
 	}
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		type = jstr(b, "type");
+		type = view_jstr(b, "type");
 		if (strcmp(type, "text") == 0 && model) {
-			text = jstr(b, "text");
+			text = view_jstr(b, "text");
 			pane_stream(p, ROLE_NORMAL, text, strlen(text));
 		} else if (strcmp(type, "text") == 0)
-			pane_add(p, ROLE_DIM, jstr(b, "text"));
+			pane_add(p, ROLE_DIM, view_jstr(b, "text"));
 		else if (strcmp(type, "thinking") == 0) {
-			text = jstr(b, "thinking");
+			text = view_jstr(b, "thinking");
 			pane_stream(p, view_words(entry, i) ? ROLE_NORMAL :
 			    ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
@@ -349,7 +349,7 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 
 			json_array_foreach(json_object_get(json_object_get(b,
 			    "item"), "summary"), k, part) {
-				text = jstr(part, "text");
+				text = view_jstr(part, "text");
 				pane_stream(p, ROLE_THINKING, text,
 				    strlen(text));
 			}
@@ -358,16 +358,17 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_add(p, ROLE_DIM, line);
 			free(line);
 		} else if (strcmp(type, "tool_use") == 0) {
-			view_tool_call(p, jstr(b, "name"),
+			view_tool_call(p, view_jstr(b, "name"),
 			    json_object_get(b, "input"));
-			result = view_find_result(next, jstr(b, "id"));
+			result = view_find_result(next, view_jstr(b, "id"));
 			if (result != NULL) {
-				view_stored_result(p, jstr(b, "name"), result);
-				json_object_set_new(done, jstr(b, "id"),
+				view_stored_result(p, view_jstr(b, "name"),
+				    result);
+				json_object_set_new(done, view_jstr(b, "id"),
 				    json_true());
 			}
 		} else if (strcmp(type, "tool_result") == 0 &&
-		    json_object_get(done, jstr(b, "tool_use_id")) == NULL)
+		    json_object_get(done, view_jstr(b, "tool_use_id")) == NULL)
 			view_stored_result(p, "tool", b);
 	}
 	pane_end_stream(p);
@@ -395,7 +396,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	 * when the whole transcript is (a message is sent before the turn
 	 * that records it). */
 	n = json_array_size(tail);
-	since = n == last ? jint(json_array_get(tail, 0), "at") : 0;
+	since = n == last ? view_jint(json_array_get(tail, 0), "at") : 0;
 	if (bus_history(team_bus(v->team), p->name, since, last, &msgs, &nmsg,
 	    &err) == -1) {
 		pane_add(p, ROLE_ERROR, err);
@@ -404,7 +405,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	while (i < n || k < nmsg) {
 		row = i < n ? json_array_get(tail, i) : NULL;
 		if (row == NULL || (k < nmsg && msgs[k].created_at <=
-		    jint(row, "at"))) {
+		    view_jint(row, "at"))) {
 			d = event_message_json(&msgs[k++]);
 			view_message(v, d);
 			json_decref(d);
@@ -412,10 +413,10 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 		}
 		/* A turn that records a message was shown as the message. */
 		next = i + 1 < n ? json_array_get(tail, i + 1) : NULL;
-		if (jint(row, "message_id") == 0)
+		if (view_jint(row, "message_id") == 0)
 			view_entry(p, json_object_get(row, "entry"), next &&
-			    jint(next, "message_id") == 0 ? json_object_get(next,
-			    "entry") : NULL, done);
+			    view_jint(next, "message_id") == 0 ?
+			    json_object_get(next, "entry") : NULL, done);
 		i++;
 	}
 	if (n > 0 || nmsg > 0)
@@ -525,7 +526,7 @@ view_request(struct view *v, json_t *d)
 	char before[sizeof v->table.selected];
 
 	/* What waits for the person is named on the hint line by the
-	 * selection (view_selection_text), never by the latest event: a
+	 * selection (hintline_selection), never by the latest event: a
 	 * new request does not take the hint from the selected one. When
 	 * the selection itself changes, a notice gives way to it. */
 	memcpy(before, v->table.selected, sizeof before);

@@ -34,7 +34,7 @@ enum popup {
 	POPUP_DIFF		/* /diff NAME or F7: a worktree's changes */
 };
 
-/* What a key did (view_key's result flags). */
+/* What a key did (keys_press's result flags). */
 #define KEY_HANDLED	0x1
 #define KEY_REDRAW	0x2
 #define KEY_FULL_REDRAW	0x4	/* Ctrl-L: repaint every cell */
