@@ -5,7 +5,7 @@
  *	Builds a view with PANES panes (default 33: the lead and 32
  *	teammates) of LINES lines each (default 5,000), in a real curses
  *	terminal writing to /dev/null, and prints the time of a full redraw
- *	(view_draw + doupdate after touching every cell; 50 runs, p50/max)
+ *	(layout_draw + doupdate after touching every cell; 50 runs, p50/max)
  *	and the process's RSS.
  *
  *   bench/screen make-team DIR MESSAGES
@@ -25,6 +25,7 @@
 #include "core/roster.h"
 #include "core/transcript.h"
 #include "ui/color.h"
+#include "ui/layout.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -93,7 +94,7 @@ redraw(int npanes, int nlines, int cols, int rows)
 
 		/* Every cell is sent again, as after a resize. */
 		clearok(curscr, TRUE);
-		view_draw(v);
+		layout_draw(v);
 		wnoutrefresh(stdscr);
 		doupdate();
 		us[i] = clock_mono_us() - start;

@@ -9,7 +9,7 @@
 #include "agent/command.h"
 #include "core/roster.h"
 #include "ui/draft.h"
-#include "ui/keys.h"
+#include "ui/reqkeys.h"
 #include "ui/view.h"
 #include "util/xmalloc.h"
 
@@ -61,7 +61,7 @@ draft_prompt(struct view *v)
 	struct pane *p = draft_pane(v, name);
 
 	if (v->focus == FOCUS_TABLE && v->input.len == 0 &&
-	    (r = keys_enter_shows(v)) != NULL)
+	    (r = reqkeys_enter_shows(v)) != NULL)
 		return xasprintf("Enter shows the %s request %s → %s> ",
 		    req_type_name(r->type), r->from, r->to);
 	if (p != NULL && p->status == MEMBER_TERMINATED &&

@@ -1,9 +1,11 @@
 /*
  * The key table: every key the screen knows, once, with where it works,
- * what it runs and its help. view_key dispatches through it, and F1, the
- * F-key bar, the popups' key lines and the hint line's promises about the
- * selected request are all drawn from it, so a key's help and what the
- * key does come from one entry.
+ * the action it runs and its help. keys_press (keys.c) looks a key up
+ * here and runs its action, and F1, the F-key bar, the popups' key lines
+ * and the hint line's promises about the selected request are all drawn
+ * from it, so a key's help and what the key does come from one entry.
+ * The table names actions by id and calls nothing of keys.c: what the
+ * keys promise to do with a request comes from reqkeys.c, below both.
  */
 #ifndef HUDDLE_UI_KEYMAP_H
 #define HUDDLE_UI_KEYMAP_H
@@ -32,6 +34,103 @@ struct table_row;
 #define KEYF_REQUEST	0x4	/* promised on the hint line of a request */
 #define KEYF_PICKED	0x8	/* a teammate was just picked (S-Up/Down) */
 
+/* What a key does: keys.c runs the action of each id. */
+enum key_action {
+	/* The main screen. */
+	KA_ENTER,
+	KA_NEWLINE,
+	KA_TAB,
+	KA_BTAB,
+	KA_UP,
+	KA_DOWN,
+	KA_PGUP,
+	KA_PGDN,
+	KA_HOME,
+	KA_END,
+	KA_LEFT,
+	KA_RIGHT,
+	KA_WORD_LEFT,
+	KA_WORD_RIGHT,
+	KA_BACKSPACE,
+	KA_DELETE,
+	KA_LINE_START,
+	KA_LINE_END,
+	KA_KILL_LINE,
+	KA_KILL_WORD,
+	KA_HELP_OPEN,
+	KA_TASKS,
+	KA_APPROVE,
+	KA_REJECT,
+	KA_DIFF,
+	KA_ZOOM,
+	KA_MENU,
+	KA_QUIT,
+	KA_ESCAPE,
+	KA_THINKING,
+	KA_PICK_UP,
+	KA_PICK_DOWN,
+	KA_STOP_PICKED,
+	KA_REDRAW,
+	KA_ACK_ERROR,
+	KA_HIDE_ENDED,
+	KA_MOUSE,
+	KA_RESIZE,
+
+	/* The detail view of a request. */
+	KA_ALLOW_TEAM,
+	KA_DETAIL_UP,
+	KA_DETAIL_DOWN,
+	KA_DETAIL_PGUP,
+	KA_DETAIL_PGDN,
+	KA_DETAIL_HOME,
+	KA_DETAIL_END,
+
+	/* Any popup: closes it. */
+	KA_CLOSE,
+
+	/* The help. */
+	KA_HELP_UP,
+	KA_HELP_DOWN,
+	KA_HELP_PGUP,
+	KA_HELP_PGDN,
+	KA_HELP_HOME,
+	KA_HELP_END,
+	KA_HELP_FIND,
+	KA_HELP_NEXT,
+	KA_SEARCH_DONE,
+	KA_SEARCH_CANCEL,
+	KA_SEARCH_BACKSPACE,
+
+	/* The diff view. */
+	KA_DIFF_UP,
+	KA_DIFF_DOWN,
+	KA_DIFF_PGUP,
+	KA_DIFF_PGDN,
+	KA_DIFF_HOME,
+	KA_DIFF_END,
+
+	/* The shutdown menu. */
+	KA_MENU_UP,
+	KA_MENU_DOWN,
+	KA_MENU_CHOOSE,
+
+	/* The feedback line of a rejection. */
+	KA_FEEDBACK_SEND,
+	KA_FEEDBACK_BACKSPACE,
+	KA_FEEDBACK_LEFT,
+	KA_FEEDBACK_RIGHT,
+
+	/* A search in a pane. */
+	KA_FIND,
+	KA_FIND_KEEP,
+	KA_FIND_END,
+	KA_FIND_BACKSPACE,
+	KA_FIND_NEXT,
+	KA_FIND_PREV,
+	KA_FIND_ENTER,
+	KA_N			/* how many */
+};
+
 struct keydef {
 	int		 is_key;	/* code is a KEY_* code, else a char */
 	int		 code;
@@ -40,9 +139,10 @@ struct keydef {
 	const char	*bar;		/* its label on a bar of keys, or NULL */
 	const char	*(*label)(struct view *v); /* or the label now */
 	const char	*help;		/* F1's line; NULL: told by another */
-	int		(*run)(struct view *v);
+	enum key_action	 action;
 	/* What it does now with request r (KEYF_REQUEST), shown whole on
-	 * the hint line or not: the same choice run makes. */
+	 * the hint line or not: the same choice the action makes
+	 * (reqkeys.c). */
 	const char	*(*says)(struct view *v, const struct table_row *r,
 			    int whole);
 };

@@ -1,6 +1,6 @@
 /*
  * What the keys do (see keys.h), and the input line's commands on the
- * screen (view_command). view_key finds a key's entry in the key table
+ * screen (keys_command). keys_press finds a key's entry in the key table
  * (keymap.c) and runs it; each action returns KEY_* flags that the loop
  * in ui.c acts on (redraw, repaint, quit), as htop's panels do.
  */
@@ -20,6 +20,7 @@
 #include "ui/keyread.h"
 #include "ui/keys.h"
 #include "ui/panefind.h"
+#include "ui/reqkeys.h"
 #include "ui/view.h"
 #include "util/xmalloc.h"
 
@@ -43,27 +44,6 @@ keys_detail_open(struct view *v, const struct table_row *r)
 	v->detail_first = 0;
 	v->popup = POPUP_DETAIL;
 	return KEY_REDRAW;
-}
-
-/* Whether r is a network request (agent/netgate.h). */
-static int
-keys_is_network(const struct table_row *r)
-{
-	return strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0;
-}
-
-/*
- * What F5 and F6 do with r now: decide it when the detail view shows it
- * or the hint line showed it whole when last drawn (shown_id; `whole`
- * when the hint line is being written), else show it whole first, so no
- * key ever decides a request the person has not been shown. The hint's
- * promises (keys_*_says) and the keys themselves both ask here.
- */
-static int
-keys_decides(struct view *v, const struct table_row *r, int whole)
-{
-	(void)r;
-	return v->popup == POPUP_DETAIL || whole;
 }
 
 /* The request F5 or F6 acts on (the detail view's, or the selected),
@@ -93,7 +73,7 @@ keys_target(struct view *v)
 static int
 keys_show_first(struct view *v, const struct table_row *r)
 {
-	if (keys_decides(v, r, strcmp(v->shown_id, r->id) == 0))
+	if (reqkeys_decides(v, r, strcmp(v->shown_id, r->id) == 0))
 		return 0;
 	keys_detail_open(v, r);
 	return 1;
@@ -112,7 +92,7 @@ keys_tasks_shown(struct view *v, const char *key)
 	return 1;
 }
 
-int
+static int
 keys_approve(struct view *v)
 {
 	const struct table_row *r;
@@ -129,41 +109,7 @@ keys_approve(struct view *v)
 	return KEY_REDRAW;
 }
 
-const char *
-keys_approve_says(struct view *v, const struct table_row *r, int whole)
-{
-	if (!view_decidable(v, r))
-		return NULL;
-	if (!keys_decides(v, r, whole))
-		return "shows all";
-	return keys_is_network(r) ? "allows it for this command" :
-	    "approves";
-}
-
-/* Whether F5 and F6 would show the selected request first (drawn after
- * the hint line, which notes what it showed). */
 static int
-keys_would_show(struct view *v)
-{
-	const struct table_row *r = table_selected(&v->table);
-
-	return !v->show_tasks && r != NULL && view_decidable(v, r) &&
-	    !keys_decides(v, r, strcmp(v->shown_id, r->id) == 0);
-}
-
-const char *
-keys_approve_label(struct view *v)
-{
-	return keys_would_show(v) ? "Show" : "Approve";
-}
-
-const char *
-keys_reject_label(struct view *v)
-{
-	return keys_would_show(v) ? "Show" : "Reject";
-}
-
-int
 keys_reject(struct view *v)
 {
 	const struct table_row *r;
@@ -177,17 +123,9 @@ keys_reject(struct view *v)
 	return KEY_REDRAW;
 }
 
-const char *
-keys_reject_says(struct view *v, const struct table_row *r, int whole)
-{
-	if (!view_decidable(v, r) || !keys_decides(v, r, whole))
-		return NULL;
-	return keys_is_network(r) ? "denies" : "rejects";
-}
-
 /* t in the detail view of a network request: allowed for the whole
  * team (agent/netgate.h). */
-int
+static int
 keys_allow_team(struct view *v)
 {
 	const struct table_row *r;
@@ -196,7 +134,7 @@ keys_allow_team(struct view *v)
 
 	if ((r = keys_target(v)) == NULL)
 		return KEY_REDRAW;
-	if (!keys_is_network(r)) {
+	if (!reqkeys_is_network(r)) {
 		view_hint(v, ROLE_ERROR, "t allows a network request for the "
 		    "whole team; this is not one");
 		return KEY_REDRAW;
@@ -210,44 +148,11 @@ keys_allow_team(struct view *v)
 	return KEY_REDRAW;
 }
 
-const char *
-keys_team_says(struct view *v, const struct table_row *r, int whole)
-{
-	(void)whole;
-	return view_decidable(v, r) && keys_is_network(r) ?
-	    "for the whole team" : NULL;
-}
-
-/* The focused pane's selected line when it folds an output (Enter
- * expands or folds it), else NULL. */
-static struct pane *
-keys_fold_selected(struct view *v)
-{
-	struct pane *p;
-
-	if (v->input.len > 0 || v->focus < 0 || (size_t)v->focus >=
-	    v->npanes)
-		return NULL;
-	p = v->panes[v->focus];
-	return p->sel_on && pane_fold_head(p, p->sel_seq) != NULL ? p : NULL;
-}
-
-const struct table_row *
-keys_enter_shows(struct view *v)
-{
-	const struct table_row *r = table_selected(&v->table);
-
-	if (v->input.len > 0 || r == NULL || (v->focus == FOCUS_TABLE &&
-	    v->show_tasks) || keys_fold_selected(v) != NULL)
-		return NULL;
-	return r->pending || v->focus == FOCUS_TABLE ? r : NULL;
-}
-
-int
+static int
 keys_enter(struct view *v)
 {
-	const struct table_row *r = keys_enter_shows(v);
-	struct pane *p = keys_fold_selected(v);
+	const struct table_row *r = reqkeys_enter_shows(v);
+	struct pane *p = reqkeys_fold_selected(v);
 	char *line;
 	int flags;
 
@@ -260,20 +165,9 @@ keys_enter(struct view *v)
 	if (draft_kept(v))
 		return KEY_REDRAW;
 	line = input_take(&v->input);
-	flags = view_command(v, line);
+	flags = keys_command(v, line);
 	free(line);
 	return KEY_REDRAW | flags;
-}
-
-const char *
-keys_enter_says(struct view *v, const struct table_row *r, int whole)
-{
-	(void)whole;
-	if (v->input.len > 0 || r != table_selected(&v->table) ||
-	    keys_fold_selected(v) != NULL)
-		return NULL;
-	return keys_is_network(r) && view_decidable(v, r) ?
-	    "then t: for the team" : "shows all";
 }
 
 /* --- the detail view, the menu, the feedback, the diff ------------------ */
@@ -289,43 +183,43 @@ keys_detail_by(struct view *v, int delta)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_detail_up(struct view *v)
 {
 	return keys_detail_by(v, -1);
 }
 
-int
+static int
 keys_detail_down(struct view *v)
 {
 	return keys_detail_by(v, 1);
 }
 
-int
+static int
 keys_detail_pgup(struct view *v)
 {
 	return keys_detail_by(v, -10);
 }
 
-int
+static int
 keys_detail_pgdn(struct view *v)
 {
 	return keys_detail_by(v, 10);
 }
 
-int
+static int
 keys_detail_home(struct view *v)
 {
 	return keys_detail_by(v, INT_MIN / 2);
 }
 
-int
+static int
 keys_detail_end(struct view *v)
 {
 	return keys_detail_by(v, INT_MAX / 2);
 }
 
-int
+static int
 keys_close(struct view *v)
 {
 	v->popup = POPUP_NONE;
@@ -362,7 +256,7 @@ keys_shutdown_expired(struct view *v, const char *name)
 	return newest != NULL && newest->status == REQ_EXPIRED;
 }
 
-int
+static int
 keys_menu_choose(struct view *v)
 {
 	struct pane *items[64];
@@ -387,7 +281,7 @@ keys_menu_choose(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_menu_up(struct view *v)
 {
 	if (v->menu_sel > 0)
@@ -395,7 +289,7 @@ keys_menu_up(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_menu_down(struct view *v)
 {
 	struct pane *items[64];
@@ -405,7 +299,7 @@ keys_menu_down(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_feedback_send(struct view *v)
 {
 	char *text = input_take(&v->feedback), *msg = NULL;
@@ -418,21 +312,21 @@ keys_feedback_send(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_feedback_backspace(struct view *v)
 {
 	input_backspace(&v->feedback);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_feedback_left(struct view *v)
 {
 	input_left(&v->feedback);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_feedback_right(struct view *v)
 {
 	input_right(&v->feedback);
@@ -453,37 +347,37 @@ keys_diff_page(void)
 	return LINES - 6 > 1 ? LINES - 6 : 1;
 }
 
-int
+static int
 keys_diff_up(struct view *v)
 {
 	return keys_diff_by(v, -1);
 }
 
-int
+static int
 keys_diff_down(struct view *v)
 {
 	return keys_diff_by(v, 1);
 }
 
-int
+static int
 keys_diff_pgup(struct view *v)
 {
 	return keys_diff_by(v, -keys_diff_page());
 }
 
-int
+static int
 keys_diff_pgdn(struct view *v)
 {
 	return keys_diff_by(v, keys_diff_page());
 }
 
-int
+static int
 keys_diff_home(struct view *v)
 {
 	return keys_diff_by(v, INT_MIN / 2);
 }
 
-int
+static int
 keys_diff_end(struct view *v)
 {
 	return keys_diff_by(v, INT_MAX);
@@ -491,7 +385,7 @@ keys_diff_end(struct view *v)
 
 /* --- the help --------------------------------------------------------- */
 
-int
+static int
 keys_help_open(struct view *v)
 {
 	helpview_open(v);
@@ -515,43 +409,43 @@ keys_help_page(void)
 	return rows > 2 ? rows - 1 : 1;
 }
 
-int
+static int
 keys_help_up(struct view *v)
 {
 	return keys_help_by(v, -1);
 }
 
-int
+static int
 keys_help_down(struct view *v)
 {
 	return keys_help_by(v, 1);
 }
 
-int
+static int
 keys_help_pgup(struct view *v)
 {
 	return keys_help_by(v, -keys_help_page());
 }
 
-int
+static int
 keys_help_pgdn(struct view *v)
 {
 	return keys_help_by(v, keys_help_page());
 }
 
-int
+static int
 keys_help_home(struct view *v)
 {
 	return keys_help_by(v, INT_MIN / 2);
 }
 
-int
+static int
 keys_help_end(struct view *v)
 {
 	return keys_help_by(v, INT_MAX / 2);
 }
 
-int
+static int
 keys_help_find(struct view *v)
 {
 	v->help_typing = 1;
@@ -560,7 +454,7 @@ keys_help_find(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_help_next(struct view *v)
 {
 	if (v->help_query[0] == '\0')
@@ -570,7 +464,7 @@ keys_help_next(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_search_done(struct view *v)
 {
 	v->help_typing = 0;
@@ -579,7 +473,7 @@ keys_search_done(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_search_cancel(struct view *v)
 {
 	v->help_typing = 0;
@@ -597,7 +491,7 @@ keys_search_again(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_search_backspace(struct view *v)
 {
 	size_t len = strlen(v->help_query);
@@ -651,14 +545,14 @@ keys_focus(struct view *v, int dir)
 	draft_focus(v, i == (int)v->npanes ? FOCUS_TABLE : i);
 }
 
-int
+static int
 keys_tab(struct view *v)
 {
 	keys_focus(v, 1);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_btab(struct view *v)
 {
 	keys_focus(v, -1);
@@ -675,7 +569,7 @@ keys_focused_pane(struct view *v)
 
 /* Esc: with the input line empty, interrupts the focused agent's turn
  * (the lead's when the table has the focus). */
-int
+static int
 keys_escape(struct view *v)
 {
 	struct pane *p = keys_focused_pane(v);
@@ -711,13 +605,13 @@ keys_page(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_pgup(struct view *v)
 {
 	return keys_page(v, 1);
 }
 
-int
+static int
 keys_pgdn(struct view *v)
 {
 	return keys_page(v, -1);
@@ -735,13 +629,13 @@ keys_updown(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_up(struct view *v)
 {
 	return keys_updown(v, -1);
 }
 
-int
+static int
 keys_down(struct view *v)
 {
 	return keys_updown(v, 1);
@@ -749,7 +643,7 @@ keys_down(struct view *v)
 
 /* The input line's editing keys. */
 #define KEYS_EDIT(name, call)						\
-int									\
+static int								\
 name(struct view *v)							\
 {									\
 	call(&v->input);						\
@@ -767,7 +661,7 @@ KEYS_EDIT(keys_line_end, input_end)
 KEYS_EDIT(keys_kill_line, input_kill)
 KEYS_EDIT(keys_kill_word, input_kill_word)
 
-int
+static int
 keys_newline(struct view *v)
 {
 	input_insert(&v->input, L'\n');
@@ -775,7 +669,7 @@ keys_newline(struct view *v)
 }
 
 /* End returns a scrolled pane to its live tail first. */
-int
+static int
 keys_end(struct view *v)
 {
 	struct pane *p = keys_focused_pane(v);
@@ -787,22 +681,16 @@ keys_end(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_tasks(struct view *v)
 {
 	v->show_tasks = !v->show_tasks;
 	return KEY_REDRAW;
 }
 
-const char *
-keys_tasks_label(struct view *v)
-{
-	return v->show_tasks ? "Requests" : "Tasks";
-}
-
 /* F7: the focused teammate's worktree, where it works now: the one its
  * task names, else its own. */
-int
+static int
 keys_diff(struct view *v)
 {
 	const struct tasklist_row *task;
@@ -818,19 +706,19 @@ keys_diff(struct view *v)
 	task = tasklist_current(&v->tasks, p->name);
 	line = xasprintf("/diff %s", task != NULL && *task->worktree ?
 	    task->worktree : p->name);
-	flags = view_command(v, line);
+	flags = keys_command(v, line);
 	free(line);
 	return KEY_REDRAW | flags;
 }
 
-int
+static int
 keys_zoom(struct view *v)
 {
 	v->zoom = !v->zoom;
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_menu(struct view *v)
 {
 	v->popup = POPUP_MENU;
@@ -838,7 +726,7 @@ keys_menu(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_quit(struct view *v)
 {
 	(void)v;
@@ -847,7 +735,7 @@ keys_quit(struct view *v)
 
 /* C-o: every pane's thinking and tool outputs in full, or all folded
  * again. */
-int
+static int
 keys_thinking(struct view *v)
 {
 	size_t i;
@@ -863,14 +751,14 @@ keys_thinking(struct view *v)
 
 /* --- a search in a pane -------------------------------------------------- */
 
-int
+static int
 keys_find(struct view *v)
 {
 	panefind_open(v);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_find_keep(struct view *v)
 {
 	v->find_typing = 0;
@@ -879,28 +767,28 @@ keys_find_keep(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_find_end(struct view *v)
 {
 	panefind_end(v);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_find_backspace(struct view *v)
 {
 	panefind_backspace(v);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_find_next(struct view *v)
 {
 	panefind_step(v, -1);
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_find_prev(struct view *v)
 {
 	panefind_step(v, 1);
@@ -909,7 +797,7 @@ keys_find_prev(struct view *v)
 
 /* Enter on a match: expands the folded output it is on, else goes on
  * to the next. */
-int
+static int
 keys_find_enter(struct view *v)
 {
 	struct pane_line *head;
@@ -949,13 +837,13 @@ keys_pick(struct view *v, int dir)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_pick_up(struct view *v)
 {
 	return keys_pick(v, -1);
 }
 
-int
+static int
 keys_pick_down(struct view *v)
 {
 	return keys_pick(v, 1);
@@ -963,7 +851,7 @@ keys_pick_down(struct view *v)
 
 /* x after a pick: the shutdown menu on that teammate, so that stopping
  * it asks first, as F9 does. */
-int
+static int
 keys_stop_picked(struct view *v)
 {
 	struct pane *items[64], *p = keys_focused_pane(v);
@@ -982,7 +870,7 @@ keys_stop_picked(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_redraw(struct view *v)
 {
 	(void)v;
@@ -990,7 +878,7 @@ keys_redraw(struct view *v)
 }
 
 /* C-g: the error on the status line is seen. */
-int
+static int
 keys_ack_error(struct view *v)
 {
 	free(v->error);
@@ -999,7 +887,7 @@ keys_ack_error(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_hide_ended(struct view *v)
 {
 	v->hide_ended = !v->hide_ended;
@@ -1008,7 +896,7 @@ keys_hide_ended(struct view *v)
 	return KEY_REDRAW;
 }
 
-int
+static int
 keys_resize(struct view *v)
 {
 	(void)v;
@@ -1016,7 +904,7 @@ keys_resize(struct view *v)
 }
 
 mmask_t
-view_mouse_mask(void)
+keys_mouse_mask(void)
 {
 	return BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED |
 	    BUTTON4_PRESSED | KEYS_WHEEL_DOWN;
@@ -1040,7 +928,7 @@ keys_pane_at(struct view *v, int y, int x)
 
 /* A click focuses a pane or selects a table row; the wheel scrolls the
  * pane under the pointer, or moves the table's selection. */
-int
+static int
 keys_mouse(struct view *v)
 {
 	MEVENT me;
@@ -1090,8 +978,104 @@ keys_mouse(struct view *v)
 
 /* --- the way in ---------------------------------------------------------- */
 
+/* What each action of the key table runs. */
+static int (*const keys_run[KA_N])(struct view *v) = {
+	/* The main screen. */
+	[KA_ENTER] = keys_enter,
+	[KA_NEWLINE] = keys_newline,
+	[KA_TAB] = keys_tab,
+	[KA_BTAB] = keys_btab,
+	[KA_UP] = keys_up,
+	[KA_DOWN] = keys_down,
+	[KA_PGUP] = keys_pgup,
+	[KA_PGDN] = keys_pgdn,
+	[KA_HOME] = keys_home,
+	[KA_END] = keys_end,
+	[KA_LEFT] = keys_left,
+	[KA_RIGHT] = keys_right,
+	[KA_WORD_LEFT] = keys_word_left,
+	[KA_WORD_RIGHT] = keys_word_right,
+	[KA_BACKSPACE] = keys_backspace,
+	[KA_DELETE] = keys_delete,
+	[KA_LINE_START] = keys_line_start,
+	[KA_LINE_END] = keys_line_end,
+	[KA_KILL_LINE] = keys_kill_line,
+	[KA_KILL_WORD] = keys_kill_word,
+	[KA_HELP_OPEN] = keys_help_open,
+	[KA_TASKS] = keys_tasks,
+	[KA_APPROVE] = keys_approve,
+	[KA_REJECT] = keys_reject,
+	[KA_DIFF] = keys_diff,
+	[KA_ZOOM] = keys_zoom,
+	[KA_MENU] = keys_menu,
+	[KA_QUIT] = keys_quit,
+	[KA_ESCAPE] = keys_escape,
+	[KA_THINKING] = keys_thinking,
+	[KA_PICK_UP] = keys_pick_up,
+	[KA_PICK_DOWN] = keys_pick_down,
+	[KA_STOP_PICKED] = keys_stop_picked,
+	[KA_REDRAW] = keys_redraw,
+	[KA_ACK_ERROR] = keys_ack_error,
+	[KA_HIDE_ENDED] = keys_hide_ended,
+	[KA_MOUSE] = keys_mouse,
+	[KA_RESIZE] = keys_resize,
+
+	/* The detail view of a request. */
+	[KA_ALLOW_TEAM] = keys_allow_team,
+	[KA_DETAIL_UP] = keys_detail_up,
+	[KA_DETAIL_DOWN] = keys_detail_down,
+	[KA_DETAIL_PGUP] = keys_detail_pgup,
+	[KA_DETAIL_PGDN] = keys_detail_pgdn,
+	[KA_DETAIL_HOME] = keys_detail_home,
+	[KA_DETAIL_END] = keys_detail_end,
+
+	/* Any popup: closes it. */
+	[KA_CLOSE] = keys_close,
+
+	/* The help. */
+	[KA_HELP_UP] = keys_help_up,
+	[KA_HELP_DOWN] = keys_help_down,
+	[KA_HELP_PGUP] = keys_help_pgup,
+	[KA_HELP_PGDN] = keys_help_pgdn,
+	[KA_HELP_HOME] = keys_help_home,
+	[KA_HELP_END] = keys_help_end,
+	[KA_HELP_FIND] = keys_help_find,
+	[KA_HELP_NEXT] = keys_help_next,
+	[KA_SEARCH_DONE] = keys_search_done,
+	[KA_SEARCH_CANCEL] = keys_search_cancel,
+	[KA_SEARCH_BACKSPACE] = keys_search_backspace,
+
+	/* The diff view. */
+	[KA_DIFF_UP] = keys_diff_up,
+	[KA_DIFF_DOWN] = keys_diff_down,
+	[KA_DIFF_PGUP] = keys_diff_pgup,
+	[KA_DIFF_PGDN] = keys_diff_pgdn,
+	[KA_DIFF_HOME] = keys_diff_home,
+	[KA_DIFF_END] = keys_diff_end,
+
+	/* The shutdown menu. */
+	[KA_MENU_UP] = keys_menu_up,
+	[KA_MENU_DOWN] = keys_menu_down,
+	[KA_MENU_CHOOSE] = keys_menu_choose,
+
+	/* The feedback line of a rejection. */
+	[KA_FEEDBACK_SEND] = keys_feedback_send,
+	[KA_FEEDBACK_BACKSPACE] = keys_feedback_backspace,
+	[KA_FEEDBACK_LEFT] = keys_feedback_left,
+	[KA_FEEDBACK_RIGHT] = keys_feedback_right,
+
+	/* A search in a pane. */
+	[KA_FIND] = keys_find,
+	[KA_FIND_KEEP] = keys_find_keep,
+	[KA_FIND_END] = keys_find_end,
+	[KA_FIND_BACKSPACE] = keys_find_backspace,
+	[KA_FIND_NEXT] = keys_find_next,
+	[KA_FIND_PREV] = keys_find_prev,
+	[KA_FIND_ENTER] = keys_find_enter,
+};
+
 int
-view_key(struct view *v, int is_key, wint_t wc)
+keys_press(struct view *v, int is_key, wint_t wc)
 {
 	const struct keydef *d;
 	unsigned where;
@@ -1114,7 +1098,7 @@ view_key(struct view *v, int is_key, wint_t wc)
 	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE)))
 		v->picked = 0;
 	if (d != NULL)
-		return d->run(v);
+		return keys_run[d->action](v);
 	/* Anything else is typed, where something is being typed. */
 	where = keymap_where(v);
 	if (is_key || wc < ' ')
@@ -1385,7 +1369,7 @@ keys_report(struct view *v, enum command_kind kind, json_t *data)
 }
 
 int
-view_command(struct view *v, const char *line)
+keys_command(struct view *v, const char *line)
 {
 	const struct table_row *sel = table_selected(&v->table);
 	struct command c;

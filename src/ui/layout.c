@@ -1,5 +1,5 @@
 /*
- * The layout of the screen and drawing it (view_draw, see view.h):
+ * The layout of the screen and drawing it (see layout.h):
  *
  *	┌ lead ─────────┐┌ alice ────────┐
  *	│               ││               │   teammates stacked on the right,
@@ -25,17 +25,21 @@
 #include "ui/draft.h"
 #include "ui/draw.h"
 #include "ui/helpview.h"
+#include "ui/hintline.h"
 #include "ui/keymap.h"
+#include "ui/keys.h"
+#include "ui/layout.h"
 #include "ui/panefind.h"
 #include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-#define MIN_COLS	80
-#define MIN_ROWS	24
-#define TABLE_ROWS	6	/* border + header + 4 requests, at least */
-#define MIN_PANE_ROWS	5
+#define LAYOUT_MIN_COLS	80
+#define LAYOUT_MIN_ROWS	24
+/* The table's rows, at least: border, header and 4 requests. */
+#define LAYOUT_TABLE_ROWS	6
+#define LAYOUT_MIN_PANE_ROWS	5
 #define LAYOUT_ERROR_ROOM 24	/* the status line's error, at least */
 #define LAYOUT_ERROR_ACK " (C-g)"
 
@@ -194,7 +198,7 @@ layout_panes(struct view *v, const size_t *which, size_t n, int y, int x,
 
 	if (n == 0)
 		return;
-	cols = n * MIN_PANE_ROWS > (size_t)h ? 2 : 1;
+	cols = n * LAYOUT_MIN_PANE_ROWS > (size_t)h ? 2 : 1;
 	rows = (n + cols - 1) / cols;
 	for (i = 0; i < n; i++) {
 		size_t r = i / cols, c = i % cols;
@@ -229,7 +233,7 @@ layout_folded(struct view *v, size_t i, int y, int x, int w)
 
 /*
  * The teammates in the rectangle: as many as fit as panes (at least
- * MIN_PANE_ROWS tall, in up to two columns), the focused and the busiest
+ * LAYOUT_MIN_PANE_ROWS tall, in up to two columns), the focused and the busiest
  * first; the others, and every terminated one, folded to a row each
  * below them; and where the rows run out, a last row that counts the
  * teammates not shown. Every teammate is drawn or counted.
@@ -266,7 +270,8 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 	for (k = live; k > 0; k--) {
 		nfold = n - k;
 		fold_rows = nfold < (size_t)h / 2 ? nfold : (size_t)h / 2;
-		if (2 * ((size_t)(h - (int)fold_rows) / MIN_PANE_ROWS) >= k)
+		if (2 * ((size_t)(h - (int)fold_rows) /
+		    LAYOUT_MIN_PANE_ROWS) >= k)
 			break;
 	}
 	nfold = n - k;
@@ -310,7 +315,7 @@ layout_table_height(struct view *v)
 
 	if (want > most)
 		want = most;
-	return want > TABLE_ROWS ? want : TABLE_ROWS;
+	return want > LAYOUT_TABLE_ROWS ? want : LAYOUT_TABLE_ROWS;
 }
 
 /* The table: the requests, or (F4) the tasks; each title names the
@@ -733,7 +738,7 @@ layout_hint(struct view *v)
 	/* The selection gets what the notice leaves of the line. */
 	before = xasprintf(" %s%s", v->hint ? v->hint : "", v->hint ? " · " :
 	    "");
-	sel = view_selection_text(v, COLS - 3 - (int)text_width(before,
+	sel = hintline_selection(v, COLS - 3 - (int)text_width(before,
 	    strlen(before)), &must);
 	free(before);
 	if (v->hint == NULL && sel == NULL)
@@ -741,9 +746,9 @@ layout_hint(struct view *v)
 	line = xasprintf(" %s%s%s ", v->hint ? v->hint : "", v->hint && sel ?
 	    " · " : "", sel ? sel : "");
 	lead = strlen(line) - 1 - (sel ? strlen(sel) : 0);
-	/* view_selection_text promised F5 decides only when this shows:
+	/* hintline_selection promised F5 decides only when this shows:
 	 * the cut, if any, must leave all of it. */
-	if (sel != NULL && r != NULL && must != VIEW_NOT_WHOLE &&
+	if (sel != NULL && r != NULL && must != HINTLINE_NOT_WHOLE &&
 	    text_cut_len(line, strlen(line), COLS - 2, &cut) >= lead + must)
 		memcpy(v->shown_id, r->id, sizeof v->shown_id);
 	layout_text(LINES - 3, 1, COLS - 2, role, line);
@@ -776,7 +781,7 @@ layout_find(struct view *v)
 /* --- the whole screen ---------------------------------------------------------- */
 
 void
-view_draw(struct view *v)
+layout_draw(struct view *v)
 {
 	int64_t now = clock_wall_ms();
 	int top_h, table_y, table_h, lead_w;
@@ -786,10 +791,11 @@ view_draw(struct view *v)
 	v->rects = xgrow(v->rects, &v->caprects, v->npanes, sizeof *v->rects);
 	memset(v->rects, 0, v->npanes * sizeof *v->rects);
 	v->table_rect = (struct rect){ 0, 0, 0, 0 };
-	v->too_small = COLS < MIN_COLS || LINES < MIN_ROWS;
+	v->too_small = COLS < LAYOUT_MIN_COLS || LINES < LAYOUT_MIN_ROWS;
 	if (v->too_small) {
 		char *msg = xasprintf("terminal too small: huddle needs %dx%d, "
-		    "this is %dx%d", MIN_COLS, MIN_ROWS, COLS, LINES);
+		    "this is %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, COLS,
+		    LINES);
 
 		layout_text(LINES / 2, 0, COLS, ROLE_HINT, msg);
 		free(msg);

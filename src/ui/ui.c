@@ -23,12 +23,14 @@
 #include "driver.h"
 #include "ui/draw.h"
 #include "ui/keyread.h"
+#include "ui/keys.h"
+#include "ui/layout.h"
 #include "ui/ui.h"
 #include "ui/view.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-#define FRAME_US	33000	/* ~30 frames a second while streaming */
+#define UI_FRAME_US	33000	/* ~30 frames a second while streaming */
 
 static struct termios ui_saved_tty;
 static int ui_have_tty;
@@ -114,12 +116,12 @@ ui_input(void *fe, struct driver *d)
 	while ((rc = wget_wch(stdscr, &wc)) != ERR) {
 		n = keyread_feed(&u->keys, rc == KEY_CODE_YES, wc, keys);
 		for (i = 0; i < n; i++)
-			flags |= view_key(u->view, keys[i].is_key,
+			flags |= keys_press(u->view, keys[i].is_key,
 			    keys[i].code);
 	}
 	n = keyread_flush(&u->keys, keys);
 	for (i = 0; i < n; i++)
-		flags |= view_key(u->view, keys[i].is_key, keys[i].code);
+		flags |= keys_press(u->view, keys[i].is_key, keys[i].code);
 	/* F10 or Ctrl-C; again while quitting, it forces. */
 	if (flags & KEY_QUIT)
 		driver_quit(d);
@@ -198,7 +200,7 @@ ui_setup(void)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
-	mousemask(view_mouse_mask(), NULL);
+	mousemask(keys_mouse_mask(), NULL);
 	mouseinterval(0);
 	curs_set(1);
 	color_init();
@@ -239,9 +241,9 @@ ui_prepare(void *fe, struct driver *d)
 	}
 	if (!u->dirty)
 		return -1;
-	if (now - u->last_draw < FRAME_US)
-		return (FRAME_US - (now - u->last_draw)) / 1000 + 1;
-	view_draw(u->view);
+	if (now - u->last_draw < UI_FRAME_US)
+		return (UI_FRAME_US - (now - u->last_draw)) / 1000 + 1;
+	layout_draw(u->view);
 	wnoutrefresh(stdscr);
 	doupdate();
 	u->last_draw = now;

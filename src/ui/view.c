@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/netgate.h"
 #include "core/bus.h"
 #include "core/roster.h"
 #include "core/transcript.h"
-#include "ui/keymap.h"
 #include "ui/text.h"
 #include "ui/view.h"
 #include "util/clock.h"
@@ -21,9 +19,6 @@
 
 /* How a thinking block the provider encrypted shows. */
 #define VIEW_REDACTED "[thinking, encrypted by the provider]"
-/* Columns of a command's summary on the hint line below which the
- * hint's own key help makes way. */
-#define VIEW_HINT_ROOM 40
 
 struct view *
 view_new(struct team *t)
@@ -80,103 +75,12 @@ view_pane(struct view *v, const char *name, const char *role)
 	return v->panes[v->npanes++];
 }
 
-/* The person's word for a request's kind. */
-static const char *
-view_kind(enum req_type type)
-{
-	if (type == REQ_PERMISSION)
-		return "command";
-	if (type == REQ_SHUTDOWN)
-		return "shutdown request";
-	return req_type_name(type);
-}
-
 /* Whether the person may decide a request of this type. */
 static int
 view_for_person(struct view *v, enum req_type type)
 {
 	return (protocol_answerers(team_protocol(v->team), type) &
 	    PROTO_BY_USER) != 0;
-}
-
-/*
- * The hint line's text for r in cols columns, with what the keys say
- * they do when the command (or whose and what request it is) is shown
- * whole (`whole`) or not; *shown is whether it is, within cols.
- */
-static char *
-view_selection_try(struct view *v, const struct table_row *r, int cols,
-    int whole, const char *more, size_t *must)
-{
-	char *head, *keys, *text, *what;
-	int room, shown = 0;
-
-	keys = keymap_request_phrase(v, r, whole);
-	if (!view_for_person(v, r->type))
-		head = xasprintf("selected: %s's %s to %s, for %s to answer",
-		    r->from, view_kind(r->type), r->to, r->to);
-	else
-		head = xasprintf("%s's %s%s%s", r->from, strncmp(r->body,
-		    NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0 ?
-		    "network request" : view_kind(r->type), *keys ? " " : "",
-		    keys);
-	/* A command leads with why it was flagged and keeps the flagged
-	 * part in view, in the room the line has; when the keys would
-	 * leave it too little, the ones that decide (shown on the last
-	 * row too) give way, but never a promise that F5 shows first. */
-	room = cols - (int)text_width(head, strlen(head)) - 2 -
-	    (int)text_width(more, strlen(more));
-	if (r->perm != NULL && room < VIEW_HINT_ROOM) {
-		/* The count is in the table's title too. */
-		room += (int)text_width(more, strlen(more));
-		more = "";
-	}
-	if (r->perm != NULL && room < VIEW_HINT_ROOM && whole &&
-	    view_for_person(v, r->type)) {
-		room += (int)text_width(head, strlen(head));
-		free(head);
-		head = xasprintf("%s's %s", r->from, view_kind(r->type));
-		room -= (int)text_width(head, strlen(head));
-	}
-	what = r->perm != NULL ? permline_summary(r->perm, room > 0 ? room :
-	    0, &shown) : xstrdup(r->summary);
-	text = xasprintf("%s: %s%s", head, what, more);
-	/* A command must be seen whole, on one line, before a key runs
-	 * it; of anything else, whose it is and what it is. */
-	*must = VIEW_NOT_WHOLE;
-	if (r->type != REQ_PERMISSION)
-		*must = strlen(head);
-	else if (shown || (r->perm == NULL && strchr(r->body, '\n') == NULL))
-		*must = strlen(text) - strlen(more);
-	if (*must != VIEW_NOT_WHOLE && (int)text_width(text, *must) > cols)
-		*must = VIEW_NOT_WHOLE;
-	free(what);
-	free(head);
-	free(keys);
-	return text;
-}
-
-char *
-view_selection_text(struct view *v, int cols, size_t *must)
-{
-	const struct table_row *r = table_selected(&v->table);
-	size_t waiting = table_pending(&v->table);
-	char more[48] = "", *text;
-
-	*must = VIEW_NOT_WHOLE;
-	if (r == NULL || !r->pending)
-		return NULL;
-	if (waiting > 1)
-		snprintf(more, sizeof more, " · %zu pending", waiting);
-	/* What the keys promise is what they will do: that they decide
-	 * when the request is shown whole, else that they show it first. */
-	text = view_selection_try(v, r, cols, 1, more, must);
-	if (*must != VIEW_NOT_WHOLE)
-		return text;
-	free(text);
-	text = view_selection_try(v, r, cols, 0, more, must);
-	*must = VIEW_NOT_WHOLE;
-	return text;
 }
 
 int
@@ -228,7 +132,7 @@ view_focus_name(struct view *v)
 
 /* A field of a stored transcript entry: "" or 0 when missing. */
 static const char *
-jstr(json_t *o, const char *key)
+view_jstr(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
@@ -236,7 +140,7 @@ jstr(json_t *o, const char *key)
 }
 
 static int64_t
-jint(json_t *o, const char *key)
+view_jint(json_t *o, const char *key)
 {
 	return (int64_t)json_integer_value(json_object_get(o, key));
 }
@@ -296,7 +200,7 @@ view_result_text(json_t *content)
 		return json_string_value(content);
 	json_array_foreach(content, i, b) {
 		if (json_is_string(json_object_get(b, "text")))
-			return jstr(b, "text");
+			return view_jstr(b, "text");
 	}
 	return "(output)";
 }
@@ -375,8 +279,8 @@ view_find_result(json_t *entry, const char *id)
 	size_t i;
 
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		if (strcmp(jstr(b, "type"), "tool_result") == 0 &&
-		    strcmp(jstr(b, "tool_use_id"), id) == 0)
+		if (strcmp(view_jstr(b, "type"), "tool_result") == 0 &&
+		    strcmp(view_jstr(b, "tool_use_id"), id) == 0)
 			return b;
 	}
 	return NULL;
@@ -398,7 +302,7 @@ view_words(json_t *entry, size_t i)
 	json_t *next = json_array_get(json_object_get(entry, "content"), i + 1);
 
 	return json_is_true(json_object_get(entry, "words_in_thinking")) &&
-	    next != NULL && strcmp(jstr(next, "type"), "tool_use") == 0;
+	    next != NULL && strcmp(view_jstr(next, "type"), "tool_use") == 0;
 }
 
 /*
@@ -411,7 +315,7 @@ view_words(json_t *entry, size_t i)
 static void
 view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 {
-	int model = strcmp(jstr(entry, "role"), "assistant") == 0;
+	int model = strcmp(view_jstr(entry, "role"), "assistant") == 0;
 	json_t *b, *result, *mark = json_object_get(entry, "compaction");
 	const char *type, *text;
 	char *line;
@@ -419,21 +323,21 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 
 	/* The summary that starts a compacted view shows as it did live. */
 	if (mark != NULL) {
-		line = view_compacted(jint(mark, "before"), jint(mark, "after"),
-		    jstr(mark, "kind"));
+		line = view_compacted(view_jint(mark, "before"),
+		    view_jint(mark, "after"), view_jstr(mark, "kind"));
 		pane_add(p, ROLE_DIM, line);
 		free(line);
 		return;
 	}
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
-		type = jstr(b, "type");
+		type = view_jstr(b, "type");
 		if (strcmp(type, "text") == 0 && model) {
-			text = jstr(b, "text");
+			text = view_jstr(b, "text");
 			pane_stream(p, ROLE_NORMAL, text, strlen(text));
 		} else if (strcmp(type, "text") == 0)
-			pane_add(p, ROLE_DIM, jstr(b, "text"));
+			pane_add(p, ROLE_DIM, view_jstr(b, "text"));
 		else if (strcmp(type, "thinking") == 0) {
-			text = jstr(b, "thinking");
+			text = view_jstr(b, "thinking");
 			pane_stream(p, view_words(entry, i) ? ROLE_NORMAL :
 			    ROLE_THINKING, text, strlen(text));
 		} else if (strcmp(type, "redacted_thinking") == 0)
@@ -445,7 +349,7 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 
 			json_array_foreach(json_object_get(json_object_get(b,
 			    "item"), "summary"), k, part) {
-				text = jstr(part, "text");
+				text = view_jstr(part, "text");
 				pane_stream(p, ROLE_THINKING, text,
 				    strlen(text));
 			}
@@ -454,16 +358,17 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			pane_add(p, ROLE_DIM, line);
 			free(line);
 		} else if (strcmp(type, "tool_use") == 0) {
-			view_tool_call(p, jstr(b, "name"),
+			view_tool_call(p, view_jstr(b, "name"),
 			    json_object_get(b, "input"));
-			result = view_find_result(next, jstr(b, "id"));
+			result = view_find_result(next, view_jstr(b, "id"));
 			if (result != NULL) {
-				view_stored_result(p, jstr(b, "name"), result);
-				json_object_set_new(done, jstr(b, "id"),
+				view_stored_result(p, view_jstr(b, "name"),
+				    result);
+				json_object_set_new(done, view_jstr(b, "id"),
 				    json_true());
 			}
 		} else if (strcmp(type, "tool_result") == 0 &&
-		    json_object_get(done, jstr(b, "tool_use_id")) == NULL)
+		    json_object_get(done, view_jstr(b, "tool_use_id")) == NULL)
 			view_stored_result(p, "tool", b);
 	}
 	pane_end_stream(p);
@@ -491,7 +396,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	 * when the whole transcript is (a message is sent before the turn
 	 * that records it). */
 	n = json_array_size(tail);
-	since = n == last ? jint(json_array_get(tail, 0), "at") : 0;
+	since = n == last ? view_jint(json_array_get(tail, 0), "at") : 0;
 	if (bus_history(team_bus(v->team), p->name, since, last, &msgs, &nmsg,
 	    &err) == -1) {
 		pane_add(p, ROLE_ERROR, err);
@@ -500,7 +405,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 	while (i < n || k < nmsg) {
 		row = i < n ? json_array_get(tail, i) : NULL;
 		if (row == NULL || (k < nmsg && msgs[k].created_at <=
-		    jint(row, "at"))) {
+		    view_jint(row, "at"))) {
 			d = event_message_json(&msgs[k++]);
 			view_message(v, d);
 			json_decref(d);
@@ -508,10 +413,10 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 		}
 		/* A turn that records a message was shown as the message. */
 		next = i + 1 < n ? json_array_get(tail, i + 1) : NULL;
-		if (jint(row, "message_id") == 0)
+		if (view_jint(row, "message_id") == 0)
 			view_entry(p, json_object_get(row, "entry"), next &&
-			    jint(next, "message_id") == 0 ? json_object_get(next,
-			    "entry") : NULL, done);
+			    view_jint(next, "message_id") == 0 ?
+			    json_object_get(next, "entry") : NULL, done);
 		i++;
 	}
 	if (n > 0 || nmsg > 0)
@@ -621,7 +526,7 @@ view_request(struct view *v, json_t *d)
 	char before[sizeof v->table.selected];
 
 	/* What waits for the person is named on the hint line by the
-	 * selection (view_selection_text), never by the latest event: a
+	 * selection (hintline_selection), never by the latest event: a
 	 * new request does not take the hint from the selected one. When
 	 * the selection itself changes, a notice gives way to it. */
 	memcpy(before, v->table.selected, sizeof before);

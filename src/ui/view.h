@@ -1,10 +1,11 @@
 /*
  * The view is everything the screen shows, owned by the main thread: one
  * pane per agent (the lead's first), the table of requests or of tasks,
- * the input line,
- * which pane has the focus, zoom, the open popup and the hint line. Team
- * events change it (view_apply); keys change it (view_key, in keys.c); it
- * is drawn in one pass (view_draw, in layout.c).
+ * the input line, which pane has the focus, zoom, the open popup and the
+ * hint line's notice. Team events change it (view_apply); keys change it
+ * (keys_press, in keys.c); it is drawn in one pass (layout_draw, in
+ * layout.c). The files of the screen above it read and change it; it
+ * calls none of them.
  */
 #ifndef HUDDLE_UI_VIEW_H
 #define HUDDLE_UI_VIEW_H
@@ -33,7 +34,7 @@ enum popup {
 	POPUP_DIFF		/* /diff NAME or F7: a worktree's changes */
 };
 
-/* What a key did (view_key's result flags). */
+/* What a key did (keys_press's result flags). */
 #define KEY_HANDLED	0x1
 #define KEY_REDRAW	0x2
 #define KEY_FULL_REDRAW	0x4	/* Ctrl-L: repaint every cell */
@@ -117,40 +118,8 @@ char *view_retry_text(const struct pane *p);
 void view_hint(struct view *v, enum color_role role, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* *must when no part of the hint line is enough for F5 and F6. */
-#define VIEW_NOT_WHOLE ((size_t)-1)
-
-/* What the hint line says of the selected request in cols columns: who
- * asks what, and what F5, F6 and Enter do with it; NULL when no pending
- * request is selected. Free it. *must is how many of its bytes the person
- * must see for F5 and F6 to act at once (all of a command, which must be
- * one line that fits; whose and what of the rest), or VIEW_NOT_WHOLE
- * when a command does not fit whole: F5 and F6 then show the details
- * first. */
-char *view_selection_text(struct view *v, int cols, size_t *must);
-
 /* Whether r waits for the person (F5 and F6 can decide it). */
 int view_decidable(struct view *v, const struct table_row *r);
-
-/* Handles a key from wget_wch (is_key: a KEY_* code). Returns KEY_*
- * flags. */
-int view_key(struct view *v, int is_key, wint_t wc);
-
-/* The mouse events view_key understands (for mousemask). */
-mmask_t view_mouse_mask(void);
-
-/* The live teammates, in pane order (the F9 menu). Returns the count. */
-size_t keys_menu_items(struct view *v, struct pane **items, size_t max);
-
-/* Whether the newest shutdown request to name expired unanswered (the F9
- * menu then offers a forced stop). */
-int keys_shutdown_expired(struct view *v, const char *name);
-
-/* Runs one line of the input line. Returns KEY_QUIT for /quit, else 0. */
-int view_command(struct view *v, const char *line);
-
-/* Draws the whole screen (no refresh). */
-void view_draw(struct view *v);
 
 /* The name of the focused agent (the lead when the table has focus). */
 const char *view_focus_name(struct view *v);
