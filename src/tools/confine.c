@@ -2,10 +2,11 @@
  * A command's confinement besides Landlock (see confine.h): its JSON
  * form, which the reaper gets on its command line, and the one function
  * that applies it in the shell's process. Each step lives in a file of
- * its own (limits.c, cgroup.c, mountns.c, caps.c, sysfilter.c); this
- * file only keeps their order, which matters: the mounts need the
- * capabilities that are dropped next, and the seccomp filter comes last
- * so that nothing before it is refused.
+ * its own (limits.c, cgroup.c, mountns.c, caps.c, sysfilter.c), which
+ * reads struct confine but calls nothing here; this file only keeps
+ * their order, which matters: the mounts need the capabilities that are
+ * dropped next, and the seccomp filter comes last so that nothing before
+ * it is refused.
  */
 #include "config.h"
 
@@ -186,13 +187,6 @@ confine_free(struct confine *c)
 	confine_list_free(c->unix_sockets);
 	confine_list_free(c->readonly);
 	memset(c, 0, sizeof *c);
-}
-
-int
-confine_supervises(const struct confine *c)
-{
-	return c->unix_roots != NULL || c->unix_sockets != NULL ||
-	    c->net == CONFINE_NET_PROXY;
 }
 
 int

@@ -82,20 +82,13 @@ void confine_free(struct confine *c);
 struct cgroup;
 
 /*
- * Whether connect() must be judged by the reaper (a rule for Unix
- * sockets, or the proxy): then confine_apply sends it the seccomp
- * listener over notify_sock.
- */
-int confine_supervises(const struct confine *c);
-
-/*
  * In the shell's process, just before exec, in this order: resource
  * limits (and joining cg, when not NULL), the read-only paths in a
  * mount namespace of its own, every capability dropped, the Landlock
- * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter
- * (its listener sent over notify_sock when supervised), and last the
- * data limit, past which nothing more can be mapped. Returns 0, or -1
- * with *err: the command must then not run.
+ * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter (its
+ * listener sent over notify_sock when sysfilter_supervised), and last
+ * the data limit, past which nothing more can be mapped. Returns 0, or
+ * -1 with *err: the command must then not run.
  */
 int confine_apply(const struct confine *c, const struct cgroup *cg,
     int notify_sock, char **err);

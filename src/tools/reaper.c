@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,6 +31,7 @@
 #include <unistd.h>
 
 #include "tools/cgroup.h"
+#include "tools/children.h"
 #include "tools/confine.h"
 #include "tools/landlock.h"
 #include "tools/reaper.h"
@@ -51,58 +51,6 @@ struct reaper {
 	int		 shell_done;
 	int		 status;	/* the shell's wait status */
 };
-
-/* The parent field of /proc/PID/stat: "PID (COMM) STATE PPID ...", where
- * COMM may hold anything, ')' and spaces included. */
-static pid_t
-reaper_stat_parent(int proc, const char *name)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	long v;
-	int fd;
-
-	snprintf(path, sizeof path, "%s/stat", name);
-	if ((fd = openat(proc, path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0' ||
-	    p[3] != ' ')
-		return -1;
-	v = strtol(p + 4, NULL, 10);
-	return v > 0 && v <= INT_MAX ? (pid_t)v : -1;
-}
-
-int
-reaper_children(pid_t parent, pid_t *pids, size_t max)
-{
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
-	long v;
-	char *end;
-
-	if ((d = opendir("/proc")) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		v = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || v <= 0 || v > INT_MAX)
-			continue;
-		if (reaper_stat_parent(dirfd(d), de->d_name) != parent)
-			continue;
-		if (n < max)
-			pids[n] = (pid_t)v;
-		n++;
-	}
-	closedir(d);
-	return n > INT_MAX ? INT_MAX : (int)n;
-}
 
 /* Reaps every child that has ended, noting the shell's status. Returns
  * whether any child is left. */
@@ -174,7 +122,7 @@ reaper_signal_all(int sig)
 	pid_t pids[REAPER_BATCH];
 	int n, i;
 
-	n = reaper_children(getpid(), pids, REAPER_BATCH);
+	n = children_list(getpid(), pids, REAPER_BATCH);
 	for (i = 0; i < n && i < REAPER_BATCH; i++) {
 		kill(pids[i], sig);
 		if (sig != SIGKILL)
@@ -273,7 +221,7 @@ reaper_start(struct reaper *r, char **command, const struct confine *c,
 		free(err);
 		memset(cg, 0, sizeof *cg);
 	}
-	if (confine_supervises(c) && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	if (sysfilter_supervised(c) && socketpair(AF_UNIX, SOCK_SEQPACKET |
 	    SOCK_CLOEXEC, 0, sp) == -1) {
 		fprintf(stderr, "huddle: cannot start the command: %s\n",
 		    strerror(errno));

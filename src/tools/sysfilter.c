@@ -214,12 +214,19 @@ sysfilter_build(const struct confine *c, int notify, char **err)
 	return f.ctx;
 }
 
+int
+sysfilter_supervised(const struct confine *c)
+{
+	return c->unix_roots != NULL || c->unix_sockets != NULL ||
+	    c->net == CONFINE_NET_PROXY;
+}
+
 /* Whether the filter for c hands connect to the reaper, given whether
  * the reaper waits for it. */
 static int
 sysfilter_notifies(const struct confine *c, int reaper_waits)
 {
-	return confine_supervises(c) && reaper_waits &&
+	return sysfilter_supervised(c) && reaper_waits &&
 	    seccomp_api_get() >= SYSFILTER_API_NOTIFY;
 }
 
