@@ -10,7 +10,8 @@
  * Before it starts the shell it makes the command's cgroup when it runs
  * as root (tools/cgroup.h), and a socket pair on which the shell's
  * process hands it the listener; the shell's process applies the rest of
- * the confinement (tools/confine.h) just before exec.
+ * the confinement (tools/confine.h) just before exec, each step from the
+ * file that holds it, in the order reaper_apply keeps.
  */
 #include "config.h"
 
@@ -30,10 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/caps.h"
 #include "tools/cgroup.h"
 #include "tools/children.h"
 #include "tools/confine.h"
 #include "tools/landlock.h"
+#include "tools/limits.h"
+#include "tools/mountns.h"
 #include "tools/reaper.h"
 #include "tools/sockgate.h"
 #include "tools/sysfilter.h"
@@ -175,6 +179,58 @@ reaper_close_from(int fd)
 		close((int)i);
 }
 
+/*
+ * In the shell's process, just before exec, in this order: resource
+ * limits (and joining cg, when not NULL), the read-only paths in a
+ * mount namespace of its own, every capability dropped, the Landlock
+ * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter (its
+ * listener sent over notify_sock when sysfilter_supervised), and last
+ * the data limit, past which nothing more can be mapped. The order
+ * matters: the mounts need the capabilities that are dropped next, and
+ * the seccomp filter comes last but for the data limit, so that nothing
+ * before it is refused. Returns 0, or -1 with *err: the command must
+ * then not run.
+ */
+static int
+reaper_apply(const struct confine *c, const struct cgroup *cg,
+    int notify_sock, char **err)
+{
+	int own_user = 0, joined = -1;
+
+	if (limits_apply(c, err) == -1 ||
+	    (cg != NULL && cgroup_join(cg, err) == -1))
+		return -1;
+	/* Where the namespaces cannot be joined — a sanitizer's runtime
+	 * keeps a thread of its own even here, and setns wants one; or the
+	 * holder is gone — they are made here, as without a holder. */
+	if (c->pinned && (joined = mountns_join(REAPER_PIN_FD, err)) == -1) {
+		free(*err);
+		*err = NULL;
+	}
+	if (joined == 0)
+		own_user = geteuid() != 0;
+	else if (c->readonly != NULL && c->readonly[0] != NULL) {
+		if (mountns_readonly(c->readonly, err) == -1)
+			return -1;
+		own_user = geteuid() != 0;
+	} else if (geteuid() != 0 && c->max_procs > 0)
+		own_user = mountns_own_user() == 0;
+	/* Without a user namespace the looser count of limits_apply
+	 * stands. */
+	if (own_user && limits_procs_exact(c, err) == -1)
+		return -1;
+	if (caps_drop_all(err) == -1)
+		return -1;
+	if (c->landlock && landlock_enter(REAPER_SANDBOX_FD) == -1) {
+		*err = xasprintf("cannot enter the sandbox: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (sysfilter_load(c, REAPER_FILTER_FD, notify_sock, err) == -1)
+		return -1;
+	return limits_memory(c, err);
+}
+
 /* In the shell's process: the confinement, then the command. */
 static void
 reaper_exec(char **command, const struct confine *c,
@@ -189,7 +245,7 @@ reaper_exec(char **command, const struct confine *c,
 			    strerror(errno));
 			_exit(126);
 		}
-	} else if (confine_apply(c, cg, notify_sock, &err) == -1) {
+	} else if (reaper_apply(c, cg, notify_sock, &err) == -1) {
 		dprintf(2, "huddle: %s\n", err);
 		_exit(126);
 	}

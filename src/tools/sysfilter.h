@@ -22,10 +22,12 @@ struct confine;
  * it, and the filter's listener is sent over notify_sock (SCM_RIGHTS)
  * and closed here; on a kernel without user notification nothing is
  * sent and Unix sockets cannot be made at all. With c->prebuilt the
- * program on REAPER_FILTER_FD (sysfilter_program) is loaded instead of
- * being built here. Returns 0, or -1 with *err.
+ * program on built_fd (sysfilter_program's, which the reaper is given on
+ * REAPER_FILTER_FD) is loaded instead of being built here. Returns 0, or
+ * -1 with *err.
  */
-int sysfilter_load(const struct confine *c, int notify_sock, char **err);
+int sysfilter_load(const struct confine *c, int built_fd, int notify_sock,
+    char **err);
 
 /*
  * Whether c asks the reaper to judge connect() (a rule for Unix sockets,
