@@ -1,19 +1,8 @@
 /*
- * One agent's loop, run in its own thread for the lead and for every
- * teammate:
- *
- *	drain the inbox (messages go into the transcript)
- *	if there is something to answer: a turn of model calls and tools
- *	else: idle, and wait on the inbox — no CPU until a message comes
- *
- * An autonomous teammate with nothing to answer takes the next ready task
- * of the board first (tasks.c), and idles only when there is none.
- *
- * A turn calls the model, runs the tools it asks for, stores the results,
- * takes in messages that arrived meanwhile (after the tool results, so the
- * model sees them before its next call), and goes on until the model stops
- * asking for tools. Everything is stored as it happens, so a crash loses
- * at most the call in flight; after a restart the loop simply continues.
+ * What an agent keeps of itself, for the loop (loop.c) and the tools to
+ * call: its status, its errors, its transcript (stored first, then kept
+ * in memory), its inbox taken into the transcript, its spend, and its
+ * waits on a request's decision. Nothing here calls up to the loop.
  */
 #include "config.h"
 
@@ -22,17 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/history.h"
 #include "agent/internal.h"
-#include "tools/tool.h"
 #include "core/transcript.h"
-#include "util/clock.h"
+#include "tools/profile.h"
 #include "util/log.h"
-#include "util/utf8.h"
 #include "util/xmalloc.h"
-
-/* How much of a teammate's last words its idle notice carries. */
-#define AGENT_SUMMARY	300
 
 void
 agent_set_status(struct agent *a, enum member_status status,
@@ -70,9 +53,7 @@ agent_error(struct agent *a, const char *fmt, ...)
 	free(msg);
 }
 
-/* The agent cannot go on until a new message comes: shows why, and keeps
- * it (owned) for the idle notice to the lead. */
-static void
+void
 agent_fail(struct agent *a, char *why)
 {
 	agent_error(a, "%s", why);
@@ -119,7 +100,7 @@ agent_lead_feed(void *ud, const struct message *m)
 }
 
 /* A teammate between turns is at a clean point: the quit's shutdown
- * request is answered without its model (agent_pause_idle), so it stays
+ * request is answered without its model (loop.c), so it stays
  * out of the conversation and a resumed team starts no turn for it. Runs
  * under the store lock: it only notes the request's id. */
 static int
@@ -136,12 +117,7 @@ agent_idle_feed(void *ud, const struct message *m)
 	return 0;
 }
 
-/* Takes the inbox into the transcript; between_turns says the agent is
- * not in a turn. Returns the number recorded; *wakes (when not NULL) gets
- * how many of them ask for an answer: not the answer to a permission the
- * agent asked for, which its tool call already had (read between turns,
- * it is left over from a turn the person interrupted). */
-static int
+int
 agent_drain(struct agent *a, int between_turns, int *wakes)
 {
 	struct message *msgs;
@@ -181,150 +157,6 @@ agent_take_inbox(struct agent *a)
 	return agent_drain(a, 0, NULL);
 }
 
-static const char *
-agent_last_role(struct agent *a)
-{
-	size_t n = json_array_size(a->transcript);
-
-	if (n == 0)
-		return NULL;
-	return json_string_value(json_object_get(json_array_get(
-	    a->transcript, n - 1), "role"));
-}
-
-/* Whether something in the transcript waits for the model's answer. */
-static int
-agent_has_work(struct agent *a)
-{
-	const char *role = agent_last_role(a);
-
-	return !a->errored && role != NULL && strcmp(role, "user") == 0 &&
-	    json_array_size(a->transcript) != a->answered;
-}
-
-static void
-agent_on_llm(void *ud, const struct llm_event *ev)
-{
-	struct agent *a = ud;
-
-	switch (ev->type) {
-	case LLM_EV_TEXT:
-		event_text(&a->team->events, a->name, ev->text, ev->len);
-		break;
-	case LLM_EV_THINKING:
-		if (ev->redacted)
-			event_thinking_redacted(&a->team->events, a->name);
-		else
-			event_thinking(&a->team->events, a->name, ev->text,
-			    ev->len);
-		break;
-	case LLM_EV_TOOL:
-		break;
-	case LLM_EV_RETRY:
-		event_retry(&a->team->events, a->name, ev->error,
-		    ev->attempt, ev->delay_ms);
-		break;
-	}
-}
-
-/* Runs the tool calls of an assistant message; returns the user entry
- * with their results. */
-static json_t *
-agent_run_tools(struct agent *a, json_t *calls)
-{
-	json_t *results = json_array(), *call;
-	size_t i;
-
-	json_array_foreach(calls, i, call) {
-		const char *id = json_string_value(json_object_get(call, "id"));
-		const char *name = json_string_value(json_object_get(call,
-		    "name"));
-		json_t *input = json_object_get(call, "input");
-		struct tool_output out = { 0, NULL };
-
-		/* Events cross threads: they get copies, never shared JSON
-		 * (jansson's reference counts are not for sharing). */
-		event_tool_call(&a->team->events, a->name, name, id, input);
-		if (atomic_load(&a->stop))
-			tool_error(&out, "not run: the agent is stopping");
-		else if (atomic_load(&a->interrupt))
-			tool_error(&out, "not run: the person interrupted the "
-			    "turn");
-		else if (a->leaving)
-			tool_error(&out, "not run: you approved your shutdown");
-		else
-			tools_run(a, name ? name : "", input, &out);
-		context_cut_result(a, &out);
-		if (out.text == NULL || *out.text == '\0') {
-			free(out.text);
-			out.text = xstrdup("(no output)");
-		}
-		event_tool_result(&a->team->events, a->name, name, id,
-		    out.is_error, out.text);
-		json_array_append_new(results, json_pack("{s:s, s:s, s:s, "
-		    "s:b}", "type", "tool_result", "tool_use_id", id ? id : "",
-		    "content", out.text, "is_error", out.is_error));
-		tool_output_clear(&out);
-	}
-	return json_pack("{s:s, s:o}", "role", "user", "content", results);
-}
-
-/* The tool_use blocks of an assistant message (a new array). */
-static json_t *
-agent_tool_calls(json_t *message)
-{
-	json_t *calls = json_array(), *b;
-	size_t i;
-
-	json_array_foreach(json_object_get(message, "content"), i, b) {
-		const char *type = json_string_value(json_object_get(b,
-		    "type"));
-
-		if (type != NULL && strcmp(type, "tool_use") == 0)
-			json_array_append(calls, b);
-	}
-	return calls;
-}
-
-/* The first AGENT_SUMMARY bytes of text on one line, cut on a character
- * boundary, with "…" when there was more. */
-static char *
-agent_summary(const char *text)
-{
-	char *cut = utf8_clean(text, strlen(text), AGENT_SUMMARY), *out;
-
-	if (strlen(text) <= AGENT_SUMMARY)
-		return cut;
-	out = xasprintf("%s…", cut);
-	free(cut);
-	return out;
-}
-
-/* The text of an assistant message, for the idle notice. */
-static char *
-agent_last_text(struct agent *a)
-{
-	size_t n = json_array_size(a->transcript), i;
-	json_t *b;
-
-	while (n > 0) {
-		json_t *e = json_array_get(a->transcript, --n);
-		const char *role = json_string_value(json_object_get(e,
-		    "role"));
-
-		if (role == NULL || strcmp(role, "assistant") != 0)
-			continue;
-		json_array_foreach(json_object_get(e, "content"), i, b) {
-			const char *text = json_string_value(json_object_get(b,
-			    "text"));
-
-			if (text != NULL && *text != '\0')
-				return agent_summary(text);
-		}
-	}
-	return NULL;
-}
-
 /* Adds a call's usage and its price to the agent's sums in the store and
  * tells the front end the new totals. */
 void
@@ -354,379 +186,6 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 	member_free(m);
 }
 
-/*
- * Waits while the team has spent its budget: no new model call starts
- * until the person raises it. Returns 0 to go on, -1 when stopped or
- * interrupted.
- */
-static int
-agent_within_budget(struct agent *a)
-{
-	struct team *t = a->team;
-	int told = 0;
-
-	for (;;) {
-		uint64_t gen = bus_generation(t->bus, a->name);
-		double max = team_budget(t), spent = team_cost(t);
-
-		if (max <= 0 || spent < max)
-			break;
-		if (!told) {
-			agent_set_status(a, MEMBER_WAITING, "budget");
-			event_budget(&t->events, a->name, spent, max);
-			told = 1;
-		}
-		if (atomic_load(&a->stop) || atomic_load(&a->interrupt))
-			return -1;
-		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
-	}
-	if (told)
-		agent_set_status(a, MEMBER_WORKING, NULL);
-	return 0;
-}
-
-/* One call to the model; returns its result (caller clears it). */
-static int
-agent_call(struct agent *a, int round, struct llm_result *res)
-{
-	struct team *t = a->team;
-	struct llm_request req = { 0 };
-	int rc;
-
-	if (agent_within_budget(a) == -1) {
-		memset(res, 0, sizeof *res);
-		res->status = LLM_ERR_CANCELLED;
-		return -1;
-	}
-	/* Compaction first, when the request would not fit. */
-	(void)context_compact(a, 0, NULL);
-	req.system = a->system;
-	req.messages = history_build(a->transcript);
-	req.tools = mcptools_for(a);
-	event_llm_call(&t->events, a->name, round);
-	rc = llm_call(a->llm, &req, agent_on_llm, a, res);
-	agent_count_usage(a, &res->usage);
-	if (rc == 0) {
-		context_counted(a, &res->usage);
-		context_server_compacted(a, &res->usage);
-	}
-	json_decref(req.messages);
-	json_decref(req.tools);
-	return rc;
-}
-
-/*
- * Re-arms the agent's cancellation for a new turn. An interrupt asked for
- * while idle is forgotten; a stop is a flag read after this, so a stop
- * asked for at any time still ends the turn.
- */
-static void
-agent_arm(struct agent *a)
-{
-	atomic_store(&a->interrupt, 0);
-	cancel_reset(&a->cancel);
-	llm_reset_cancel(a->llm);
-}
-
-/* The person interrupted the turn: the history stays valid (every tool
- * call has its result), the model is told, and the agent waits for the
- * person's next message. */
-static void
-agent_interrupted(struct agent *a)
-{
-	agent_record(a, transcript_user_text("(The person interrupted your "
-	    "turn here. Wait for their next message.)"));
-	a->answered = json_array_size(a->transcript);
-	event_notice(&a->team->events, a->name, "interrupted");
-}
-
-/* The turn reached --max-rounds: the work is not done, and the lead
- * must not take the stop for an end (agent_notify_idle). */
-static void
-agent_unfinished(struct agent *a, int rounds)
-{
-	char *why = xasprintf("it stopped after %d tool rounds in one turn "
-	    "(the --max-rounds limit) before its work was done; a message "
-	    "makes it go on", rounds);
-
-	a->answered = json_array_size(a->transcript);
-	agent_error(a, "%s", why);
-	free(a->failure);
-	a->failure = why;
-	a->unfinished = 1;
-}
-
-/* A turn: model calls and tool rounds until the model is done. */
-static void
-agent_turn(struct agent *a)
-{
-	struct team *t = a->team;
-	struct llm_result res;
-	int round, recovered = 0;
-	char *line;
-
-	agent_arm(a);
-	a->unfinished = 0;
-	agent_set_status(a, MEMBER_WORKING, NULL);
-	a->worked = 1;
-	for (round = 1; !atomic_load(&a->stop); round++) {
-		json_t *calls, *results;
-
-		if (t->opts.max_rounds > 0 && round > t->opts.max_rounds) {
-			agent_unfinished(a, t->opts.max_rounds);
-			return;
-		}
-		if (agent_call(a, round, &res) == -1) {
-			/* A prompt too long for the window: compact, and
-			 * try once more. */
-			if (llm_context_exceeded(&res) && !recovered) {
-				recovered = 1;
-				context_learn_window(a, &res);
-				llm_result_clear(&res);
-				if (context_compact(a, 1, "the prompt was too "
-				    "long for the context window: compacting")
-				    == 0) {
-					round--;
-					continue;
-				}
-				agent_fail(a, xstrdup("the conversation no "
-				    "longer fits the model's context window "
-				    "and could not be compacted"));
-				agent_set_status(a, MEMBER_ERROR, NULL);
-				return;
-			}
-			if (res.status == LLM_ERR_CANCELLED &&
-			    atomic_load(&a->interrupt) &&
-			    !atomic_load(&a->stop))
-				agent_interrupted(a);
-			else if (res.status != LLM_ERR_CANCELLED ||
-			    !atomic_load(&a->stop)) {
-				line = llm_result_error_line(&res);
-				agent_fail(a, res.attempts > 1 ? xasprintf(
-				    "the model call failed: %s (%d attempts, "
-				    "the retries ran out)", line, res.attempts) :
-				    xasprintf("the model call failed: %s",
-				    line));
-				free(line);
-				agent_set_status(a, MEMBER_ERROR, NULL);
-			}
-			llm_result_clear(&res);
-			return;
-		}
-		recovered = 0;
-		/* A reply cut short by a full window: compact before the
-		 * next call. */
-		if (llm_context_exceeded(&res))
-			atomic_store(&a->compact_asked, 1);
-		calls = agent_tool_calls(res.message);
-		if (json_array_size(json_object_get(res.message,
-		    "content")) == 0) {
-			/* Nothing said and nothing asked: the turn is over
-			 * without an entry (an empty one would be refused). */
-			a->answered = json_array_size(a->transcript);
-		} else if ((a->model.words_in_thinking &&
-		    json_object_set_new(res.message, "words_in_thinking",
-		    json_true()) == -1) ||
-		    agent_record(a, json_incref(res.message)) == -1) {
-			json_decref(calls);
-			llm_result_clear(&res);
-			return;
-		}
-		/* The server compacted: what came before is not read again. */
-		if (res.usage.compaction_input > 0)
-			context_trim(a);
-		llm_result_clear(&res);
-		if (json_array_size(calls) == 0) {
-			json_decref(calls);
-			a->answered = json_array_size(a->transcript);
-			return;
-		}
-		results = agent_run_tools(a, calls);
-		json_decref(calls);
-		if (agent_record(a, results) == -1)
-			return;
-		if (a->leaving)
-			return;
-		if (atomic_load(&a->interrupt)) {
-			agent_interrupted(a);
-			return;
-		}
-		/* Messages that came in meanwhile join the tool results. */
-		agent_drain(a, 0, NULL);
-	}
-}
-
-/* After a crash in the middle of a tool call the transcript ends with
- * calls that have no results: say so, rather than run them twice. */
-static void
-agent_repair(struct agent *a)
-{
-	json_t *calls = history_unanswered(a->transcript), *call, *results;
-	size_t i;
-
-	if (json_array_size(calls) == 0) {
-		json_decref(calls);
-		return;
-	}
-	results = json_array();
-	json_array_foreach(calls, i, call)
-		json_array_append_new(results, json_pack("{s:s, s:O, s:s, "
-		    "s:b}", "type", "tool_result", "tool_use_id",
-		    json_object_get(call, "id"), "content", "interrupted: "
-		    "huddle stopped while this tool call ran; it may or may not "
-		    "have taken effect — check before repeating it",
-		    "is_error", 1));
-	json_decref(calls);
-	agent_record(a, json_pack("{s:s, s:o}", "role", "user", "content",
-	    results));
-}
-
-/* Tells the lead that this teammate has finished its turn, or could not
- * (then the lead learns why, and that a message makes it try again). */
-static void
-agent_notify_idle(struct agent *a)
-{
-	char *last = agent_last_text(a), *text, *err = NULL;
-
-	if (a->errored)
-		text = xasprintf("%s stopped on an error and waits for a "
-		    "message to try again: %s", a->name, a->failure ?
-		    a->failure : "unknown error");
-	else if (a->unfinished)
-		text = xasprintf("%s is NOT done: %s", a->name, a->failure);
-	else if (last != NULL)
-		text = xasprintf("%s is idle: %s", a->name, last);
-	else
-		text = xasprintf("%s is idle", a->name);
-	if (bus_send(a->team->bus, a->name, ROSTER_LEAD,
-	    MSG_IDLE_NOTIFICATION, text, NULL, &err) < 0) {
-		log_printf("%s: idle notification: %s", a->name, err);
-		free(err);
-	}
-	free(text);
-	free(last);
-}
-
-/* Approves the quit's shutdown request an idle teammate found
- * (agent_idle_feed) for it: what else arrived is answered when the team
- * is resumed. Returns 1 when the agent stops now. */
-static int
-agent_pause_idle(struct agent *a)
-{
-	char *msg = NULL;
-	enum proto_verdict v;
-
-	v = protocol_respond(a->team->proto, a->quit_seen,
-	    MSG_SHUTDOWN_RESPONSE, a->name, 1, "idle: stopped between turns",
-	    &msg);
-	if (v == PROTO_DECIDED) {
-		a->leaving = 1;
-		a->pausing = 1;
-		free(a->leave_reason);
-		a->leave_reason = xasprintf("approved shutdown %s: idle",
-		    a->quit_seen);
-	} else
-		log_printf("%s: the quit's request %s: %s", a->name,
-		    a->quit_seen, msg);
-	free(msg);
-	*a->quit_seen = '\0';
-	return a->leaving;
-}
-
-static void
-agent_finish(struct agent *a)
-{
-	struct team *t = a->team;
-	char *err = NULL;
-
-	/* An approved shutdown was recorded with the approval itself. */
-	if (atomic_load(&a->forced) && !a->leaving && !a->is_lead &&
-	    protocol_terminate(t->proto, a->name, "stopped by force",
-	    &err) == -1) {
-		agent_error(a, "could not record the end: %s", err);
-		free(err);
-	}
-	if (a->pausing)
-		agent_set_status(a, MEMBER_IDLE, NULL);
-	else if (a->leaving || (atomic_load(&a->forced) && !a->is_lead)) {
-		a->status = MEMBER_TERMINATED;
-		event_status(&t->events, a->name, MEMBER_TERMINATED, NULL);
-	} else
-		agent_set_status(a, MEMBER_IDLE, NULL);
-}
-
-void *
-agent_main(void *arg)
-{
-	struct agent *a = arg;
-	struct team *t = a->team;
-	char *err = NULL;
-	const char *role;
-
-	a->transcript = transcript_load(t->store, a->name, &err);
-	if (a->transcript == NULL) {
-		agent_fail(a, err);
-		a->transcript = json_array();
-	}
-	/* Written once: the system prompt never changes in an agent's
-	 * life (but at a compaction), so every request extends the one
-	 * before. */
-	frame_open(a);
-	a->system = prompt_system(t, a);
-	role = agent_last_role(a);
-	if (role != NULL && strcmp(role, "assistant") == 0)
-		a->answered = json_array_size(a->transcript);
-	context_trim(a);
-	agent_repair(a);
-	/* A permission request is only worth anything to the call blocked
-	 * on it; after a restart nobody waits for an old one. */
-	if (protocol_cancel_from(t->proto, a->name, REQ_PERMISSION, "huddle "
-	    "restarted while the command waited; it was not run", &err) ==
-	    -1) {
-		agent_error(a, "%s", err);
-		free(err);
-		err = NULL;
-	}
-
-	while (!atomic_load(&a->stop) && !a->leaving) {
-		uint64_t gen = bus_generation(t->bus, a->name);
-		int idle = json_array_size(a->transcript) == a->answered;
-		int wakes = 0;
-
-		/* Only answers to permissions it asked for: left over from
-		 * a turn the person interrupted, they start no turn. */
-		if (agent_drain(a, 1, &wakes) > 0 && idle && wakes == 0)
-			a->answered = json_array_size(a->transcript);
-		if (*a->quit_seen != '\0' && agent_pause_idle(a))
-			break;
-		if (agent_has_work(a)) {
-			agent_turn(a);
-			continue;
-		}
-		/* /compact while idle. */
-		if (atomic_load(&a->compact_asked)) {
-			(void)context_compact(a, 1, NULL);
-			continue;
-		}
-		/* Nothing to answer: an autonomous teammate takes its next
-		 * task (a task made ready wakes it here). */
-		if (a->autonomous && !a->errored && agent_next_task(a))
-			continue;
-		if (a->worked && !a->is_lead)
-			agent_notify_idle(a);
-		a->worked = 0;
-		if (!a->errored)
-			agent_set_status(a, MEMBER_IDLE, NULL);
-		/* Anything sent after gen was read wakes us. */
-		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
-	}
-	agent_finish(a);
-	atomic_store(&a->finished, 1);
-	/* Wake the main thread so it reaps this thread. */
-	event_notice_quiet(&t->events, a->name, "stopped");
-	return NULL;
-}
-
 struct request *
 agent_await(struct agent *a, const char *id, int early)
 {
@@ -752,4 +211,33 @@ agent_await(struct agent *a, const char *id, int early)
 	}
 	agent_set_status(a, MEMBER_WORKING, NULL);
 	return r;
+}
+
+void
+agent_free(struct agent *a)
+{
+	size_t i;
+
+	llm_client_free(a->llm);
+	json_decref(a->mcp_tools);
+	for (i = 0; a->mcp_servers != NULL && a->mcp_servers[i] != NULL; i++)
+		free(a->mcp_servers[i]);
+	free(a->mcp_servers);
+	free(a->model_id);
+	profile_free(a->home);
+	free(a->place);
+	profile_free(a->away);
+	cancel_destroy(&a->cancel);
+	json_decref(a->transcript);
+	free(a->system);
+	free(a->task);
+	free(a->leave_reason);
+	free(a->failure);
+	free(a->instr_sources);
+	free(a->frame_extras);
+	free(a->frame_roles);
+	json_decref(a->frame_tools);
+	free(a->name);
+	free(a->role);
+	free(a);
 }

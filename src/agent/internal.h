@@ -152,6 +152,8 @@ struct team {
 						 * under it; a tool in a
 						 * worktree passes it first */
 	struct evq		 events;
+	void			*(*agent_thread)(void *); /* every agent's
+						 * thread body: loop_main */
 	struct policy		*policy;
 	struct roles		*roles;		/* read at open (roles.h) */
 	struct netgate		*netgate;	/* --network proxy, or NULL */
@@ -191,12 +193,32 @@ struct team {
 	size_t			 ntask_told;
 };
 
-/* team.c */
+/* teamstate.c */
 
 /* The running agent called name, or NULL. Its thread may end at any
  * time after; only what the agent struct keeps for its life is safe to
  * read. */
 struct agent *team_find(struct team *t, const char *name);
+
+/* The options of a command run for the team (bash, a task's check) in
+ * the place of profile p: its working directory, sandbox, timeout and
+ * temp dir; `cancel` stops it. */
+void team_bash_options(struct team *t, const struct profile *p,
+    struct cancel *cancel, struct bash_options *bo);
+
+/* Notes, in the store, that the lead waits for `name`: its next idle
+ * notice will be fed to the lead's model. Call it before the message the
+ * lead waits on an answer to is sent. Safe from any thread. */
+void team_lead_waits(struct team *t, const char *name);
+
+/* team.c */
+
+/* Asks an agent's thread to end: at its next boundary, or at once when
+ * it is waiting, calling a model or running a command; forced marks it
+ * stopped by force. */
+void team_stop_agent(struct team *t, struct agent *a, int forced);
+
+/* teamspawn.c */
 
 /* Starts a new teammate's thread (the member exists in the store).
  * Returns 0 or -1 with *err. Safe from any thread. */
@@ -235,26 +257,12 @@ void team_role_apply(struct team *t, const struct spawn_request *s,
  * is wrong). */
 int team_roles_open(struct team *t, char **err);
 
-/* The options of a command run for the team (bash, a task's check) in
- * the place of profile p: its working directory, sandbox, timeout and
- * temp dir; `cancel` stops it. */
-void team_bash_options(struct team *t, const struct profile *p,
-    struct cancel *cancel, struct bash_options *bo);
-
-/* Asks an agent's thread to end: at its next boundary, or at once when
- * it is waiting, calling a model or running a command; forced marks it
- * stopped by force. */
-void team_stop_agent(struct team *t, struct agent *a, int forced);
-
-/* Notes, in the store, that the lead waits for `name`: its next idle
- * notice will be fed to the lead's model. Call it before the message the
- * lead waits on an answer to is sent. Safe from any thread. */
-void team_lead_waits(struct team *t, const char *name);
-
-/* agent.c */
+/* loop.c */
 
 /* The thread body of every agent. */
-void *agent_main(void *arg);
+void *loop_main(void *arg);
+
+/* agent.c */
 
 /* Sets the agent's status in the store and tells the front end. */
 void agent_set_status(struct agent *a, enum member_status status,
@@ -263,6 +271,17 @@ void agent_set_status(struct agent *a, enum member_status status,
 /* Takes the inbox into the transcript now (read_inbox). Returns the
  * number of messages the model will see. */
 int agent_take_inbox(struct agent *a);
+
+/* Takes the inbox into the transcript; between_turns says the agent is
+ * not in a turn. Returns the number recorded; *wakes (when not NULL) gets
+ * how many of them ask for an answer: not the answer to a permission the
+ * agent asked for, which its tool call already had (read between turns,
+ * it is left over from a turn the person interrupted). */
+int agent_drain(struct agent *a, int between_turns, int *wakes);
+
+/* The agent cannot go on until a new message comes: shows why (stolen)
+ * and keeps it for the idle notice to the lead. */
+void agent_fail(struct agent *a, char *why);
 
 /*
  * Blocks until request `id` is decided, the agent is stopped, or — when
@@ -281,6 +300,9 @@ int agent_record(struct agent *a, json_t *entry);
 
 /* Adds a call's usage and its price to the agent's sums. */
 void agent_count_usage(struct agent *a, const struct llm_usage *u);
+
+/* Frees an agent whose thread has ended (or never started). */
+void agent_free(struct agent *a);
 
 /* context.c */
 

@@ -108,7 +108,9 @@ class FakeLLM:
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.anthropic_url + path, data=data, method=method,
                                      headers={"content-type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
+        # A script may be tens of MiB (the red team's flood): the server
+        # reads it slower beside a sanitized build's tests.
+        with urllib.request.urlopen(req, timeout=10 * SLOW) as r:
             return json.loads(r.read() or b"null")
 
     def script(self, *items):

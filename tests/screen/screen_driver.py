@@ -54,6 +54,7 @@ import uuid
 
 POLL = 0.025            # seconds between screen captures while waiting
 SETTLE = 0.5            # at most this long for a frame to arrive whole
+SETTLE_POLL = 0.005     # between the captures that see it whole
 TMUX = shutil.which("tmux")
 
 # Wrapper around the command under test; see the module docstring.
@@ -369,7 +370,7 @@ class Screen:
         true for a moment is still seen."""
         until = time.monotonic() + SETTLE
         while time.monotonic() < until:
-            time.sleep(POLL)
+            time.sleep(SETTLE_POLL)
             u = self.text()
             if u == t or not test(u):
                 break
