@@ -6,7 +6,9 @@
  * signal mask and dispositions are reset by the spawn itself rather than
  * by code running between fork and exec. What is spawned is huddle's own
  * program as the command's reaper (tools/reaper.h), which starts the shell
- * beneath it and ends everything the shell left behind.
+ * beneath it and ends everything the shell left behind. Each reaper is
+ * listed as kept (tools/kept.h) from its spawn until it is reaped, so
+ * that a sweep for escaped processes spares it.
  *
  * One poll() waits for everything at once: output on the pipe, the
  * reaper's exit (a pidfd, where the kernel has them), the cancel token and
@@ -19,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -35,6 +36,7 @@
 #include "tools/bash.h"
 #include "tools/confine.h"
 #include "tools/env.h"
+#include "tools/kept.h"
 #include "tools/reaper.h"
 #include "tools/sysfilter.h"
 #include "util/cancel.h"
@@ -47,7 +49,6 @@
 #define BASH_TICK_MS		50	/* exit checks without a pidfd */
 #define BASH_FD_MIN		10	/* our descriptors, while spawning */
 #define BASH_SLACK_MS		500	/* beyond the reaper's own time */
-#define BASH_SWEEP_BATCH	256	/* orphans signalled per pass */
 
 /* The output kept: the first half of the cap and a rolling last half. */
 struct bash_capture {
@@ -71,19 +72,6 @@ struct bash_child {
 	int			 lost;		/* the reaper was killed */
 	struct bash_capture	 cap;
 };
-
-/*
- * The reapers now running. A sweep for processes that escaped a killed
- * reaper stops every child of ours but these; a reaper is added under the
- * lock in the same breath as it is spawned, so no sweep can see it
- * unlisted, and removed only once reaped, so its pid is never reused
- * while listed. The lock is held across a spawn and a read of /proc,
- * which never block for long, and never across a wait.
- */
-static pthread_mutex_t	 bash_reapers_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t		*bash_reapers;
-static size_t		 bash_nreapers;
-static size_t		 bash_reapers_cap;
 
 enum bash_end {
 	BASH_EXITED,
@@ -166,104 +154,10 @@ bash_high_fd(int fd)
 	return hi;
 }
 
-/* Whether pid is a running reaper; the lock is held. */
-static int
-bash_reaper_listed(pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < bash_nreapers; i++)
-		if (bash_reapers[i] == pid)
-			return 1;
-	return 0;
-}
-
-/* Spawns a reaper and lists it (see bash_reapers). */
-static int
-bash_reaper_spawn(const char *program, pid_t *pid,
-    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
-    char **env)
-{
-	int rc;
-
-	pthread_mutex_lock(&bash_reapers_lock);
-	rc = posix_spawn(pid, program, fa, at, argv, env);
-	if (rc == 0) {
-		if (bash_nreapers == bash_reapers_cap) {
-			bash_reapers_cap = bash_reapers_cap ?
-			    bash_reapers_cap * 2 : 16;
-			bash_reapers = xrealloc(bash_reapers,
-			    bash_reapers_cap * sizeof *bash_reapers);
-		}
-		bash_reapers[bash_nreapers++] = *pid;
-	}
-	pthread_mutex_unlock(&bash_reapers_lock);
-	return rc;
-}
-
-static void bash_reaper_forget(pid_t pid);
-
-int
-bash_spawn_kept(const char *program, pid_t *pid,
-    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
-    char **env)
-{
-	return bash_reaper_spawn(program, pid, fa, at, argv, env);
-}
-
-void
-bash_kept_end(pid_t pid)
-{
-	bash_reaper_forget(pid);
-}
-
-/* Takes a reaped reaper off the list. */
-static void
-bash_reaper_forget(pid_t pid)
-{
-	size_t i;
-
-	pthread_mutex_lock(&bash_reapers_lock);
-	for (i = 0; i < bash_nreapers; i++) {
-		if (bash_reapers[i] == pid) {
-			bash_reapers[i] = bash_reapers[--bash_nreapers];
-			break;
-		}
-	}
-	if (bash_nreapers == 0) {
-		free(bash_reapers);
-		bash_reapers = NULL;
-		bash_reapers_cap = 0;
-	}
-	pthread_mutex_unlock(&bash_reapers_lock);
-}
-
-/* Signals every child of ours that is not a running reaper; returns how
- * many there were, their pids in pids (up to BASH_SWEEP_BATCH). */
-static int
-bash_signal_orphans(int sig, pid_t *pids)
-{
-	pid_t all[BASH_SWEEP_BATCH];
-	int n, i, m = 0;
-
-	pthread_mutex_lock(&bash_reapers_lock);
-	n = reaper_children(getpid(), all, BASH_SWEEP_BATCH);
-	for (i = 0; i < n && i < BASH_SWEEP_BATCH; i++) {
-		if (bash_reaper_listed(all[i]))
-			continue;
-		kill(all[i], sig);
-		if (sig != SIGKILL)
-			kill(all[i], SIGCONT);
-		pids[m++] = all[i];
-	}
-	pthread_mutex_unlock(&bash_reapers_lock);
-	return m;
-}
-
 void
 bash_sweep_orphans(int grace_ms)
 {
-	pid_t pids[BASH_SWEEP_BATCH];
+	pid_t pids[KEPT_BATCH];
 	int64_t term_until = clock_mono_ms() + grace_ms;
 	int64_t kill_until = term_until + REAPER_KILL_MS;
 	int64_t now;
@@ -275,7 +169,7 @@ bash_sweep_orphans(int grace_ms)
 	if (prctl(PR_GET_CHILD_SUBREAPER, &sub) == -1 || !sub)
 		return;
 	for (;;) {
-		n = bash_signal_orphans(sig, pids);
+		n = kept_signal_others(sig, pids);
 		for (i = 0; i < n; i++)
 			while (waitpid(pids[i], NULL, WNOHANG) == -1 &&
 			    errno == EINTR)
@@ -496,7 +390,7 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 	if (ffd != -1)
 		posix_spawn_file_actions_adddup2(&fa, ffd, REAPER_FILTER_FD);
 	env = bash_env(o, &tmpvar);
-	rc = bash_reaper_spawn(o->program, &c->pid, &fa, &at, argv, env);
+	rc = kept_spawn(o->program, &c->pid, &fa, &at, argv, env);
 	free(env);
 	free(tmpvar);
 	free(confine);
@@ -576,7 +470,7 @@ bash_end_piped(struct bash_piped *p)
 		}
 		poll(NULL, 0, 10);
 	}
-	bash_reaper_forget(p->pid);
+	kept_end(p->pid);
 	p->pid = 0;
 }
 
@@ -685,7 +579,7 @@ bash_reap(struct bash_child *c)
 
 	while ((r = waitpid(c->pid, &st, 0)) == -1 && errno == EINTR)
 		;
-	bash_reaper_forget(c->pid);
+	kept_end(c->pid);
 	if (read(c->status_fd, &shell, sizeof shell) == (ssize_t)sizeof shell)
 		c->status = shell;
 	else if (r == c->pid && WIFEXITED(st))

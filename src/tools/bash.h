@@ -5,7 +5,6 @@
 #ifndef HUDDLE_TOOLS_BASH_H
 #define HUDDLE_TOOLS_BASH_H
 
-#include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -95,26 +94,16 @@ int bash_start_piped(const char *command, const struct bash_options *o,
 void bash_end_piped(struct bash_piped *p);
 
 /*
- * Stops every child of this process that is not the reaper of a running
- * command: what escaped a reaper the command killed (possible where
- * Landlock cannot stop a command signalling it, below ABI 6). SIGTERM,
- * then SIGKILL after grace_ms (at once when 0); reaps them. bash_run
- * calls it when a reaper dies without reporting; huddle calls it at quit.
+ * Stops every child of this process that is not kept (tools/kept.h: the
+ * reaper of a running command, the namespace holder): what escaped a
+ * reaper the command killed (possible where Landlock cannot stop a
+ * command signalling it, below ABI 6). SIGTERM, then SIGKILL after
+ * grace_ms (at once when 0); reaps them. bash_run calls it when a
+ * reaper dies without reporting; huddle calls it at quit.
  * The process must be a child subreaper (PR_SET_CHILD_SUBREAPER) for the
  * escapees to be its children; in any other it does nothing, so that
  * children it did not start through a reaper live on.
  */
 void bash_sweep_orphans(int grace_ms);
-
-/*
- * posix_spawn, for a helper of huddle's own that must outlive commands
- * (tools/mountns.h's holder): bash_sweep_orphans spares it until
- * bash_kept_end(pid), to be called once it is reaped. Returns
- * posix_spawn's result.
- */
-int bash_spawn_kept(const char *program, pid_t *pid,
-    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
-    char **env);
-void bash_kept_end(pid_t pid);
 
 #endif

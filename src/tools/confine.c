@@ -1,28 +1,19 @@
 /*
  * A command's confinement besides Landlock (see confine.h): its JSON
- * form, which the reaper gets on its command line, and the one function
- * that applies it in the shell's process. Each step lives in a file of
- * its own (limits.c, cgroup.c, mountns.c, caps.c, sysfilter.c); this
- * file only keeps their order, which matters: the mounts need the
- * capabilities that are dropped next, and the seccomp filter comes last
- * so that nothing before it is refused.
+ * form, which the reaper gets on its command line, and whether its
+ * limits can hold. The files that apply each part (limits.c, cgroup.c,
+ * mountns.c, caps.c, sysfilter.c) read struct confine; the reaper calls
+ * them in the shell's process, in their order (reaper_apply).
  */
 #include "config.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/caps.h"
 #include "tools/cgroup.h"
 #include "tools/confine.h"
-#include "tools/landlock.h"
-#include "tools/limits.h"
-#include "tools/mountns.h"
-#include "tools/reaper.h"
-#include "tools/sysfilter.h"
 #include "util/xmalloc.h"
 
 static const char *const confine_nets[] = { "open", "proxy", "none" };
@@ -186,53 +177,6 @@ confine_free(struct confine *c)
 	confine_list_free(c->unix_sockets);
 	confine_list_free(c->readonly);
 	memset(c, 0, sizeof *c);
-}
-
-int
-confine_supervises(const struct confine *c)
-{
-	return c->unix_roots != NULL || c->unix_sockets != NULL ||
-	    c->net == CONFINE_NET_PROXY;
-}
-
-int
-confine_apply(const struct confine *c, const struct cgroup *cg,
-    int notify_sock, char **err)
-{
-	int own_user = 0, joined = -1;
-
-	if (limits_apply(c, err) == -1 ||
-	    (cg != NULL && cgroup_join(cg, err) == -1))
-		return -1;
-	/* Where the namespaces cannot be joined — a sanitizer's runtime
-	 * keeps a thread of its own even here, and setns wants one; or the
-	 * holder is gone — they are made here, as without a holder. */
-	if (c->pinned && (joined = mountns_join(REAPER_PIN_FD, err)) == -1) {
-		free(*err);
-		*err = NULL;
-	}
-	if (joined == 0)
-		own_user = geteuid() != 0;
-	else if (c->readonly != NULL && c->readonly[0] != NULL) {
-		if (mountns_readonly(c->readonly, err) == -1)
-			return -1;
-		own_user = geteuid() != 0;
-	} else if (geteuid() != 0 && c->max_procs > 0)
-		own_user = mountns_own_user() == 0;
-	/* Without a user namespace the looser count of limits_apply
-	 * stands. */
-	if (own_user && limits_procs_exact(c, err) == -1)
-		return -1;
-	if (caps_drop_all(err) == -1)
-		return -1;
-	if (c->landlock && landlock_enter(REAPER_SANDBOX_FD) == -1) {
-		*err = xasprintf("cannot enter the sandbox: %s",
-		    strerror(errno));
-		return -1;
-	}
-	if (sysfilter_load(c, notify_sock, err) == -1)
-		return -1;
-	return limits_memory(c, err);
 }
 
 int

@@ -78,28 +78,6 @@ int confine_from_json(const char *text, struct confine *c, char **err);
 /* Frees what confine_from_json allocated, and zeroes *c. */
 void confine_free(struct confine *c);
 
-/* A command's cgroup, made by the reaper as root (cgroup.h). */
-struct cgroup;
-
-/*
- * Whether connect() must be judged by the reaper (a rule for Unix
- * sockets, or the proxy): then confine_apply sends it the seccomp
- * listener over notify_sock.
- */
-int confine_supervises(const struct confine *c);
-
-/*
- * In the shell's process, just before exec, in this order: resource
- * limits (and joining cg, when not NULL), the read-only paths in a
- * mount namespace of its own, every capability dropped, the Landlock
- * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter
- * (its listener sent over notify_sock when supervised), and last the
- * data limit, past which nothing more can be mapped. Returns 0, or -1
- * with *err: the command must then not run.
- */
-int confine_apply(const struct confine *c, const struct cgroup *cg,
-    int notify_sock, char **err);
-
 /*
  * Whether a command's process count and memory ceiling hold for this
  * process: always for a user other than root (resource limits); for

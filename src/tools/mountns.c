@@ -28,7 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tools/bash.h"
+#include "tools/kept.h"
 #include "tools/mountns.h"
 #include "util/xmalloc.h"
 
@@ -311,7 +311,7 @@ mountns_pin_new(const char *program, char *const *paths,
 	/* A session of its own: a Ctrl-C at the person's terminal is not
 	 * for it. */
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
-	rc = bash_spawn_kept(program, &pin->pid, &fa, &at, argv, env);
+	rc = kept_spawn(program, &pin->pid, &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(in[0]);
@@ -373,7 +373,7 @@ mountns_pin_free(struct mountns_pin *pin)
 	if (pin->pid > 0) {
 		while (waitpid(pin->pid, NULL, 0) == -1 && errno == EINTR)
 			;
-		bash_kept_end(pin->pid);
+		kept_end(pin->pid);
 	}
 	memset(pin, 0, sizeof *pin);
 	pin->pidfd = pin->hold = -1;

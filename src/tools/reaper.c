@@ -10,11 +10,11 @@
  * Before it starts the shell it makes the command's cgroup when it runs
  * as root (tools/cgroup.h), and a socket pair on which the shell's
  * process hands it the listener; the shell's process applies the rest of
- * the confinement (tools/confine.h) just before exec.
+ * the confinement (tools/confine.h) just before exec, each step from the
+ * file that holds it, in the order reaper_apply keeps.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,9 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/caps.h"
 #include "tools/cgroup.h"
+#include "tools/children.h"
 #include "tools/confine.h"
 #include "tools/landlock.h"
+#include "tools/limits.h"
+#include "tools/mountns.h"
 #include "tools/reaper.h"
 #include "tools/sockgate.h"
 #include "tools/sysfilter.h"
@@ -51,58 +55,6 @@ struct reaper {
 	int		 shell_done;
 	int		 status;	/* the shell's wait status */
 };
-
-/* The parent field of /proc/PID/stat: "PID (COMM) STATE PPID ...", where
- * COMM may hold anything, ')' and spaces included. */
-static pid_t
-reaper_stat_parent(int proc, const char *name)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	long v;
-	int fd;
-
-	snprintf(path, sizeof path, "%s/stat", name);
-	if ((fd = openat(proc, path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0' ||
-	    p[3] != ' ')
-		return -1;
-	v = strtol(p + 4, NULL, 10);
-	return v > 0 && v <= INT_MAX ? (pid_t)v : -1;
-}
-
-int
-reaper_children(pid_t parent, pid_t *pids, size_t max)
-{
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
-	long v;
-	char *end;
-
-	if ((d = opendir("/proc")) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		v = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || v <= 0 || v > INT_MAX)
-			continue;
-		if (reaper_stat_parent(dirfd(d), de->d_name) != parent)
-			continue;
-		if (n < max)
-			pids[n] = (pid_t)v;
-		n++;
-	}
-	closedir(d);
-	return n > INT_MAX ? INT_MAX : (int)n;
-}
 
 /* Reaps every child that has ended, noting the shell's status. Returns
  * whether any child is left. */
@@ -174,7 +126,7 @@ reaper_signal_all(int sig)
 	pid_t pids[REAPER_BATCH];
 	int n, i;
 
-	n = reaper_children(getpid(), pids, REAPER_BATCH);
+	n = children_list(getpid(), pids, REAPER_BATCH);
 	for (i = 0; i < n && i < REAPER_BATCH; i++) {
 		kill(pids[i], sig);
 		if (sig != SIGKILL)
@@ -227,6 +179,58 @@ reaper_close_from(int fd)
 		close((int)i);
 }
 
+/*
+ * In the shell's process, just before exec, in this order: resource
+ * limits (and joining cg, when not NULL), the read-only paths in a
+ * mount namespace of its own, every capability dropped, the Landlock
+ * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter (its
+ * listener sent over notify_sock when sysfilter_supervised), and last
+ * the data limit, past which nothing more can be mapped. The order
+ * matters: the mounts need the capabilities that are dropped next, and
+ * the seccomp filter comes last but for the data limit, so that nothing
+ * before it is refused. Returns 0, or -1 with *err: the command must
+ * then not run.
+ */
+static int
+reaper_apply(const struct confine *c, const struct cgroup *cg,
+    int notify_sock, char **err)
+{
+	int own_user = 0, joined = -1;
+
+	if (limits_apply(c, err) == -1 ||
+	    (cg != NULL && cgroup_join(cg, err) == -1))
+		return -1;
+	/* Where the namespaces cannot be joined — a sanitizer's runtime
+	 * keeps a thread of its own even here, and setns wants one; or the
+	 * holder is gone — they are made here, as without a holder. */
+	if (c->pinned && (joined = mountns_join(REAPER_PIN_FD, err)) == -1) {
+		free(*err);
+		*err = NULL;
+	}
+	if (joined == 0)
+		own_user = geteuid() != 0;
+	else if (c->readonly != NULL && c->readonly[0] != NULL) {
+		if (mountns_readonly(c->readonly, err) == -1)
+			return -1;
+		own_user = geteuid() != 0;
+	} else if (geteuid() != 0 && c->max_procs > 0)
+		own_user = mountns_own_user() == 0;
+	/* Without a user namespace the looser count of limits_apply
+	 * stands. */
+	if (own_user && limits_procs_exact(c, err) == -1)
+		return -1;
+	if (caps_drop_all(err) == -1)
+		return -1;
+	if (c->landlock && landlock_enter(REAPER_SANDBOX_FD) == -1) {
+		*err = xasprintf("cannot enter the sandbox: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (sysfilter_load(c, REAPER_FILTER_FD, notify_sock, err) == -1)
+		return -1;
+	return limits_memory(c, err);
+}
+
 /* In the shell's process: the confinement, then the command. */
 static void
 reaper_exec(char **command, const struct confine *c,
@@ -241,7 +245,7 @@ reaper_exec(char **command, const struct confine *c,
 			    strerror(errno));
 			_exit(126);
 		}
-	} else if (confine_apply(c, cg, notify_sock, &err) == -1) {
+	} else if (reaper_apply(c, cg, notify_sock, &err) == -1) {
 		dprintf(2, "huddle: %s\n", err);
 		_exit(126);
 	}
@@ -273,7 +277,7 @@ reaper_start(struct reaper *r, char **command, const struct confine *c,
 		free(err);
 		memset(cg, 0, sizeof *cg);
 	}
-	if (confine_supervises(c) && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	if (sysfilter_supervised(c) && socketpair(AF_UNIX, SOCK_SEQPACKET |
 	    SOCK_CLOEXEC, 0, sp) == -1) {
 		fprintf(stderr, "huddle: cannot start the command: %s\n",
 		    strerror(errno));

@@ -23,7 +23,6 @@
 #ifndef HUDDLE_TOOLS_REAPER_H
 #define HUDDLE_TOOLS_REAPER_H
 
-#include <stddef.h>
 #include <sys/types.h>
 
 /* The first argument that makes huddle's main() the reaper. */
@@ -51,13 +50,5 @@
  * confined, saying why on stderr.
  */
 int reaper_main(int argc, char **argv);
-
-/*
- * The children of process `parent`, read from /proc: up to max of them go
- * to pids. Returns how many there are (which may exceed max), or -1 when
- * /proc cannot be read. Children come and go while it reads: a caller
- * that must end them all repeats until there are none.
- */
-int reaper_children(pid_t parent, pid_t *pids, size_t max);
 
 #endif

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "tools/confine.h"
-#include "tools/reaper.h"
 #include "tools/sysfilter.h"
 #include "util/xmalloc.h"
 
@@ -214,12 +213,19 @@ sysfilter_build(const struct confine *c, int notify, char **err)
 	return f.ctx;
 }
 
+int
+sysfilter_supervised(const struct confine *c)
+{
+	return c->unix_roots != NULL || c->unix_sockets != NULL ||
+	    c->net == CONFINE_NET_PROXY;
+}
+
 /* Whether the filter for c hands connect to the reaper, given whether
  * the reaper waits for it. */
 static int
 sysfilter_notifies(const struct confine *c, int reaper_waits)
 {
-	return confine_supervises(c) && reaper_waits &&
+	return sysfilter_supervised(c) && reaper_waits &&
 	    seccomp_api_get() >= SYSFILTER_API_NOTIFY;
 }
 
@@ -298,7 +304,8 @@ sysfilter_load_built(int fd, int notify)
 }
 
 int
-sysfilter_load(const struct confine *c, int notify_sock, char **err)
+sysfilter_load(const struct confine *c, int built_fd, int notify_sock,
+    char **err)
 {
 	int notify = sysfilter_notifies(c, notify_sock != -1), fd = 0, rc;
 	scmp_filter_ctx ctx = NULL;
@@ -306,8 +313,7 @@ sysfilter_load(const struct confine *c, int notify_sock, char **err)
 	/* Built by huddle for a reaper that waits for the listener; a
 	 * reaper that could not make its socket pair gets one without. */
 	if (c->prebuilt && notify == sysfilter_notifies(c, 1)) {
-		if ((fd = sysfilter_load_built(REAPER_FILTER_FD, notify)) ==
-		    -1) {
+		if ((fd = sysfilter_load_built(built_fd, notify)) == -1) {
 			*err = xasprintf("cannot load the seccomp filter: %s",
 			    strerror(errno));
 			return -1;

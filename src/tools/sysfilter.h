@@ -18,14 +18,23 @@ struct confine;
  * CONFINE_NET_NONE every family but AF_UNIX and AF_NETLINK; under
  * CONFINE_NET_PROXY every family but those and TCP over IPv4 and IPv6,
  * and TCP Fast Open, which connects without connect (EACCES). When the
- * reaper judges connect (confine_supervises), every connect() waits for
+ * reaper judges connect (sysfilter_supervised), every connect() waits for
  * it, and the filter's listener is sent over notify_sock (SCM_RIGHTS)
  * and closed here; on a kernel without user notification nothing is
  * sent and Unix sockets cannot be made at all. With c->prebuilt the
- * program on REAPER_FILTER_FD (sysfilter_program) is loaded instead of
- * being built here. Returns 0, or -1 with *err.
+ * program on built_fd (sysfilter_program's, which the reaper is given on
+ * REAPER_FILTER_FD) is loaded instead of being built here. Returns 0, or
+ * -1 with *err.
  */
-int sysfilter_load(const struct confine *c, int notify_sock, char **err);
+int sysfilter_load(const struct confine *c, int built_fd, int notify_sock,
+    char **err);
+
+/*
+ * Whether c asks the reaper to judge connect() (a rule for Unix sockets,
+ * or the proxy): then the reaper makes the socket over which
+ * sysfilter_load sends it the filter's listener (sysfilter_receive).
+ */
+int sysfilter_supervised(const struct confine *c);
 
 /*
  * In huddle, before a command starts: the filter sysfilter_load would

@@ -773,7 +773,7 @@ filtered_tiocsti(const struct confine *c, int built)
 	if (pid == 0) {
 		if (built != -1 && dup2(built, REAPER_FILTER_FD) == -1)
 			_exit(100);
-		if (sysfilter_load(c, -1, &err) == -1)
+		if (sysfilter_load(c, REAPER_FILTER_FD, -1, &err) == -1)
 			_exit(101);
 		fd = open("/dev/null", O_RDONLY);
 		_exit(ioctl(fd, TIOCSTI, &ch) == -1 ? errno : 0);
