@@ -70,7 +70,7 @@ headless_command(struct headless *h, const char *line)
 	const char *name;
 
 	command_parse(line, &c);
-	command_run(h->team, &c, NULL, NULL, &res);
+	execute_command(h->team, &c, NULL, NULL, &res);
 	name = command_name(c.kind);
 	def = command_def(c.kind);
 	switch (res.outcome) {
@@ -103,7 +103,7 @@ headless_command(struct headless *h, const char *line)
 		}
 		break;
 	}
-	command_result_clear(&res);
+	execute_result_clear(&res);
 	command_clear(&c);
 }
 

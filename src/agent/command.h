@@ -176,7 +176,7 @@ struct command_result {
  * has nothing pending selected (an error), or NULL when it has no
  * selection at all (the oldest request waiting for the person).
  *
- * The reports: /diff is team_diff's, /worktrees team_worktrees'; /team
+ * The reports: /diff is places_diff's, /worktrees places_list'; /team
  * is {members: [{name, role, status, plan_required,
  * plan_approved, input_tokens, output_tokens, cache_write_tokens,
  * cache_read_tokens, cost_usd, model, context_tokens?, context_window?}],
@@ -186,9 +186,9 @@ struct command_result {
  * /tasks is {tasks: [task]}, every task by id, each as a task event's
  * data (event.h).
  */
-void command_run(struct team *t, const struct command *c, const char *focus,
+void execute_command(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res);
 
-void command_result_clear(struct command_result *res);
+void execute_result_clear(struct command_result *res);
 
 #endif

@@ -249,7 +249,7 @@ context_state(struct agent *a)
 			    "waits for your answer: request_id %s (%s). "
 			    "Answer it with %s and that request_id.\n",
 			    req_type_name(r[i].type), r[i].from, r[i].id,
-			    r[i].body, msg_type_name(req_response_msg(
+			    r[i].body, msg_type_name(req_type_response_msg(
 			    r[i].type)));
 		else if (strcmp(r[i].from, a->name) == 0)
 			context_put(&s, &len, &cap, "- Your %s request %s "

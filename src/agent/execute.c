@@ -1,5 +1,5 @@
 /*
- * Running the input line's commands (command_run in command.h): one
+ * Running the input line's commands (execute_command in command.h): one
  * executor for the screen and --headless, which only show its result.
  */
 #include "config.h"
@@ -153,7 +153,7 @@ execute_worktrees(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
 	(void)c, (void)focus, (void)selected;
-	execute_report(res, team_worktrees(t));
+	execute_report(res, places_list(t));
 }
 
 static void
@@ -161,7 +161,7 @@ execute_diff(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
 	char *msg = NULL;
-	json_t *data = team_diff(t, c->name, &msg);
+	json_t *data = places_diff(t, c->name, &msg);
 
 	(void)focus, (void)selected;
 	if (data != NULL)
@@ -297,7 +297,7 @@ execute_mcp(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
 	(void)c, (void)focus, (void)selected;
-	execute_done(res, 1, team_mcp_text(t));
+	execute_done(res, 1, mcptools_text(t));
 }
 
 /* /task add SUBJECT [after IDS]: the ids split at their commas. */
@@ -360,7 +360,7 @@ execute_merge(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
 	char *msg = NULL;
-	int rc = team_merge(t, c->name, &msg);
+	int rc = places_merge(t, c->name, &msg);
 
 	(void)focus, (void)selected;
 	execute_done(res, rc == 0, msg);
@@ -371,7 +371,7 @@ execute_discard(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
 	char *msg = NULL;
-	int rc = team_discard(t, c->name, c->text != NULL, &msg);
+	int rc = places_discard(t, c->name, c->text != NULL, &msg);
 
 	(void)focus, (void)selected;
 	execute_done(res, rc == 0, msg);
@@ -388,7 +388,7 @@ static execute_fn *const execute_table[] = {
 };
 
 void
-command_run(struct team *t, const struct command *c, const char *focus,
+execute_command(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -401,7 +401,7 @@ command_run(struct team *t, const struct command *c, const char *focus,
 }
 
 void
-command_result_clear(struct command_result *res)
+execute_result_clear(struct command_result *res)
 {
 	free(res->message);
 	json_decref(res->data);

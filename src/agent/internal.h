@@ -90,10 +90,10 @@ struct agent {
 	int			 autonomous;	/* takes tasks from the board */
 	struct profile		*home;		/* where it works at home: the
 						 * workdir, or its own
-						 * worktree (sandbox.c) */
+						 * worktree (teamsandbox.c) */
 	char			*place;		/* the worktree its task names,
 						 * where it works now; NULL:
-						 * at home (worktrees.c) */
+						 * at home (places.c) */
 	struct profile		*away;		/* that worktree's profile */
 	dev_t			 place_dev;	/* the directory entered */
 	ino_t			 place_ino;
@@ -379,9 +379,10 @@ void tasktools_run(struct agent *a, enum tool_id id, json_t *in,
 int tasks_complete(struct team *t, struct agent *a, const char *id,
     const char *result, struct cancel *cancel, char **msg);
 
-/* Joins the checker threads that have ended; with all set, cancels the
- * others and joins them too (team_free). */
-void tasks_reap_checkers(struct team *t, int all);
+/* The command that checks task k: its own, else the team's (NULL:
+ * none). */
+const char *tasks_check_command(struct team *t, const struct task *k);
+
 
 
 /* Why agent a may not give a task this check command, or NULL when it
@@ -395,7 +396,7 @@ char *tasks_check_refused(struct agent *a, const char *command);
  * the next ready one, which its transcript records in the claim's own
  * transaction. Returns 1 when its model has work now, 0 when not.
  */
-int agent_next_task(struct agent *a);
+int tasks_next(struct agent *a);
 
 /* checking.c */
 
@@ -406,23 +407,30 @@ void checking_mark(struct team *t, const char *root);
 /* The check at root (the same pointer) has ended. */
 void checking_unmark(struct team *t, const char *root);
 
-/* Whether a task's check runs in the worktree at root now (team_merge
+/* Whether a task's check runs in the worktree at root now (places_merge
  * asks under git_lock, under which a check in a worktree starts). */
 int checking_at(struct team *t, const char *root);
 
-/* worktrees.c */
+/* teamtasks.c */
+
+/* Joins the checker threads that have ended; with all set, cancels the
+ * others and joins them too (team_free). */
+void team_reap_checkers(struct team *t, int all);
+
+/* places.c: where an agent's tools work — the working directory or a
+ * git worktree of the team's (tools/worktree.c makes and removes them) */
 
 /* Checks, once, that the workdir is the top of a git repository with a
  * commit (keeping its git directory). Returns 0 or -1 with *err. */
-int team_git_repo(struct team *t, char **err);
+int places_git_repo(struct team *t, char **err);
 
 /* Whether `name` is free for a new teammate: no board worktree has it
  * and no open task names one so. 0, or -1 with *err. */
-int team_worktree_name_free(struct team *t, const char *name, char **err);
+int places_name_free(struct team *t, const char *name, char **err);
 
 /* Whether tasks may name worktrees here (the workdir is a repository):
  * 0, or -1 with *err. */
-int team_worktree_for_tasks(struct team *t, char **err);
+int places_for_tasks(struct team *t, char **err);
 
 /*
  * Moves agent a to where it works now: the worktree its in-progress task
@@ -431,29 +439,29 @@ int team_worktree_for_tasks(struct team *t, char **err);
  * -1 with *err when that worktree cannot be had (missing, moved, or git
  * failed); a's place is then left as it was.
  */
-int agent_place_update(struct agent *a, char **err);
+int places_update(struct agent *a, char **err);
 
 /* Where agent a's tools work now, and the profile they run from. */
-const char *agent_root(const struct agent *a);
-const struct profile *agent_profile(const struct agent *a);
+const char *places_root(const struct agent *a);
+const struct profile *places_profile(const struct agent *a);
 
 /* Whether member name has a worktree of its own. */
-int team_own_worktree(struct team *t, const char *name);
+int places_own(struct team *t, const char *name);
 
 /* Sets agent a to work in its worktree (base: its base commit): its
  * root, and its own sandbox that hides the rest of the working tree.
  * Returns 0, or -1 with *err (a missing or moved worktree). */
-int agent_worktree_enter(struct agent *a, char **err);
+int places_enter(struct agent *a, char **err);
 
 /* Where task k's check runs: in the worktree it names, else where its
  * owner works at home. Returns the profile of that place (profile_free),
  * or NULL with *err (its worktree is missing). */
-struct profile *team_task_place(struct team *t, const struct task *k,
+struct profile *places_of_task(struct team *t, const struct task *k,
     char **err);
 
 /* After teammate name ended: its worktree is removed when it holds
  * nothing that is not merged, and kept (with a notice) otherwise. */
-void team_worktree_retire(struct team *t, const char *name);
+void places_retire(struct team *t, const char *name);
 
 /* permit.c */
 
@@ -480,7 +488,7 @@ int permit_command(struct team *t, struct agent *a, const char *what,
  * agent cancels its own when it starts). */
 void permit_forget(struct team *t);
 
-/* sandbox.c */
+/* teamsandbox.c */
 
 /* Makes the commands' TMPDIR, finds what the kernel offers and lists
  * what is hidden from commands. Returns 0 or -1 with *err. */

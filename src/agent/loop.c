@@ -536,7 +536,7 @@ loop_main(void *arg)
 		}
 		/* Nothing to answer: an autonomous teammate takes its next
 		 * task (a task made ready wakes it here). */
-		if (a->autonomous && !a->errored && agent_next_task(a))
+		if (a->autonomous && !a->errored && tasks_next(a))
 			continue;
 		if (a->worked && !a->is_lead)
 			loop_notify_idle(a);

@@ -204,7 +204,7 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 		tool_error(out, "plan not approved yet: call submit_plan with "
 		    "your plan and wait for its approval before using MCP "
 		    "tools");
-	} else if ((mcp_allowed(t->opts.mcp_allow, s->name, name) &&
+	} else if ((mcp_set_allowed(t->opts.mcp_allow, s->name, name) &&
 	    !mcpoffers_is_project(t, s->name)) ||
 	    mcptools_permit(a, s->name, tool, name, input, out) == 0) {
 		log_printf("%s: MCP %s", a->name, name);
@@ -215,7 +215,7 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 }
 
 char *
-team_mcp_text(struct team *t)
+mcptools_text(struct team *t)
 {
 	char *text, *offers, *both;
 

@@ -80,7 +80,7 @@ prompt_teammate(struct team *t, struct agent *a)
 	 * prompt of an agent never changes (the model binds its thinking
 	 * to it), and the gate's answers tell the model where it stands. */
 	int plan = m != NULL && m->plan_required;
-	char *p, *worktree = team_own_worktree(t, a->name) ?
+	char *p, *worktree = places_own(t, a->name) ?
 	    xasprintf("That directory is a git worktree of your own, on the "
 	    "branch huddle/%s; the rest of the working tree is out of your "
 	    "reach. Change files there and leave git to huddle: you cannot "

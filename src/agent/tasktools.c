@@ -55,7 +55,7 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 	    o) == -1 || toolarg_str(in, "verify", 0, &n.verify, o) == -1 ||
 	    toolarg_str(in, "worktree", 0, &n.worktree, o) == -1)
 		return;
-	if (n.worktree != NULL && team_worktree_for_tasks(a->team, &err) ==
+	if (n.worktree != NULL && places_for_tasks(a->team, &err) ==
 	    -1) {
 		tool_error(o, "not created: %s; leave worktree out", err);
 		free(err);

@@ -231,7 +231,7 @@ team_open(const struct team_options *o, char **err)
 	    netgate_open(t->proto, err)) == NULL)
 		goto fail;
 	/* Outside a git repository --worktrees says so at once. */
-	if (o->worktrees && team_git_repo(t, err) == -1)
+	if (o->worktrees && places_git_repo(t, err) == -1)
 		goto fail;
 	if (mcptools_open(t, err) == -1)
 		goto fail;
@@ -375,7 +375,7 @@ team_reap(struct team *t)
 		pthread_join(done[i]->thread, NULL);
 		/* Ended for good: its worktree goes if nothing is lost. */
 		if (done[i]->status == MEMBER_TERMINATED && !done[i]->is_lead)
-			team_worktree_retire(t, done[i]->name);
+			places_retire(t, done[i]->name);
 		agent_free(done[i]);
 	}
 }
@@ -388,7 +388,7 @@ team_tick(struct team *t)
 	protocol_tick(t->proto, clock_wall_ms());
 	bus_poll(t->bus);
 	team_reap(t);
-	tasks_reap_checkers(t, 0);
+	team_reap_checkers(t, 0);
 }
 
 void
@@ -410,7 +410,7 @@ team_free(struct team *t)
 	}
 	free(t->agents);
 	/* No checker can be added now either. */
-	tasks_reap_checkers(t, 1);
+	team_reap_checkers(t, 1);
 	free(t->checkers);
 	free(t->checking);
 	cancel_destroy(&t->check_cancel);

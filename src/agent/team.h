@@ -127,7 +127,7 @@ const char *team_state_dir(struct team *t);
 int team_proxy_port(struct team *t);
 
 /* What /mcp shows: the MCP servers, their states and tools. */
-char *team_mcp_text(struct team *t);
+char *mcptools_text(struct team *t);
 
 /* The working directory (absolute). */
 const char *team_workdir(struct team *t);
@@ -233,23 +233,23 @@ int team_task_done(struct team *t, const char *id, char **msg);
 /* The person's view of teammate name's worktree: {name, branch, base,
  * files: [{path, added, removed}], added, removed, patch} — everything
  * it changed against its base, committed or not. NULL with *err. */
-json_t *team_diff(struct team *t, const char *name, char **err);
+json_t *places_diff(struct team *t, const char *name, char **err);
 
 /* Commits name's work on its branch and merges it into the branch of the
  * person's tree, only when that tree is clean; a conflict aborts and
  * changes nothing. Returns 0 (merged, or nothing to merge) or -1; *msg
  * says what happened. */
-int team_merge(struct team *t, const char *name, char **msg);
+int places_merge(struct team *t, const char *name, char **msg);
 
 /* Deletes the worktree and branch of teammate name, which must not be
  * running — only when confirmed; unconfirmed, *msg says what it would
  * delete and how to confirm (and -1 is returned). */
-int team_discard(struct team *t, const char *name, int confirmed,
+int places_discard(struct team *t, const char *name, int confirmed,
     char **msg);
 
 /* {worktrees: [{name, status, branch, path, base, missing, dirty, ahead,
  * behind, merged, error?}]}. */
-json_t *team_worktrees(struct team *t);
+json_t *places_list(struct team *t);
 
 /* The person asks teammate `name` to shut down (a shutdown request). */
 int team_request_shutdown(struct team *t, const char *name, char **err);

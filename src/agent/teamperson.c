@@ -113,7 +113,7 @@ team_decide(struct team *t, const char *target, int approve,
 		*msg = xasprintf("no request has the id '%s'", id);
 		return PROTO_UNKNOWN;
 	}
-	v = protocol_respond(t->proto, id, req_response_msg(r->type), MSG_USER,
+	v = protocol_respond(t->proto, id, req_type_response_msg(r->type), MSG_USER,
 	    approve, feedback ? feedback : "", &why);
 	/* A decided plan sends its teammate to work, or back to its plan:
 	 * the lead hears when it is next idle. */

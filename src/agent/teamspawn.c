@@ -62,7 +62,7 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	cancel_init(&a->cancel);
 	/* A worktree gone missing or moved is reported, never made again
 	 * over what may be work: its teammate does not start. */
-	if (team_own_worktree(t, name) ? agent_worktree_enter(a, err) == -1 :
+	if (places_own(t, name) ? places_enter(a, err) == -1 :
 	    (a->home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
 		member_free(m);
 		agent_free(a);
@@ -145,7 +145,7 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 		return -1;
 	/* A member's name and a worktree's are never the same but for its
 	 * own. */
-	if (team_worktree_name_free(t, s->name, err) == -1)
+	if (places_name_free(t, s->name, err) == -1)
 		return -1;
 	/* Its worktree first (a name free for a member, and for a path and
 	 * a branch): a store that fails takes it back. */
@@ -159,7 +159,7 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 			return -1;
 		}
 		if (roster_check_name(s->name, err) == -1 ||
-		    team_git_repo(t, err) == -1)
+		    places_git_repo(t, err) == -1)
 			return -1;
 		/* Held until the worktree is recorded with its member: no
 		 * one finds it unrecorded meanwhile (/discard's leftovers). */

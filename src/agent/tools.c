@@ -59,11 +59,11 @@ tool_place(struct agent *a, struct tool_output *o)
 {
 	char *err = NULL;
 
-	if (agent_place_update(a, &err) == 0) {
+	if (places_update(a, &err) == 0) {
 		/* In a worktree, nothing starts while huddle merges one (or
-		 * makes or removes one): team_merge judges whether its holder
+		 * makes or removes one): places_merge judges whether its holder
 		 * works under this lock. */
-		if (strcmp(agent_root(a), a->team->workdir) != 0) {
+		if (strcmp(places_root(a), a->team->workdir) != 0) {
 			pthread_mutex_lock(&a->team->git_lock);
 			pthread_mutex_unlock(&a->team->git_lock);
 		}
@@ -89,13 +89,13 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	    tool_place(a, o) == -1)
 		return;
 	/* The lead's commands too: one policy for every command. */
-	if (permit_command(t, a, "bash", command, agent_root(a), &a->cancel,
+	if (permit_command(t, a, "bash", command, places_root(a), &a->cancel,
 	    &why) == -1) {
 		tool_error(o, "not run: %s", why);
 		free(why);
 		return;
 	}
-	team_bash_options(t, agent_profile(a), &a->cancel, &bo);
+	team_bash_options(t, places_profile(a), &a->cancel, &bo);
 	/* Its own proxy credentials, valid while it runs. */
 	pass = netgate_pass_new(t->netgate, a->name);
 	bo.extra_env = netgate_pass_env(pass);
@@ -106,7 +106,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		    "and in $TMPDIR%s; ask the person to "
 		    "restart huddle with --writable DIR (or without "
 		    "--no-network) if this command needs more]",
-		    strcmp(agent_root(a), t->workdir) != 0 ? "your worktree (and reads none of "
+		    strcmp(places_root(a), t->workdir) != 0 ? "your worktree (and reads none of "
 		    "the working tree outside it)" : "the working directory",
 		    t->opts.no_network ? ", and gives them no network" : "");
 	if (bo.confine != NULL && tool_bash_limited(o->text))
@@ -124,8 +124,8 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 static struct fstools_ctx
 tool_fs(struct agent *a)
 {
-	struct fstools_ctx c = { agent_root(a), &a->cancel,
-	    agent_profile(a) };
+	struct fstools_ctx c = { places_root(a), &a->cancel,
+	    places_profile(a) };
 
 	return c;
 }
@@ -504,7 +504,7 @@ tools_run(struct agent *a, const char *name, json_t *input,
 	enum tool_id id;
 
 	/* An MCP server's tool (mcptools.c). */
-	if (mcp_is_tool_name(name) && json_is_object(input)) {
+	if (mcp_set_is_tool_name(name) && json_is_object(input)) {
 		mcptools_run(a, name, input, out);
 		return;
 	}

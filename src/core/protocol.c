@@ -100,13 +100,13 @@ req_status_name(enum req_status status)
 }
 
 enum msg_type
-req_request_msg(enum req_type type)
+req_type_request_msg(enum req_type type)
 {
 	return proto_kinds[type].request_msg;
 }
 
 enum msg_type
-req_response_msg(enum req_type type)
+req_type_response_msg(enum req_type type)
 {
 	return proto_kinds[type].response_msg;
 }

@@ -106,8 +106,8 @@ const char *req_status_name(enum req_status status);
 /* The status of a name ("approved", …), or -1 when unknown. */
 int req_status_parse(const char *name);
 /* The message types that carry a request and its response. */
-enum msg_type req_request_msg(enum req_type type);
-enum msg_type req_response_msg(enum req_type type);
+enum msg_type req_type_request_msg(enum req_type type);
+enum msg_type req_type_response_msg(enum req_type type);
 
 /*
  * Opens a request from `from` (a member or MSG_USER) to the member `to`

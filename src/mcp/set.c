@@ -176,7 +176,7 @@ mcp_name_part(char *out, size_t len, const char *s)
 }
 
 void
-mcp_tool_name(const char *server, const char *tool,
+mcp_set_tool_name(const char *server, const char *tool,
     char out[MCP_NAME_MAX + 1])
 {
 	size_t len = mcp_name_part(out, 0, "mcp__");
@@ -187,7 +187,7 @@ mcp_tool_name(const char *server, const char *tool,
 }
 
 int
-mcp_is_tool_name(const char *name)
+mcp_set_is_tool_name(const char *name)
 {
 	return strncmp(name, "mcp__", 5) == 0;
 }
@@ -227,7 +227,7 @@ mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
 			json_t *schema = json_object_get(t, "inputSchema"), *e;
 			int dup = 0;
 
-			mcp_tool_name(s->name, json_string_value(
+			mcp_set_tool_name(s->name, json_string_value(
 			    json_object_get(t, "name")), name);
 			/* Two tools that come out under one name: the first
 			 * keeps it. */
@@ -268,7 +268,7 @@ mcp_set_find(struct mcp_set *set, const char *const *only, const char *name,
 			const char *tn = json_string_value(json_object_get(t,
 			    "name"));
 
-			mcp_tool_name(s->name, tn, have);
+			mcp_set_tool_name(s->name, tn, have);
 			if (strcmp(have, name) == 0) {
 				*tool = xstrdup(tn);
 				json_decref(tools);
@@ -283,13 +283,13 @@ mcp_set_find(struct mcp_set *set, const char *const *only, const char *name,
 }
 
 int
-mcp_allowed(json_t *allow, const char *server, const char *name)
+mcp_set_allowed(json_t *allow, const char *server, const char *name)
 {
 	char prefix[MCP_NAME_MAX + 1];
 	size_t i, plen;
 	json_t *v;
 
-	mcp_tool_name(server, "", prefix);
+	mcp_set_tool_name(server, "", prefix);
 	plen = strlen(prefix);
 	json_array_foreach(allow, i, v) {
 		const char *a = json_string_value(v);

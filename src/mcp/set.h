@@ -68,15 +68,15 @@ struct mcp_server *mcp_set_find(struct mcp_set *set, const char *const *only,
     const char *name, char **tool);
 
 /* The name tool T of server S is offered as (out holds MCP_NAME_MAX+1). */
-void mcp_tool_name(const char *server, const char *tool,
+void mcp_set_tool_name(const char *server, const char *tool,
     char out[MCP_NAME_MAX + 1]);
 
 /* Whether a name is an MCP tool's ("mcp__…"). */
-int mcp_is_tool_name(const char *name);
+int mcp_set_is_tool_name(const char *name);
 
 /* Whether `allow` (an array of "mcp__S__T" or "mcp__S__*" names) lets
  * the tool offered as name, of server `server`, run without asking. */
-int mcp_allowed(json_t *allow, const char *server, const char *name);
+int mcp_set_allowed(json_t *allow, const char *server, const char *name);
 
 /* What /mcp shows: every server, its state and tools (malloc'd). */
 char *mcp_set_text(struct mcp_set *set);

@@ -20,7 +20,7 @@ struct diffview {
 	int		 first;		/* first line shown */
 };
 
-/* Fills the view from a /diff report (agent/team.h team_diff). */
+/* Fills the view from a /diff report (agent/team.h places_diff). */
 void diffview_open(struct diffview *d, json_t *report);
 
 void diffview_free(struct diffview *d);

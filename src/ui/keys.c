@@ -1377,7 +1377,7 @@ keys_command(struct view *v, const char *line)
 	int flags = 0;
 
 	command_parse(line, &c);
-	command_run(v->team, &c, view_focus_name(v), sel != NULL &&
+	execute_command(v->team, &c, view_focus_name(v), sel != NULL &&
 	    sel->pending ? sel->id : "", &res);
 	switch (res.outcome) {
 	case OUTCOME_DONE:
@@ -1399,7 +1399,7 @@ keys_command(struct view *v, const char *line)
 			flags = keys_quit(v);
 		break;
 	}
-	command_result_clear(&res);
+	execute_result_clear(&res);
 	command_clear(&c);
 	return flags;
 }

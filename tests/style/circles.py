@@ -49,6 +49,9 @@ def call_edges(edges):
                     if f.endswith(".o")]
     for obj in objects:
         node = os.path.relpath(obj, BUILD)[:-2] + ".c"
+        # An object left from a file since removed is not the code.
+        if not os.path.exists(os.path.join(SRC, node)):
+            continue
         out = subprocess.run(["nm", obj], capture_output=True, text=True,
                              check=True).stdout
         for line in out.splitlines():

@@ -222,19 +222,19 @@ START_TEST(tool_names_fit_the_apis)
 	char n[MCP_NAME_MAX + 1], longer[200];
 	size_t i;
 
-	mcp_tool_name("test", "echo", n);
+	mcp_set_tool_name("test", "echo", n);
 	ck_assert_str_eq(n, "mcp__test__echo");
-	mcp_tool_name("my server", "fs.read/file", n);
+	mcp_set_tool_name("my server", "fs.read/file", n);
 	ck_assert_str_eq(n, "mcp__my_server__fs_read_file");
 	memset(longer, 'z', sizeof longer - 1);
 	longer[sizeof longer - 1] = '\0';
-	mcp_tool_name("s", longer, n);
+	mcp_set_tool_name("s", longer, n);
 	ck_assert_uint_eq(strlen(n), MCP_NAME_MAX);
 	for (i = 0; n[i] != '\0'; i++)
 		ck_assert(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
 		    "TUVWXYZ0123456789_-", n[i]) != NULL);
-	ck_assert(mcp_is_tool_name("mcp__s__t"));
-	ck_assert(!mcp_is_tool_name("bash"));
+	ck_assert(mcp_set_is_tool_name("mcp__s__t"));
+	ck_assert(!mcp_set_is_tool_name("bash"));
 }
 END_TEST
 
@@ -242,11 +242,11 @@ START_TEST(the_allow_list)
 {
 	json_t *allow = json_pack("[s, s]", "mcp__test__echo", "mcp__web__*");
 
-	ck_assert(mcp_allowed(allow, "test", "mcp__test__echo"));
-	ck_assert(!mcp_allowed(allow, "test", "mcp__test__add"));
-	ck_assert(mcp_allowed(allow, "web", "mcp__web__anything"));
-	ck_assert(!mcp_allowed(allow, "webby", "mcp__webby__x"));
-	ck_assert(!mcp_allowed(NULL, "test", "mcp__test__echo"));
+	ck_assert(mcp_set_allowed(allow, "test", "mcp__test__echo"));
+	ck_assert(!mcp_set_allowed(allow, "test", "mcp__test__add"));
+	ck_assert(mcp_set_allowed(allow, "web", "mcp__web__anything"));
+	ck_assert(!mcp_set_allowed(allow, "webby", "mcp__webby__x"));
+	ck_assert(!mcp_set_allowed(NULL, "test", "mcp__test__echo"));
 	json_decref(allow);
 }
 END_TEST

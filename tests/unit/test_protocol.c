@@ -821,9 +821,9 @@ START_TEST(names_of_types_and_states)
 	ck_assert_str_eq(req_type_name(REQ_PERMISSION), "permission");
 	ck_assert_str_eq(req_status_name(REQ_EXPIRED), "expired");
 	ck_assert_str_eq(req_status_name(REQ_CANCELLED), "cancelled");
-	ck_assert_int_eq(req_request_msg(REQ_PERMISSION),
+	ck_assert_int_eq(req_type_request_msg(REQ_PERMISSION),
 	    MSG_PERMISSION_REQUEST);
-	ck_assert_int_eq(req_response_msg(REQ_PLAN_APPROVAL),
+	ck_assert_int_eq(req_type_response_msg(REQ_PLAN_APPROVAL),
 	    MSG_PLAN_APPROVAL_RESPONSE);
 }
 END_TEST

@@ -630,7 +630,7 @@ rt_op_respond(struct rt_thread *th)
 			return;
 	}
 
-	type = rt_rand(th, 10) < 7 ? req_response_msg(rec.type) :
+	type = rt_rand(th, 10) < 7 ? req_type_response_msg(rec.type) :
 	    rt_answers[rt_rand(th, sizeof rt_answers / sizeof *rt_answers)];
 	if (rt_rand(th, 10) < 6)
 		from = rec.type == REQ_PERMISSION || (rec.type ==
@@ -640,7 +640,7 @@ rt_op_respond(struct rt_thread *th)
 
 	if (unknown)
 		want = PROTO_UNKNOWN;
-	else if (type != req_response_msg(rec.type))
+	else if (type != req_type_response_msg(rec.type))
 		want = PROTO_WRONG_TYPE;
 	else if (!rt_may_answer(rec.type, rec.to, from))
 		want = PROTO_WRONG_SENDER;

@@ -1,5 +1,6 @@
 /*
- * The team's git worktrees (tools/worktree.h does the git, core/wtrecord.h
+ * Where the team's agents work: the working directory, or one of the
+ * team's git worktrees (tools/worktree.h does the git, core/wtrecord.h
  * keeps the record): a teammate's own, made at its spawn and entered at
  * launch, and the board's, made the first time a task that names one is
  * worked; moving an agent to where its task is done (a root and a
@@ -30,7 +31,7 @@
  * make, change or delete anything elsewhere. Returns 0 or -1 with *err.
  */
 static int
-team_git_sandbox(struct team *t, char **err)
+places_git_sandbox(struct team *t, char **err)
 {
 	char *common = realpath(t->git_common, NULL);
 	const char *writable[3];
@@ -59,7 +60,7 @@ team_git_sandbox(struct team *t, char **err)
 }
 
 int
-team_git_repo(struct team *t, char **err)
+places_git_repo(struct team *t, char **err)
 {
 	int rc = 0;
 
@@ -67,7 +68,7 @@ team_git_repo(struct team *t, char **err)
 	if (t->git_common == NULL &&
 	    (rc = worktree_repo(&t->git, t->workdir, &t->git_common,
 	    err)) == 0 && t->sandbox == SANDBOX_ON &&
-	    (rc = team_git_sandbox(t, err)) == -1) {
+	    (rc = places_git_sandbox(t, err)) == -1) {
 		free(t->git_common);
 		t->git_common = NULL;
 	}
@@ -76,7 +77,7 @@ team_git_repo(struct team *t, char **err)
 }
 
 int
-team_worktree_name_free(struct team *t, const char *name, char **err)
+places_name_free(struct team *t, const char *name, char **err)
 {
 	struct wt_record w;
 	char *ids;
@@ -102,11 +103,11 @@ team_worktree_name_free(struct team *t, const char *name, char **err)
 }
 
 int
-team_worktree_for_tasks(struct team *t, char **err)
+places_for_tasks(struct team *t, char **err)
 {
 	char *why = NULL;
 
-	if (team_git_repo(t, &why) == 0)
+	if (places_git_repo(t, &why) == 0)
 		return 0;
 	*err = xasprintf("a task names a worktree only in a git repository: "
 	    "%s", why);
@@ -115,7 +116,7 @@ team_worktree_for_tasks(struct team *t, char **err)
 }
 
 int
-team_own_worktree(struct team *t, const char *name)
+places_own(struct team *t, const char *name)
 {
 	struct wt_record w;
 	int own = 0;
@@ -128,12 +129,12 @@ team_own_worktree(struct team *t, const char *name)
 }
 
 int
-agent_worktree_enter(struct agent *a, char **err)
+places_enter(struct agent *a, char **err)
 {
 	struct team *t = a->team;
 	char *root;
 
-	if (team_git_repo(t, err) == -1 ||
+	if (places_git_repo(t, err) == -1 ||
 	    worktree_check(&t->git, t->workdir, a->name, err) == -1)
 		return -1;
 	root = worktree_path(t->workdir, a->name);
@@ -147,13 +148,13 @@ agent_worktree_enter(struct agent *a, char **err)
  * has needed it yet; a recorded one must be where it was made. Returns
  * 0 or -1 with *err. */
 static int
-team_board_worktree(struct team *t, const char *name, char **err)
+places_board_worktree(struct team *t, const char *name, char **err)
 {
 	struct wt_record w;
 	char *sha = NULL, *why = NULL;
 	int rc = -1;
 
-	if (team_git_repo(t, err) == -1)
+	if (places_git_repo(t, err) == -1)
 		return -1;
 	pthread_mutex_lock(&t->git_lock);
 	if (wtrecord_get(t->store, name, &w) == 0) {
@@ -182,12 +183,12 @@ team_board_worktree(struct team *t, const char *name, char **err)
 /* The profile of the board's worktree `name` (made if need be), or
  * NULL with *err. */
 static struct profile *
-team_board_place(struct team *t, const char *name, char **err)
+places_board(struct team *t, const char *name, char **err)
 {
 	struct profile *p;
 	char *root;
 
-	if (team_board_worktree(t, name, err) == -1)
+	if (places_board_worktree(t, name, err) == -1)
 		return NULL;
 	root = worktree_path(t->workdir, name);
 	p = team_sandbox_profile(t, root, 1, err);
@@ -196,7 +197,7 @@ team_board_place(struct team *t, const char *name, char **err)
 }
 
 int
-agent_place_update(struct agent *a, char **err)
+places_update(struct agent *a, char **err)
 {
 	char *want = a->is_lead ? NULL : taskboard_place(a->team->tasks,
 	    a->name), *why = NULL;
@@ -211,7 +212,7 @@ agent_place_update(struct agent *a, char **err)
 		free(want);
 		return 0;
 	}
-	if (want != NULL && (p = team_board_place(a->team, want,
+	if (want != NULL && (p = places_board(a->team, want,
 	    &why)) == NULL) {
 		*err = xasprintf("the worktree %s cannot be had: %s", want,
 		    why);
@@ -234,28 +235,28 @@ agent_place_update(struct agent *a, char **err)
 }
 
 const struct profile *
-agent_profile(const struct agent *a)
+places_profile(const struct agent *a)
 {
 	return a->place != NULL ? a->away : a->home;
 }
 
 const char *
-agent_root(const struct agent *a)
+places_root(const struct agent *a)
 {
-	return agent_profile(a)->root;
+	return places_profile(a)->root;
 }
 
 /* The profile of where member name works at home: its own worktree, or
  * the workdir. */
 static struct profile *
-team_member_place(struct team *t, const char *name, char **err)
+places_member(struct team *t, const char *name, char **err)
 {
 	struct profile *p;
 	char *root;
 
-	if (!team_own_worktree(t, name))
+	if (!places_own(t, name))
 		return team_sandbox_profile(t, t->workdir, 0, err);
-	if (team_git_repo(t, err) == -1 ||
+	if (places_git_repo(t, err) == -1 ||
 	    worktree_check(&t->git, t->workdir, name, err) == -1)
 		return NULL;
 	root = worktree_path(t->workdir, name);
@@ -265,15 +266,15 @@ team_member_place(struct team *t, const char *name, char **err)
 }
 
 struct profile *
-team_task_place(struct team *t, const struct task *k, char **err)
+places_of_task(struct team *t, const struct task *k, char **err)
 {
 	if (k->worktree != NULL)
-		return team_board_place(t, k->worktree, err);
-	return team_member_place(t, k->owner, err);
+		return places_board(t, k->worktree, err);
+	return places_member(t, k->owner, err);
 }
 
 void
-team_worktree_retire(struct team *t, const char *name)
+places_retire(struct team *t, const char *name)
 {
 	struct worktree_state s = { 0 };
 	struct wt_record w;
@@ -291,7 +292,7 @@ team_worktree_retire(struct team *t, const char *name)
 	if (checking_at(t, root))
 		event_notice(&t->events, name, "its worktree is kept: a task's "
 		    "check runs there");
-	else if (team_git_repo(t, &err) == -1 ||
+	else if (places_git_repo(t, &err) == -1 ||
 	    worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
 	    s.missing || !s.merged) {
 		event_notice(&t->events, name, "its worktree is kept: %s",
@@ -313,7 +314,7 @@ team_worktree_retire(struct team *t, const char *name)
 
 /* Worktree name's record, or -1 with *err when there is none. */
 static int
-team_worktree_find(struct team *t, const char *name, struct wt_record *w,
+places_find(struct team *t, const char *name, struct wt_record *w,
     char **err)
 {
 	struct member *m;
@@ -331,7 +332,7 @@ team_worktree_find(struct team *t, const char *name, struct wt_record *w,
 /* Who works in worktree w now, when running: its teammate, or the
  * holder of a task in it (malloc'd), else NULL. */
 static char *
-team_worktree_worker(struct team *t, const struct wt_record *w)
+places_worker(struct team *t, const struct wt_record *w)
 {
 	char *who = w->member != NULL ? xstrdup(w->member) :
 	    taskboard_worktree_holder(t->tasks, w->name);
@@ -344,15 +345,15 @@ team_worktree_worker(struct team *t, const struct wt_record *w)
 }
 
 json_t *
-team_diff(struct team *t, const char *name, char **err)
+places_diff(struct team *t, const char *name, char **err)
 {
 	struct worktree_diff d;
 	struct wt_record w;
 	char *branch;
 	json_t *report;
 
-	if (team_worktree_find(t, name, &w, err) == -1 ||
-	    team_git_repo(t, err) == -1) {
+	if (places_find(t, name, &w, err) == -1 ||
+	    places_git_repo(t, err) == -1) {
 		wtrecord_clear(&w);
 		return NULL;
 	}
@@ -378,7 +379,7 @@ team_diff(struct team *t, const char *name, char **err)
 
 /* The first line of text, at most 72 bytes, cut on a character. */
 static int
-team_first_line(const char *text)
+places_first_line(const char *text)
 {
 	int n = (int)strcspn(text, "\r\n");
 
@@ -392,7 +393,7 @@ team_first_line(const char *text)
 /* The commit message of worktree w's work: the teammate and its task,
  * or the tasks done in the board's worktree. */
 static char *
-team_merge_message(struct team *t, const struct wt_record *w)
+places_merge_message(struct team *t, const struct wt_record *w)
 {
 	struct member *m;
 	struct task *k, cur;
@@ -410,7 +411,7 @@ team_merge_message(struct team *t, const struct wt_record *w)
 				continue;
 			line = xasprintf("%s (%s%s%s): %.*s\n", k[i].id,
 			    task_status_name(k[i].status), k[i].owner ? ", " :
-			    "", k[i].owner ? k[i].owner : "", team_first_line(
+			    "", k[i].owner ? k[i].owner : "", places_first_line(
 			    k[i].subject), k[i].subject);
 			text = xappend(text, &len, &cap, line, strlen(line));
 			free(line);
@@ -426,7 +427,7 @@ team_merge_message(struct team *t, const struct wt_record *w)
 		task_clear(&cur);
 	} else
 		text = xasprintf("%s's work: %.*s\n\nCommitted by huddle for a "
-		    "merge.", w->name, m != NULL ? team_first_line(m->prompt) :
+		    "merge.", w->name, m != NULL ? places_first_line(m->prompt) :
 		    0, m != NULL ? m->prompt : "");
 	member_free(m);
 	return text;
@@ -436,7 +437,7 @@ team_merge_message(struct team *t, const struct wt_record *w)
  * open task names it (the next task that does makes it anew from the
  * person's HEAD). Adds what was done to *msg. */
 static void
-team_merged_board_worktree(struct team *t, const struct wt_record *w,
+places_merged_board(struct team *t, const struct wt_record *w,
     char **msg)
 {
 	struct worktree_state s;
@@ -461,15 +462,15 @@ team_merged_board_worktree(struct team *t, const struct wt_record *w,
 }
 
 int
-team_merge(struct team *t, const char *name, char **msg)
+places_merge(struct team *t, const char *name, char **msg)
 {
 	enum worktree_merged v;
 	struct wt_record w;
 	char *message, *who;
 
-	if (team_worktree_find(t, name, &w, msg) == -1)
+	if (places_find(t, name, &w, msg) == -1)
 		return -1;
-	if (team_git_repo(t, msg) == -1) {
+	if (places_git_repo(t, msg) == -1) {
 		wtrecord_clear(&w);
 		return -1;
 	}
@@ -478,7 +479,7 @@ team_merge(struct team *t, const char *name, char **msg)
 	 * worktree passes before it starts (tool_place): a holder idle now
 	 * runs nothing until the merge is done. */
 	pthread_mutex_lock(&t->git_lock);
-	if ((who = team_worktree_worker(t, &w)) != NULL) {
+	if ((who = places_worker(t, &w)) != NULL) {
 		struct member *m = roster_get(t->store, who);
 		int busy = m != NULL && (m->status == MEMBER_WORKING ||
 		    m->status == MEMBER_WAITING || m->status ==
@@ -511,10 +512,10 @@ team_merge(struct team *t, const char *name, char **msg)
 			return -1;
 		}
 	}
-	message = team_merge_message(t, &w);
+	message = places_merge_message(t, &w);
 	v = worktree_merge(&t->git, t->workdir, name, message, msg);
 	if (v == WT_MERGED && w.member == NULL)
-		team_merged_board_worktree(t, &w, msg);
+		places_merged_board(t, &w, msg);
 	pthread_mutex_unlock(&t->git_lock);
 	free(message);
 	wtrecord_clear(&w);
@@ -527,7 +528,7 @@ team_merge(struct team *t, const char *name, char **msg)
  * .huddle/worktrees, a huddle/ branch). *msg already says there is no
  * such worktree; it stays when there is nothing left over either. */
 static int
-team_discard_leftover(struct team *t, const char *name, int confirmed,
+places_discard_leftover(struct team *t, const char *name, int confirmed,
     char **msg)
 {
 	struct member *m;
@@ -540,7 +541,7 @@ team_discard_leftover(struct team *t, const char *name, int confirmed,
 		member_free(m);
 		return -1;
 	}
-	if (team_git_repo(t, &err) == -1) {
+	if (places_git_repo(t, &err) == -1) {
 		free(err);
 		return -1;
 	}
@@ -566,28 +567,28 @@ team_discard_leftover(struct team *t, const char *name, int confirmed,
 }
 
 int
-team_discard(struct team *t, const char *name, int confirmed, char **msg)
+places_discard(struct team *t, const char *name, int confirmed, char **msg)
 {
 	struct worktree_state s;
 	struct wt_record w;
 	char *err = NULL, *who, *ids, *also;
 	int rc = -1;
 
-	if (team_worktree_find(t, name, &w, msg) == -1)
-		return team_discard_leftover(t, name, confirmed, msg);
+	if (places_find(t, name, &w, msg) == -1)
+		return places_discard_leftover(t, name, confirmed, msg);
 	ids = w.member == NULL ? taskboard_worktree_open(t->tasks, name) :
 	    NULL;
 	also = ids == NULL ? xstrdup("") : xasprintf(" (open tasks name it: "
 	    "%s; the first of them worked makes it anew from your HEAD)",
 	    ids);
-	if ((who = team_worktree_worker(t, &w)) != NULL) {
+	if ((who = places_worker(t, &w)) != NULL) {
 		*msg = w.member != NULL ? xasprintf("%s is running: stop it "
 		    "first (/shutdown %s, or /stop %s), then discard its "
 		    "worktree", name, name, name) : xasprintf("%s works in %s "
 		    "(it holds a task there): stop it, or take the task back "
 		    "(/task reopen), then discard the worktree", who, name);
 	} else if (!confirmed) {
-		if (team_git_repo(t, &err) == 0 && worktree_state(&t->git,
+		if (places_git_repo(t, &err) == 0 && worktree_state(&t->git,
 		    t->workdir, name, &s, &err) == 0 && !s.missing)
 			*msg = xasprintf("this deletes the worktree %s and its "
 			    "branch huddle/%s%s%s; to do it, type /discard %s "
@@ -600,7 +601,7 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 			    "to do it, type /discard %s yes", name, name, also,
 			    name);
 		free(err);
-	} else if (team_git_repo(t, msg) == 0) {
+	} else if (places_git_repo(t, msg) == 0) {
 		char *root = worktree_path(t->workdir, name);
 
 		pthread_mutex_lock(&t->git_lock);
@@ -624,7 +625,7 @@ team_discard(struct team *t, const char *name, int confirmed, char **msg)
 }
 
 json_t *
-team_worktrees(struct team *t)
+places_list(struct team *t)
 {
 	struct worktree_state s;
 	struct wt_record *w;
@@ -638,7 +639,7 @@ team_worktrees(struct team *t)
 		path = worktree_path(t->workdir, w[i].name);
 		branch = worktree_branch(w[i].name);
 		pthread_mutex_lock(&t->git_lock);
-		if (team_git_repo(t, &err) == -1 || worktree_state(&t->git,
+		if (places_git_repo(t, &err) == -1 || worktree_state(&t->git,
 		    t->workdir, w[i].name, &s, &err) == -1) {
 			memset(&s, 0, sizeof s);
 			s.missing = 1;
