@@ -145,6 +145,9 @@ struct team {
 	struct protocol		*proto;
 	struct taskboard	*tasks;
 	struct git		 git;		/* huddle's own git commands */
+	pthread_mutex_t		 repo_lock;	/* the first check of the
+						 * repository (places.c),
+						 * which sets: */
 	char			*git_common;	/* the repository's git dir,
 						 * once worktrees are used */
 	pthread_mutex_t		 git_lock;	/* one worktree change at a
@@ -160,7 +163,9 @@ struct team {
 	struct netgate		*netgate;	/* --network proxy, or NULL */
 	int64_t			 epoch_us;	/* when opened */
 
-	pthread_mutex_t		 lock;		/* agents */
+	pthread_mutex_t		 lock;		/* the agents, closing and
+						 * each agent's instr_sources;
+						 * nothing else */
 	struct agent		**agents;
 	size_t			 nagents, capagents;
 
@@ -169,16 +174,21 @@ struct team {
 						 * (under lock) */
 	int64_t			 quit_deadline;	/* clock_mono_ms */
 	int			 lead_stopping;
-	double			 max_cost;	/* under lock; 0: none */
+	pthread_mutex_t		 budget_lock;	/* max_cost */
+	double			 max_cost;	/* 0: none */
 
 	/* The checks of tasks the person completes run in threads of
-	 * their own (tasks.c); team_free cancels and joins them. */
-	struct checker		**checkers;	/* under lock */
+	 * their own (teamtasks.c); team_free cancels and joins them. A
+	 * check in a worktree is marked while it runs (checking.c). */
+	pthread_mutex_t		 check_lock;	/* what follows, to the
+						 * cancel */
+	struct checker		**checkers;
 	size_t			 ncheckers, capcheckers;
-	struct cancel		 check_cancel;
-	char			**checking;	/* under lock: the worktree of
-						 * each check running now */
+	int			 checks_closed;	/* team_free: no new ones */
+	char			**checking;	/* the worktree of each check
+						 * running now */
 	size_t			 nchecking, capchecking;
+	struct cancel		 check_cancel;
 
 	/* The MCP servers (mcptools.c); NULL when none. */
 	struct mcp_set		*mcp;

@@ -447,6 +447,20 @@ netgate_pass_env(const struct netgate_pass *p)
 	return p != NULL ? (const char *const *)p->env : NULL;
 }
 
+/* Frees pass p, off every list. */
+static void
+netgate_pass_free(struct netgate_pass *p)
+{
+	size_t i;
+
+	for (i = 0; p->env[i] != NULL; i++)
+		free(p->env[i]);
+	netgate_set_clear(&p->allowed);
+	netgate_set_clear(&p->denied);
+	free(p->agent);
+	free(p);
+}
+
 void
 netgate_pass_end(struct netgate *g, struct netgate_pass *p)
 {
@@ -487,12 +501,7 @@ netgate_pass_end(struct netgate *g, struct netgate_pass *p)
 		}
 	}
 	free(ids);
-	for (i = 0; p->env[i] != NULL; i++)
-		free(p->env[i]);
-	netgate_set_clear(&p->allowed);
-	netgate_set_clear(&p->denied);
-	free(p->agent);
-	free(p);
+	netgate_pass_free(p);
 }
 
 void
@@ -511,15 +520,8 @@ netgate_close(struct netgate *g)
 		free(k);
 	}
 	for (p = g->passes; p != NULL; p = pn) {
-		size_t i;
-
 		pn = p->next;
-		for (i = 0; p->env[i] != NULL; i++)
-			free(p->env[i]);
-		netgate_set_clear(&p->allowed);
-		netgate_set_clear(&p->denied);
-		free(p->agent);
-		free(p);
+		netgate_pass_free(p);
 	}
 	netgate_set_clear(&g->team);
 	pthread_mutex_destroy(&g->lock);

@@ -64,7 +64,7 @@ places_git_repo(struct team *t, char **err)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->repo_lock);
 	if (t->git_common == NULL &&
 	    (rc = worktree_repo(&t->git, t->workdir, &t->git_common,
 	    err)) == 0 && t->sandbox == SANDBOX_ON &&
@@ -72,7 +72,7 @@ places_git_repo(struct team *t, char **err)
 		free(t->git_common);
 		t->git_common = NULL;
 	}
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->repo_lock);
 	return rc;
 }
 

@@ -4,9 +4,11 @@
  * team's parts read of it teamstate.c's; what the person does is
  * teamperson.c's; the orderly quit is teamquit.c's.
  *
- * The team's lock guards only the list of agents and the set of
- * teammates the lead waits for; it is never held while calling the store,
- * the bus or an agent, so it cannot take part in a deadlock.
+ * Each part of the team has a lock of its own (internal.h): the agents'
+ * (the list of agents), the budget's, the checks', the repository's
+ * first check and the worktrees' (git_lock). The agents' lock is never
+ * held while calling the store, the bus, git or an agent, so it cannot
+ * take part in a deadlock; git_lock is taken before the checks' lock.
  */
 #include "config.h"
 
@@ -170,6 +172,9 @@ team_open(const struct team_options *o, char **err)
 	cancel_init(&t->check_cancel);
 	pthread_mutex_init(&t->task_lock, NULL);
 	pthread_mutex_init(&t->git_lock, NULL);
+	pthread_mutex_init(&t->repo_lock, NULL);
+	pthread_mutex_init(&t->budget_lock, NULL);
+	pthread_mutex_init(&t->check_lock, NULL);
 	evq_init(&t->events);
 	t->agent_thread = loop_main;
 	/* The state lives out of the workdir, in a folder of the team's
@@ -410,6 +415,9 @@ team_free(struct team *t)
 	}
 	free(t->agents);
 	/* No checker can be added now either. */
+	pthread_mutex_lock(&t->check_lock);
+	t->checks_closed = 1;
+	pthread_mutex_unlock(&t->check_lock);
 	team_reap_checkers(t, 1);
 	free(t->checkers);
 	free(t->checking);
@@ -437,6 +445,9 @@ team_free(struct team *t)
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->task_lock);
 	pthread_mutex_destroy(&t->git_lock);
+	pthread_mutex_destroy(&t->repo_lock);
+	pthread_mutex_destroy(&t->budget_lock);
+	pthread_mutex_destroy(&t->check_lock);
 	free(t->task_told);
 	free(t->workdir);
 	free(t->state);

@@ -69,9 +69,9 @@ team_set_budget(struct team *t, double max_cost)
 	struct member *m;
 	size_t n, i;
 
-	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->budget_lock);
 	t->max_cost = max_cost > 0 ? max_cost : 0;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->budget_lock);
 	/* Whoever waits on the old limit looks again. */
 	n = roster_list(t->store, &m);
 	for (i = 0; i < n; i++)
@@ -84,9 +84,9 @@ team_budget(struct team *t)
 {
 	double max;
 
-	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->budget_lock);
 	max = t->max_cost;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->budget_lock);
 	return max;
 }
 

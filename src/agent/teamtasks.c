@@ -104,7 +104,7 @@ team_reap_checkers(struct team *t, int all)
 		if (t->bus != NULL)
 			bus_wake(t->bus, MSG_USER);
 	}
-	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->check_lock);
 	for (i = 0; i < t->ncheckers; i++) {
 		if (all || atomic_load(&t->checkers[i]->done)) {
 			ended = xgrow(ended, &cap, n + 1, sizeof *ended);
@@ -113,7 +113,7 @@ team_reap_checkers(struct team *t, int all)
 			t->checkers[keep++] = t->checkers[i];
 	}
 	t->ncheckers = keep;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->check_lock);
 	for (i = 0; i < n; i++) {
 		pthread_join(ended[i]->thread, NULL);
 		free(ended[i]->id);
@@ -146,15 +146,15 @@ team_task_done(struct team *t, const char *id, char **msg)
 	c = xcalloc(1, sizeof *c);
 	c->team = t;
 	c->id = xstrdup(k.id);
-	pthread_mutex_lock(&t->lock);
-	rc = t->closing ? -1 : pthread_create(&c->thread, NULL,
+	pthread_mutex_lock(&t->check_lock);
+	rc = t->checks_closed ? -1 : pthread_create(&c->thread, NULL,
 	    team_checker_main, c);
 	if (rc == 0) {
 		t->checkers = xgrow(t->checkers, &t->capcheckers,
 		    t->ncheckers + 1, sizeof *t->checkers);
 		t->checkers[t->ncheckers++] = c;
 	}
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->check_lock);
 	if (rc != 0) {
 		free(c->id);
 		free(c);

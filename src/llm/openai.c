@@ -484,8 +484,8 @@ openai_reasoning_model(const char *model)
 static char *
 openai_body(const struct llm_config *c, const struct llm_request *req)
 {
-	json_t *root, *msgs = json_array(), *m, *tools;
-	char *sys, *s;
+	json_t *root, *msgs = json_array(), *m;
+	char *sys;
 	size_t i;
 
 	if (req->system != NULL && *req->system != '\0') {
@@ -516,16 +516,7 @@ openai_body(const struct llm_config *c, const struct llm_request *req)
 		json_object_set_new(root, "stream_options",
 		    json_pack("{s:b}", "include_usage", 1));
 	json_object_set_new(root, "messages", msgs);
-	if ((tools = openai_tools(req->tools)) != NULL) {
-		json_object_set_new(root, "tools", tools);
-		json_object_set_new(root, "tool_choice",
-		    json_string(provider_tool_choice(req)));
-	}
-	s = json_dumps(root, JSON_COMPACT);
-	json_decref(root);
-	if (s == NULL)
-		abort();	/* only out of memory: every value is valid */
-	return s;
+	return provider_body_text(root, openai_tools(req->tools), req);
 }
 
 /* --- the reply -------------------------------------------------------- */

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "llm/provider.h"
@@ -51,6 +52,23 @@ provider_denul(char *s, size_t len)
 			memcpy(s + i + 2, "fffd", 4);
 		i += 2;
 	}
+}
+
+char *
+provider_body_text(json_t *root, json_t *tools, const struct llm_request *req)
+{
+	char *s;
+
+	if (tools != NULL) {
+		json_object_set_new(root, "tools", tools);
+		json_object_set_new(root, "tool_choice",
+		    json_string(provider_tool_choice(req)));
+	}
+	s = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	if (s == NULL)
+		abort();	/* only out of memory: every value is valid */
+	return s;
 }
 
 const char *

@@ -75,6 +75,12 @@ extern const struct llm_provider provider_responses;
  */
 json_t *provider_json(const char *data, size_t len, json_error_t *err);
 
+/* Ends an OpenAI-style request's body (root, stolen): the tools (stolen;
+ * none when NULL) with their choice; returns the whole as compact text
+ * (malloc'd). */
+char *provider_body_text(json_t *root, json_t *tools,
+    const struct llm_request *req);
+
 /* The tool_choice of an OpenAI-style request ("none" forbids tools, as a
  * compaction's summary asks; anything else is "auto": neither API of
  * OpenAI's is sent a forced choice). */

@@ -283,8 +283,8 @@ responses_reasoning(const struct llm_config *c)
 static char *
 responses_body(const struct llm_config *c, const struct llm_request *req)
 {
-	json_t *root, *input = json_array(), *m, *tools, *reasoning;
-	char *sys, *s;
+	json_t *root, *input = json_array(), *m, *reasoning;
+	char *sys;
 	size_t i;
 
 	json_array_foreach(req->messages, i, m) {
@@ -316,16 +316,7 @@ responses_body(const struct llm_config *c, const struct llm_request *req)
 		    json_integer(c->max_tokens));
 	if ((reasoning = responses_reasoning(c)) != NULL)
 		json_object_set_new(root, "reasoning", reasoning);
-	if ((tools = responses_tools(req->tools)) != NULL) {
-		json_object_set_new(root, "tools", tools);
-		json_object_set_new(root, "tool_choice",
-		    json_string(provider_tool_choice(req)));
-	}
-	s = json_dumps(root, JSON_COMPACT);
-	json_decref(root);
-	if (s == NULL)
-		abort();	/* only out of memory: every value is valid */
-	return s;
+	return provider_body_text(root, responses_tools(req->tools), req);
 }
 
 /* --- the reply -------------------------------------------------------- */

@@ -206,80 +206,97 @@ mcp_set_has(const char *const *only, const struct mcp_server *s)
 	return 0;
 }
 
-void
-mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
+/* What a walk over the tools of a set calls for each: the server, the
+ * tool as it listed it, and its name as agents see it. Nonzero stops
+ * the walk. */
+typedef int (*mcp_set_tool_fn)(void *ud, struct mcp_server *s, json_t *tool,
+    const char *name);
+
+/* Walks the tools of the servers in `only` (mcp_server_tools; start:
+ * start a server not started yet, and read a changed list again).
+ * Returns what stopped it, or 0. */
+static int
+mcp_set_walk(struct mcp_set *set, const char *const *only, int start,
+    mcp_set_tool_fn fn, void *ud)
 {
 	char name[MCP_NAME_MAX + 1];
-	size_t i, j, k, n;
+	size_t i, j, n;
 	struct mcp_server **all = mcp_set_snapshot(set, &n);
 	json_t *tools, *t;
+	int stop = 0;
 
-	for (i = 0; i < n; i++) {
-		struct mcp_server *s = all[i];
-
-		if (!mcp_set_has(only, s))
-			continue;
-		if ((tools = mcp_server_tools(s, 1)) == NULL)
+	for (i = 0; i < n && !stop; i++) {
+		if (!mcp_set_has(only, all[i]) ||
+		    (tools = mcp_server_tools(all[i], start)) == NULL)
 			continue;
 		json_array_foreach(tools, j, t) {
-			const char *d = json_string_value(json_object_get(t,
-			    "description"));
-			json_t *schema = json_object_get(t, "inputSchema"), *e;
-			int dup = 0;
-
-			mcp_set_tool_name(s->name, json_string_value(
+			mcp_set_tool_name(all[i]->name, json_string_value(
 			    json_object_get(t, "name")), name);
-			/* Two tools that come out under one name: the first
-			 * keeps it. */
-			json_array_foreach(list, k, e)
-				if (strcmp(json_string_value(json_object_get(e,
-				    "name")), name) == 0)
-					dup = 1;
-			if (dup)
-				continue;
-			json_array_append_new(list, json_pack("{s:s, s:s, "
-			    "s:o}", "name", name, "description", d ? d :
-			    "(a tool of an MCP server)", "input_schema",
-			    json_is_object(schema) ? json_incref(schema) :
-			    json_pack("{s:s}", "type", "object")));
+			if ((stop = fn(ud, all[i], t, name)) != 0)
+				break;
 		}
 		json_decref(tools);
 	}
 	free(all);
+	return stop;
+}
+
+/* Appends a tool to the list (ud) in the API's form; of two tools that
+ * come out under one name, the first keeps it. */
+static int
+mcp_set_list_one(void *ud, struct mcp_server *s, json_t *t, const char *name)
+{
+	json_t *list = ud, *e, *schema = json_object_get(t, "inputSchema");
+	const char *d = json_string_value(json_object_get(t, "description"));
+	size_t k;
+
+	(void)s;
+	json_array_foreach(list, k, e)
+		if (strcmp(json_string_value(json_object_get(e, "name")),
+		    name) == 0)
+			return 0;
+	json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "name", name,
+	    "description", d ? d : "(a tool of an MCP server)",
+	    "input_schema", json_is_object(schema) ? json_incref(schema) :
+	    json_pack("{s:s}", "type", "object")));
+	return 0;
+}
+
+void
+mcp_set_tools(struct mcp_set *set, const char *const *only, json_t *list)
+{
+	mcp_set_walk(set, only, 1, mcp_set_list_one, list);
+}
+
+/* What mcp_set_find looks for, and what it found. */
+struct mcp_set_search {
+	const char		*name;
+	struct mcp_server	*server;
+	char			*tool;
+};
+
+static int
+mcp_set_match(void *ud, struct mcp_server *s, json_t *t, const char *name)
+{
+	struct mcp_set_search *q = ud;
+
+	if (strcmp(name, q->name) != 0)
+		return 0;
+	q->server = s;
+	q->tool = xstrdup(json_string_value(json_object_get(t, "name")));
+	return 1;
 }
 
 struct mcp_server *
 mcp_set_find(struct mcp_set *set, const char *const *only, const char *name,
     char **tool)
 {
-	char have[MCP_NAME_MAX + 1];
-	size_t i, j, n;
-	struct mcp_server **all = mcp_set_snapshot(set, &n);
-	json_t *tools, *t;
+	struct mcp_set_search q = { name, NULL, NULL };
 
-	for (i = 0; i < n; i++) {
-		struct mcp_server *s = all[i];
-
-		if (!mcp_set_has(only, s))
-			continue;
-		if ((tools = mcp_server_tools(s, 0)) == NULL)
-			continue;
-		json_array_foreach(tools, j, t) {
-			const char *tn = json_string_value(json_object_get(t,
-			    "name"));
-
-			mcp_set_tool_name(s->name, tn, have);
-			if (strcmp(have, name) == 0) {
-				*tool = xstrdup(tn);
-				json_decref(tools);
-				free(all);
-				return s;
-			}
-		}
-		json_decref(tools);
-	}
-	free(all);
-	return NULL;
+	if (mcp_set_walk(set, only, 0, mcp_set_match, &q) == 0)
+		return NULL;
+	*tool = q.tool;
+	return q.server;
 }
 
 int

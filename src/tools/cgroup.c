@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tools/cgroup.h"
+#include "tools/sysfile.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -121,18 +122,11 @@ static int
 cgroup_write(const char *dir, const char *file, const char *text)
 {
 	char *path = xasprintf("%s/%s", dir, file);
-	ssize_t n, len = (ssize_t)strlen(text);
-	int fd, e;
+	int rc = sysfile_write(path, text), e = errno;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	free(path);
-	if (fd == -1)
-		return -1;
-	n = write(fd, text, (size_t)len);
-	e = errno;
-	close(fd);
 	errno = e;
-	return n == len ? 0 : -1;
+	return rc;
 }
 
 /* Whether a v2 controller can be had for our children, enabling it

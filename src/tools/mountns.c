@@ -30,23 +30,8 @@
 
 #include "tools/kept.h"
 #include "tools/mountns.h"
+#include "tools/sysfile.h"
 #include "util/xmalloc.h"
-
-/* Writes text to a /proc file. */
-static int
-mountns_write(const char *path, const char *text)
-{
-	ssize_t len = (ssize_t)strlen(text), n;
-	int fd, e;
-
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = write(fd, text, (size_t)len);
-	e = errno;
-	close(fd);
-	errno = e;
-	return n == len ? 0 : -1;
-}
 
 /* A namespace of our own: plain as root, in a user namespace mapping
  * only ourselves otherwise. */
@@ -64,16 +49,16 @@ mountns_enter(char **err)
 	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
 		goto fail;
-	if (mountns_write("/proc/self/setgroups", "deny") == -1 &&
+	if (sysfile_write("/proc/self/setgroups", "deny") == -1 &&
 	    errno != ENOENT)
 		goto fail;
 	snprintf(map, sizeof map, "%lu %lu 1", (unsigned long)uid,
 	    (unsigned long)uid);
-	if (mountns_write("/proc/self/uid_map", map) == -1)
+	if (sysfile_write("/proc/self/uid_map", map) == -1)
 		goto fail;
 	snprintf(map, sizeof map, "%lu %lu 1", (unsigned long)gid,
 	    (unsigned long)gid);
-	if (mountns_write("/proc/self/gid_map", map) == -1)
+	if (sysfile_write("/proc/self/gid_map", map) == -1)
 		goto fail;
 	return 0;
 fail:

@@ -166,31 +166,46 @@ sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 		    NULL);
 }
 
-/* Sends fd over sock. */
-static int
-sysfilter_send(int sock, int fd)
-{
-	char data = 'L';
+/* One message that carries a descriptor over a Unix socket: a byte of
+ * data and the SCM_RIGHTS control. */
+struct sysfilter_fdmsg {
+	char		 data;
 	union {
 		struct cmsghdr	 h;
 		char		 buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct iovec iov = { &data, 1 };
-	struct msghdr m;
+	struct iovec	 iov;
+	struct msghdr	 m;
+};
+
+/* Sets up msg to send or receive (its data byte: data). */
+static void
+sysfilter_fdmsg_init(struct sysfilter_fdmsg *msg, char data)
+{
+	memset(msg, 0, sizeof *msg);
+	msg->data = data;
+	msg->iov.iov_base = &msg->data;
+	msg->iov.iov_len = 1;
+	msg->m.msg_iov = &msg->iov;
+	msg->m.msg_iovlen = 1;
+	msg->m.msg_control = msg->u.buf;
+	msg->m.msg_controllen = sizeof msg->u.buf;
+}
+
+/* Sends fd over sock. */
+static int
+sysfilter_send(int sock, int fd)
+{
+	struct sysfilter_fdmsg msg;
 	struct cmsghdr *cm;
 
-	memset(&m, 0, sizeof m);
-	memset(&u, 0, sizeof u);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof u.buf;
-	cm = CMSG_FIRSTHDR(&m);
+	sysfilter_fdmsg_init(&msg, 'L');
+	cm = CMSG_FIRSTHDR(&msg.m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return sendmsg(sock, &msg.m, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
 /* A filter context with every rule for c. Returns NULL with *err. */
@@ -345,28 +360,18 @@ sysfilter_load(const struct confine *c, int built_fd, int notify_sock,
 int
 sysfilter_receive(int sock)
 {
-	char data;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { &data, 1 };
-	struct msghdr m;
+	struct sysfilter_fdmsg msg;
 	struct cmsghdr *cm;
 	ssize_t n;
 	int fd = -1;
 
-	memset(&m, 0, sizeof m);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof u.buf;
-	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) == -1 &&
+	sysfilter_fdmsg_init(&msg, 0);
+	while ((n = recvmsg(sock, &msg.m, MSG_CMSG_CLOEXEC)) == -1 &&
 	    errno == EINTR)
 		;
 	if (n != 1)
 		return -1;
-	cm = CMSG_FIRSTHDR(&m);
+	cm = CMSG_FIRSTHDR(&msg.m);
 	if (cm != NULL && cm->cmsg_level == SOL_SOCKET &&
 	    cm->cmsg_type == SCM_RIGHTS &&
 	    cm->cmsg_len == CMSG_LEN(sizeof(int)))

@@ -209,7 +209,7 @@ def run():
                     "--plan-review", "human", "--no-network"],
                    env={"ANTHROPIC_API_KEY": API_KEY,
                         "ANTHROPIC_BASE_URL": fake.anthropic_url},
-                   cols=120, rows=40)
+                   cols=120, rows=40, settle=True)
         with s:
             t = Term(s, fake, work, outside)
             s._tmux("set-option", "-g", "set-clipboard", "on")

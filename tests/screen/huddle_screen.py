@@ -21,7 +21,7 @@ def fake_screen(fake, args=(), cols=120, rows=40, term=None, workdir=None):
     return Screen([HUDDLE, "--workdir", work] + list(args),
                   env={"ANTHROPIC_API_KEY": API_KEY,
                        "ANTHROPIC_BASE_URL": fake.anthropic_url},
-                  cols=cols, rows=rows, term=term)
+                  cols=cols, rows=rows, term=term, settle=True)
 
 
 def quit_clean(s):

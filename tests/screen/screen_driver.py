@@ -183,10 +183,15 @@ class Screen:
     None removes that variable.  term: TERM inside (default_term()).
     """
 
-    def __init__(self, command, env=None, cols=120, rows=40, cwd=None, term=None):
+    def __init__(self, command, env=None, cols=120, rows=40, cwd=None, term=None,
+                 settle=False):
+        """settle: a wait returns the screen only once the frame that
+        met it has arrived whole (see _settled), for programs that draw
+        large frames; a little slower."""
         if isinstance(command, str):
             command = ["sh", "-c", command]
         self.command = list(command)
+        self.settle = settle
         self.cols, self.rows_count = cols, rows
         self.cwd = cwd or os.getcwd()
         self.term = term or default_term()
@@ -354,7 +359,7 @@ class Screen:
         while True:
             t = self.text()
             if test(t):
-                return self._settled(t, test)
+                return self._settled(t, test) if self.settle else t
             if time.monotonic() >= deadline:
                 self._fail("timed out after %.1f s waiting for %s" % (timeout, what))
             time.sleep(POLL)

@@ -25,7 +25,7 @@ HUDDLE = os.path.join(BUILD, "src", "huddle")
 def demo(cols=120, rows=40, env=None):
     work = tempfile.mkdtemp(prefix="huddle-screen-")
     return Screen([HUDDLE, "--demo", "--workdir", work, "--quit-timeout", "3"],
-                  env=env, cols=cols, rows=rows), work
+                  env=env, cols=cols, rows=rows, settle=True), work
 
 
 def with_fake(fake, cols=120, rows=40):
@@ -33,7 +33,7 @@ def with_fake(fake, cols=120, rows=40):
     return Screen([HUDDLE, "--workdir", work, "--quit-timeout", "2"],
                   env={"ANTHROPIC_API_KEY": API_KEY,
                        "ANTHROPIC_BASE_URL": fake.anthropic_url},
-                  cols=cols, rows=rows)
+                  cols=cols, rows=rows, settle=True)
 
 
 def quit_clean(s):
@@ -272,7 +272,8 @@ def test_resume_shows_the_conversation():
     with open(script, "w") as f:
         f.write('{"agents": {}}')
     with Screen([HUDDLE, "--resume", "--provider", "script", "--script", script,
-                 "--workdir", work, "--quit-timeout", "1"], cols=120, rows=60) as s:
+                 "--workdir", work, "--quit-timeout", "1"], cols=120, rows=60,
+                settle=True) as s:
         screen = s.wait_for("— resumed —", 10, "the stored conversations")
         expect("I'll write README.md first." in screen, "alice's history is missing")
         # How much the lead said before the quit varies with timing, so
