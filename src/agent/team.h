@@ -20,6 +20,9 @@
 #include "llm/catalog.h"
 #include "llm/llm.h"
 
+struct agent;
+struct tool_output;
+
 /* What network commands get (--network). */
 enum team_network {
 	TEAM_NET_PROXY,		/* through huddle's proxy: each new host
@@ -286,6 +289,25 @@ int team_quitting(struct team *t);
 
 /* Stops every thread (cancelling what runs) and frees the team. */
 void team_free(struct team *t);
+
+/*
+ * A member of the team that runs tool calls on the calling thread, with
+ * no model and no thread of its own (teamtools.c): the tools checked
+ * through the dispatch and gates an agent's turn uses, by the fuzzers
+ * and tests. It works at its home (the working directory), with an
+ * empty conversation and no role. Returns it, or NULL with *err.
+ */
+struct agent *team_tool_member(struct team *t, const char *name, char **err);
+
+/* Runs one tool call as member a (tools.c): *out gets the result (clear
+ * it with tool_output_clear). What the call leaves in the member's
+ * conversation (read_inbox) or of its leaving (an approved shutdown) is
+ * forgotten after it: each call starts as a new turn would. */
+void team_tool_call(struct agent *a, const char *tool, json_t *input,
+    struct tool_output *out);
+
+/* Frees what team_tool_member made. */
+void team_tool_member_free(struct agent *a);
 
 /* The files of the working directory that run code when the person
  * works there later (a Makefile, .envrc, editor tasks, git attributes …)

@@ -167,15 +167,16 @@ sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 }
 
 /* One message that carries a descriptor over a Unix socket: a byte of
- * data and the SCM_RIGHTS control. */
+ * data and the SCM_RIGHTS control (last: its size is a macro's, which
+ * not every compiler takes for a constant). */
 struct sysfilter_fdmsg {
 	char		 data;
+	struct iovec	 iov;
+	struct msghdr	 m;
 	union {
 		struct cmsghdr	 h;
 		char		 buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct iovec	 iov;
-	struct msghdr	 m;
 };
 
 /* Sets up msg to send or receive (its data byte: data). */

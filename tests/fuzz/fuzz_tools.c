@@ -1,14 +1,15 @@
 /*
  * libFuzzer target for the agent's tools: what the model sends as a tool
- * input goes through tools_run, the same dispatch an agent's turn uses,
- * against a real team in a temporary directory.
+ * input goes through the team's tool interface (team_tool_call, agent/
+ * team.h), the same dispatch and gates an agent's turn uses, against a
+ * real team in a temporary directory.
  *
  * The team is opened once (team_open: a store, a bus and a protocol
  * engine) with the members lead, alice, bob (plan required, never
  * approved) and carol (plan required; the plans the lead reviews are
- * hers). No agent thread is ever started: the target makes the `struct
- * agent` of the lead, alice and bob itself, and calls tools_run on the
- * fuzzer's thread. The team is thrown away and made afresh when a
+ * hers). No agent thread is ever started: the target makes the tool
+ * members (team_tool_member) of the lead, alice and bob and calls the
+ * tools on the fuzzer's thread. The team is thrown away and made afresh when a
  * member has terminated (an approved shutdown ends its teammate) and when
  * its store has grown large.
  *
@@ -65,7 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/internal.h"
+#include "agent/team.h"
 #include "tools/profile.h"
 #include "tools/tool.h"
 #include "util/utf8.h"
@@ -150,7 +151,7 @@ struct fuzz_state {
 	char		*secret;	/* base/outside/secret.txt */
 	char		*seeds;		/* the listing of a fresh workdir */
 	struct team	*team;
-	struct agent	*agents[FUZZ_NAGENTS];
+	struct agent	*members[FUZZ_NAGENTS]; /* team_tool_member */
 };
 
 static struct fuzz_state fz;
@@ -436,48 +437,15 @@ fuzz_read_a_seed(const char *text)
 
 /* --- the team ---------------------------------------------------------------- */
 
-static struct agent *
-fuzz_agent_new(const char *name)
-{
-	struct agent *a = xcalloc(1, sizeof *a);
-	char *err = NULL;
-
-	a->team = fz.team;
-	a->name = xstrdup(name);
-	a->role = xstrdup(name);
-	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
-	a->status = MEMBER_IDLE;
-	cancel_init(&a->cancel);
-	if ((a->home = team_sandbox_profile(fz.team, team_workdir(fz.team), 0,
-	    &err)) == NULL)
-		fuzz_die("profile", err);
-	a->transcript = json_array();
-	return a;
-}
-
-static void
-fuzz_agent_free(struct agent *a)
-{
-	cancel_destroy(&a->cancel);
-	json_decref(a->transcript);
-	free(a->leave_reason);
-	profile_free(a->home);
-	free(a->place);
-	profile_free(a->away);
-	free(a->name);
-	free(a->role);
-	free(a);
-}
-
 static void
 fuzz_team_close(void)
 {
 	size_t i;
 
 	for (i = 0; i < FUZZ_NAGENTS; i++) {
-		if (fz.agents[i] != NULL)
-			fuzz_agent_free(fz.agents[i]);
-		fz.agents[i] = NULL;
+		if (fz.members[i] != NULL)
+			team_tool_member_free(fz.members[i]);
+		fz.members[i] = NULL;
 	}
 	team_free(fz.team);
 	fz.team = NULL;
@@ -508,7 +476,9 @@ fuzz_team_open(void)
 	    &err) == -1)
 		fuzz_die("team", err);
 	for (i = 0; i < FUZZ_NAGENTS; i++)
-		fz.agents[i] = fuzz_agent_new(fuzz_agent_names[i]);
+		if ((fz.members[i] = team_tool_member(fz.team,
+		    fuzz_agent_names[i], &err)) == NULL)
+			fuzz_die(fuzz_agent_names[i], err);
 }
 
 static void
@@ -655,14 +625,14 @@ fuzz_open(enum req_type type, const char *from, const char *to,
 
 /* Replaces the magic request ids and path prefixes (see the top). */
 static void
-fuzz_substitute(json_t *in, struct agent *a, struct fuzz_ids *ids)
+fuzz_substitute(json_t *in, const char *name, struct fuzz_ids *ids)
 {
 	json_t *v = json_object_get(in, "request_id");
 	const char *s = json_string_value(v), *mate;
 	char *err = NULL, *path;
 
 	if (s != NULL && json_string_length(v) == 4) {
-		mate = a->is_lead ? "alice" : a->name;
+		mate = strcmp(name, ROSTER_LEAD) == 0 ? "alice" : name;
 		if (strcmp(s, "PLAN") == 0) {
 			fuzz_open(REQ_PLAN_APPROVAL, "carol", ROSTER_LEAD,
 			    ids->plan);
@@ -864,6 +834,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_ids ids = { "", "", "", "" };
 	struct agent *a;
 	struct member *bob, *who;
+	const char *name;
+	size_t member;
+	int lead;
 	struct stat st;
 	enum fuzz_expect expect = FUZZ_ANY;
 	const char *text, *path, *s, *decided = NULL;
@@ -877,7 +850,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	t = &fuzz_tools[data[0] % FUZZ_NTOOLS];
-	a = fz.agents[(data[1] & 0x3) % FUZZ_NAGENTS];
+	member = (data[1] & 0x3) % FUZZ_NAGENTS;
+	name = fuzz_agent_names[member];
+	lead = strcmp(name, ROSTER_LEAD) == 0;
+	a = fz.members[member];
 	approve = (data[1] >> 2) & 1;
 	text = (const char *)data + 2;
 	len = size - 2;
@@ -886,13 +862,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (in == NULL && !(data[1] & 0x8))
 		in = fuzz_from_text(t, text, len, approve);
 	if (json_is_object(in))
-		fuzz_substitute(in, a, &ids);
+		fuzz_substitute(in, name, &ids);
 
 	/* What the call must give, as far as the input and the team's state
 	 * decide it. */
-	mine = (t->who & (a->is_lead ? FUZZ_LEAD : FUZZ_MATE)) != 0;
+	mine = (t->who & (lead ? FUZZ_LEAD : FUZZ_MATE)) != 0;
 	bad = !mine || !json_is_object(in) || (t->gated &&
-	    a == fz.agents[FUZZ_BOB]) || !fuzz_fields_ok(t, in);
+	    member == FUZZ_BOB) || !fuzz_fields_ok(t, in);
 	if (bad)
 		expect = FUZZ_ERROR;
 	else if (t->refuse_only) {
@@ -904,7 +880,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		expect = FUZZ_ERROR;
 	} else if (strcmp(t->name, "send_message") == 0) {
 		s = fuzz_str(in, "to");
-		expect = fuzz_is_member(s) && strcmp(s, a->name) != 0 ?
+		expect = fuzz_is_member(s) && strcmp(s, name) != 0 ?
 		    FUZZ_OK : FUZZ_ERROR;
 	} else if (strcmp(t->name, "request_shutdown") == 0) {
 		s = fuzz_str(in, "teammate");
@@ -943,18 +919,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* bash of bob's must be refused by his gate; make sure the gate is
 	 * still closed before a fuzzed command could run. */
-	if (t->refuse_only && a == fz.agents[FUZZ_BOB]) {
+	if (t->refuse_only && member == FUZZ_BOB) {
 		bob = roster_get(team_store(fz.team), "bob");
 		if (bob == NULL || bob->plan_approved)
 			fuzz_die("gate", "bob's plan is approved");
 		member_free(bob);
 	}
 
-	tools_run(a, t->name, in, &out);
+	team_tool_call(a, t->name, in, &out);
 
 	if (getenv("FUZZ_TOOLS_VERBOSE") != NULL)
 		fprintf(stderr, "%s by %s, expect %s: %s: %s\n", t->name,
-		    a->name, expect == FUZZ_OK ? "ok" : expect == FUZZ_ERROR ?
+		    name, expect == FUZZ_OK ? "ok" : expect == FUZZ_ERROR ?
 		    "error" : "any", out.is_error ? "error" : "ok",
 		    out.text ? out.text : "(null)");
 	if (out.text == NULL || !utf8_valid(out.text))
@@ -969,12 +945,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_die("sandbox", "read_file read something else");
 
 	fuzz_check_requests(&ids, out.is_error ? NULL : decided, approve,
-	    a->name);
+	    name);
 	if (!out.is_error && approve &&
 	    strcmp(t->name, "shutdown_response") == 0) {
-		who = roster_get(team_store(fz.team), a->name);
+		who = roster_get(team_store(fz.team), name);
 		if (who == NULL || who->status != MEMBER_TERMINATED)
-			fuzz_die(a->name, "an approved shutdown left it live");
+			fuzz_die(name, "an approved shutdown left it live");
 		member_free(who);
 	}
 	bob = roster_get(team_store(fz.team), "bob");
@@ -1024,13 +1000,6 @@ done:
 
 	/* The next input starts from the same state. */
 	fuzz_cancel_pending();
-	for (i = 0; i < FUZZ_NAGENTS; i++) {
-		a = fz.agents[i];
-		a->leaving = 0;
-		free(a->leave_reason);
-		a->leave_reason = NULL;
-		json_array_clear(a->transcript);
-	}
 	event_free_list(evq_take(team_events(fz.team)));
 	fuzz_maybe_renew();
 	return 0;
