@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/roles.h"
 #include "agentfix.h"
 #include "tools/policy.h"
 #include "util/clock.h"
@@ -129,6 +130,8 @@ af_close(struct agentfix *f)
 		agent_free(t->agents[i]);
 	free(t->agents);
 	free(t->checking);
+	if (t->roles != NULL)
+		roles_free(t->roles);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	cancel_destroy(&t->check_cancel);

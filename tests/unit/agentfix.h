@@ -42,7 +42,8 @@ size_t af_count(struct event *list, enum event_type type, const char *agent,
 void af_wait_request(struct agentfix *f, enum req_type type, const char *to,
     char id[PROTO_ID_SIZE]);
 
-/* Frees the agents, the events, what af_open made, and the folders. */
+/* Frees the agents, the events, the roles, what af_open made, and the
+ * folders. */
 void af_close(struct agentfix *f);
 
 #endif
