@@ -130,6 +130,8 @@ af_close(struct agentfix *f)
 		agent_free(t->agents[i]);
 	free(t->agents);
 	free(t->checking);
+	free(t->git.path);	/* team_sandbox_open's, freed by team_free */
+	free(t->git_common);
 	if (t->roles != NULL)
 		roles_free(t->roles);
 	policy_free(t->policy);
