@@ -40,6 +40,9 @@ af_open(struct agentfix *f)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->git_lock, NULL);
 	pthread_mutex_init(&t->task_lock, NULL);
+	pthread_mutex_init(&t->repo_lock, NULL);
+	pthread_mutex_init(&t->budget_lock, NULL);
+	pthread_mutex_init(&t->check_lock, NULL);
 	cancel_init(&t->check_cancel);
 	evq_init(&t->events);
 }
@@ -137,6 +140,9 @@ af_close(struct agentfix *f)
 	policy_free(t->policy);
 	evq_destroy(&t->events);
 	cancel_destroy(&t->check_cancel);
+	pthread_mutex_destroy(&t->check_lock);
+	pthread_mutex_destroy(&t->budget_lock);
+	pthread_mutex_destroy(&t->repo_lock);
 	pthread_mutex_destroy(&t->task_lock);
 	pthread_mutex_destroy(&t->git_lock);
 	pthread_mutex_destroy(&t->lock);

@@ -1,5 +1,5 @@
 /*
- * Unit tests of agent/sandbox.c (the team's sandbox; test_sandbox tests
+ * Unit tests of agent/teamsandbox.c (the team's sandbox; test_sandbox tests
  * the file tools' paths) on a bare team (agentfix.h): the commands'
  * private TMPDIR made and removed, what the kernel offers, what is
  * hidden, the profile of the working directory and of a worktree, the
