@@ -22,7 +22,7 @@
 #include <sys/select.h>
 #include <unistd.h>
 
-#include "agent/internal.h"
+#include "agent/team.h"
 #include "llm/script.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -166,8 +166,10 @@ main(int argc, char **argv)
 	char dir[] = "/tmp/huddle-bench-XXXXXX", *err = NULL, *text, *cmd;
 	struct team_options o;
 	struct bench b = { 0 };
-	struct spawn_request alice = { "alice", "coder", "wait", NULL, 0, 0 };
-	struct spawn_request bob = { "bob", "refactorer", "plan", NULL, 1, 0 };
+	struct spawn_request alice = { .name = "alice", .role = "coder",
+	    .prompt = "wait" };
+	struct spawn_request bob = { .name = "bob", .role = "refactorer",
+	    .prompt = "plan", .plan_required = 1 };
 	int64_t *p1, *p2, start;
 
 	if (runs < 1 || mkdtemp(dir) == NULL)

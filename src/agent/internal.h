@@ -240,21 +240,6 @@ void team_stop_agent(struct team *t, struct agent *a, int forced);
 int team_launch(struct team *t, const char *name, const char *role,
     char **err);
 
-/* A teammate to spawn. */
-struct spawn_request {
-	const char	*name;
-	const char	*role;
-	const char	*prompt;	/* its first message, from the lead */
-	const char	*model;		/* NULL: the team's for teammates */
-	int		 plan_required;
-	int		 autonomous;	/* it takes tasks from the board */
-	int		 worktree;	/* it works in a worktree of its own */
-	const char	*base;		/* its worktree's start (NULL: HEAD) */
-};
-
-/* Adds and starts a teammate. Checks the name, the model and the team
- * size. Safe from any thread. */
-int team_spawn(struct team *t, const struct spawn_request *s, char **err);
 
 /* teamroles.c */
 

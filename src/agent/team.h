@@ -287,6 +287,23 @@ void team_quit_force(struct team *t);
 /* Whether a quit is under way. */
 int team_quitting(struct team *t);
 
+/* A teammate to spawn. */
+struct spawn_request {
+	const char	*name;
+	const char	*role;
+	const char	*prompt;	/* its first message, from the lead */
+	const char	*model;		/* NULL: the team's for teammates */
+	int		 plan_required;
+	int		 autonomous;	/* it takes tasks from the board */
+	int		 worktree;	/* it works in a worktree of its own */
+	const char	*base;		/* its worktree's start (NULL: HEAD) */
+};
+
+/* Adds and starts a teammate (teamspawn.c), as the lead's
+ * spawn_teammate does. Checks the name, the model and the team
+ * size. Safe from any thread. */
+int team_spawn(struct team *t, const struct spawn_request *s, char **err);
+
 /* Stops every thread (cancelling what runs) and frees the team. */
 void team_free(struct team *t);
 
