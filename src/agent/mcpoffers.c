@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "mcp/server.h"
 #include "core/mcpoffer.h"
 #include "core/permbody.h"
 #include "mcp/set.h"
@@ -107,34 +108,29 @@ mcpoffers_read(struct team *t)
 	return servers;
 }
 
-/* Why server name's entry cannot be offered, or NULL: the checks of the
- * person's own (settings.c), and stdio only. */
+/* Why server name's entry cannot be offered, or NULL: the server code's
+ * own rules (a name, an absolute cwd, a command), not the person's own
+ * server's name, and stdio only. */
 static char *
 mcpoffers_unusable(struct team *t, const char *name, json_t *cfg)
 {
-	const char *type;
+	char *why = NULL;
+	int http;
 
-	if (*name == '\0' || strstr(name, "__") != NULL)
-		return xasprintf("the MCP server name \"%s\" must be non-empty "
-		    "and hold no \"__\"", name);
 	if (json_object_get(t->opts.mcp_servers, name) != NULL)
 		return xasprintf("the person's own configuration (%s) defines "
 		    "an MCP server \"%s\": it is used, and the project's entry "
 		    "is ignored", t->opts.mcp_origin ? t->opts.mcp_origin :
 		    "settings", name);
-	if (!json_is_object(cfg))
-		return xasprintf("the MCP server \"%s\" is not an object", name);
-	type = json_string_value(json_object_get(cfg, "type"));
+	/* What the server code would refuse is never offered. */
+	if (mcp_server_check(name, cfg, &http, &why) == -1)
+		return why;
 	/* An HTTP server would be reached by huddle itself, outside the
 	 * sandbox and the proxy: only the person may configure one. */
-	if (json_object_get(cfg, "url") != NULL || (type != NULL &&
-	    strcmp(type, "stdio") != 0))
+	if (http || json_object_get(cfg, "url") != NULL)
 		return xasprintf("the MCP server \"%s\" is not a stdio server: "
 		    "a project may offer only servers huddle starts in the "
 		    "sandbox (configure an HTTP server in your own settings)",
-		    name);
-	if (!json_is_string(json_object_get(cfg, "command")))
-		return xasprintf("the MCP server \"%s\" needs a \"command\"",
 		    name);
 	return NULL;
 }

@@ -74,24 +74,20 @@ mcp_server_name_ok(const char *name)
 	    strstr(name, "__") == NULL;
 }
 
-struct mcp_server *
-mcp_server_new(const char *name, json_t *config,
-    const struct mcp_launch *launch, mcp_notice_fn notice, void *ud,
-    char **err)
+int
+mcp_server_check(const char *name, json_t *config, int *http, char **err)
 {
 	const char *type = json_string_value(json_object_get(config, "type"));
-	struct mcp_server *s;
-	int http;
 
 	if (!mcp_server_name_ok(name)) {
 		*err = xasprintf("the MCP server name \"%.40s\" must be 1 to "
 		    "%d letters, digits, '_' or '-', without \"__\"", name,
 		    MCP_SERVER_NAME_MAX);
-		return NULL;
+		return -1;
 	}
 	if (!json_is_object(config)) {
 		*err = xasprintf("MCP server %s: not a JSON object", name);
-		return NULL;
+		return -1;
 	}
 	if (type == NULL || strcmp(type, "stdio") == 0) {
 		json_t *args = json_object_get(config, "args"), *a;
@@ -104,27 +100,26 @@ mcp_server_new(const char *name, json_t *config,
 			    "absolute path (a relative one would start in "
 			    "the working tree, which teammates can write)",
 			    name);
-			return NULL;
+			return -1;
 		}
-
 		if (!json_is_string(json_object_get(config, "command"))) {
 			*err = xasprintf("MCP server %s: no \"command\" (or "
 			    "\"type\": \"http\" with a \"url\")", name);
-			return NULL;
+			return -1;
 		}
 		if (args != NULL && !json_is_array(args)) {
 			*err = xasprintf("MCP server %s: \"args\" must be an "
 			    "array of strings", name);
-			return NULL;
+			return -1;
 		}
 		json_array_foreach(args, i, a) {
 			if (!json_is_string(a)) {
 				*err = xasprintf("MCP server %s: \"args\" must "
 				    "be an array of strings", name);
-				return NULL;
+				return -1;
 			}
 		}
-		http = 0;
+		*http = 0;
 	} else if (strcmp(type, "http") == 0 ||
 	    strcmp(type, "streamable-http") == 0) {
 		const char *url = json_string_value(json_object_get(config,
@@ -134,14 +129,27 @@ mcp_server_new(const char *name, json_t *config,
 		    strncmp(url, "https://", 8) != 0)) {
 			*err = xasprintf("MCP server %s: \"url\" must be an "
 			    "http:// or https:// address", name);
-			return NULL;
+			return -1;
 		}
-		http = 1;
+		*http = 1;
 	} else {
 		*err = xasprintf("MCP server %s: transport \"%s\" is not "
 		    "supported (stdio or http)", name, type);
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
+
+struct mcp_server *
+mcp_server_new(const char *name, json_t *config,
+    const struct mcp_launch *launch, mcp_notice_fn notice, void *ud,
+    char **err)
+{
+	struct mcp_server *s;
+	int http;
+
+	if (mcp_server_check(name, config, &http, err) == -1)
+		return NULL;
 	s = xcalloc(1, sizeof *s);
 	s->name = xstrdup(name);
 	s->config = json_deep_copy(config);

@@ -90,6 +90,14 @@ struct mcp_server {
 int mcp_server_name_ok(const char *name);
 
 /*
+ * Whether server name's configuration can be used (the rules of
+ * mcp_server_new below): 0 with *http set (1: a Streamable HTTP server,
+ * 0: stdio), or -1 with *err.
+ */
+int mcp_server_check(const char *name, json_t *config, int *http,
+    char **err);
+
+/*
  * A server called name from its configuration (copied): {"command",
  * "args", "env", "cwd" (absolute)} (stdio; "type": "stdio" optional) or
  * {"type": "http", "url", "headers"}. Nothing is started. Returns NULL

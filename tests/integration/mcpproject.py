@@ -170,8 +170,13 @@ def test_refused(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
     # The person's own "test" wins; an HTTP server is not offered.
     work = project({})
+    rel = proj(work)
+    rel["cwd"] = "sub"
     write(work, {"test": proj(work, "--legacy"),
-                 "web": {"type": "http", "url": "http://127.0.0.1:9/mcp"}})
+                 "web": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
+                 # What the server code refuses is not offered either: a
+                 # relative cwd (in the tree teammates write), a bad name.
+                 "here": rel, "bad.name": proj(work)})
     cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
                        "mcp.json")
     with open(cfg, "w") as f:
@@ -183,9 +188,14 @@ def test_refused(fake):
                what="the notice of the shadowed server")
         h.wait(ev("notice", message=contains("not a stdio server")),
                what="the notice of the HTTP server")
+        h.wait(ev("notice", message=contains("must be an absolute path")),
+               what="the notice of the relative cwd")
+        h.wait(ev("notice", message=contains("bad.name")),
+               what="the notice of the bad name")
         text = mcp_reply(h)
         expect("from: --mcp-config" in text and "web" not in text and
-               "--legacy" not in text, text)
+               "--legacy" not in text and "here" not in text and
+               "bad.name" not in text, text)
         expect([e for e in h.events if e.get("event") == "request"] == [],
                "something was offered")
         h.send("/quit")
