@@ -37,6 +37,8 @@ lt_init(struct lt *l, const char *scenario)
 	l->o.no_network = 1;
 	l->o.bash_timeout_s = 20;
 	l->o.quit_timeout_ms = 3000;
+	/* A sanitizer build needs room for its shadow memory. */
+	l->o.max_memory = 0;
 	l->o.llm.provider = LLM_SCRIPT;
 	l->o.llm.model = "script";
 	l->o.llm.script = script_parse(scenario, &err);
@@ -174,6 +176,20 @@ lt_agent(struct lt *l, const char *name)
 
 	ck_assert_msg(a != NULL, "%s does not run", name);
 	return a;
+}
+
+void
+lt_tool(struct lt *l, const char *who, const char *name, const char *input,
+    struct tool_output *out)
+{
+	json_error_t jerr;
+	json_t *in = json_loads(input, 0, &jerr);
+
+	ck_assert_msg(in != NULL, "input: %s", jerr.text);
+	memset(out, 0, sizeof *out);
+	tools_run(lt_agent(l, who), name, in, out);
+	ck_assert_ptr_nonnull(out->text);
+	json_decref(in);
 }
 
 void

@@ -11,6 +11,7 @@
 #include "agent/internal.h"
 #include "llm/catalog.h"
 #include "llm/script.h"
+#include "tools/tool.h"
 
 struct lt {
 	char		 *root;		/* removed at the end */
@@ -59,6 +60,11 @@ size_t lt_count(struct lt *l, enum event_type type, const char *agent,
 
 /* The running agent called name, failing the test when none. */
 struct agent *lt_agent(struct lt *l, const char *name);
+
+/* Runs tool `name` with input (JSON text) for the running agent `who`,
+ * from the test's thread; out gets the result (tool_output_clear). */
+void lt_tool(struct lt *l, const char *who, const char *name,
+    const char *input, struct tool_output *out);
 
 /* A file of the working directory, written (parents made) or read
  * (malloc'd, NULL when missing). */
