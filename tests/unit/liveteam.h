@@ -30,7 +30,7 @@ struct lt {
 void lt_init(struct lt *l, const char *scenario);
 
 /* Opens the team, failing the test on error (lt_open_err: returns NULL
- * with *err). */
+ * with *err). lt_wait looks only at its events: the mark is set. */
 void lt_open(struct lt *l);
 struct team *lt_open_err(struct lt *l, char **err);
 
