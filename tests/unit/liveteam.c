@@ -172,6 +172,18 @@ lt_count(struct lt *l, enum event_type type, const char *agent,
 	return n;
 }
 
+void
+lt_need_gone(struct lt *l, const char *name)
+{
+	int64_t deadline = clock_mono_ms() + LT_WAIT_MS;
+
+	while (team_find(l->team, name) != NULL) {
+		ck_assert_msg(clock_mono_ms() < deadline, "%s still runs",
+		    name);
+		(void)lt_wait(l, EV_TYPE_COUNT, NULL, NULL, 20);
+	}
+}
+
 struct agent *
 lt_agent(struct lt *l, const char *name)
 {

@@ -58,6 +58,10 @@ void lt_need_status(struct lt *l, const char *agent, const char *status);
 size_t lt_count(struct lt *l, enum event_type type, const char *agent,
     const char *needle);
 
+/* Ticks the team until agent name's thread is reaped (with a
+ * deadline). */
+void lt_need_gone(struct lt *l, const char *name);
+
 /* The running agent called name, failing the test when none. */
 struct agent *lt_agent(struct lt *l, const char *name);
 
