@@ -51,7 +51,7 @@ struct team *
 lt_open_err(struct lt *l, char **err)
 {
 	/* What an earlier team of the test said is not looked at again. */
-	l->mark = l->nseen;
+	l->mark = l->opened = l->nseen;
 	l->team = team_open(&l->o, err);
 	return l->team;
 }
@@ -187,10 +187,26 @@ lt_need_gone(struct lt *l, const char *name)
 struct agent *
 lt_agent(struct lt *l, const char *name)
 {
-	struct agent *a = team_find(l->team, name);
+	struct agent *a;
 
+	/* A fresh member tells its first status once it is set up (a
+	 * resumed one may not: its test waits for something else). */
+	if (!l->o.resume)
+		lt_ready(l, name);
+	a = team_find(l->team, name);
 	ck_assert_msg(a != NULL, "%s does not run", name);
 	return a;
+}
+
+void
+lt_ready(struct lt *l, const char *name)
+{
+	size_t mark = l->mark;
+
+	/* Its first status comes after its frame and prompt are made. */
+	l->mark = l->opened;
+	lt_need(l, EV_STATUS, name, NULL);
+	l->mark = mark;
 }
 
 void

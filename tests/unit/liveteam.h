@@ -23,6 +23,7 @@ struct lt {
 	struct event	**seen;		/* every event taken, oldest first */
 	size_t		  nseen, capseen;
 	size_t		  mark;		/* lt_wait looks from here on */
+	size_t		  opened;	/* the first event of this team */
 };
 
 /* Makes the folders and the options (the scenario parsed into them;
@@ -62,11 +63,17 @@ size_t lt_count(struct lt *l, enum event_type type, const char *agent,
  * deadline). */
 void lt_need_gone(struct lt *l, const char *name);
 
-/* The running agent called name, failing the test when none. */
+/* The running agent called name, failing the test when none; on a
+ * fresh team, once it is ready (lt_ready). */
 struct agent *lt_agent(struct lt *l, const char *name);
 
-/* Runs tool `name` with input (JSON text) for the running agent `who`,
- * from the test's thread; out gets the result (tool_output_clear). */
+/* Waits until agent name's thread has made its frame and prompt (its
+ * first status event): then the test's thread may use them. */
+void lt_ready(struct lt *l, const char *name);
+
+/* Runs tool `name` with input (JSON text) for the running agent `who`
+ * (lt_agent), from the test's thread; out gets the result
+ * (tool_output_clear). */
 void lt_tool(struct lt *l, const char *who, const char *name,
     const char *input, struct tool_output *out);
 

@@ -133,8 +133,12 @@ START_TEST(the_plan_gate_holds_until_approval)
 	lt_tool(&l, "bob", "read_file", "{\"path\": \"r.txt\"}", &o);
 	ck_assert_msg(!o.is_error, "%s", o.text);
 	tool_output_clear(&o);
+	/* Approved in the store, under its lock, as the engine does. */
+	ck_assert_int_eq(store_begin(team_store(l.team), &err), 0);
 	ck_assert_int_eq(roster_approve_plan_tx(team_store(l.team), "bob",
 	    &err), 0);
+	ck_assert_int_eq(store_commit(team_store(l.team), 1, &err), 0);
+	store_unlock(team_store(l.team));
 	lt_tool(&l, "bob", "write_file", "{\"path\": \"x.txt\", \"content\": "
 	    "\"x\"}", &o);
 	ck_assert_msg(!o.is_error, "%s", o.text);
