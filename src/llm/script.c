@@ -271,7 +271,9 @@ script_next(struct script *s, const char *agent, const char *newest,
 		c->next++;
 	else if ((hit = script_reaction(common, newest)) >= 0)
 		turn = json_array_get(common, (size_t)hit);
-	turn = json_incref(turn);
+	/* A copy of its own: a reaction is shared by every agent, and a
+	 * reference count is not for sharing between threads. */
+	turn = turn != NULL ? json_deep_copy(turn) : NULL;
 	*tool_base = s->tool_ids;
 	s->tool_ids += 100;
 	pthread_mutex_unlock(&s->lock);
