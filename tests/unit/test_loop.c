@@ -24,11 +24,13 @@ START_TEST(a_message_starts_a_turn)
 	lt_start(&l);
 	lt_need_status(&l, "lead", "idle");
 	ck_assert_uint_eq(lt_count(&l, EV_LLM_CALL, "lead", NULL), 0);
+	/* What the message brings is looked for from here on: the turn's
+	 * events may come in one batch. */
+	lt_set_mark(&l);
 	ck_assert_int_eq(team_say(l.team, NULL, "hi", &err), 0);
 	lt_need(&l, EV_LLM_CALL, "lead", "\"round\":1");
 	lt_need(&l, EV_TEXT, "lead", "Hello there");
 	lt_need_status(&l, "lead", "working");
-	lt_set_mark(&l);
 	lt_need_status(&l, "lead", "idle");
 	/* The reply is stored in the lead's transcript. */
 	tr = transcript_load(team_store(l.team), "lead", &err);
