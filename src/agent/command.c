@@ -344,6 +344,11 @@ command_args(struct command *c, const struct command_def *d,
 		if (c->name == NULL || (c->text = rest_of(args)) == NULL)
 			return command_bad(c, command_usage(d->words));
 		return c->kind;
+	case ARGS_NAME_NOTE:
+		if ((c->name = next_word(&args)) == NULL)
+			return command_bad(c, command_usage(d->words));
+		c->text = rest_of(args);
+		return c->kind;
 	case ARGS_NAME_YES:
 		c->name = next_word(&args);
 		c->text = rest_of(args);

@@ -29,6 +29,7 @@ enum command_args {
 	ARGS_NAME,		/* name */
 	ARGS_NAME_OPT,		/* name? */
 	ARGS_NAME_TEXT,		/* name, text */
+	ARGS_NAME_NOTE,		/* name, text? */
 	ARGS_NAME_YES,		/* name, text? ("yes" only) */
 	ARGS_BUDGET,		/* amount: dollars, 0 for none, -1 to show */
 	ARGS_TASK_NEW,		/* text (subject), target? ("t1,t2"), name? */
@@ -54,6 +55,9 @@ enum command_args {
 	    "selected one)")						\
 	X(REJECT, "reject", "[REQ] [text]", ARGS_REQ_TEXT, 0,		\
 	    execute_decide, "reject a request, with feedback")		\
+	X(REJECT_ALL, "reject-all", "NAME [text]", ARGS_NAME_NOTE, 0,	\
+	    execute_reject_all, "reject every request NAME has waiting "\
+	    "for you (R on the table)")					\
 	X(SHUTDOWN, "shutdown", "NAME", ARGS_NAME, 0, execute_shutdown,	\
 	    "ask a teammate to shut down")				\
 	X(STOP, "stop", "NAME", ARGS_NAME, 0, execute_stop,		\

@@ -202,6 +202,19 @@ execute_decide(struct team *t, const struct command *c, const char *focus,
 	execute_done(res, v == PROTO_DECIDED, msg);
 }
 
+/* /reject-all NAME [text]: every request of NAME's waiting for the
+ * person. */
+static void
+execute_reject_all(struct team *t, const struct command *c,
+    const char *focus, const char *selected, struct command_result *res)
+{
+	char *msg = NULL;
+	int n = team_reject_all(t, c->name, c->text, &msg);
+
+	(void)focus, (void)selected;
+	execute_done(res, n > 0, msg);
+}
+
 /* A team call's result: its error, or what was done. */
 static void
 execute_named(struct command_result *res, int rc, char *msg, char *done)

@@ -162,6 +162,18 @@ int team_find_request(struct team *t, const char *target,
 enum proto_verdict team_decide(struct team *t, const char *target,
     int approve, const char *feedback, char **msg);
 
+/*
+ * The person rejects, with optional feedback, every pending request from
+ * `name` that is theirs to answer (its permission and network requests,
+ * its MCP offers when `name` is "system", its plans when the person
+ * reviews plans); a request addressed to `name` (a shutdown) is not the
+ * person's and stays. Each goes through the engine as team_decide's
+ * does. Requests that arrive meanwhile keep waiting. Returns how many
+ * were rejected; *msg always gets one sentence saying so.
+ */
+int team_reject_all(struct team *t, const char *name, const char *feedback,
+    char **msg);
+
 /* Raises (or lowers) the team's spending limit; 0 lifts it. Agents
  * waiting on the old limit go on. */
 void team_set_budget(struct team *t, double max_cost);

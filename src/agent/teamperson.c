@@ -1,7 +1,7 @@
 /*
  * What the person does to the team (see team.h): their words to an agent,
  * their decisions on requests (found by id, the start of one, or a
- * teammate's name), a shutdown asked or forced, an interruption, a
+ * teammate's name; or all of one agent's at once), a shutdown asked or forced, an interruption, a
  * compaction asked for.
  */
 #include "config.h"
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/netgate.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
@@ -82,6 +83,23 @@ team_find_request(struct team *t, const char *target,
 	return -1;
 }
 
+/* The person's answer to r, through the engine (durable, told to the
+ * requester). */
+static enum proto_verdict
+team_respond(struct team *t, const struct request *r, int approve,
+    const char *feedback, char **why)
+{
+	enum proto_verdict v;
+
+	v = protocol_respond(t->proto, r->id, req_type_response_msg(r->type),
+	    MSG_USER, approve, feedback ? feedback : "", why);
+	/* A decided plan sends its teammate to work, or back to its plan:
+	 * the lead hears when it is next idle. */
+	if (v == PROTO_DECIDED && r->type == REQ_PLAN_APPROVAL)
+		team_lead_waits(t, r->from);
+	return v;
+}
+
 enum proto_verdict
 team_decide(struct team *t, const char *target, int approve,
     const char *feedback, char **msg)
@@ -113,12 +131,7 @@ team_decide(struct team *t, const char *target, int approve,
 		*msg = xasprintf("no request has the id '%s'", id);
 		return PROTO_UNKNOWN;
 	}
-	v = protocol_respond(t->proto, id, req_type_response_msg(r->type), MSG_USER,
-	    approve, feedback ? feedback : "", &why);
-	/* A decided plan sends its teammate to work, or back to its plan:
-	 * the lead hears when it is next idle. */
-	if (v == PROTO_DECIDED && r->type == REQ_PLAN_APPROVAL)
-		team_lead_waits(t, r->from);
+	v = team_respond(t, r, approve, feedback, &why);
 	if (v == PROTO_DECIDED)
 		*msg = xasprintf("%s %s's %s (%s)", approve ? "approved" :
 		    "rejected", r->from, req_type_name(r->type), id);
@@ -128,6 +141,84 @@ team_decide(struct team *t, const char *target, int approve,
 	free(why);
 	request_free(r);
 	return v;
+}
+
+/* The kinds team_reject_all counts, for its sentence. */
+enum { TEAM_REJ_NETWORK, TEAM_REJ_PERMISSION, TEAM_REJ_PLAN, TEAM_REJ_N };
+
+static int
+team_reject_kind(const struct request *r)
+{
+	if (r->type == REQ_PLAN_APPROVAL)
+		return TEAM_REJ_PLAN;
+	return strncmp(r->body, NETGATE_PREFIX, strlen(NETGATE_PREFIX)) == 0 ?
+	    TEAM_REJ_NETWORK : TEAM_REJ_PERMISSION;
+}
+
+/* "rejected mallory's 60 requests (58 network, 2 permission)", and
+ * what was decided meanwhile (malloc'd). */
+static char *
+team_rejected_text(const char *who, const size_t n[TEAM_REJ_N],
+    size_t late)
+{
+	static const char *const kind[TEAM_REJ_N] = { "network",
+	    "permission", "plan" };
+	char *text = NULL, *one;
+	size_t len = 0, cap = 0, i, all = 0;
+
+	for (i = 0; i < TEAM_REJ_N; i++)
+		all += n[i];
+	one = xasprintf("rejected %s's %zu request%s (", who, all,
+	    all == 1 ? "" : "s");
+	text = xappend(text, &len, &cap, one, strlen(one));
+	free(one);
+	for (i = 0; i < TEAM_REJ_N; i++) {
+		if (n[i] == 0)
+			continue;
+		one = xasprintf("%s%zu %s", text[len - 1] == '(' ? "" : ", ",
+		    n[i], kind[i]);
+		text = xappend(text, &len, &cap, one, strlen(one));
+		free(one);
+	}
+	one = late > 0 ? xasprintf("); %zu more were decided meanwhile",
+	    late) : xstrdup(")");
+	text = xappend(text, &len, &cap, one, strlen(one));
+	free(one);
+	return text;
+}
+
+int
+team_reject_all(struct team *t, const char *name, const char *feedback,
+    char **msg)
+{
+	struct request *list;
+	size_t n, i, done[TEAM_REJ_N] = { 0 }, late = 0, all = 0;
+	char *why, *q = utf8_clean(name, strlen(name), 40);
+
+	/* The requests waiting now; any that come while these are decided
+	 * wait for the next time. */
+	n = protocol_list(t->proto, 0, &list);
+	for (i = 0; i < n; i++) {
+		if (!team_for_person(t, &list[i]) ||
+		    strcmp(list[i].from, name) != 0)
+			continue;
+		why = NULL;
+		if (team_respond(t, &list[i], 0, feedback, &why) ==
+		    PROTO_DECIDED) {
+			done[team_reject_kind(&list[i])]++;
+			all++;
+		} else
+			late++;
+		free(why);
+	}
+	request_free_array(list, n);
+	if (all == 0)
+		*msg = xasprintf("nothing was rejected: no request of %s waits "
+		    "for you", q);
+	else
+		*msg = team_rejected_text(q, done, late);
+	free(q);
+	return (int)all;
 }
 
 int

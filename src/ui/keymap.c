@@ -60,6 +60,10 @@ static const struct keydef keymap[] = {
 	{ C, 't', "t", KW_MAIN, TABLE, NULL, NULL, NULL, KA_TASKS, NULL },
 	{ C, 'z', "z", KW_MAIN, TABLE, NULL, NULL, NULL, KA_ZOOM, NULL },
 	{ C, 's', "s", KW_MAIN, TABLE, NULL, NULL, NULL, KA_MENU, NULL },
+	{ C, 'R', "R", KW_MAIN, TABLE, NULL, NULL,
+	    "on the table with nothing typed: reject every request waiting "
+	    "for you from the selected request's agent (as /reject-all)",
+	    KA_REJECT_ALL, NULL },
 	{ C, 'h', "h", KW_MAIN, TABLE, NULL, NULL,
 	    "on the table with nothing typed: hide or show ended "
 	    "teammates", KA_HIDE_ENDED, NULL },
@@ -162,6 +166,9 @@ static const struct keydef keymap[] = {
 	    reqkeys_team_says },
 	{ C, 'T', "T", KW_DETAIL, 0, NULL, NULL, NULL, KA_ALLOW_TEAM,
 	    NULL },
+	{ C, 'R', "R", KW_DETAIL, 0, NULL, NULL,
+	    "reject every request waiting for you from this one's agent",
+	    KA_REJECT_ALL, NULL },
 	{ K, KEY_UP, "Up/Down", KW_DETAIL, 0, "scroll", NULL,
 	    "scroll (PgUp/PgDn, Home/End too)", KA_DETAIL_UP, NULL },
 	{ K, KEY_DOWN, "Down", KW_DETAIL, 0, NULL, NULL, NULL,

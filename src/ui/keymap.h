@@ -61,6 +61,7 @@ enum key_action {
 	KA_TASKS,
 	KA_APPROVE,
 	KA_REJECT,
+	KA_REJECT_ALL,
 	KA_DIFF,
 	KA_ZOOM,
 	KA_MENU,

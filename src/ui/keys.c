@@ -123,6 +123,34 @@ keys_reject(struct view *v)
 	return KEY_REDRAW;
 }
 
+/* R: every request waiting for the person from the agent that asked the
+ * request shown or selected is rejected at once (a flood's way out). */
+static int
+keys_reject_all(struct view *v)
+{
+	const struct table_row *r;
+	char *msg = NULL, *name;
+	int n;
+
+	if (keys_tasks_shown(v, "R"))
+		return KEY_REDRAW;
+	r = v->popup == POPUP_DETAIL ? table_find(&v->table, v->detail_id) :
+	    table_selected(&v->table);
+	v->popup = POPUP_NONE;
+	if (r == NULL) {
+		view_hint(v, ROLE_ERROR, "no request is selected (Tab to the "
+		    "table, Up/Down to choose)");
+		return KEY_REDRAW;
+	}
+	/* Deciding may change the table: the name is kept apart. */
+	name = xstrdup(r->from);
+	n = team_reject_all(v->team, name, NULL, &msg);
+	view_hint(v, n > 0 ? ROLE_HINT : ROLE_ERROR, "%s", msg);
+	free(msg);
+	free(name);
+	return KEY_REDRAW;
+}
+
 /* t in the detail view of a network request: allowed for the whole
  * team (agent/netgate.h). */
 static int
@@ -1022,6 +1050,7 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 
 	/* The detail view of a request. */
 	[KA_ALLOW_TEAM] = keys_allow_team,
+	[KA_REJECT_ALL] = keys_reject_all,
 	[KA_DETAIL_UP] = keys_detail_up,
 	[KA_DETAIL_DOWN] = keys_detail_down,
 	[KA_DETAIL_PGUP] = keys_detail_pgup,

@@ -318,24 +318,42 @@ layout_table_height(struct view *v)
 	return want > LAYOUT_TABLE_ROWS ? want : LAYOUT_TABLE_ROWS;
 }
 
+/* "requests · 64 pending (mallory 60, bob 4) · F4 tasks (2 open)": who
+ * asks, as much as fits in the table's top border. */
+static char *
+layout_requests_title(struct view *v, size_t pending, const char *tasks)
+{
+	char *head = xasprintf("requests · %zu pending", pending), *by, *title;
+	/* The border's corners, the blanks around the title, " (" and ")". */
+	int room = COLS - 4 - (int)text_width(head, strlen(head)) -
+	    (int)text_width(tasks, strlen(tasks)) - 3;
+
+	by = table_pending_by(&v->table, room);
+	title = *by != '\0' ? xasprintf("%s (%s)%s", head, by, tasks) :
+	    xasprintf("%s%s", head, tasks);
+	free(by);
+	free(head);
+	return title;
+}
+
 /* The table: the requests, or (F4) the tasks; each title names the
  * other, so a pending request is never out of sight. */
 static void
 layout_table(struct view *v, int y, int h, int64_t now)
 {
 	size_t ready, doing, open, pending = table_pending(&v->table);
-	char *title;
+	char *title, *tasks;
 
 	tasklist_counts(&v->tasks, &ready, &doing, &open);
+	tasks = v->tasks.n > 0 ? xasprintf(" · F4 tasks (%zu open)", open) :
+	    xstrdup("");
 	if (v->show_tasks)
 		title = xasprintf("tasks · %zu ready · %zu in progress · %zu "
 		    "open · F4 requests (%zu pending)", ready, doing, open,
 		    pending);
-	else if (v->tasks.n > 0)
-		title = xasprintf("requests · %zu pending · F4 tasks (%zu "
-		    "open)", pending, open);
 	else
-		title = xasprintf("requests · %zu pending", pending);
+		title = layout_requests_title(v, pending, tasks);
+	free(tasks);
 	v->table_rect = (struct rect){ y, 0, h, COLS };
 	layout_box(y, 0, h, COLS, title, v->focus == FOCUS_TABLE);
 	free(title);

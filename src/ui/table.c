@@ -234,6 +234,81 @@ table_pending(const struct table *t)
 	return n;
 }
 
+static int table_width(const char *s);
+
+/* One agent's pending requests, for table_pending_by. */
+struct table_asker {
+	const char	*name;
+	size_t		 n;
+};
+
+/* Most first; of as many, by name. */
+static int
+table_asker_order(const void *a, const void *b)
+{
+	const struct table_asker *x = a, *y = b;
+
+	if (x->n != y->n)
+		return (x->n < y->n) - (x->n > y->n);
+	return strcmp(x->name, y->name);
+}
+
+/* The agents with pending requests, and how many each (malloc'd). */
+static struct table_asker *
+table_askers(const struct table *t, size_t *n)
+{
+	struct table_asker *a = xcalloc(t->n + 1, sizeof *a);
+	size_t i, j;
+
+	*n = 0;
+	for (i = 0; i < t->n; i++) {
+		if (!t->rows[i].pending)
+			continue;
+		for (j = 0; j < *n && strcmp(a[j].name, t->rows[i].from) != 0;
+		    j++)
+			;
+		if (j == *n)
+			a[(*n)++].name = t->rows[i].from;
+		a[j].n++;
+	}
+	qsort(a, *n, sizeof *a, table_asker_order);
+	return a;
+}
+
+char *
+table_pending_by(const struct table *t, int cols)
+{
+	struct table_asker *a;
+	size_t n, i, len = 0, cap = 0;
+	char *text = NULL, *one, *rest;
+
+	a = table_askers(t, &n);
+	text = xappend(text, &len, &cap, "", 0);
+	for (i = 0; i < n; i++) {
+		one = xasprintf("%s%s %zu", i ? ", " : "", a[i].name, a[i].n);
+		/* Room for this one, and for saying how many more. */
+		rest = i + 1 < n ? xasprintf(", %zu more", n - i - 1) :
+		    xstrdup("");
+		if (table_width(text) + table_width(one) + table_width(rest) >
+		    cols) {
+			free(one);
+			free(rest);
+			/* The last one's turn made sure this fits. */
+			rest = xasprintf(", %zu more", n - i);
+			if (i > 0)
+				text = xappend(text, &len, &cap, rest,
+				    strlen(rest));
+			free(rest);
+			break;
+		}
+		text = xappend(text, &len, &cap, one, strlen(one));
+		free(one);
+		free(rest);
+	}
+	free(a);
+	return text;
+}
+
 void
 table_age(int64_t ms, char *buf, size_t len)
 {

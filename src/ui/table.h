@@ -76,6 +76,11 @@ void table_select(struct table *t, size_t i);
 /* The number of pending requests. */
 size_t table_pending(const struct table *t);
 
+/* Who has requests pending, most first: "mallory 60, bob 4", cut to at
+ * most cols columns (the rest counted: "mallory 60, 2 more"; "" when not
+ * even the first fits, or nothing is pending). Free it. */
+char *table_pending_by(const struct table *t, int cols);
+
 /* Draws rows into the rectangle (a header row first). */
 void table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms);

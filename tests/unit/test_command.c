@@ -61,6 +61,14 @@ START_TEST(approve_and_reject)
 	parse("/approve nonsense", CMD_APPROVE, "nonsense", NULL, NULL);
 	parse("/reject bob too risky", CMD_REJECT, "bob", NULL, "too risky");
 	parse("/reject 0a1b x", CMD_REJECT, "0a1b", NULL, "x");
+	/* All of one agent's: a name, and feedback if any. */
+	parse("/reject-all mallory", CMD_REJECT_ALL, NULL, "mallory", NULL);
+	parse("/reject-all mallory  stop asking ", CMD_REJECT_ALL, NULL,
+	    "mallory", "stop asking");
+	parse("/reject-all", CMD_BAD, NULL, NULL, NULL);
+	parse("/reject-allmallory", CMD_BAD, NULL, NULL, NULL);
+	/* /reject is not /reject-all, however it goes on. */
+	parse("/reject all mallory", CMD_REJECT, "all", NULL, "mallory");
 }
 END_TEST
 
@@ -224,7 +232,7 @@ START_TEST(readme_and_help_name_the_table)
 
 	ck_assert_ptr_nonnull(readme);
 	for (p = readme; (p = strstr(p, "`/")) != NULL; p++) {
-		len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz");
+		len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
 		/* A path ("/v1") is no command. */
 		if (len == 0 || strchr(" `|", p[2 + len]) == NULL)
 			continue;

@@ -1,9 +1,11 @@
 /*
  * Unit tests of ui/table: the order of the rows, the selection that
- * follows its request, and decided requests that fade and then leave.
+ * follows its request, decided requests that fade and then leave, and
+ * who has how many requests pending.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +135,62 @@ START_TEST(a_decision_from_the_future_counts_from_now)
 }
 END_TEST
 
+/* A pending permission of `from`'s. */
+static void
+asked_by(struct table *t, const char *id, const char *from, int64_t created)
+{
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "id", id,
+	    "type", "permission", "from", from, "to", "lead", "status",
+	    "pending", "body", "network: 192.0.2.1:80", "created_at",
+	    (json_int_t)created);
+
+	table_update(t, r);
+	json_decref(r);
+}
+
+/* Who asks, most first, cut to the room given with the rest counted;
+ * decided requests are not counted. */
+START_TEST(pending_by_agent_most_first)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+	char id[16], *by;
+	int i;
+
+	table_init(&t);
+	by = table_pending_by(&t, 80);
+	ck_assert_str_eq(by, "");
+	free(by);
+	for (i = 0; i < 60; i++) {
+		snprintf(id, sizeof id, "req_m%07d", i);
+		asked_by(&t, id, "mallory", now - 1000 + i);
+	}
+	asked_by(&t, "req_b0000001", "bob", now - 5000);
+	asked_by(&t, "req_b0000002", "bob", now - 4000);
+	asked_by(&t, "req_c0000001", "christopher", now - 3000);
+	update(&t, "req_d0000001", "rejected", now - 2000, now - 1000);
+	ck_assert_uint_eq(table_pending(&t), 63);
+	by = table_pending_by(&t, 80);
+	ck_assert_str_eq(by, "mallory 60, bob 2, christopher 1");
+	free(by);
+	/* Not all fit: the rest are counted. */
+	by = table_pending_by(&t, 25);
+	ck_assert_str_eq(by, "mallory 60, bob 2, 1 more");
+	free(by);
+	by = table_pending_by(&t, 24);
+	ck_assert_str_eq(by, "mallory 60, 2 more");
+	free(by);
+	/* Not even the first: nothing. */
+	by = table_pending_by(&t, 8);
+	ck_assert_str_eq(by, "");
+	free(by);
+	by = table_pending_by(&t, 0);
+	ck_assert_str_eq(by, "");
+	free(by);
+	table_free(&t);
+}
+END_TEST
+
 static Suite *
 table_suite(void)
 {
@@ -144,6 +202,7 @@ table_suite(void)
 	tcase_add_test(tc, decided_requests_fade_then_leave);
 	tcase_add_test(tc, a_selected_decision_that_leaves_gives_the_selection_back);
 	tcase_add_test(tc, a_decision_from_the_future_counts_from_now);
+	tcase_add_test(tc, pending_by_agent_most_first);
 	suite_add_tcase(s, tc);
 	return s;
 }
