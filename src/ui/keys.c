@@ -145,6 +145,10 @@ keys_reject_all(struct view *v)
 	/* Deciding may change the table: the name is kept apart. */
 	name = xstrdup(r->from);
 	n = team_reject_all(v->team, name, NULL, &msg);
+	/* The selection moves on now, so that the sentence is not taken
+	 * away by the decisions arriving (view_request). */
+	if (n > 0)
+		table_select_past(&v->table, name);
 	view_hint(v, n > 0 ? ROLE_HINT : ROLE_ERROR, "%s", msg);
 	free(msg);
 	free(name);
@@ -1410,6 +1414,9 @@ keys_command(struct view *v, const char *line)
 	    sel->pending ? sel->id : "", &res);
 	switch (res.outcome) {
 	case OUTCOME_DONE:
+		/* As R does: the sentence stays while the decisions come. */
+		if (c.kind == CMD_REJECT_ALL)
+			table_select_past(&v->table, c.name);
 		if (res.message != NULL)
 			view_hint(v, ROLE_HINT, "%s", res.message);
 		break;

@@ -224,6 +224,19 @@ table_select(struct table *t, size_t i)
 		memcpy(t->selected, t->rows[i].id, sizeof t->selected);
 }
 
+void
+table_select_past(struct table *t, const char *from)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->rows[i].pending && strcmp(t->rows[i].from, from) != 0) {
+			table_select(t, i);
+			return;
+		}
+	}
+}
+
 size_t
 table_pending(const struct table *t)
 {

@@ -73,6 +73,10 @@ void table_move(struct table *t, int delta);
 /* Selects row index i (a click). */
 void table_select(struct table *t, size_t i);
 
+/* Selects the oldest pending request not from `from`, if any: where
+ * the selection goes once all of from's are decided. */
+void table_select_past(struct table *t, const char *from);
+
 /* The number of pending requests. */
 size_t table_pending(const struct table *t);
 

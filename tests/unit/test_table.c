@@ -187,6 +187,13 @@ START_TEST(pending_by_agent_most_first)
 	by = table_pending_by(&t, 0);
 	ck_assert_str_eq(by, "");
 	free(by);
+	/* Past mallory's: the oldest pending of anyone else's. */
+	table_select(&t, 5);
+	ck_assert_str_eq(table_selected(&t)->from, "mallory");
+	table_select_past(&t, "mallory");
+	ck_assert_str_eq(t.selected, "req_b0000001");
+	table_select_past(&t, "bob");
+	ck_assert_str_eq(t.selected, "req_m0000000");
 	table_free(&t);
 }
 END_TEST
