@@ -193,7 +193,7 @@ START_TEST(pending_by_agent_most_first)
 	table_select_past(&t, "mallory");
 	ck_assert_str_eq(t.selected, "req_b0000001");
 	table_select_past(&t, "bob");
-	ck_assert_str_eq(t.selected, "req_m0000000");
+	ck_assert_str_eq(t.selected, "req_c0000001");
 	table_free(&t);
 }
 END_TEST
