@@ -203,13 +203,15 @@ two_idle(struct lt *l)
 
 /* /reject-all's work: every request of alice's that waits for the
  * person is rejected through the engine (durably, with the feedback,
- * by the person), and said in one sentence; bob's request and a
- * shutdown addressed to alice (hers to answer) stay pending. */
+ * by the person), and said in one sentence; bob's request, a shutdown
+ * addressed to alice (hers to answer) and one she asked of bob (his)
+ * stay pending. */
 START_TEST(reject_all_rejects_one_agents_requests)
 {
 	struct lt l;
 	char net[20][PROTO_ID_SIZE], perm[PROTO_ID_SIZE], plan[PROTO_ID_SIZE];
 	char bobs[PROTO_ID_SIZE], down[PROTO_ID_SIZE], body[64], *msg = NULL;
+	char asks_bob[PROTO_ID_SIZE];
 	struct request *r;
 	int i;
 
@@ -223,6 +225,8 @@ START_TEST(reject_all_rejects_one_agents_requests)
 	ask(&l, REQ_PLAN_APPROVAL, "alice", "lead", "1. all of it", plan);
 	ask(&l, REQ_PERMISSION, "bob", "lead", "network: 192.0.2.99:80", bobs);
 	ask(&l, REQ_SHUTDOWN, "lead", "alice", "done", down);
+	/* Alice's own, but bob's to answer. */
+	ask(&l, REQ_SHUTDOWN, "alice", "bob", "go home", asks_bob);
 
 	ck_assert_int_eq(team_reject_all(l.team, "alice", "too many", &msg),
 	    22);
@@ -239,6 +243,7 @@ START_TEST(reject_all_rejects_one_agents_requests)
 	request_free(r);
 	ck_assert_int_eq(status_of(&l, bobs), REQ_PENDING);
 	ck_assert_int_eq(status_of(&l, down), REQ_PENDING);
+	ck_assert_int_eq(status_of(&l, asks_bob), REQ_PENDING);
 
 	/* Nothing left of hers; nobody's; the lead's none. */
 	ck_assert_int_eq(team_reject_all(l.team, "alice", NULL, &msg), 0);
