@@ -180,7 +180,8 @@ def readme_commands():
     """The commands README.md lists: "/task add", "/team", …"""
     text = open(README).read()
     found = []
-    for m in re.finditer(r"`(/[a-z]+(?: (?:add|assign|done|cancel|reopen))?)"
+    for m in re.finditer(r"`(/[a-z]+(?:-[a-z]+)?"
+                         r"(?: (?:add|assign|done|cancel|reopen))?)"
                          r"[ `|]", text):
         if m.group(1) not in found:
             found.append(m.group(1))
