@@ -18,6 +18,8 @@ Four parts run side by side, each with its own fake server and huddle:
   and the person's own git runs nothing planted.
 * terminal.py: the terminal attacks, huddle on its screen in tmux.
 * flood.py: 40 messages of 1 MiB.
+* reqflood.py: one command's dozen network requests, and the person's
+  /reject-all.
 * planted.py: a .huddle/team.db in the working tree, and the default
   network past the proxy.
 
@@ -46,6 +48,7 @@ from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
 from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
+import reqflood  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
 import swapped  # noqa: E402
@@ -374,7 +377,8 @@ def check_reserved_name(run):
 # (name, function -> (rows, lost)) run beside main_run, each with its
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
-         ("planted", planted.run), ("swapped", swapped.run)]
+         ("planted", planted.run), ("swapped", swapped.run),
+         ("reqflood", reqflood.run)]
 
 
 def main():
