@@ -2,7 +2,7 @@
  * Unit tests of agent/execute.c: input lines parsed (command.c) and run
  * against a live team — plain text to the focused member, /team,
  * /tasks and /requests reports, task commands, /budget, /approve with
- * nothing pending, /stop of the lead, /context and /help (the front
+ * nothing pending, /reject-all, /stop of the lead, /context and /help (the front
  * end's own).
  */
 #include "config.h"
@@ -116,6 +116,31 @@ START_TEST(commands_that_change_or_refuse)
 	ck_assert_int_eq(res.outcome, OUTCOME_ERROR);
 	ck_assert_ptr_nonnull(strstr(res.message, "no pending request"));
 	execute_result_clear(&res);
+	/* /reject-all: nothing waits, an error; the lead's two commands
+	 * waiting, both rejected, with the feedback given. */
+	run(&l, "/reject-all lead", NULL, &res);
+	ck_assert_int_eq(res.outcome, OUTCOME_ERROR);
+	ck_assert_ptr_nonnull(strstr(res.message, "nothing was rejected"));
+	execute_result_clear(&res);
+	{
+		char a[PROTO_ID_SIZE], b[PROTO_ID_SIZE], *err = NULL;
+		struct request *r;
+
+		ck_assert_int_eq(protocol_request(team_protocol(l.team),
+		    REQ_PERMISSION, "lead", "lead", "rm -rf a", a, &err), 0);
+		ck_assert_int_eq(protocol_request(team_protocol(l.team),
+		    REQ_PERMISSION, "lead", "lead", "network: 192.0.2.1:80", b,
+		    &err), 0);
+		run(&l, "/reject-all lead not now", NULL, &res);
+		ck_assert_int_eq(res.outcome, OUTCOME_DONE);
+		ck_assert_str_eq(res.message, "rejected lead's 2 requests (1 "
+		    "network, 1 permission)");
+		execute_result_clear(&res);
+		r = protocol_get(team_protocol(l.team), a);
+		ck_assert_int_eq(r->status, REQ_REJECTED);
+		ck_assert_str_eq(r->response, "not now");
+		request_free(r);
+	}
 	run(&l, "/stop lead", NULL, &res);
 	ck_assert_int_eq(res.outcome, OUTCOME_ERROR);
 	execute_result_clear(&res);
