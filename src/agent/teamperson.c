@@ -1,8 +1,8 @@
 /*
  * What the person does to the team (see team.h): their words to an agent,
  * their decisions on requests (found by id, the start of one, or a
- * teammate's name; or all of one agent's at once), a shutdown asked or forced, an interruption, a
- * compaction asked for.
+ * teammate's name; or all of one agent's at once), a shutdown asked or
+ * forced, an interruption, a compaction asked for.
  */
 #include "config.h"
 
@@ -180,8 +180,8 @@ team_rejected_text(const char *who, const size_t n[TEAM_REJ_N],
 		text = xappend(text, &len, &cap, one, strlen(one));
 		free(one);
 	}
-	one = late > 0 ? xasprintf("); %zu more were decided meanwhile",
-	    late) : xstrdup(")");
+	one = late > 0 ? xasprintf("); %zu more %s decided meanwhile", late,
+	    late == 1 ? "was" : "were") : xstrdup(")");
 	text = xappend(text, &len, &cap, one, strlen(one));
 	free(one);
 	return text;
