@@ -2,8 +2,8 @@
  * Unit tests of agent/execute.c: input lines parsed (command.c) and run
  * against a live team — plain text to the focused member, /team,
  * /tasks and /requests reports, task commands, /budget, /approve with
- * nothing pending, /reject-all, /stop of the lead, /context and /help (the front
- * end's own).
+ * nothing pending, /reject-all, /stop of the lead, /context and /help
+ * (the front end's own).
  */
 #include "config.h"
 
