@@ -166,6 +166,10 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    OPT_GATE, F(allow_socket), .what = "a path",
 	    .help = "let commands connect to the Unix socket PATH (e.g. "
 	    "docker's; repeatable)" },
+	[OPT_ALLOW_LOCAL] = { "allow-local", 0, "HOST:PORT", OPTT_NAMES,
+	    OPT_GATE, F(allow_local), .what = "HOST:PORT",
+	    .help = "let commands reach HOST:PORT through the proxy though "
+	    "it is this machine or its link, once you approve (repeatable)" },
 	[OPT_MAX_PROCS] = { "max-procs", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_procs), 0, 1000000, "a number", .deflt = "512",
 	    .help = "processes one command may start (default 512; 0: no "
