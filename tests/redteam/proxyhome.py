@@ -204,11 +204,9 @@ def _lines(out, tag):
 
 
 def _names(out, home, said):
-    if said:
-        return False, said
     lines = _lines(out, "name ")
     if len(lines) != 7:
-        return False, "the probe did not run: %s" % out[:200]
+        return False, said or "the probe did not run: %s" % out[:200]
     if home.accepted:
         return False, "the service was reached %d times" % home.accepted
     bad = [l for l in lines if "403 Forbidden" not in l or
@@ -220,34 +218,30 @@ def _names(out, home, said):
 
 
 def _self(out, said):
-    if said:
-        return False, said
     lines = _lines(out, "self ")
     bad = [l for l in lines if "403" not in l or "proxy itself" not in l]
-    if len(lines) != 2 or bad:
-        return False, (bad or [out[:200]])[0]
+    if len(lines) != 2:
+        return False, said or out[:200]
+    if bad:
+        return False, bad[0]
     return True, "403 \"... is huddle's proxy itself\" for both"
 
 
 def _host(out, dev, said):
-    if said:
-        return False, said
     want = ["127.0.0.1:%d" % dev.port]
     if not dev.hosts:
-        return False, "the allowed service was not reached: %s" % \
-            "".join(_lines(out, "host"))[:200]
+        return False, said or "the allowed service was not reached: " \
+            "%s" % "".join(_lines(out, "host"))[:200]
     if dev.hosts[0] != want:
         return False, "the service saw Host %r" % dev.hosts[0]
     return True, "the service saw Host: %s only" % want[0]
 
 
 def _fair(results, said):
-    if said:
-        return False, said
     hold = results.get("hold", {}).get("output", "")
     pat = results.get("pat", {}).get("output", "")
-    if "held idle=70 tunnels=16 refused-with-a-sentence=4" not in hold:
-        return False, "the holder: %s" % hold[:200]
     if "fetch: HTTP/1.1 200" not in pat or "host=" not in pat:
-        return False, "pat's request: %s" % pat[:200]
+        return False, said or "pat's request: %s" % pat[:200]
+    if "held idle=70 tunnels=16 refused-with-a-sentence=4" not in hold:
+        return False, said or "the holder: %s" % hold[:200]
     return True, "16 tunnels, 4 told why; pat's request served with 200"
