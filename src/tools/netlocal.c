@@ -65,27 +65,23 @@ netlocal_same(const struct netlocal_addr *x, const struct netlocal_addr *y)
 	    x->family == AF_INET ? 4 : 16) == 0;
 }
 
-/* Whether x is an address of one of this machine's interfaces. */
+/* Whether x is an address of one of the interfaces of list. */
 static int
-netlocal_own(const struct netlocal_addr *x)
+netlocal_own(const struct netlocal_addr *x, const struct ifaddrs *list)
 {
-	struct ifaddrs *list, *i;
+	const struct ifaddrs *i;
 	struct netlocal_addr y;
-	int own = 0;
 
-	if (getifaddrs(&list) == -1)
-		return 0;
-	for (i = list; i != NULL && !own; i = i->ifa_next) {
+	for (i = list; i != NULL; i = i->ifa_next) {
 		if (i->ifa_addr != NULL && netlocal_plain(i->ifa_addr,
-		    &y) == 0)
-			own = netlocal_same(x, &y);
+		    &y) == 0 && netlocal_same(x, &y))
+			return 1;
 	}
-	freeifaddrs(list);
-	return own;
+	return 0;
 }
 
 enum netlocal_kind
-netlocal_kind(const struct sockaddr *a)
+netlocal_kind(const struct sockaddr *a, const struct ifaddrs *own)
 {
 	static const unsigned char zero[16];
 	struct netlocal_addr x;
@@ -107,7 +103,7 @@ netlocal_kind(const struct sockaddr *a)
 		if (x.b[0] == 0xfe && (x.b[1] & 0xc0) == 0x80)
 			return NETLOCAL_LINK;
 	}
-	return netlocal_own(&x) ? NETLOCAL_OWN : NETLOCAL_REMOTE;
+	return netlocal_own(&x, own) ? NETLOCAL_OWN : NETLOCAL_REMOTE;
 }
 
 const char *

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+struct ifaddrs;
 struct sockaddr;
 
 /* What an address is. */
@@ -23,9 +24,12 @@ enum netlocal_kind {
 				 * interfaces (getifaddrs) */
 };
 
-/* What address a (AF_INET or AF_INET6) is; an IPv4-mapped IPv6 address
- * is judged as its IPv4 one. Anything else is NETLOCAL_REMOTE. */
-enum netlocal_kind netlocal_kind(const struct sockaddr *a);
+/* What address a (AF_INET or AF_INET6) is, `own` being this machine's
+ * interfaces as getifaddrs listed them (read once for all the addresses
+ * of a name: a listing costs tens of microseconds); an IPv4-mapped IPv6
+ * address is judged as its IPv4 one. Anything else is NETLOCAL_REMOTE. */
+enum netlocal_kind netlocal_kind(const struct sockaddr *a,
+    const struct ifaddrs *own);
 
 /* Words for a kind, for people: "this machine", "the local link". */
 const char *netlocal_words(enum netlocal_kind k);

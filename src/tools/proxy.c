@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -511,13 +512,20 @@ proxy_judge(struct proxy *p, const struct proxy_req *r,
 	const struct addrinfo *ai, *first_local = NULL;
 	enum netlocal_kind k, first_kind = NETLOCAL_REMOTE;
 	char addr[INET6_ADDRSTRLEN];
+	struct ifaddrs *own;
 	int self = 0;
 
 	memset(d, 0, sizeof *d);
+	/* Without this machine's addresses nothing can be judged. */
+	if (getifaddrs(&own) == -1) {
+		*why = xasprintf("cannot list this machine's addresses: %s",
+		    strerror(errno));
+		return -1;
+	}
 	for (ai = res; ai != NULL && d->n < PROXY_ADDRS_MAX; ai = ai->ai_next) {
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
-		k = netlocal_kind(ai->ai_addr);
+		k = netlocal_kind(ai->ai_addr, own);
 		if (k != NETLOCAL_REMOTE && r->port == p->port) {
 			self = 1;
 			continue;
@@ -539,6 +547,7 @@ proxy_judge(struct proxy *p, const struct proxy_req *r,
 		}
 		d->ai[d->n++] = ai;
 	}
+	freeifaddrs(own);
 	if (d->n > 0)
 		return 0;
 	if (first_local == NULL && self)
