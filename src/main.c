@@ -358,6 +358,8 @@ team_options_fill(struct team_options *to, const struct options *o,
 	to->nreadable = o->readable.n;
 	to->sockets = (const char *const *)o->allow_socket.v;
 	to->nsockets = o->allow_socket.n;
+	to->local = (const char *const *)o->allow_local.v;
+	to->nlocal = o->allow_local.n;
 	if (options_given(o, OPT_MAX_PROCS))
 		to->max_procs = o->max_procs;
 	if (options_given(o, OPT_MAX_MEMORY))

@@ -13,6 +13,7 @@
 
 #include "llm/llm.h"
 #include "options.h"
+#include "tools/netlocal.h"
 #include "util/number.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -166,6 +167,11 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    OPT_GATE, F(allow_socket), .what = "a path",
 	    .help = "let commands connect to the Unix socket PATH (e.g. "
 	    "docker's; repeatable)" },
+	[OPT_ALLOW_LOCAL] = { "allow-local", 0, "HOST:PORT", OPTT_NAMES,
+	    OPT_GATE, F(allow_local), .what = "HOST:PORT (a name or an "
+	    "address, IPv6 in brackets, and a port from 1 to 65535)",
+	    .help = "let commands reach HOST:PORT through the proxy though "
+	    "it is this machine or its link, once you approve (repeatable)" },
 	[OPT_MAX_PROCS] = { "max-procs", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_procs), 0, 1000000, "a number", .deflt = "512",
 	    .help = "processes one command may start (default 512; 0: no "
@@ -439,6 +445,7 @@ options_read(struct options *o, const struct opt_def *d, const char *value,
 	struct opt_list *l;
 	long n;
 	int i;
+	const char *why;
 
 	switch (d->type) {
 	case OPTT_FLAG:
@@ -504,7 +511,8 @@ options_read(struct options *o, const struct opt_def *d, const char *value,
 		return 0;
 	}
 	case OPTT_NAMES:
-		if (*value == '\0')
+		if (*value == '\0' || (d == &options_table[OPT_ALLOW_LOCAL] &&
+		    !netlocal_entry_ok(value, &why)))
 			goto bad;
 		l = FIELD(o, d, struct opt_list);
 		options_list_add(l, xstrdup(value));

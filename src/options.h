@@ -32,6 +32,7 @@ enum opt_id {
 	OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_COMPACT_AT, OPT_MAX_ROUNDS,
 	OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES, OPT_NO_CACHE, OPT_MAX_COST,
 	OPT_PASS_ENV, OPT_WRITABLE, OPT_READABLE, OPT_ALLOW_SOCKET,
+	OPT_ALLOW_LOCAL,
 	OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_NETWORK,
 	OPT_NO_NETWORK, OPT_NO_SANDBOX, OPT_BASE_URL, OPT_SCRIPT,
 	OPT_NO_STREAM, OPT_RETRY_FOR, OPT_RETRY_MAX_DELAY, OPT_MAX_RETRIES,
@@ -124,6 +125,7 @@ struct options {
 	long long	 max_memory, max_file_size;
 	double		 max_cost;
 	struct opt_list	 pass_env, writable, readable, allow_socket;
+	struct opt_list	 allow_local;
 	json_t		*mcp_servers, *permissions, *roles, *instructions;
 
 	enum opt_source	 from[OPT__COUNT];

@@ -246,6 +246,32 @@ netgate_find_pass(struct netgate *g, const char *user, const char *password)
 	return NULL;
 }
 
+/* Whether these are the credentials of a command that runs now. */
+static int
+netgate_check(void *ud, const char *user, const char *password)
+{
+	struct netgate *g = ud;
+	int ok;
+
+	pthread_mutex_lock(&g->lock);
+	ok = netgate_find_pass(g, user, password) != NULL;
+	pthread_mutex_unlock(&g->lock);
+	return ok;
+}
+
+/* What the person reads of where a connection goes: the address it
+ * will reach when the name is not that address, and "this machine" when
+ * it leads there (malloc'd). */
+static char *
+netgate_where(const struct proxy_target *t)
+{
+	int same = t->address == NULL || strcmp(t->address, t->host) == 0;
+
+	return xasprintf("%s%s%s%s%s", same ? "" : " → ", same ? "" :
+	    t->address, t->place ? " (" : "", t->place ? t->place : "",
+	    t->place ? ")" : "");
+}
+
 static enum proxy_verdict
 netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 {
@@ -254,6 +280,7 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 	struct netgate_ask *k;
 	struct request *r;
 	char target[NETGATE_TARGET_MAX], id[PROTO_ID_SIZE], *agent, *body;
+	char *where;
 	char *err = NULL;
 	uint64_t serial;
 	int rc;
@@ -304,10 +331,12 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 
 	/* Unlocked: the command may end meanwhile, and its ask with it
 	 * (netgate_pass_end), so k is looked up again by its number. */
-	body = xasprintf(NETGATE_PREFIX "%s (%s) — approve to allow it for "
+	where = netgate_where(t);
+	body = xasprintf(NETGATE_PREFIX "%s%s, %s — approve to allow it for "
 	    "this command, approve with feedback \"" NETGATE_TEAM "\" to "
-	    "allow it for the whole team, reject to deny it", target,
+	    "allow it for the whole team, reject to deny it", target, where,
 	    t->method);
+	free(where);
 	rc = protocol_request(g->proto, REQ_PERMISSION, agent, ROSTER_LEAD,
 	    body, id, &err);
 	free(body);
@@ -365,7 +394,8 @@ netgate_recall(struct netgate *g)
 }
 
 struct netgate *
-netgate_open(struct protocol *proto, char **err)
+netgate_open(struct protocol *proto, const char *const *local,
+    size_t nlocal, char **err)
 {
 	struct netgate *g = xcalloc(1, sizeof *g);
 	struct proxy_options po;
@@ -375,7 +405,10 @@ netgate_open(struct protocol *proto, char **err)
 	netgate_recall(g);
 	memset(&po, 0, sizeof po);
 	po.decide = netgate_decide;
+	po.check = netgate_check;
 	po.ud = g;
+	po.local = local;
+	po.nlocal = nlocal;
 	if ((g->proxy = proxy_open(&po, err)) == NULL) {
 		netgate_set_clear(&g->team);
 		pthread_mutex_destroy(&g->lock);

@@ -28,9 +28,13 @@ struct netgate_pass;
 /*
  * Starts the proxy and listens to proto's decisions (call before any
  * thread runs). Hosts approved for the team in the stored requests are
- * allowed again. Returns NULL with *err.
+ * allowed again. `local` holds the nlocal "host:port" entries the person
+ * lets lead to this machine or its link (--allow-local; never from the
+ * project's settings): without one the proxy refuses those addresses
+ * before anyone is asked. Returns NULL with *err.
  */
-struct netgate *netgate_open(struct protocol *proto, char **err);
+struct netgate *netgate_open(struct protocol *proto,
+    const char *const *local, size_t nlocal, char **err);
 
 /* The proxy's TCP port on 127.0.0.1 (0 for NULL). */
 int netgate_port(const struct netgate *g);

@@ -233,7 +233,7 @@ team_open(const struct team_options *o, char **err)
 	/* Its listener goes first: a network request is noted before a
 	 * front end can decide it. */
 	if (o->network == TEAM_NET_PROXY && (t->netgate =
-	    netgate_open(t->proto, err)) == NULL)
+	    netgate_open(t->proto, o->local, o->nlocal, err)) == NULL)
 		goto fail;
 	/* Outside a git repository --worktrees says so at once. */
 	if (o->worktrees && places_git_repo(t, err) == -1)

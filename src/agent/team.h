@@ -61,6 +61,8 @@ struct team_options {
 	size_t			 nreadable;
 	const char *const	*sockets;	/* --allow-socket PATHs */
 	size_t			 nsockets;
+	const char *const	*local;		/* --allow-local HOST:PORTs */
+	size_t			 nlocal;
 	long long		 max_procs;	/* per command; 0: none */
 	long long		 max_memory;	/* bytes per process; 0: none */
 	long long		 max_file_size;	/* bytes; 0: none */

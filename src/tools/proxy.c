@@ -2,17 +2,25 @@
  * huddle's network proxy (see proxy.h).
  *
  * A connection's life, on its own thread: read the request's head (up to
- * PROXY_HEAD_MAX, within head_timeout_ms), parse the request line and the
- * headers, ask the owner whether it may go to host:port (and wait for the
- * answer when the owner must ask the person), resolve the name, connect,
- * then relay bytes both ways until both sides are done. Every wait polls
- * the proxy's stop token too, so proxy_close ends them all at once.
+ * PROXY_HEAD_MAX, within auth_timeout_ms of its accept), parse the
+ * request line and the headers, have the credentials checked and take a
+ * slot, resolve the name (once), judge the addresses, ask the owner
+ * whether it may go to host:port (and wait for the answer when the owner
+ * must ask the person), connect to an address judged, then relay bytes
+ * both ways until both sides are done. Every wait polls the proxy's stop
+ * token too, so proxy_close ends them all at once.
+ *
+ * The counts (the unauthenticated pool, the slots, each command's share)
+ * live under the proxy's lock; a connection is unlinked from the list
+ * before its descriptors are closed, so the acceptor never touches a
+ * descriptor that is gone.
  */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -21,8 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "tools/netlocal.h"
 #include "tools/proxy.h"
 #include "util/cancel.h"
 #include "util/clock.h"
@@ -30,7 +40,9 @@
 
 #define PROXY_STACK_SIZE	(256 * 1024)
 #define PROXY_HOST_MAX		253
-#define PROXY_REASON_MAX	200
+#define PROXY_REASON_MAX	400
+#define PROXY_ADDRS_MAX		16	/* addresses of a name tried */
+#define PROXY_SEND_TIMEOUT_MS	30000	/* to take an answer */
 
 struct proxy_conn {
 	struct proxy		*p;
@@ -39,6 +51,12 @@ struct proxy_conn {
 	uint64_t		 ticket;
 	int			 answer;	/* 0 none, 1 allow, -1 deny */
 	char			*reason;	/* with a deny */
+	int64_t			 born;		/* accepted, clock_mono_ms */
+	int			 authed;	/* credentials taken */
+	int			 evicted;	/* closed to make room */
+	int			 slot;		/* holds a slot */
+	char			*who;		/* "user:password", once
+						 * authenticated */
 	struct proxy_conn	*next;
 };
 
@@ -51,7 +69,10 @@ struct proxy {
 	pthread_mutex_t		 lock;
 	pthread_cond_t		 cond;		/* answers, threads ending */
 	struct proxy_conn	*conns;
-	int			 nconns;
+	int			 nconns;	/* threads */
+	int			 nunauth;	/* in the unauthenticated pool */
+	int			 nslots;	/* slots taken */
+	char			**local;	/* o.local, copied */
 	uint64_t		 next_ticket;
 	int			 closing;
 };
@@ -68,7 +89,14 @@ struct proxy_req {
 	char		*user, *password;	/* malloc'd, or NULL */
 	char		**lines;	/* headers to send on (plain HTTP) */
 	size_t		 nlines;
-	int		 has_host;
+};
+
+/* Where a connection may go: the addresses judged, in order. */
+struct proxy_dest {
+	const struct addrinfo	*ai[PROXY_ADDRS_MAX];
+	size_t			 n;
+	char			 address[INET6_ADDRSTRLEN];
+	const char		*place;		/* or NULL */
 };
 
 /* One direction of a relay. */
@@ -112,7 +140,7 @@ proxy_wait(struct proxy *p, int fd, short events, int64_t deadline)
 static int
 proxy_send_all(struct proxy *p, int fd, const char *buf, size_t len)
 {
-	int64_t deadline = clock_mono_ms() + PROXY_HEAD_TIMEOUT_MS;
+	int64_t deadline = clock_mono_ms() + PROXY_SEND_TIMEOUT_MS;
 	ssize_t n;
 
 	while (len > 0) {
@@ -412,9 +440,10 @@ proxy_parse(const char *head, size_t len, struct proxy_req *r,
 		}
 		if (proxy_header_is(line, "Proxy-Authorization"))
 			proxy_credentials(sp + 1, r);
-		else if (proxy_header_is(line, "Host"))
-			r->has_host = 1;
+		/* The Host header is made from the URI that was judged:
+		 * the client's own never goes on. */
 		if (proxy_header_is(line, "Proxy-Authorization") ||
+		    proxy_header_is(line, "Host") ||
 		    proxy_header_is(line, "Proxy-Connection") ||
 		    proxy_header_is(line, "Connection") ||
 		    proxy_header_is(line, "Keep-Alive"))
@@ -426,59 +455,135 @@ proxy_parse(const char *head, size_t len, struct proxy_req *r,
 
 /* --- connecting ------------------------------------------------------------- */
 
-/* Whether address a is this proxy's own. */
+/* Resolves r's host and port, once: what is judged is what is
+ * connected to. Returns 0, or -1 with *why (malloc'd). A test's resolver
+ * returns what freeaddrinfo frees. */
 static int
-proxy_is_self(struct proxy *p, const struct sockaddr *a)
+proxy_resolve(struct proxy *p, const struct proxy_req *r,
+    struct addrinfo **res, char **why)
 {
-	if (a->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)a;
-
-		return ntohs(in->sin_port) == p->port &&
-		    (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-	}
-	if (a->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)a;
-
-		return ntohs(in6->sin6_port) == p->port &&
-		    (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
-		    IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr));
-	}
-	return 0;
-}
-
-/* Connects to r's host and port. Returns the socket, or -1 with *why
- * (malloc'd). A test's resolver returns what freeaddrinfo frees. */
-static int
-proxy_connect(struct proxy_conn *c, const struct proxy_req *r, char **why)
-{
-	struct proxy *p = c->p;
-	struct addrinfo hints, *res = NULL, *ai;
+	struct addrinfo hints;
 	char port[8];
-	int fd = -1, rc, err = 0, e;
-	socklen_t elen;
-	int64_t deadline;
+	int rc;
 
+	*res = NULL;
 	snprintf(port, sizeof port, "%d", r->port);
 	if (p->o.resolve != NULL)
-		rc = p->o.resolve(p->o.resolve_ud, r->host, r->port, &res);
+		rc = p->o.resolve(p->o.resolve_ud, r->host, r->port, res);
 	else {
 		memset(&hints, 0, sizeof hints);
 		hints.ai_family = AF_UNSPEC;
 		hints.ai_socktype = SOCK_STREAM;
 		hints.ai_flags = AI_NUMERICSERV;
-		rc = getaddrinfo(r->host, port, &hints, &res);
+		rc = getaddrinfo(r->host, port, &hints, res);
 	}
-	if (rc != 0 || res == NULL) {
+	if (rc != 0 || *res == NULL) {
+		if (rc == 0)
+			freeaddrinfo(*res);
+		*res = NULL;
 		*why = xasprintf("cannot resolve %s: %s", r->host, rc != 0 ?
 		    gai_strerror(rc) : "no address");
 		return -1;
 	}
-	deadline = clock_mono_ms() + p->o.connect_timeout_ms;
-	for (ai = res; ai != NULL && fd == -1; ai = ai->ai_next) {
-		if (proxy_is_self(p, ai->ai_addr)) {
-			err = ELOOP;
+	return 0;
+}
+
+/* How many of the owner's entries there are. */
+static size_t
+proxy_nlocal(const struct proxy *p)
+{
+	size_t n = 0;
+
+	while (p->local != NULL && p->local[n] != NULL)
+		n++;
+	return n;
+}
+
+/*
+ * Judges the addresses res holds, keeping in d those a connection may go
+ * to: never the proxy itself, never this machine or its link unless the
+ * owner's list allows it for this host and port. Returns 0, or -1 with
+ * *why (malloc'd) when none is left.
+ */
+static int
+proxy_judge(struct proxy *p, const struct proxy_req *r,
+    const struct addrinfo *res, struct proxy_dest *d, char **why)
+{
+	const struct addrinfo *ai, *first_local = NULL;
+	enum netlocal_kind k, first_kind = NETLOCAL_REMOTE;
+	char addr[INET6_ADDRSTRLEN];
+	struct ifaddrs *own;
+	int self = 0;
+
+	memset(d, 0, sizeof *d);
+	/* Without this machine's addresses nothing can be judged. */
+	if (getifaddrs(&own) == -1) {
+		*why = xasprintf("cannot list this machine's addresses: %s",
+		    strerror(errno));
+		return -1;
+	}
+	for (ai = res; ai != NULL && d->n < PROXY_ADDRS_MAX; ai = ai->ai_next) {
+		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+			continue;
+		k = netlocal_kind(ai->ai_addr, own);
+		if (k != NETLOCAL_REMOTE && r->port == p->port) {
+			self = 1;
 			continue;
 		}
+		if (k != NETLOCAL_REMOTE && !netlocal_allowed((const char *
+		    const *)p->local, proxy_nlocal(p), r->host, r->port,
+		    ai->ai_addr)) {
+			if (first_local == NULL) {
+				first_local = ai;
+				first_kind = k;
+			}
+			continue;
+		}
+		if (d->n == 0) {
+			netlocal_text(ai->ai_addr, d->address,
+			    sizeof d->address);
+			d->place = k != NETLOCAL_REMOTE ? netlocal_words(k) :
+			    NULL;
+		}
+		d->ai[d->n++] = ai;
+	}
+	freeifaddrs(own);
+	if (d->n > 0)
+		return 0;
+	if (first_local == NULL && self)
+		*why = xasprintf("%s port %d is huddle's proxy itself", r->host,
+		    r->port);
+	else if (first_local != NULL) {
+		netlocal_text(first_local->ai_addr, addr, sizeof addr);
+		*why = xasprintf("%s%s%s port %d is %s, %s: huddle's proxy "
+		    "never leads there, whoever approves. Only the person can "
+		    "allow it, with --allow-local HOST:PORT or \"allow-local\" "
+		    "in their own settings; ask them, or use another host",
+		    r->host, strcmp(addr, r->host) ? " at " : "",
+		    strcmp(addr, r->host) ? addr : "", r->port,
+		    first_kind == NETLOCAL_LINK ? "link-local" : "local",
+		    netlocal_words(first_kind));
+	} else
+		*why = xasprintf("cannot resolve %s: no address", r->host);
+	return -1;
+}
+
+/* Connects to the addresses of d, in order. Returns the socket, or -1
+ * with *why (malloc'd). */
+static int
+proxy_connect(struct proxy_conn *c, const struct proxy_req *r,
+    const struct proxy_dest *d, char **why)
+{
+	struct proxy *p = c->p;
+	const struct addrinfo *ai;
+	int fd = -1, rc, err = 0, e;
+	socklen_t elen;
+	int64_t deadline;
+	size_t i;
+
+	deadline = clock_mono_ms() + p->o.connect_timeout_ms;
+	for (i = 0; i < d->n && fd == -1; i++) {
+		ai = d->ai[i];
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd == -1) {
@@ -509,11 +614,9 @@ proxy_connect(struct proxy_conn *c, const struct proxy_req *r, char **why)
 		close(fd);
 		fd = -1;
 	}
-	freeaddrinfo(res);
 	if (fd == -1)
 		*why = xasprintf("cannot connect to %s port %d: %s", r->host,
-		    r->port, err == ELOOP ? "that is the proxy itself" :
-		    strerror(err));
+		    r->port, strerror(err));
 	return fd;
 }
 
@@ -626,13 +729,25 @@ proxy_relay(struct proxy_conn *c, const char *pre, size_t npre, int plain)
 
 /* --- one connection ----------------------------------------------------------- */
 
+/* Whether the acceptor closed c's reading side to make room. */
+static int
+proxy_evicted(struct proxy_conn *c)
+{
+	int e;
+
+	pthread_mutex_lock(&c->p->lock);
+	e = c->evicted;
+	pthread_mutex_unlock(&c->p->lock);
+	return e;
+}
+
 /* Reads the head into buf (PROXY_HEAD_MAX). Returns its length (up to and
  * including the blank line) with *got all bytes read, 0 when the client
  * left, or -1 (with the error answered). */
 static ssize_t
 proxy_read_head(struct proxy_conn *c, char *buf, size_t *got)
 {
-	int64_t deadline = clock_mono_ms() + c->p->o.head_timeout_ms;
+	int64_t deadline = c->born + c->p->o.auth_timeout_ms;
 	size_t len = 0;
 	char *end;
 	ssize_t n;
@@ -642,7 +757,13 @@ proxy_read_head(struct proxy_conn *c, char *buf, size_t *got)
 	for (;;) {
 		rc = proxy_wait(c->p, c->fd, POLLIN, deadline);
 		if (rc == 0) {
-			proxy_fail(c, 408, "Request Timeout", "no request");
+			char *why = xasprintf("no request with credentials "
+			    "within %d ms: huddle's proxy closes a connection "
+			    "that has not presented them by then",
+			    c->p->o.auth_timeout_ms);
+
+			proxy_fail(c, 408, "Request Timeout", why);
+			free(why);
 			return -1;
 		}
 		if (rc == -1)
@@ -650,6 +771,13 @@ proxy_read_head(struct proxy_conn *c, char *buf, size_t *got)
 		n = recv(c->fd, buf + len, PROXY_HEAD_MAX - len, 0);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
+		if (n == 0 && proxy_evicted(c)) {
+			proxy_fail(c, 503, "Service Unavailable", "closed: no "
+			    "request with credentials came while other "
+			    "connections waited for room in huddle's proxy; "
+			    "send the request as soon as you connect");
+			return -1;
+		}
 		if (n <= 0) {
 			if (len > 0)
 				proxy_fail(c, 400, "Bad Request", "the request "
@@ -683,9 +811,11 @@ proxy_plain_head(const struct proxy_req *r, size_t *len)
 	out = xmalloc(cap + 64);
 	at = out + sprintf(out, "%s %s%s %s\r\n", r->method,
 	    *r->path == '/' ? "" : "/", r->path, r->version);
-	if (!r->has_host)
-		at += sprintf(at, strchr(r->host, ':') ? "Host: [%s]:%d\r\n" :
-		    "Host: %s:%d\r\n", r->host, r->port);
+	at += sprintf(at, strchr(r->host, ':') ? "Host: [%s]" : "Host: %s",
+	    r->host);
+	if (r->port != 80)
+		at += sprintf(at, ":%d", r->port);
+	at += sprintf(at, "\r\n");
 	for (i = 0; i < r->nlines; i++)
 		at += sprintf(at, "%s\r\n", r->lines[i]);
 	at += sprintf(at, "Connection: close\r\n\r\n");
@@ -696,7 +826,8 @@ proxy_plain_head(const struct proxy_req *r, size_t *len)
 /* Asks the owner; waits for an answer when it must. Returns 1 when the
  * connection may go on, 0 when it was refused (and answered). */
 static int
-proxy_decide(struct proxy_conn *c, const struct proxy_req *r)
+proxy_decide(struct proxy_conn *c, const struct proxy_req *r,
+    const struct proxy_dest *d)
 {
 	struct proxy *p = c->p;
 	struct proxy_target t;
@@ -712,6 +843,8 @@ proxy_decide(struct proxy_conn *c, const struct proxy_req *r)
 	t.method = r->method;
 	t.host = r->host;
 	t.port = r->port;
+	t.address = d->address;
+	t.place = d->place;
 	t.ticket = c->ticket;
 	v = p->o.decide(p->o.ud, &t, &reason);
 	if (v == PROXY_ALLOW) {
@@ -746,10 +879,104 @@ proxy_decide(struct proxy_conn *c, const struct proxy_req *r)
 	return 0;
 }
 
+/* Waits on the proxy's condition until deadline (clock_mono_ms). Under
+ * the lock. */
+static void
+proxy_wait_until(struct proxy *p, int64_t deadline)
+{
+	struct timespec ts;
+	int64_t ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ms = deadline - clock_mono_ms();
+	if (ms <= 0)
+		return;
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	(void)pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+}
+
+/* How many connections with credentials who hold a share. Under the
+ * lock. */
+static int
+proxy_share_of(struct proxy *p, const char *who)
+{
+	struct proxy_conn *c;
+	int n = 0;
+
+	for (c = p->conns; c != NULL; c = c->next)
+		n += c->who != NULL && strcmp(c->who, who) == 0;
+	return n;
+}
+
+/*
+ * Takes r's credentials (the owner checks them) and a slot for c: out of
+ * the unauthenticated pool, into the command's share. Returns 1, or 0
+ * when c was refused (and answered with why).
+ */
+static int
+proxy_admit(struct proxy_conn *c, const struct proxy_req *r)
+{
+	struct proxy *p = c->p;
+	int64_t deadline = clock_mono_ms() + p->o.slot_wait_ms;
+	char *who, *why = NULL;
+	int mine;
+
+	if (p->o.check != NULL && !p->o.check(p->o.ud, r->user,
+	    r->password)) {
+		proxy_fail(c, 407, "Proxy Authentication Required", "no valid "
+		    "credentials for huddle's proxy: only the commands huddle "
+		    "runs, while they run, may use it");
+		return 0;
+	}
+	who = xasprintf("%s:%s", r->user ? r->user : "", r->password ?
+	    r->password : "");
+	pthread_mutex_lock(&p->lock);
+	if (!c->evicted)
+		p->nunauth--;
+	c->authed = 1;
+	pthread_cond_broadcast(&p->cond);
+	if ((mine = proxy_share_of(p, who)) >= p->o.share) {
+		why = xasprintf("this command already has %d connections "
+		    "open through huddle's proxy, the most one command may "
+		    "have: close some, or wait for them to end, then try "
+		    "again", mine);
+		free(who);
+		goto refuse;
+	}
+	c->who = who;
+	while (p->nslots >= p->o.max_conns && !p->closing &&
+	    clock_mono_ms() < deadline)
+		proxy_wait_until(p, deadline);
+	if (p->nslots >= p->o.max_conns || p->closing) {
+		why = xasprintf("all %d connections of huddle's proxy are in "
+		    "use by the team's commands and none came free within "
+		    "%d s: try again in a while", p->o.max_conns,
+		    p->o.slot_wait_ms / 1000);
+		goto refuse;
+	}
+	p->nslots++;
+	c->slot = 1;
+	pthread_mutex_unlock(&p->lock);
+	return 1;
+refuse:
+	pthread_mutex_unlock(&p->lock);
+	if (!cancel_fired(&p->stop))
+		proxy_fail(c, 503, "Service Unavailable", why);
+	free(why);
+	return 0;
+}
+
 static void
 proxy_serve(struct proxy_conn *c)
 {
 	struct proxy_req r;
+	struct proxy_dest d;
+	struct addrinfo *res = NULL;
 	char *buf = xmalloc(PROXY_HEAD_MAX), *why = NULL, *head;
 	const char *bad = NULL;
 	size_t got, hlen;
@@ -762,9 +989,19 @@ proxy_serve(struct proxy_conn *c)
 		proxy_fail(c, 400, "Bad Request", bad);
 		goto done;
 	}
-	if (!proxy_decide(c, &r))
+	if (!proxy_admit(c, &r))
 		goto done;
-	if ((c->up = proxy_connect(c, &r, &why)) == -1) {
+	if (proxy_resolve(c->p, &r, &res, &why) == -1) {
+		proxy_fail(c, 502, "Bad Gateway", why);
+		goto done;
+	}
+	if (proxy_judge(c->p, &r, res, &d, &why) == -1) {
+		proxy_fail(c, 403, "Forbidden", why);
+		goto done;
+	}
+	if (!proxy_decide(c, &r, &d))
+		goto done;
+	if ((c->up = proxy_connect(c, &r, &d, &why)) == -1) {
 		if (!cancel_fired(&c->p->stop))
 			proxy_fail(c, 502, "Bad Gateway", why);
 		goto done;
@@ -783,12 +1020,15 @@ proxy_serve(struct proxy_conn *c)
 		free(head);
 	}
 done:
+	if (res != NULL)
+		freeaddrinfo(res);
 	free(why);
 	free(buf);
 	proxy_req_clear(&r);
 }
 
-/* The thread of one connection. */
+/* The thread of one connection. Off the list (and its counts) first,
+ * then its descriptors closed, then the thread counted out. */
 static void *
 proxy_conn_main(void *arg)
 {
@@ -796,9 +1036,92 @@ proxy_conn_main(void *arg)
 	struct proxy *p = c->p;
 
 	proxy_serve(c);
+	pthread_mutex_lock(&p->lock);
+	for (pp = &p->conns; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	if (!c->authed && !c->evicted)
+		p->nunauth--;
+	if (c->slot)
+		p->nslots--;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	close(c->fd);
 	if (c->up != -1)
 		close(c->up);
+	free(c->reason);
+	free(c->who);
+	free(c);
+	pthread_mutex_lock(&p->lock);
+	p->nconns--;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* --- accepting ------------------------------------------------------------------ */
+
+/*
+ * Waits until the unauthenticated pool has room for one more, making it
+ * when it must by closing the reading side of the oldest connection there
+ * that has sat silent for evict_after_ms (its thread then answers it with
+ * a sentence). A client that sends its
+ * request as it connects is never the one closed. Returns 0, or -1 when
+ * the proxy closes.
+ */
+static int
+proxy_make_room(struct proxy *p)
+{
+	int64_t grace = p->o.evict_after_ms, now;
+	struct proxy_conn *c, *oldest;
+	int rc;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->closing && p->nunauth >= p->o.max_unauth) {
+		oldest = NULL;
+		for (c = p->conns; c != NULL; c = c->next) {
+			if (!c->authed && !c->evicted && (oldest == NULL ||
+			    c->born < oldest->born))
+				oldest = c;
+		}
+		now = clock_mono_ms();
+		if (oldest != NULL && now - oldest->born >= grace) {
+			oldest->evicted = 1;
+			p->nunauth--;
+			shutdown(oldest->fd, SHUT_RD);
+			break;
+		}
+		proxy_wait_until(p, oldest != NULL ? oldest->born + grace :
+		    now + grace);
+	}
+	rc = p->closing ? -1 : 0;
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+/* Starts the thread of a connection just accepted, in the
+ * unauthenticated pool. Returns 0, or -1 (fd is the caller's still). */
+static int
+proxy_start_conn(struct proxy *p, int fd, pthread_attr_t *attr)
+{
+	struct proxy_conn *c = xcalloc(1, sizeof *c), **pp;
+	pthread_t th;
+
+	c->p = p;
+	c->fd = fd;
+	c->up = -1;
+	c->born = clock_mono_ms();
+	pthread_mutex_lock(&p->lock);
+	c->next = p->conns;
+	p->conns = c;
+	p->nconns++;
+	p->nunauth++;
+	pthread_mutex_unlock(&p->lock);
+	if (pthread_create(&th, attr, proxy_conn_main, c) == 0)
+		return 0;
 	pthread_mutex_lock(&p->lock);
 	for (pp = &p->conns; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == c) {
@@ -807,40 +1130,31 @@ proxy_conn_main(void *arg)
 		}
 	}
 	p->nconns--;
-	free(c->reason);
-	free(c);
+	if (!c->evicted)
+		p->nunauth--;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-/* --- accepting ------------------------------------------------------------------ */
-
-/* Turns a client away at once (too many connections, or closing). */
-static void
-proxy_turn_away(int fd)
-{
-	static const char busy[] = "HTTP/1.1 503 Service Unavailable: too many "
-	    "connections through huddle's proxy\r\nContent-Length: 0\r\n"
-	    "Connection: close\r\n\r\n";
-
-	(void)send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-	close(fd);
+	free(c);
+	return -1;
 }
 
 static void *
 proxy_accept_main(void *arg)
 {
+	static const char busy[] = "HTTP/1.1 503 Service Unavailable: "
+	    "huddle's proxy cannot start a thread for this connection\r\n"
+	    "Content-Length: 0\r\nConnection: close\r\n\r\n";
 	struct proxy *p = arg;
-	struct proxy_conn *c;
 	pthread_attr_t attr;
-	pthread_t th;
-	int fd, full;
+	int fd;
 
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, PROXY_STACK_SIZE);
 	while (proxy_wait(p, p->lfd, POLLIN, -1) == 1) {
+		/* A client beyond the pool waits in the listening queue. */
+		if (proxy_make_room(p) == -1)
+			break;
 		fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd == -1) {
 			/* Out of descriptors: back off a little. */
@@ -848,30 +1162,10 @@ proxy_accept_main(void *arg)
 				cancel_sleep(&p->stop, 100);
 			continue;
 		}
-		c = xcalloc(1, sizeof *c);
-		c->p = p;
-		c->fd = fd;
-		c->up = -1;
-		pthread_mutex_lock(&p->lock);
-		full = p->closing || p->nconns >= p->o.max_conns;
-		if (!full) {
-			c->next = p->conns;
-			p->conns = c;
-			p->nconns++;
-		}
-		pthread_mutex_unlock(&p->lock);
-		if (full) {
-			free(c);
-			proxy_turn_away(fd);
-			continue;
-		}
-		if (pthread_create(&th, &attr, proxy_conn_main, c) != 0) {
-			pthread_mutex_lock(&p->lock);
-			p->conns = c->next;	/* still the first */
-			p->nconns--;
-			pthread_mutex_unlock(&p->lock);
-			free(c);
-			proxy_turn_away(fd);
+		if (proxy_start_conn(p, fd, &attr) == -1) {
+			(void)send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+			close(fd);
 		}
 	}
 	pthread_attr_destroy(&attr);
@@ -880,18 +1174,48 @@ proxy_accept_main(void *arg)
 
 /* --- the proxy ---------------------------------------------------------------------- */
 
+/* Frees the copy of the owner's list. */
+static void
+proxy_free_local(struct proxy *p)
+{
+	size_t i;
+
+	for (i = 0; p->local != NULL && p->local[i] != NULL; i++)
+		free(p->local[i]);
+	free(p->local);
+}
+
 struct proxy *
 proxy_open(const struct proxy_options *o, char **err)
 {
-	struct proxy *p = xcalloc(1, sizeof *p);
+	struct proxy *p;
 	struct sockaddr_in a;
 	socklen_t alen = sizeof a;
+	pthread_condattr_t ca;
+	const char *why;
+	size_t i;
 
+	for (i = 0; i < o->nlocal; i++) {
+		if (!netlocal_entry_ok(o->local[i], &why)) {
+			*err = xasprintf("allow-local \"%s\" %s", o->local[i],
+			    why);
+			return NULL;
+		}
+	}
+	p = xcalloc(1, sizeof *p);
 	p->o = *o;
 	if (p->o.max_conns <= 0)
 		p->o.max_conns = PROXY_MAX_CONNS;
-	if (p->o.head_timeout_ms <= 0)
-		p->o.head_timeout_ms = PROXY_HEAD_TIMEOUT_MS;
+	if (p->o.share <= 0)
+		p->o.share = PROXY_SHARE;
+	if (p->o.max_unauth <= 0)
+		p->o.max_unauth = PROXY_MAX_UNAUTH;
+	if (p->o.auth_timeout_ms <= 0)
+		p->o.auth_timeout_ms = PROXY_AUTH_TIMEOUT_MS;
+	if (p->o.slot_wait_ms <= 0)
+		p->o.slot_wait_ms = PROXY_SLOT_WAIT_MS;
+	if (p->o.evict_after_ms <= 0)
+		p->o.evict_after_ms = p->o.auth_timeout_ms / 5;
 	if (p->o.connect_timeout_ms <= 0)
 		p->o.connect_timeout_ms = PROXY_CONNECT_TIMEOUT_MS;
 	memset(&a, 0, sizeof a);
@@ -910,15 +1234,25 @@ proxy_open(const struct proxy_options *o, char **err)
 		return NULL;
 	}
 	p->port = ntohs(a.sin_port);
+	p->local = xcalloc(o->nlocal + 1, sizeof *p->local);
+	for (i = 0; i < o->nlocal; i++)
+		p->local[i] = xstrdup(o->local[i]);
+	p->o.local = NULL;
+	p->o.nlocal = 0;
 	cancel_init(&p->stop);
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
+	/* Timed waits count on the monotonic clock. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (pthread_create(&p->acceptor, NULL, proxy_accept_main, p) != 0) {
 		*err = xstrdup("cannot start the network proxy's thread");
 		close(p->lfd);
 		cancel_destroy(&p->stop);
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
+		proxy_free_local(p);
 		free(p);
 		return NULL;
 	}
@@ -979,5 +1313,6 @@ proxy_close(struct proxy *p)
 	cancel_destroy(&p->stop);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
+	proxy_free_local(p);
 	free(p);
 }

@@ -5,13 +5,27 @@
  * URI (one request per connection, sent on with Connection: close). It
  * resolves names itself, so commands need no DNS.
  *
- * Before it connects anywhere it asks its owner, through a callback, with
- * the credentials the client gave (Proxy-Authorization: Basic) and the
- * host and port: allow, deny, or "ask" — then the connection waits until
- * proxy_answer() says. The proxy knows nothing of agents or requests.
+ * It resolves a name once, before anything else, and judges the
+ * addresses it got, never the name's spelling: an address that reaches
+ * this machine or its link (tools/netlocal.h), or the proxy itself, is
+ * refused with a sentence, unless the owner's list of "host:port" entries
+ * allows it (the proxy itself never). Then it asks its owner, through a
+ * callback, with the credentials the client gave (Proxy-Authorization:
+ * Basic), the host and port, and the address it will connect to: allow,
+ * deny, or "ask" — then the connection waits until proxy_answer() says.
+ * It connects only to the addresses it judged (no second lookup), and a
+ * plain request's Host header is made from its URI. The proxy knows
+ * nothing of agents or requests.
  *
- * One thread accepts; each connection has a thread of its own (at most
- * max_conns at once; beyond that a client gets 503). Nothing it does
+ * One thread accepts; each connection has a thread of its own. Until it
+ * has sent a head with credentials the owner takes (within
+ * auth_timeout_ms) a connection sits in a small pool of its own; when
+ * that is full, the oldest one that has sat there evict_after_ms (a fifth
+ * of that time) is closed to make room. Once its credentials are taken it holds one of
+ * max_conns slots, and the connections with the same credentials (one
+ * command) hold at most `share` of them; a connection beyond its share is
+ * refused with a sentence, one that finds every slot taken waits up to
+ * slot_wait_ms for one, then is refused with a sentence. Nothing it does
  * blocks any other thread of huddle.
  */
 #ifndef HUDDLE_TOOLS_PROXY_H
@@ -21,10 +35,13 @@
 
 struct addrinfo;
 
-#define PROXY_MAX_CONNS		64		/* default cap */
+#define PROXY_MAX_CONNS		64		/* default slots */
+#define PROXY_SHARE		16		/* of them, one command's */
+#define PROXY_MAX_UNAUTH	32		/* waiting for credentials */
+#define PROXY_AUTH_TIMEOUT_MS	5000		/* to send them */
+#define PROXY_SLOT_WAIT_MS	30000		/* for a free slot */
 #define PROXY_HEAD_MAX		(16 * 1024)	/* a request's head */
 #define PROXY_BUF_SIZE		(16 * 1024)	/* per direction */
-#define PROXY_HEAD_TIMEOUT_MS	30000		/* to send a head */
 #define PROXY_CONNECT_TIMEOUT_MS 15000		/* to reach the host */
 
 /* What the owner says of a connection. */
@@ -43,6 +60,10 @@ struct proxy_target {
 	const char	*host;		/* a name (lower case) or an address
 					 * (IPv6 without brackets) */
 	int		 port;
+	const char	*address;	/* the numeric address it will
+					 * connect to (the first, if more) */
+	const char	*place;		/* "this machine", "the local link"
+					 * (allowed by the list), or NULL */
 	uint64_t	 ticket;	/* for proxy_answer after PROXY_ASK */
 };
 
@@ -59,20 +80,34 @@ typedef enum proxy_verdict (*proxy_decide_fn)(void *ud,
 typedef int (*proxy_resolve_fn)(void *ud, const char *host, int port,
     struct addrinfo **out);
 
+/* Whether user and password (either may be NULL) are credentials the
+ * owner knows now; called on a connection's thread, no lock held. */
+typedef int (*proxy_check_fn)(void *ud, const char *user,
+    const char *password);
+
 struct proxy_options {
 	proxy_decide_fn	 decide;	/* required */
 	void		*ud;
+	proxy_check_fn	 check;		/* NULL: any credentials, or none */
 	int		 max_conns;	/* 0: PROXY_MAX_CONNS */
-	int		 head_timeout_ms; /* 0: PROXY_HEAD_TIMEOUT_MS */
+	int		 share;		/* 0: PROXY_SHARE */
+	int		 max_unauth;	/* 0: PROXY_MAX_UNAUTH */
+	int		 auth_timeout_ms; /* 0: PROXY_AUTH_TIMEOUT_MS */
+	int		 slot_wait_ms;	/* 0: PROXY_SLOT_WAIT_MS */
+	int		 evict_after_ms; /* 0: a fifth of auth_timeout_ms */
 	int		 connect_timeout_ms; /* 0: PROXY_CONNECT_TIMEOUT_MS */
 	proxy_resolve_fn resolve;	/* NULL: getaddrinfo */
 	void		*resolve_ud;
+	const char *const *local;	/* "host:port" entries that may lead
+					 * to this machine or its link */
+	size_t		 nlocal;
 };
 
 struct proxy;
 
-/* Starts a proxy on 127.0.0.1 on a port of the kernel's choosing.
- * Returns NULL with *err. */
+/* Starts a proxy on 127.0.0.1 on a port of the kernel's choosing (it
+ * copies o's list). Returns NULL with *err, an entry of the list that is
+ * not host:port among the reasons. */
 struct proxy *proxy_open(const struct proxy_options *o, char **err);
 
 /* The TCP port it listens on. */
@@ -86,7 +121,7 @@ int proxy_port(const struct proxy *p);
 void proxy_answer(struct proxy *p, uint64_t ticket, int allow,
     const char *reason);
 
-/* How many connections are open now. */
+/* How many connections are open now (authenticated or not). */
 int proxy_connections(struct proxy *p);
 
 /*

@@ -11,20 +11,27 @@ allows the host for the whole team, so the next command (a real
 rejects fails the command cleanly with the reason, and the registry
 never hears of it; a plain `/approve` allows one command only; the
 team's hosts are kept for --resume; --network open and --no-network
-give commands no proxy.
+give commands no proxy. The registry is on this machine, which the
+proxy refuses unless the person allows its host and port: in their own
+settings ("allow-local") for the first part, with --allow-local for the
+others; without either, the person is never even asked, and the
+project's settings may not allow it.
 """
 
 import base64
 import hashlib
 import http.server
 import io
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import threading
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results  # noqa: E402
+from fakellm_client import HUDDLE, FakeLLM, Results  # noqa: E402
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402,E501
 
 
@@ -102,6 +109,21 @@ def bash_result(h, agent, mark, what):
                   what=what, timeout=60)
 
 
+def person_settings(settings):
+    """An XDG_CONFIG_HOME whose huddle/settings.json is `settings`."""
+    home = tempfile.mkdtemp(prefix="huddle-config-")
+    os.mkdir(os.path.join(home, "huddle"))
+    with open(os.path.join(home, "huddle", "settings.json"), "w") as f:
+        json.dump(settings, f)
+    return {"XDG_CONFIG_HOME": home}
+
+
+def allow_local(reg):
+    """--allow-local for the registry under both its names."""
+    return ["--allow-local", "localhost:%d" % reg.port,
+            "--allow-local", "127.0.0.1:%d" % reg.port]
+
+
 def test_first_asks_team_allows_denied_fails(fake, reg):
     host = "localhost:%d" % reg.port
     other = "127.0.0.1:%d" % reg.port
@@ -122,12 +144,14 @@ def test_first_asks_team_allows_denied_fails(fake, reg):
         say("pat", "Done."), *notes("pat", 4),
         call("pat", "shutdown_response", request_id="{{request_id}}",
              approve=True))
-    with Huddle(fake) as h:
+    with Huddle(fake, env=person_settings({"allow-local": [host, other]})
+                ) as h:
         h.send("go")
         req = h.wait(ev("request", type="permission", status="pending",
                         body=contains("network: " + host)),
                      what="the first connection's request", timeout=30)
         expect(req["from"] == "pat", req)
+        expect("(this machine)" in req["body"], req["body"])
         expect(reg.seen == [], "the registry was reached before the "
                "person allowed it: %r" % reg.seen)
         mark = len(h.events)
@@ -165,7 +189,8 @@ def test_team_allowance_is_resumed(fake, reg, workdir):
     fake.script(
         call("lead", "bash", command="curl -sS -f http://%s/hello" % host),
         *notes("lead", 4))
-    with Huddle(fake, workdir=workdir, resume=True) as h:
+    with Huddle(fake, workdir=workdir, resume=True,
+                args=allow_local(reg)) as h:
         mark = len(h.events)
         h.send("again")
         res = bash_result(h, "lead", mark, "curl after resume")
@@ -186,7 +211,7 @@ def test_approve_once_is_for_one_command(fake, reg):
         call("lead", "bash",
              command="curl -sS -f http://%s/hello; echo curl=$?" % host),
         *notes("lead", 4))
-    with Huddle(fake) as h:
+    with Huddle(fake, args=allow_local(reg)) as h:
         h.send("go")
         h.wait(ev("request", type="permission", status="pending",
                   body=contains("network: " + host)), what="the request")
@@ -206,6 +231,43 @@ def test_approve_once_is_for_one_command(fake, reg):
         res = bash_result(h, "lead", len(h.events) - 1, "refused")
         expect("curl=0" not in res["output"], res["output"])
         quit_cleanly(h)
+
+
+def test_this_machine_needs_the_person(fake, reg):
+    """Without the person's allowance the registry is refused under any
+    name, with a sentence, though the person approves everything; the
+    project's settings cannot allow it."""
+    names = ["localhost", "127.0.0.1", "2130706433", "127.1", "0x7f.1",
+             "0"]
+    fetch = "; ".join("curl -sS -x \"$HTTP_PROXY\" http://%s:%d/hello; "
+                      "echo \" curl=$?\"" % (n, reg.port) for n in names)
+    fake.reset()
+    fake.script(call("lead", "bash", command=fetch), *notes("lead", 4))
+    seen = len(reg.seen)
+    with Huddle(fake, approve=True) as h:
+        h.send("go")
+        res = bash_result(h, "lead", 0, "fetches")
+        out = res["output"]
+        expect(out.count("huddle's proxy never leads there") == len(names),
+               out)
+        expect("this machine" in out and "--allow-local" in out, out)
+        expect("hello from the registry" not in out, out)
+        asked = [e for e in h.events if e.get("event") == "request" and
+                 e.get("type") == "permission"]
+        expect(asked == [], "the person was asked: %r" % asked)
+        quit_cleanly(h)
+    expect(len(reg.seen) == seen, "the registry was reached")
+    # The project's settings are the team's to write: refused at start.
+    work = tempfile.mkdtemp(prefix="huddle-team-")
+    os.mkdir(os.path.join(work, ".huddle"))
+    with open(os.path.join(work, ".huddle", "settings.json"), "w") as f:
+        json.dump({"allow-local": ["localhost:%d" % reg.port]}, f)
+    run = subprocess.run([HUDDLE, "--headless", "--workdir", work],
+                         stdin=subprocess.DEVNULL, capture_output=True,
+                         timeout=30)
+    err = run.stderr.decode(errors="replace")
+    expect(run.returncode == 2 and 'may not set "allow-local"' in err,
+           (run.returncode, err))
 
 
 def test_open_and_none_give_no_proxy(fake, reg):
@@ -246,6 +308,8 @@ def main():
                         test_team_allowance_is_resumed, fake, reg, box["w"])
         results.run("approve once is for one command",
                     test_approve_once_is_for_one_command, fake, reg)
+        results.run("this machine needs the person",
+                    test_this_machine_needs_the_person, fake, reg)
         results.run("open and none give no proxy",
                     test_open_and_none_give_no_proxy, fake, reg)
     reg.shutdown()

@@ -22,6 +22,9 @@ Four parts run side by side, each with its own fake server and huddle:
   /reject-all.
 * planted.py: a .huddle/team.db in the working tree, and the default
   network past the proxy.
+* proxyhome.py: the proxy asked for the person's own services under
+  names that hide loopback, for itself, with a forged Host header, and
+  starved by one command's silent sockets.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -51,6 +54,7 @@ import flood  # noqa: E402
 import reqflood  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
+import proxyhome  # noqa: E402
 import swapped  # noqa: E402
 import terminal  # noqa: E402
 
@@ -378,7 +382,7 @@ def check_reserved_name(run):
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
          ("planted", planted.run), ("swapped", swapped.run),
-         ("reqflood", reqflood.run)]
+         ("reqflood", reqflood.run), ("proxyhome", proxyhome.run)]
 
 
 def main():

@@ -23,6 +23,10 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
+/* The person's --allow-local entry for the last host opened: the host
+ * is on this machine, which the proxy refuses without one. */
+static char local_entry[32];
+
 /* A host: listening, so the kernel completes each connection to it. */
 static int
 host_open(int *port)
@@ -38,6 +42,7 @@ host_open(int *port)
 	ck_assert_int_eq(listen(fd, 16), 0);
 	getsockname(fd, (struct sockaddr *)&a, &alen);
 	*port = ntohs(a.sin_port);
+	snprintf(local_entry, sizeof local_entry, "127.0.0.1:%d", *port);
 	return fd;
 }
 
@@ -76,10 +81,11 @@ pass_creds(const struct netgate_pass *p)
 	return xasprintf("%.*s", (int)(at - v), v);
 }
 
-/* Connects to the gate's proxy and asks for CONNECT 127.0.0.1:port with
- * the pass's credentials (NULL: made-up ones); returns the socket. */
+/* Connects to the gate's proxy and asks for CONNECT host:port with the
+ * pass's credentials (NULL: made-up ones); returns the socket. */
 static int
-ask(struct netgate *g, const struct netgate_pass *p, int port)
+ask_as(struct netgate *g, const struct netgate_pass *p, const char *host,
+    int port)
 {
 	struct sockaddr_in a;
 	char *creds = p != NULL ? pass_creds(p) : xstrdup("alice:0123456789"
@@ -91,14 +97,21 @@ ask(struct netgate *g, const struct netgate_pass *p, int port)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons((uint16_t)netgate_port(g));
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	req = xasprintf("CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d"
-	    "\r\nProxy-Authorization: Basic %s\r\n\r\n", port, port, b64);
+	req = xasprintf("CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n"
+	    "Proxy-Authorization: Basic %s\r\n\r\n", host, port, host, port,
+	    b64);
 	ck_assert_int_eq(send(fd, req, strlen(req), MSG_NOSIGNAL),
 	    (ssize_t)strlen(req));
 	free(req);
 	free(b64);
 	free(creds);
 	return fd;
+}
+
+static int
+ask(struct netgate *g, const struct netgate_pass *p, int port)
+{
+	return ask_as(g, p, "127.0.0.1", port);
 }
 
 /* The head of the proxy's answer on fd (malloc'd), waiting up to 10 s;
@@ -166,8 +179,10 @@ decide(struct agentfix *f, const char *id, int approve, const char *text)
 static struct netgate *
 gate_open(struct agentfix *f)
 {
+	const char *local[] = { local_entry };
 	char *err = NULL;
-	struct netgate *g = netgate_open(f->team.proto, &err);
+	struct netgate *g = netgate_open(f->team.proto, local,
+	    *local_entry != '\0', &err);
 
 	ck_assert_msg(g != NULL, "%s", err);
 	f->team.netgate = g;
@@ -272,7 +287,14 @@ START_TEST(allowed_for_the_team_asks_no_more)
 	want = xasprintf("127.0.0.1:%d", port);
 	ck_assert(netgate_target(r->body, target, sizeof target));
 	ck_assert_str_eq(target, want);
-	ck_assert_ptr_nonnull(strstr(r->body, "(CONNECT)"));
+	/* The address it leads to, and that it is this machine. */
+	free(want);
+	want = xasprintf("network: 127.0.0.1:%d (this machine), CONNECT — ",
+	    port);
+	ck_assert_msg(strncmp(r->body, want, strlen(want)) == 0, "%s",
+	    r->body);
+	free(want);
+	want = xasprintf("127.0.0.1:%d", port);
 	request_free(r);
 	ck_assert_uint_eq(netgate_team_allowed(g), 0);
 	decide(&f, id, 1, " Team, please");
@@ -289,10 +311,55 @@ START_TEST(allowed_for_the_team_asks_no_more)
 	/* A resumed team recalls it. */
 	free(want);
 	want = NULL;
-	again = netgate_open(f.team.proto, &want);
+	again = netgate_open(f.team.proto, NULL, 0, &want);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_uint_eq(netgate_team_allowed(again), 1);
 	netgate_close(again);
+	netgate_close(g);
+	f.team.netgate = NULL;
+	close(host);
+	af_close(&f);
+}
+END_TEST
+
+/* A name that hides this machine: the request shows where it leads;
+ * without the person's entry nobody is even asked. */
+START_TEST(a_hidden_loopback_is_shown_or_refused)
+{
+	struct agentfix f;
+	struct netgate *g;
+	struct netgate_pass *a;
+	struct request *r;
+	char id[PROTO_ID_SIZE], *want;
+	int port, host = host_open(&port), fd;
+	char *err = NULL;
+
+	af_open(&f);
+	g = gate_open(&f);
+	a = netgate_pass_new(g, "alice");
+	fd = ask_as(g, a, "2130706433", port);
+	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
+	r = protocol_get(f.team.proto, id);
+	want = xasprintf("network: 2130706433:%d → 127.0.0.1 (this machine), "
+	    "CONNECT — ", port);
+	ck_assert_msg(strncmp(r->body, want, strlen(want)) == 0, "%s",
+	    r->body);
+	free(want);
+	request_free(r);
+	decide(&f, id, 1, NULL);
+	expect_answer(fd, "HTTP/1.1 200", NULL);
+	netgate_pass_end(g, a);
+	netgate_close(g);
+
+	/* The person's list lacks it: refused before anyone is asked. */
+	g = netgate_open(f.team.proto, NULL, 0, &err);
+	ck_assert_ptr_nonnull(g);
+	f.team.netgate = g;
+	a = netgate_pass_new(g, "alice");
+	expect_answer(ask_as(g, a, "2130706433", port), "HTTP/1.1 403",
+	    "is local, this machine");
+	ck_assert_uint_eq(requests(&f), 1);
+	netgate_pass_end(g, a);
 	netgate_close(g);
 	f.team.netgate = NULL;
 	close(host);
@@ -378,6 +445,7 @@ netgate_suite(void)
 	tcase_add_test(tc, without_a_pass_nothing_is_asked);
 	tcase_add_test(tc, allowed_for_the_team_asks_no_more);
 	tcase_add_test(tc, allowed_once_is_the_commands_alone);
+	tcase_add_test(tc, a_hidden_loopback_is_shown_or_refused);
 	tcase_add_test(tc, a_pass_that_ends_withdraws_its_question);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,14 +1,19 @@
 /*
  * Unit tests of tools/proxy: tunnels allowed, denied and waiting for an
- * answer, plain HTTP forwarded, bad requests, unknown hosts, credentials,
- * the connection cap, many connections at once, and closing while busy.
- * An echo server and a one-shot HTTP server on 127.0.0.1 stand in for
- * the hosts.
+ * answer, plain HTTP forwarded with its Host made from the URI, bad
+ * requests, unknown hosts, credentials, the slots and each command's
+ * share of them, the time to present credentials, an unauthenticated
+ * flood, many connections at once, and closing while busy; this machine
+ * under every name that hides it refused unless the owner's list allows
+ * it, and a resolver that changes its answer never leading there. An
+ * echo server and a one-shot HTTP server on 127.0.0.1 stand in for the
+ * hosts: each test allows its server's port, as the person would.
  */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -134,6 +139,7 @@ struct owner {
 	atomic_int		 asked;
 	_Atomic uint64_t	 ticket;	/* the last one */
 	char			 user[64], password[64], host[256];
+	char			 address[64], place[32];
 	int			 port;
 	pthread_mutex_t		 lock;
 };
@@ -148,6 +154,8 @@ owner_decide(void *ud, const struct proxy_target *t, char **reason)
 	snprintf(o->password, sizeof o->password, "%s", t->password ?
 	    t->password : "");
 	snprintf(o->host, sizeof o->host, "%s", t->host);
+	snprintf(o->address, sizeof o->address, "%s", t->address);
+	snprintf(o->place, sizeof o->place, "%s", t->place ? t->place : "");
 	o->port = t->port;
 	pthread_mutex_unlock(&o->lock);
 	atomic_store(&o->ticket, t->ticket);
@@ -176,25 +184,43 @@ owner_resolve(void *ud, const char *host, int port, struct addrinfo **out)
 	return getaddrinfo("127.0.0.1", ports, &hints, out);
 }
 
+/* Starts a proxy with po (its decide, ud and resolver filled in when
+ * unset) and o as its owner. */
 static struct proxy *
-start(struct owner *o, enum proxy_verdict v, int max_conns)
+start_with(struct owner *o, enum proxy_verdict v, struct proxy_options *po)
 {
-	struct proxy_options po;
 	struct proxy *p;
 	char *err = NULL;
 
 	memset(o, 0, sizeof *o);
 	pthread_mutex_init(&o->lock, NULL);
 	o->verdict = v;
-	memset(&po, 0, sizeof po);
-	po.decide = owner_decide;
-	po.ud = o;
-	po.max_conns = max_conns;
-	po.resolve = owner_resolve;
-	p = proxy_open(&po, &err);
+	if (po->decide == NULL)
+		po->decide = owner_decide;
+	if (po->ud == NULL)
+		po->ud = o;
+	p = proxy_open(po, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
 	ck_assert_int_gt(proxy_port(p), 0);
 	return p;
+}
+
+/* Starts a proxy with the test resolver, allowing 127.0.0.1:local_port
+ * (0: nothing) as the person would. */
+static struct proxy *
+start(struct owner *o, enum proxy_verdict v, int max_conns, int local_port)
+{
+	static char entry[32];
+	static const char *local[] = { entry };
+	struct proxy_options po;
+
+	memset(&po, 0, sizeof po);
+	po.max_conns = max_conns;
+	po.resolve = owner_resolve;
+	snprintf(entry, sizeof entry, "127.0.0.1:%d", local_port);
+	po.local = local;
+	po.nlocal = local_port > 0;
+	return start_with(o, v, &po);
 }
 
 /* --- a client ------------------------------------------------------------------ */
@@ -278,7 +304,7 @@ START_TEST(connect_allowed_tunnels_both_ways)
 	int fd;
 
 	server_start(&s, 0);
-	p = start(&o, PROXY_ALLOW, 0);
+	p = start(&o, PROXY_ALLOW, 0, s.port);
 	fd = client(p);
 	snprintf(req, sizeof req, "CONNECT registry.example:%d HTTP/1.1\r\n"
 	    "Host: registry.example:%d\r\n" ALICE "\r\n", s.port, s.port);
@@ -312,7 +338,7 @@ START_TEST(connect_denied_gets_403_and_reaches_nothing)
 	int fd;
 
 	server_start(&s, 0);
-	p = start(&o, PROXY_DENY, 0);
+	p = start(&o, PROXY_DENY, 0, s.port);
 	o.reason = "network to 127.0.0.1 denied by the person";
 	fd = client(p);
 	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
@@ -342,7 +368,7 @@ START_TEST(a_waiting_connection_goes_on_its_answer)
 	uint64_t first;
 
 	server_start(&s, 0);
-	p = start(&o, PROXY_ASK, 0);
+	p = start(&o, PROXY_ASK, 0, s.port);
 	fd = client(p);
 	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
 	    s.port);
@@ -396,12 +422,13 @@ START_TEST(plain_http_is_forwarded_with_connection_close)
 	int fd;
 
 	server_start(&s, 1);
-	p = start(&o, PROXY_ALLOW, 0);
+	p = start(&o, PROXY_ALLOW, 0, s.port);
 	fd = client(p);
+	/* A Host header that differs from the URI, twice. */
 	snprintf(req, sizeof req, "GET http://registry.example:%d/simple/"
-	    "tiny/?x=1 HTTP/1.1\r\nHost: registry.example:%d\r\n" ALICE
-	    "Proxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n", s.port,
-	    s.port);
+	    "tiny/?x=1 HTTP/1.1\r\nHost: evil.example\r\n" ALICE
+	    "Proxy-Connection: keep-alive\r\nAccept: */*\r\n"
+	    "host: 127.0.0.1:1\r\n\r\n", s.port);
 	say(fd, req);
 	got = hear(fd, NULL);
 	ck_assert_msg(strncmp(got, "HTTP/1.1 200 OK", 15) == 0, "%s", got);
@@ -412,6 +439,13 @@ START_TEST(plain_http_is_forwarded_with_connection_close)
 	ck_assert_msg(strncmp(s.seen, "GET /simple/tiny/?x=1 HTTP/1.1\r\n",
 	    32) == 0, "%s", s.seen);
 	ck_assert_ptr_nonnull(strstr(s.seen, "\r\nAccept: */*\r\n"));
+	/* The host sees the Host of the URI that was judged, only. */
+	snprintf(req, sizeof req, "\r\nHost: registry.example:%d\r\n",
+	    s.port);
+	ck_assert_msg(strstr(s.seen, req) != NULL, "%s", s.seen);
+	ck_assert_msg(strcasestr(s.seen, "evil") == NULL, "%s", s.seen);
+	ck_assert_msg(strstr(s.seen, "127.0.0.1:1\r\n") == NULL, "%s",
+	    s.seen);
 	ck_assert_ptr_nonnull(strstr(s.seen, "\r\nConnection: close\r\n"));
 	ck_assert_ptr_null(strstr(s.seen, "Proxy-"));
 	ck_assert_ptr_null(strstr(s.seen, "YWxp"));
@@ -459,7 +493,7 @@ START_TEST(bad_requests_get_400_and_ask_nothing)
 	size_t i;
 	int fd;
 
-	p = start(&o, PROXY_ALLOW, 0);
+	p = start(&o, PROXY_ALLOW, 0, 0);
 	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
 		fd = client(p);
 		say(fd, bad[i]);
@@ -490,15 +524,6 @@ START_TEST(unknown_hosts_and_refused_ports_get_502)
 	struct sockaddr_in a;
 	socklen_t alen = sizeof a;
 
-	p = start(&o, PROXY_ALLOW, 0);
-	fd = client(p);
-	say(fd, "CONNECT nowhere.example:443 HTTP/1.1\r\n\r\n");
-	got = hear(fd, NULL);
-	ck_assert_msg(strstr(got, "HTTP/1.1 502 Bad Gateway: cannot resolve "
-	    "nowhere.example") == got, "%s", got);
-	free(got);
-	close(fd);
-
 	/* A port nobody listens on (bound, then closed). */
 	closed = socket(AF_INET, SOCK_STREAM, 0);
 	memset(&a, 0, sizeof a);
@@ -507,6 +532,15 @@ START_TEST(unknown_hosts_and_refused_ports_get_502)
 	bind(closed, (struct sockaddr *)&a, sizeof a);
 	getsockname(closed, (struct sockaddr *)&a, &alen);
 	close(closed);
+	p = start(&o, PROXY_ALLOW, 0, ntohs(a.sin_port));
+	fd = client(p);
+	say(fd, "CONNECT nowhere.example:443 HTTP/1.1\r\n\r\n");
+	got = hear(fd, NULL);
+	ck_assert_msg(strstr(got, "HTTP/1.1 502 Bad Gateway: cannot resolve "
+	    "nowhere.example") == got, "%s", got);
+	free(got);
+	close(fd);
+
 	fd = client(p);
 	snprintf(req, sizeof req, "GET http://127.0.0.1:%d/ HTTP/1.1\r\n\r\n",
 	    ntohs(a.sin_port));
@@ -516,18 +550,39 @@ START_TEST(unknown_hosts_and_refused_ports_get_502)
 	    "127.0.0.1") != NULL, "%s", got);
 	free(got);
 	close(fd);
+	proxy_close(p);
+}
+END_TEST
 
-	/* Nor may it be asked to connect to itself. */
-	fd = client(p);
-	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
-	    proxy_port(p));
-	say(fd, req);
-	got = hear(fd, NULL);
-	ck_assert_msg(strstr(got, "502 Bad Gateway: cannot connect to "
-	    "127.0.0.1 port") != NULL && strstr(got, "the proxy itself") !=
-	    NULL, "%s", got);
-	free(got);
-	close(fd);
+/* Nor may it be asked to connect to itself, under any name of this
+ * machine; nobody is asked. */
+START_TEST(the_proxy_itself_is_refused_under_every_name)
+{
+	static const char *const names[] = { "127.0.0.1", "0.0.0.0", "0",
+	    "2130706433", "127.1", "localhost", "[::]", "[::1]",
+	    "[::ffff:0.0.0.0]", "[::ffff:127.0.0.1]" };
+	struct proxy_options po;
+	struct owner o;
+	struct proxy *p;
+	char req[256], *got;
+	size_t i;
+	int fd;
+
+	memset(&po, 0, sizeof po);
+	p = start_with(&o, PROXY_ALLOW, &po);
+	for (i = 0; i < sizeof names / sizeof *names; i++) {
+		fd = client(p);
+		snprintf(req, sizeof req, "CONNECT %s:%d HTTP/1.1\r\n\r\n",
+		    names[i], proxy_port(p));
+		say(fd, req);
+		got = hear(fd, NULL);
+		ck_assert_msg(strncmp(got, "HTTP/1.1 403", 12) == 0 &&
+		    strstr(got, "is huddle's proxy itself") != NULL, "%s: %s",
+		    names[i], got);
+		free(got);
+		close(fd);
+	}
+	ck_assert_int_eq(atomic_load(&o.asked), 0);
 	proxy_close(p);
 }
 END_TEST
@@ -538,17 +593,16 @@ START_TEST(the_systems_resolver_is_used_by_default)
 	struct owner o;
 	struct proxy_options po;
 	struct proxy *p;
-	char req[256], *got;
+	char req[256], entry[32], *got;
+	const char *local[] = { entry };
 	int fd;
 
 	server_start(&s, 0);
-	memset(&o, 0, sizeof o);
-	pthread_mutex_init(&o.lock, NULL);
-	o.verdict = PROXY_ALLOW;
 	memset(&po, 0, sizeof po);
-	po.decide = owner_decide;
-	po.ud = &o;
-	p = proxy_open(&po, NULL);
+	snprintf(entry, sizeof entry, "localhost:%d", s.port);
+	po.local = local;
+	po.nlocal = 1;
+	p = start_with(&o, PROXY_ALLOW, &po);
 	fd = client(p);
 	snprintf(req, sizeof req, "CONNECT localhost:%d HTTP/1.1\r\n\r\n",
 	    s.port);
@@ -559,45 +613,307 @@ START_TEST(the_systems_resolver_is_used_by_default)
 	ck_assert_str_eq(got, "local");
 	free(got);
 	close(fd);
+	ck_assert_str_eq(o.place, "this machine");
 	proxy_close(p);
 	server_stop(&s);
 }
 END_TEST
 
+/* Takes alice:s3cret and bob:s3cret only. */
+static int
+owner_check(void *ud, const char *user, const char *password)
+{
+	(void)ud;
+	return user != NULL && password != NULL && strcmp(password,
+	    "s3cret") == 0 && (strcmp(user, "alice") == 0 || strcmp(user,
+	    "bob") == 0);
+}
+
 START_TEST(bad_credentials_get_407)
 {
+	static const char *const bad[] = {
+		"CONNECT x.example:443 HTTP/1.1\r\n"
+		    "Proxy-Authorization: Basic !!notbase64\r\n\r\n",
+		"CONNECT x.example:443 HTTP/1.1\r\n"
+		    "Proxy-Authorization: Basic YWxpY2U6d3Jvbmc=\r\n\r\n",
+		"CONNECT x.example:443 HTTP/1.1\r\n\r\n",
+	};
+	struct proxy_options po;
 	struct owner o;
 	struct proxy *p;
 	char *got;
+	size_t i;
 	int fd;
 
-	p = start(&o, PROXY_AUTH, 0);
-	fd = client(p);
-	say(fd, "CONNECT x.example:443 HTTP/1.1\r\n"
-	    "Proxy-Authorization: Basic !!notbase64\r\n\r\n");
-	got = hear(fd, NULL);
-	ck_assert_msg(strncmp(got, "HTTP/1.1 407", 12) == 0, "%s", got);
-	ck_assert_ptr_nonnull(strstr(got, "Proxy-Authenticate: Basic"));
-	free(got);
-	close(fd);
-	/* Bad base64 gives no credentials at all. */
-	ck_assert_str_eq(o.user, "");
+	memset(&po, 0, sizeof po);
+	po.check = owner_check;
+	po.resolve = owner_resolve;
+	p = start_with(&o, PROXY_ALLOW, &po);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		fd = client(p);
+		say(fd, bad[i]);
+		got = hear(fd, NULL);
+		ck_assert_msg(strncmp(got, "HTTP/1.1 407", 12) == 0, "%s", got);
+		ck_assert_ptr_nonnull(strstr(got, "Proxy-Authenticate: Basic"));
+		free(got);
+		close(fd);
+	}
+	ck_assert_int_eq(atomic_load(&o.asked), 0);
 	proxy_close(p);
+}
+END_TEST
+
+/* "Proxy-Authorization: Basic" of bob:s3cret. */
+#define BOB "Proxy-Authorization: Basic Ym9iOnMzY3JldA==\r\n"
+
+/* An IPv4 address of one of this machine's interfaces other than
+ * loopback, or 0 when it has none. */
+static int
+own_address(char *out, size_t size)
+{
+	struct ifaddrs *list, *i;
+	int found = 0;
+
+	if (getifaddrs(&list) == -1)
+		return 0;
+	for (i = list; i != NULL && !found; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
+		    (ntohl(((struct sockaddr_in *)(void *)i->ifa_addr)->
+		    sin_addr.s_addr) >> 24) == 127)
+			continue;
+		inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)
+		    i->ifa_addr)->sin_addr, out, (socklen_t)size);
+		found = 1;
+	}
+	freeifaddrs(list);
+	return found;
+}
+
+/* Sends "CONNECT name:port" and returns the answer (malloc'd). */
+static char *
+ask_for(struct proxy *p, const char *name, int port, int *keep)
+{
+	char req[256], *got;
+	int fd = client(p);
+
+	snprintf(req, sizeof req, "CONNECT %s:%d HTTP/1.1\r\n" ALICE "\r\n",
+	    name, port);
+	say(fd, req);
+	got = hear(fd, "\r\n\r\n");
+	if (keep != NULL)
+		*keep = fd;
+	else
+		close(fd);
+	return got;
+}
+
+/* Every name that hides this machine, with the system's resolver: what
+ * is judged is the address, and nobody is asked. */
+START_TEST(names_that_hide_this_machine_are_refused)
+{
+	static const char *const names[] = { "2130706433", "0", "0x7f.1",
+	    "127.1", "[::ffff:127.0.0.1]", "localhost", "127.0.0.1", "[::1]",
+	    "0.0.0.0", "[::]", "017700000001", "0x7f000001", "127.0.0.2",
+	    "[::ffff:7f00:1]", "[::127.0.0.1]" };
+	static const char *const links[] = { "169.254.169.254", "[fe80::1]",
+	    "[::ffff:169.254.1.1]" };
+	struct proxy_options po;
+	struct server s;
+	struct owner o;
+	struct proxy *p;
+	char own[64], *got;
+	size_t i;
+
+	server_start(&s, 0);
+	memset(&po, 0, sizeof po);
+	p = start_with(&o, PROXY_ALLOW, &po);
+	for (i = 0; i < sizeof names / sizeof *names; i++) {
+		got = ask_for(p, names[i], s.port, NULL);
+		ck_assert_msg(strncmp(got, "HTTP/1.1 403 Forbidden: ", 24) ==
+		    0 && strstr(got, "this machine: huddle's proxy never "
+		    "leads there, whoever approves") != NULL && strstr(got,
+		    "--allow-local HOST:PORT") != NULL, "%s: %s", names[i],
+		    got);
+		free(got);
+	}
+	for (i = 0; i < sizeof links / sizeof *links; i++) {
+		got = ask_for(p, links[i], 80, NULL);
+		ck_assert_msg(strstr(got, "HTTP/1.1 403") == got && strstr(got,
+		    "is link-local, the local link") != NULL, "%s: %s",
+		    links[i], got);
+		free(got);
+	}
+	/* The spelling is not what the sentence names: the address is. */
+	got = ask_for(p, "2130706433", s.port, NULL);
+	ck_assert_msg(strstr(got, "2130706433 at 127.0.0.1 port") != NULL,
+	    "%s", got);
+	free(got);
+	if (own_address(own, sizeof own)) {
+		got = ask_for(p, own, s.port, NULL);
+		ck_assert_msg(strstr(got, "HTTP/1.1 403") == got && strstr(got,
+		    "this machine") != NULL, "%s: %s", own, got);
+		free(got);
+	}
+	ck_assert_int_eq(atomic_load(&o.asked), 0);
+	ck_assert_int_eq(atomic_load(&s.accepted), 0);
+	proxy_close(p);
+	server_stop(&s);
+}
+END_TEST
+
+/* The person's list opens one address and port, under any of its names,
+ * and the owner is told where it leads; nothing else. */
+START_TEST(the_persons_list_opens_this_machine)
+{
+	static const char *const names[] = { "2130706433", "0x7f.1", "127.1",
+	    "127.0.0.1", "registry.example" };
+	struct proxy_options po;
+	struct server s;
+	struct owner o;
+	struct proxy *p;
+	char entry[32], *got;
+	const char *local[] = { entry }, *bad[] = { "nonsense" };
+	size_t i;
+	int fd;
+
+	server_start(&s, 0);
+	memset(&po, 0, sizeof po);
+	po.local = bad;
+	po.nlocal = 1;
+	ck_assert_ptr_null(proxy_open(&po, &got));
+	ck_assert_msg(strstr(got, "\"nonsense\" takes HOST:PORT") != NULL,
+	    "%s", got);
+	free(got);
+	memset(&po, 0, sizeof po);
+	snprintf(entry, sizeof entry, "127.0.0.1:%d", s.port);
+	po.local = local;
+	po.nlocal = 1;
+	p = start_with(&o, PROXY_ALLOW, &po);
+	for (i = 0; i < sizeof names / sizeof *names; i++) {
+		if (strcmp(names[i], "registry.example") == 0)
+			continue;	/* the system resolver knows it not */
+		got = ask_for(p, names[i], s.port, &fd);
+		ck_assert_msg(strncmp(got, "HTTP/1.1 200", 12) == 0, "%s: %s",
+		    names[i], got);
+		free(got);
+		ck_assert_str_eq(o.address, "127.0.0.1");
+		ck_assert_str_eq(o.place, "this machine");
+		say(fd, "home");
+		got = hear(fd, "home");
+		ck_assert_str_eq(got, "home");
+		free(got);
+		close(fd);
+	}
+	ck_assert_int_eq(atomic_load(&o.asked), 4);
+	/* Another port of the same address, or 0.0.0.0: still refused. */
+	got = ask_for(p, "127.0.0.1", s.port == 65535 ? 1 : s.port + 1, NULL);
+	ck_assert_msg(strstr(got, "HTTP/1.1 403") == got, "%s", got);
+	free(got);
+	got = ask_for(p, "0", s.port, NULL);
+	ck_assert_msg(strstr(got, "HTTP/1.1 403") == got, "%s", got);
+	free(got);
+	ck_assert_int_eq(atomic_load(&o.asked), 4);
+	proxy_close(p);
+	server_stop(&s);
+}
+END_TEST
+
+/* A resolver that answers 192.0.2.1 (a documentation address) the first
+ * time and 127.0.0.1 after; with `both`, the two in one answer. */
+struct turncoat {
+	atomic_int	calls;
+	int		both;
+};
+
+static int
+turncoat_resolve(void *ud, const char *host, int port, struct addrinfo **out)
+{
+	struct turncoat *t = ud;
+	struct addrinfo hints, *second = NULL;
+	char ports[8];
+	int n = atomic_fetch_add(&t->calls, 1), rc;
+
+	(void)host;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	snprintf(ports, sizeof ports, "%d", port);
+	rc = getaddrinfo(n == 0 ? "192.0.2.1" : "127.0.0.1", ports, &hints,
+	    out);
+	if (rc == 0 && t->both && getaddrinfo("127.0.0.1", ports, &hints,
+	    &second) == 0)
+		(*out)->ai_next = second;
+	return rc;
+}
+
+START_TEST(a_resolver_that_changes_its_answer_never_leads_home)
+{
+	struct proxy_options po;
+	struct turncoat t;
+	struct server s;
+	struct owner o;
+	struct proxy *p;
+	char *got;
+
+	server_start(&s, 0);
+	memset(&t, 0, sizeof t);
+	memset(&po, 0, sizeof po);
+	po.resolve = turncoat_resolve;
+	po.resolve_ud = &t;
+	po.connect_timeout_ms = 300;
+	p = start_with(&o, PROXY_ALLOW, &po);
+	/* Judged and asked on the first answer; connected to it only. */
+	got = ask_for(p, "rebind.example", s.port, NULL);
+	ck_assert_msg(strstr(got, "HTTP/1.1 502") == got, "%s", got);
+	free(got);
+	ck_assert_int_eq(atomic_load(&t.calls), 1);
+	ck_assert_int_eq(atomic_load(&o.asked), 1);
+	ck_assert_str_eq(o.address, "192.0.2.1");
+	ck_assert_str_eq(o.place, "");
+	/* The second answer is judged as well: refused, not asked. */
+	got = ask_for(p, "rebind.example", s.port, NULL);
+	ck_assert_msg(strstr(got, "HTTP/1.1 403") == got && strstr(got,
+	    "this machine") != NULL, "%s", got);
+	free(got);
+	ck_assert_int_eq(atomic_load(&t.calls), 2);
+	ck_assert_int_eq(atomic_load(&o.asked), 1);
+	proxy_close(p);
+
+	/* Both in one answer: the public one is tried, loopback never. */
+	memset(&t, 0, sizeof t);
+	t.both = 1;
+	p = start_with(&o, PROXY_ALLOW, &po);
+	got = ask_for(p, "rebind.example", s.port, NULL);
+	ck_assert_msg(strstr(got, "HTTP/1.1 502") == got, "%s", got);
+	free(got);
+	ck_assert_int_eq(atomic_load(&t.calls), 1);
+	ck_assert_str_eq(o.address, "192.0.2.1");
+	proxy_close(p);
+	ck_assert_int_eq(atomic_load(&s.accepted), 0);
+	server_stop(&s);
 }
 END_TEST
 
 START_TEST(many_tunnels_at_once)
 {
 	enum { N = 40 };
+	struct proxy_options po;
 	struct server s;
 	struct owner o;
 	struct proxy *p;
-	char req[256], msg[64], *got;
+	char req[256], msg[64], entry[32], *got;
+	const char *local[] = { entry };
 	int fd[N], i;
 	int64_t deadline;
 
 	server_start(&s, 0);
-	p = start(&o, PROXY_ALLOW, 0);
+	memset(&po, 0, sizeof po);
+	snprintf(entry, sizeof entry, "127.0.0.1:%d", s.port);
+	po.local = local;
+	po.nlocal = 1;
+	po.share = N;
+	p = start_with(&o, PROXY_ALLOW, &po);
 	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
 	    s.port);
 	for (i = 0; i < N; i++) {
@@ -629,26 +945,211 @@ START_TEST(many_tunnels_at_once)
 }
 END_TEST
 
-START_TEST(beyond_the_cap_a_client_gets_503)
+/* Waits until the owner was asked n times (or 10 s). */
+static void
+wait_asked(struct owner *o, int n)
 {
+	int64_t deadline = clock_mono_ms() + 10000;
+
+	while (atomic_load(&o->asked) < n && clock_mono_ms() < deadline)
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(&o->asked), n);
+}
+
+/* Opens a connection that asks for registry.example:port as creds. */
+static int
+asking(struct proxy *p, const char *creds, int port)
+{
+	char req[256];
+	int fd = client(p);
+
+	snprintf(req, sizeof req, "CONNECT registry.example:%d HTTP/1.1\r\n"
+	    "%s\r\n", port, creds);
+	say(fd, req);
+	return fd;
+}
+
+START_TEST(a_command_has_its_share_of_the_slots)
+{
+	struct proxy_options po;
 	struct owner o;
 	struct proxy *p;
-	int fd[4], extra, i;
-	int64_t deadline = clock_mono_ms() + 5000;
+	char entry[32], *got;
+	const char *local[] = { entry };
+	int fd[3], extra, i;
 
-	p = start(&o, PROXY_ASK, 3);
-	for (i = 0; i < 3; i++) {
-		fd[i] = client(p);
-		say(fd[i], "CONNECT x.example:443 HTTP/1.1\r\n\r\n");
-	}
-	while (atomic_load(&o.asked) < 3 && clock_mono_ms() < deadline)
-		usleep(1000);
-	extra = client(p);
-	expect_status(extra, "HTTP/1.1 503");
+	memset(&po, 0, sizeof po);
+	snprintf(entry, sizeof entry, "127.0.0.1:%d", 9);
+	po.local = local;
+	po.nlocal = 1;
+	po.resolve = owner_resolve;
+	po.max_conns = 8;
+	po.share = 2;
+	p = start_with(&o, PROXY_ASK, &po);
+	fd[0] = asking(p, ALICE, 9);
+	fd[1] = asking(p, ALICE, 9);
+	wait_asked(&o, 2);
+	/* alice's third is refused with a sentence; bob is asked. */
+	extra = asking(p, ALICE, 9);
+	got = hear(extra, NULL);
+	ck_assert_msg(strncmp(got, "HTTP/1.1 503 Service Unavailable: this "
+	    "command already has 2 connections open through huddle's proxy, "
+	    "the most one command may have", 95) == 0, "%s", got);
+	ck_assert_ptr_nonnull(strstr(got, "\r\n\r\nhuddle proxy: this "));
+	free(got);
 	close(extra);
+	fd[2] = asking(p, BOB, 9);
+	wait_asked(&o, 3);
 	for (i = 0; i < 3; i++)
 		close(fd[i]);
 	proxy_close(p);
+}
+END_TEST
+
+START_TEST(a_request_waits_for_a_slot_or_hears_why)
+{
+	struct proxy_options po;
+	struct owner o;
+	struct proxy *p;
+	char entry[32], *got;
+	const char *local[] = { entry };
+	int fd[3], i;
+	uint64_t first;
+
+	memset(&po, 0, sizeof po);
+	snprintf(entry, sizeof entry, "127.0.0.1:%d", 9);
+	po.local = local;
+	po.nlocal = 1;
+	po.resolve = owner_resolve;
+	po.max_conns = 2;
+	po.slot_wait_ms = 60000;
+	p = start_with(&o, PROXY_ASK, &po);
+	fd[0] = asking(p, ALICE, 9);
+	wait_asked(&o, 1);
+	first = atomic_load(&o.ticket);
+	fd[1] = asking(p, BOB, 9);
+	wait_asked(&o, 2);
+	/* Every slot is taken: the third waits, unanswered, unasked. */
+	fd[2] = asking(p, "", 9);
+	ck_assert(quiet(fd[2], 200));
+	ck_assert_int_eq(atomic_load(&o.asked), 2);
+	/* One ends: the third goes on. */
+	proxy_answer(p, first, 0, "no");
+	expect_status(fd[0], "HTTP/1.1 403");
+	wait_asked(&o, 3);
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
+	proxy_close(p);
+
+	/* No slot comes free in time: a sentence, not a bare 503. */
+	po.slot_wait_ms = 300;
+	po.decide = NULL;
+	po.ud = NULL;
+	p = start_with(&o, PROXY_ASK, &po);
+	fd[0] = asking(p, ALICE, 9);
+	fd[1] = asking(p, BOB, 9);
+	wait_asked(&o, 2);
+	fd[2] = asking(p, "", 9);
+	got = hear(fd[2], NULL);
+	ck_assert_msg(strncmp(got, "HTTP/1.1 503 Service Unavailable: all 2 "
+	    "connections of huddle's proxy are in use", 69) == 0, "%s", got);
+	free(got);
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
+	proxy_close(p);
+}
+END_TEST
+
+START_TEST(credentials_come_within_the_limit_or_the_door_closes)
+{
+	struct proxy_options po;
+	struct owner o;
+	struct proxy *p;
+	char *got;
+	int idle, half;
+	int64_t t0 = clock_mono_ms();
+
+	memset(&po, 0, sizeof po);
+	po.resolve = owner_resolve;
+	po.auth_timeout_ms = 300;
+	p = start_with(&o, PROXY_ALLOW, &po);
+	idle = client(p);
+	half = client(p);
+	say(half, "CONNECT registry.example:9 HTTP/1.1\r\n");
+	got = hear(idle, NULL);
+	ck_assert_msg(strncmp(got, "HTTP/1.1 408 Request Timeout: no request "
+	    "with credentials within 300 ms", 61) == 0, "%s", got);
+	free(got);
+	got = hear(half, NULL);
+	ck_assert_msg(strncmp(got, "HTTP/1.1 408", 12) == 0, "%s", got);
+	free(got);
+	/* hear() returned on the close, well before its own 10 s. */
+	ck_assert_int_lt(clock_mono_ms() - t0, 9000);
+	ck_assert_int_eq(atomic_load(&o.asked), 0);
+	close(idle);
+	close(half);
+	proxy_close(p);
+}
+END_TEST
+
+/* Idle connections beyond the pool: the oldest are closed for newcomers,
+ * and none of them holds a slot, so a request with credentials goes. */
+START_TEST(an_unauthenticated_flood_starves_no_one)
+{
+	enum { IDLE = 12 };
+	struct proxy_options po;
+	struct server s;
+	struct owner o;
+	struct proxy *p;
+	char entry[32], req[256], *got;
+	const char *local[] = { entry };
+	int idle[IDLE], fd, i, evicted = 0;
+	ssize_t n;
+
+	server_start(&s, 0);
+	memset(&po, 0, sizeof po);
+	snprintf(entry, sizeof entry, "127.0.0.1:%d", s.port);
+	po.local = local;
+	po.nlocal = 1;
+	po.resolve = owner_resolve;
+	po.max_conns = 2;
+	po.max_unauth = 4;
+	po.auth_timeout_ms = 60000;
+	po.evict_after_ms = 100;
+	p = start_with(&o, PROXY_ALLOW, &po);
+	for (i = 0; i < IDLE; i++)
+		idle[i] = client(p);
+	fd = client(p);
+	snprintf(req, sizeof req, "CONNECT registry.example:%d HTTP/1.1\r\n"
+	    ALICE "\r\n", s.port);
+	say(fd, req);
+	/* Served long before the idle ones' minute is up. */
+	got = hear(fd, "\r\n\r\n");
+	ck_assert_msg(strncmp(got, "HTTP/1.1 200", 12) == 0, "%s", got);
+	free(got);
+	say(fd, "still served");
+	got = hear(fd, "served");
+	ck_assert_str_eq(got, "still served");
+	free(got);
+	for (i = 0; i < IDLE; i++) {
+		struct pollfd pf = { idle[i], POLLIN, 0 };
+
+		if (poll(&pf, 1, 0) == 1) {
+			got = xmalloc(512);
+			n = recv(idle[i], got, 511, MSG_DONTWAIT);
+			got[n > 0 ? n : 0] = '\0';
+			ck_assert_msg(strstr(got, "503 Service Unavailable: "
+			    "closed: no request with credentials came") ==
+			    got + 9, "%s", got);
+			evicted++;
+			free(got);
+		}
+		close(idle[i]);
+	}
+	ck_assert_int_ge(evicted, IDLE - 4 + 1);
+	close(fd);
+	proxy_close(p);
+	server_stop(&s);
 }
 END_TEST
 
@@ -662,7 +1163,7 @@ START_TEST(closing_while_busy_ends_everything_at_once)
 	int64_t t0;
 
 	server_start(&s, 0);
-	p = start(&o, PROXY_ALLOW, 0);
+	p = start(&o, PROXY_ALLOW, 0, s.port);
 	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
 	    s.port);
 	for (i = 0; i < 4; i++) {
@@ -721,7 +1222,14 @@ proxy_suite(void)
 	tcase_add_test(tc, the_systems_resolver_is_used_by_default);
 	tcase_add_test(tc, bad_credentials_get_407);
 	tcase_add_test(tc, many_tunnels_at_once);
-	tcase_add_test(tc, beyond_the_cap_a_client_gets_503);
+	tcase_add_test(tc, the_proxy_itself_is_refused_under_every_name);
+	tcase_add_test(tc, names_that_hide_this_machine_are_refused);
+	tcase_add_test(tc, the_persons_list_opens_this_machine);
+	tcase_add_test(tc, a_resolver_that_changes_its_answer_never_leads_home);
+	tcase_add_test(tc, a_command_has_its_share_of_the_slots);
+	tcase_add_test(tc, a_request_waits_for_a_slot_or_hears_why);
+	tcase_add_test(tc, credentials_come_within_the_limit_or_the_door_closes);
+	tcase_add_test(tc, an_unauthenticated_flood_starves_no_one);
 	tcase_add_test(tc, closing_while_busy_ends_everything_at_once);
 	suite_add_tcase(s, tc);
 	return s;

@@ -115,6 +115,7 @@ START_TEST(the_project_opens_no_gate)
 		"{\"no-sandbox\": true}", "{\"network\": \"open\"}",
 		"{\"no-network\": true}", "{\"writable\": [\"/tmp\"]}",
 		"{\"readable\": \"/tmp\"}", "{\"allow-socket\": \"/tmp\"}",
+		"{\"allow-local\": [\"127.0.0.1:8080\"]}",
 		"{\"max-cost\": 100}", "{\"max-procs\": 0}",
 		"{\"max-memory\": \"0\"}", "{\"max-teammates\": 64}",
 		"{\"risk-policy\": \"/dev/null\"}", "{\"plan-review\": \"lead\"}",
@@ -204,6 +205,8 @@ START_TEST(errors_name_the_file_and_line)
 		    "an absolute path" },
 		{ "{\"resume\": true}", ":1: \"resume\" is a command-line "
 		    "option only" },
+		{ "{\"allow-local\": [\"127.0.0.1\"]}", ":1: \"allow-local\" "
+		    "takes HOST:PORT" },
 		{ "[1, 2]", ":1: settings are a JSON object" },
 		{ "{\"a\": 1, \"a\": 2}", ":1: " },
 		{ "{\"roles\": {\n\"r\": {\n\"tools\": [\"bash\"]}}}",
