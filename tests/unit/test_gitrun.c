@@ -269,6 +269,7 @@ START_TEST(no_filter_or_driver_runs)
 {
 	char *dir = repo(), *m = marks(), *sha, *err = NULL, *report, *wt;
 	char *gitdir;
+	int rc;
 	struct worktree_state s;
 	struct worktree_diff d;
 
@@ -278,8 +279,9 @@ START_TEST(no_filter_or_driver_runs)
 	put(dir, "p.dat", "data\n");
 	sh(dir, "git add .gitattributes p.dat && git commit -q -m attrs");
 	drivers(gitdir, m);
-	ck_assert_int_eq(worktree_add(&g, dir, "bob", NULL, &sha, &err), 0);
+	rc = worktree_add(&g, dir, "bob", NULL, &sha, &err);
 	ck_assert_msg(!marked(m), "smudge ran at worktree add");
+	ck_assert_msg(rc == 0, "%s", err);
 	wt = worktree_path(dir, "bob");
 	/* The same size, another time: status must read it (clean). */
 	put(wt, "a.txt", "ONE\nTWO\nTHREE\n");
