@@ -6,7 +6,7 @@ request that is asked (the worst person there is), so what holds must
 hold by the operating system's sandbox and by state no tool can reach,
 not by the risk policy's reading of a command.
 
-Four parts run side by side, each with its own fake server and huddle:
+The parts run side by side, each with its own fake server and huddle:
 
 * main_run (here, with hostile.py): mallory's attacks in one --headless
   --no-network run with a sentinel API key, in a git repository, with a
@@ -20,6 +20,9 @@ Four parts run side by side, each with its own fake server and huddle:
 * flood.py: 40 messages of 1 MiB.
 * planted.py: a .huddle/team.db in the working tree, and the default
   network past the proxy.
+* swapped.py: huddle's own programs replaced on disk.
+* githands.py: huddle's own git (with --worktrees) against a worktree's
+  commondir led to a planted filter, and a worktree's .git replaced.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -46,6 +49,7 @@ from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
 from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
+import githands  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
 import swapped  # noqa: E402
@@ -374,7 +378,8 @@ def check_reserved_name(run):
 # (name, function -> (rows, lost)) run beside main_run, each with its
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
-         ("planted", planted.run), ("swapped", swapped.run)]
+         ("planted", planted.run), ("swapped", swapped.run),
+         ("githands", githands.run)]
 
 
 def main():
