@@ -14,6 +14,9 @@
  *            configuration read-only in pinned namespaces);
  *   after, a worktree   the same on a linked worktree (git_run_at).
  *
+ * The three are taken in turn, call by call, so that a machine busy now
+ * and then weighs on all alike, and the ratio of the medians printed.
+ *
  * usage: bench/gitrun [RUNS]   (default 100)
  */
 #include "config.h"
@@ -52,61 +55,51 @@ report(const char *label, int64_t *us, int runs)
 	    us[runs - 1] / 1000.0);
 }
 
-/* The old way: git's safe command line through bash_run, Landlock
- * alone. */
-static void
-before(const struct git *g, const char *dir, int fd, int runs)
+/* One call the old way: git's safe command line through bash_run,
+ * Landlock alone; its time in microseconds. */
+static int64_t
+before(const struct git *g, const char *dir, int fd)
 {
 	struct bash_options o = { 0 };
 	struct tool_output out = { 0, NULL };
-	int64_t *us = xcalloc((size_t)runs, sizeof *us), t0;
+	int64_t t0 = clock_mono_us(), us;
 	char *cmd = xasprintf("LC_ALL=C GIT_TERMINAL_PROMPT=0 "
 	    "GIT_OPTIONAL_LOCKS=0 exec '%s' -c core.hooksPath=/dev/null "
 	    "-c core.fsmonitor=false -c commit.gpgSign=false "
 	    "-c tag.gpgSign=false -c diff.external= -c core.quotePath=false "
 	    "-c submodule.recurse=false -c protocol.allow=never "
 	    "rev-parse HEAD", g->path);
-	int i;
 
 	o.program = g->program;
 	o.workdir = dir;
 	o.sandboxed = 1;
 	o.sandbox_fd = fd;
-	for (i = 0; i < runs; i++) {
-		t0 = clock_mono_us();
-		if (bash_run(cmd, &o, &out) != 0 ||
-		    strstr(out.text, "[exit status 0]") == NULL) {
-			fprintf(stderr, "bench/gitrun: %s\n", out.text);
-			exit(1);
-		}
-		us[i] = clock_mono_us() - t0;
-		tool_output_clear(&out);
+	if (bash_run(cmd, &o, &out) != 0 ||
+	    strstr(out.text, "[exit status 0]") == NULL) {
+		fprintf(stderr, "bench/gitrun: %s\n", out.text);
+		exit(1);
 	}
-	report("before", us, runs);
+	us = clock_mono_us() - t0;
+	tool_output_clear(&out);
 	free(cmd);
-	free(us);
+	return us;
 }
 
-static void
-after(const char *label, const struct git *g, const char *dir,
-    const char *admin, int runs)
+/* One call of git_run_at now; its time in microseconds. */
+static int64_t
+after(const struct git *g, const char *dir, const char *admin)
 {
 	const char *args[] = { "rev-parse", "HEAD", NULL };
-	int64_t *us = xcalloc((size_t)runs, sizeof *us), t0;
+	int64_t t0 = clock_mono_us(), us;
 	char *out;
-	int i;
 
-	for (i = 0; i < runs; i++) {
-		t0 = clock_mono_us();
-		if (git_run_at(g, dir, admin, 0, 0, &out, args) != 0) {
-			fprintf(stderr, "bench/gitrun: %s\n", out);
-			exit(1);
-		}
-		us[i] = clock_mono_us() - t0;
-		free(out);
+	if (git_run_at(g, dir, admin, 0, 0, &out, args) != 0) {
+		fprintf(stderr, "bench/gitrun: %s\n", out);
+		exit(1);
 	}
-	report(label, us, runs);
-	free(us);
+	us = clock_mono_us() - t0;
+	free(out);
+	return us;
 }
 
 /* A repository with one commit and a linked worktree, in a new
@@ -130,11 +123,37 @@ repository(void)
 	return dir;
 }
 
-/* Both rows, in dir, with reaper program. */
+/* The three rows, each call of one taken in turn with the others' (so
+ * that a machine busy now and then weighs on all alike). */
+static void
+rows(const struct git *old, int fd, const struct git *g, const char *dir,
+    const char *wt, const char *admin, int runs)
+{
+	int64_t *b = xcalloc((size_t)runs, sizeof *b);
+	int64_t *a = xcalloc((size_t)runs, sizeof *a);
+	int64_t *w = xcalloc((size_t)runs, sizeof *w);
+	int i;
+
+	for (i = 0; i < runs; i++) {
+		b[i] = before(old, dir, fd);
+		a[i] = after(g, dir, NULL);
+		w[i] = after(g, wt, admin);
+	}
+	report("before", b, runs);
+	report("after", a, runs);
+	report("after, a worktree", w, runs);
+	printf("after / before, p50: %.2f\n", (double)a[runs / 2] /
+	    (double)b[runs / 2]);
+	free(b);
+	free(a);
+	free(w);
+}
+
+/* The rows, in dir, with reaper program. */
 static int
 measure(const char *program, const char *dir, int runs)
 {
-	struct git g = { 0 };
+	struct git g = { 0 }, old;
 	struct profile_spec s = { 0 };
 	struct bash_options bo = { 0 };
 	struct landlock_rules rules = { 0 };
@@ -154,8 +173,7 @@ measure(const char *program, const char *dir, int runs)
 		fprintf(stderr, "bench/gitrun: %s\n", err);
 		return -1;
 	}
-	before(&g, dir, fd, runs);
-	close(fd);
+	old = g;
 	s.root = dir;
 	s.tmpdir = "/tmp";
 	s.program = program;
@@ -182,10 +200,10 @@ measure(const char *program, const char *dir, int runs)
 		fprintf(stderr, "bench/gitrun: %s\n", err);
 		return -1;
 	}
-	after("after", &g, dir, NULL, runs);
 	wt = xasprintf("%s/w", dir);
 	admin = xasprintf("%s/worktrees/w", common);
-	after("after, a worktree", &g, wt, admin, runs);
+	rows(&old, fd, &g, dir, wt, admin, runs);
+	close(fd);
 	free(wt);
 	free(admin);
 	free(common);
