@@ -265,8 +265,8 @@ def _check_bob(seen, failed):
         return False, failed or "bob's command did not run"
     if "refused-replace" in out and "replaced" not in out.replace(
             "refused-replace", ""):
-        return True, "the .git file is a mount point: %s" % (
-            out.strip().splitlines()[0][:60])
+        return True, "mv failed: %s" % (
+            "busy (a mount point)" if "busy" in out else out[:60])
     return False, "bob replaced his .git: %s" % out[:120]
 
 
