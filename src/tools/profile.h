@@ -79,7 +79,8 @@ struct profile {
  * confine, and the copies of every list. The root's `.git/hooks`,
  * `.git/config`, `.git/info`, `.git/worktrees` (unless s->git_admin) and
  * those of its submodules become read-only to commands, and so does a
- * worktree's `.git` file, which then cannot be replaced either. Returns it (profile_free), or NULL with *err.
+ * worktree's `.git` file, which then cannot be replaced either. Returns
+ * it (profile_free), or NULL with *err.
  */
 struct profile *profile_new(const struct profile_spec *s, char **err);
 
