@@ -125,10 +125,12 @@ drivers(const char *gitdir, const char *m)
 {
 	char *cmd = xasprintf(
 	    "git --git-dir='%s' config filter.x.clean 'touch %s/clean; cat' && "
-	    "git --git-dir='%s' config filter.x.smudge 'touch %s/smudge; cat' && "
+	    "git --git-dir='%s' config filter.x.smudge 'touch %s/smudge; cat' "
+	    "&& "
 	    "git --git-dir='%s' config filter.x.required true && "
 	    "git --git-dir='%s' config filter.p.process 'touch %s/process' && "
-	    "git --git-dir='%s' config diff.y.textconv 'touch %s/textconv; cat' && "
+	    "git --git-dir='%s' config diff.y.textconv 'touch %s/textconv; cat' "
+	    "&& "
 	    "git --git-dir='%s' config diff.y.command 'touch %s/extdiff' && "
 	    "git --git-dir='%s' config merge.z.driver 'touch %s/merge; false'",
 	    gitdir, m, gitdir, m, gitdir, gitdir, m, gitdir, m, gitdir, m,
