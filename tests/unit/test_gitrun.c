@@ -338,8 +338,8 @@ START_TEST(a_name_with_equals_stops_git)
 END_TEST
 
 /* git in the profile places.c gives huddle's git: no capabilities, the
- * seccomp filter, no network, the hooks and configuration read-only,
- * while the worktrees' records stay writable. An alias is how this
+ * seccomp filter, no network, no desktop variables, the hooks and
+ * configuration read-only, while the worktrees' records stay writable. An alias is how this
  * test makes git run a command of its own. */
 START_TEST(huddle_git_is_confined)
 {
@@ -357,7 +357,8 @@ START_TEST(huddle_git_is_confined)
 	    "echo worktrees-rw; "
 	    "python3 -c 'import socket; socket.create_connection("
 	    "(\"127.0.0.1\", 9), 1)' 2>&1 | grep -q PermissionError "
-	    "&& echo no-net", "probe", NULL };
+	    "&& echo no-net; echo \"tmux=${TMUX-none} "
+	    "display=${DISPLAY-none}\"", "probe", NULL };
 	const char *sha[] = { "rev-parse", "HEAD", NULL };
 
 	s.root = dir;
@@ -371,6 +372,9 @@ START_TEST(huddle_git_is_confined)
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
 	profile_bash_options(p, &bo);
+	/* The person's desktop, in huddle's environment. */
+	setenv("TMUX", "/tmp/tmux-0/default,1,0", 1);
+	setenv("DISPLAY", ":0", 1);
 	boxed = g;
 	boxed.sandboxed = bo.sandboxed;
 	boxed.sandbox_fd = bo.sandbox_fd;
@@ -385,6 +389,8 @@ START_TEST(huddle_git_is_confined)
 	ck_assert_msg(strstr(out, "config-ro") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "worktrees-rw") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "no-net") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "tmux=none display=none") != NULL, "%s",
+	    out);
 	free(out);
 	ck_assert_int_eq(git_run(&boxed, dir, 0, 0, &out, sha), 0);
 	free(out);
