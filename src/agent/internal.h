@@ -145,6 +145,7 @@ struct team {
 	struct protocol		*proto;
 	struct taskboard	*tasks;
 	struct git		 git;		/* huddle's own git commands */
+	struct profile		*git_profile;	/* ... confined by it (places.c) */
 	pthread_mutex_t		 repo_lock;	/* the first check of the
 						 * repository (places.c),
 						 * which sets: */

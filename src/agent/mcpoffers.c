@@ -161,6 +161,13 @@ mcpoffers_open(struct team *t)
 		memset(it, 0, sizeof *it);
 		it->name = xstrdup(name);
 		it->config = json_deep_copy(cfg);
+		/* A project's server runs in the working tree unless its
+		 * entry says where: what its offer shows is where it runs
+		 * (its entry is the team's words already, and so are the
+		 * files it reads there). */
+		if (json_object_get(it->config, "cwd") == NULL)
+			json_object_set_new(it->config, "cwd",
+			    json_string(t->workdir));
 		it->entry = mcpoffer_entry(cfg);
 		it->answer = mcpoffer_get(t->store, name, it->entry);
 		if (it->answer != MCPOFFER_REJECTED)
@@ -257,9 +264,9 @@ mcpoffers_command(json_t *cfg)
 static void
 mcpoffers_ask_one(struct team *t, struct mcpoffer_item *it)
 {
-	const char *cwd = json_string_value(json_object_get(it->config,
+	const char *dir = json_string_value(json_object_get(it->config,
 	    "cwd"));
-	char *command = mcpoffers_command(it->config), *detail, *tool, *dir;
+	char *command = mcpoffers_command(it->config), *detail, *tool;
 	char *body, *err = NULL;
 	struct permbody b;
 
@@ -269,14 +276,12 @@ mcpoffers_ask_one(struct team *t, struct mcpoffer_item *it)
 	    "(sandboxed, as commands are) and give the team's agents its "
 	    "tools; reject and it is not offered again until its entry "
 	    "changes", MCPOFFERS_FILE, it->name);
-	dir = cwd == NULL ? xstrdup(t->workdir) : cwd[0] == '/' ?
-	    xstrdup(cwd) : xasprintf("%s/%s", t->workdir, cwd);
 	memset(&b, 0, sizeof b);
 	b.tool = tool;
 	b.command = command;
 	b.reason = (char *)MCPOFFERS_FILE;
 	b.detail = detail;
-	b.directory = dir;
+	b.directory = (char *)dir;
 	b.who = (char *)MSG_SYSTEM;
 	body = permbody_make(&b);
 	if (protocol_request(t->proto, REQ_PERMISSION, MSG_SYSTEM,
@@ -291,7 +296,6 @@ mcpoffers_ask_one(struct team *t, struct mcpoffer_item *it)
 	free(body);
 	free(tool);
 	free(detail);
-	free(dir);
 	free(command);
 }
 

@@ -17,45 +17,90 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
-#include "tools/hidden.h"
-#include "tools/landlock.h"
+#include "tools/bash.h"
 #include "tools/profile.h"
 #include "tools/worktree.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
 /*
- * From now on huddle's own git writes only in the working tree, the
- * repository's git directory and the team's temp dir: a link an agent
- * put in the way (in place of .huddle/worktrees, say) cannot lead it to
- * make, change or delete anything elsewhere. Returns 0 or -1 with *err.
+ * huddle's own git runs in a profile of its own, confined as a command
+ * is (seccomp, no capabilities, no network, the secret stores hidden,
+ * the repository's hooks and configuration read-only) and writing only
+ * in the working tree, the team's temp dir and the repository's git
+ * directory (`common`, when found): a link an agent put in the way (in
+ * place of .huddle/worktrees, say) cannot lead it to make, change or
+ * delete anything elsewhere. Returns 0 or -1 with *err.
  */
 static int
-places_git_sandbox(struct team *t, char **err)
+places_git_sandbox(struct team *t, const char *common, char **err)
 {
-	char *common = realpath(t->git_common, NULL);
-	const char *writable[3];
-	struct landlock_rules r = { 0 };
-	int fd;
+	struct profile_spec s = { 0 };
+	struct bash_options bo = { 0 };
+	struct profile *p;
 
-	if (common == NULL) {
+	if (t->sandbox == SANDBOX_OFF)
+		return 0;
+	s.root = t->workdir;
+	s.tmpdir = t->tmpdir;
+	s.program = t->program;
+	s.writable = &common;
+	s.nwritable = common != NULL;
+	s.hidden = t->hidden;
+	s.sandbox = t->sandbox == SANDBOX_ON;
+	s.confined = 1;
+	s.net = CONFINE_NET_NONE;
+	s.max_procs = t->opts.max_procs;
+	s.max_memory = t->opts.max_memory;
+	s.max_file_size = t->opts.max_file_size;
+	s.git_admin = 1;
+	if ((p = profile_new(&s, err)) == NULL)
+		return -1;
+	profile_free(t->git_profile);
+	t->git_profile = p;
+	profile_bash_options(p, &bo);
+	t->git.sandboxed = bo.sandboxed;
+	t->git.sandbox_fd = bo.sandbox_fd;
+	t->git.confine = bo.confine;
+	t->git.pinned = bo.pinned;
+	t->git.pin_fd = bo.pin_fd;
+	return 0;
+}
+
+/* Whether path is dir or beneath it (both canonical). */
+static int
+places_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/');
+}
+
+/* The repository's git directory, found (confined, reading only) and
+ * pinned (tools/git.h); then huddle's git writes there too. */
+static int
+places_git_find(struct team *t, char **err)
+{
+	char *common = NULL;
+
+	if (places_git_sandbox(t, NULL, err) == -1)
+		return -1;
+	if (worktree_repo(&t->git, t->workdir, &t->git_common, err) == -1)
+		return -1;
+	if ((common = realpath(t->git_common, NULL)) == NULL)
 		*err = xasprintf("%s: %s", t->git_common, strerror(errno));
+	/* Beneath the working tree (its .git) it is writable already. */
+	if (common == NULL || git_pin(&t->git, common, err) == -1 ||
+	    (!places_beneath(common, t->workdir) &&
+	    places_git_sandbox(t, common, err) == -1)) {
+		free(common);
+		free(t->git_common);
+		t->git_common = NULL;
 		return -1;
 	}
-	writable[0] = t->workdir;
-	writable[1] = t->tmpdir;
-	writable[2] = common;
-	r.hidden = (const char *const *)t->hidden;
-	r.nhidden = hidden_count(t->hidden);
-	r.writable = writable;
-	r.nwritable = 3;
-	r.deny_net = t->opts.no_network;
-	fd = landlock_ruleset(&r, err);
-	free(common);
-	if (fd == -1)
-		return -1;
-	t->git.sandbox_fd = fd;
-	t->git.sandboxed = 1;
+	free(t->git_common);
+	t->git_common = common;
 	return 0;
 }
 
@@ -65,13 +110,8 @@ places_git_repo(struct team *t, char **err)
 	int rc = 0;
 
 	pthread_mutex_lock(&t->repo_lock);
-	if (t->git_common == NULL &&
-	    (rc = worktree_repo(&t->git, t->workdir, &t->git_common,
-	    err)) == 0 && t->sandbox == SANDBOX_ON &&
-	    (rc = places_git_sandbox(t, err)) == -1) {
-		free(t->git_common);
-		t->git_common = NULL;
-	}
+	if (t->git_common == NULL)
+		rc = places_git_find(t, err);
 	pthread_mutex_unlock(&t->repo_lock);
 	return rc;
 }

@@ -435,10 +435,9 @@ team_free(struct team *t)
 	if (t->lock_fd != -1)
 		close(t->lock_fd);
 	team_sandbox_close(t);
-	if (t->git.sandboxed)
-		close(t->git.sandbox_fd);
+	profile_free(t->git_profile);
 	free(t->git_common);
-	free(t->git.path);
+	git_clear(&t->git);
 	policy_free(t->policy);
 	roles_free(t->roles);
 	evq_destroy(&t->events);

@@ -62,22 +62,28 @@ profile_glob(struct profile_list *l, const char *pattern)
 /*
  * The git files beneath root that run code when the person works there
  * later, outside any sandbox: the hooks, the configuration (core.hooksPath,
- * core.fsmonitor, aliases), info/ (attributes name filters), and the same
- * of each submodule. A worktree's .git is a file that names a directory
- * commands cannot write anyway.
+ * core.fsmonitor, aliases), info/ (attributes name filters), worktrees/
+ * (each worktree's commondir, gitdir and config.worktree say where its
+ * configuration is; unless git_admin), and the same of each submodule.
+ * A worktree's .git is a file naming a directory commands cannot write:
+ * the file itself is kept, so that it cannot be changed, renamed or
+ * replaced by a repository of the team's making.
  */
 static char **
-profile_git_readonly(const char *root)
+profile_git_readonly(const char *root, int git_admin)
 {
-	static const char *const parts[] = { "hooks", "config", "info" };
+	static const char *const parts[] = { "hooks", "config", "info",
+	    "worktrees" };
 	struct profile_list l = { NULL, 0 };
 	struct stat st;
 	char *git, *p;
-	size_t i;
+	size_t i, n = sizeof parts / sizeof *parts - (git_admin != 0);
 
 	git = xasprintf("%s/.git", root);
-	if (lstat(git, &st) == 0 && S_ISDIR(st.st_mode)) {
-		for (i = 0; i < sizeof parts / sizeof *parts; i++) {
+	if (lstat(git, &st) == 0 && S_ISREG(st.st_mode))
+		profile_list_add(&l, git);
+	else if (lstat(git, &st) == 0 && S_ISDIR(st.st_mode)) {
+		for (i = 0; i < n; i++) {
 			p = xasprintf("%s/%s", git, parts[i]);
 			/* A directory that is missing could be made and
 			 * filled: it is made now, empty, as git init
@@ -161,7 +167,7 @@ profile_new(const struct profile_spec *s, char **err)
 	for (i = 0; i < s->nsockets; i++)
 		profile_list_add(&sockets, s->sockets[i]);
 	p->unix_sockets = profile_list_end(&sockets);
-	p->readonly = profile_git_readonly(s->root);
+	p->readonly = profile_git_readonly(s->root, s->git_admin);
 	p->confine.landlock = s->sandbox;
 	p->confine.net = s->net;
 	p->confine.proxy_port = s->proxy_port;
@@ -223,15 +229,19 @@ static int
 profile_git_file(const struct profile *p, const char *path)
 {
 	/* commondir names another git directory to read the configuration
-	 * and hooks from. */
+	 * and hooks from; so do worktrees/NAME/commondir and gitdir, and
+	 * worktrees/NAME/config.worktree is configuration. */
 	static const char *const parts[] = { "hooks", "config", "info",
-	    "commondir" };
+	    "commondir", "worktrees", "config.worktree" };
 	size_t n = strlen(p->root), i, k;
 	const char *rest, *end;
 
 	if (strncmp(path, p->root, n) != 0 || path[n] != '/')
 		return 0;
 	rest = path + n + 1;
+	/* The root's .git itself: a worktree's file. */
+	if (strcmp(rest, ".git") == 0)
+		return 1;
 	while (strncmp(rest, ".git/", 5) == 0) {
 		rest += 5;
 		for (i = 0; i < sizeof parts / sizeof *parts; i++) {

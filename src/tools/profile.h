@@ -50,6 +50,9 @@ struct profile_spec {
 	long long		 max_procs;	/* tools/confine.h */
 	long long		 max_memory;
 	long long		 max_file_size;
+	int			 git_admin;	/* huddle's own git: the
+						 * repository's worktrees/
+						 * stays writable */
 };
 
 struct profile {
@@ -74,8 +77,10 @@ struct profile {
 /*
  * Builds the profile of a place: the ruleset (when s->sandbox), the
  * confine, and the copies of every list. The root's `.git/hooks`,
- * `.git/config`, `.git/info` and those of its submodules become read-only
- * to commands. Returns it (profile_free), or NULL with *err.
+ * `.git/config`, `.git/info`, `.git/worktrees` (unless s->git_admin) and
+ * those of its submodules become read-only to commands, and so does a
+ * worktree's `.git` file, which then cannot be replaced either. Returns
+ * it (profile_free), or NULL with *err.
  */
 struct profile *profile_new(const struct profile_spec *s, char **err);
 

@@ -32,8 +32,19 @@ static const char *const runlater_table[] = {
 	"setup.py", "setup.cfg", "pyproject.toml", "conftest.py", "tox.ini",
 	"noxfile.py", "Gemfile", "Rakefile", "composer.json", "go.mod",
 	".pre-commit-config.yaml", ".gitattributes", ".gitmodules",
-	".git/commondir", ".git/config",
+	".git/commondir", ".git/config", ".git/config.worktree",
+	".git/worktrees/*/commondir", ".git/worktrees/*/gitdir",
+	".git/worktrees/*/config.worktree",
 	".github/workflows/*", ".gitlab-ci.yml", ".husky/*",
+	/* A repository's .git below the tree (a worktree's file, or a
+	 * directory by its configuration): git run there reads it. */
+	"*/.git", "*/*/.git", "*/*/*/.git", ".huddle/worktrees/*/.git",
+	".huddle/worktrees/*/*/.git", ".huddle/worktrees/*/*/*/.git",
+	/* What the next start reads: it grants nothing without the
+	 * person, who should still know it changed. */
+	".huddle/settings.json", ".huddle/agents/*", ".claude/agents/*",
+	".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
+	"AGENTS.md", "CLAUDE.md",
 };
 
 struct runlater_file {
@@ -48,20 +59,33 @@ struct runlater {
 	size_t			 n;
 };
 
-/* FNV-1a over the file's first RUNLATER_HASHED bytes; 0 when unreadable. */
+/* FNV-1a over the file's first RUNLATER_HASHED bytes; -1 when
+ * unreadable. A directory called .git is known by its config file, its
+ * size counted negative (so that a file replaced by one changes). */
 static int
 runlater_read(const char *path, long long *size, uint64_t *hash)
 {
 	unsigned char buf[16384];
 	struct stat st;
 	uint64_t h = 14695981039346656037ULL;
-	size_t left = RUNLATER_HASHED, i;
+	size_t left = RUNLATER_HASHED, i, n = strlen(path);
 	ssize_t got;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) ==
 	    -1)
 		return -1;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && n >= 5 &&
+	    strcmp(path + n - 5, "/.git") == 0) {
+		char *config = xasprintf("%s/config", path);
+
+		close(fd);
+		if (runlater_read(config, size, hash) == -1)
+			*size = *hash = 0;
+		*size = -1 - *size;
+		free(config);
+		return 0;
+	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -1;

@@ -66,11 +66,13 @@ wt_admin_dir(const struct git *g, const char *workdir, const char *path)
 	DIR *d;
 	FILE *f;
 
-	if (wt_git(g, workdir, GIT_QUIET, &out, common_args) != 0) {
+	if (g->common != NULL)
+		dir = xasprintf("%s/worktrees", g->common);
+	else if (wt_git(g, workdir, GIT_QUIET, &out, common_args) != 0) {
 		free(out);
 		return NULL;
-	}
-	dir = xasprintf("%s/worktrees", wt_chomp(out));
+	} else
+		dir = xasprintf("%s/worktrees", wt_chomp(out));
 	free(out);
 	want = xasprintf("%s/.git\n", path);
 	if ((d = opendir(dir)) != NULL) {
@@ -96,6 +98,76 @@ wt_admin_dir(const struct git *g, const char *workdir, const char *path)
 	return found;
 }
 
+/* Whether the file at dir/name (dir NULL: name) holds exactly `want`,
+ * read through no link; want NULL: whether there is no such file. */
+static int
+wt_file_is(const char *dir, const char *name, const char *want)
+{
+	char *path = dir ? xasprintf("%s/%s", dir, name) : xstrdup(name);
+	char buf[4097];
+	ssize_t got = -1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	free(path);
+	if (fd == -1)
+		return want == NULL && errno == ENOENT;
+	if (want != NULL && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (want == NULL || got < 0)
+		return 0;
+	buf[got] = '\0';
+	return strcmp(buf, want) == 0 && (size_t)got == strlen(want);
+}
+
+/*
+ * Whether the repository's record of a worktree (admin) and the
+ * worktree's .git are as git wrote them for huddle: a commondir, a
+ * config.worktree or a .git of another's making would lead the person's
+ * own git, run there later, to a configuration of the team's. Returns
+ * 0; -2 with *err naming the file that is not; -1 with *err when the
+ * worktree is on another branch.
+ */
+static int
+wt_admin_sound(const char *admin, const char *path, const char *branch,
+    char **err)
+{
+	char *gitdir = xasprintf("%s/.git\n", path);
+	char *dotgit = xasprintf("%s/.git", path);
+	char *back = xasprintf("gitdir: %s\n", admin);
+	char *head = xasprintf("ref: refs/heads/%s\n", branch);
+	const char *bad = NULL;
+	int rc = 0;
+
+	if (!wt_file_is(admin, "commondir", "../..\n"))
+		bad = "commondir";
+	else if (!wt_file_is(admin, "gitdir", gitdir))
+		bad = "gitdir";
+	else if (!wt_file_is(admin, "config.worktree", NULL))
+		bad = "config.worktree";
+	if (bad != NULL) {
+		*err = xasprintf("%s/%s is not what git wrote for huddle: "
+		    "huddle's git does not use this worktree; look at the "
+		    "file before you run git there", admin, bad);
+		rc = -2;
+	} else if (!wt_file_is(NULL, dotgit, back)) {
+		*err = xasprintf("%s is not the file git wrote for this "
+		    "worktree: huddle's git does not use it; look at it "
+		    "before you run git there", dotgit);
+		rc = -2;
+	} else if (!wt_file_is(admin, "HEAD", head)) {
+		*err = xasprintf("%s is not on %s any more (it was switched)",
+		    path, branch);
+		rc = -1;
+	}
+	free(gitdir);
+	free(dotgit);
+	free(back);
+	free(head);
+	return rc;
+}
+
 /* A worktree as huddle's git commands see it. */
 struct wt_place {
 	char	*path;		/* its files */
@@ -116,21 +188,7 @@ static int
 wt_git_at(const struct git *g, const struct wt_place *p, int flags,
     char **out, const char *const *args)
 {
-	const char *argv[24];
-	char *gd = xasprintf("--git-dir=%s", p->admin);
-	char *wt = xasprintf("--work-tree=%s", p->path);
-	size_t i;
-	int rc;
-
-	argv[0] = gd;
-	argv[1] = wt;
-	for (i = 0; args[i] != NULL && i + 3 < sizeof argv / sizeof *argv; i++)
-		argv[i + 2] = args[i];
-	argv[i + 2] = NULL;
-	rc = wt_git(g, p->path, flags, out, argv);
-	free(gd);
-	free(wt);
-	return rc;
+	return git_run_at(g, p->path, p->admin, flags, 0, out, args);
 }
 
 char *
@@ -387,16 +445,17 @@ done:
 }
 
 /* Finds name's worktree where it should be, on its branch, with the
- * repository's record of it. Returns 0, or -1 with *err. */
+ * repository's record of it. Returns 0; -1 with *err; or -2 with *err
+ * when its files are not as git wrote them (wt_admin_sound). */
 static int
 wt_find(const struct git *g, const char *workdir, const char *name,
     struct wt_place *p, char **err)
 {
-	char *branch = worktree_branch(name), *out = NULL;
-	const char *head[] = { "rev-parse", "--abbrev-ref", "HEAD", NULL };
+	char *branch = worktree_branch(name);
 	int rc = -1;
 
 	memset(p, 0, sizeof *p);
+	*err = NULL;
 	p->path = worktree_path(workdir, name);
 	if (wt_real_dir(p->path, err) == -1) {
 		if (errno == ENOENT)
@@ -405,15 +464,10 @@ wt_find(const struct git *g, const char *workdir, const char *name,
 	} else if ((p->admin = wt_admin_dir(g, workdir, p->path)) == NULL)
 		*err = xasprintf("%s is not one of the repository's worktrees "
 		    "any more (it was moved, or pruned)", p->path);
-	else if (wt_git_at(g, p, GIT_QUIET, &out, head) != 0 ||
-	    strcmp(wt_chomp(out), branch) != 0)
-		*err = xasprintf("%s is not on %s any more (it was switched)",
-		    p->path, branch);
 	else
-		rc = 0;
-	free(out);
+		rc = wt_admin_sound(p->admin, p->path, branch, err);
 	free(branch);
-	if (rc == -1)
+	if (rc != 0)
 		wt_place_clear(p);
 	return rc;
 }
@@ -424,7 +478,7 @@ worktree_check(const struct git *g, const char *workdir, const char *name,
 {
 	struct wt_place p;
 
-	if (wt_find(g, workdir, name, &p, err) == -1)
+	if (wt_find(g, workdir, name, &p, err) != 0)
 		return -1;
 	wt_place_clear(&p);
 	return 0;
@@ -474,7 +528,7 @@ worktree_diff(const struct git *g, const char *workdir, const char *name,
 	int n = 0, rc = -1;
 
 	memset(d, 0, sizeof *d);
-	if (wt_find(g, workdir, name, &at, err) == -1)
+	if (wt_find(g, workdir, name, &at, err) != 0)
 		return -1;
 	d->files = json_array();
 	if (wt_git_at(g, &at, GIT_QUIET, &out, numstat) != 0) {
@@ -577,7 +631,11 @@ worktree_state(const struct git *g, const char *workdir, const char *name,
 	int rc = 0;
 
 	memset(s, 0, sizeof *s);
-	if (wt_find(g, workdir, name, &at, &why) == -1) {
+	switch (wt_find(g, workdir, name, &at, &why)) {
+	case -2:
+		*err = why;
+		return -1;
+	case -1:
 		s->missing = 1;
 		free(why);
 		return 0;
@@ -676,7 +734,7 @@ worktree_merge(const struct git *g, const char *workdir, const char *name,
 	int has_email;
 
 	*report = NULL;
-	if (wt_find(g, workdir, name, &at, &why) == -1) {
+	if (wt_find(g, workdir, name, &at, &why) != 0) {
 		*report = why;
 		goto done;
 	}

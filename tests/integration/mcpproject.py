@@ -66,11 +66,12 @@ def offered(record):
 def test_approved(fake):
     fake.reset()
     work = project({})
-    write(work, {"proj": proj(work)})
+    write(work, {"proj": proj(work, "--cwd-tool")})
     fake.script(
         call("lead", "spawn_teammate", name="carl", role="tools",
              prompt="Use the tools."), *notes("lead"),
         call("carl", "mcp__proj__echo", text="from the project"),
+        call("carl", "mcp__proj__cwd"),
         say("carl", "Done."),
         call("carl", "shutdown_response", request_id="{{request_id}}",
              approve=True))
@@ -101,6 +102,15 @@ def test_approved(fake):
                      what="the call's result")
         expect(res["is_error"] is False and
                res["output"] == "echo: from the project", res)
+        # It runs where its offer said: the working tree.
+        call_req = h.wait(ev("request", type="permission", status="pending",
+                             permission=lambda q: isinstance(q, dict) and
+                             q.get("tool") == "mcp__proj__cwd"),
+                          what="the cwd call's permission")
+        h.send("/approve %s" % call_req["id"])
+        res = h.wait(ev("tool_result", "carl", tool="mcp__proj__cwd"),
+                     what="the cwd call's result")
+        expect(res["output"] == p["directory"], (res, p["directory"]))
         first = [r for r in fake.requests() if r.get("agent") == "carl"][0]
         expect("mcp__proj__echo" in offered(first), offered(first))
         text = mcp_reply(h)

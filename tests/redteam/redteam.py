@@ -6,7 +6,7 @@ request that is asked (the worst person there is), so what holds must
 hold by the operating system's sandbox and by state no tool can reach,
 not by the risk policy's reading of a command.
 
-Four parts run side by side, each with its own fake server and huddle:
+The parts run side by side, each with its own fake server and huddle:
 
 * main_run (here, with hostile.py): mallory's attacks in one --headless
   --no-network run with a sentinel API key, in a git repository, with a
@@ -25,6 +25,9 @@ Four parts run side by side, each with its own fake server and huddle:
 * proxyhome.py: the proxy asked for the person's own services under
   names that hide loopback, for itself, with a forged Host header, and
   starved by one command's silent sockets.
+* swapped.py: huddle's own programs replaced on disk.
+* githands.py: huddle's own git (with --worktrees) against a worktree's
+  commondir led to a planted filter, and a worktree's .git replaced.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -52,6 +55,7 @@ sys.path.insert(0, HERE)
 from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
 import reqflood  # noqa: E402
+import githands  # noqa: E402
 import hostile  # noqa: E402
 import planted  # noqa: E402
 import proxyhome  # noqa: E402
@@ -382,7 +386,8 @@ def check_reserved_name(run):
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
          ("planted", planted.run), ("swapped", swapped.run),
-         ("reqflood", reqflood.run), ("proxyhome", proxyhome.run)]
+         ("reqflood", reqflood.run), ("proxyhome", proxyhome.run),
+         ("githands", githands.run)]
 
 
 def main():

@@ -315,12 +315,76 @@ START_TEST(file_tools_refuse_stores_and_git_files)
 	ck_assert_int_eq(fstools_write(&c, ".git/modules/m/hooks/post-merge",
 	    "x", &o), -1);
 	tool_output_clear(&o);
+	ck_assert_int_eq(fstools_write(&c, ".git/worktrees/bob/commondir",
+	    "/elsewhere\n", &o), -1);
+	tool_output_clear(&o);
+	ck_assert_int_eq(fstools_write(&c, ".git/worktrees/bob/config.worktree",
+	    "[core]\n", &o), -1);
+	tool_output_clear(&o);
+	ck_assert_int_eq(fstools_write(&c, ".git/config.worktree", "[core]\n",
+	    &o), -1);
+	tool_output_clear(&o);
 	ck_assert_int_eq(fstools_write(&c, "project/ok.txt", "fine\n", &o), 0);
 	tool_output_clear(&o);
 	ck_assert_int_eq(fstools_read(&c, "project/notes.txt", 0, 0, &o), 0);
 	tool_output_clear(&o);
 	profile_free(p);
 	free(git);
+}
+END_TEST
+
+/* A repository's worktree records and a worktree's .git file stay as
+ * git wrote them: commands can neither write nor replace them, and the
+ * file tools refuse them; huddle's own git (git_admin) may write the
+ * records. */
+START_TEST(worktree_records_and_dotgit_are_kept)
+{
+	struct fstools_ctx c = { NULL, NULL, NULL };
+	struct tool_output o = { 0, NULL };
+	struct profile_spec s = { 0 };
+	struct profile *p;
+	char *wt = xasprintf("%s/wt", home), *cmd, *out, *err = NULL;
+	char *hidden[] = { NULL };
+
+	cmd = xasprintf("cd '%s' && git init -q . && mkdir -p "
+	    ".git/worktrees/bob && echo ../.. > .git/worktrees/bob/commondir "
+	    "&& mkdir '%s' && echo 'gitdir: %s/.git/worktrees/bob' > "
+	    "'%s/.git'", home, wt, home, wt);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	p = profile_at(home, NULL, 0);
+	out = run(p, "echo /x > .git/worktrees/bob/commondir || echo KEPT; "
+	    "mkdir .git/worktrees/eve || echo KEPT2");
+	ck_assert_msg(strstr(out, "KEPT\n") != NULL &&
+	    strstr(out, "KEPT2") != NULL, "%s", out);
+	free(out);
+	profile_free(p);
+	p = profile_at(wt, NULL, 0);
+	out = run(p, "mv .git .git-old || echo KEPT; rm -f .git || echo KEPT2; "
+	    "echo x > .git || echo KEPT3; cat .git");
+	ck_assert_msg(strstr(out, "KEPT\n") != NULL && strstr(out, "KEPT2") !=
+	    NULL && strstr(out, "KEPT3") != NULL && strstr(out, "gitdir: ") !=
+	    NULL, "%s", out);
+	free(out);
+	c.workdir = wt;
+	c.profile = p;
+	ck_assert_int_eq(fstools_write(&c, ".git", "gitdir: /x\n", &o), -1);
+	ck_assert_msg(strstr(o.text, "read-only") != NULL, "%s", o.text);
+	tool_output_clear(&o);
+	profile_free(p);
+	s.root = home;
+	s.tmpdir = top;
+	s.hidden = hidden;
+	s.sandbox = landlock_abi() > 0;
+	s.confined = 1;
+	s.git_admin = 1;
+	p = profile_new(&s, &err);
+	ck_assert_msg(p != NULL, "%s", err ? err : "");
+	out = run(p, "mkdir .git/worktrees/eve && echo MADE");
+	ck_assert_msg(strstr(out, "MADE") != NULL, "%s", out);
+	free(out);
+	profile_free(p);
+	free(wt);
 }
 END_TEST
 
@@ -339,6 +403,7 @@ profile_suite(void)
 	tcase_add_test(tc, readable_lets_one_store_through);
 	tcase_add_test(tc, no_terminal_device_is_reachable);
 	tcase_add_test(tc, file_tools_refuse_stores_and_git_files);
+	tcase_add_test(tc, worktree_records_and_dotgit_are_kept);
 	suite_add_tcase(s, tc);
 	return s;
 }
