@@ -20,6 +20,8 @@ Four parts run side by side, each with its own fake server and huddle:
 * flood.py: 40 messages of 1 MiB.
 * planted.py: a .huddle/team.db in the working tree, and the default
   network past the proxy.
+* keyring.py: a key in the session keyring huddle starts in, and a
+  command's keyring calls.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -47,6 +49,7 @@ sys.path.insert(0, HERE)
 from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
 import hostile  # noqa: E402
+import keyring  # noqa: E402
 import planted  # noqa: E402
 import swapped  # noqa: E402
 import terminal  # noqa: E402
@@ -374,7 +377,8 @@ def check_reserved_name(run):
 # (name, function -> (rows, lost)) run beside main_run, each with its
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
-         ("planted", planted.run), ("swapped", swapped.run)]
+         ("planted", planted.run), ("swapped", swapped.run),
+         ("keyring", keyring.run)]
 
 
 def main():
