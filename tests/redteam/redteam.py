@@ -22,6 +22,8 @@ Four parts run side by side, each with its own fake server and huddle:
   network past the proxy.
 * keyring.py: a key in the session keyring huddle starts in, and a
   command's keyring calls.
+* otherteam.py: a team's command looks for another team's command
+  lines in /proc.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -50,6 +52,7 @@ from attack import Attack, exits, judge, landlock_abi  # noqa: E402
 import flood  # noqa: E402
 import hostile  # noqa: E402
 import keyring  # noqa: E402
+import otherteam  # noqa: E402
 import planted  # noqa: E402
 import swapped  # noqa: E402
 import terminal  # noqa: E402
@@ -378,7 +381,7 @@ def check_reserved_name(run):
 # own fake server and huddle.
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
          ("planted", planted.run), ("swapped", swapped.run),
-         ("keyring", keyring.run)]
+         ("keyring", keyring.run), ("otherteam", otherteam.run)]
 
 
 def main():

@@ -34,10 +34,12 @@
 #include "tools/bash.h"
 #include "tools/confine.h"
 #include "tools/landlock.h"
+#include "tools/mountns.h"
 #include "tools/reaper.h"
 #include "tools/reaperexe.h"
 #include "tools/sysfilter.h"
 #include "testutil.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 static char *wd;
@@ -945,6 +947,78 @@ START_TEST(no_keyring_for_a_user)
 }
 END_TEST
 
+/* How many processes' command lines hold the marker, in the test's own
+ * view of /proc (the bracket keeps grep and its shell from matching). */
+#define PROC_MARKER	"proxy-port-marker-4711"
+#define PROC_COUNT	"grep -l 'proxy-port-[m]arker-4711' /proc/[0-9]*/cmdline " \
+	"2>/dev/null | wc -l"
+
+/*
+ * Another command's processes are out of sight, as root. As huddle runs
+ * them: each command in a Landlock sandbox of its own, joining the
+ * namespaces of a holder (with read-only paths and without), whose proc
+ * the ruleset is given. One command holds a marker on its command line
+ * (as a team's reaper holds its proxy port); the other looks for it
+ * through /proc, and still reads its own. The test itself finds it, so
+ * the test can fail. A user other than root cannot mount a proc of its
+ * own without a PID namespace (doc/security.md).
+ */
+START_TEST(another_commands_processes_are_hidden)
+{
+	char *ro[] = { NULL, NULL }, *none[] = { NULL }, *err = NULL, *proc;
+	struct confine plain = { .net = CONFINE_NET_NONE },
+	    held = { .net = CONFINE_NET_NONE, .readonly = ro };
+	const char *const w[] = { wd };
+	struct landlock_rules rules = { NULL, 0, NULL, 0, w, 1, 1, 0 };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &plain, .sandboxed = 1 };
+	struct mountns_pin pin;
+	struct bash_piped other;
+	struct tool_output o = { 0, NULL };
+	int64_t until;
+	int k;
+
+	if (geteuid() != 0 || landlock_abi() == 0)
+		return;
+	ck_assert_int_ge((bo.sandbox_fd = landlock_ruleset(&rules, &err)), 0);
+	memset(&other, 0, sizeof other);
+	ck_assert_msg(bash_start_piped("exec python3 -c 'import sys; "
+	    "sys.stdin.read()' " PROC_MARKER, &bo, &other, &err) == 0,
+	    "%s", err != NULL ? err : "?");
+	/* Its reaper's command line holds the marker too. */
+	until = clock_mono_ms() + 30000;
+	for (;;) {
+		run(PROC_COUNT, NULL, &o);
+		if (strcmp(o.text, "0\n[exit status 0]") != 0)
+			break;
+		ck_assert_msg(clock_mono_ms() < until, "never seen");
+		tool_output_clear(&o);
+	}
+	tool_output_clear(&o);
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	for (k = 0; k < 2; k++) {
+		bo.confine = k == 0 ? &plain : &held;
+		ck_assert_msg(mountns_pin_new(program, k == 0 ? none : ro, &pin,
+		    &err) == 0, "%s", err != NULL ? err : "?");
+		proc = mountns_pin_proc(&pin);
+		ck_assert_msg(landlock_readable(bo.sandbox_fd, proc, &err) == 0,
+		    "%s", err != NULL ? err : "?");
+		free(proc);
+		bo.pinned = 1;
+		bo.pin_fd = pin.pidfd;
+		ck_assert_int_eq(bash_run(PROC_COUNT "; grep -c . "
+		    "/proc/self/status | sed s/^[1-9].*/own/", &bo, &o), 0);
+		ck_assert_str_eq(o.text, "0\nown\n[exit status 0]");
+		tool_output_clear(&o);
+		mountns_pin_free(&pin);
+	}
+	bash_end_piped(&other);
+	close(bo.sandbox_fd);
+	free(ro[0]);
+}
+END_TEST
+
 static Suite *
 confine_suite(void)
 {
@@ -963,6 +1037,7 @@ confine_suite(void)
 	tcase_add_test(tc, the_filter_is_built_once);
 	tcase_add_test(tc, no_keyring);
 	tcase_add_test(tc, no_keyring_for_a_user);
+	tcase_add_test(tc, another_commands_processes_are_hidden);
 	tcase_add_test(tc, git_metadata_is_read_only);
 	tcase_add_test(tc, process_count_is_limited);
 	tcase_add_test(tc, memory_is_limited);
@@ -979,5 +1054,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
 		return reaper_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
+		return mountns_holder_main(argc, argv);
 	return tu_run(confine_suite());
 }
