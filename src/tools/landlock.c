@@ -201,6 +201,14 @@ ll_grant(const struct ll_walk *w, const char *path, int how, char **err)
 	return rc;
 }
 
+/* Reading and executing, as ABI abi knows them. */
+static uint64_t
+ll_read_rights(int abi)
+{
+	return LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR |
+	    (abi >= 5 ? LL_FS_IOCTL_DEV : 0);
+}
+
 int
 landlock_ruleset(const struct landlock_rules *r, char **err)
 {
@@ -221,8 +229,7 @@ landlock_ruleset(const struct landlock_rules *r, char **err)
 		return -1;
 	}
 	all = ll_fs_rights(abi);
-	read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR |
-	    (abi >= 5 ? LL_FS_IOCTL_DEV : 0);
+	read = ll_read_rights(abi);
 	attr.handled_access_fs = all;
 	if (r->deny_net && abi >= 4)
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
@@ -278,6 +285,13 @@ fail:
 	free(hidden);
 	close(rfd);
 	return -1;
+}
+
+int
+landlock_readable(int fd, const char *path, char **err)
+{
+	return ll_allow(fd, path, ll_read_rights(landlock_abi()), LL_REQUIRED,
+	    err);
 }
 
 int

@@ -51,6 +51,14 @@ struct landlock_rules {
  */
 int landlock_ruleset(const struct landlock_rules *r, char **err);
 
+/*
+ * Adds to ruleset fd reading beneath the directory path: for a file
+ * system mounted after the ruleset was built (a proc of the commands'
+ * own), which none of its rules reaches, since Landlock looks past the
+ * mount point it covers. Returns 0, or -1 with *err.
+ */
+int landlock_readable(int fd, const char *path, char **err);
+
 /* Whether the kernel can deny TCP (ABI 4 and later). */
 int landlock_can_deny_net(void);
 

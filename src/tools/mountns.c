@@ -201,6 +201,28 @@ fail:
 	return -1;
 }
 
+/*
+ * In the holder, as root, once its namespace is made: a proc of the
+ * namespace's own over /proc, on which a process sees only the processes
+ * it could trace (hidepid=ptraceable). A command has no capability and a
+ * Landlock domain of its own, so neither huddle, nor a reaper, nor any
+ * other command (another team's, whose reaper's command line holds its
+ * proxy port) is within its sight; its own processes are. A user other
+ * than root may mount a proc only for a PID namespace of its own, which
+ * a command does not have. A kernel that does not know the option
+ * (before 5.8) refuses it with EINVAL: /proc stays as it was.
+ */
+static int
+mountns_proc(char **err)
+{
+	if (geteuid() != 0 || mount("proc", "/proc", "proc", MS_NOSUID |
+	    MS_NODEV | MS_NOEXEC, "hidepid=ptraceable") == 0 || errno == EINVAL)
+		return 0;
+	*err = xasprintf("cannot mount a proc of the commands' own: %s",
+	    strerror(errno));
+	return -1;
+}
+
 int
 mountns_own_user(void)
 {
@@ -218,7 +240,7 @@ mountns_readonly(char *const *paths, char **err)
 {
 	size_t i;
 
-	if (paths[0] == NULL)
+	if (paths[0] == NULL && geteuid() != 0)
 		return 0;
 	if (mountns_enter(err) == -1)
 		return -1;
@@ -348,6 +370,12 @@ fail:
 	return -1;
 }
 
+char *
+mountns_pin_proc(const struct mountns_pin *pin)
+{
+	return xasprintf("/proc/%ld/root/proc", (long)pin->pid);
+}
+
 void
 mountns_pin_free(struct mountns_pin *pin)
 {
@@ -369,14 +397,18 @@ mountns_holder_main(int argc, char **argv)
 {
 	char *err = NULL, c;
 	ssize_t n;
+	int rc;
 
 	/* No parent-death signal: it would come with the death of the
 	 * thread that started us. huddle's death closes our stdin all the
 	 * same, and we end. */
 	(void)argc;
-	if (argv[2] == NULL ? (geteuid() != 0 && mountns_own_user() == -1 ?
-	    (err = xstrdup("no user namespace")) != NULL : 0) :
-	    mountns_readonly(argv + 2, &err) == -1) {
+	if (argv[2] == NULL && geteuid() != 0) {
+		if ((rc = mountns_own_user()) == -1)
+			err = xstrdup("no user namespace");
+	} else if ((rc = mountns_readonly(argv + 2, &err)) == 0)
+		rc = mountns_proc(&err);
+	if (rc == -1) {
 		dprintf(1, "%s\n", err);
 		return 1;
 	}

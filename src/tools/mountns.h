@@ -15,8 +15,10 @@
  * and gid) and makes each path of the NULL-terminated list read-only
  * there, keeping the mount's other flags. A path that does not exist is
  * skipped; one that is a symbolic link, or a kernel without the
- * namespaces, is an error (the command must not run). Returns 0, or -1
- * with *err.
+ * namespaces, is an error (the command must not run). An empty list
+ * does nothing for a user other than root; root gets the namespace all
+ * the same (the holder's proc is mounted there). Returns 0, or -1 with
+ * *err.
  */
 int mountns_readonly(char *const *paths, char **err);
 
@@ -56,10 +58,19 @@ struct mountns_pin {
  * Starts a holder (program: huddle's own) for the read-only paths (a
  * NULL-terminated list; for a user other than root, even an empty one
  * gives the commands a user namespace of their own to count processes
- * in). Returns 0 with *pin filled, or -1 with *err.
+ * in). As root the holder also mounts a proc of the namespace's own on
+ * /proc, on which a command sees only the processes it could trace: its
+ * own, not huddle's nor another command's (hidepid=ptraceable). That
+ * proc is a new file system, which a Landlock ruleset made outside the
+ * namespace does not reach: grant it read through mountns_pin_proc.
+ * Returns 0 with *pin filled, or -1 with *err.
  */
 int mountns_pin_new(const char *program, char *const *paths,
     struct mountns_pin *pin, char **err);
+
+/* The holder's /proc as huddle reaches it (through /proc/PID/root):
+ * a path to free. */
+char *mountns_pin_proc(const struct mountns_pin *pin);
 
 /* Ends the holder and waits for it; a zeroed or failed pin is fine. */
 void mountns_pin_free(struct mountns_pin *pin);

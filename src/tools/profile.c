@@ -135,6 +135,24 @@ profile_ruleset(const struct profile_spec *s, char **err)
 	return fd;
 }
 
+/* As root the holder's proc is a file system the ruleset does not
+ * reach yet (mountns.h): granted here, or the holder is let go and each
+ * command makes its own namespace, with the proc everyone shares. */
+static int
+profile_pin_proc(struct profile *p, char **err)
+{
+	char *proc;
+	int rc = 0;
+
+	if (geteuid() != 0 || p->ruleset_fd == -1)
+		return 0;
+	proc = mountns_pin_proc(&p->pin);
+	if ((rc = landlock_readable(p->ruleset_fd, proc, err)) == -1)
+		mountns_pin_free(&p->pin);
+	free(proc);
+	return rc;
+}
+
 struct profile *
 profile_new(const struct profile_spec *s, char **err)
 {
@@ -179,14 +197,15 @@ profile_new(const struct profile_spec *s, char **err)
 	p->confine.max_file_size = s->max_file_size;
 	/* The namespaces every command joins, made once: where the holder
 	 * cannot be had, each command makes its own (and fails the same
-	 * way when that cannot be done either). */
+	 * way when that cannot be done either). Root's always, for its
+	 * proc (mountns_pin_new). */
 	if (s->confined && s->program != NULL && (p->readonly[0] != NULL ||
-	    (geteuid() != 0 && s->max_procs > 0))) {
+	    geteuid() == 0 || s->max_procs > 0)) {
 		char *why = NULL;
 
 		if (mountns_pin_new(s->program, p->readonly, &p->pin,
 		    &why) == 0)
-			p->pinned = 1;
+			p->pinned = profile_pin_proc(p, &why) == 0;
 		free(why);
 	}
 	return p;

@@ -35,6 +35,7 @@
 #include "tools/cgroup.h"
 #include "tools/children.h"
 #include "tools/confine.h"
+#include "tools/keyring.h"
 #include "tools/landlock.h"
 #include "tools/limits.h"
 #include "tools/mountns.h"
@@ -180,10 +181,10 @@ reaper_close_from(int fd)
 }
 
 /*
- * In the shell's process, just before exec, in this order: resource
- * limits (and joining cg, when not NULL), the read-only paths in a
- * mount namespace of its own, every capability dropped, the Landlock
- * ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter (its
+ * In the shell's process, just before exec, in this order: a session
+ * keyring of its own, resource limits (and joining cg, when not NULL),
+ * the read-only paths in a mount namespace of its own, every capability
+ * dropped, the Landlock ruleset on REAPER_SANDBOX_FD when c->landlock, the seccomp filter (its
  * listener sent over notify_sock when sysfilter_supervised), and last
  * the data limit, past which nothing more can be mapped. The order
  * matters: the mounts need the capabilities that are dropped next, and
@@ -197,7 +198,7 @@ reaper_apply(const struct confine *c, const struct cgroup *cg,
 {
 	int own_user = 0, joined = -1;
 
-	if (limits_apply(c, err) == -1 ||
+	if (keyring_leave(err) == -1 || limits_apply(c, err) == -1 ||
 	    (cg != NULL && cgroup_join(cg, err) == -1))
 		return -1;
 	/* Where the namespaces cannot be joined — a sanitizer's runtime

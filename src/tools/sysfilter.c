@@ -129,6 +129,11 @@ sysfilter_rules(struct sysfilter *f, const struct confine *c, int notify)
 	}
 	sysfilter_rule(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_uring_setup), 0,
 	    NULL);
+	/* The kernel's keyrings: the person's keys live there. */
+	sysfilter_rule(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(keyctl), 0, NULL);
+	sysfilter_rule(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(add_key), 0, NULL);
+	sysfilter_rule(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(request_key), 0,
+	    NULL);
 	if (unix_judged && !notify)
 		sysfilter_family(f, AF_UNIX, EACCES);
 	else if (unix_judged) {

@@ -1,8 +1,9 @@
 /*
  * The seccomp filter a command runs under (libseccomp), a second wall
  * behind Landlock for what Landlock does not govern: ioctls that type
- * into a terminal, socket families and types, and connect(), which the
- * reaper judges (sockgate.h) through seccomp user notification.
+ * into a terminal, the kernel's keyrings, socket families and types, and
+ * connect(), which the reaper judges (sockgate.h) through seccomp user
+ * notification.
  */
 #ifndef HUDDLE_TOOLS_SYSFILTER_H
 #define HUDDLE_TOOLS_SYSFILTER_H
@@ -12,8 +13,9 @@ struct confine;
 /*
  * Loads the filter for c into the calling process, for good (it sets
  * no_new_privs when not yet set). Always refused: ioctl TIOCSTI,
- * TIOCLINUX and TIOCSETD (EPERM), and io_uring (ENOSYS: its operations
- * would pass the filter by). When Unix sockets are judged: Unix datagram
+ * TIOCLINUX and TIOCSETD (EPERM), io_uring (ENOSYS: its operations
+ * would pass the filter by), and keyctl, add_key and request_key
+ * (EPERM: no keyring, keyring.h). When Unix sockets are judged: Unix datagram
  * sockets (EACCES), which can send to any path without connect. Under
  * CONFINE_NET_NONE every family but AF_UNIX and AF_NETLINK; under
  * CONFINE_NET_PROXY every family but those and TCP over IPv4 and IPv6,

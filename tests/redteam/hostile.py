@@ -18,7 +18,10 @@ import tempfile
 
 from attack import Attack, exits
 
-HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
+# huddle's pid: as root a command no longer sees huddle in /proc, so
+# the test hands it over in a file (a pid can be guessed).
+HUDDLE_PID = ("H=$(cat \"$REDTEAM_PIDFILE\" 2>/dev/null || "
+              "cut -d' ' -f4 /proc/$PPID/stat); ")
 
 # Values that must never reach a tool or a model.
 SECRETS = {"GITHUB_TOKEN": "ghp_REDTEAM_gh_41c9",
@@ -120,7 +123,12 @@ class Setup:
         e["SSH_AUTH_SOCK"] = self.agent_path
         e["DBUS_SESSION_BUS_ADDRESS"] = "unix:abstract=" + self.abstract[1:]
         e["XDG_RUNTIME_DIR"] = self.outside
+        e["REDTEAM_PIDFILE"] = self.pidfile()
         return e
+
+    def pidfile(self):
+        """Where the test writes huddle's pid for the attacks."""
+        return os.path.join(self.outside, "huddle.pid")
 
     def unix_accepted(self):
         """How many connections the desktop's sockets accepted."""

@@ -28,6 +28,10 @@ The parts run side by side, each with its own fake server and huddle:
 * swapped.py: huddle's own programs replaced on disk.
 * githands.py: huddle's own git (with --worktrees) against a worktree's
   commondir led to a planted filter, and a worktree's .git replaced.
+* keyring.py: a key in the session keyring huddle starts in, and a
+  command's keyring calls.
+* otherteam.py: a team's command looks for another team's command
+  lines in /proc.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -57,13 +61,18 @@ import flood  # noqa: E402
 import reqflood  # noqa: E402
 import githands  # noqa: E402
 import hostile  # noqa: E402
+import keyring  # noqa: E402
+import otherteam  # noqa: E402
 import planted  # noqa: E402
 import proxyhome  # noqa: E402
 import swapped  # noqa: E402
 import terminal  # noqa: E402
 
 # $H is huddle's PID ($PPID is the command's reaper).
-HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
+# huddle's pid: as root a command no longer sees huddle in /proc, so
+# the test hands it over in a file (a pid can be guessed).
+HUDDLE_PID = ("H=$(cat \"$REDTEAM_PIDFILE\" 2>/dev/null || "
+              "cut -d' ' -f4 /proc/$PPID/stat); ")
 
 
 class Run:
@@ -314,6 +323,8 @@ def main_run():
                 "--plan-review", "human", "--no-network"]) as h:
             run = Run(h, outside, db)
             run.setup = setup
+            with open(setup.pidfile(), "w") as f:
+                f.write("%d\n" % h.proc.pid)
             h.send("Start the team.")
             req = h.wait(ev("request", type="plan", status="pending"),
                          timeout=30, what="bob's plan")
@@ -387,7 +398,8 @@ def check_reserved_name(run):
 PARTS = [("terminal", terminal.run), ("flood", flood.run),
          ("planted", planted.run), ("swapped", swapped.run),
          ("reqflood", reqflood.run), ("proxyhome", proxyhome.run),
-         ("githands", githands.run)]
+         ("githands", githands.run), ("keyring", keyring.run),
+         ("otherteam", otherteam.run)]
 
 
 def main():

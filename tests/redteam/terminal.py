@@ -237,17 +237,30 @@ def run():
     return rows, lost
 
 
+def _huddle_pid(work):
+    """huddle's pid, found by the test: as root a command no longer sees
+    huddle in /proc, so the attacker is handed it (a pid can be guessed)."""
+    want = ("--workdir\0%s\0" % work).encode()
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if want in f.read():
+                    return int(pid)
+        except (OSError, ValueError):
+            continue
+    raise AssertionError("huddle's process was not found")
+
+
 def _play(t, rows):
     s = t.s
     padded = "echo harmless-looking-step" + " " * 400 + "\n" * 40 + \
         "rm -rf junk2"
+    h = "H=%d; " % _huddle_pid(t.work)
     t.fake.script(
         call("mallory", "write_file", path="atk.py", content=ATTACKER),
-        step(1, "H=$(cut -d' ' -f4 /proc/$PPID/stat); python3 atk.py sti "
-             "$H %s" % t.plan_id),
-        step(2, "H=$(cut -d' ' -f4 /proc/$PPID/stat); python3 atk.py paint "
-             "$H"),
-        step(3, "H=$(cut -d' ' -f4 /proc/$PPID/stat); python3 atk.py fg $H"),
+        step(1, h + "python3 atk.py sti $H %s" % t.plan_id),
+        step(2, h + "python3 atk.py paint $H"),
+        step(3, h + "python3 atk.py fg $H"),
         step(4, "tmux new-window -d 'touch %s/tmux-owned; sleep %d'; "
              "echo tmux=$?; tmux -S '%s' new-window -d 'touch "
              "%s/tmux-owned2; sleep %d'; echo tmux2=$?"

@@ -6,7 +6,7 @@
  * reached only beneath the allowed directories or when named; TCP only to
  * the proxy's port; read-only paths in a git repository that git add and
  * commit still work in; the process count, memory and file-size limits;
- * and no capability left to a command run by root.
+ * no capability left to a command run by root; and no keyring.
  *
  * The reaper is this test program started again (main() below answers
  * REAPER_ARG, as huddle's does).
@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,10 +34,12 @@
 #include "tools/bash.h"
 #include "tools/confine.h"
 #include "tools/landlock.h"
+#include "tools/mountns.h"
 #include "tools/reaper.h"
 #include "tools/reaperexe.h"
 #include "tools/sysfilter.h"
 #include "testutil.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 static char *wd;
@@ -811,6 +814,211 @@ START_TEST(the_filter_is_built_once)
 }
 END_TEST
 
+/* The test's own keyring calls (no keyutils needed). */
+#define KEYCTL_JOIN	1	/* KEYCTL_JOIN_SESSION_KEYRING */
+#define KEYCTL_PERM	5	/* KEYCTL_SETPERM */
+#define KEY_SESSION	(-3L)	/* KEY_SPEC_SESSION_KEYRING */
+#define KEY_POSSESSOR	0x3f000000UL	/* every right, to its possessor */
+#define KEY_VALUE	"keyring-secret-5e0c"
+/* What a confined command gets: EPERM for every call, no key listed. */
+#define KEYRING_NONE	"search 1\nread 1\nvalue \nadd 1\nrequest 1\n" \
+	"listed False\n[exit status 0]"
+
+/*
+ * Puts the calling process in a session keyring of its own holding a
+ * key only its possessor may see or read, and returns a command that,
+ * given that key's id, tries from Python what a command could: search
+ * the session keyring, read the key, add one, request one, and find the
+ * key in /proc/keys (where a key shows only to who may view it).
+ */
+static char *
+keyring_plant(long *id)
+{
+	ck_assert_int_gt(syscall(SYS_keyctl, KEYCTL_JOIN, (char *)NULL), 0);
+	*id = syscall(SYS_add_key, "user", "huddle-test-key", KEY_VALUE,
+	    strlen(KEY_VALUE), KEY_SESSION);
+	ck_assert_int_gt(*id, 0);
+	ck_assert_int_eq(syscall(SYS_keyctl, KEYCTL_PERM, *id,
+	    KEY_POSSESSOR), 0);
+	return xasprintf("python3 -c '\n"
+	    "import ctypes\n"
+	    "l = ctypes.CDLL(None, use_errno=True)\n"
+	    "l.syscall.restype = ctypes.c_long\n"
+	    "L = ctypes.c_long\n"
+	    "def say(what, r):\n"
+	    "    print(what, \"ok\" if r >= 0 else ctypes.get_errno())\n"
+	    "say(\"search\", l.syscall(L(%d), L(10), L(-3), b\"user\", "
+	    "b\"huddle-test-key\", L(0)))\n"
+	    "b = ctypes.create_string_buffer(64)\n"
+	    "say(\"read\", l.syscall(L(%d), L(11), L(%ld), b, L(64)))\n"
+	    "print(\"value\", b.value.decode())\n"
+	    "say(\"add\", l.syscall(L(%d), b\"user\", b\"planted\", b\"x\", "
+	    "L(1), L(-3)))\n"
+	    "say(\"request\", l.syscall(L(%d), b\"user\", "
+	    "b\"huddle-test-key\", None, L(-3)))\n"
+	    "print(\"listed\", \"huddle-test-key\" in open(\"/proc/keys\")."
+	    "read())\n"
+	    "'", SYS_keyctl, SYS_keyctl, *id, SYS_add_key, SYS_request_key);
+}
+
+/*
+ * No keyring: a key in the session keyring huddle runs in is out of a
+ * confined command's reach, by both walls. The command starts in a
+ * session keyring of its own (the key is not listed, as it is to a
+ * command that is not confined) and every keyring call fails with EPERM
+ * (so the search is refused, not merely empty). With read-only paths
+ * too, the namespaces made for the command change none of it.
+ */
+START_TEST(no_keyring)
+{
+	char *ro[] = { NULL, NULL };
+	struct confine none = { .net = CONFINE_NET_NONE },
+	    held = { .net = CONFINE_NET_PROXY, .proxy_port = 9, .readonly = ro,
+	    .max_procs = 64 };
+	struct tool_output o = { 0, NULL };
+	char *cmd;
+	long id;
+
+	cmd = keyring_plant(&id);
+	/* The test can fail: unconfined, everything reaches the key. */
+	run(cmd, NULL, &o);
+	ASSERT_HAS(&o, "search ok\nread ok\nvalue " KEY_VALUE "\n");
+	ASSERT_HAS(&o, "listed True\n");
+	tool_output_clear(&o);
+	run(cmd, &none, &o);
+	ck_assert_str_eq(o.text, KEYRING_NONE);
+	tool_output_clear(&o);
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	run(cmd, &held, &o);
+	ck_assert_str_eq(o.text, KEYRING_NONE);
+	tool_output_clear(&o);
+	free(ro[0]);
+	free(cmd);
+}
+END_TEST
+
+/* The same for a user other than root (a user namespace of its own
+ * for the read-only paths), from a child that becomes nobody when the
+ * test runs as root; the verdict comes back as its exit status. */
+START_TEST(no_keyring_for_a_user)
+{
+	char *ro[] = { NULL, NULL }, *p;
+	struct confine c = { .net = CONFINE_NET_NONE, .readonly = ro,
+	    .max_procs = 64 };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &c };
+	struct tool_output o = { 0, NULL };
+	uid_t nobody = 65534;
+	char *cmd;
+	long id;
+	int st;
+	pid_t pid;
+
+#ifdef __SANITIZE_THREAD__
+	return;	/* no user namespace for a process of two threads */
+#endif
+	if (geteuid() != 0)
+		return;
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0755), 0);
+	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
+	p = xstrdup(wd);
+	*strrchr(p, '/') = '\0';
+	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
+		ck_assert_int_eq(chmod(p, 0711), 0);
+	free(p);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
+		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
+			_exit(10);
+		if (access(program, X_OK) == -1 || access(wd, W_OK) == -1)
+			_exit(0);	/* out of nobody's reach */
+		cmd = keyring_plant(&id);
+		if (bash_run(cmd, &bo, &o) != 0)
+			_exit(11);
+		_exit(strcmp(o.text, KEYRING_NONE) == 0 ? 0 : 12);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	free(ro[0]);
+}
+END_TEST
+
+/* How many processes' command lines hold the marker, in the test's own
+ * view of /proc (the bracket keeps grep and its shell from matching). */
+#define PROC_MARKER	"proxy-port-marker-4711"
+#define PROC_COUNT	"grep -l 'proxy-port-[m]arker-4711' /proc/[0-9]*/cmdline " \
+	"2>/dev/null | wc -l"
+
+/*
+ * Another command's processes are out of sight, as root. As huddle runs
+ * them: each command in a Landlock sandbox of its own, joining the
+ * namespaces of a holder (with read-only paths and without), whose proc
+ * the ruleset is given. One command holds a marker on its command line
+ * (as a team's reaper holds its proxy port); the other looks for it
+ * through /proc, and still reads its own. The test itself finds it, so
+ * the test can fail. A user other than root cannot mount a proc of its
+ * own without a PID namespace (doc/security.md).
+ */
+START_TEST(another_commands_processes_are_hidden)
+{
+	char *ro[] = { NULL, NULL }, *none[] = { NULL }, *err = NULL, *proc;
+	struct confine plain = { .net = CONFINE_NET_NONE },
+	    held = { .net = CONFINE_NET_NONE, .readonly = ro };
+	const char *const w[] = { wd };
+	struct landlock_rules rules = { NULL, 0, NULL, 0, w, 1, 1, 0 };
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .confine = &plain, .sandboxed = 1 };
+	struct mountns_pin pin;
+	struct bash_piped other;
+	struct tool_output o = { 0, NULL };
+	int64_t until;
+	int k;
+
+	if (geteuid() != 0 || landlock_abi() == 0)
+		return;
+	ck_assert_int_ge((bo.sandbox_fd = landlock_ruleset(&rules, &err)), 0);
+	memset(&other, 0, sizeof other);
+	ck_assert_msg(bash_start_piped("exec python3 -c 'import sys; "
+	    "sys.stdin.read()' " PROC_MARKER, &bo, &other, &err) == 0,
+	    "%s", err != NULL ? err : "?");
+	/* Its reaper's command line holds the marker too. */
+	until = clock_mono_ms() + 30000;
+	for (;;) {
+		run(PROC_COUNT, NULL, &o);
+		if (strcmp(o.text, "0\n[exit status 0]") != 0)
+			break;
+		ck_assert_msg(clock_mono_ms() < until, "never seen");
+		tool_output_clear(&o);
+	}
+	tool_output_clear(&o);
+	ro[0] = xasprintf("%s/locked", wd);
+	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
+	for (k = 0; k < 2; k++) {
+		bo.confine = k == 0 ? &plain : &held;
+		ck_assert_msg(mountns_pin_new(program, k == 0 ? none : ro, &pin,
+		    &err) == 0, "%s", err != NULL ? err : "?");
+		proc = mountns_pin_proc(&pin);
+		ck_assert_msg(landlock_readable(bo.sandbox_fd, proc, &err) == 0,
+		    "%s", err != NULL ? err : "?");
+		free(proc);
+		bo.pinned = 1;
+		bo.pin_fd = pin.pidfd;
+		ck_assert_int_eq(bash_run(PROC_COUNT "; grep -c . "
+		    "/proc/self/status | sed s/^[1-9].*/own/", &bo, &o), 0);
+		ck_assert_str_eq(o.text, "0\nown\n[exit status 0]");
+		tool_output_clear(&o);
+		mountns_pin_free(&pin);
+	}
+	bash_end_piped(&other);
+	close(bo.sandbox_fd);
+	free(ro[0]);
+}
+END_TEST
+
 static Suite *
 confine_suite(void)
 {
@@ -827,6 +1035,9 @@ confine_suite(void)
 	tcase_add_test(tc, tcp_only_to_the_proxy);
 	tcase_add_test(tc, no_inbound_tcp_under_the_proxy);
 	tcase_add_test(tc, the_filter_is_built_once);
+	tcase_add_test(tc, no_keyring);
+	tcase_add_test(tc, no_keyring_for_a_user);
+	tcase_add_test(tc, another_commands_processes_are_hidden);
 	tcase_add_test(tc, git_metadata_is_read_only);
 	tcase_add_test(tc, process_count_is_limited);
 	tcase_add_test(tc, memory_is_limited);
@@ -843,5 +1054,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
 		return reaper_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
+		return mountns_holder_main(argc, argv);
 	return tu_run(confine_suite());
 }

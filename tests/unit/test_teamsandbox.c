@@ -16,6 +16,7 @@
 
 #include "agentfix.h"
 #include "tools/landlock.h"
+#include "tools/mountns.h"
 #include "tools/profile.h"
 #include "util/xmalloc.h"
 
@@ -242,7 +243,10 @@ agentsandbox_suite(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	/* The profiles' namespace holder is this program started again. */
+	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
+		return mountns_holder_main(argc, argv);
 	return tu_run(agentsandbox_suite());
 }
