@@ -10,7 +10,9 @@
  * directory on the way costs one rule per entry, so two homes are
  * measured: one of 5,000 entries, and one inside a folder of 20,000.
  * Every teammate stays alive until its case ends, as a team's do; the
- * first spawn of a case is reported apart from the later ones.
+ * first spawn of a case is reported apart from the later ones. The homes
+ * are made in the current directory: not in /tmp, whose entries other
+ * programs change all the time, as a home's parent's seldom are.
  *
  * usage: bench/spawn [RUNS]   (default 30 spawns a case)
  */
@@ -137,11 +139,40 @@ measure(const char *label, const char *base, const char *workdir,
 	free(state);
 }
 
+/*
+ * huddle starts huddle-reaper, found beside it, for each command and
+ * namespace holder; a benchmark without one would start itself, far
+ * bigger, instead. So the one built in ../src is linked beside this
+ * program for the run (the name made here, removed at the end). Returns
+ * the link's name, or NULL when there was one already or none to link.
+ */
+static char *
+link_reaper(const char *self)
+{
+	char *dir = realpath(self, NULL), *slash, *link = NULL, *target;
+
+	if (dir == NULL || (slash = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		return NULL;
+	}
+	*slash = '\0';
+	target = xasprintf("%s/../src/huddle-reaper", dir);
+	link = xasprintf("%s/huddle-reaper", dir);
+	if (access(target, X_OK) != 0 || access(link, F_OK) == 0 ||
+	    symlink(target, link) == -1) {
+		free(link);
+		link = NULL;
+	}
+	free(target);
+	free(dir);
+	return link;
+}
+
 int
 main(int argc, char **argv)
 {
-	char dir[] = "/tmp/huddle-bench-spawn-XXXXXX";
-	char *work, *home, *big, *bighome, *cmd;
+	char tmpl[] = "huddle-bench-spawn-XXXXXX";
+	char *dir, *work, *home, *big, *bighome, *cmd, *reaper;
 	int runs;
 
 	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
@@ -149,9 +180,11 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
 		return mountns_holder_main(argc, argv);
 	runs = argc > 1 ? atoi(argv[1]) : 30;
-	if (runs < 2 || mkdtemp(dir) == NULL)
-		die("setup", "bad RUNS or no /tmp");
+	if (runs < 2 || mkdtemp(tmpl) == NULL ||
+	    (dir = realpath(tmpl, NULL)) == NULL)
+		die("setup", "bad RUNS or an unwritable directory");
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	reaper = link_reaper(argv[0]);
 	curl_global_init(CURL_GLOBAL_ALL);
 	unsetenv("XDG_CONFIG_HOME");
 	unsetenv("XDG_DATA_HOME");
@@ -178,6 +211,10 @@ main(int argc, char **argv)
 	free(home);
 	free(big);
 	free(bighome);
+	free(dir);
+	if (reaper != NULL)
+		unlink(reaper);
+	free(reaper);
 	curl_global_cleanup();
 	return 0;
 }
