@@ -102,7 +102,9 @@ static struct ruleset *
 team_sandbox_ruleset(struct team *t, const struct profile_spec *s,
     int worktree)
 {
-	char *key = xasprintf("%d %d %s", worktree, s->proxy_port, s->root);
+	/* Whatever of the rules may differ from one place to another. */
+	char *key = xasprintf("%d %d %s\n%s", worktree, s->proxy_port,
+	    s->root, worktree && t->git_common != NULL ? t->git_common : "");
 	struct team_ruleset *e = NULL;
 	struct ruleset *rs, *stale = NULL;
 	size_t i;
