@@ -308,6 +308,10 @@ agentsandbox_suite(void)
 	Suite *s = suite_create("agentsandbox");
 	TCase *tc = tcase_create("agentsandbox");
 
+	/* A profile's ruleset walks the whole of /tmp where the fixture
+	 * lies: seconds on a loaded machine. */
+	tcase_set_timeout(tc, 60);
+
 	tcase_add_test(tc, open_makes_a_private_tmpdir_and_close_removes_it);
 	tcase_add_test(tc, no_sandbox_is_off_and_says_so);
 	tcase_add_test(tc, the_words_follow_the_mode);
