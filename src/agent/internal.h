@@ -127,6 +127,12 @@ enum team_sandbox {
 	SANDBOX_OFF		/* --no-sandbox */
 };
 
+/* The Landlock ruleset of one place (tools/ruleset.h). */
+struct team_ruleset {
+	char			*key;		/* the place and its port */
+	struct ruleset		*rs;		/* held */
+};
+
 struct team {
 	struct team_options	 opts;
 	char			*workdir;
@@ -138,6 +144,11 @@ struct team {
 	int			 sandbox_abi;
 	char			**hidden;	/* from every command
 						 * (tools/hidden.h) */
+	pthread_mutex_t		 rulesets_lock;	/* what follows */
+	struct team_ruleset	*rulesets;	/* one per place, shared
+						 * by its profiles
+						 * (teamsandbox.c) */
+	size_t			 nrulesets;
 	struct runlater		*runlater;	/* the workdir's run-later
 						 * files at start */
 	struct store		*store;

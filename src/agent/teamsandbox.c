@@ -22,6 +22,7 @@
 #include "tools/landlock.h"
 #include "tools/profile.h"
 #include "tools/reaperexe.h"
+#include "tools/ruleset.h"
 #include "tools/runlater.h"
 #include "util/xmalloc.h"
 
@@ -56,6 +57,7 @@ team_sandbox_open(struct team *t, char **err)
 		return -1;
 	}
 	free(tmpl);
+	pthread_mutex_init(&t->rulesets_lock, NULL);
 	t->program = reaperexe_path();
 	t->git.program = t->program;
 	t->git.tmpdir = t->tmpdir;
@@ -90,11 +92,55 @@ team_sandbox_open(struct team *t, char **err)
 	return 0;
 }
 
+/*
+ * The ruleset of the place s describes, shared by every profile made
+ * there: the one made before while it is fresh (tools/ruleset.h), else a
+ * new one, built on a thread of its own; nobody waits here. Returns it
+ * held.
+ */
+static struct ruleset *
+team_sandbox_ruleset(struct team *t, const struct profile_spec *s,
+    int worktree)
+{
+	/* Whatever of the rules may differ from one place to another. */
+	char *key = xasprintf("%d %d %s\n%s", worktree, s->proxy_port,
+	    s->root, worktree && t->git_common != NULL ? t->git_common : "");
+	struct team_ruleset *e = NULL;
+	struct ruleset *rs, *stale = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&t->rulesets_lock);
+	for (i = 0; i < t->nrulesets && e == NULL; i++)
+		if (strcmp(t->rulesets[i].key, key) == 0)
+			e = &t->rulesets[i];
+	if (e == NULL) {
+		t->rulesets = xrealloc(t->rulesets, (t->nrulesets + 1) *
+		    sizeof *t->rulesets);
+		e = &t->rulesets[t->nrulesets++];
+		e->key = key;
+		e->rs = NULL;
+		key = NULL;
+	}
+	if (e->rs != NULL && !ruleset_fresh(e->rs)) {
+		stale = e->rs;
+		e->rs = NULL;
+	}
+	if (e->rs == NULL)
+		e->rs = profile_ruleset_start(s);
+	rs = ruleset_hold(e->rs);
+	pthread_mutex_unlock(&t->rulesets_lock);
+	/* Profiles made before keep theirs. */
+	ruleset_drop(stale);
+	free(key);
+	return rs;
+}
+
 struct profile *
 team_sandbox_profile(struct team *t, const char *root, int worktree,
     char **err)
 {
 	struct profile_spec s = { 0 };
+	struct profile *p;
 	const char *readable[64];
 	size_t i;
 
@@ -125,7 +171,11 @@ team_sandbox_profile(struct team *t, const char *root, int worktree,
 	s.max_procs = t->opts.max_procs;
 	s.max_memory = t->opts.max_memory;
 	s.max_file_size = t->opts.max_file_size;
-	return profile_new(&s, err);
+	if (s.sandbox)
+		s.ruleset = team_sandbox_ruleset(t, &s, worktree);
+	p = profile_new(&s, err);
+	ruleset_drop(s.ruleset);
+	return p;
 }
 
 /* Removes one entry of the commands' TMPDIR (nftw, depth first). */
@@ -145,9 +195,18 @@ team_sandbox_rm(const char *path, const struct stat *st, int type,
 void
 team_sandbox_close(struct team *t)
 {
+	size_t i;
+
 	if (t->tmpdir != NULL) {
 		nftw(t->tmpdir, team_sandbox_rm, 16, FTW_DEPTH | FTW_PHYS);
 		free(t->tmpdir);
+		/* A profile still held keeps its ruleset. */
+		for (i = 0; i < t->nrulesets; i++) {
+			free(t->rulesets[i].key);
+			ruleset_drop(t->rulesets[i].rs);
+		}
+		free(t->rulesets);
+		pthread_mutex_destroy(&t->rulesets_lock);
 	}
 	free(t->program);
 	hidden_free(t->hidden);

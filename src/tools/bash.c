@@ -38,6 +38,7 @@
 #include "tools/env.h"
 #include "tools/kept.h"
 #include "tools/reaper.h"
+#include "tools/ruleset.h"
 #include "tools/sysfilter.h"
 #include "util/cancel.h"
 #include "util/clock.h"
@@ -353,8 +354,12 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 	    NULL, (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
 	char **env, *tmpvar;
 	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, pfd = -1, rc;
-	int filter, ffd = -1, in[2] = { -1, -1 };
+	int filter, ffd = -1, in[2] = { -1, -1 }, rfd = o->sandbox_fd;
 
+	/* A shared ruleset may still be being built: this command waits. */
+	if (o->sandboxed && o->ruleset != NULL &&
+	    (rfd = ruleset_fd(o->ruleset, why)) == -1)
+		return -1;
 	if (piped && bash_pipe(in) == -1) {
 		*why = xasprintf("cannot start: %s", strerror(errno));
 		return -1;
@@ -366,7 +371,7 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 	}
 	argv[4] = confine = bash_confine(o, &filter);
 	if (bash_pipe(p) == -1 || bash_pipe(st) == -1 || (o->sandboxed &&
-	    (sfd = fcntl(o->sandbox_fd, F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1) ||
+	    (sfd = fcntl(rfd, F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1) ||
 	    (bash_pinned(o) && (pfd = fcntl(o->pin_fd, F_DUPFD_CLOEXEC,
 	    BASH_FD_MIN)) == -1) || (filter != -1 && (ffd = fcntl(filter,
 	    F_DUPFD_CLOEXEC, BASH_FD_MIN)) == -1)) {

@@ -12,6 +12,7 @@
 
 struct cancel;
 struct confine;
+struct ruleset;
 
 #define BASH_TIMEOUT_S		120		/* default timeout */
 #define BASH_OUTPUT_CAP		(32 * 1024)	/* default cap */
@@ -25,6 +26,8 @@ struct bash_options {
 	struct cancel	*cancel;	/* may be NULL; firing it kills */
 	int		 sandboxed;	/* run in the Landlock sandbox ... */
 	int		 sandbox_fd;	/* ... of this ruleset */
+	struct ruleset	*ruleset;	/* ... or of this one, when not NULL
+					 * (tools/ruleset.h: waited for) */
 	const char	*tmpdir;	/* TMPDIR for the command, or NULL */
 	const char *const *extra_env;	/* "NAME=value" entries set after
 					 * the secret filter, replacing the

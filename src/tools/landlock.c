@@ -98,36 +98,38 @@ ll_fs_rights(int abi)
 #define LL_REAL		0x2	/* a directory reached through no symbolic
 				 * link (its path is canonical) */
 
+/* Adds the rule of `rights` beneath fd, which it closes; a device node
+ * takes no directory rights. Returns 0, or -1 with errno. */
+static int
+ll_add(int rfd, int fd, uint64_t rights)
+{
+	struct ll_path_beneath pb = { .allowed_access = rights,
+	    .parent_fd = fd };
+	int rc = (int)syscall(SYS_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH,
+	    &pb, 0);
+
+	if (rc == -1) {
+		pb.allowed_access = rights & (LL_FS_EXECUTE | LL_FS_WRITE_FILE |
+		    LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
+		rc = (int)syscall(SYS_landlock_add_rule, rfd,
+		    LL_RULE_PATH_BENEATH, &pb, 0);
+	}
+	close(fd);
+	return rc;
+}
+
 /* Allows `rights` beneath path. */
 static int
 ll_allow(int rfd, const char *path, uint64_t rights, int how, char **err)
 {
-	struct ll_path_beneath pb = { .allowed_access = rights };
 	int required = how & LL_REQUIRED;
 	int fd = how & LL_REAL ? sandbox_open_real(path, O_PATH |
 	    (required ? O_DIRECTORY : 0)) : open(path, O_PATH | O_CLOEXEC);
 
-	if (fd == -1) {
-		if (!required)
-			return 0;
+	if ((fd == -1 || ll_add(rfd, fd, rights) == -1) && required) {
 		*err = xasprintf("sandbox: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	pb.parent_fd = fd;
-	if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb,
-	    0) == -1) {
-		/* A device node takes no directory rights. */
-		pb.allowed_access = rights & (LL_FS_EXECUTE | LL_FS_WRITE_FILE |
-		    LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
-		if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH,
-		    &pb, 0) == -1 && required) {
-			*err = xasprintf("sandbox: %s: %s", path,
-			    strerror(errno));
-			close(fd);
-			return -1;
-		}
-	}
-	close(fd);
 	return 0;
 }
 
@@ -155,22 +157,104 @@ struct ll_walk {
 	size_t			 nhidden;
 };
 
+/* Whether name, an entry of directory path, is on the way to a hidden
+ * path (not above w->top) or is one. */
+static int
+ll_on_the_way(const struct ll_walk *w, const char *path, const char *name)
+{
+	size_t n = strcmp(path, "/") == 0 ? 0 : strlen(path), k = strlen(name);
+	const char *h;
+	size_t i;
+
+	for (i = 0; i < w->nhidden; i++) {
+		h = w->hidden[i];
+		if (!ll_beneath(w->top, h) && strncmp(h, path, n) == 0 &&
+		    h[n] == '/' && strncmp(h + n + 1, name, k) == 0 &&
+		    (h[n + 1 + k] == '\0' || h[n + 1 + k] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Opens directory path for a walk: following no link when how says
+ * LL_REAL. NULL with errno when it cannot. */
+static DIR *
+ll_opendir(const char *path, int how)
+{
+	int fd = how & LL_REAL ? sandbox_open_real(path, O_RDONLY |
+	    O_DIRECTORY) : open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
+		close(fd);
+	return d;
+}
+
+static int ll_grant(const struct ll_walk *w, const char *path, int how,
+    char **err);
+
 /*
- * Grants w->rights beneath path, but nothing beneath a hidden path. A
- * directory with no hidden path beneath it takes one rule; one on the
- * way to a hidden path is split into its entries instead, so what it
- * holds later is not reachable either. Symbolic links are skipped: their
- * targets have rules of their own.
+ * Grants what ll_grant does beneath each entry of directory path. An
+ * entry off the way to every hidden path takes its rule at once, opened
+ * beside the others (the walk's cost is one such rule per entry); one on
+ * the way is walked in turn. Symbolic links are skipped: their targets
+ * have rules of their own.
  */
 static int
-ll_grant(const struct ll_walk *w, const char *path, int how, char **err)
+ll_split(const struct ll_walk *w, const char *path, int how, char **err)
 {
 	struct dirent *e;
 	struct stat st;
 	char *child;
-	size_t i;
-	int split = 0, rc = 0;
+	int rc = 0, fd;
 	DIR *d;
+
+	if ((d = ll_opendir(path, how)) == NULL) {
+		if (!(how & LL_REQUIRED))
+			return 0;
+		*err = xasprintf("sandbox: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    e->d_type == DT_LNK)
+			continue;
+		if (ll_on_the_way(w, path, e->d_name)) {
+			child = xasprintf("%s%s%s", path, strcmp(path, "/") ==
+			    0 ? "" : "/", e->d_name);
+			if (lstat(child, &st) == 0 && !S_ISLNK(st.st_mode))
+				rc = ll_grant(w, child, how & LL_REAL, err);
+			free(child);
+			continue;
+		}
+		fd = openat(dirfd(d), e->d_name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		if (e->d_type == DT_UNKNOWN && (fstat(fd, &st) == -1 ||
+		    S_ISLNK(st.st_mode))) {
+			close(fd);
+			continue;
+		}
+		(void)ll_add(w->rfd, fd, w->rights);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * Grants w->rights beneath path, but nothing beneath a hidden path. A
+ * directory with no hidden path beneath it takes one rule; one on the
+ * way to a hidden path is split into its entries instead (ll_split), so
+ * what it holds later is not reachable either.
+ */
+static int
+ll_grant(const struct ll_walk *w, const char *path, int how, char **err)
+{
+	size_t i;
+	int split = 0;
 
 	for (i = 0; i < w->nhidden; i++) {
 		if (ll_beneath(w->top, w->hidden[i]))
@@ -182,23 +266,7 @@ ll_grant(const struct ll_walk *w, const char *path, int how, char **err)
 	}
 	if (!split)
 		return ll_allow(w->rfd, path, w->rights, how, err);
-	if ((d = opendir(path)) == NULL) {
-		if (!(how & LL_REQUIRED))
-			return 0;
-		*err = xasprintf("sandbox: %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		child = xasprintf("%s%s%s", path, strcmp(path, "/") == 0 ?
-		    "" : "/", e->d_name);
-		if (lstat(child, &st) == 0 && !S_ISLNK(st.st_mode))
-			rc = ll_grant(w, child, how & LL_REAL, err);
-		free(child);
-	}
-	closedir(d);
-	return rc;
+	return ll_split(w, path, how, err);
 }
 
 /* Reading and executing, as ABI abi knows them. */

@@ -13,6 +13,7 @@
 #include "tools/hidden.h"
 #include "tools/landlock.h"
 #include "tools/profile.h"
+#include "tools/ruleset.h"
 #include "util/xmalloc.h"
 
 /* A growing NULL-terminated list of malloc'd strings. */
@@ -102,14 +103,13 @@ profile_git_readonly(const char *root, int git_admin)
 	return profile_list_end(&l);
 }
 
-/* The ruleset of a place. */
-static int
-profile_ruleset(const struct profile_spec *s, char **err)
+struct ruleset *
+profile_ruleset_start(const struct profile_spec *s)
 {
 	struct landlock_rules r = { 0 };
 	const char **writable, **hidden;
 	size_t i, n = hidden_count(s->hidden);
-	int fd;
+	struct ruleset *rs;
 
 	writable = xcalloc(s->nwritable + 2, sizeof *writable);
 	writable[0] = s->root;
@@ -129,10 +129,23 @@ profile_ruleset(const struct profile_spec *s, char **err)
 	r.nwritable = s->nwritable + 2;
 	r.deny_net = s->net != CONFINE_NET_OPEN;
 	r.tcp_port = s->net == CONFINE_NET_PROXY ? s->proxy_port : 0;
-	fd = landlock_ruleset(&r, err);
+	rs = ruleset_start(&r);
 	free(writable);
 	free(hidden);
-	return fd;
+	return rs;
+}
+
+/* The profile's ruleset: the shared one held, or one of its own built
+ * now. Returns 0, or -1 with *err. */
+static int
+profile_ruleset(struct profile *p, const struct profile_spec *s, char **err)
+{
+	if (s->ruleset != NULL) {
+		p->ruleset = ruleset_hold(s->ruleset);
+		return 0;
+	}
+	p->ruleset = profile_ruleset_start(s);
+	return ruleset_fd(p->ruleset, err) == -1 ? -1 : 0;
 }
 
 /* As root the holder's proc is a file system the ruleset does not
@@ -161,11 +174,11 @@ profile_new(const struct profile_spec *s, char **err)
 	struct profile_list sockets = { NULL, 0 }, readable = { NULL, 0 };
 	size_t i;
 
-	p->ruleset_fd = -1;
 	p->pin.pidfd = p->pin.hold = -1;
 	p->sandbox = s->sandbox;
 	p->confined = s->confined;
-	if (s->sandbox && (p->ruleset_fd = profile_ruleset(s, err)) == -1) {
+	if (s->sandbox && profile_ruleset(p, s, err) == -1) {
+		ruleset_drop(p->ruleset);
 		free(p);
 		return NULL;
 	}
@@ -216,8 +229,7 @@ profile_free(struct profile *p)
 {
 	if (p == NULL)
 		return;
-	if (p->ruleset_fd != -1)
-		close(p->ruleset_fd);
+	ruleset_drop(p->ruleset);
 	if (p->pinned)
 		mountns_pin_free(&p->pin);
 	free(p->root);
@@ -235,7 +247,8 @@ profile_bash_options(const struct profile *p, struct bash_options *bo)
 {
 	bo->workdir = p->root;
 	bo->sandboxed = p->sandbox;
-	bo->sandbox_fd = p->ruleset_fd;
+	bo->sandbox_fd = -1;
+	bo->ruleset = p->ruleset;
 	bo->tmpdir = p->tmpdir;
 	bo->confine = p->confined ? &p->confine : NULL;
 	bo->pinned = p->pinned;

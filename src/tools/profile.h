@@ -16,6 +16,7 @@
 #include "tools/mountns.h"
 
 struct bash_options;
+struct ruleset;
 
 /* What a profile is built from. Paths are absolute and canonical. */
 struct profile_spec {
@@ -53,6 +54,10 @@ struct profile_spec {
 	int			 git_admin;	/* huddle's own git: the
 						 * repository's worktrees/
 						 * stays writable */
+	struct ruleset		*ruleset;	/* with sandbox: the place's
+						 * ruleset, shared (held, not
+						 * taken); NULL: built for this
+						 * profile alone */
 };
 
 struct profile {
@@ -60,7 +65,8 @@ struct profile {
 	char		*tmpdir;
 	int		 sandbox;
 	int		 confined;
-	int		 ruleset_fd;	/* sandbox: the Landlock ruleset */
+	struct ruleset	*ruleset;	/* sandbox: the Landlock ruleset,
+					 * held (tools/ruleset.h) */
 	char		**hidden;	/* NULL-terminated: the person's
 					 * secrets and huddle's state */
 	char		**readable;	/* NULL-terminated: let through */
@@ -81,14 +87,26 @@ struct profile {
  * those of its submodules become read-only to commands, and so does a
  * worktree's `.git` file, which then cannot be replaced either. Returns
  * it (profile_free), or NULL with *err.
+ * Builds the profile of a place: the ruleset (when s->sandbox: s->ruleset
+ * held, or one built and waited for here), the confine, and the copies of
+ * every list. The root's `.git/hooks`, `.git/config`, `.git/info` and
+ * those of its submodules become read-only to commands; the namespaces
+ * that keep them so are the profile's own (their holder counts the
+ * processes of its commands alone). Returns it (profile_free), or NULL
+ * with *err.
  */
 struct profile *profile_new(const struct profile_spec *s, char **err);
 
-/* Closes the ruleset and frees the profile; NULL is fine. */
+/* Starts building the ruleset of s's place on a thread of its own
+ * (tools/ruleset.h), for s->ruleset. Returns it with one hold. */
+struct ruleset *profile_ruleset_start(const struct profile_spec *s);
+
+/* Lets go of the ruleset and frees the profile; NULL is fine. */
 void profile_free(struct profile *p);
 
 /* Fills what bash_run needs of the profile into *bo: its directory,
- * sandbox and TMPDIR (the rest of *bo is left alone). */
+ * sandbox (the ruleset, which bash_run waits for), TMPDIR and confine
+ * (the rest of *bo is left alone). */
 void profile_bash_options(const struct profile *p, struct bash_options *bo);
 
 /* Why the file tools may not read `path` (absolute, canonical), or

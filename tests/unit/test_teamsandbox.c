@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "agentfix.h"
+#include "tools/hidden.h"
 #include "tools/landlock.h"
 #include "tools/mountns.h"
 #include "tools/profile.h"
@@ -203,6 +205,80 @@ START_TEST(each_place_gets_its_profile)
 }
 END_TEST
 
+/* The working directory's profile (a thread's body). */
+static void *
+profile_of_home(void *arg)
+{
+	struct team *t = arg;
+	char *err = NULL;
+	struct profile *p = team_sandbox_profile(t, t->workdir, 0, &err);
+
+	ck_assert_msg(p != NULL, "%s", err ? err : "");
+	return p;
+}
+
+START_TEST(a_place_shares_one_ruleset)
+{
+	struct agentfix f;
+	struct profile *first, *away, *again, *latest;
+	pthread_t th[8];
+	void *got;
+	char *wt, *old;
+	int i;
+
+	af_open(&f);
+	open_sandbox(&f);
+	if (f.team.sandbox != SANDBOX_ON) {
+		team_sandbox_close(&f.team);
+		af_close(&f);
+		return;
+	}
+	/* Nothing hidden lies where other programs come and go (the
+	 * fixture's folders are in /tmp): the ruleset stays fresh. */
+	hidden_free(f.team.hidden);
+	f.team.hidden = xcalloc(2, sizeof *f.team.hidden);
+	f.team.hidden[0] = xstrdup("/nonexistent-huddle-test/.ssh");
+	first = profile_of_home(&f.team);
+	ck_assert_ptr_nonnull(first->ruleset);
+	/* Teammates spawned at once, from several threads, share it. */
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, profile_of_home,
+		    &f.team), 0);
+	for (i = 0; i < 8; i++) {
+		ck_assert_int_eq(pthread_join(th[i], &got), 0);
+		ck_assert_ptr_eq(((struct profile *)got)->ruleset,
+		    first->ruleset);
+		profile_free(got);
+	}
+	/* Another place has its own. */
+	wt = xasprintf("%s-wt", f.workdir);
+	ck_assert_int_eq(mkdir(wt, 0700), 0);
+	away = team_sandbox_profile(&f.team, wt, 1, NULL);
+	ck_assert_ptr_nonnull(away);
+	ck_assert_ptr_ne(away->ruleset, first->ruleset);
+	/* Another directory in the working directory's place gets a
+	 * ruleset anew; the profiles made before keep theirs. */
+	old = xasprintf("%s-old", f.workdir);
+	ck_assert_int_eq(rename(f.workdir, old), 0);
+	ck_assert_int_eq(mkdir(f.workdir, 0700), 0);
+	again = profile_of_home(&f.team);
+	ck_assert_ptr_ne(again->ruleset, first->ruleset);
+	latest = profile_of_home(&f.team);
+	ck_assert_ptr_eq(latest->ruleset, again->ruleset);
+	profile_free(latest);
+	profile_free(first);
+	profile_free(again);
+	profile_free(away);
+	ck_assert_int_eq(rmdir(f.workdir), 0);
+	ck_assert_int_eq(rename(old, f.workdir), 0);
+	team_sandbox_close(&f.team);
+	tu_rmtree(wt);
+	free(wt);
+	free(old);
+	af_close(&f);
+}
+END_TEST
+
 START_TEST(planted_names_the_run_later_files_changed)
 {
 	struct agentfix f;
@@ -233,10 +309,15 @@ agentsandbox_suite(void)
 	Suite *s = suite_create("agentsandbox");
 	TCase *tc = tcase_create("agentsandbox");
 
+	/* A profile's ruleset walks the whole of /tmp where the fixture
+	 * lies: seconds on a loaded machine. */
+	tcase_set_timeout(tc, 60);
+
 	tcase_add_test(tc, open_makes_a_private_tmpdir_and_close_removes_it);
 	tcase_add_test(tc, no_sandbox_is_off_and_says_so);
 	tcase_add_test(tc, the_words_follow_the_mode);
 	tcase_add_test(tc, each_place_gets_its_profile);
+	tcase_add_test(tc, a_place_shares_one_ruleset);
 	tcase_add_test(tc, planted_names_the_run_later_files_changed);
 	suite_add_tcase(s, tc);
 	return s;
