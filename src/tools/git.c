@@ -229,6 +229,7 @@ git_run_at(const struct git *g, const char *dir, const char *admin,
 	bo.tmpdir = g->tmpdir;
 	bo.sandboxed = g->sandboxed;
 	bo.sandbox_fd = g->sandbox_fd;
+	bo.ruleset = g->ruleset;
 	bo.confine = g->confine;
 	bo.pinned = g->pinned;
 	bo.pin_fd = g->pin_fd;

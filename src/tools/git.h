@@ -28,11 +28,16 @@
 
 struct confine;
 
+struct ruleset;
+
 struct git {
 	const char	*program;	/* huddle's, as the reaper */
 	const char	*tmpdir;	/* TMPDIR, or NULL */
 	int		 sandboxed;	/* git runs in the Landlock ruleset */
 	int		 sandbox_fd;	/* ... sandbox_fd, when set */
+	struct ruleset	*ruleset;	/* ... or this one, when not NULL
+					 * (tools/ruleset.h; the profile
+					 * that holds it outlives git's use) */
 	const struct confine *confine;	/* and under this confine (NULL:
 					 * Landlock alone) ... */
 	int		 pinned;	/* ... joining these namespaces */

@@ -56,6 +56,33 @@ def conversation(body):
     return body.get("messages", body.get("input", []))
 
 
+def remote_addresses(n):
+    """n addresses for documentation (TEST-NET-2, then -1 and -3) that are
+    not this machine's own: huddle's proxy refuses its own addresses
+    without asking, and a test machine may well hold one of them (this
+    project's did: 192.0.2.2). An address is the machine's own when a
+    socket can be bound to it."""
+    import socket
+    found = []
+    for net in ("198.51.100", "192.0.2", "203.0.113"):
+        for i in range(1, 255):
+            a = "%s.%d" % (net, i)
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.bind((a, 0))
+                own = True
+            except OSError:
+                own = False
+            finally:
+                s.close()
+            if not own:
+                found.append(a)
+                if len(found) == n:
+                    return found
+    raise RuntimeError("no %d documentation addresses that are not "
+                       "this machine's" % n)
+
+
 def wait_for(condition, timeout, what):
     """Polls condition() until it is true or timeout seconds pass."""
     deadline = time.monotonic() + timeout

@@ -6,13 +6,15 @@ must reject every one of hers (each connection refused, her command
 ends) and none of bob's; a run of its own."""
 
 from attack import judge
-from fakellm_client import FakeLLM
+from fakellm_client import FakeLLM, remote_addresses
 from team_driver import Huddle, call, ev, notes
 
 N = 12
-# Documentation addresses (TEST-NET-1): nothing is ever sent there.
-FLOOD = ("for i in $(seq 1 %d); do curl -s -o /dev/null -w '%%{http_code} ' "
-         "http://192.0.2.$i/ & done; wait; echo flood-over" % N)
+# Documentation addresses, none of them this machine's: nothing is ever
+# sent there.
+FLOOD = ("for a in %s; do curl -s -o /dev/null -w '%%{http_code} ' "
+         "http://$a/ & done; wait; echo flood-over"
+         % " ".join(remote_addresses(N)))
 
 
 def _pending(h, who):

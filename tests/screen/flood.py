@@ -15,14 +15,16 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
 from requests import hint, table  # noqa: E402
+from fakellm_client import remote_addresses  # noqa: E402
 
 # Under the proxy's share of connections for one command.
 N = 12
 
-# Addresses for documentation (TEST-NET-1): no name to resolve, nobody's
-# own, and nothing is ever sent there (every request is denied).
-FLOOD = ("for i in $(seq 1 %d); do curl -s -o /dev/null "
-         "http://192.0.2.$i/ & done; wait; echo flood-over-$((6*7))" % N)
+# Addresses for documentation, none of them this machine's: no name to
+# resolve, and nothing is ever sent there (every request is denied).
+FLOOD = ("for a in %s; do curl -s -o /dev/null "
+         "http://$a/ & done; wait; echo flood-over-$((6*7))"
+         % " ".join(remote_addresses(N)))
 
 
 def flood_team(fake):

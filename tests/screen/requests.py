@@ -365,7 +365,10 @@ def test_t_allows_a_network_host_for_the_team(fake):
     fake.reset()
     fake.script(fetch, fetch,
                 *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 4)
-    s = fake_screen(fake, ["--quit-timeout", "2"], 120, 40)
+    # A service on this machine: the person lets the proxy reach it (it
+    # still asks for each command).
+    s = fake_screen(fake, ["--quit-timeout", "2", "--allow-local", host],
+                    120, 40)
     with s:
         start(s)
         s.wait_for(lambda t: "lead's network request (F5 " in t, 10,
