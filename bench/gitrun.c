@@ -190,11 +190,7 @@ measure(const char *program, const char *dir, int runs)
 		return -1;
 	}
 	profile_bash_options(p, &bo);
-	g.sandboxed = bo.sandboxed;
-	g.sandbox_fd = bo.sandbox_fd;
-	g.confine = bo.confine;
-	g.pinned = bo.pinned;
-	g.pin_fd = bo.pin_fd;
+	git_confine(&g, &bo);
 	common = xasprintf("%s/.git", dir);
 	if (git_pin(&g, common, &err) == -1) {
 		fprintf(stderr, "bench/gitrun: %s\n", err);

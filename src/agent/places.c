@@ -59,12 +59,7 @@ places_git_sandbox(struct team *t, const char *common, char **err)
 	profile_free(t->git_profile);
 	t->git_profile = p;
 	profile_bash_options(p, &bo);
-	t->git.sandboxed = bo.sandboxed;
-	t->git.sandbox_fd = bo.sandbox_fd;
-	t->git.ruleset = bo.ruleset;
-	t->git.confine = bo.confine;
-	t->git.pinned = bo.pinned;
-	t->git.pin_fd = bo.pin_fd;
+	git_confine(&t->git, &bo);
 	return 0;
 }
 

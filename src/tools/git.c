@@ -76,6 +76,17 @@ git_clear(struct git *g)
 	g->path = g->common = NULL;
 }
 
+void
+git_confine(struct git *g, const struct bash_options *bo)
+{
+	g->sandboxed = bo->sandboxed;
+	g->sandbox_fd = bo->sandbox_fd;
+	g->ruleset = bo->ruleset;
+	g->confine = bo->confine;
+	g->pinned = bo->pinned;
+	g->pin_fd = bo->pin_fd;
+}
+
 /* Why the pinned git directory is not to be read (malloc'd), or NULL. */
 static char *
 git_moved(const struct git *g)

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct bash_options;
 struct confine;
 
 struct ruleset;
@@ -62,6 +63,12 @@ void git_clear(struct git *g);
  * would find a file a teammate put in the directory git runs in).
  * Fills g->path (malloc'd). Returns 0, or -1 when there is none. */
 int git_find(struct git *g);
+
+/* From now on git runs as a command run with bo would: its sandbox (a
+ * ruleset descriptor, or a shared ruleset), confine and namespaces
+ * (bo as profile_bash_options fills it; what it points to must outlive
+ * g's use). */
+void git_confine(struct git *g, const struct bash_options *bo);
 
 /* git_run flags. */
 #define GIT_QUIET	0x1	/* leave stderr out of *out */

@@ -376,11 +376,7 @@ START_TEST(huddle_git_is_confined)
 	setenv("TMUX", "/tmp/tmux-0/default,1,0", 1);
 	setenv("DISPLAY", ":0", 1);
 	boxed = g;
-	boxed.sandboxed = bo.sandboxed;
-	boxed.sandbox_fd = bo.sandbox_fd;
-	boxed.confine = bo.confine;
-	boxed.pinned = bo.pinned;
-	boxed.pin_fd = bo.pin_fd;
+	git_confine(&boxed, &bo);
 	ck_assert_int_eq(git_run(&boxed, dir, 0, 0, &out, probe), 0);
 	ck_assert_msg(strstr(out, "CapEff:\t0000000000000000") != NULL, "%s",
 	    out);
