@@ -105,6 +105,8 @@ START_TEST(commands_that_change_or_refuse)
 
 	lt_init(&l, PLAY);
 	lt_start(&l);
+	/* Past its start, where the lead withdraws its old permissions. */
+	lt_ready(&l, "lead");
 	run(&l, "/budget 5", NULL, &res);
 	ck_assert_int_eq(res.outcome, OUTCOME_DONE);
 	execute_result_clear(&res);
