@@ -56,6 +56,14 @@ def conversation(body):
     return body.get("messages", body.get("input", []))
 
 
+def thread_sanitized():
+    """Whether huddle is ThreadSanitizer's build, whose every process
+    keeps a thread of its own: the kernel makes a user namespace (and so
+    the namespace holder's proc) only for a process of one thread."""
+    with open(HUDDLE, "rb") as f:
+        return b"__tsan_init" in f.read()
+
+
 def remote_addresses(n):
     """n addresses for documentation (TEST-NET-2, then -1 and -3) that are
     not this machine's own: huddle's proxy refuses its own addresses

@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from attack import exits, judge, row
-from fakellm_client import FakeLLM
+from fakellm_client import FakeLLM, thread_sanitized
 from team_driver import Huddle, call, ev, notes
 
 MARKER = "REDTEAM-TEAM-B-CMDLINE-61f0"
@@ -60,6 +60,9 @@ def run():
     if os.geteuid() != 0:
         return [row(name, expected, None, "not run: a user other than "
                     "root has no proc of its own (doc/security.md)")], []
+    if thread_sanitized():
+        return [row(name, expected, None, "not run: ThreadSanitizer's "
+                    "build makes no namespace holder")], []
     a_dir = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-a-"))
     b_dir = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-b-"))
     res, seen, said = None, False, ""

@@ -978,6 +978,10 @@ START_TEST(another_commands_processes_are_hidden)
 	int64_t until;
 	int k;
 
+#ifdef __SANITIZE_THREAD__
+	return;	/* no user namespace, so no holder, for a process of two
+		 * threads */
+#endif
 	if (geteuid() != 0 || landlock_abi() == 0)
 		return;
 	ck_assert_int_ge((bo.sandbox_fd = landlock_ruleset(&rules, &err)), 0);
