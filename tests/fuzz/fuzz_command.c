@@ -73,7 +73,8 @@ fuzz_check(const struct command *c, const char *line)
 	wants_name = c->kind == CMD_SHUTDOWN || c->kind == CMD_STOP ||
 	    c->kind == CMD_MSG || c->kind == CMD_INTERRUPT ||
 	    c->kind == CMD_DIFF || c->kind == CMD_MERGE ||
-	    c->kind == CMD_DISCARD || c->kind == CMD_TASK_ASSIGN;
+	    c->kind == CMD_DISCARD || c->kind == CMD_TASK_ASSIGN ||
+	    c->kind == CMD_REJECT_ALL;
 	/* /compact and /context take a name or none; /task add may name
 	 * a worktree. */
 	if (wants_name != (c->name != NULL) && c->kind != CMD_COMPACT &&
@@ -88,7 +89,8 @@ fuzz_check(const struct command *c, const char *line)
 		abort();
 	if (c->text != NULL && c->kind != CMD_SAY && c->kind != CMD_MSG &&
 	    c->kind != CMD_APPROVE && c->kind != CMD_REJECT &&
-	    c->kind != CMD_TASK_ADD && c->kind != CMD_DISCARD)
+	    c->kind != CMD_REJECT_ALL && c->kind != CMD_TASK_ADD &&
+	    c->kind != CMD_DISCARD)
 		abort();
 	/* /discard confirms with "yes", and nothing else. */
 	if (c->kind == CMD_DISCARD && c->text != NULL &&

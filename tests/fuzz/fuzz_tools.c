@@ -67,11 +67,14 @@
 #include <unistd.h>
 
 #include "agent/team.h"
+#include "tools/mountns.h"
 #include "tools/profile.h"
+#include "tools/reaper.h"
 #include "tools/tool.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_SECRET	"fuzz-secret-7f3a9c"	/* outside/secret.txt */
@@ -824,6 +827,22 @@ fuzz_check_created(const char *full, int existed)
 	if (realpath(full, real) == NULL || strncmp(real, fz.workdir,
 	    wlen) != 0 || real[wlen] != '/')
 		fuzz_die("sandbox", "a file was made outside the workdir");
+}
+
+/*
+ * Started again as huddle would be — a command's reaper, or the holder of
+ * a place's namespaces (here the target is its own reaper: no
+ * huddle-reaper lies beside it): be that, never the fuzzer, or each
+ * holder would fuzz, and start holders of its own.
+ */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	if (*argc > 1 && strcmp((*argv)[1], REAPER_ARG) == 0)
+		exit(reaper_main(*argc, *argv));
+	if (*argc > 1 && strcmp((*argv)[1], MOUNTNS_HOLDER_ARG) == 0)
+		exit(mountns_holder_main(*argc, *argv));
+	return 0;
 }
 
 int
