@@ -818,8 +818,9 @@ START_TEST(the_persons_list_opens_this_machine)
 }
 END_TEST
 
-/* A resolver that answers 192.0.2.1 (a documentation address) the first
- * time and 127.0.0.1 after; with `both`, the two in one answer. */
+/* A resolver that answers 198.51.100.1 (a documentation address, and
+ * not on the test machine's own network, 192.0.2.0/24) the first time
+ * and 127.0.0.1 after; with `both`, the two in one answer. */
 struct turncoat {
 	atomic_int	calls;
 	int		both;
@@ -839,7 +840,7 @@ turncoat_resolve(void *ud, const char *host, int port, struct addrinfo **out)
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
 	snprintf(ports, sizeof ports, "%d", port);
-	rc = getaddrinfo(n == 0 ? "192.0.2.1" : "127.0.0.1", ports, &hints,
+	rc = getaddrinfo(n == 0 ? "198.51.100.1" : "127.0.0.1", ports, &hints,
 	    out);
 	if (rc == 0 && t->both && getaddrinfo("127.0.0.1", ports, &hints,
 	    &second) == 0)
@@ -869,7 +870,7 @@ START_TEST(a_resolver_that_changes_its_answer_never_leads_home)
 	free(got);
 	ck_assert_int_eq(atomic_load(&t.calls), 1);
 	ck_assert_int_eq(atomic_load(&o.asked), 1);
-	ck_assert_str_eq(o.address, "192.0.2.1");
+	ck_assert_str_eq(o.address, "198.51.100.1");
 	ck_assert_str_eq(o.place, "");
 	/* The second answer is judged as well: refused, not asked. */
 	got = ask_for(p, "rebind.example", s.port, NULL);
@@ -888,7 +889,7 @@ START_TEST(a_resolver_that_changes_its_answer_never_leads_home)
 	ck_assert_msg(strstr(got, "HTTP/1.1 502") == got, "%s", got);
 	free(got);
 	ck_assert_int_eq(atomic_load(&t.calls), 1);
-	ck_assert_str_eq(o.address, "192.0.2.1");
+	ck_assert_str_eq(o.address, "198.51.100.1");
 	proxy_close(p);
 	ck_assert_int_eq(atomic_load(&s.accepted), 0);
 	server_stop(&s);
