@@ -109,8 +109,12 @@ def test_cuts_say_so(fake):
 
 
 def row_of(s, who):
+    """who's row of the request table: its id, its type, then who asked
+    (a pane beside the table may show a request id and who's name on
+    the same screen line, but not in that order)."""
+    row = re.compile(r"req_[0-9a-f]{8}\s+\S+\s+" + re.escape(who))
     for line in s.rows():
-        if re.search(r"req_[0-9a-f]{8}", line) and who in line:
+        if row.search(line):
             return line
     return None
 
