@@ -363,6 +363,12 @@ landlock_readable(int fd, const char *path, char **err)
 }
 
 int
+landlock_readable_fd(int fd, int dirfd)
+{
+	return ll_add(fd, dirfd, ll_read_rights(landlock_abi()));
+}
+
+int
 landlock_enter(int fd)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)

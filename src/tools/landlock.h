@@ -59,6 +59,10 @@ int landlock_ruleset(const struct landlock_rules *r, char **err);
  */
 int landlock_readable(int fd, const char *path, char **err);
 
+/* The same for a directory already open (O_PATH will do), which it
+ * closes. Returns 0, or -1 with errno. */
+int landlock_readable_fd(int fd, int dirfd);
+
 /* Whether the kernel can deny TCP (ABI 4 and later). */
 int landlock_can_deny_net(void);
 

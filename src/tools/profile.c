@@ -151,24 +151,20 @@ profile_ruleset(struct profile *p, const struct profile_spec *s, char **err)
 /* As root the holder's proc is a file system the ruleset does not
  * reach yet (mountns.h): granted here, or the holder is let go and each
  * command makes its own namespace, with the proc everyone shares. The
- * grant waits for the place's ruleset to be built (a later profile of
- * the place finds it built); the rule reaches only this holder's proc,
+ * grant joins the place's ruleset when its build ends, so a profile
+ * never waits for the walk; the rule reaches only this holder's proc,
  * which no other profile's command can name (its own proc hides the
  * holder). */
 static int
 profile_pin_proc(struct profile *p, char **err)
 {
 	char *proc;
-	int rc = 0, fd;
+	int rc = 0;
 
 	if (geteuid() != 0 || !p->sandbox)
 		return 0;
-	if ((fd = ruleset_fd(p->ruleset, err)) == -1) {
-		mountns_pin_free(&p->pin);
-		return -1;
-	}
 	proc = mountns_pin_proc(&p->pin);
-	if ((rc = landlock_readable(fd, proc, err)) == -1)
+	if ((rc = ruleset_add_readable(p->ruleset, proc, err)) == -1)
 		mountns_pin_free(&p->pin);
 	free(proc);
 	return rc;

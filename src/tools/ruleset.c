@@ -12,8 +12,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,6 +52,10 @@ struct ruleset {
 	char			**writable;
 	struct ruleset_mark	*marks;
 	size_t			 nmarks;
+	int			*grants;	/* readable directories
+						 * (open) for the end of the
+						 * build */
+	size_t			 ngrants;
 };
 
 static char **
@@ -151,8 +158,20 @@ ruleset_build(void *arg)
 	struct ruleset *rs = arg;
 	char *err = NULL;
 	int fd = landlock_ruleset(&rs->r, &err);
+	size_t i;
 
 	pthread_mutex_lock(&rs->lock);
+	for (i = 0; i < rs->ngrants; i++) {
+		if (fd == -1) {
+			close(rs->grants[i]);
+		} else if (landlock_readable_fd(fd, rs->grants[i]) == -1) {
+			err = xasprintf("sandbox: a proc of the commands' own: "
+			    "%s", strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+	}
+	rs->ngrants = 0;
 	rs->fd = fd;
 	rs->err = err;
 	rs->built = 1;
@@ -231,6 +250,7 @@ ruleset_drop(struct ruleset *rs)
 	for (i = 0; i < rs->nmarks; i++)
 		free(rs->marks[i].path);
 	free(rs->marks);
+	free(rs->grants);
 	pthread_cond_destroy(&rs->done);
 	pthread_mutex_destroy(&rs->lock);
 	free(rs);
@@ -250,6 +270,33 @@ ruleset_fd(struct ruleset *rs, char **err)
 		    "ruleset");
 	pthread_mutex_unlock(&rs->lock);
 	return fd;
+}
+
+int
+ruleset_add_readable(struct ruleset *rs, const char *path, char **err)
+{
+	int dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (dirfd == -1) {
+		*err = xasprintf("sandbox: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	pthread_mutex_lock(&rs->lock);
+	if (!rs->built) {
+		rs->grants = xrealloc(rs->grants, (rs->ngrants + 1) *
+		    sizeof *rs->grants);
+		rs->grants[rs->ngrants++] = dirfd;
+	} else if (rs->fd == -1) {
+		close(dirfd);
+		*err = xstrdup(rs->err != NULL ? rs->err : "sandbox: no "
+		    "ruleset");
+		rc = -1;
+	} else if (landlock_readable_fd(rs->fd, dirfd) == -1) {
+		*err = xasprintf("sandbox: %s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return rc;
 }
 
 int

@@ -38,6 +38,15 @@ void ruleset_drop(struct ruleset *rs);
 int ruleset_fd(struct ruleset *rs, char **err);
 
 /*
+ * Adds reading beneath the directory path to rs (landlock_readable): at
+ * once when rs is built, else when its build ends, so nobody waits for
+ * the walk. The directory is opened now. Returns 0, or -1 with *err when
+ * it cannot be opened or rs could not be built; a grant that fails at
+ * the end of the build fails the ruleset (ruleset_fd says why).
+ */
+int ruleset_add_readable(struct ruleset *rs, const char *path, char **err);
+
+/*
  * Whether rs still grants what a ruleset built now from the same rules
  * would: no directory its walk split into entries (one on the way to a
  * hidden path) gained, lost or renamed an entry since, and each writable

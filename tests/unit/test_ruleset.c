@@ -275,6 +275,46 @@ START_TEST(a_store_moved_into_place_is_hidden_anew)
 }
 END_TEST
 
+START_TEST(a_readable_grant_joins_without_waiting)
+{
+	struct profile_spec s = spec_at(wd);
+	struct ruleset *rs;
+	struct profile *p;
+	char *ssh = xasprintf("%s/.ssh", home), *aws = xasprintf("%s/.aws",
+	    home), *missing = xasprintf("%s/gone", top), *err = NULL, *out;
+
+	if (landlock_abi() == 0)
+		goto out;
+	ck_assert_int_eq(mkdir(aws, 0700), 0);
+	out = xasprintf("%s/credentials", aws);
+	put(out, "CLOUD-SENTINEL\n");
+	free(out);
+	rs = profile_ruleset_start(&s);
+	s.ruleset = rs;
+	/* Asked while the walk may still run (it is queued for its end),
+	 * then once it is built (added at once): both hold. */
+	ck_assert_msg(ruleset_add_readable(rs, ssh, &err) == 0, "%s", err);
+	ck_assert_msg(ruleset_fd(rs, &err) != -1, "%s", err ? err : "");
+	ck_assert_msg(ruleset_add_readable(rs, aws, &err) == 0, "%s", err);
+	ck_assert_int_eq(ruleset_add_readable(rs, missing, &err), -1);
+	ck_assert_msg(strstr(err, missing) != NULL, "%s", err);
+	free(err);
+	err = NULL;
+	p = profile_new(&s, &err);
+	ck_assert_msg(p != NULL, "%s", err ? err : "");
+	out = run(p, "cat ../.ssh/id_rsa ../.aws/credentials");
+	ck_assert_msg(strstr(out, "PRIVATE-KEY-SENTINEL") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "CLOUD-SENTINEL") != NULL, "%s", out);
+	free(out);
+	profile_free(p);
+	ruleset_drop(rs);
+out:
+	free(ssh);
+	free(aws);
+	free(missing);
+}
+END_TEST
+
 /* Waits for the ruleset on a thread of its own. */
 static void *
 waiter(void *arg)
@@ -323,6 +363,7 @@ ruleset_suite(void)
 	tcase_add_test(tc, a_writable_directory_counts_by_what_it_is);
 	tcase_add_test(tc, a_store_moved_into_place_is_hidden_anew);
 	tcase_add_test(tc, many_threads_wait_for_one_build);
+	tcase_add_test(tc, a_readable_grant_joins_without_waiting);
 	suite_add_tcase(s, tc);
 	return s;
 }
