@@ -366,6 +366,10 @@ team_options_fill(struct team_options *to, const struct options *o,
 		to->max_memory = o->max_memory;
 	if (options_given(o, OPT_MAX_FILE_SIZE))
 		to->max_file_size = o->max_file_size;
+	if (options_given(o, OPT_TMP_MAX))
+		to->tmp_max.bytes = o->tmp_max;
+	if (options_given(o, OPT_TMP_MAX_FILES))
+		to->tmp_max.files = o->tmp_max_files;
 	to->network = networks[o->network];
 	to->no_network = to->network == TEAM_NET_NONE;
 	to->no_sandbox = o->no_sandbox;

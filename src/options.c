@@ -186,6 +186,15 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    .what = "a size, e.g. 100M or 8G (0: no limit)", .deflt = "4G",
 	    .help = "largest file a command may write (default 4G; 0: no "
 	    "limit)" },
+	[OPT_TMP_MAX] = { "tmp-max", 0, "SIZE", OPTT_SIZE, OPT_GATE,
+	    F(tmp_max), .what = "a size, e.g. 512M or 8G (0: no limit)",
+	    .deflt = "4G",
+	    .help = "what the team's TMPDIR may hold; a command that makes "
+	    "it grow past that is stopped (default 4G; 0: no limit)" },
+	[OPT_TMP_MAX_FILES] = { "tmp-max-files", 0, "N", OPTT_INT, OPT_GATE,
+	    F(tmp_max_files), 0, 100000000, "a number", .deflt = "100000",
+	    .help = "files the team's TMPDIR may hold, as --tmp-max (default "
+	    "100000; 0: no limit)" },
 	[OPT_NETWORK] = { "network", 0, "HOW", OPTT_WORD, OPT_GATE,
 	    F(network), .what = "proxy open none", .deflt = "proxy",
 	    .help = "proxy (default): commands reach the network through "

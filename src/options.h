@@ -33,7 +33,8 @@ enum opt_id {
 	OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES, OPT_NO_CACHE, OPT_MAX_COST,
 	OPT_PASS_ENV, OPT_WRITABLE, OPT_READABLE, OPT_ALLOW_SOCKET,
 	OPT_ALLOW_LOCAL,
-	OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_NETWORK,
+	OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_TMP_MAX,
+	OPT_TMP_MAX_FILES, OPT_NETWORK,
 	OPT_NO_NETWORK, OPT_NO_SANDBOX, OPT_BASE_URL, OPT_SCRIPT,
 	OPT_NO_STREAM, OPT_RETRY_FOR, OPT_RETRY_MAX_DELAY, OPT_MAX_RETRIES,
 	OPT_STALL_TIMEOUT, OPT_HELP, OPT_VERSION,
@@ -119,10 +120,11 @@ struct options {
 	int		 max_teammates, quit_timeout, shutdown_timeout;
 	int		 max_tokens, context_window, compact_at, max_rounds;
 	int		 max_procs, max_retries, stall_timeout;
+	int		 tmp_max_files;
 	int		 thinking;	/* enum llm_thinking */
 	int		 thinking_budget;
 	int64_t		 retry_for, retry_max_delay;	/* ms */
-	long long	 max_memory, max_file_size;
+	long long	 max_memory, max_file_size, tmp_max;
 	double		 max_cost;
 	struct opt_list	 pass_env, writable, readable, allow_socket;
 	struct opt_list	 allow_local;

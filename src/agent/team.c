@@ -47,6 +47,8 @@ team_options_defaults(struct team_options *o)
 	o->max_procs = CONFINE_DEFAULT_PROCS;
 	o->max_memory = CONFINE_DEFAULT_MEMORY;
 	o->max_file_size = CONFINE_DEFAULT_FILE_SIZE;
+	o->tmp_max.bytes = TMPUSE_DEFAULT_BYTES;
+	o->tmp_max.files = TMPUSE_DEFAULT_FILES;
 	o->quit_timeout_ms = 10000;
 }
 
@@ -184,8 +186,8 @@ team_open(const struct team_options *o, char **err)
 	t->state = statedir_team(base, t->workdir, err);
 	free(base);
 	if (t->state == NULL || team_check_state(t, err) == -1 ||
-	    team_sandbox_open(t, err) == -1 ||
 	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
+	    team_sandbox_open(t, err) == -1 ||
 	    statedir_stray(t->state, t->workdir, &notice, err) == -1)
 		goto fail;
 	if (notice != NULL) {
@@ -430,11 +432,12 @@ team_free(struct team *t)
 	protocol_free(t->proto);
 	bus_free(t->bus);
 	store_close(t->store);
+	/* Its TMPDIR is in the team's folder: gone before the lock. */
+	team_sandbox_close(t);
 	/* Last, so that no other huddle opens the store while this one
 	 * still has it open. */
 	if (t->lock_fd != -1)
 		close(t->lock_fd);
-	team_sandbox_close(t);
 	profile_free(t->git_profile);
 	free(t->git_common);
 	git_clear(&t->git);

@@ -19,6 +19,7 @@
 #include "core/task.h"
 #include "llm/catalog.h"
 #include "llm/llm.h"
+#include "tools/tmpuse.h"
 
 struct agent;
 struct tool_output;
@@ -66,6 +67,8 @@ struct team_options {
 	long long		 max_procs;	/* per command; 0: none */
 	long long		 max_memory;	/* bytes per process; 0: none */
 	long long		 max_file_size;	/* bytes; 0: none */
+	struct tmpuse		 tmp_max;	/* the TMPDIR's ceiling
+						 * (tools/tmpuse.h) */
 	enum team_network	 network;	/* default TEAM_NET_PROXY */
 	int			 no_network;	/* network is TEAM_NET_NONE */
 	int			 no_sandbox;	/* commands run unconfined */

@@ -1,6 +1,7 @@
 /*
  * The team's sandbox: how the commands its agents run are confined. At
- * start it makes the commands' private TMPDIR, reads what the kernel
+ * start it makes the commands' private TMPDIR (in the team's state
+ * folder), reads what the kernel
  * offers (Landlock's ABI) and lists what is hidden from every command
  * (tools/hidden.h); then each place an agent works in — the working
  * directory, a worktree — gets a sandbox profile of its own
@@ -8,6 +9,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -36,14 +38,51 @@ team_sandbox_state_base(struct team *t)
 	return base;
 }
 
+/* Removes one entry of the commands' TMPDIR (nftw, depth first). */
+static int
+team_sandbox_rm(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Removes the TMPDIRs a huddle that died left in the team's folder (its
+ * lock is held: nobody else uses them). */
+static void
+team_sandbox_sweep(const char *state)
+{
+	DIR *d = opendir(state);
+	struct dirent *e;
+	char *path;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "tmp-", 4) != 0 || e->d_type != DT_DIR)
+			continue;
+		path = xasprintf("%s/%s", state, e->d_name);
+		nftw(path, team_sandbox_rm, 16, FTW_DEPTH | FTW_PHYS |
+		    FTW_MOUNT);
+		free(path);
+	}
+	closedir(d);
+}
+
 int
 team_sandbox_open(struct team *t, char **err)
 {
-	const char *base = getenv("TMPDIR");
 	char *tmpl, *state, *why = NULL;
 
-	tmpl = xasprintf("%s/huddle-tmp-XXXXXX", base != NULL && *base == '/' ?
-	    base : "/tmp");
+	/* In the team's folder, beneath the state every team's commands
+	 * are denied: no other team's command can read it. */
+	team_sandbox_sweep(t->state);
+	tmpl = xasprintf("%s/tmp-XXXXXX", t->state);
 	if (mkdtemp(tmpl) == NULL) {
 		*err = xasprintf("%s: %s", tmpl, strerror(errno));
 		free(tmpl);
@@ -171,25 +210,12 @@ team_sandbox_profile(struct team *t, const char *root, int worktree,
 	s.max_procs = t->opts.max_procs;
 	s.max_memory = t->opts.max_memory;
 	s.max_file_size = t->opts.max_file_size;
+	s.tmp_max = t->opts.tmp_max;
 	if (s.sandbox)
 		s.ruleset = team_sandbox_ruleset(t, &s, worktree);
 	p = profile_new(&s, err);
 	ruleset_drop(s.ruleset);
 	return p;
-}
-
-/* Removes one entry of the commands' TMPDIR (nftw, depth first). */
-static int
-team_sandbox_rm(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
 }
 
 void

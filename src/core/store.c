@@ -16,6 +16,8 @@
 
 #include "core/statedir.h"
 #include "core/store.h"
+#include "util/diskspace.h"
+#include "util/number.h"
 #include "util/xmalloc.h"
 
 struct store_cached {
@@ -26,6 +28,9 @@ struct store_cached {
 struct store {
 	sqlite3			*db;
 	char			*path;
+	char			*dir;		/* the folder holding it */
+	char			*reserve;	/* the disk reserve's file */
+	int			 disk_full;	/* till space comes back */
 	pthread_mutex_t		 lock;
 	struct store_cached	*cache;
 	size_t			 ncache;
@@ -39,6 +44,13 @@ struct store {
 
 /* The most of the ceiling kept for bookkeeping once content stops. */
 #define STORE_RESERVE_MAX	((int64_t)32 << 20)
+
+/* What is held on the disk for the writes that must land once it is
+ * full (the person's decisions, statuses, a quit): a thousand small
+ * transactions or so. New content stops when less than that is free, and
+ * starts again once four times as much is. */
+#define STORE_DISK_RESERVE	((int64_t)1 << 20)
+#define STORE_DISK_AGAIN	(4 * STORE_DISK_RESERVE)
 
 /*
  * Migrations, oldest first: migrations[i] brings a database from schema
@@ -197,11 +209,69 @@ store_full(struct store *s)
 	return msg;
 }
 
+/* The sentence of a full disk (malloc'd). */
+static char *
+store_disk_text(struct store *s)
+{
+	char *left = number_size(diskspace_free(s->dir));
+	char *msg = xasprintf("the disk holding the team's state is full (%s "
+	    "free for %s): nothing new can be stored until space is freed "
+	    "on that disk; the person's decisions still land", left, s->dir);
+
+	free(left);
+	return msg;
+}
+
+/* The disk is full: gives the reserve back, so that the writes that
+ * must land have room, and tells the hook once for this time. */
+static void
+store_disk_full(struct store *s)
+{
+	char *msg;
+
+	if (s->disk_full)
+		return;
+	s->disk_full = 1;
+	diskspace_release(s->reserve);
+	if (s->full_fn != NULL) {
+		msg = store_disk_text(s);
+		s->full_fn(s->full_ud, msg);
+		free(msg);
+	}
+}
+
+/* Whether the write SQLite just refused was refused for a full disk. The
+ * last system error alone could be an old one (a ceiling's refusal is no
+ * system error), so the disk must be nearly full now too; a quota's
+ * refusal is believed. */
+static int
+store_disk_refused(struct store *s)
+{
+	int code = sqlite3_extended_errcode(s->db) & 0xff;
+	int e = sqlite3_system_errno(s->db);
+	int64_t left;
+
+	if ((code != SQLITE_FULL && code != SQLITE_IOERR) ||
+	    !diskspace_full_errno(e))
+		return 0;
+	left = diskspace_free(s->dir);
+	return e == EDQUOT || (left >= 0 && left < STORE_DISK_AGAIN);
+}
+
 int
 store_fail(struct store *s, char **err, const char *what)
 {
 	char *full;
 
+	if (store_disk_refused(s)) {
+		store_disk_full(s);
+		if (err != NULL) {
+			full = store_disk_text(s);
+			*err = xasprintf("%s: %s", what, full);
+			free(full);
+		}
+		return -1;
+	}
 	if (sqlite3_errcode(s->db) == SQLITE_FULL) {
 		full = store_full(s);
 		if (err != NULL)
@@ -276,11 +346,33 @@ store_pragma(struct store *s, const char *sql)
 	return n;
 }
 
+/* Whether the disk has room for new content (see STORE_DISK_RESERVE):
+ * 0, or -1 with the sentence in *err. A disk that cannot be asked has. */
+static int
+store_disk_room(struct store *s, char **err)
+{
+	int64_t left = diskspace_free(s->dir);
+
+	if (left < 0)
+		return 0;
+	if (s->disk_full && left >= STORE_DISK_AGAIN &&
+	    diskspace_hold(s->reserve, STORE_DISK_RESERVE) == 0)
+		s->disk_full = 0;
+	if (!s->disk_full && left < STORE_DISK_RESERVE)
+		store_disk_full(s);
+	if (!s->disk_full)
+		return 0;
+	*err = store_disk_text(s);
+	return -1;
+}
+
 int
 store_room(struct store *s, enum store_use use, char **err)
 {
 	int64_t reserve = s->ceiling / 8, used;
 
+	if (store_disk_room(s, err) == -1)
+		return -1;
 	if (reserve > STORE_RESERVE_MAX)
 		reserve = STORE_RESERVE_MAX;
 	if (use == STORE_RECORD)
@@ -428,6 +520,7 @@ store_open(const char *folder, int flags, char **err)
 	s = xcalloc(1, sizeof *s);
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = xasprintf("%s/team.db", dir);
+	s->dir = xstrdup(dir);
 	if (statedir_make(dir, 0, err) == -1 ||
 	    store_make_private_file(s->path, err) == -1)
 		goto fail;
@@ -452,6 +545,10 @@ store_open(const char *folder, int flags, char **err)
 	if (s->page_size <= 0)
 		s->page_size = 4096;
 	store_unlock(s);
+	/* No room for the reserve: the disk is full already. */
+	s->reserve = xasprintf("%s/disk-reserve", dir);
+	if (diskspace_hold(s->reserve, STORE_DISK_RESERVE) == -1)
+		s->disk_full = 1;
 	store_set_ceiling(s, store_default_ceiling());
 	free(dir);
 	return s;
@@ -474,6 +571,8 @@ store_close(struct store *s)
 	sqlite3_close(s->db);
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);
+	free(s->dir);
+	free(s->reserve);
 	free(s);
 }
 
@@ -521,8 +620,16 @@ store_commit(struct store *s, int ok, char **err)
 {
 	int rc = ok ? 0 : -1;
 
-	if (ok && sqlite3_step(store_stmt(s, "COMMIT")) != SQLITE_DONE)
+	if (ok && sqlite3_step(store_stmt(s, "COMMIT")) != SQLITE_DONE) {
+		/* A full disk: the reserve given back has room for it. */
+		if (store_disk_refused(s) && !s->disk_full) {
+			store_disk_full(s);
+			if (!sqlite3_get_autocommit(s->db) &&
+			    sqlite3_step(store_stmt(s, "COMMIT")) == SQLITE_DONE)
+				return 0;
+		}
 		rc = store_fail(s, err, "committing");
+	}
 	/* A failed COMMIT leaves the transaction open: roll it back too. */
 	if (rc == -1 && !sqlite3_get_autocommit(s->db))
 		sqlite3_step(store_stmt(s, "ROLLBACK"));

@@ -65,12 +65,22 @@ enum store_use {
  * ceiling (at most 32 MiB) of it, transcript entries within half of
  * that. Returns 0, or -1 with a sentence in *err; the first refusal
  * calls the store's full hook.
+ *
+ * The disk counts too, and is named as such, never as the ceiling: the
+ * store holds a reserve of 1 MiB beside the database (disk-reserve,
+ * util/diskspace.h). When less than that is free, or a write fails for a
+ * full disk (ENOSPC, EDQUOT), the reserve is given back and new content
+ * stops, so that bookkeeping — the person's decisions, statuses, a
+ * shutdown — lands in the room it leaves; a commit the disk refused is
+ * tried once more in it. Once 4 MiB are free the reserve is taken again
+ * and new content goes on.
  */
 int store_room(struct store *s, enum store_use use, char **err);
 
-/* Called once, with the sentence, when the state first reaches its
- * ceiling (store_room, or a write SQLite refused as full); on the writing
- * thread, with the store's lock held: it must not call the store. */
+/* Called with the sentence when the state first reaches its ceiling
+ * (store_room, or a write SQLite refused as full), and each time the disk
+ * becomes full; on the writing thread, with the store's lock held: it
+ * must not call the store. */
 typedef void (*store_full_fn)(void *ud, const char *message);
 void store_on_full(struct store *s, store_full_fn fn, void *ud);
 

@@ -40,6 +40,7 @@
 #include "tools/reaper.h"
 #include "tools/ruleset.h"
 #include "tools/sysfilter.h"
+#include "tools/tmpuse.h"
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -72,12 +73,18 @@ struct bash_child {
 	int			 status;	/* the shell's; -1 when unknown */
 	int			 lost;		/* the reaper was killed */
 	struct bash_capture	 cap;
+	const char		*tmpdir;	/* watched (tools/tmpuse.h) */
+	const struct tmpuse	*tmp_max;	/* ... or NULL */
+	struct tmpuse		 tmp_start;	/* as the command started */
+	struct tmpuse		 tmp_now;	/* last measured */
+	int64_t			 tmp_next;	/* when to measure again */
 };
 
 enum bash_end {
 	BASH_EXITED,
 	BASH_TIMEOUT,
-	BASH_CANCELLED
+	BASH_CANCELLED,
+	BASH_TMP_FULL		/* TMPDIR grew past its ceiling */
 };
 
 static void
@@ -516,6 +523,24 @@ bash_check_exit(struct bash_child *c)
 		c->exited = 1;	/* reaped elsewhere; status unknown */
 }
 
+/* Whether the command, still running, made TMPDIR grow past its ceiling
+ * (measured when due). */
+static int
+bash_tmp_full(struct bash_child *c)
+{
+	int64_t now = clock_mono_ms();
+
+	if (c->tmp_max == NULL || c->exited || now < c->tmp_next)
+		return 0;
+	c->tmp_next = now + BASH_WATCH_MS;
+	/* A walk stopped past the ceiling is no measure of growth from a
+	 * start already past it. */
+	tmpuse_measure(c->tmpdir, tmpuse_over(&c->tmp_start, c->tmp_max) ?
+	    NULL : c->tmp_max, &c->tmp_now);
+	return tmpuse_over(&c->tmp_now, c->tmp_max) &&
+	    tmpuse_grew(&c->tmp_start, &c->tmp_now);
+}
+
 /*
  * Waits until the reaper exits, which it does once the shell and all it
  * started are gone (with want_eof, until the pipe is closed too), the
@@ -538,7 +563,11 @@ bash_wait(struct bash_child *c, int64_t deadline, struct cancel *cancel,
 			return BASH_CANCELLED;
 		if ((left = deadline - clock_mono_ms()) <= 0)
 			return BASH_TIMEOUT;
+		if (bash_tmp_full(c))
+			return BASH_TMP_FULL;
 		ms = left > 60000 ? 60000 : (int)left;
+		if (c->tmp_max != NULL && ms > BASH_WATCH_MS)
+			ms = BASH_WATCH_MS;
 		n = 0;
 		if (!c->eof)
 			pfd[n++] = (struct pollfd){ c->out, POLLIN, 0 };
@@ -564,6 +593,7 @@ bash_wait(struct bash_child *c, int64_t deadline, struct cancel *cancel,
 static void
 bash_stop(struct bash_child *c)
 {
+	c->tmp_max = NULL;
 	kill(-c->pid, SIGTERM);
 	(void)bash_wait(c, clock_mono_ms() + BASH_GRACE_MS + REAPER_KILL_MS +
 	    BASH_SLACK_MS, NULL, 1);
@@ -614,9 +644,9 @@ bash_status(int status)
 
 static int
 bash_report(struct bash_child *c, enum bash_end end, int timeout_s,
-    struct tool_output *out)
+    const struct tmpuse *tmp_max, struct tool_output *out)
 {
-	char *text = bash_capture_text(&c->cap), *status, *why;
+	char *text = bash_capture_text(&c->cap), *status, *why, *tmp = NULL;
 	size_t len = strlen(text);
 
 	status = bash_status(c->status);
@@ -626,11 +656,22 @@ bash_report(struct bash_child *c, enum bash_end end, int timeout_s,
 	else if (end == BASH_CANCELLED)
 		why = xstrdup("[cancelled; the command and all it started "
 		    "were stopped]\n");
-	else if (c->lost)
+	else if (end == BASH_TMP_FULL) {
+		tmp = tmpuse_text(c->tmpdir, &c->tmp_now, tmp_max);
+		why = xasprintf("[stopped: %s; the command and all it started "
+		    "were stopped]\n", tmp);
+	} else if (c->lost)
 		why = xstrdup("[the command's reaper was killed; all the "
 		    "command started was stopped]\n");
-	else
+	else if (tmp_max != NULL && (tmpuse_measure(c->tmpdir, NULL,
+	    &c->tmp_now), tmpuse_over(&c->tmp_now, tmp_max)) &&
+	    tmpuse_grew(&c->tmp_start, &c->tmp_now)) {
+		tmp = tmpuse_text(c->tmpdir, &c->tmp_now, tmp_max);
+		why = xasprintf("[%s; the next command that adds to it is "
+		    "stopped]\n", tmp);
+	} else
 		why = xstrdup("");
+	free(tmp);
 	tool_output_clear(out);
 	out->is_error = end != BASH_EXITED;
 	out->text = xasprintf("%s%s%s%s", text, len > 0 &&
@@ -667,6 +708,12 @@ bash_run(const char *command, const struct bash_options *o,
 	c.cap.tail_cap = cap / 2;
 	c.cap.head = xmalloc(c.cap.head_cap);
 	c.cap.tail = xmalloc(c.cap.tail_cap);
+	if (o->tmpdir != NULL && o->tmp_max != NULL) {
+		c.tmpdir = o->tmpdir;
+		c.tmp_max = o->tmp_max;
+		tmpuse_measure(c.tmpdir, NULL, &c.tmp_start);
+		c.tmp_next = clock_mono_ms() + BASH_WATCH_MS;
+	}
 	if (bash_spawn(command, o, &c, &why) == -1) {
 		rc = tool_error(out, "%s", why);
 		free(why);
@@ -680,7 +727,8 @@ bash_run(const char *command, const struct bash_options *o,
 		bash_reap(&c);
 		if (o->status_out != NULL)
 			*o->status_out = end == BASH_EXITED ? c.status : -1;
-		rc = bash_report(&c, end, timeout_s, out);
+		rc = bash_report(&c, end, timeout_s, o->tmpdir != NULL ?
+		    o->tmp_max : NULL, out);
 		close(c.out);
 		close(c.status_fd);
 		if (c.pidfd != -1)

@@ -13,10 +13,12 @@
 struct cancel;
 struct confine;
 struct ruleset;
+struct tmpuse;
 
 #define BASH_TIMEOUT_S		120		/* default timeout */
 #define BASH_OUTPUT_CAP		(32 * 1024)	/* default cap */
 #define BASH_GRACE_MS		2000		/* TERM, then KILL */
+#define BASH_WATCH_MS		1000		/* TMPDIR measured */
 
 struct bash_options {
 	const char	*program;	/* huddle's, as the reaper (reaper.h) */
@@ -29,6 +31,8 @@ struct bash_options {
 	struct ruleset	*ruleset;	/* ... or of this one, when not NULL
 					 * (tools/ruleset.h: waited for) */
 	const char	*tmpdir;	/* TMPDIR for the command, or NULL */
+	const struct tmpuse *tmp_max;	/* with tmpdir: its ceiling, watched
+					 * (tools/tmpuse.h), or NULL */
 	const char *const *extra_env;	/* "NAME=value" entries set after
 					 * the secret filter, replacing the
 					 * same names; NULL-terminated, or
@@ -63,6 +67,12 @@ struct bash_options {
  * is NOT a tool error (the model reads the status); timeout, cancel and
  * spawn failure are. Returns 0, or -1 on a tool error. Safe to call from
  * many threads at once.
+ *
+ * With tmp_max, TMPDIR is measured as the command starts and every
+ * BASH_WATCH_MS while it runs: once it is past the ceiling and holds
+ * more than at the start, the command is stopped as on a timeout, and
+ * the result says why (a tool error). One that ends past the ceiling
+ * having added to it gets a line saying so.
  *
  * Nothing the command starts outlives it. When the shell exits, every
  * process it left behind gets SIGTERM, then SIGKILL after BASH_GRACE_MS,

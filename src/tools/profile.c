@@ -212,6 +212,7 @@ profile_new(const struct profile_spec *s, char **err)
 	p->confine.max_procs = s->max_procs;
 	p->confine.max_memory = s->max_memory;
 	p->confine.max_file_size = s->max_file_size;
+	p->tmp_max = s->tmp_max;
 	/* The namespaces every command joins, made once: where the holder
 	 * cannot be had, each command makes its own (and fails the same
 	 * way when that cannot be done either). Root's always, for its
@@ -254,6 +255,8 @@ profile_bash_options(const struct profile *p, struct bash_options *bo)
 	bo->sandbox_fd = -1;
 	bo->ruleset = p->ruleset;
 	bo->tmpdir = p->tmpdir;
+	bo->tmp_max = p->tmp_max.bytes > 0 || p->tmp_max.files > 0 ?
+	    &p->tmp_max : NULL;
 	bo->confine = p->confined ? &p->confine : NULL;
 	bo->pinned = p->pinned;
 	bo->pin_fd = p->pin.pidfd;

@@ -14,6 +14,7 @@
 
 #include "tools/confine.h"
 #include "tools/mountns.h"
+#include "tools/tmpuse.h"
 
 struct bash_options;
 struct ruleset;
@@ -51,6 +52,8 @@ struct profile_spec {
 	long long		 max_procs;	/* tools/confine.h */
 	long long		 max_memory;
 	long long		 max_file_size;
+	struct tmpuse		 tmp_max;	/* the TMPDIR's ceiling, watched
+						 * (tools/bash.h); zeros: none */
 	int			 git_admin;	/* huddle's own git: the
 						 * repository's worktrees/
 						 * stays writable */
@@ -75,25 +78,21 @@ struct profile {
 	char		**unix_roots;	/* NULL-terminated */
 	char		**unix_sockets;	/* NULL-terminated */
 	struct confine	 confine;	/* points into the lists above */
+	struct tmpuse	 tmp_max;
 	struct mountns_pin pin;		/* the commands' namespaces, when
 					 * pinned (pinned) */
 	int		 pinned;
 };
 
 /*
- * Builds the profile of a place: the ruleset (when s->sandbox), the
- * confine, and the copies of every list. The root's `.git/hooks`,
- * `.git/config`, `.git/info`, `.git/worktrees` (unless s->git_admin) and
- * those of its submodules become read-only to commands, and so does a
- * worktree's `.git` file, which then cannot be replaced either. Returns
- * it (profile_free), or NULL with *err.
  * Builds the profile of a place: the ruleset (when s->sandbox: s->ruleset
  * held, or one built and waited for here), the confine, and the copies of
- * every list. The root's `.git/hooks`, `.git/config`, `.git/info` and
- * those of its submodules become read-only to commands; the namespaces
- * that keep them so are the profile's own (their holder counts the
- * processes of its commands alone). Returns it (profile_free), or NULL
- * with *err.
+ * every list. The root's `.git/hooks`, `.git/config`, `.git/info`,
+ * `.git/worktrees` (unless s->git_admin) and those of its submodules
+ * become read-only to commands, and so does a worktree's `.git` file,
+ * which then cannot be replaced either; the namespaces that keep them so
+ * are the profile's own (their holder counts the processes of its
+ * commands alone). Returns it (profile_free), or NULL with *err.
  */
 struct profile *profile_new(const struct profile_spec *s, char **err);
 

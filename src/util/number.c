@@ -4,11 +4,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/number.h"
+#include "util/xmalloc.h"
 
 char *
 number_thousands(int64_t n, char *out, size_t len)
@@ -55,4 +57,20 @@ number_duration_ms(const char *s, int64_t *ms)
 		return 0;
 	}
 	return -1;
+}
+
+char *
+number_size(int64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes / 1024;
+	size_t i = 0;
+
+	if (bytes < 1024)
+		return xasprintf("%" PRId64 " bytes", bytes < 0 ? 0 : bytes);
+	while (i + 1 < sizeof units / sizeof *units && v >= 1024) {
+		v /= 1024;
+		i++;
+	}
+	return xasprintf(v < 10 ? "%.1f %s" : "%.0f %s", v, units[i]);
 }

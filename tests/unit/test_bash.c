@@ -25,10 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tools/bash.h"
+#include "tools/tmpuse.h"
 #include "tools/env.h"
 #include "tools/reaper.h"
 #include "tools/reaperexe.h"
@@ -281,6 +283,65 @@ START_TEST(timeout_kills_the_whole_group)
 	/* They died of SIGTERM: no need to wait for the SIGKILL. */
 	ck_assert_int_lt(took, 1000 + BASH_GRACE_MS / 2);
 	tool_output_clear(&o);
+}
+END_TEST
+
+/* Runs command with wd/tmp as its TMPDIR under ceiling max. */
+static int
+run_tmp(const char *command, const struct tmpuse *max,
+    struct tool_output *o)
+{
+	char *tmp = xasprintf("%s/tmp", wd);
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .timeout_s = 60, .tmpdir = tmp, .tmp_max = max };
+	int rc;
+
+	mkdir(tmp, 0700);
+	tool_output_clear(o);
+	rc = bash_run(command, &bo, o);
+	free(tmp);
+	return rc;
+}
+
+/* A command that fills the TMPDIR is stopped soon after it passes the
+ * ceiling, in files as in bytes, and is told why; one that passes it
+ * and ends is told the next one will be stopped; one that only removes
+ * is let be, though it starts past the ceiling. */
+START_TEST(a_tmpdir_past_its_ceiling_stops_the_command)
+{
+	struct tmpuse max = { 1 << 20, 200 }, u;
+	struct tool_output o = { 0, NULL };
+	char *tmp = xasprintf("%s/tmp", wd);
+	int64_t t0 = clock_mono_ms();
+
+	/* Bytes: a file that keeps growing. */
+	ck_assert_int_eq(run_tmp("while :; do head -c 65536 /dev/zero >> "
+	    "\"$TMPDIR/fill\"; done", &max, &o), -1);
+	ck_assert_msg(strstr(o.text, "[stopped: the team's TMPDIR (") !=
+	    NULL && strstr(o.text, "grew past its ceiling of 1.0 MiB or 200 "
+	    "files") != NULL, "%s", o.text);
+	ck_assert_int_lt(clock_mono_ms() - t0, 30000);
+	/* Files: many empty ones. */
+	ck_assert_int_eq(run_tmp("rm -f \"$TMPDIR/fill\"; i=0; while :; do "
+	    ": > \"$TMPDIR/f$i\"; i=$((i+1)); done", &max, &o), -1);
+	ck_assert_msg(strstr(o.text, "grew past its ceiling") != NULL, "%s",
+	    o.text);
+	tmpuse_measure(tmp, NULL, &u);
+	ck_assert_int_gt(u.files, 200);
+	/* Past it and ended: said, not an error. */
+	ck_assert_int_eq(run_tmp("head -c 2097152 /dev/zero > "
+	    "\"$TMPDIR/big\"; echo wrote", &max, &o), 0);
+	ck_assert_msg(strstr(o.text, "the next command that adds to it is "
+	    "stopped") != NULL, "%s", o.text);
+	/* Removing is let be. */
+	ck_assert_int_eq(run_tmp("sleep 1.5; find \"$TMPDIR\" -mindepth 1 -delete; echo "
+	    "cleaned", &max, &o), 0);
+	ck_assert_msg(strstr(o.text, "cleaned") != NULL && strstr(o.text,
+	    "ceiling") == NULL, "%s", o.text);
+	tmpuse_measure(tmp, NULL, &u);
+	ck_assert_int_eq(u.files, 0);
+	tool_output_clear(&o);
+	free(tmp);
 }
 END_TEST
 
@@ -657,6 +718,7 @@ bash_suite(void)
 	tcase_add_test(kill, a_killed_reaper_leaves_nothing_behind);
 	tcase_add_test(kill, the_sweep_is_a_subreapers_only);
 	tcase_add_test(kill, eight_threads_at_once);
+	tcase_add_test(kill, a_tmpdir_past_its_ceiling_stops_the_command);
 	suite_add_tcase(s, kill);
 	return s;
 }

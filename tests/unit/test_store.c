@@ -4,13 +4,18 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/bus.h"
+#include "core/protocol.h"
 #include "core/roster.h"
 #include "core/statedir.h"
 #include "core/store.h"
@@ -432,6 +437,171 @@ START_TEST(state_has_a_ceiling)
 }
 END_TEST
 
+/* Writes text to path (a /proc file). */
+static int
+write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd == -1)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Mounts a file system of `size` (tmpfs) on dir, in a mount namespace of
+ * the test process's own (in a user namespace too when not root). Returns
+ * 0, or -1 when the kernel will not: the test has nothing to try. */
+static int
+small_disk(const char *dir, const char *size)
+{
+	char map[64], *opts = xasprintf("size=%s,mode=0700", size);
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int rc = -1;
+
+	if (uid == 0) {
+		if (unshare(CLONE_NEWNS) == -1)
+			goto out;
+	} else {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
+			goto out;
+		snprintf(map, sizeof map, "%d %d 1", (int)uid, (int)uid);
+		if (write_file("/proc/self/setgroups", "deny") == -1 ||
+		    write_file("/proc/self/uid_map", map) == -1)
+			goto out;
+		snprintf(map, sizeof map, "%d %d 1", (int)gid, (int)gid);
+		if (write_file("/proc/self/gid_map", map) == -1)
+			goto out;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1)
+		goto out;
+	rc = 0;
+out:
+	free(opts);
+	return rc;
+}
+
+/* Fills the file system holding dir: path grows until nothing more
+ * fits. */
+static void
+fill_disk(const char *path)
+{
+	static char block[64 << 10];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	while (write(fd, block, sizeof block) > 0)
+		;
+	ck_assert_int_eq(errno, ENOSPC);
+	/* The last few bytes, a page at a time. */
+	while (write(fd, block, 512) > 0)
+		;
+	close(fd);
+}
+
+/* A full disk is named as such, never as the state's ceiling; new
+ * content stops while the person's decisions and the statuses still land
+ * (in the reserve the store gives back); and once space is freed, new
+ * content goes on and the reserve is held again. */
+START_TEST(a_full_disk_is_named_and_the_person_still_decides)
+{
+	char *dir = tu_tmpdir(), *state = xasprintf("%s/state", dir);
+	char *fill = xasprintf("%s/fill", dir), *err = NULL, *msg = NULL;
+	char *reserve = xasprintf("%s/disk-reserve", state);
+	char ids[3][PROTO_ID_SIZE];
+	struct store *s;
+	struct bus *bus;
+	struct protocol *proto;
+	struct stat st;
+	json_t *e = transcript_user_text("a turn");
+	int i;
+
+	if (small_disk(dir, "8m") == -1) {
+		fprintf(stderr, "test_store: no file system of its own to fill; "
+		    "the full disk is not tried\n");
+		goto out;
+	}
+	s = tu_store_open(state);
+	bus = bus_new(s);
+	proto = protocol_new(bus);
+	store_on_full(s, on_full, NULL);
+	full_calls = 0;
+	ck_assert_int_eq(stat(reserve, &st), 0);
+	ck_assert_int_ge((int64_t)st.st_blocks * 512, 1 << 20);
+	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
+	ck_assert_int_eq(roster_add(s, "carl", "ops", "", 0, &err), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(protocol_request(proto, REQ_PERMISSION, "carl",
+		    "lead", "rm -rf junk", ids[i], &err), 0);
+	fill_disk(fill);
+	/* New content: refused, for the disk. */
+	ck_assert_int_eq(transcript_append(s, "carl", e, &err), -1);
+	ck_assert_msg(strstr(err, "the disk holding the team's state is full")
+	    != NULL && strstr(err, state) != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "ceiling") == NULL && strstr(err,
+	    "HUDDLE_STATE_MAX") == NULL, "%s", err);
+	free(err);
+	err = NULL;
+	ck_assert_int_lt(bus_send(bus, "carl", "lead", MSG_MESSAGE, "hello",
+	    NULL, &err), 0);
+	ck_assert_msg(strstr(err, "disk") != NULL, "%s", err);
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(full_calls, 1);
+	ck_assert_msg(strstr(full_message, "disk holding the team's state is "
+	    "full") != NULL, "%s", full_message);
+	/* The person's decisions land, and so do statuses. */
+	ck_assert_int_eq(protocol_respond(proto, ids[0],
+	    MSG_PERMISSION_RESPONSE, MSG_USER, 1, "", &msg), PROTO_DECIDED);
+	free(msg);
+	msg = NULL;
+	for (i = 0; i < 20; i++)
+		ck_assert_msg(roster_set_status(s, "carl", i % 2 ? MEMBER_IDLE :
+		    MEMBER_WORKING, &err) == 0, "%s", err);
+	ck_assert_int_eq(protocol_respond(proto, ids[1],
+	    MSG_PERMISSION_RESPONSE, MSG_USER, 0, "no", &msg), PROTO_DECIDED);
+	free(msg);
+	msg = NULL;
+	ck_assert_int_eq(protocol_cancel(proto, ids[2], "the person quit",
+	    &err), 0);
+	/* Space freed: new content again, and the reserve held again. */
+	ck_assert_int_eq(unlink(fill), 0);
+	ck_assert_msg(transcript_append(s, "carl", e, &err) == 0, "%s", err);
+	ck_assert_int_eq(stat(reserve, &st), 0);
+	ck_assert_int_ge((int64_t)st.st_blocks * 512, 1 << 20);
+	protocol_free(proto);
+	bus_free(bus);
+	store_close(s);
+	/* Every decision is there when the team opens again. */
+	s = tu_store_open(state);
+	bus = bus_new(s);
+	proto = protocol_new(bus);
+	for (i = 0; i < 3; i++) {
+		struct request *r = protocol_get(proto, ids[i]);
+
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(r->status, i == 0 ? REQ_APPROVED : i == 1 ?
+		    REQ_REJECTED : REQ_CANCELLED);
+		request_free(r);
+	}
+	protocol_free(proto);
+	bus_free(bus);
+	store_close(s);
+	tu_rmtree(dir);
+	umount2(dir, MNT_DETACH);
+out:
+	json_decref(e);
+	rmdir(dir);
+	free(dir);
+	free(state);
+	free(fill);
+	free(reserve);
+}
+END_TEST
+
 START_TEST(reopen_keeps_data_and_sync_full_works)
 {
 	char *dir = tu_tmpdir(), *err = NULL;
@@ -550,6 +720,7 @@ store_suite(void)
 	tcase_add_test(tc, team_lock_is_one_at_a_time);
 	tcase_add_test(tc, team_folder_ignores_and_refuses_foreign_databases);
 	tcase_add_test(tc, state_has_a_ceiling);
+	tcase_add_test(tc, a_full_disk_is_named_and_the_person_still_decides);
 	tcase_add_test(tc, reopen_keeps_data_and_sync_full_works);
 	tcase_add_test(tc, rollback_discards_everything);
 	tcase_add_test(tc, transcript_keeps_order_and_refuses_double_delivery);

@@ -54,11 +54,19 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	size_t i;
 
 	af_open(&f);
+	/* What a huddle killed before it could clean up left there. */
+	tmp = xasprintf("%s/tmp-LEFTBY", f.tu.dir);
+	ck_assert_int_eq(mkdir(tmp, 0700), 0);
+	write_file(tmp, "stale", "x");
 	open_sandbox(&f);
+	ck_assert_int_eq(stat(tmp, &st), -1);
+	free(tmp);
+	/* In the team's folder, beneath the state hidden from every
+	 * team's commands. */
 	base = realpath(f.tu.dir, NULL);
 	ck_assert_ptr_nonnull(f.team.tmpdir);
 	ck_assert_msg(strncmp(f.team.tmpdir, base, strlen(base)) == 0 &&
-	    strncmp(f.team.tmpdir + strlen(base), "/huddle-tmp-", 12) == 0,
+	    strncmp(f.team.tmpdir + strlen(base), "/tmp-", 5) == 0,
 	    "%s", f.team.tmpdir);
 	ck_assert_int_eq(stat(f.team.tmpdir, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));

@@ -15,6 +15,24 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
+/* The directories tu_tmpdir made, each with the process that made it:
+ * removed when that process exits, whatever the test forgot. */
+static struct tu_made {
+	pid_t	 pid;
+	char	*dir;
+} *tu_made;
+static size_t tu_nmade;
+
+static void
+tu_remove_made(void)
+{
+	size_t i;
+
+	for (i = 0; i < tu_nmade; i++)
+		if (tu_made[i].pid == getpid())
+			tu_rmtree(tu_made[i].dir);
+}
+
 char *
 tu_tmpdir(void)
 {
@@ -23,6 +41,11 @@ tu_tmpdir(void)
 	    "/tmp");
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (tu_made == NULL)
+		atexit(tu_remove_made);
+	tu_made = xrealloc(tu_made, (tu_nmade + 1) * sizeof *tu_made);
+	tu_made[tu_nmade].pid = getpid();
+	tu_made[tu_nmade++].dir = xstrdup(dir);
 	return dir;
 }
 

@@ -25,7 +25,8 @@ struct tu_team {
 	struct taskboard *tasks;
 };
 
-/* Makes a new empty directory under $TMPDIR (or /tmp); free the result. */
+/* Makes a new empty directory under $TMPDIR (or /tmp), removed (with
+ * what it holds) when the process that made it exits; free the result. */
 char *tu_tmpdir(void);
 
 /* Removes a directory tree. */
