@@ -214,9 +214,10 @@ static char *
 store_disk_text(struct store *s)
 {
 	char *left = number_size(diskspace_free(s->dir));
-	char *msg = xasprintf("the disk holding the team's state is full (%s "
-	    "free for %s): nothing new can be stored until space is freed "
-	    "on that disk; the person's decisions still land", left, s->dir);
+	char *msg = xasprintf("the disk holding the team's state is full (%s, "
+	    "%s left): nothing new can be stored until space is freed on "
+	    "it; what is left is kept for the person's decisions", s->dir,
+	    left);
 
 	free(left);
 	return msg;

@@ -32,6 +32,8 @@ The parts run side by side, each with its own fake server and huddle:
   command's keyring calls.
 * otherteam.py: a team's command looks for another team's command
   lines in /proc.
+* disk.py: a command fills the disk of the tree and the state, and
+  another fills its TMPDIR.
 
 Prints a table: attack, what must happen, what happened, and how long
 each part took. Exits non-zero if any attack got through or a team did
@@ -57,6 +59,7 @@ from fakellm_client import STATE_HOME, FakeLLM, team_folder  # noqa: E402
 from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
 from attack import Attack, exits, judge, landlock_abi  # noqa: E402
+import disk  # noqa: E402
 import flood  # noqa: E402
 import reqflood  # noqa: E402
 import githands  # noqa: E402
@@ -399,7 +402,7 @@ PARTS = [("terminal", terminal.run), ("flood", flood.run),
          ("planted", planted.run), ("swapped", swapped.run),
          ("reqflood", reqflood.run), ("proxyhome", proxyhome.run),
          ("githands", githands.run), ("keyring", keyring.run),
-         ("otherteam", otherteam.run)]
+         ("otherteam", otherteam.run), ("disk", disk.run)]
 
 
 def main():
