@@ -23,7 +23,8 @@ class Huddle:
         self.fake = fake
         self.program = program
         # approve: the person approves every permission request as it
-        # comes (the sandbox must hold whatever the person allows).
+        # comes (the sandbox must hold whatever the person allows);
+        # "reject": nobody approves, each is refused as it comes.
         self.approve = approve
         self.extra_env = dict(env or {})
         self.workdir = workdir or tempfile.mkdtemp(prefix="huddle-team-")
@@ -104,7 +105,8 @@ class Huddle:
         if (self.approve and ev.get("event") == "request" and
                 ev.get("type") == "permission" and
                 ev.get("status") == "pending"):
-            self.send("/approve " + ev["id"])
+            self.send("/%s %s" % ("reject" if self.approve == "reject" else
+                                  "approve", ev["id"]))
         return True
 
     def wait(self, match, timeout=15, what=None, since=0):

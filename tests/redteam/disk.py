@@ -7,8 +7,8 @@ nobody is asked about:
   mallory writes 200 MiB into the working tree, which fills it (and
   then cannot keep even its own transcript). What must hold: every sentence about it
   names a full disk (never the state's ceiling nor HUDDLE_STATE_MAX),
-  bob's plan, waiting all along, is approved by the person and the
-  approval lands, and the team quits cleanly. Mounting takes root; as
+  bob's plan, waiting all along, is decided by the person and the
+  decision lands, and the team quits cleanly. Mounting takes root; as
   another user the row says so and does not count.
 * The team's scratch space. mallory writes 2.1 GiB in 20,000 files into
   its TMPDIR (the ceiling here 64 MiB and 5,000 files). The command must
@@ -59,9 +59,9 @@ def _script(fake, mallory):
         *notes("mallory", 10))
 
 
-def _full_disk():
+def _full_disk(approve):
     name = "a command fills the disk of the working tree and the state"
-    expected = "a full disk named; the person's approval lands"
+    expected = "a full disk named; the person's decision lands"
     if os.geteuid() != 0:
         return row(name, expected, None, "not run: mounting a small disk "
                    "takes root")
@@ -79,9 +79,9 @@ def _full_disk():
             # The tmpfs is seen by huddle alone, and goes with it.
             with Huddle(fake, workdir=os.path.join(disk, "work"),
                         env={"XDG_STATE_HOME": os.path.join(disk, "state")},
-                        args=["--plan-review", "human"], approve=True,
+                        args=["--plan-review", "human"], approve=approve,
                         program=wrapper) as h:
-                said = _full_disk_run(h)
+                said = _full_disk_run(h, approve)
     except AssertionError as e:
         said["broke"] = str(e)[:300]
         if os.environ.get("REDTEAM_DEBUG"):
@@ -91,7 +91,7 @@ def _full_disk():
     return judge(name, expected, _check_full_disk, said)
 
 
-def _full_disk_run(h):
+def _full_disk_run(h, approve):
     said = {}
     h.send("Start the team.")
     plan = h.wait(ev("request", type="plan", status="pending"), timeout=60,
@@ -102,11 +102,13 @@ def _full_disk_run(h):
     # mallory cannot even keep the result in its transcript: it stops.
     h.wait(ev("notice", message=contains("disk")), timeout=30,
            what="the notice")
+    # The person's decision: a yes, or with nobody approving a no.
+    no = approve == "reject"
     mark = len(h.events)
-    h.send("/approve %s" % plan["id"])
-    said["approved"] = h.wait(ev("request", id=plan["id"],
-                                 status="approved"), timeout=30,
-                              since=mark, what="the approval") is not None
+    h.send("/%s %s" % ("reject" if no else "approve", plan["id"]))
+    said["approved"] = h.wait(ev("request", id=plan["id"], status=(
+        "rejected" if no else "approved")), timeout=30, since=mark,
+        what="the decision") is not None
     h.send("/quit")
     said["exit"] = h.wait_exit(30)
     said["texts"] = [e.get("message") or e.get("output") or
@@ -126,13 +128,13 @@ def _check_full_disk(said):
     if not disk or wrong:
         return False, "what huddle said: %s" % (wrong or texts[-5:])[:1]
     if not said["approved"] or said["exit"] != 0:
-        return False, "approved %s, exit %s" % (said["approved"],
-                                                said["exit"])
+        return False, "decided %s, exit %s" % (said["approved"],
+                                               said["exit"])
     return True, "named the full disk %d times, never the ceiling; the " \
-        "approval landed, the team quit" % len(disk)
+        "person's decision landed, the team quit" % len(disk)
 
 
-def _scratch():
+def _scratch(approve):
     name = "one command writes 2.1 GiB in 20,000 files into its TMPDIR"
     expected = "stopped at the ceiling, told why"
     work = tempfile.mkdtemp(prefix="huddle-redteam-tmp-")
@@ -141,7 +143,7 @@ def _scratch():
         with FakeLLM() as fake:
             _script(fake, [call("mallory", "bash", command=SCRATCH),
                            call("mallory", "bash", command=MEASURE)])
-            with Huddle(fake, workdir=work, approve=True,
+            with Huddle(fake, workdir=work, approve=approve,
                         args=["--tmp-max", "64M", "--tmp-max-files",
                               "5000"]) as h:
                 h.send("Start the team.")
@@ -176,4 +178,4 @@ def _check_scratch(said):
 
 def run(approve=True):
     """Returns (rows, lost)."""
-    return [_full_disk(), _scratch()], []
+    return [_full_disk(approve), _scratch(approve)], []

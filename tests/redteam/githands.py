@@ -85,7 +85,7 @@ BOB_REPLACE = ("mv .git .git-old 2>&1 && git init -q . && "
                "&& echo replaced || echo refused-replace")
 
 
-def run():
+def run(approve=True):
     """Returns (rows, lost)."""
     work = repo(prefix="huddle-redteam-git-")
     outside = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-gh-"))
@@ -113,7 +113,7 @@ def run():
                 call("bob", "bash", command=BOB_REPLACE % outside),
                 *notes("bob", 4))
             with Huddle(fake, workdir=work, args=["--worktrees"],
-                        approve=True) as h:
+                        approve=approve) as h:
                 h.send("go")
                 seen["lead"] = h.wait(ev("tool_result", "lead",
                                          tool="bash"), timeout=60,

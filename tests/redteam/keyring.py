@@ -71,7 +71,7 @@ def _plant(libc, nums):
     return kid
 
 
-def run():
+def run(approve=True):
     """Returns (rows, lost)."""
     nums = _syscalls()
     libc = ctypes.CDLL(None, use_errno=True)
@@ -84,7 +84,7 @@ def run():
             fake.reset()
             fake.script(call("lead", "bash", command=attack),
                         *notes("lead", 4))
-            with Huddle(fake, workdir=work, approve=True) as h:
+            with Huddle(fake, workdir=work, approve=approve) as h:
                 h.send("hello")
                 res = h.wait(ev("tool_result", "lead"), timeout=60,
                              what="the lead's command")

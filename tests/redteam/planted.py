@@ -24,7 +24,7 @@ WATCH = 0x1 | 0x2 | 0x4 | 0x20 | 0x400 | 0x800
 IN_NONBLOCK = 0o4000
 
 
-def run():
+def run(approve=True):
     """Returns (rows, lost)."""
     work = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-tree-"))
     planted = os.path.join(work, ".huddle", "team.db")
@@ -94,7 +94,8 @@ def _direct():
                             e.get("type") != "plan" and \
                             e.get("id") not in approved:
                         approved.add(e["id"])
-                        h.send("/approve %s" % e["id"])
+                        h.send("/%s %s" % ("reject" if approve == "reject"
+                                           else "approve", e["id"]))
                     return e.get("event") == "tool_result"
                 res = h.wait(result, timeout=60, what="the lead's command")
                 h.send("/quit")

@@ -137,7 +137,7 @@ class Listener:
             c.close()
 
 
-def run():
+def run(approve=True):
     """Returns (rows, lost)."""
     work = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-net-"))
     with open(os.path.join(work, "probe.py"), "w") as f:
@@ -160,7 +160,7 @@ def run():
                 call("pat", "bash", command="python3 probe.py fetch %d %s"
                      % (dev.port, flag)),
                 *notes("pat", 6))
-            with Huddle(fake, workdir=work, approve=True,
+            with Huddle(fake, workdir=work, approve=approve,
                         args=["--allow-local", "127.0.0.1:%d" % dev.port]
                         ) as h:
                 h.send("hello")

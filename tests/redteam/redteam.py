@@ -58,7 +58,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from fakellm_client import STATE_HOME, FakeLLM, team_folder  # noqa: E402
 from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
-from attack import Attack, exits, judge, landlock_abi  # noqa: E402
+from attack import Attack, exits, judge, landlock_abi, row  # noqa: E402
 import disk  # noqa: E402
 import flood  # noqa: E402
 import reqflood  # noqa: E402
@@ -288,7 +288,7 @@ def attacks(db, outside, port):
     ]
 
 
-def main_run():
+def main_run(approve=True):
     """mallory's attacks, in one huddle --headless; returns (rows, lost)."""
     outside = tempfile.mkdtemp(prefix="huddle-redteam-outside-")
     with open(os.path.join(outside, "secret.txt"), "w") as f:
@@ -338,11 +338,22 @@ def main_run():
             team = h.wait(ev("team"), since=mark, what="the team")
             m = re.search(r"ABI (\d+)", team.get("sandbox", ""))
             run.abi = int(m.group(1)) if m else 0
-            since, approved = 0, set()
+            since, answered, refused = 0, set(), False
             for a in plan:
-                res = _next_result(h, since, approved)
+                asked = set(answered)
+                res = _next_result(h, since, answered, approve)
                 since = h.events.index(res) + 1
-                rows.append(judge(a.name, a.expected, a.check, run, res))
+                asked = answered - asked
+                r = judge(a.name, a.expected, a.check, run, res)
+                # With nobody approving, an attack that asked never ran,
+                # and neither did what depended on its set-up step.
+                if approve == "reject" and (asked or refused) and \
+                        not r[3]:
+                    r = row(a.name, a.expected, True, "asked; nobody "
+                            "approved, so it never ran" if asked else
+                            "its set-up step asked and never ran")
+                refused = bool(asked) and r[2].startswith("(step:")
+                rows.append(r)
             h.wait_text("mallory", "done.", timeout=30, since=since)
             rows.append(judge("terminal escapes, bidi override, NUL in its "
                               "text", "neutral on screen and in JSON",
@@ -357,12 +368,17 @@ def main_run():
             # Nothing lost: the plan is still the person's to decide.
             if not run.plan_pending():
                 lost.append("bob's plan is not pending")
-            h.send("/approve %s" % run.plan_id)
-            h.wait(ev("tool_result", "bob", tool="write_file",
-                      is_error=False), timeout=30, what="bob's write")
-            with open(os.path.join(workdir, "bob.txt")) as f:
-                if f.read() != "bob was here\n":
-                    lost.append("bob.txt is wrong")
+            if approve == "reject":
+                h.send("/reject %s" % run.plan_id)
+                h.wait(ev("request", id=run.plan_id, status="rejected"),
+                       timeout=30, what="the plan rejected")
+            else:
+                h.send("/approve %s" % run.plan_id)
+                h.wait(ev("tool_result", "bob", tool="write_file",
+                          is_error=False), timeout=30, what="bob's write")
+                with open(os.path.join(workdir, "bob.txt")) as f:
+                    if f.read() != "bob was here\n":
+                        lost.append("bob.txt is wrong")
             if not any(e.get("event") == "message" and
                        e.get("from") == "mallory" and e.get("to") == "lead"
                        for e in h.events):
@@ -404,6 +420,12 @@ PARTS = [("terminal", terminal.run), ("flood", flood.run),
          ("githands", githands.run), ("keyring", keyring.run),
          ("otherteam", otherteam.run), ("disk", disk.run)]
 
+# The parts run again with nobody approving: those where the person's
+# answer is asked for (the terminal's, the floods' and the request flood's
+# are about the person's screen and answers themselves).
+NOBODY_PARTS = ("main", "planted", "swapped", "proxyhome", "githands",
+                "keyring", "otherteam", "disk")
+
 
 def main():
     if landlock_abi() == 0:
@@ -424,36 +446,57 @@ def main():
             results[name] = ([], ["%s broke: %s" % (name, e)])
         took[name] = time.monotonic() - begun
 
+    def run_pass(parts, approve):
+        threads = [threading.Thread(target=run_part, args=(
+            name, lambda fn=fn: fn() if approve is True else fn(approve)))
+            for name, fn in parts]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        rows, lost = [], []
+        for name, _ in parts:
+            rows += results[name][0]
+            lost += results[name][1]
+        return rows, lost
+
     parts = [("main", main_run)] + PARTS
-    threads = [threading.Thread(target=run_part, args=p) for p in parts]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    rows, lost = [], []
-    for name, _ in parts:
-        rows += results[name][0]
-        lost += results[name][1]
+    rows, lost = run_pass(parts, True)
     _print(rows)
+    took_all = dict(took)
+    nobody = [p for p in parts if p[0] in NOBODY_PARTS]
+    rows2, lost2 = run_pass(nobody, "reject")
+    # What asked and was refused never ran: that holds.
+    rows2 = [row(r[0], r[1], True, "asked; nobody approved, so it never "
+                 "ran") if not r[3] and re.search(
+                     r"rejected by user|denied by the person", r[2]) else r
+             for r in rows2]
+    print("\nAgain with nobody approving (each permission request refused "
+          "as it comes):\n")
+    _print(rows2)
+    lost += ["(nobody approving) " + x for x in lost2]
     if lost:
         print("LOST: " + "; ".join(lost))
-    status = 0 if all(r[3] for r in rows) and not lost else 1
-    print("red team: %s (%.0f s: %s)" % (
+    status = 0 if all(r[3] for r in rows + rows2) and not lost else 1
+    print("red team: %s (%.0f s: %s; nobody approving: %s)" % (
         "every attack refused, nothing lost" if status == 0 else "FAILED",
         time.monotonic() - start,
-        ", ".join("%s %.0f s" % (n, took[n]) for n, _ in parts)))
+        ", ".join("%s %.0f s" % (n, took_all[n]) for n, _ in parts),
+        ", ".join("%s %.0f s" % (n, took[n]) for n, _ in nobody)))
     sys.exit(status)
 
 
-def _next_result(h, since, approved):
+def _next_result(h, since, answered, approve=True):
     """The next tool_result of mallory's after event `since`, approving
-    every permission request on the way (the worst person there is)."""
+    every permission request on the way (the worst person there is), or
+    with approve "reject" refusing each (nobody approves)."""
     def match(e):
         if (e.get("event") == "request" and e.get("type") == "permission"
                 and e.get("status") == "pending"
-                and e.get("id") not in approved):
-            approved.add(e["id"])
-            h.send("/approve %s" % e["id"])
+                and e.get("id") not in answered):
+            answered.add(e["id"])
+            h.send("/%s %s" % ("reject" if approve == "reject" else
+                               "approve", e["id"]))
         return e.get("event") == "tool_result" and e.get("agent") == "mallory"
     return h.wait(match, timeout=60, since=since, what="mallory's next result")
 

@@ -14,7 +14,7 @@ from fakellm_client import HUDDLE, FakeLLM
 from team_driver import Huddle, call, ev, notes
 
 
-def run():
+def run(approve=True):
     """Returns (rows, lost)."""
     work = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-bin-"))
     outside = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-out-"))
@@ -39,7 +39,7 @@ def run():
             fake.script(call("lead", "bash", command=swap),
                         call("lead", "bash", command=after),
                         *notes("lead", 4))
-            with Huddle(fake, workdir=work, approve=True,
+            with Huddle(fake, workdir=work, approve=approve,
                         program=os.path.join(bindir, "huddle")) as h:
                 h.send("hello")
                 for _ in range(2):
