@@ -241,10 +241,11 @@ store_disk_full(struct store *s)
 	}
 }
 
-/* Whether the write SQLite just refused was refused for a full disk. The
- * last system error alone could be an old one (a ceiling's refusal is no
- * system error), so the disk must be nearly full now too; a quota's
- * refusal is believed. */
+/* Whether the write SQLite just refused was refused for a full disk.
+ * SQLite reports a write that found no room as SQLITE_FULL, clearing the
+ * system error, and a ceiling's refusal the same way; so the disk must
+ * be nearly full now for it to count. An I/O error counts when its
+ * system error says the disk is full; a quota's refusal is believed. */
 static int
 store_disk_refused(struct store *s)
 {
@@ -252,11 +253,13 @@ store_disk_refused(struct store *s)
 	int e = sqlite3_system_errno(s->db);
 	int64_t left;
 
-	if ((code != SQLITE_FULL && code != SQLITE_IOERR) ||
-	    !diskspace_full_errno(e))
+	if (code != SQLITE_FULL && (code != SQLITE_IOERR ||
+	    !diskspace_full_errno(e)))
 		return 0;
+	if (e == EDQUOT)
+		return 1;
 	left = diskspace_free(s->dir);
-	return e == EDQUOT || (left >= 0 && left < STORE_DISK_AGAIN);
+	return left >= 0 && left < STORE_DISK_AGAIN;
 }
 
 int

@@ -157,7 +157,11 @@ def test_permission_row_at_80(fake):
         expect(re.search(r"pending\s+rm -r · .*rm -rf", row),
                "carl's row hides why or what: %r" % row)
         # The plan's details: numbered lines, then who and when.
+        # The hint names the first row before the table has the focus:
+        # what is highlighted is known once the prompt says so.
         s.send_keys("BTab")
+        s.wait_for(lambda t: s.rows()[-2].startswith("Enter shows the "),
+                   5, "the table's focus")
         s.wait_for(lambda t: "'s plan" in hint(s) or
                    "carl's command" in hint(s), 5, "a request named")
         if "'s plan" not in hint(s):

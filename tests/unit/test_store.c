@@ -537,6 +537,19 @@ START_TEST(a_full_disk_is_named_and_the_person_still_decides)
 		ck_assert_int_eq(protocol_request(proto, REQ_PERMISSION, "carl",
 		    "lead", "rm -rf junk", ids[i], &err), 0);
 	fill_disk(fill);
+	/* A write the disk refuses (the reserve still held) is named for
+	 * the disk, and gives the reserve back. */
+	store_lock(s);
+	ck_assert_int_ne(sqlite3_exec(store_db(s), "INSERT INTO transcripts "
+	    "(member, seq, entry, created_at) VALUES ('carl', 1, "
+	    "hex(randomblob(300000)), 0)", NULL, NULL, NULL), SQLITE_OK);
+	store_fail(s, &err, "writing");
+	store_unlock(s);
+	ck_assert_msg(strstr(err, "the disk holding the team's state is full")
+	    != NULL, "%s", err);
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(stat(reserve, &st), -1);
 	/* New content: refused, for the disk. */
 	ck_assert_int_eq(transcript_append(s, "carl", e, &err), -1);
 	ck_assert_msg(strstr(err, "the disk holding the team's state is full")
