@@ -170,11 +170,14 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 	    u->cache_write_1h == 0 && u->cache_read == 0 &&
 	    u->compaction_input <= 0)
 		return;
-	/* A compaction on the server is billed as input and output. */
+	/* A compaction on the server is billed like a call of its own. */
 	if (roster_add_usage(t->store, a->name, u->input +
 	    (u->compaction_input > 0 ? u->compaction_input : 0), u->output +
 	    (u->compaction_output > 0 ? u->compaction_output : 0),
-	    u->cache_write_5m + u->cache_write_1h, u->cache_read,
+	    u->cache_write_5m + u->cache_write_1h +
+	    (u->compaction_cache_write > 0 ? u->compaction_cache_write : 0),
+	    u->cache_read + (u->compaction_cache_read > 0 ?
+	    u->compaction_cache_read : 0),
 	    catalog_cost(&a->model.prices, u), &err) == -1) {
 		log_printf("%s: usage: %s", a->name, err);
 		free(err);

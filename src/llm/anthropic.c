@@ -60,8 +60,9 @@ anthropic_thinking(const struct llm_config *c)
 	case LLM_THINKING_DISABLED:
 		return json_pack("{s:s}", "type", "disabled");
 	case LLM_THINKING_BETWEEN_TOOLS:
-		t = json_pack("{s:s}", "type", "between_tools");
-		break;
+		/* Its type alone: no display, no budget (the API refuses
+		 * any other field). */
+		return json_pack("{s:s}", "type", "between_tools");
 	case LLM_THINKING_BUDGET:
 		t = json_pack("{s:s, s:i}", "type", "enabled",
 		    "budget_tokens", c->thinking_budget);
@@ -168,9 +169,11 @@ anthropic_iterations(json_t *usage, struct llm_usage *u)
 	size_t i;
 
 	u->compaction_input = u->compaction_output = -1;
+	u->compaction_cache_read = u->compaction_cache_write = -1;
 	if (!json_is_array(list))
 		return;
 	u->compaction_input = u->compaction_output = 0;
+	u->compaction_cache_read = u->compaction_cache_write = 0;
 	json_array_foreach(list, i, it) {
 		type = json_string_value(json_object_get(it, "type"));
 		if (type == NULL || strcmp(type, "compaction") != 0)
@@ -179,6 +182,13 @@ anthropic_iterations(json_t *usage, struct llm_usage *u)
 			u->compaction_input += n;
 		if ((n = anthropic_count(it, "output_tokens")) > 0)
 			u->compaction_output += n;
+		/* The step reads the cache and writes it like any call,
+		 * and is billed for it. */
+		if ((n = anthropic_count(it, "cache_read_input_tokens")) > 0)
+			u->compaction_cache_read += n;
+		if ((n = anthropic_count(it,
+		    "cache_creation_input_tokens")) > 0)
+			u->compaction_cache_write += n;
 	}
 }
 

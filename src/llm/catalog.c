@@ -522,6 +522,13 @@ catalog_band(const struct model_prices *p, int64_t n)
 	return p->long_above > 0 && n > p->long_above ? p->long_rates : r;
 }
 
+/* A count, or 0 for one not given (-1). */
+static int64_t
+catalog_pos(int64_t n)
+{
+	return n > 0 ? n : 0;
+}
+
 double
 catalog_cost(const struct model_prices *p, const struct llm_usage *u)
 {
@@ -534,11 +541,19 @@ catalog_cost(const struct model_prices *p, const struct llm_usage *u)
 	    (double)u->cache_write_1h * r.cache_write_1h +
 	    (double)u->cache_read * r.cache_read;
 	/* A compaction on the server is one more sampling step, billed
-	 * as input and output like the rest, in the band of what it read. */
-	if (u->compaction_input > 0 || u->compaction_output > 0) {
-		cr = catalog_band(p, u->compaction_input);
-		cost += (double)u->compaction_input * cr.input +
-		    (double)u->compaction_output * cr.output;
+	 * like the rest (input, output, the cache read and written), in
+	 * the band of what it read. */
+	if (u->compaction_input > 0 || u->compaction_output > 0 ||
+	    u->compaction_cache_read > 0 || u->compaction_cache_write > 0) {
+		cr = catalog_band(p, catalog_pos(u->compaction_input) +
+		    catalog_pos(u->compaction_cache_read) +
+		    catalog_pos(u->compaction_cache_write));
+		cost += (double)catalog_pos(u->compaction_input) * cr.input +
+		    (double)catalog_pos(u->compaction_output) * cr.output +
+		    (double)catalog_pos(u->compaction_cache_read) *
+		    cr.cache_read +
+		    (double)catalog_pos(u->compaction_cache_write) *
+		    cr.cache_write_5m;
 	}
 	return cost / 1e6;
 }
@@ -637,6 +652,9 @@ catalog_configure(const struct model_info *m,
 	cfg->max_tokens = (int)(max > 0 ? max : 4096);
 	cfg->reasoning_effort = ch->reasoning_effort != NULL ?
 	    ch->reasoning_effort : m->reasoning_effort;
+	/* An unknown model is taken not to reason: asking one that does
+	 * not for its reasoning is refused on every call. */
+	cfg->reasons = m->known && m->thinking != MODEL_THINKING_NONE;
 	if (catalog_thinking(m, ch, cfg, err) == -1)
 		return -1;
 	cfg->forced_tool_choice = m->forced_tool_choice;

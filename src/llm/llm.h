@@ -56,6 +56,10 @@ struct llm_config {
 					 * between tool calls in thinking
 					 * blocks: report those as text */
 	int		 forced_tool_choice; /* takes tool_choice any/tool; 1 */
+	int		 reasons;	/* Responses: the model reasons, so its
+					 * encrypted reasoning is asked for and
+					 * an effort may be sent; 0: neither
+					 * (the API refuses both) */
 	const char	*reasoning_effort; /* Responses: "low", …; NULL: the
 					 * model's default */
 	int		 cache;		/* ask for prompt caching; 1 */
@@ -139,6 +143,8 @@ struct llm_usage {
 	int64_t	 compaction_input;	/* a compaction on the server: the
 					 * context it summarised, billed */
 	int64_t	 compaction_output;	/* and the summary it wrote */
+	int64_t	 compaction_cache_read;	/* what it read from the cache */
+	int64_t	 compaction_cache_write; /* and wrote to it (5 minutes) */
 };
 
 struct llm_result {

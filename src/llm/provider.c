@@ -92,7 +92,7 @@ void
 provider_usage(struct llm_turn *t, json_t *usage, const char *in,
     const char *out, const char *details)
 {
-	struct llm_usage u = { -1, -1, -1, -1, -1, -1, -1 };
+	struct llm_usage u = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	int64_t cached;
 
 	if (!json_is_object(usage))

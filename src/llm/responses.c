@@ -3,16 +3,18 @@
  * own endpoint and its reasoning models.
  *
  * Stateless: every request says `store: false` and carries the whole
- * conversation as input items, built from huddle's own history, with
- * `include: ["reasoning.encrypted_content"]` so that each reply's
- * reasoning item comes back with its encrypted content. That item is kept
+ * conversation as input items, built from huddle's own history; to a
+ * model that reasons it adds `include: ["reasoning.encrypted_content"]`
+ * so that each reply's reasoning item comes back with its encrypted
+ * content (a model that does not reason refuses that include). That item is kept
  * whole in the assistant message, as a block {"type": "openai_reasoning",
  * "item": {…}}, and goes back unchanged, before the output items that
  * followed it: the service refuses a function call (or message) sent back
  * with its id but without its reasoning item. Text and tool_use blocks
  * keep the id of the item they came from ("item_id") for the same reason.
  *
- * Going out: the system prompt is `instructions`; a user message's
+ * Going out: the system prompt is `instructions`; function tools are
+ * sent with `strict: false`; a user message's
  * tool_result blocks become function_call_output items and its text a
  * user message; an assistant message's blocks become, in order, its
  * reasoning items, an assistant message and function_call items. Blocks
@@ -248,7 +250,11 @@ responses_tools(json_t *tools)
 
 		if (name == NULL)
 			continue;
-		fn = json_pack("{s:s, s:s}", "type", "function", "name", name);
+		/* Not strict: huddle's schemas have optional properties,
+		 * which strict mode would make required. Said, not left to
+		 * the service's default. */
+		fn = json_pack("{s:s, s:s, s:b}", "type", "function", "name",
+		    name, "strict", 0);
 		if (json_is_string(v = json_object_get(tool, "description")))
 			json_object_set(fn, "description", v);
 		if (json_is_object(v = json_object_get(tool, "input_schema")))
@@ -268,6 +274,8 @@ responses_reasoning(const struct llm_config *c)
 {
 	json_t *r;
 
+	if (!c->reasons)
+		return NULL;
 	if (c->thinking == LLM_THINKING_DISABLED)
 		return json_pack("{s:s}", "effort", "none");
 	if (c->thinking == LLM_THINKING_UNSET && c->reasoning_effort == NULL)
@@ -303,9 +311,11 @@ responses_body(const struct llm_config *c, const struct llm_request *req)
 			json_decref(content);
 		}
 	}
-	root = json_pack("{s:s?, s:o, s:b, s:[s], s:b}", "model", c->model,
-	    "input", input, "store", 0, "include", RESPONSES_INCLUDE,
-	    "stream", c->stream);
+	root = json_pack("{s:s?, s:o, s:b, s:b}", "model", c->model,
+	    "input", input, "store", 0, "stream", c->stream);
+	if (c->reasons)
+		json_object_set_new(root, "include", json_pack("[s]",
+		    RESPONSES_INCLUDE));
 	if (req->system != NULL && *req->system != '\0') {
 		sys = utf8_sanitize(req->system);
 		json_object_set_new(root, "instructions", json_string(sys));

@@ -427,7 +427,7 @@ script_play(struct script *s, const char *agent,
 	unsigned long tool_base;
 	json_t *turn, *tools, *tool, *error;
 	struct llm_turn *t;
-	struct llm_usage usage = { 0, 0, 0, 0, 0, 0, 0 };
+	struct llm_usage usage = { 0 };
 	const char *thinking;
 	struct script_ids ids;
 	char *text, *newest;

@@ -420,6 +420,10 @@ turn_usage(struct llm_turn *t, const struct llm_usage *u)
 		t->usage.compaction_input = u->compaction_input;
 	if (u->compaction_output >= 0)
 		t->usage.compaction_output = u->compaction_output;
+	if (u->compaction_cache_read >= 0)
+		t->usage.compaction_cache_read = u->compaction_cache_read;
+	if (u->compaction_cache_write >= 0)
+		t->usage.compaction_cache_write = u->compaction_cache_write;
 }
 
 /* Parses a tool block's input: an empty input is {}, anything else must

@@ -649,6 +649,7 @@ def validate_anthropic(headers, raw, api_key):
         raise _bad("Requests which include `tool_use` or `tool_result` "
                    "blocks must define tools.")
 
+    _check_thinking_shape(body.get("thinking"))
     choice = body.get("tool_choice")
     if choice is not None:
         if not isinstance(choice, dict) or choice.get("type") not in (
@@ -659,6 +660,35 @@ def validate_anthropic(headers, raw, api_key):
                 and not isinstance(choice.get("name"), str):
             raise _bad("tool_choice.tool.name: Field required")
     return body
+
+
+# The fields each kind of thinking takes, as the SDK's ThinkingConfig
+# types give them (ThinkingConfigEnabled, …Adaptive, …Disabled,
+# …BetweenTools): anything else is refused, as the API refuses extra
+# inputs.
+THINKING_FIELDS = {
+    "enabled": ("type", "budget_tokens", "display"),
+    "adaptive": ("type", "display"),
+    "disabled": ("type",),
+    "between_tools": ("type",),
+}
+
+
+def _check_thinking_shape(thinking):
+    if thinking is None:
+        return
+    if not isinstance(thinking, dict):
+        raise _bad("thinking: Input should be a valid dictionary")
+    kind = thinking.get("type")
+    allowed = THINKING_FIELDS.get(kind)
+    if allowed is None:
+        return      # the model's rules say what of the type
+    for name in thinking:
+        if name not in allowed:
+            raise _bad(f"thinking.{kind}.{name}: Extra inputs are not "
+                       "permitted")
+    if kind == "enabled" and not _is_int(thinking.get("budget_tokens")):
+        raise _bad("thinking.enabled.budget_tokens: Field required")
 
 
 def _from_bad(bad):
@@ -1408,11 +1438,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             if known["words"]:
                 shown["words"] = rules.shows_words(body, known)
         before = context.prompt_tokens(seen)
+        min_tokens = today.cache_min_tokens(
+            body.get("model"), state.setting("cache_min_tokens"))
         if trigger is not None and before > trigger:
-            return dict(self._compact(seen, before, thinks, record), **shown)
+            return dict(self._compact(seen, before, thinks, record,
+                                      min_tokens), **shown)
         inp, read, w5, w1 = state.cache.account(
-            seen, state.api_key, today.cache_min_tokens(
-                body.get("model"), state.setting("cache_min_tokens")))
+            seen, state.api_key, min_tokens)
         digest = today.prefix_digest(seen, len(seen["messages"]), 0)
         usage = {"input_tokens": inp, "cache_read_input_tokens": read,
                  "cache_creation_input_tokens": w5 + w1,
@@ -1428,12 +1460,17 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                      "signer": state.signer, "digest_at": digest_at},
                     **shown)
 
-    def _compact(self, seen, before, thinks, record):
+    def _compact(self, seen, before, thinks, record, min_tokens):
         """A request over its compaction trigger: the reply starts with a
         compaction block that stands for everything before it, and what
         follows is bound to that block (Compaction, "How compaction
-        works"; usage per iteration, "Understanding usage")."""
+        works"; usage per iteration, "Understanding usage"). The
+        compaction step reads the conversation like any call: through
+        the prompt cache, whose reads and writes it reports (and is
+        billed for) in its own iteration."""
         state = self.server.state
+        c_inp, c_read, c_w5, c_w1 = state.cache.account(
+            seen, state.api_key, min_tokens)
         summary = context.summary_of(seen["messages"])
         block = {"type": "compaction", "content": summary}
         after = dict(seen, messages=[{"role": "assistant",
@@ -1444,7 +1481,9 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                  "cache_creation": {"ephemeral_5m_input_tokens": 0,
                                     "ephemeral_1h_input_tokens": 0},
                  "iterations": [
-                     {"type": "compaction", "input_tokens": before,
+                     {"type": "compaction", "input_tokens": c_inp,
+                      "cache_read_input_tokens": c_read,
+                      "cache_creation_input_tokens": c_w5 + c_w1,
                       "output_tokens": max(1, len(summary) // 4)},
                      {"type": "message", "input_tokens": inp,
                       "output_tokens": 0}]}

@@ -74,7 +74,10 @@ class Bad(Exception):
 
 
 def is_reasoning_model(model):
-    return isinstance(model, str) and bool(REASONING_MODEL_RE.match(model))
+    """Whether model reasons: the gpt-5 family and later and the o-series,
+    but not their chat snapshots (gpt-5-chat-latest), which do not."""
+    return isinstance(model, str) and bool(REASONING_MODEL_RE.match(model)) \
+        and "-chat" not in model
 
 
 def _type_name(value):
@@ -139,6 +142,14 @@ def _check_tools(tools):
                       "pattern. Expected a string that matches the pattern "
                       "'^[a-zA-Z0-9_-]+$'.", param=f"{where}.name",
                       code="invalid_value")
+        # The SDK's FunctionTool requires strict (a boolean or null):
+        # left out, the service may make the schema strict on its own.
+        if "strict" not in tool:
+            raise _missing(f"{where}.strict")
+        if tool["strict"] is not None and not isinstance(tool["strict"],
+                                                         bool):
+            raise _invalid_type(f"{where}.strict", "a boolean",
+                                tool["strict"])
         params = tool.get("parameters")
         if not isinstance(params, dict) or params.get("type") != "object":
             raise Bad(f"Invalid schema for function '{tool['name']}': schema "
@@ -219,6 +230,9 @@ def validate(headers, raw, api_key):
     if not isinstance(include, list) or \
             not all(isinstance(i, str) for i in include):
         raise _invalid_type("include", "an array of strings", include)
+    if ENCRYPTED_INCLUDE in include and not is_reasoning_model(body["model"]):
+        raise Bad("Encrypted content is not supported with this model.",
+                  param="include", code="unsupported_parameter")
     if body.get("tools") is not None:
         _check_tools(body["tools"])
     _check_reasoning_param(body)

@@ -2,7 +2,8 @@
 """OpenAI's own API: --provider openai speaks the Responses API, stateless.
 
 The real binary against the fake server: the request's shape (store false,
-encrypted reasoning asked for, max_output_tokens, reasoning summary,
+encrypted reasoning asked for of a model that reasons and of no other,
+function tools not strict, max_output_tokens, reasoning summary,
 instructions, flat function tools), reasoning items sent back unchanged in
 a tool loop and after --resume (the fake refuses a function call without
 its reasoning item, and altered encrypted content), the summary shown as
@@ -170,6 +171,34 @@ def test_default_model_is_current(fake, state):
            % model)
 
 
+def test_models_that_do_not_reason(fake, state):
+    """gpt-4.1 and a chat snapshot do not reason: asked for encrypted
+    reasoning they refuse every call, so none is asked for, and a team
+    with tools works (each tool said to be not strict)."""
+    for model in ("gpt-4.1", "gpt-5-chat-latest"):
+        fake.reset()
+        fake.script(dict(call("lead", "write_file", path="b.txt",
+                              content="b\n")),
+                    say("lead", "Done."), *notes("lead"))
+        with start(fake, model=model) as h:
+            h.send("write b.txt")
+            h.wait(ev("tool_result", "lead", tool="write_file",
+                      is_error=False), what="%s's write" % model)
+            h.wait_text("lead", "Done.")
+            for r in lead_requests(fake):
+                expect(r["response_status"] == 200, "%s refused: %s" % (
+                    model, r.get("response_body", "")))
+                expect("include" not in r["body"] and "reasoning" not in
+                       r["body"], "%s was asked to reason: %r" % (
+                           model, {k: r["body"].get(k) for k in (
+                               "include", "reasoning")}))
+                tools = r["body"].get("tools") or []
+                expect(tools and all(t.get("strict") is False
+                                     for t in tools),
+                       "tools without strict: false: %r" % tools[:1])
+            quit_cleanly(h)
+
+
 def test_chat_completions_reasoning_model(fake, state):
     fake.reset()
     fake.script({"text": "Chat."}, {"text": "Local."})
@@ -202,6 +231,8 @@ def main():
         r.run("a whole (unstreamed) reply", test_whole_reply, fake, state)
         r.run("the default OpenAI model is a current one",
               test_default_model_is_current, fake, state)
+        r.run("models that do not reason are asked for no reasoning",
+              test_models_that_do_not_reason, fake, state)
         r.run("chat completions sends max_completion_tokens to a reasoning "
               "model", test_chat_completions_reasoning_model, fake, state)
     r.finish()

@@ -341,6 +341,8 @@ START_TEST(usage_adds_tokens_and_price)
 	a->model_id = xstrdup("model-a");
 	a->model.prices.input = 3;	/* dollars a million tokens */
 	a->model.prices.output = 15;
+	a->model.prices.cache_read = 0.3;
+	a->model.prices.cache_write_5m = 3.75;
 
 	/* Nothing used, nothing told. */
 	agent_count_usage(a, &u);
@@ -350,22 +352,29 @@ START_TEST(usage_adds_tokens_and_price)
 	u.input = 1000;
 	u.output = 200;
 	agent_count_usage(a, &u);
-	u.compaction_input = 500;	/* billed as input and output */
+	/* A compaction on the server: billed like a call of its own, its
+	 * cache read and written included. */
+	u.compaction_input = 500;
 	u.compaction_output = 100;
+	u.compaction_cache_read = 10000;
+	u.compaction_cache_write = 2000;
 	u.cache_read = 40;
 	agent_count_usage(a, &u);
 	m = roster_get(f.team.store, "alice");
 	ck_assert_int_eq(m->tokens_in, 2500);
 	ck_assert_int_eq(m->tokens_out, 500);
-	ck_assert_int_eq(m->cache_read, 40);
-	ck_assert_double_eq_tol(m->cost, 0.006 + 0.009, 1e-9);
+	ck_assert_int_eq(m->cache_read, 10040);
+	ck_assert_int_eq(m->cache_write, 2000);
+	/* 0.006, then 0.006 + 40 x 0.3 + 500 x 3 + 100 x 15 + 10000 x 0.3
+	 * + 2000 x 3.75 (a millionth of a dollar each). */
+	ck_assert_double_eq_tol(m->cost, 0.006 + 0.019512, 1e-9);
 	member_free(m);
 	ev = af_events(&f);
 	ck_assert_uint_eq(af_count(ev, EV_USAGE, "alice", &last), 2);
 	ck_assert_int_eq(event_int(last->data, "input_tokens"), 2500);
 	ck_assert_str_eq(event_str(last->data, "model"), "model-a");
-	ck_assert_double_eq_tol(event_num(last->data, "team_cost_usd"), 0.015,
-	    1e-9);
+	ck_assert_double_eq_tol(event_num(last->data, "team_cost_usd"),
+	    0.025512, 1e-9);
 	event_free_list(ev);
 	af_close(&f);
 }

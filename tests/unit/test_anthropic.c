@@ -230,8 +230,9 @@ START_TEST(body_carries_thinking_rules)
 	req.tool_choice = "none";
 	text = provider_anthropic.body(&c, &req);
 	body = json_loads(text, 0, NULL);
-	want = json_pack("{s:s, s:s}", "type", "between_tools", "display",
-	    "summarized");
+	/* between_tools takes its type alone, even where a display is
+	 * asked for: the API refuses any other field. */
+	want = json_pack("{s:s}", "type", "between_tools");
 	ck_assert(json_equal(json_object_get(body, "thinking"), want));
 	json_decref(want);
 	want = json_pack("{s:s}", "type", "none");
@@ -479,7 +480,12 @@ START_TEST(whole_reply_keeps_every_block_byte_for_byte)
 	    "{\"type\":\"text\",\"text\":\"ok\",\"citations\":[{\"url\":\"u\"}]}],"
 	    "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":3,"
 	    "\"output_tokens\":4,\"cache_creation_input_tokens\":50,"
-	    "\"cache_read_input_tokens\":60}}";
+	    "\"cache_read_input_tokens\":60,\"iterations\":["
+	    "{\"type\":\"compaction\",\"input_tokens\":700,"
+	    "\"output_tokens\":80,\"cache_read_input_tokens\":9000,"
+	    "\"cache_creation_input_tokens\":120},"
+	    "{\"type\":\"message\",\"input_tokens\":3,"
+	    "\"output_tokens\":4}]}}";
 	json_t *doc = json_loads(body, 0, NULL);
 	struct llm_turn *t = turn_new(NULL, NULL);
 	struct llm_result res = { 0 };
@@ -497,6 +503,11 @@ START_TEST(whole_reply_keeps_every_block_byte_for_byte)
 	ck_assert_int_eq(res.usage.cache_write_5m, 50);
 	ck_assert_int_eq(res.usage.cache_write_1h, 0);
 	ck_assert_int_eq(res.usage.cache_read, 60);
+	/* The compaction step's own tokens, its cache's included. */
+	ck_assert_int_eq(res.usage.compaction_input, 700);
+	ck_assert_int_eq(res.usage.compaction_output, 80);
+	ck_assert_int_eq(res.usage.compaction_cache_read, 9000);
+	ck_assert_int_eq(res.usage.compaction_cache_write, 120);
 	free(sent);
 	free(got);
 	json_decref(doc);

@@ -306,7 +306,8 @@ START_TEST(cost_prices_each_kind_of_token)
 {
 	struct catalog *c = load_small();
 	struct model_info m;
-	struct llm_usage u = { 1000000, 100000, 200000, 100000, 2000000, 0, 0 };
+	struct llm_usage u = { 1000000, 100000, 200000, 100000, 2000000, 0, 0,
+	    0, 0 };
 
 	catalog_lookup(c, "m-adaptive", &m);
 	/* 2 + 1 + 0.5 + 0.4 + 0.4 */
@@ -433,9 +434,9 @@ START_TEST(cost_uses_the_band_of_the_prompt)
 	char *err = NULL;
 	struct catalog *c = catalog_load(NULL, &err);
 	struct model_info m;
-	struct llm_usage under = { 1000, 500, 0, 0, 99000, 0, 0 };
-	struct llm_usage big = { 1000, 500, 0, 0, 99001, 0, 0 };
-	struct llm_usage writes = { 100, 10, 60000, 50000, 0, 0, 0 };
+	struct llm_usage under = { 1000, 500, 0, 0, 99000, 0, 0, 0, 0 };
+	struct llm_usage big = { 1000, 500, 0, 0, 99001, 0, 0, 0, 0 };
+	struct llm_usage writes = { 100, 10, 60000, 50000, 0, 0, 0, 0, 0 };
 
 	ck_assert_msg(c != NULL, "%s", err);
 	catalog_lookup(c, "claude-haiku-5-5", &m);

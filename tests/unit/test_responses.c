@@ -87,6 +87,7 @@ config(struct llm_config *c, int stream)
 	c->model = "gpt-5.4";
 	c->max_tokens = 4096;
 	c->stream = stream;
+	c->reasons = 1;
 	c->reasoning_effort = "medium";
 }
 
@@ -123,8 +124,8 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	check_json(json_object_get(got, "instructions"), "\"Be brief.\"");
 	check_json(json_object_get(got, "max_output_tokens"), "4096");
 	check_json(json_object_get(got, "tools"),
-	    "[{\"type\":\"function\",\"name\":\"write\",\"description\":"
-	    "\"Write\",\"parameters\":{\"type\":\"object\"}}]");
+	    "[{\"type\":\"function\",\"name\":\"write\",\"strict\":false,"
+	    "\"description\":\"Write\",\"parameters\":{\"type\":\"object\"}}]");
 	check_json(json_object_get(got, "tool_choice"), "\"auto\"");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
 	    got, "reasoning"), "effort")), "medium");
@@ -149,6 +150,17 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	got = load(s);
 	free(s);
 	check_json(json_object_get(got, "tool_choice"), "\"none\"");
+	json_decref(got);
+
+	/* A model that does not reason (gpt-4.1) is asked for no reasoning:
+	 * it refuses the include and an effort on every call. */
+	c.model = "gpt-4.1";
+	c.reasons = 0;
+	s = provider_responses.body(&c, &req);
+	got = load(s);
+	free(s);
+	ck_assert_ptr_null(json_object_get(got, "include"));
+	ck_assert_ptr_null(json_object_get(got, "reasoning"));
 	json_decref(got);
 	json_decref(req.messages);
 	json_decref(req.tools);

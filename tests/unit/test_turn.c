@@ -61,8 +61,10 @@ START_TEST(text_and_tools_assemble_in_order)
 	turn_tool_input(t, 1, "and\": \"ls\"}", 11);
 	turn_tool_start(t, 2, "toolu_2", "read_inbox");
 	turn_stop_reason(t, "tool_use");
-	turn_usage(t, &(struct llm_usage){ 100, 1, -1, -1, -1, -1, -1 });
-	turn_usage(t, &(struct llm_usage){ -1, 42, -1, -1, -1, -1, -1 });
+	turn_usage(t, &(struct llm_usage){ 100, 1, -1, -1, -1, -1, -1, -1,
+	    -1 });
+	turn_usage(t, &(struct llm_usage){ -1, 42, -1, -1, -1, -1, -1, -1,
+	    -1 });
 	ck_assert_int_eq(turn_finish(t, &res), 0);
 	ck_assert_int_eq(res.status, LLM_OK);
 	check_message(&res, "{\"role\":\"assistant\",\"content\":["
