@@ -211,20 +211,36 @@ llm_attempt_headers(const struct curl_slist *base, int n)
 	return curl_slist_append(h, line);
 }
 
-/* A 429 for a spent monthly budget will not pass by waiting: the API
- * says so with error.details.error_code and no retry-after. */
-static int
-llm_spend_capped(const struct http_response *resp)
+/*
+ * A 429 that waiting will not pass: Anthropic's spent monthly budget
+ * (error.details.error_code "enforced_spend_limit_reached") and OpenAI's
+ * account without credit (error.code or error.type
+ * "insufficient_quota"). Returns the sentence that says what to do, or
+ * NULL for a 429 that is a rate limit.
+ */
+static const char *
+llm_quota_spent(const struct http_response *resp)
 {
 	json_t *doc = provider_json(resp->body ? resp->body : "", resp->len,
-	    NULL);
-	const char *code = json_string_value(json_object_get(json_object_get(
-	    json_object_get(doc, "error"), "details"), "error_code"));
-	int capped = code != NULL &&
-	    strcmp(code, "enforced_spend_limit_reached") == 0;
+	    NULL), *err = json_object_get(doc, "error");
+	const char *detail = json_string_value(json_object_get(
+	    json_object_get(err, "details"), "error_code"));
+	const char *code = json_string_value(json_object_get(err, "code"));
+	const char *type = json_string_value(json_object_get(err, "type"));
+	const char *why = NULL;
 
+	if (detail != NULL && strcmp(detail, "enforced_spend_limit_reached") ==
+	    0)
+		why = "the organisation's spend limit is reached; waiting will "
+		    "not pass it: raise the limit in the Anthropic Console "
+		    "(Limits), then try again";
+	else if ((code != NULL && strcmp(code, "insufficient_quota") == 0) ||
+	    (type != NULL && strcmp(type, "insufficient_quota") == 0))
+		why = "the OpenAI account has no credit left; waiting will not "
+		    "bring it back: add credit in the platform's billing "
+		    "settings, then try again";
 	json_decref(doc);
-	return capped;
+	return why;
 }
 
 static void
@@ -246,6 +262,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 	struct llm_attempt a = { cl->prov, turn_new(fn, ud), res, NULL, 0, 0 };
 	const struct llm_config *c = &cl->cfg;
 	enum http_result hr;
+	const char *spent;
+	char *why;
 	int retry = 0;
 
 	turn_words_in_thinking(a.turn, c->thinking_words);
@@ -307,9 +325,15 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 		llm_set(&res->error_message, NULL);
 		cl->prov->parse_error(resp->body ? resp->body : "", resp->len,
 		    res);
-		retry = retry_should(resp->status, resp->should_retry) &&
-		    !(resp->status == 429 && resp->retry_after == NULL &&
-		    llm_spend_capped(resp));
+		retry = retry_should(resp->status, resp->should_retry);
+		if (resp->status == 429 && (spent = llm_quota_spent(resp)) !=
+		    NULL) {
+			why = xasprintf("%s (%s)", spent, res->error_message !=
+			    NULL ? res->error_message : "429");
+			free(res->error_message);
+			res->error_message = why;
+			retry = 0;
+		}
 	}
 	sse_free(a.sse);
 	turn_free(a.turn);

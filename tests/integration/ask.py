@@ -9,6 +9,7 @@ them). Cancellation is checked end to end with SIGINT.
 
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import API_KEY, SLOW, FakeLLM, Results, run_huddle  # noqa: E402
@@ -131,6 +132,30 @@ def case_spend_cap_not_retried(fake):
     code, _, err, _, _ = run_huddle(args, env)
     expect(code == 1 and "spend limit" in err, err)
     expect(len(fake.requests()) == 1, "a spent budget was retried")
+
+
+def case_no_credit_not_retried(fake):
+    """OpenAI's 429 insufficient_quota: no credit left. Final at once,
+    with a sentence that says what to do, on either OpenAI API."""
+    for provider in ("openai", "openai-chat"):
+        fake.reset()
+        fake.script({"kind": "error", "status": 429,
+                     "type": "insufficient_quota", "code":
+                     "insufficient_quota", "message": "You exceeded your "
+                     "current quota, please check your plan and billing "
+                     "details."})
+        args, env = openai(fake)
+        args[1] = provider
+        if provider == "openai":
+            args += ["--model", "gpt-5.4"]
+        t0 = time.monotonic()
+        code, _, err, _, _ = run_huddle(args, env)
+        expect(code == 1 and "no credit left" in err and
+               "billing" in err, "%s: %s" % (provider, err))
+        expect(len(fake.requests()) == 1, "%s: no credit was retried"
+               % provider)
+        expect(time.monotonic() - t0 < 5, "%s: it took %.1f s" % (
+            provider, time.monotonic() - t0))
 
 
 def case_no_retry_when_told(fake, api):
@@ -282,6 +307,8 @@ def main():
               case_stall_timeout, fake)
         r.run("x-stainless-retry-count on each attempt", case_retry_count_header, fake)
         r.run("a 429 for a spent budget is not retried", case_spend_cap_not_retried, fake)
+        r.run("OpenAI's 429 with no credit left is final at once",
+              case_no_credit_not_retried, fake)
         r.run("model, headers, HUDDLE_MODEL", case_model_and_headers, fake)
         r.run("malformed JSON reply", case_malformed_whole_reply, fake)
         r.run("cancel while waiting for headers", case_cancel, fake,
