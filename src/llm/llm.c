@@ -145,6 +145,19 @@ llm_reset_cancel(struct llm_client *cl)
 	cancel_reset(&cl->cancel);
 }
 
+/* Whether data holds nothing but blanks. */
+static int
+llm_blank(const char *data, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (data[i] != ' ' && data[i] != '\t' && data[i] != '\n' &&
+		    data[i] != '\r')
+			return 0;
+	return 1;
+}
+
 static int
 llm_on_sse(void *ud, const char *event, const char *data, size_t len)
 {
@@ -152,6 +165,10 @@ llm_on_sse(void *ud, const char *event, const char *data, size_t len)
 	int rc;
 
 	if (a->done || a->failed)
+		return 0;
+	/* An event with empty data is a proxy's keep-alive: skipped, as
+	 * the SDKs skip it. */
+	if (llm_blank(data, len))
 		return 0;
 	rc = a->prov->stream_event(a->turn, event, data, len, a->res);
 	if (rc == PROVIDER_DONE)

@@ -57,7 +57,7 @@ FAULTS = ("error_event", "drop", "reset", "stall", "malformed_sse",
 # rejected when the script is loaded. Keys starting with "_" are comments.
 ITEM_KEYS = frozenset((
     "agent", "kind", "status", "headers", "delay_ms", "chunk_delay_ms",
-    "split", "pings", "chunked",
+    "split", "pings", "keepalive", "chunked",
     "text", "delta_chars", "usage", "stop_reason", "finish_reason",
     "thinking", "redacted",
     "calls", "whole_call", "reuse_index", "json_chars",
@@ -237,7 +237,7 @@ def validate_script_item(item, where="item"):
     if "fault_after" in item:
         _check(_is_count(item["fault_after"], 0),
                f"{where}: fault_after must be an integer >= 0")
-    for key in ("pings", "chunked", "whole_call", "reuse_index"):
+    for key in ("pings", "keepalive", "chunked", "whole_call", "reuse_index"):
         if key in item:
             _check(isinstance(item[key], bool),
                    f"{where}: {key} must be a boolean")
@@ -1774,6 +1774,10 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             writer.write(event)
             if item.get("pings") and k < len(events) - 1:
                 writer.write(ping)
+            # What a proxy sends to keep a quiet stream open: an event
+            # whose data is empty, which the SDKs skip.
+            if item.get("keepalive") and k < len(events) - 1:
+                writer.write(b"data:\n\n" if k % 2 else b"data: \n\n")
         writer.finish()
 
     # -- connection faults --------------------------------------------------

@@ -134,6 +134,23 @@ def case_spend_cap_not_retried(fake):
     expect(len(fake.requests()) == 1, "a spent budget was retried")
 
 
+def case_keepalive_lines_are_skipped(fake):
+    """A proxy's keep-alive (an event with empty data) between the
+    events of each API's stream is skipped, not taken for a bad stream."""
+    for name, api, extra in (("anthropic", anthropic, ()),
+                             ("responses", openai, ("--model", "gpt-5.4")),
+                             ("chat", openai, ())):
+        fake.reset()
+        fake.script({"kind": "text", "text": "Still here.",
+                     "keepalive": True})
+        args, env = api(fake, *extra)
+        if name == "responses":
+            args[1] = "openai"
+        code, out, err, _, _ = run_huddle(args, env)
+        expect(code == 0 and "Still here." in out, "%s: %s" % (name, err))
+        expect(len(fake.requests()) == 1, "%s: retried" % name)
+
+
 def case_no_credit_not_retried(fake):
     """OpenAI's 429 insufficient_quota: no credit left. Final at once,
     with a sentence that says what to do, on either OpenAI API."""
@@ -309,6 +326,8 @@ def main():
         r.run("a 429 for a spent budget is not retried", case_spend_cap_not_retried, fake)
         r.run("OpenAI's 429 with no credit left is final at once",
               case_no_credit_not_retried, fake)
+        r.run("keep-alive lines with empty data are skipped",
+              case_keepalive_lines_are_skipped, fake)
         r.run("model, headers, HUDDLE_MODEL", case_model_and_headers, fake)
         r.run("malformed JSON reply", case_malformed_whole_reply, fake)
         r.run("cancel while waiting for headers", case_cancel, fake,
