@@ -71,7 +71,15 @@ ask_run(const struct llm_config *cfg, const char *text)
 	sigaction(SIGTERM, &sa, NULL);
 
 	rc = llm_call(ask_client, &req, ask_event, NULL, &res);
-	if (rc == 0)
+	if (rc == 0 && llm_refused(&res)) {
+		/* What it said is on stdout; that it refused, on stderr and
+		 * in the status. */
+		fputc('\n', stdout);
+		fflush(stdout);
+		fprintf(stderr, "huddle: the model refused to answer (stop "
+		    "reason \"refusal\")\n");
+		rc = 3;
+	} else if (rc == 0)
 		fputc('\n', stdout);
 	else {
 		/* End a reply that broke off, so the error gets its own line. */

@@ -155,6 +155,24 @@ loop_summary(const char *text)
 	return out;
 }
 
+/* The first text of a refused reply, summarised; "" when it said
+ * nothing. */
+static char *
+loop_refusal_text(json_t *message)
+{
+	json_t *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(message, "content"), i, b) {
+		const char *text = json_string_value(json_object_get(b,
+		    "text"));
+
+		if (text != NULL && *text != '\0')
+			return loop_summary(text);
+	}
+	return xstrdup("");
+}
+
 /* The text of an assistant message, for the idle notice. */
 static char *
 loop_last_text(struct agent *a)
@@ -340,6 +358,19 @@ loop_turn(struct agent *a)
 			return;
 		}
 		recovered = 0;
+		/* A refusal is not kept: the next request must not carry the
+		 * refused turn. The agent stops on it, saying what the model
+		 * said, and a message makes it try again. */
+		if (llm_refused(&res)) {
+			line = loop_refusal_text(res.message);
+			agent_fail(a, xasprintf("the model refused to go on "
+			    "(stop reason \"refusal\")%s%s", *line ? ": " :
+			    "", line));
+			free(line);
+			agent_set_status(a, MEMBER_ERROR, NULL);
+			llm_result_clear(&res);
+			return;
+		}
 		/* A reply cut short by a full window: compact before the
 		 * next call. */
 		if (llm_context_exceeded(&res))

@@ -428,6 +428,13 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 }
 
 int
+llm_refused(const struct llm_result *r)
+{
+	return r->status == LLM_OK && r->stop_reason != NULL &&
+	    strcmp(r->stop_reason, "refusal") == 0;
+}
+
+int
 llm_context_exceeded(const struct llm_result *r)
 {
 	const char *msg = r->error_message ? r->error_message : "";

@@ -171,6 +171,14 @@ void llm_result_clear(struct llm_result *r);
  */
 char *llm_result_error_line(const struct llm_result *r);
 
+/*
+ * Whether a successful call ended in a refusal: the model declined to go
+ * on (Anthropic's stop_reason "refusal", a Responses message made of a
+ * refusal part). What it said is in the message; the conversation must
+ * not carry the refused turn into the next request.
+ */
+int llm_refused(const struct llm_result *r);
+
 /* Whether the call failed, or stopped, because the prompt did not fit
  * the model's context window: Anthropic's 400 "prompt is too long" or
  * stop reason model_context_window_exceeded, an OpenAI-compatible

@@ -199,6 +199,9 @@ openai_stop_reason(const char *reason)
 		return "tool_use";
 	if (strcmp(reason, "length") == 0)
 		return "max_tokens";
+	/* The provider's filter stopped the reply: taken as a refusal. */
+	if (strcmp(reason, "content_filter") == 0)
+		return "refusal";
 	return reason;
 }
 
@@ -278,6 +281,19 @@ openai_tool_start(struct llm_turn *t, long index, const char *id,
 	made = xasprintf("call_%ld", index);
 	turn_tool_start(t, index, made, name);
 	free(made);
+}
+
+/* A refusal (a delta's or a message's "refusal" text) is shown as the
+ * reply's text and makes the reply a refusal. */
+static void
+openai_refusal(struct llm_turn *t, json_t *obj)
+{
+	json_t *v = json_object_get(obj, "refusal");
+
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return;
+	turn_text(t, -1, json_string_value(v), json_string_length(v));
+	turn_refused(t);
 }
 
 /* Adds a message's text (a string, or an array of content parts) to the
@@ -598,6 +614,7 @@ openai_stream_event(struct llm_turn *t, const char *event, const char *data,
 	openai_reasoning_to_turn(t, delta);
 	if (json_is_string(json_object_get(delta, "content")))
 		openai_text(t, json_object_get(delta, "content"));
+	openai_refusal(t, delta);
 	openai_tool_deltas(t, json_object_get(delta, "tool_calls"));
 	openai_finish_and_usage(t, choice, root);
 	json_decref(root);
@@ -635,6 +652,7 @@ openai_parse_body(struct llm_turn *t, const char *body, size_t len,
 
 	openai_reasoning_to_turn(t, msg);
 	openai_text(t, json_object_get(msg, "content"));
+	openai_refusal(t, msg);
 	json_array_foreach(json_object_get(msg, "tool_calls"), i, call) {
 		fn = json_object_get(call, "function");
 		openai_tool_start(t, (long)i, openai_str(call, "id"),

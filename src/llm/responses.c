@@ -335,14 +335,22 @@ responses_body(const struct llm_config *c, const struct llm_request *req)
 static void
 responses_finish(struct llm_turn *t, json_t *resp)
 {
-	json_t *item, *details = json_object_get(resp, "incomplete_details");
+	json_t *item, *part, *details = json_object_get(resp,
+	    "incomplete_details");
 	const char *reason = "end_turn";
-	size_t i;
+	size_t i, k;
+	int refused = 0;
 
 	json_array_foreach(json_object_get(resp, "output"), i, item) {
 		if (responses_is(item, "type", "function_call"))
 			reason = "tool_use";
+		/* A message that is a refusal makes the reply one. */
+		json_array_foreach(json_object_get(item, "content"), k, part)
+			if (responses_is(part, "type", "refusal"))
+				refused = 1;
 	}
+	if (refused)
+		reason = "refusal";
 	if (responses_is(resp, "status", "incomplete"))
 		reason = responses_is(details, "reason", "max_output_tokens") ?
 		    "max_tokens" : responses_str(details, "reason") != NULL ?
@@ -408,6 +416,9 @@ responses_item(struct llm_turn *t, long index, json_t *item, int text)
 			if (responses_is(part, "type", "output_text"))
 				responses_add(&buf, json_object_get(part,
 				    "text"));
+			else if (responses_is(part, "type", "refusal"))
+				responses_add(&buf, json_object_get(part,
+				    "refusal"));
 		}
 		block = json_pack("{s:s, s:o}", "type", "text", "text",
 		    responses_buf_json(&buf));
@@ -471,7 +482,8 @@ responses_stream_event(struct llm_turn *t, const char *event,
 	index = (long)json_integer_value(json_object_get(ev, "output_index"));
 	item = json_object_get(ev, "item");
 
-	if (strcmp(type, "response.output_text.delta") == 0) {
+	if (strcmp(type, "response.output_text.delta") == 0 ||
+	    strcmp(type, "response.refusal.delta") == 0) {
 		v = json_object_get(ev, "delta");
 		if (json_is_string(v))
 			turn_text(t, index, json_string_value(v),

@@ -46,6 +46,7 @@ struct llm_turn {
 	struct turn_block	*blocks;
 	size_t			 n, cap;
 	char			*stop_reason;
+	int			 refused;	/* turn_refused */
 	struct llm_usage	 usage;
 	int			 words;		/* turn_words_in_thinking */
 	size_t			 held;		/* 1 + the thinking block not yet
@@ -395,6 +396,12 @@ turn_block_delta(struct llm_turn *t, long index, json_t *delta)
 }
 
 void
+turn_refused(struct llm_turn *t)
+{
+	t->refused = 1;
+}
+
+void
 turn_stop_reason(struct llm_turn *t, const char *reason)
 {
 	if (reason == NULL)
@@ -529,8 +536,8 @@ turn_finish(struct llm_turn *t, struct llm_result *res)
 	res->message = json_pack("{s:s, s:o}", "role", "assistant", "content",
 	    content);
 	free(res->stop_reason);
-	res->stop_reason = xstrdup(t->stop_reason ? t->stop_reason :
-	    "end_turn");
+	res->stop_reason = xstrdup(t->refused ? "refusal" : t->stop_reason ?
+	    t->stop_reason : "end_turn");
 	res->status = LLM_OK;
 	return 0;
 }

@@ -92,6 +92,10 @@ void turn_tool_input_json(struct llm_turn *t, long index, json_t *input);
 /* Records the stop reason (copied). */
 void turn_stop_reason(struct llm_turn *t, const char *reason);
 
+/* Marks the reply a refusal, whatever stop reason is recorded: a
+ * provider that says so beside the reason (OpenAI's "refusal" text). */
+void turn_refused(struct llm_turn *t);
+
 /* Records usage: each count >= 0 replaces the one held (the API's counts
  * are cumulative); counts < 0 are left unchanged. */
 void turn_usage(struct llm_turn *t, const struct llm_usage *u);

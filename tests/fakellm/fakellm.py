@@ -106,7 +106,7 @@ FINISH_BY_STOP = {
     "stop_sequence": "stop",
     "max_tokens": "length",
     "tool_use": "tool_calls",
-    "refusal": "content_filter",
+    "refusal": "stop",      # the text comes as "refusal" instead
 }
 
 SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
@@ -1104,6 +1104,10 @@ class Reply:
         """The non-streamed chat.completion JSON object."""
         message = {"role": "assistant",
                    "content": self.text if self._has_text_block() else None}
+        # A refusal comes in a field of its own, the content null.
+        if self.stop_reason == "refusal" and self._has_text_block():
+            message = {"role": "assistant", "content": None,
+                       "refusal": self.text}
         if self.thinking is not None:
             message["reasoning_content"] = self.thinking
         if self.calls:
@@ -1143,8 +1147,10 @@ class Reply:
             for piece in chunks_of(self.thinking, self.delta_chars):
                 chunk({"reasoning_content": piece})
         if has_text:
+            field = "refusal" if self.stop_reason == "refusal" \
+                else "content"
             for piece in chunks_of(self.text, self.delta_chars):
-                chunk({"content": piece})
+                chunk({field: piece})
         reuse = self.item.get("reuse_index", False)
         for n, call in enumerate(self.calls):
             index = 0 if reuse else n

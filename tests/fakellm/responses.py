@@ -389,10 +389,13 @@ def output_items(reply, extras):
             item["encrypted_content"] = seal(extras["signer"], rid)
         items.append(item)
     if reply._has_text_block():
+        # A refusal is a part of its own in the message ("refusal").
+        part = {"type": "refusal", "refusal": reply.text} \
+            if reply.stop_reason == "refusal" else \
+            {"type": "output_text", "text": reply.text, "annotations": []}
         items.append({"id": f"msg_fake{n}", "type": "message",
                       "status": "completed", "role": "assistant",
-                      "content": [{"type": "output_text", "text": reply.text,
-                                   "annotations": []}]})
+                      "content": [part]})
     for k, call in enumerate(reply.calls):
         items.append({"id": f"fc_fake{n}_{k}", "type": "function_call",
                       "status": "completed", "call_id": call["id"],
@@ -474,15 +477,26 @@ def events(reply, extras, body):
             event({"type": "response.output_item.added",
                    "output_index": index,
                    "item": dict(item, status="in_progress", content=[])})
-            event(dict(where, type="response.content_part.added",
-                       content_index=0, part={"type": "output_text",
-                                              "text": "", "annotations": []}))
-            text = item["content"][0]["text"]
-            for piece in _pieces(text, reply.delta_chars):
-                event(dict(where, type="response.output_text.delta",
-                           content_index=0, delta=piece, logprobs=[]))
-            event(dict(where, type="response.output_text.done",
-                       content_index=0, text=text, logprobs=[]))
+            part = item["content"][0]
+            if part["type"] == "refusal":
+                event(dict(where, type="response.content_part.added",
+                           content_index=0, part={"type": "refusal",
+                                                  "refusal": ""}))
+                for piece in _pieces(part["refusal"], reply.delta_chars):
+                    event(dict(where, type="response.refusal.delta",
+                               content_index=0, delta=piece))
+                event(dict(where, type="response.refusal.done",
+                           content_index=0, refusal=part["refusal"]))
+            else:
+                event(dict(where, type="response.content_part.added",
+                           content_index=0, part={"type": "output_text",
+                                                  "text": "",
+                                                  "annotations": []}))
+                for piece in _pieces(part["text"], reply.delta_chars):
+                    event(dict(where, type="response.output_text.delta",
+                               content_index=0, delta=piece, logprobs=[]))
+                event(dict(where, type="response.output_text.done",
+                           content_index=0, text=part["text"], logprobs=[]))
             event(dict(where, type="response.content_part.done",
                        content_index=0, part=item["content"][0]))
         else:
