@@ -220,8 +220,11 @@ responses_assistant(json_t *input, json_t *content)
 		}
 	}
 	if (msg != NULL) {
-		json_object_set_new(msg, "content", json_pack("[{s:s, s:o}]",
-		    "type", "output_text", "text", responses_buf_json(&text)));
+		/* annotations is required of an output_text part sent
+		 * back, empty or not. */
+		json_object_set_new(msg, "content", json_pack("[{s:s, s:o, "
+		    "s:[]}]", "type", "output_text", "text",
+		    responses_buf_json(&text), "annotations"));
 		responses_item_id(msg, text_block, ids);
 		json_decref(msg);
 	}

@@ -281,6 +281,10 @@ def _check_message(item, where):
         if kind in ("input_text", "output_text") and \
                 not isinstance(part.get("text"), str):
             raise _missing(f"{where}.content[{k}].text")
+        # The SDK's ResponseOutputText requires annotations.
+        if kind == "output_text" and \
+                not isinstance(part.get("annotations"), list):
+            raise _missing(f"{where}.content[{k}].annotations")
 
 
 def check_input(body, signer, reasoned):

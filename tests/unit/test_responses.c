@@ -136,6 +136,9 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	check_json(json_array_get(input, 1), ITEM);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    input, 2), "id")), "msg_1");
+	check_json(json_object_get(json_array_get(input, 2), "content"),
+	    "[{\"type\":\"output_text\",\"text\":\"Writing.\","
+	    "\"annotations\":[]}]");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    input, 3), "type")), "function_call");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
