@@ -90,6 +90,7 @@ static const struct event_field event_fields[] = {
 	{ EV_RETRY, "message", EVF_STRING, REQ },
 	{ EV_RETRY, "attempt", EVF_INTEGER, REQ },
 	{ EV_RETRY, "delay_ms", EVF_INTEGER, REQ },
+	{ EV_RETRY, "discarded", EVF_BOOLEAN, OPT },
 	{ EV_USAGE, "input_tokens", EVF_INTEGER, REQ },
 	{ EV_USAGE, "output_tokens", EVF_INTEGER, REQ },
 	{ EV_USAGE, "cache_write_tokens", EVF_INTEGER, REQ },
@@ -422,11 +423,14 @@ event_error(struct evq *q, const char *agent, const char *fmt, ...)
 
 void
 event_retry(struct evq *q, const char *agent, const char *message,
-    int attempt, int64_t delay_ms)
+    int attempt, int64_t delay_ms, int discarded)
 {
-	evq_push(q, EV_RETRY, agent, json_pack("{s:s, s:i, s:I}", "message",
-	    str(message), "attempt", attempt, "delay_ms",
-	    (json_int_t)delay_ms));
+	json_t *d = json_pack("{s:s, s:i, s:I}", "message", str(message),
+	    "attempt", attempt, "delay_ms", (json_int_t)delay_ms);
+
+	if (discarded)
+		json_object_set_new(d, "discarded", json_true());
+	evq_push(q, EV_RETRY, agent, d);
 }
 
 void

@@ -136,8 +136,10 @@ void event_request(struct evq *q, const struct request *r);
 void event_task(struct evq *q, const struct task *k);
 void event_error(struct evq *q, const char *agent, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A failed call's retry; discarded: the reply it had begun to stream is
+ * void (the next attempt streams it anew). */
 void event_retry(struct evq *q, const char *agent, const char *message,
-    int attempt, int64_t delay_ms);
+    int attempt, int64_t delay_ms, int discarded);
 /* m's totals, the model it calls, and the team's cost. */
 void event_usage(struct evq *q, const char *agent, const struct member *m,
     const char *model, double team_cost);

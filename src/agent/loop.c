@@ -77,7 +77,7 @@ loop_on_llm(void *ud, const struct llm_event *ev)
 		break;
 	case LLM_EV_RETRY:
 		event_retry(&a->team->events, a->name, ev->error,
-		    ev->attempt, ev->delay_ms);
+		    ev->attempt, ev->delay_ms, ev->discard);
 		break;
 	}
 }

@@ -357,6 +357,24 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 	return retry;
 }
 
+/* Passes an attempt's events on, noting whether it showed anything: a
+ * retry after a reply began to stream says that reply is void. */
+struct llm_relay {
+	llm_event_fn	 fn;
+	void		*ud;
+	int		 shown;
+};
+
+static void
+llm_relay_event(void *ud, const struct llm_event *ev)
+{
+	struct llm_relay *r = ud;
+
+	r->shown = 1;
+	if (r->fn != NULL)
+		r->fn(r->ud, ev);
+}
+
 int
 llm_call(struct llm_client *cl, const struct llm_request *req,
     llm_event_fn fn, void *ud, struct llm_result *res)
@@ -366,6 +384,7 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 	struct curl_slist *hdrs;
 	char *url, *body;
 	int64_t began = clock_mono_ms();
+	struct llm_relay relay = { NULL, NULL, 0 };
 	int attempt;
 
 	memset(res, 0, sizeof *res);
@@ -373,6 +392,8 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 		return script_play(c->script, c->agent, req, &cl->cancel, fn,
 		    ud, res);
 
+	relay.fn = fn;
+	relay.ud = ud;
 	retry_policy_defaults(&policy);
 	policy.budget_ms = c->retry_for_ms;
 	policy.max_retries = c->max_retries;
@@ -391,7 +412,9 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 		/* Each attempt starts from a clean result. */
 		llm_result_clear(res);
 		res->attempts = attempt;
-		retry = llm_attempt(cl, url, ah, body, fn, ud, res, &resp);
+		relay.shown = 0;
+		retry = llm_attempt(cl, url, ah, body, llm_relay_event,
+		    &relay, res, &resp);
 		curl_slist_free_all(ah);
 		if (retry)
 			ev.delay_ms = retry_next_ms(&policy, attempt - 1,
@@ -404,6 +427,7 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 			break;
 		}
 		ev.attempt = attempt;
+		ev.discard = relay.shown;
 		why = llm_result_error_line(res);
 		ev.error = why;
 		log_printf("llm %s: attempt %d failed: %s; retrying in %lld ms",

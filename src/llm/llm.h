@@ -102,7 +102,9 @@ enum llm_event_type {
 				 * redacted: an encrypted block (no text) */
 	LLM_EV_TOOL,		/* tool_id, tool_name: a tool call begins */
 	LLM_EV_RETRY		/* attempt failed (error); the next one, number
-				 * attempt + 1, starts in delay_ms */
+				 * attempt + 1, starts in delay_ms; with
+				 * discard, what the failed attempt streamed
+				 * is void (the next streams the reply anew) */
 };
 
 struct llm_event {
@@ -115,6 +117,7 @@ struct llm_event {
 	int			 attempt;	/* the attempt that failed, 1.. */
 	int64_t			 delay_ms;
 	const char		*error;
+	int			 discard;
 };
 
 /* Called on the calling thread while the reply streams in; the event and

@@ -156,6 +156,33 @@ pane_end_stream(struct pane *p)
 	p->nheld = 0;
 }
 
+uint64_t
+pane_next_seq(const struct pane *p)
+{
+	return p->seq_first + p->count;
+}
+
+void
+pane_drop_from(struct pane *p, uint64_t seq)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0, n;
+
+	text_stream_flush(&p->ts, &out, &len, &cap);
+	free(out);
+	p->streaming = 0;
+	if (seq < p->seq_first)
+		seq = p->seq_first;
+	n = seq < pane_next_seq(p) ? (size_t)(pane_next_seq(p) - seq) : 0;
+	p->count -= n;
+	p->new_lines -= (size_t)p->new_lines < n ? p->new_lines : (int)n;
+	if (p->anchored && p->anchor_seq >= seq)
+		p->anchored = 0;
+	if (p->sel_on && p->sel_seq >= seq)
+		p->sel_on = 0;
+	pane_end_stream(p);
+}
+
 void
 pane_note(struct pane *p, enum color_role role, const char *text)
 {

@@ -64,6 +64,8 @@ struct pane {
 	double			 cost;		/* US dollars */
 	int64_t			 retry_at_ms;	/* a failed call's next attempt
 						 * (clock_mono_ms); 0: none */
+	uint64_t		 reply_seq;	/* the first line of the reply
+						 * streaming now (pane_drop_from) */
 	int			 retry_attempt;	/* that attempt's number */
 	struct pane_line	*lines;		/* a ring of PANE_MAX_LINES */
 	size_t			 first;		/* index of the oldest line */
@@ -117,6 +119,14 @@ void pane_stream(struct pane *p, enum color_role role, const char *text,
 
 /* Closes the open line, if any. */
 void pane_end_stream(struct pane *p);
+
+/* The number the next line will get: a mark for pane_drop_from. */
+uint64_t pane_next_seq(const struct pane *p);
+
+/* Drops the lines numbered seq and on, and the text still streaming: a
+ * reply that turned out void (its call is retried). Notes held for the
+ * stream's end follow at once. */
+void pane_drop_from(struct pane *p, uint64_t seq);
 
 /* Scrolls by rows (positive: back in time); End is pane_scroll_end. A
  * scrolled pane stays put as lines arrive, and counts them (new_lines). */

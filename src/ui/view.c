@@ -621,6 +621,7 @@ view_apply(struct view *v, const struct event *e)
 		break;
 	case EV_LLM_CALL:
 		pane_end_stream(p);
+		p->reply_seq = pane_next_seq(p);
 		break;
 	case EV_TOOL_CALL:
 		view_tool_call(p, event_str(d, "tool"), json_object_get(d,
@@ -663,14 +664,22 @@ view_apply(struct view *v, const struct event *e)
 			view_hint(v, ROLE_ERROR, "%s", event_str(d, "message"));
 		break;
 	case EV_RETRY:
-		pane_end_stream(p);
+		/* A reply that had begun is void: the next attempt streams
+		 * it anew in its place. */
+		if (event_bool(d, "discarded"))
+			pane_drop_from(p, p->reply_seq);
+		else
+			pane_end_stream(p);
 		p->retry_attempt = (int)event_int(d, "attempt") + 1;
 		p->retry_at_ms = clock_mono_ms() + event_int(d, "delay_ms");
 		what = view_retry_text(p);
-		line = xasprintf("↻ %s; %s", event_str(d, "message"), what);
+		line = xasprintf("↻ %s; %s%s", event_str(d, "message"), what,
+		    event_bool(d, "discarded") ? " (the reply starts again)" :
+		    "");
 		pane_add(p, ROLE_DIM, line);
 		free(line);
 		free(what);
+		p->reply_seq = pane_next_seq(p);
 		break;
 	case EV_USAGE:
 		if (p != NULL)

@@ -224,6 +224,17 @@ def fault_case(fake, alice, delays, statuses, error=None, waits=None,
             expect(said is None or said in r["message"],
                    "retry %d does not quote the API's message %r: %r"
                    % (n, said, r["message"]))
+        # A retry after a reply began to stream says that reply is
+        # void (the next attempt streams it anew); one before says not.
+        since = 0
+        for r in retries:
+            at = h.events.index(r)
+            shown = any(e.get("agent") == "alice" and e["event"] in (
+                "text", "thinking") for e in h.events[since:at])
+            expect(bool(r.get("discarded")) == shown,
+                   "retry %d: streamed %s, discarded %r" % (
+                       r["attempt"], shown, r.get("discarded")))
+            since = at + 1
         reqs = requests_of(fake, "alice")
         got = [r["response_status"] for r in reqs]
         expect(got == statuses, "alice's attempts were answered %r, expected %r"
@@ -298,7 +309,9 @@ def test_529(fake):
 
 def test_error_event(fake):
     # An overload announced mid-stream passes like one before it: the
-    # reply is asked for again from the top.
+    # reply is asked for again from the top (whether what it had
+    # streamed is void is checked for every retry; tests/screen/retry.py
+    # breaks a reply after its text began).
     fault_case(fake, [say("alice", "This reply will break off.", fault="error_event",
                           fault_error_type="overloaded_error",
                           fault_error_message="faultevent Overloaded",

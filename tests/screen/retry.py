@@ -3,7 +3,8 @@
 says what the server said and "retrying in Ns (attempt k)", the pane's
 title and the status line count the seconds down, Esc ends the wait at
 once (the turn is interrupted, nothing is shown as an error), and a new
-message goes on.
+message goes on; a reply that broke off mid-stream is replaced by the
+retry's, not shown twice.
 """
 
 import os
@@ -58,9 +59,34 @@ def test_retry_shown_and_esc_ends_it(fake):
         quit_clean(s)
 
 
+def test_a_void_reply_is_replaced(fake):
+    """A stream that breaks off after its text began is asked for again:
+    the pane shows the reply once, the broken start replaced by it."""
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "text",
+                 "text": "BEGUN-ONCE and then the rest of it.",
+                 "delta_chars": 4, "fault": "error_event",
+                 "fault_after": 17, "fault_error_type": "overloaded_error",
+                 "fault_error_message": "Overloaded"},
+                {"agent": "lead", "kind": "text",
+                 "text": "BEGUN-ONCE and then the rest of it."})
+    s = fake_screen(fake, ["--quit-timeout", "2"], 140, 30)
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        t = s.wait_for(lambda t: "the rest of it." in t and
+                       "reply starts again" in t, 15, "the reply, whole")
+        expect(t.count("BEGUN") == 1, "the broken start is still shown:\n"
+               + t)
+        quit_clean(s)
+
+
 def tests(r, fake):
     r.run("a retry's wait is shown and counted down; Esc ends it",
           test_retry_shown_and_esc_ends_it, fake)
+    r.run("a reply that broke off is replaced by the retry's",
+          test_a_void_reply_is_replaced, fake)
 
 
 if __name__ == "__main__":

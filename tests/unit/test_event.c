@@ -69,7 +69,7 @@ push_all(struct evq *q, int nulls)
 	event_request(q, &r);
 	event_task(q, &k);
 	event_error(q, "ann", "failed: %s", "x");
-	event_retry(q, "ann", nulls ? NULL : "busy", 2, 1500);
+	event_retry(q, "ann", nulls ? NULL : "busy", 2, 1500, !nulls);
 	event_usage(q, "ann", &m, nulls ? NULL : "m1", 1.25);
 	event_spawned(q, "ann", "coder", 1, nulls ? NULL : "m1", 0,
 	    nulls ? NULL : "abc");
@@ -145,7 +145,8 @@ START_TEST(constructors_write_as_the_stream_did)
 		    "\"check_output\":\"it failed\",\"worktree\":\"w1\","
 		    "\"worktree_busy\":false}",
 		"{\"message\":\"failed: x\"}",
-		"{\"message\":\"busy\",\"attempt\":2,\"delay_ms\":1500}",
+		"{\"message\":\"busy\",\"attempt\":2,\"delay_ms\":1500,"
+		    "\"discarded\":true}",
 		"{\"input_tokens\":10,\"output_tokens\":0,"
 		    "\"cache_write_tokens\":0,\"cache_read_tokens\":0,"
 		    "\"cost_usd\":0.5,\"model\":\"m1\",\"team_cost_usd\":1.25}",
