@@ -294,6 +294,9 @@ anthropic_stream_event(struct llm_turn *t, const char *event,
 			s = json_object_get(delta, "thinking");
 			turn_thinking(t, index, json_string_value(s) ?
 			    json_string_value(s) : "", json_string_length(s));
+		} else if (strcmp(dtype, "citations_delta") == 0) {
+			turn_citation(t, index, json_object_get(delta,
+			    "citation"));
 		} else if (strcmp(dtype, "signature_delta") == 0) {
 			s = json_object_get(delta, "signature");
 			turn_signature(t, index, json_string_value(s) ?

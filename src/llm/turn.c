@@ -38,6 +38,10 @@ struct turn_block {
 	size_t			 nfields, capfields;
 	char			*id;		/* tool_use */
 	json_t			*input;		/* a whole tool input */
+	int			 input_json;	/* a kept block (a server tool's
+						 * call) whose input streamed
+						 * as JSON text */
+	json_t			*citations;	/* text: streamed citations */
 };
 
 struct llm_turn {
@@ -85,6 +89,7 @@ turn_free(struct llm_turn *t)
 		free(b->id);
 		json_decref(b->base);
 		json_decref(b->input);
+		json_decref(b->citations);
 	}
 	free(t->blocks);
 	free(t->stop_reason);
@@ -314,6 +319,13 @@ turn_tool_input(struct llm_turn *t, long index, const char *frag,
 {
 	struct turn_block *b = turn_find(t, index);
 
+	/* A server tool's call (server_tool_use, …) streams its input the
+	 * same way: it joins that block, which goes back whole. */
+	if (b != NULL && b->kind == TURN_KEPT) {
+		b->input_json = 1;
+		turn_field_append(b, "input", frag, len);
+		return;
+	}
 	/* A fragment for a call we never saw start: keep it anyway, the
 	 * finished message then shows a tool_use without a name, which the
 	 * caller reports rather than silently dropping input. */
@@ -393,6 +405,18 @@ turn_block_delta(struct llm_turn *t, long index, json_t *delta)
 			turn_field_append(b, key, json_string_value(v),
 			    json_string_length(v));
 	}
+}
+
+void
+turn_citation(struct llm_turn *t, long index, json_t *citation)
+{
+	struct turn_block *b = turn_find(t, index);
+
+	if (b == NULL || b->kind != TURN_TEXT || !json_is_object(citation))
+		return;
+	if (b->citations == NULL)
+		b->citations = json_array();
+	json_array_append_new(b->citations, json_deep_copy(citation));
 }
 
 void
@@ -477,13 +501,21 @@ turn_block_json(struct turn_block *b, char **why)
 	size_t i;
 
 	out = json_deep_copy(b->base);
-	if (b->kind == TURN_TOOL) {
+	if (b->kind == TURN_TOOL || b->input_json) {
 		if ((input = turn_tool_json(b, why)) == NULL) {
 			json_decref(out);
 			return NULL;
 		}
 		json_object_set_new(out, "input", input);
-		return out;
+		if (b->kind == TURN_TOOL)
+			return out;
+	}
+	/* Citations that streamed join those the block began with. */
+	if (b->citations != NULL) {
+		if (!json_is_array(json_object_get(out, "citations")))
+			json_object_set_new(out, "citations", json_array());
+		json_array_extend(json_object_get(out, "citations"),
+		    b->citations);
 	}
 	for (i = 0; i < b->nfields; i++) {
 		struct turn_field *f = &b->fields[i];
@@ -491,6 +523,9 @@ turn_block_json(struct turn_block *b, char **why)
 		char *joined = NULL;
 		size_t len = 0, cap = 0;
 		json_t *s;
+
+		if (b->input_json && strcmp(f->name, "input") == 0)
+			continue;
 
 		if (json_is_string(old))
 			joined = xappend(joined, &len, &cap,

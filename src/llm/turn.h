@@ -92,6 +92,10 @@ void turn_tool_input_json(struct llm_turn *t, long index, json_t *input);
 /* Records the stop reason (copied). */
 void turn_stop_reason(struct llm_turn *t, const char *reason);
 
+/* Adds a streamed citation (a citations_delta's) to the text block at
+ * index. */
+void turn_citation(struct llm_turn *t, long index, json_t *citation);
+
 /* Marks the reply a refusal, whatever stop reason is recorded: a
  * provider that says so beside the reason (OpenAI's "refusal" text). */
 void turn_refused(struct llm_turn *t);

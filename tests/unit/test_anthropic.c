@@ -126,6 +126,87 @@ START_TEST(recorded_stream_at_any_chunking)
 }
 END_TEST
 
+/* A web search on the server: the call's input streams as JSON, its
+ * result block comes whole, and the answer's citations stream as
+ * deltas. */
+static const char server_tool[] =
+    "event: message_start\n"
+    "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\","
+    "\"type\":\"message\",\"role\":\"assistant\",\"content\":[],"
+    "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":0,"
+    "\"content_block\":{\"type\":\"server_tool_use\",\"id\":"
+    "\"srvtoolu_1\",\"name\":\"web_search\",\"input\":{}}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+    "{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"query\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+    "{\"type\":\"input_json_delta\",\"partial_json\":"
+    "\"\\\": \\\"huddle\\\"}\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":1,"
+    "\"content_block\":{\"type\":\"web_search_tool_result\","
+    "\"tool_use_id\":\"srvtoolu_1\",\"content\":[{\"type\":"
+    "\"web_search_result\",\"url\":\"https://e.x\",\"title\":\"E\","
+    "\"encrypted_content\":\"abc\"}]}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+    "event: content_block_start\n"
+    "data: {\"type\":\"content_block_start\",\"index\":2,"
+    "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":"
+    "{\"type\":\"citations_delta\",\"citation\":{\"type\":"
+    "\"web_search_result_location\",\"url\":\"https://e.x\","
+    "\"cited_text\":\"c\",\"encrypted_index\":\"i\"}}}\n\n"
+    "event: content_block_delta\n"
+    "data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":"
+    "{\"type\":\"text_delta\",\"text\":\"It is a tool.\"}}\n\n"
+    "event: content_block_stop\n"
+    "data: {\"type\":\"content_block_stop\",\"index\":2}\n\n"
+    "event: message_delta\n"
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+    "\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
+    "event: message_stop\n"
+    "data: {\"type\":\"message_stop\"}\n\n";
+
+START_TEST(server_tool_blocks_and_citations_stay_whole)
+{
+	json_t *want = json_loads("{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_1\",\"name\":"
+	    "\"web_search\",\"input\":{\"query\":\"huddle\"}},"
+	    "{\"type\":\"web_search_tool_result\",\"tool_use_id\":"
+	    "\"srvtoolu_1\",\"content\":[{\"type\":\"web_search_result\","
+	    "\"url\":\"https://e.x\",\"title\":\"E\",\"encrypted_content\":"
+	    "\"abc\"}]},"
+	    "{\"type\":\"text\",\"text\":\"It is a tool.\",\"citations\":"
+	    "[{\"type\":\"web_search_result_location\",\"url\":\"https://e.x\","
+	    "\"cited_text\":\"c\",\"encrypted_index\":\"i\"}]}]}", 0, NULL);
+	unsigned seed;
+
+	ck_assert_ptr_nonnull(want);
+	for (seed = 0; seed < 100; seed++) {
+		struct llm_result res = { 0 };
+		char *got;
+
+		ck_assert_int_eq(replay(server_tool, seed, &res),
+		    PROVIDER_DONE);
+		ck_assert_int_eq(res.status, LLM_OK);
+		got = json_dumps(res.message, JSON_COMPACT);
+		/* No tool call of the client's own is made of it. */
+		ck_assert_msg(json_equal(res.message, want), "seed %u: %s",
+		    seed, got);
+		free(got);
+		llm_result_clear(&res);
+	}
+	json_decref(want);
+}
+END_TEST
+
 START_TEST(error_event_mid_stream_fails_the_stream)
 {
 	static const char stream[] =
@@ -618,6 +699,7 @@ anthropic_suite(void)
 
 	tcase_add_test(tc, server_json_is_forgiven_nul_escapes_and_bad_utf8);
 	tcase_add_test(tc, recorded_stream_at_any_chunking);
+	tcase_add_test(tc, server_tool_blocks_and_citations_stay_whole);
 	tcase_add_test(tc, error_event_mid_stream_fails_the_stream);
 	tcase_add_test(tc, malformed_event_json_fails_the_stream);
 	tcase_add_test(tc, body_passes_the_conversation_through);
