@@ -28,6 +28,7 @@ with a property no API has must be refused by tsc.
 """
 
 import datetime
+import fcntl
 import hashlib
 import json
 import os
@@ -99,13 +100,21 @@ def install_sdks():
               "to check requests against the SDKs' types)")
         sys.exit(77)
     want = pins_digest()
+    os.makedirs(SDK_DIR, exist_ok=True)
+    # Other conformance tests install the same packages, maybe at the
+    # same time (make check -j): one installs, the others wait for it.
+    with open(os.path.join(SDK_DIR, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_locked(npm, want)
+
+
+def _install_locked(npm, want):
     try:
         with open(STAMP) as f:
             if f.read().strip() == want and os.path.exists(TSC):
                 return
     except OSError:
         pass
-    os.makedirs(SDK_DIR, exist_ok=True)
     for name in PINS:
         src, dst = os.path.join(SOURCE, name), os.path.join(SDK_DIR, name)
         if not (os.path.exists(dst) and os.path.samefile(src, dst)):
