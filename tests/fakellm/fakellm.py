@@ -1601,6 +1601,13 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             return
 
         reply = Reply(item, body, len(raw), self.number, api, extras)
+        # The usage the reply carries, as the API bills it: what a test
+        # sums by hand (tests/integration/money.py).
+        if status == 200 and not item.get("fault"):
+            record["billed"] = (
+                reply.anthropic_usage(reply.output_tokens)
+                if api == "anthropic" else responses.usage(reply)
+                if api == "responses" else reply.openai_usage())
         base = self._id_headers()
         if api == "anthropic":
             base += self._ratelimit_headers(status)
