@@ -12,6 +12,7 @@
 
 #include "util/cancel.h"
 #include "util/clock.h"
+#include "llm/errors.h"
 #include "llm/http.h"
 #include "llm/provider.h"
 #include "llm/retry.h"
@@ -75,6 +76,7 @@ llm_result_error_line(const struct llm_result *r)
 	    : xstrdup("");
 	char *rid = r->request_id ? xasprintf(" (request-id %s)",
 	    r->request_id) : xstrdup("");
+	const char *advice;
 	char *line;
 
 	switch (r->status) {
@@ -85,10 +87,12 @@ llm_result_error_line(const struct llm_result *r)
 		line = xstrdup("cancelled");
 		break;
 	default:
-		line = xasprintf("%s%s%s%s%s", status,
+		advice = llm_error_advice(r);
+		line = xasprintf("%s%s%s%s%s%s%s", status,
 		    r->error_type ? r->error_type : "error",
 		    r->error_message ? ": " : "",
-		    r->error_message ? r->error_message : "", rid);
+		    r->error_message ? r->error_message : "", rid,
+		    advice ? "; " : "", advice ? advice : "");
 		break;
 	}
 	free(status);
@@ -448,6 +452,7 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 	curl_slist_free_all(hdrs);
 	free(body);
 	free(url);
+	res->provider = c->provider;
 	return res->status == LLM_OK ? 0 : -1;
 }
 

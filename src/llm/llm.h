@@ -163,6 +163,7 @@ struct llm_result {
 	json_t		*ratelimit;	/* the last response's rate-limit
 					 * headers by name, or NULL */
 	int		 attempts;
+	enum llm_provider_kind provider; /* whose API answered */
 };
 
 /* Frees what a result holds and zeroes it. */
@@ -170,7 +171,9 @@ void llm_result_clear(struct llm_result *r);
 
 /*
  * Returns a malloc'd one-line description of a failed result, e.g.
- * "HTTP 429 rate_limit_error: Too many requests (request-id req_…)".
+ * "HTTP 429 rate_limit_error: Too many requests (request-id req_…)",
+ * followed, for a failure no wait cures, by what to check
+ * (llm/errors.h): "…; check the API key (…)".
  */
 char *llm_result_error_line(const struct llm_result *r);
 

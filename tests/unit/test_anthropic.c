@@ -430,8 +430,11 @@ START_TEST(error_line_names_status_type_message_and_id)
 	res.error_message = xstrdup("slow down");
 	res.request_id = xstrdup("req_abc");
 	line = llm_result_error_line(&res);
+	/* What the API said, then (for a failure that ended the call) what
+	 * to check. */
 	ck_assert_str_eq(line, "HTTP 429 rate_limit_error: slow down "
-	    "(request-id req_abc)");
+	    "(request-id req_abc); the API stayed busy or failing through "
+	    "every retry: try again later, or give it longer (--retry-for)");
 	free(line);
 	llm_result_clear(&res);
 	res.status = LLM_ERR_TRANSPORT;
