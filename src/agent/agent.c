@@ -168,7 +168,7 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 
 	if (u->input == 0 && u->output == 0 && u->cache_write_5m == 0 &&
 	    u->cache_write_1h == 0 && u->cache_read == 0 &&
-	    u->compaction_input <= 0)
+	    llm_compaction_read(u) <= 0)
 		return;
 	/* A compaction on the server is billed like a call of its own. */
 	if (roster_add_usage(t->store, a->name, u->input +

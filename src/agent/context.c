@@ -161,9 +161,11 @@ context_note(struct agent *a, const char *kind, int64_t before,
 void
 context_server_compacted(struct agent *a, const struct llm_usage *u)
 {
-	if (u->compaction_input <= 0)
+	int64_t read = llm_compaction_read(u);
+
+	if (read <= 0)
 		return;
-	context_note(a, "server", u->compaction_input, u->input +
+	context_note(a, "server", read, u->input +
 	    u->cache_read + u->cache_write_5m + u->cache_write_1h);
 }
 

@@ -390,7 +390,7 @@ loop_turn(struct agent *a)
 			return;
 		}
 		/* The server compacted: what came before is not read again. */
-		if (res.usage.compaction_input > 0)
+		if (llm_compaction_read(&res.usage) > 0)
 			context_trim(a);
 		llm_result_clear(&res);
 		if (json_array_size(calls) == 0) {

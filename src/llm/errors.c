@@ -13,7 +13,7 @@
 
 #include "llm/errors.h"
 
-struct llm_error_row {
+struct errors_row {
 	int		 status;	/* 0: any */
 	const char	*type;		/* NULL: any */
 	const char	*phrase;	/* in the message; NULL: any */
@@ -42,7 +42,7 @@ static const char BUSY[] = "the API stayed busy or failing through every "
  * authentication_error (401), permission_error (403), not_found_error
  * (404), request_too_large (413), rate_limit_error (429), api_error
  * (500), timeout_error (504), overloaded_error (529). */
-static const struct llm_error_row llm_anthropic_errors[] = {
+static const struct errors_row errors_anthropic[] = {
 	{ 401, NULL, NULL, KEY },
 	{ 403, NULL, NULL, ACCESS },
 	{ 404, NULL, NULL, MODEL },
@@ -63,7 +63,7 @@ static const struct llm_error_row llm_anthropic_errors[] = {
  * by a phrase of the message.
  * insufficient_quota is final at once with a sentence of its own
  * (llm.c). Compatible servers send the same shapes, or none. */
-static const struct llm_error_row llm_openai_errors[] = {
+static const struct errors_row errors_openai[] = {
 	{ 401, NULL, NULL, KEY },
 	{ 403, NULL, NULL, ACCESS },
 	{ 404, NULL, NULL, MODEL },
@@ -84,7 +84,7 @@ static const struct llm_error_row llm_openai_errors[] = {
 };
 
 static const char *
-llm_error_find(const struct llm_error_row *rows, size_t n,
+errors_find(const struct errors_row *rows, size_t n,
     const struct llm_result *r)
 {
 	const char *type = r->error_type ? r->error_type : "";
@@ -105,14 +105,14 @@ llm_error_find(const struct llm_error_row *rows, size_t n,
 }
 
 const char *
-llm_error_advice(const struct llm_result *r)
+errors_advice(const struct llm_result *r)
 {
 	if (r->status != LLM_ERR_API || r->http_status == 0)
 		return NULL;
 	if (r->provider == LLM_ANTHROPIC)
-		return llm_error_find(llm_anthropic_errors,
-		    sizeof llm_anthropic_errors / sizeof *llm_anthropic_errors,
+		return errors_find(errors_anthropic,
+		    sizeof errors_anthropic / sizeof *errors_anthropic,
 		    r);
-	return llm_error_find(llm_openai_errors, sizeof llm_openai_errors /
-	    sizeof *llm_openai_errors, r);
+	return errors_find(errors_openai, sizeof errors_openai /
+	    sizeof *errors_openai, r);
 }

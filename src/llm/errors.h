@@ -12,6 +12,6 @@
 
 /* What to do about r's failure, a sentence (static), or NULL when there
  * is nothing to add (a failure that passes with time, a cancel). */
-const char *llm_error_advice(const struct llm_result *r);
+const char *errors_advice(const struct llm_result *r);
 
 #endif

@@ -87,7 +87,7 @@ llm_result_error_line(const struct llm_result *r)
 		line = xstrdup("cancelled");
 		break;
 	default:
-		advice = llm_error_advice(r);
+		advice = errors_advice(r);
 		line = xasprintf("%s%s%s%s%s%s%s", status,
 		    r->error_type ? r->error_type : "error",
 		    r->error_message ? ": " : "",
@@ -454,6 +454,14 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 	free(url);
 	res->provider = c->provider;
 	return res->status == LLM_OK ? 0 : -1;
+}
+
+int64_t
+llm_compaction_read(const struct llm_usage *u)
+{
+	return (u->compaction_input > 0 ? u->compaction_input : 0) +
+	    (u->compaction_cache_read > 0 ? u->compaction_cache_read : 0) +
+	    (u->compaction_cache_write > 0 ? u->compaction_cache_write : 0);
 }
 
 int

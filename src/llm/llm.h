@@ -166,6 +166,10 @@ struct llm_result {
 	enum llm_provider_kind provider; /* whose API answered */
 };
 
+/* The context a compaction on the server read (its input, cached or
+ * not), or 0 when the call had none. */
+int64_t llm_compaction_read(const struct llm_usage *u);
+
 /* Frees what a result holds and zeroes it. */
 void llm_result_clear(struct llm_result *r);
 

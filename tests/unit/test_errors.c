@@ -26,7 +26,7 @@ advice(enum llm_provider_kind p, int status, const char *type,
 	r.http_status = status;
 	r.error_type = (char *)type;
 	r.error_message = (char *)message;
-	return llm_error_advice(&r);
+	return errors_advice(&r);
 }
 
 static void
@@ -81,10 +81,10 @@ START_TEST(what_passes_gets_nothing)
 	memset(&r, 0, sizeof r);
 	r.status = LLM_ERR_TRANSPORT;
 	r.error_type = xstrdup("connection_error");
-	ck_assert_ptr_null(llm_error_advice(&r));
+	ck_assert_ptr_null(errors_advice(&r));
 	llm_result_clear(&r);
 	r.status = LLM_ERR_CANCELLED;
-	ck_assert_ptr_null(llm_error_advice(&r));
+	ck_assert_ptr_null(errors_advice(&r));
 	/* The line: the API's words first, then what to check. */
 	r.status = LLM_ERR_API;
 	r.provider = LLM_ANTHROPIC;
