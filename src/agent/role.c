@@ -14,19 +14,29 @@
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
-/* Claude Code's tool names that have a huddle tool of the same use. */
+/* Claude Code's tool names that have a huddle tool of the same use (the
+ * team's own, messages and the task board, are given to every teammate
+ * anyway). */
 static const char *const role_claude_map[][2] = {
 	{ "Read", "read_file" }, { "Write", "write_file" },
 	{ "Edit", "edit_file" }, { "MultiEdit", "edit_file" },
-	{ "Bash", "bash" },
+	{ "Bash", "bash" }, { "SendMessage", "send_message" },
+	{ "TaskCreate", "task_create" }, { "TaskList", "task_list" },
+	{ "TaskGet", "task_get" }, { "TaskUpdate", "task_update" },
 };
+
+/* Claude Code's search and listing tools: huddle has none, and bash would
+ * be wider (it writes); a role that asks for them reads with read_file,
+ * never more. */
+static const char *const role_claude_read[] = { "Grep", "Glob", "LS" };
 
 /* Claude Code's tools that huddle lacks: left out of a role, with a
  * note, never an error (its files are read as they are). */
 static const char *const role_claude_only[] = {
-	"Grep", "Glob", "LS", "WebFetch", "WebSearch", "NotebookEdit",
-	"NotebookRead", "TodoWrite", "Task", "Agent", "BashOutput",
-	"KillShell", "KillBash", "SlashCommand", "ExitPlanMode", "Skill",
+	"WebFetch", "WebSearch", "NotebookEdit", "NotebookRead",
+	"TodoWrite", "TodoRead", "Task", "Agent", "TeamCreate", "TeamDelete",
+	"BashOutput", "KillShell", "KillBash", "SlashCommand", "ExitPlanMode",
+	"Skill",
 };
 
 /* The tools a role's list gates; the team's own are always given. */
@@ -150,18 +160,33 @@ role_tool(struct role *r, const struct fm_field *f, const char *name,
 		if (strcmp(name, role_claude_map[i][0]) == 0)
 			name = role_claude_map[i][1];
 	}
+	for (i = 0; i < NELEM(role_claude_read) && list == &r->tools; i++) {
+		if (strcmp(name, role_claude_read[i]) == 0) {
+			why = xasprintf("%s read as read_file (huddle has no "
+			    "search or listing tool, and bash would write)",
+			    name);
+			role_note(r, why);
+			free(why);
+			name = "read_file";
+		}
+	}
 	if (toolset_known(name)) {
+		for (i = 0; i < *n; i++)
+			if (strcmp((*list)[i], name) == 0)
+				return 0;
 		role_push(list, n, name);
 		return 0;
 	}
 	if ((server = role_mcp_server_of(name)) != NULL) {
+		/* A server the person lacks gives nothing: left out, which
+		 * only narrows the role. */
 		if (json_object_get(mcp_servers, server) == NULL) {
-			why = xasprintf("names the MCP server '%s', which the "
-			    "person's settings do not list:", server);
-			role_fail(err, r->path, f->line, why, name);
+			why = xasprintf("%s left out (the person's settings "
+			    "list no MCP server '%s')", name, server);
+			role_note(r, why);
 			free(why);
 			free(server);
-			return -1;
+			return 0;
 		}
 		free(server);
 		role_push(list, n, name);
@@ -188,8 +213,14 @@ role_tool(struct role *r, const struct fm_field *f, const char *name,
 		free(why);
 		return 0;
 	}
-	return role_fail(err, r->path, f->line, "names an unknown tool:",
-	    name);
+	/* A tool nobody knows: left out with a note, never the whole
+	 * file (the role is only narrower for it). */
+	(void)f;
+	(void)err;
+	why = xasprintf("%s left out (no such tool)", name);
+	role_note(r, why);
+	free(why);
+	return 0;
 }
 
 static int
@@ -222,15 +253,17 @@ role_servers(struct role *r, const struct fm_field *f,
 	const char **v;
 	size_t n = role_values(f, &owned, &v), i;
 
+	(void)f;
+	(void)err;
 	r->has_mcp = 1;
 	for (i = 0; i < n; i++) {
+		/* Left out, the role is narrower: never an error. */
 		if (json_object_get(mcp_servers, v[i]) == NULL) {
-			why = xasprintf("names the MCP server '%s', which the "
-			    "person's settings do not list", v[i]);
-			role_fail(err, r->path, f->line, why, NULL);
+			why = xasprintf("MCP server '%s' left out (the person's "
+			    "settings do not list it)", v[i]);
+			role_note(r, why);
 			free(why);
-			role_free_values(owned, n);
-			return -1;
+			continue;
 		}
 		role_push(&r->mcp, &r->nmcp, v[i]);
 	}
@@ -287,6 +320,16 @@ role_trim(const char *s)
 	return xasprintf("%.*s", (int)n, s);
 }
 
+/* Notes a key of the file that huddle reads past, and why. */
+static void
+role_field_note(struct role *r, const char *key, const char *why)
+{
+	char *what = xasprintf("%s ignored (%s)", key, why);
+
+	role_note(r, what);
+	free(what);
+}
+
 static int
 role_field(struct role *r, const struct fm_field *f,
     const json_t *mcp_servers, char **err)
@@ -314,11 +357,22 @@ role_field(struct role *r, const struct fm_field *f,
 		 * anything here. */
 		if (!f->is_list && strcmp(f->value, "plan") == 0)
 			r->plan_required = 1;
+		else
+			role_field_note(r, k, "a role never relaxes the "
+			    "person's permission rules");
 		return 0;
 	}
-	if (r->origin == ROLE_CLAUDE)
-		return 0;	/* color, hooks, skills …: Claude's own */
-	return role_fail(err, r->path, f->line, "unknown key", k);
+	if (strcmp(k, "maxTurns") == 0)
+		role_field_note(r, k, "huddle bounds a turn's rounds for the "
+		    "whole team (--max-rounds)");
+	else if (strcmp(k, "effort") == 0)
+		role_field_note(r, k, "the model's effort is the team's "
+		    "(--reasoning-effort, --thinking)");
+	else if (strcmp(k, "color") == 0)
+		role_field_note(r, k, "panes take no colour from a role");
+	else
+		role_field_note(r, k, "huddle has no such setting");
+	return 0;
 }
 
 int
@@ -347,6 +401,7 @@ role_parse(const char *text, const char *path, const char *file_name,
 		if (role_field(out, &fm.fields[i], mcp_servers, err) == -1)
 			goto fail;
 	}
+	out->file_name = xstrdup(file_name);
 	if (out->name == NULL)
 		out->name = xstrdup(file_name);
 	if (!role_name_ok(out->name)) {
@@ -447,6 +502,7 @@ role_clear(struct role *r)
 	free(r->prompt);
 	free(r->path);
 	free(r->note);
+	free(r->file_name);
 	role_free_values(r->tools, r->ntools);
 	role_free_values(r->denied, r->ndenied);
 	role_free_values(r->mcp, r->nmcp);

@@ -79,6 +79,50 @@ roles_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The value of a front matter's "name:" line, if a file that could not
+ * be parsed as a whole has one (malloc'd), else NULL. */
+static char *
+roles_name_in(const char *text)
+{
+	const char *p = text, *e;
+	char *v;
+	size_t n;
+
+	if (text == NULL || strncmp(text, "---", 3) != 0)
+		return NULL;
+	while ((p = strchr(p, '\n')) != NULL) {
+		p++;
+		if (strncmp(p, "---", 3) == 0)
+			return NULL;
+		if (strncmp(p, "name:", 5) != 0)
+			continue;
+		p += 5;
+		p += strspn(p, " \t\"'");
+		e = p + strcspn(p, "\"'\r\n");
+		n = (size_t)(e - p);
+		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		v = xasprintf("%.*s", (int)n, p);
+		return v;
+	}
+	return NULL;
+}
+
+/* Notes a project's file left out, under its names. */
+static void
+roles_refuse(struct roles *rs, const char *text, const char *stem,
+    const char *why)
+{
+	struct role_refused *f;
+
+	rs->refused = xgrow(rs->refused, &rs->caprefused, rs->nrefused + 1,
+	    sizeof *rs->refused);
+	f = &rs->refused[rs->nrefused++];
+	f->name = roles_name_in(text);
+	f->file_name = xstrdup(stem);
+	f->why = xstrdup(why);
+}
+
 /* Reads the *.md files of one folder (shown: how people see it). */
 static int
 roles_dir(struct roles *rs, int base, const char *path, const char *shown,
@@ -140,8 +184,10 @@ roles_dir(struct roles *rs, int base, const char *path, const char *shown,
 			*err = xasprintf("%s%s", why, text == NULL ? "" :
 			    " (the person's roles must all be right)");
 			rc = -1;
-		} else
+		} else {
+			roles_refuse(rs, text, stem, why);
 			roles_notice(rs, xasprintf("role left out: %s", why));
+		}
 		free(why);
 		why = NULL;
 		free(text);
@@ -200,6 +246,27 @@ roles_find(const struct roles *rs, const char *name)
 	for (i = 0; rs != NULL && name != NULL && i < rs->n; i++) {
 		if (strcmp(rs->v[i].name, name) == 0)
 			return &rs->v[i];
+	}
+	/* Claude Code finds a role by its file's name too. */
+	for (i = 0; rs != NULL && name != NULL && i < rs->n; i++) {
+		if (rs->v[i].file_name != NULL &&
+		    strcmp(rs->v[i].file_name, name) == 0)
+			return &rs->v[i];
+	}
+	return NULL;
+}
+
+const char *
+roles_refused(const struct roles *rs, const char *name)
+{
+	size_t i;
+
+	for (i = 0; rs != NULL && name != NULL && i < rs->nrefused; i++) {
+		const struct role_refused *f = &rs->refused[i];
+
+		if ((f->name != NULL && strcmp(f->name, name) == 0) ||
+		    strcmp(f->file_name, name) == 0)
+			return f->why;
 	}
 	return NULL;
 }
@@ -329,5 +396,11 @@ roles_free(struct roles *rs)
 	for (i = 0; i < rs->nnotices; i++)
 		free(rs->notices[i]);
 	free(rs->notices);
+	for (i = 0; i < rs->nrefused; i++) {
+		free(rs->refused[i].name);
+		free(rs->refused[i].file_name);
+		free(rs->refused[i].why);
+	}
+	free(rs->refused);
 	free(rs);
 }

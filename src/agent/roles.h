@@ -42,6 +42,15 @@ struct role {
 	int			 autonomous;
 	char			*note;		/* what was left out of the
 						 * file, for /roles; or NULL */
+	char			*file_name;	/* the file's name without .md */
+};
+
+/* A project's role file that could not be used: spawning its role must
+ * not fall back to a free word with every tool. */
+struct role_refused {
+	char			*name;		/* its name: key, or NULL */
+	char			*file_name;	/* without .md */
+	char			*why;
 };
 
 struct roles {
@@ -49,6 +58,8 @@ struct roles {
 	size_t			 n, cap;
 	char			**notices;	/* files left out, and why */
 	size_t			 nnotices, capnotices;
+	struct role_refused	*refused;
+	size_t			 nrefused, caprefused;
 };
 
 /*
@@ -82,8 +93,12 @@ void roles_add(struct roles *rs, struct role *r);
 int roles_load(const char *config_dir, const char *workdir,
     const json_t *mcp_servers, struct roles **out, char **err);
 
-/* The role called name, or NULL. */
+/* The role called name (by its name, else by its file's), or NULL. */
 const struct role *roles_find(const struct roles *rs, const char *name);
+
+/* Why the role called name (by the name its file gives, or the file's)
+ * could not be used, when a file of that name was left out; else NULL. */
+const char *roles_refused(const struct roles *rs, const char *name);
 
 /* Whether a teammate of role r (NULL: no role) is given tool `name`:
  * huddle's working tools (bash, read_file, write_file, edit_file) and MCP

@@ -122,8 +122,18 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	struct llm_config cfg;
 	const char *model;
 	int autonomous, rc, git_held = 0;
+	const char *refused;
 	char *base = NULL;
 
+	/* A role whose file was left out is not a free word with every
+	 * tool: the spawn is refused, saying why. */
+	if (asked->role != NULL && roles_find(t->roles, asked->role) == NULL &&
+	    (refused = roles_refused(t->roles, asked->role)) != NULL) {
+		*err = xasprintf("the role %s is defined in a file that could "
+		    "not be used (%s): spawn it under a role that loads, or "
+		    "have the file fixed", asked->role, refused);
+		return -1;
+	}
 	/* A role defined for the team sets its model and gates. */
 	team_role_apply(t, asked, &with_role);
 	model = s->model ? s->model : t->opts.teammate_model;

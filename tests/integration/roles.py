@@ -70,7 +70,7 @@ def setup():
           "tools: Read, Write, Grep\nmodel: inherit\ncolor: green\n---\n"
           "You write docs.\n")
     write(os.path.join(work, ".huddle", "agents", "broken.md"),
-          "---\ntools: [teleport]\n---\n")
+          "---\nplan_required: maybe\n---\n")
     write(os.path.join(work, "notes.txt"), "some notes\n")
     return {"XDG_CONFIG_HOME": xdg}, work
 
@@ -98,6 +98,10 @@ def leave(agent):
 def test_a_teammate_with_a_role(fake):
     fake.reset()
     fake.script(
+        # broken.md was left out: its role spawns nothing, least of all
+        # a free word with every tool.
+        call("lead", "spawn_teammate", name="bert", role="broken",
+             prompt="Break things."),
         call("lead", "spawn_teammate", name="rita", role="reviewer",
              prompt="Review notes.txt."),
         *notes("lead", 6),
@@ -109,6 +113,11 @@ def test_a_teammate_with_a_role(fake):
     with Huddle(fake, workdir=work, env=env,
                 args=["--catalog", catalog_file()]) as h:
         h.send("go")
+        bert = h.wait(ev("tool_result", "lead", tool="spawn_teammate"),
+                      what="bert's spawn")
+        expect(bert["is_error"] and "could not be used" in bert["output"]
+               and "plan_required is true or false" in bert["output"],
+               bert)
         spawned = h.wait(ev("spawned", "rita"), what="rita spawned")
         expect(spawned["model"] == "test-cheap", spawned)
         refused = h.wait(ev("tool_result", "rita", tool="bash"),
@@ -138,7 +147,7 @@ def test_a_teammate_with_a_role(fake):
                by["writer"])
         notices = " | ".join(roles["notices"])
         expect("the person's role reviewer" in notices and
-               "broken.md:2: names an unknown tool: teleport" in notices,
+               "broken.md:2: plan_required is true or false" in notices,
                notices)
         h.send("/quit")
         expect(h.wait_exit() == 0, "huddle did not quit cleanly")

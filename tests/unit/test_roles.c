@@ -200,25 +200,45 @@ START_TEST(role_parse_reads_claude_code_files_as_they_are)
 	    ROLE_CLAUDE, &r, &err), 0);
 	ck_assert_str_eq(r.name, "code-reviewer");
 	ck_assert_ptr_null(r.model);
+	/* Grep and Glob read, never more: read_file, once. */
 	ck_assert_int_eq(r.ntools, 2);
 	ck_assert_str_eq(r.tools[0], "read_file");
 	ck_assert_str_eq(r.tools[1], "bash");
 	ck_assert(r.plan_required);
-	ck_assert_ptr_nonnull(strstr(r.note, "Grep left out"));
+	ck_assert_ptr_nonnull(strstr(r.note, "Grep read as read_file"));
+	ck_assert_ptr_nonnull(strstr(r.note, "color ignored"));
 	role_clear(&r);
-	/* Claude's keys of its own are an error in huddle's folders. */
-	role_bad("---\ncolor: blue\n---\n", "agents/r.md:2: unknown key color");
+	/* Claude Code's own tools: the task board and messages map, what
+	 * huddle lacks (or nobody knows) is left out with a note, and so is
+	 * a server the person lacks; unknown keys are notes. The role is
+	 * only ever narrower. */
+	ck_assert_int_eq(parse("---\nname: lister\ntools: [TaskList, TaskGet, "
+	    "TaskUpdate, SendMessage, TeamCreate, Agent, teleport, "
+	    "mcp__mail__send, Write]\nmcpServers: [github, mail]\n"
+	    "model: opus\nskills: [x]\neffort: high\nmaxTurns: 5\n"
+	    "permissionMode: bypassPermissions\n---\nList.\n", ROLE_CLAUDE,
+	    &r, &err), 0);
+	ck_assert(r.has_tools && !r.plan_required);
+	ck_assert(role_allows_tool(&r, "write_file"));
+	ck_assert(!role_allows_tool(&r, "bash"));
+	ck_assert(!role_allows_tool(&r, "read_file"));
+	ck_assert(role_allows_tool(&r, "task_list"));
+	ck_assert(!role_allows_tool(&r, "mcp__mail__send"));
+	ck_assert_int_eq(r.nmcp, 1);
+	ck_assert_str_eq(r.mcp[0], "github");
+	ck_assert_ptr_nonnull(strstr(r.note, "TeamCreate left out"));
+	ck_assert_ptr_nonnull(strstr(r.note, "teleport left out (no such "
+	    "tool)"));
+	ck_assert_ptr_nonnull(strstr(r.note, "mcp__mail__send left out"));
+	ck_assert_ptr_nonnull(strstr(r.note, "MCP server 'mail' left out"));
+	ck_assert_ptr_nonnull(strstr(r.note, "maxTurns ignored"));
+	ck_assert_ptr_nonnull(strstr(r.note, "permissionMode ignored"));
+	role_clear(&r);
 }
 END_TEST
 
 START_TEST(role_parse_refuses_what_it_cannot_honour)
 {
-	role_bad("---\ntools: [read_file, teleport]\n---\n",
-	    "agents/r.md:2: names an unknown tool: teleport");
-	role_bad("---\nname: x\nmcpServers: [github, mail]\n---\n",
-	    "agents/r.md:3: names the MCP server 'mail'");
-	role_bad("---\ntools: mcp__mail__send\n---\n",
-	    "agents/r.md:2: names the MCP server 'mail'");
 	role_bad("---\nplan_required: maybe\n---\n",
 	    "agents/r.md:2: plan_required is true or false");
 	role_bad("---\nname: Bad Name\n---\n", "agents/r.md:2: a role's name");
@@ -280,6 +300,8 @@ START_TEST(roles_merge_with_the_person_first)
 	roles_add(rs, &r);
 	ck_assert(roles_find(rs, "runner")->autonomous);
 	ck_assert_ptr_null(roles_find(rs, "nobody"));
+	/* A role is found by its file's name too. */
+	ck_assert_ptr_eq(roles_find(rs, "r"), roles_find(rs, "reviewer"));
 	roles_free(rs);
 }
 END_TEST
@@ -313,6 +335,11 @@ START_TEST(roles_load_reads_the_folders)
 	ck_assert_str_eq(roles_find(rs, "reviewer")->prompt, "Review.");
 	ck_assert_int_eq(roles_find(rs, "reviewer")->origin, ROLE_PERSON);
 	ck_assert_str_eq(roles_find(rs, "writer")->model, "sonnet");
+	/* The file left out is remembered under both its names: its role
+	 * spawns nothing wider than it asked. */
+	ck_assert_ptr_nonnull(roles_refused(rs, "broken"));
+	ck_assert_ptr_nonnull(roles_refused(rs, "x"));
+	ck_assert_ptr_null(roles_refused(rs, "writer"));
 	ck_assert_int_eq(rs->nnotices, 3);
 	desc = roles_describe(rs);
 	ck_assert_ptr_nonnull(strstr(desc, "- reviewer: Reviews [tools: "
@@ -327,10 +354,10 @@ START_TEST(roles_load_reads_the_folders)
 	roles_free(rs);
 
 	/* A person's file that is wrong stops the load, named. */
-	write_file(conf, "agents/bad.md", "---\ntools: [teleport]\n---\n");
+	write_file(conf, "agents/bad.md", "---\nautonomous: maybe\n---\n");
 	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "agents/bad.md:2: names an unknown "
-	    "tool"));
+	ck_assert_ptr_nonnull(strstr(err, "agents/bad.md:2: autonomous is "
+	    "true or false"));
 	free(err);
 	tu_rmtree(conf);
 	tu_rmtree(work);

@@ -218,7 +218,7 @@ START_TEST(files_left_out_are_told_and_a_persons_error_stops)
 	roles_free(r.f.team.roles);
 	r.f.team.roles = NULL;
 
-	write_file(r.conf, "agents/bad.md", "---\ntools: [teleport]\n---\n");
+	write_file(r.conf, "agents/bad.md", "---\nplan_required: maybe\n---\n");
 	ck_assert_int_eq(team_roles_open(&r.f.team, &err), -1);
 	ck_assert_ptr_nonnull(err);
 	ck_assert_ptr_nonnull(strstr(err, "bad.md:2"));
