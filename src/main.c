@@ -66,6 +66,10 @@ model_choice(const struct options *o)
 	    "omitted") == 0;
 	if (options_given(o, OPT_REASONING_EFFORT))
 		c.reasoning_effort = options_word(o, OPT_REASONING_EFFORT);
+	c.budget = options_given(o, OPT_MAX_COST);
+	c.priced = options_given(o, OPT_PRICE);
+	c.price_in = o->price_in;
+	c.price_out = o->price_out;
 	return c;
 }
 
@@ -138,17 +142,22 @@ llm_setup(const struct options *o, const struct catalog *cat,
 		cfg->base_url = *owned;
 	}
 	/* The lead's model and the person's choices must fit together
-	 * before anything starts (team_launch applies them per agent). */
+	 * before anything starts (team_launch applies them per agent); a
+	 * spending limit only a team keeps needs every model priced. */
+	if (o->ask != NULL || cfg->provider == LLM_SCRIPT)
+		choice.budget = 0;
 	catalog_lookup(cat, cfg->model, &m);
 	if (choice.context_window > 0)
 		m.context_window = choice.context_window;
-	if (catalog_configure(&m, &choice, cfg, err) == -1)
+	if (catalog_price(&m, &choice, err) == -1 ||
+	    catalog_configure(&m, &choice, cfg, err) == -1)
 		return -1;
 	if (o->teammate_model != NULL) {
 		struct llm_config tcfg = *cfg;
 
 		catalog_lookup(cat, o->teammate_model, &m);
-		if (catalog_configure(&m, &choice, &tcfg, err) == -1)
+		if (catalog_price(&m, &choice, err) == -1 ||
+		    catalog_configure(&m, &choice, &tcfg, err) == -1)
 			return -1;
 	}
 	return 0;
@@ -167,6 +176,27 @@ warn_retiring(const struct catalog *cat, const char *id)
 		fprintf(stderr, "huddle: warning: %s\n", msg);
 		log_printf("warning: %s", msg);
 	}
+	free(msg);
+}
+
+/* Says at start, once, that model `id` is not in the catalog and what
+ * huddle assumes of it. */
+static void
+notice_unknown(const struct catalog *cat, const char *id,
+    const struct options *o)
+{
+	struct model_choice choice = model_choice(o);
+	struct model_info m;
+	char *msg, *err = NULL;
+
+	if (catalog_lookup(cat, id, &m))
+		return;
+	choice.budget = 0;
+	if (catalog_price(&m, &choice, &err) == -1)
+		free(err);
+	msg = catalog_assumed(&m);
+	fprintf(stderr, "huddle: notice: %s\n", msg);
+	log_printf("notice: %s", msg);
 	free(msg);
 }
 
@@ -514,6 +544,12 @@ start(const struct options *o)
 	warn_retiring(cat, cfg.model);
 	if (o->teammate_model != NULL)
 		warn_retiring(cat, o->teammate_model);
+	if (cfg.provider != LLM_SCRIPT) {
+		notice_unknown(cat, cfg.model, o);
+		if (o->teammate_model != NULL && strcmp(o->teammate_model,
+		    cfg.model) != 0)
+			notice_unknown(cat, o->teammate_model, o);
+	}
 	log_printf("huddle %s: provider %s, model %s, base URL %s, a key %s",
 	    PACKAGE_VERSION, o->demo ? "script" : options_word(o,
 	    OPT_PROVIDER), cfg.model, cfg.base_url ? cfg.base_url : "-",

@@ -151,6 +151,12 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    .deflt = "no limit",
 	    .help = "start no model call once the team has spent USD "
 	    "(raise it with /budget)" },
+	[OPT_PRICE] = { "price", 0, "IN/OUT", OPTT_PRICE, OPT_GATE,
+	    F(price_in), .what = "IN/OUT, US dollars per million input and "
+	    "output tokens, e.g. 3/15", .deflt = "none",
+	    .help = "the price of a model the catalog has none for, in US "
+	    "dollars per million input/output tokens, e.g. 3/15, so that "
+	    "--max-cost counts it" },
 	[OPT_PASS_ENV] = { "pass-env", 0, "NAME", OPTT_NAMES, OPT_GATE,
 	    F(pass_env), .what = "a variable's name",
 	    .help = "give tools variable NAME although it looks like a "
@@ -359,6 +365,35 @@ options_size(const char *arg, long long *v)
 	return 0;
 }
 
+/* One amount of US dollars of a price: 0 or more, up to a million. */
+static int
+options_amount(const char *s, const char *end, double *v)
+{
+	char *stop;
+
+	if (s == end || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -1;
+	*v = strtod(s, &stop);
+	return stop == end && *v >= 0 && *v <= 1e6 ? 0 : -1;
+}
+
+/* A price "IN/OUT": dollars per million input and output tokens; both
+ * are set, or neither. */
+static int
+options_price(const char *arg, double *in, double *out)
+{
+	const char *slash = strchr(arg, '/');
+	double i, o;
+
+	if (slash == NULL || options_amount(arg, slash, &i) == -1 ||
+	    options_amount(slash + 1, slash + 1 + strlen(slash + 1),
+	    &o) == -1)
+		return -1;
+	*in = i;
+	*out = o;
+	return 0;
+}
+
 /* The index of `arg` among the space-separated `words`, or -1. */
 static int
 options_word_index(const char *words, const char *arg)
@@ -492,6 +527,10 @@ options_read(struct options *o, const struct opt_def *d, const char *value,
 		*FIELD(o, d, double) = v;
 		return 0;
 	}
+	case OPTT_PRICE:
+		if (options_price(value, &o->price_in, &o->price_out) == -1)
+			goto bad;
+		return 0;
 	case OPTT_WORD:
 		if ((i = options_word_index(d->what, value)) == -1)
 			goto bad;

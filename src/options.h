@@ -31,7 +31,7 @@ enum opt_id {
 	OPT_CATALOG, OPT_THINKING, OPT_THINKING_DISPLAY, OPT_REASONING_EFFORT,
 	OPT_MAX_TOKENS, OPT_CONTEXT_WINDOW, OPT_COMPACT_AT, OPT_MAX_ROUNDS,
 	OPT_AUTONOMOUS, OPT_VERIFY, OPT_WORKTREES, OPT_NO_CACHE, OPT_MAX_COST,
-	OPT_PASS_ENV, OPT_WRITABLE, OPT_READABLE, OPT_ALLOW_SOCKET,
+	OPT_PRICE, OPT_PASS_ENV, OPT_WRITABLE, OPT_READABLE, OPT_ALLOW_SOCKET,
 	OPT_ALLOW_LOCAL,
 	OPT_MAX_PROCS, OPT_MAX_MEMORY, OPT_MAX_FILE_SIZE, OPT_TMP_MAX,
 	OPT_TMP_MAX_FILES, OPT_NETWORK,
@@ -52,6 +52,7 @@ enum opt_type {
 	OPTT_DURATION,	/* a duration ("90s", "10m"), at least lo ms */
 	OPTT_SIZE,	/* bytes, or with K, M, G, T */
 	OPTT_DOLLARS,	/* US dollars above 0 */
+	OPTT_PRICE,	/* IN/OUT: two amounts of US dollars, 0 or more */
 	OPTT_WORD,	/* one of the words of `what` */
 	OPTT_THINKING,	/* adaptive, off, or a budget of tokens */
 	OPTT_PATHS,	/* repeatable: existing paths, kept resolved */
@@ -126,6 +127,7 @@ struct options {
 	int64_t		 retry_for, retry_max_delay;	/* ms */
 	long long	 max_memory, max_file_size, tmp_max;
 	double		 max_cost;
+	double		 price_in, price_out;	/* per million tokens */
 	struct opt_list	 pass_env, writable, readable, allow_socket;
 	struct opt_list	 allow_local;
 	json_t		*mcp_servers, *permissions, *roles, *instructions;

@@ -30,17 +30,39 @@ team_model_of(struct team *t, const struct member *m)
 }
 
 /* Fills cfg for talking to model `id` as the catalog and the person's
- * choice say; *info gets what the catalog knows of it. */
+ * choice say; *info gets what the catalog knows of it, and the person's
+ * price where it has none. A model nothing prices is refused while a
+ * spending limit is set (one /budget set counts). */
 static int
 team_model_config(struct team *t, const char *id, struct model_info *info,
     struct llm_config *cfg, char **err)
 {
+	struct model_choice choice = t->opts.choice;
+
 	*cfg = t->opts.llm;
 	cfg->model = id;
 	catalog_lookup(t->opts.catalog, id, info);
 	if (t->opts.choice.context_window > 0)
 		info->context_window = t->opts.choice.context_window;
-	return catalog_configure(info, &t->opts.choice, cfg, err);
+	choice.budget = cfg->provider != LLM_SCRIPT && (choice.budget ||
+	    team_budget(t) > 0);
+	if (catalog_price(info, &choice, err) == -1)
+		return -1;
+	return catalog_configure(info, &choice, cfg, err);
+}
+
+/* Whether an agent of the team already talks to model `id`. */
+static int
+team_model_in_use(struct team *t, const char *id)
+{
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->nagents && !found; i++)
+		found = strcmp(t->agents[i]->model_id, id) == 0;
+	pthread_mutex_unlock(&t->lock);
+	return found;
 }
 
 int
@@ -76,11 +98,15 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->model.id = a->model_id;
 	context_init(a);
 	cfg.compact_trigger = context_trigger(a);
-	if (!a->model.known && cfg.provider != LLM_SCRIPT)
-		event_notice(&t->events, a->name, "%s is not in the model "
-		    "catalog: huddle assumes a small context and output, and "
-		    "no price (see --models, --context-window, --max-tokens)",
-		    a->model_id);
+	/* Said once for each model the catalog lacks, with what huddle
+	 * assumes of it. */
+	if (!a->model.known && cfg.provider != LLM_SCRIPT &&
+	    !team_model_in_use(t, a->model_id)) {
+		char *msg = catalog_assumed(&a->model);
+
+		event_notice(&t->events, a->name, "%s", msg);
+		free(msg);
+	}
 	cfg.agent = a->name;
 	a->llm = llm_client_new(&cfg);
 	pthread_mutex_lock(&t->lock);

@@ -311,8 +311,11 @@ tool_spawn_teammate(struct agent *a, json_t *in, struct tool_output *o)
 	model = s.model;
 	if (model != NULL && !catalog_lookup(a->team->opts.catalog, model,
 	    &info))
-		notice = xasprintf("; %s is not in the model catalog, so it "
-		    "runs with cautious limits", model);
+		notice = info.family ? xasprintf("; %s is not in the model "
+		    "catalog, so it runs with the limits and rules of %s, the "
+		    "nearest of its family", model, info.family) :
+		    xasprintf("; %s is not in the model catalog, so it runs "
+		    "with cautious limits", model);
 	tool_ok(o, "spawned %s (%s)%s%s%s%s%s; it starts on your prompt now and "
 	    "you will hear when it is idle", name, role, s.worktree ||
 	    a->team->opts.worktrees ? " in its own worktree on branch huddle/" :

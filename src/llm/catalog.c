@@ -67,8 +67,9 @@ catalog_bool(json_t *o, const char *key, int *out, const char **why)
 	return 0;
 }
 
+/* Reads one rate of a price band; -1 with *why when it is wrong. */
 static int
-catalog_price(json_t *prices, const char *key, double *out,
+catalog_rate(json_t *prices, const char *key, double *out,
     const char **why)
 {
 	json_t *v = json_object_get(prices, key);
@@ -136,11 +137,11 @@ static int
 catalog_rates(json_t *prices, struct model_rates *r, const char **why)
 {
 	memset(r, 0, sizeof *r);
-	return catalog_price(prices, "input", &r->input, why) |
-	    catalog_price(prices, "output", &r->output, why) |
-	    catalog_price(prices, "cache_write_5m", &r->cache_write_5m,
-	    why) | catalog_price(prices, "cache_write_1h", &r->cache_write_1h,
-	    why) | catalog_price(prices, "cache_read", &r->cache_read, why);
+	return catalog_rate(prices, "input", &r->input, why) |
+	    catalog_rate(prices, "output", &r->output, why) |
+	    catalog_rate(prices, "cache_write_5m", &r->cache_write_5m,
+	    why) | catalog_rate(prices, "cache_write_1h", &r->cache_write_1h,
+	    why) | catalog_rate(prices, "cache_read", &r->cache_read, why);
 }
 
 /* Reads the fields shared by a model and the unknown-model defaults. */
@@ -460,35 +461,171 @@ catalog_default_model(const struct catalog *c)
 	return c->default_model;
 }
 
-/* The index of id, or -1. */
+/* The index of the first len bytes of id, or -1. */
 static long
-catalog_index(const struct catalog *c, const char *id)
+catalog_index(const struct catalog *c, const char *id, size_t len)
 {
-	json_t *v = json_object_get(c->aliases, id);
+	char *key = xmalloc(len + 1);
+	json_t *v;
 
+	memcpy(key, id, len);
+	key[len] = '\0';
+	v = json_object_get(c->aliases, key);
+	free(key);
 	return v != NULL ? (long)json_integer_value(v) : -1;
+}
+
+/* Whether the n bytes at s are all digits. */
+static int
+catalog_digits(const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (!isdigit((unsigned char)s[k]))
+			return 0;
+	return 1;
+}
+
+/* The length of id without a snapshot date at its end, -YYYYMMDD or
+ * -YYYY-MM-DD; strlen(id) when it ends in none. */
+static size_t
+catalog_undated(const char *id)
+{
+	size_t len = strlen(id);
+
+	if (len > 9 && id[len - 9] == '-' && catalog_digits(id + len - 8, 8))
+		return len - 9;
+	if (len > 11 && id[len - 11] == '-' && id[len - 6] == '-' &&
+	    id[len - 3] == '-' && catalog_digits(id + len - 10, 4) &&
+	    catalog_digits(id + len - 5, 2) && catalog_digits(id + len - 2, 2))
+		return len - 11;
+	return len;
+}
+
+/* What a model's name tells of its kin. */
+struct catalog_kin {
+	size_t		 prefix;	/* of the family's ids, e.g. 6 for
+					 * "claude-opus-"; 0: no family */
+	long		 version[4];	/* 4-8 or 6.2: {4, 8}, {6, 2} */
+	const char	*tier;		/* "sol", "mini"; "" when none */
+	size_t		 tierlen;
+};
+
+/* Reads the first len bytes of id (a date already left out) into *k: its
+ * family's prefix, "claude-WORD-", "gpt-" or "o" before a digit; the
+ * numbers of its version, joined by '.' or '-' (a group of six digits or
+ * more is a date and ends it); and its last word when that is letters. */
+static void
+catalog_kin(const char *id, size_t len, struct catalog_kin *k)
+{
+	const char *p, *end = id + len, *w;
+	size_t n, i = 0;
+
+	memset(k, 0, sizeof *k);
+	k->tier = "";
+	if (len > 7 && strncmp(id, "claude-", 7) == 0) {
+		for (p = id + 7; p < end && isalpha((unsigned char)*p); p++)
+			;
+		if (p == id + 7 || p >= end || *p != '-')
+			return;
+		k->prefix = (size_t)(p - id) + 1;
+	} else if (len > 4 && strncmp(id, "gpt-", 4) == 0)
+		k->prefix = 4;
+	else if (len > 1 && id[0] == 'o')
+		k->prefix = 1;
+	else
+		return;
+	for (p = id + k->prefix; p < end && isdigit((unsigned char)*p); ) {
+		for (n = 0; p + n < end && isdigit((unsigned char)p[n]); n++)
+			;
+		if (n >= 6)
+			break;
+		if (i < sizeof k->version / sizeof *k->version)
+			k->version[i++] = strtol(p, NULL, 10);
+		p += n;
+		if (p + 1 < end && (*p == '.' || *p == '-') &&
+		    isdigit((unsigned char)p[1]))
+			p++;
+		else
+			break;
+	}
+	if (i == 0) {		/* no version: no family told */
+		k->prefix = 0;
+		return;
+	}
+	for (w = end; w > id && w[-1] != '-'; w--)
+		;
+	for (p = w; p < end && isalpha((unsigned char)*p); p++)
+		;
+	if (w > id + k->prefix && w < end && p == end) {
+		k->tier = w;
+		k->tierlen = (size_t)(end - w);
+	}
+}
+
+/* Compares two versions, as strcmp does. */
+static int
+catalog_version_cmp(const long *a, const long *b)
+{
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* The entry whose limits and rules model id (not in the catalog) takes:
+ * of its family's entries (of its tier first, when it names one), the
+ * newest not newer than it; NULL when there is none. */
+static const struct model_info *
+catalog_family(const struct catalog *c, const char *id)
+{
+	const char *bare = strrchr(id, '/') ? strrchr(id, '/') + 1 : id;
+	const struct model_info *m, *best = NULL;
+	struct catalog_kin want, k, bestk;
+	size_t i, len;
+	int pass;
+
+	catalog_kin(bare, catalog_undated(bare), &want);
+	if (want.prefix == 0)
+		return NULL;
+	for (pass = want.tierlen > 0 ? 0 : 1; pass < 2 && best == NULL;
+	    pass++) {
+		for (i = 0; i < c->n; i++) {
+			m = &c->models[i];
+			len = catalog_undated(m->id);
+			if (strncmp(m->id, bare, want.prefix) != 0)
+				continue;
+			catalog_kin(m->id, len, &k);
+			if (k.prefix != want.prefix || (pass == 0 &&
+			    (k.tierlen != want.tierlen || strncmp(k.tier,
+			    want.tier, k.tierlen) != 0)))
+				continue;
+			if (catalog_version_cmp(k.version, want.version) > 0)
+				continue;
+			if (best == NULL || catalog_version_cmp(k.version,
+			    bestk.version) > 0) {
+				best = m;
+				bestk = k;
+			}
+		}
+	}
+	return best;
 }
 
 int
 catalog_lookup(const struct catalog *c, const char *id,
     struct model_info *out)
 {
-	long i = catalog_index(c, id);
-	size_t len = strlen(id), k;
+	long i = catalog_index(c, id, strlen(id));
+	const struct model_info *f;
 
-	/* "claude-x-20261001" is "claude-x" when only that is listed. */
-	if (i < 0 && len > 9 && id[len - 9] == '-') {
-		char *base = xstrdup(id);
-
-		for (k = len - 8; k < len && isdigit((unsigned char)id[k]);
-		    k++)
-			;
-		if (k == len) {
-			base[len - 9] = '\0';
-			i = catalog_index(c, base);
-		}
-		free(base);
-	}
+	/* "claude-x-20261001" or "gpt-x-2026-10-01" is "claude-x" or
+	 * "gpt-x" when only that is listed. */
+	if (i < 0)
+		i = catalog_index(c, id, catalog_undated(id));
 	if (i >= 0) {
 		*out = c->models[i];
 		out->id = id;
@@ -497,6 +634,22 @@ catalog_lookup(const struct catalog *c, const char *id,
 	*out = c->unknown;
 	out->id = id;
 	out->name = id;
+	if ((f = catalog_family(c, id)) == NULL)
+		return 0;
+	/* Its family's limits and rules; never its prices. */
+	out->family = f->id;
+	out->context_window = f->context_window;
+	out->max_output = f->max_output;
+	out->thinking = f->thinking;
+	out->thinking_always_on = f->thinking_always_on;
+	out->thinking_off = f->thinking_off;
+	out->thinking_budget = f->thinking_budget;
+	out->thinking_display = f->thinking_display;
+	out->words_in_thinking = f->words_in_thinking;
+	out->forced_tool_choice = f->forced_tool_choice;
+	out->sampling_params = f->sampling_params;
+	out->cache_min_tokens = f->cache_min_tokens;
+	out->reasoning_effort = f->reasoning_effort;
 	return 0;
 }
 
@@ -562,18 +715,26 @@ catalog_cost(const struct model_prices *p, const struct llm_usage *u)
  * request is allowed to: such requests stream (doc/models.md). */
 #define CATALOG_STREAM_ABOVE	21333
 
+/* Whether model m follows known rules: the catalog's entry, or that of
+ * its family. */
+static int
+catalog_ruled(const struct model_info *m)
+{
+	return m->known || m->family != NULL;
+}
+
 /* The thinking the person's choice comes to for model m. */
 static int
 catalog_thinking(const struct model_info *m, const struct model_choice *ch,
     struct llm_config *cfg, char **err)
 {
-	enum model_thinking mt = m->known ? m->thinking :
+	enum model_thinking mt = catalog_ruled(m) ? m->thinking :
 	    MODEL_THINKING_ADAPTIVE;	/* an unknown model: as asked */
 
 	cfg->thinking = LLM_THINKING_UNSET;
 	switch (ch->thinking) {
 	case LLM_THINKING_UNSET:
-		if (m->known && mt == MODEL_THINKING_ADAPTIVE)
+		if (catalog_ruled(m) && mt == MODEL_THINKING_ADAPTIVE)
 			cfg->thinking = LLM_THINKING_ADAPTIVE;
 		return 0;
 	case LLM_THINKING_DISABLED:
@@ -602,13 +763,13 @@ catalog_thinking(const struct model_info *m, const struct model_choice *ch,
 		cfg->thinking = LLM_THINKING_ADAPTIVE;
 		return 0;
 	case LLM_THINKING_BUDGET:
-		if (m->known && !m->thinking_budget) {
+		if (catalog_ruled(m) && !m->thinking_budget) {
 			*err = xasprintf("%s takes no thinking budget: %s",
 			    m->id, mt == MODEL_THINKING_NONE ? "it does not "
 			    "think" : "use --thinking adaptive or off");
 			return -1;
 		}
-		if (m->known && mt != MODEL_THINKING_MANUAL) {
+		if (catalog_ruled(m) && mt != MODEL_THINKING_MANUAL) {
 			*err = xasprintf("%s %s", m->id, mt ==
 			    MODEL_THINKING_NONE ? "does not think" : "thinks "
 			    "adaptively: use --thinking adaptive or off");
@@ -652,9 +813,9 @@ catalog_configure(const struct model_info *m,
 	cfg->max_tokens = (int)(max > 0 ? max : 4096);
 	cfg->reasoning_effort = ch->reasoning_effort != NULL ?
 	    ch->reasoning_effort : m->reasoning_effort;
-	/* An unknown model is taken not to reason: asking one that does
-	 * not for its reasoning is refused on every call. */
-	cfg->reasons = m->known && m->thinking != MODEL_THINKING_NONE;
+	/* A model of no known family is taken not to reason: asking one
+	 * that does not for its reasoning is refused on every call. */
+	cfg->reasons = catalog_ruled(m) && m->thinking != MODEL_THINKING_NONE;
 	if (catalog_thinking(m, ch, cfg, err) == -1)
 		return -1;
 	cfg->forced_tool_choice = m->forced_tool_choice;
@@ -667,4 +828,69 @@ catalog_configure(const struct model_info *m,
 		cfg->thinking_display = ch->display_omitted ? "omitted" :
 		    "summarized";
 	return 0;
+}
+
+int
+catalog_price(struct model_info *m, const struct model_choice *ch,
+    char **err)
+{
+	if (m->prices.input > 0 || m->prices.output > 0)
+		return 0;
+	if (ch->priced) {
+		/* Cached input is billed as input: over rather than under
+		 * the reads, which is what a limit wants. */
+		memset(&m->prices, 0, sizeof m->prices);
+		m->prices.input = ch->price_in;
+		m->prices.output = ch->price_out;
+		m->prices.cache_write_5m = m->prices.cache_write_1h =
+		    m->prices.cache_read = ch->price_in;
+		return 0;
+	}
+	if (!ch->budget)
+		return 0;
+	*err = xasprintf("%s has no price in the model catalog, so "
+	    "--max-cost cannot count what it spends: give its price with "
+	    "--price IN/OUT (US dollars per million input and output tokens, "
+	    "e.g. --price 3/15) or in your model catalog (doc/models.md)",
+	    m->id);
+	return -1;
+}
+
+/* How model m thinks, in words. */
+static const char *
+catalog_thinking_words(const struct model_info *m)
+{
+	if (m->thinking_always_on)
+		return "always on";
+	return m->thinking == MODEL_THINKING_ADAPTIVE ? "adaptive" :
+	    m->thinking == MODEL_THINKING_MANUAL ? "with a budget" : "none";
+}
+
+char *
+catalog_assumed(const struct model_info *m)
+{
+	char *price, *s;
+
+	if (m->prices.input > 0 || m->prices.output > 0)
+		price = xasprintf("prices it at $%g and $%g per million input "
+		    "and output tokens", m->prices.input, m->prices.output);
+	else
+		price = xstrdup("knows no price for it (--price IN/OUT gives "
+		    "one)");
+	if (m->family != NULL)
+		s = xasprintf("%s is not in the model catalog: huddle takes "
+		    "the limits and rules of %s, the nearest of its family (a "
+		    "%lld-token window, replies of up to %lld tokens, thinking "
+		    "%s), and %s", m->id, m->family,
+		    (long long)m->context_window, (long long)m->max_output,
+		    catalog_thinking_words(m), price);
+	else
+		s = xasprintf("%s is not in the model catalog: huddle assumes "
+		    "a %lld-token window, replies of up to %lld tokens and no "
+		    "thinking unless asked, and %s (see --models, "
+		    "--context-window, --max-tokens)", m->id,
+		    (long long)m->context_window, (long long)m->max_output,
+		    price);
+	free(price);
+	return s;
 }

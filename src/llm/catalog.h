@@ -7,7 +7,10 @@
  * where each comes from), built into the program and replaceable at run
  * time with --catalog FILE; a person's own catalog (catalog_user.c) adds
  * models or changes fields on top of it. A model the catalog does not
- * know still works, with the defaults of the file's "unknown_model" entry.
+ * know still works: with the limits and rules of its family's nearest
+ * entry where its name tells the family (claude-opus-…, gpt-…), else
+ * with the defaults of the file's "unknown_model" entry; either way with
+ * no price unless the person gives one (--price).
  *
  * A catalog is read once, before any thread starts, and only read after.
  */
@@ -93,6 +96,9 @@ struct model_info {
 	const char		*origin;	/* "built-in", "user file" or
 						 * "built-in, changed by user
 						 * file" */
+	const char		*family;	/* not in the catalog: the id of
+						 * the entry whose limits and
+						 * rules it took, or NULL */
 };
 
 struct catalog;
@@ -117,10 +123,16 @@ void catalog_free(struct catalog *c);
 const char *catalog_default_model(const struct catalog *c);
 
 /*
- * Fills *out for model `id` (an id, an alias, or an id with a date suffix
- * the catalog lists without one). Returns 1 when the catalog knows it;
- * else 0, with the unknown-model defaults and out->id = id. The strings
- * belong to the catalog and to `id`.
+ * Fills *out for model `id` (an id, an alias, or an id with a date suffix,
+ * -YYYYMMDD or -YYYY-MM-DD, the catalog lists without one). Returns 1 when
+ * the catalog knows it; else 0, with out->id = id and no price, and the
+ * window, largest output and thinking rules of its family's entry
+ * (out->family names it) where the name tells the family: of the entries
+ * whose ids start as its does (claude-opus-, claude-sonnet-, gpt-, …;
+ * for gpt- and o- the same tier word, sol, mini …, where one has it),
+ * the newest that is not newer than it by the version in the id. A model
+ * older than every entry of its family, or of none, gets the
+ * unknown-model defaults. The strings belong to the catalog and to `id`.
  */
 int catalog_lookup(const struct catalog *c, const char *id,
     struct model_info *out);
@@ -138,7 +150,26 @@ struct model_choice {
 	int64_t			 context_window; /* replaces the catalog's */
 	int			 display_omitted; /* no thinking summaries */
 	const char		*reasoning_effort; /* replaces the catalog's */
+	int			 budget;	/* a spending limit is set */
+	int			 priced;	/* --price was given: */
+	double			 price_in;	/* US dollars per million */
+	double			 price_out;	/* input / output tokens */
 };
+
+/*
+ * The price of a model the catalog has none for (input and output both
+ * 0): the person's --price, when given, becomes m's (input, cache reads
+ * and cache writes at IN, output at OUT). Returns 0; or -1 with *err
+ * (malloc'd) when m has no price, none was given and a spending limit is
+ * set, which could not count what m spends.
+ */
+int catalog_price(struct model_info *m, const struct model_choice *choice,
+    char **err);
+
+/* For a model the catalog does not know: a sentence saying so and what
+ * huddle assumes of it, its window, output, thinking and price
+ * (malloc'd). */
+char *catalog_assumed(const struct model_info *m);
 
 /*
  * Sets cfg's max_tokens, thinking and streaming for model m and the

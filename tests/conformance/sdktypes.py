@@ -20,20 +20,17 @@ runs must also have shown each shape the test is there to check
 
 The SDKs and TypeScript are pinned in package.json and package-lock.json
 beside this file (doc/conformance.md); `npm ci` installs them under the
-build tree, once, and again when the pins change. Without node or npm the
-test is skipped (status 77).
+build tree, once, and again when the pins change (sdkinstall.py, shared
+with catalog.py). Without node or npm the test is skipped (status 77).
 
 A self-test proves the oracle can fail: a copy of one body of each type
 with a property no API has must be refused by tsc.
 """
 
 import datetime
-import fcntl
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -43,18 +40,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 # Each run names its provider itself, whatever API the team tests are
 # set to speak (fakellm_client reads this when it is imported).
 os.environ["HUDDLE_TEST_API"] = "anthropic"
-from fakellm_client import (API_KEY, SLOW, TOP_BUILDDIR,  # noqa: E402
-                            TOP_SRCDIR, FakeLLM, run_huddle)
+from fakellm_client import (API_KEY, SLOW, TOP_SRCDIR,  # noqa: E402
+                            FakeLLM, run_huddle)
 from team_driver import Huddle, call, ev, expect, notes, say  # noqa: E402
 
-SOURCE = os.path.join(TOP_SRCDIR, "tests", "conformance")
-# node_modules lives in the build tree: the source tree may be read-only
-# (make distcheck).
-SDK_DIR = os.path.abspath(os.path.join(TOP_BUILDDIR, "tests", "conformance",
-                                       "sdk"))
-PINS = ("package.json", "package-lock.json")
-STAMP = os.path.join(SDK_DIR, "node_modules", ".huddle-pins")
-TSC = os.path.join(SDK_DIR, "node_modules", ".bin", "tsc")
+sys.path.insert(0, HERE)
+from sdkinstall import SDK_DIR, TSC, install_sdks, versions  # noqa: E402
+
 REQUESTS_TS = "requests.ts"
 SELFTEST_TS = "selftest.ts"
 UNKNOWN_FIELD = "huddle_unknown_field"
@@ -77,71 +69,6 @@ TYPES = {
 }
 PATHS = {"/v1/messages": "anthropic", "/v1/responses": "responses",
          "/v1/chat/completions": "chat"}
-
-
-# -- the SDKs and tsc ------------------------------------------------------
-
-def pins_digest():
-    """A digest of the pinned package.json and package-lock.json."""
-    h = hashlib.sha256()
-    for name in PINS:
-        with open(os.path.join(SOURCE, name), "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()
-
-
-def install_sdks():
-    """Installs the pinned packages under the build tree when they are
-    missing or the pins changed; returns nothing, exits 77 without node
-    or npm and 99 when npm ci fails."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        print("conformance: skipped, no node/npm (install nodejs and npm "
-              "to check requests against the SDKs' types)")
-        sys.exit(77)
-    want = pins_digest()
-    os.makedirs(SDK_DIR, exist_ok=True)
-    # Other conformance tests install the same packages, maybe at the
-    # same time (make check -j): one installs, the others wait for it.
-    with open(os.path.join(SDK_DIR, ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _install_locked(npm, want)
-
-
-def _install_locked(npm, want):
-    try:
-        with open(STAMP) as f:
-            if f.read().strip() == want and os.path.exists(TSC):
-                return
-    except OSError:
-        pass
-    for name in PINS:
-        src, dst = os.path.join(SOURCE, name), os.path.join(SDK_DIR, name)
-        if not (os.path.exists(dst) and os.path.samefile(src, dst)):
-            shutil.copyfile(src, dst)
-    env = dict(os.environ, npm_config_update_notifier="false")
-    start = time.monotonic()
-    r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=SDK_DIR,
-                       env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=600)
-    if r.returncode != 0 or not os.path.exists(TSC):
-        print("conformance: npm ci in %s failed (status %d):\n%s"
-              % (SDK_DIR, r.returncode,
-                 r.stdout.decode(errors="replace")[-3000:]))
-        sys.exit(99)
-    with open(STAMP, "w") as f:
-        f.write(want + "\n")
-    print("conformance: npm ci took %.1f s" % (time.monotonic() - start))
-
-
-def versions():
-    """The installed versions of the pinned packages, for the log."""
-    out = []
-    for pkg in ("@anthropic-ai/sdk", "openai", "typescript"):
-        path = os.path.join(SDK_DIR, "node_modules", pkg, "package.json")
-        with open(path) as f:
-            out.append("%s %s" % (pkg, json.load(f)["version"]))
-    return ", ".join(out)
 
 
 # -- the runs --------------------------------------------------------------
@@ -575,7 +502,7 @@ def typecheck(bodies):
 
 def main():
     start = time.monotonic()
-    install_sdks()
+    install_sdks("conformance")
     print("conformance: %s" % versions())
     captured, plan = time.monotonic(), runs()
     with FakeLLM() as fake:

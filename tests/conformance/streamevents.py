@@ -2,7 +2,7 @@
 """Every stream event of the providers' own SDKs has its row in
 doc/models.md ("Every stream event"): what huddle does with it, or why it
 is safely ignored. The unions are read from the SDKs' type files at the
-pinned versions (the install of sdktypes.py): Anthropic's beta
+pinned versions (sdkinstall.py): Anthropic's beta
 BetaRawMessageStreamEvent, BetaRawContentBlockDelta and BetaContentBlock,
 and OpenAI's ResponseStreamEvent. A type the SDK has and the table lacks
 fails the test, so an SDK update that brings a new event is noticed.
@@ -15,7 +15,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sdktypes import SDK_DIR, install_sdks, versions  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from sdkinstall import SDK_DIR, install_sdks, versions  # noqa: E402
 from fakellm_client import TOP_SRCDIR  # noqa: E402
 
 ANTHROPIC = os.path.join("@anthropic-ai", "sdk", "resources", "beta",

@@ -52,9 +52,11 @@ SUMMARIES = ("auto", "concise", "detailed")
 # (https://developers.openai.com/api/docs/models/gpt-5.4): asked nothing,
 # it does not reason.
 DEFAULT_EFFORT = {"gpt-5.4": "none", "gpt-5.1": "none"}
-# Models whose page says they refuse some efforts.
+# Models whose page says they refuse some efforts, or lists the efforts
+# they take without these (the Models page: GPT-6 Astra takes low to max).
 REFUSED_EFFORTS = {"gpt-6.1-sol": ("none", "minimal"),
-                   "gpt-6.2-sol": ("none", "minimal")}
+                   "gpt-6.2-sol": ("none", "minimal"),
+                   "gpt-6-astra": ("none", "minimal")}
 ENCRYPTED_INCLUDE = "reasoning.encrypted_content"
 MIN_OUTPUT_TOKENS = 16
 

@@ -83,6 +83,16 @@ MODELS = {
     "claude-fable-5-1": _rules(None, False, False, False, "omitted", True),
     # Fable 5.2 (released 2026-11-09) is of the same family: always on.
     "claude-fable-5-2": _rules(None, False, False, False, "omitted", True),
+    # Introducing Claude Fable 5 and Claude Mythos 5 (https://platform.
+    # claude.com/docs/en/models/fable-5/introducing-claude-fable-5-and-
+    # claude-mythos-5) and their migration guide: adaptive thinking is the
+    # only mode, "disabled" and a budget are 400s, so are non-default
+    # sampling parameters; thinking text only when a display asks for it.
+    # Always thinking, they take no forced tool choice (Extended thinking,
+    # "Feature compatibility", below). Mythos 5 shares Fable 5's
+    # specifications (the Fable 5 overview).
+    "claude-fable-5": _rules(None, False, False, False, "omitted", False),
+    "claude-mythos-5": _rules(None, False, False, False, "omitted", False),
     # What's new in Claude Sonnet 5.5 (above): between_tools instead of
     # disabled ("only Claude Sonnet 5.5 accepts between_tools",
     # Troubleshooting thinking); forced tool use returns an error; text
@@ -104,6 +114,18 @@ MODELS = {
     "claude-opus-5": _rules("disabled", False, False, True, "omitted", False),
     "claude-sonnet-5": _rules("disabled", False, False, True, "omitted",
                               False),
+    # Opus 4.8 and 4.7: adaptive thinking, off unless asked ("thinking is
+    # on by default" is among Opus 5's breaking changes for code running
+    # on Opus 4.8, the Opus 5 overview) and turned off with "disabled";
+    # a budget is refused from 4.7 on (Troubleshooting thinking; the
+    # Bedrock model card of Opus 4.7: "thinking.type: adaptive only");
+    # the display defaults to "omitted" from Opus 4.7 on. Sampling
+    # parameters as on the 5.x models (not confirmed on a page; huddle
+    # sends none).
+    "claude-opus-4-8": _rules("disabled", False, False, True, "omitted",
+                              False, default_on=False),
+    "claude-opus-4-7": _rules("disabled", False, False, True, "omitted",
+                              False, default_on=False),
     # Troubleshooting thinking: extended thinking is deprecated on the 4.6
     # models (requests using it still succeed); display defaults to
     # "summarized" on Opus 4.6 and earlier. Thinking is off unless asked.
@@ -111,9 +133,12 @@ MODELS = {
                               False, default_on=False),
     "claude-sonnet-4-6": _rules("disabled", True, True, True, "summarized",
                                 False, default_on=False),
-    # Claude 4.5 and earlier: extended thinking is the only mode.
+    # Claude 4.5 and earlier: extended thinking is the only mode (the
+    # Opus 4.5 overview: "Thinking: Extended").
     "claude-sonnet-4-5": _rules("disabled", True, True, True, "summarized",
                                 False, default_on=False, adaptive=False),
+    "claude-opus-4-5": _rules("disabled", True, True, True, "summarized",
+                              False, default_on=False, adaptive=False),
     "claude-haiku-4-5": _rules("disabled", True, True, True, "summarized",
                                False, default_on=False, adaptive=False),
 }

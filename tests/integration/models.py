@@ -5,8 +5,9 @@ the fake LLM server speaking as today's models do (thinking on).
 Covers the thinking round trip in tool loops with the requests of every
 agent extending the one before, thinking kept out of what the lead hears,
 a teammate on its own model, usage with its cache figures and price (kept
-across --resume), the spending limit and /budget, and interrupting a model
-call and a running command.
+across --resume), the spending limit and /budget, a model with no price
+refused under the limit unless --price gives one, and interrupting a
+model call and a running command.
 """
 
 import json
@@ -18,7 +19,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "fakellm"))
-from fakellm_client import FakeLLM, Results  # noqa: E402
+from fakellm_client import API_KEY, FakeLLM, Results, run_huddle  # noqa: E402
 import eventdoc  # noqa: E402
 from team_driver import (Huddle, call, contains, ev, expect, notes,  # noqa: E402
                          say)
@@ -262,6 +263,57 @@ def test_budget_stops_new_calls(fake):
         quit_cleanly(h)
 
 
+def test_unpriced_model_needs_a_price(fake):
+    """--max-cost cannot count a model with no price: huddle refuses to
+    start, in a sentence that says how to give one; with --price it starts,
+    says what it assumes of the model, and bills its tokens at that price;
+    a teammate spawned on a model with no price is refused while a limit
+    is set."""
+    fake.reset()
+    cat = catalog_file()
+    env = {"ANTHROPIC_API_KEY": API_KEY,
+           "ANTHROPIC_BASE_URL": fake.anthropic_url}
+    work = tempfile.mkdtemp(prefix="huddle-team-")
+    status, out, err, _, _ = run_huddle(
+        ["--headless", "--workdir", work, "--catalog", cat, "--model",
+         "mystery-model-9", "--max-cost", "1"], env=env, timeout=20)
+    expect(status == 2 and "mystery-model-9 has no price" in err and
+           "--price IN/OUT" in err, "status %d: %r" % (status, err))
+    expect(out == "" and not fake.requests(), "it started anyway: %r" % out)
+
+    usage = {"input_tokens": 100000, "output_tokens": 1000}
+    fake.script(say("lead", "Priced.", usage=usage))
+    with Huddle(fake, args=["--catalog", cat, "--model", "mystery-model-9",
+                            "--max-cost", "5", "--price", "3/15"]) as h:
+        note = h.wait(ev("notice", message=contains("not in the model "
+                                                    "catalog")),
+                      what="what huddle assumes of the model")
+        expect("prices it at $3 and $15" in note["message"], note)
+        h.send("go")
+        used = h.wait(ev("usage", "lead"), what="the lead's usage")
+        # Every input token, cached or not, at $3/M; output at $15/M.
+        given = {"input": 3, "output": 15, "cache_write_5m": 3,
+                 "cache_read": 3}
+        expect(used["input_tokens"] == 100000 and
+               abs(used["cost_usd"] - usage_cost(used, given)) < 1e-9,
+               used)
+        quit_cleanly(h)
+    expect("not in the model catalog" in h.stderr.decode(),
+           "no notice at start: %r" % h.stderr)
+
+    fake.reset()
+    fake.script(call("lead", "spawn_teammate", name="bob", role="tester",
+                     prompt="Say hi.", model="mystery-model-9"),
+                say("lead", "Bob could not start."))
+    with Huddle(fake, args=["--catalog", cat, "--max-cost", "5"]) as h:
+        h.send("go")
+        res = h.wait(ev("tool_result", "lead", tool="spawn_teammate"),
+                     what="the spawn refused")
+        expect(res["is_error"] and "no price" in res["output"], res)
+        h.wait_text("lead", "Bob could not start.")
+        quit_cleanly(h)
+
+
 def test_interrupt_a_model_call(fake):
     fake.reset()
     fake.script(
@@ -350,6 +402,8 @@ def main():
               test_teammate_model_and_cost, fake)
         r.run("--max-cost stops new calls; /budget raises it",
               test_budget_stops_new_calls, fake)
+        r.run("--max-cost refuses a model with no price; --price gives one",
+              test_unpriced_model_needs_a_price, fake)
         r.run("Esc-style interrupt of a model call", test_interrupt_a_model_call,
               fake)
         r.run("interrupt of a running command", test_interrupt_a_running_command,

@@ -1,7 +1,9 @@
 /*
  * Unit tests of llm/catalog: reading the model catalog, finding a model,
- * what a request asks of it, what its usage costs in which price band,
- * when it retires, and a person's own catalog merged over the built-in.
+ * what a model the catalog lacks takes from its family, what a request
+ * asks of it, what its usage costs in which price band, a spending limit
+ * refusing a model with no price unless --price gives one, when it
+ * retires, and a person's own catalog merged over the built-in.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 
 #include "llm/catalog.h"
 #include "llm/catalog_user.h"
+#include "options.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -380,10 +383,12 @@ noon(const char *day)
 	return timegm(&tm);
 }
 
-/* The built-in catalog as the platform's pages gave it on 2026-11-26:
- * per-model cache reads on the 5.x models, Haiku 5.5's second band, Fable
- * 5.2, the 1M windows of the 4.6 models, Sonnet 4.5's retirement, and a
- * source and a date for every price. */
+/* The built-in catalog as the platforms' pages gave it on 2026-11-26 and
+ * 2026-11-28: per-model cache reads on the 5.x models, Haiku 5.5's second
+ * band, Fable 5.2, the 1M windows of the 4.6 models, Sonnet 4.5's
+ * retirement, the models added on 2026-11-28 and the second band of the
+ * GPT models priced higher above 272K input tokens, and a source and a
+ * date for every price. */
 START_TEST(builtin_prices_follow_the_pages)
 {
 	char *err = NULL;
@@ -417,6 +422,30 @@ START_TEST(builtin_prices_follow_the_pages)
 	    1);
 	ck_assert_str_eq(m.retires, "2026-11-30");
 	ck_assert_str_eq(m.replacement, "claude-sonnet-5-5");
+	ck_assert_int_eq(catalog_lookup(c, "claude-opus-4-8", &m), 1);
+	ck_assert_double_eq_tol(m.prices.input, 5, 1e-9);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.5, 1e-9);
+	ck_assert_int_eq(m.thinking_budget, 0);
+	ck_assert_int_eq(catalog_lookup(c, "claude-fable-5", &m), 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 1, 1e-9);
+	ck_assert_int_eq(m.thinking_always_on, 1);
+	ck_assert_int_eq(catalog_lookup(c, "claude-opus-4-5-20251101", &m), 1);
+	ck_assert_int_eq(m.context_window, 200000);
+	ck_assert_int_eq(m.thinking, MODEL_THINKING_MANUAL);
+	/* gpt-6.2-sol: above 272,000 input tokens, input and cache x2,
+	 * output x1.5, for the whole request. */
+	ck_assert_int_eq(catalog_lookup(c, "gpt-6.2-sol", &m), 1);
+	ck_assert_int_eq(m.prices.long_above, 272000);
+	ck_assert_double_eq_tol(m.prices.long_rates.input, 4, 1e-9);
+	ck_assert_double_eq_tol(m.prices.long_rates.cache_read, 0.2, 1e-9);
+	ck_assert_double_eq_tol(m.prices.long_rates.output, 15, 1e-9);
+	ck_assert_int_eq(catalog_lookup(c, "gpt-6.1-terra", &m), 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.05, 1e-9);
+	ck_assert_double_eq_tol(m.prices.long_rates.output, 7.5, 1e-9);
+	ck_assert_int_eq(m.thinking_always_on, 0);
+	ck_assert_int_eq(catalog_lookup(c, "gpt-6-astra", &m), 1);
+	ck_assert_int_eq(m.thinking_always_on, 1);
+	ck_assert_double_eq_tol(m.prices.cache_read, 1, 1e-9);
 	for (i = 0; (mi = catalog_model(c, i)) != NULL; i++) {
 		ck_assert_msg(*mi->prices_source.url != '\0' &&
 		    *mi->prices_source.checked != '\0', "%s", mi->id);
@@ -634,6 +663,230 @@ START_TEST(user_catalog_path_follows_xdg)
 }
 END_TEST
 
+/* Looks model id up in c; returns what catalog_lookup says. */
+static int
+lookup(struct catalog *c, const char *id, struct model_info *m)
+{
+	memset(m, 0xa5, sizeof *m);
+	return catalog_lookup(c, id, m);
+}
+
+/* A model the catalog lacks takes the window, output and thinking rules
+ * (never the prices) of its family's newest entry not newer than it; one
+ * of no family, or older than all of it, the unknown-model defaults. */
+START_TEST(unknown_models_take_their_familys_rules)
+{
+	static const struct {
+		const char	*id;
+		const char	*family;	/* NULL: none */
+	} cases[] = {
+		{ "claude-opus-4-9", "claude-opus-4-8" },
+		{ "claude-opus-6", "claude-opus-5-5" },
+		{ "claude-opus-5-6-20270101", "claude-opus-5-5" },
+		{ "claude-sonnet-5-7", "claude-sonnet-5-5" },
+		{ "claude-haiku-6", "claude-haiku-5-5" },
+		{ "claude-fable-5-3", "claude-fable-5-2" },
+		{ "claude-mythos-5-2", "claude-mythos-5" },
+		{ "gpt-6.3-sol", "gpt-6.2-sol" },
+		{ "gpt-6.2-astra", "gpt-6-astra" },
+		{ "openai/gpt-6.1-luna", "gpt-6-luna" },
+		{ "gpt-5.5", "gpt-5.4" },
+		{ "gpt-5.4-mini-2026-03-17", "gpt-5.4" },
+		{ "gpt-7", "gpt-6.2-sol" },
+		/* Older than every entry of the family, or of none. */
+		{ "gpt-4.1", NULL },
+		{ "claude-opus-4-1", NULL },
+		{ "o3", NULL },
+		{ "claude-test-1", NULL },
+		{ "gpt-fake", NULL },
+		{ "llama3.3", NULL },
+	};
+	char *err = NULL;
+	struct catalog *c = catalog_load(NULL, &err);
+	struct model_info m, f;
+	size_t i;
+
+	ck_assert_msg(c != NULL, "%s", err);
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		ck_assert_msg(lookup(c, cases[i].id, &m) == 0, "%s",
+		    cases[i].id);
+		ck_assert_int_eq(m.known, 0);
+		ck_assert_str_eq(m.id, cases[i].id);
+		ck_assert(m.prices.input == 0 && m.prices.output == 0 &&
+		    m.prices.cache_read == 0 && m.prices.long_above == 0);
+		if (cases[i].family == NULL) {
+			ck_assert_msg(m.family == NULL, "%s: family %s",
+			    cases[i].id, m.family);
+			ck_assert_int_eq(m.context_window, 200000);
+			ck_assert_int_eq(m.max_output, 8192);
+			continue;
+		}
+		ck_assert_msg(m.family != NULL && strcmp(m.family,
+		    cases[i].family) == 0, "%s: family %s, not %s",
+		    cases[i].id, m.family ? m.family : "none",
+		    cases[i].family);
+		ck_assert_int_eq(lookup(c, cases[i].family, &f), 1);
+		ck_assert_int_eq(m.context_window, f.context_window);
+		ck_assert_int_eq(m.max_output, f.max_output);
+		ck_assert_int_eq(m.thinking, f.thinking);
+		ck_assert_int_eq(m.thinking_always_on, f.thinking_always_on);
+		ck_assert_int_eq(m.thinking_off, f.thinking_off);
+		ck_assert_int_eq(m.thinking_budget, f.thinking_budget);
+		ck_assert_int_eq(m.forced_tool_choice, f.forced_tool_choice);
+		ck_assert_int_eq(m.compaction, 0);
+		ck_assert_str_eq(m.retires, "");
+	}
+	/* A dated OpenAI snapshot is its listed base, as a Claude one is. */
+	ck_assert_int_eq(lookup(c, "gpt-5.4-2026-03-05", &m), 1);
+	ck_assert_int_eq(m.context_window, 1050000);
+	ck_assert_int_eq(lookup(c, "claude-opus-4-5-20251101", &m), 1);
+	ck_assert_int_eq(m.max_output, 64000);
+	catalog_free(c);
+}
+END_TEST
+
+/* A family's rules are applied as a known model's are: thinking as the
+ * family thinks, reasoning asked for, the family's largest output; and
+ * the notice says what was assumed. */
+START_TEST(family_rules_configure_requests)
+{
+	char *err = NULL, *msg;
+	struct catalog *c = catalog_load(NULL, &err);
+	struct model_choice ch = { 0 };
+	struct llm_config cfg;
+	struct model_info m;
+
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_int_eq(configure(c, "claude-opus-6", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_ADAPTIVE);
+	ck_assert_int_eq(cfg.max_tokens, 128000);
+	ck_assert_int_eq(cfg.reasons, 1);
+	ck_assert_int_eq(configure(c, "gpt-6.3-sol", &ch, &cfg, &err), 0);
+	ck_assert_str_eq(cfg.reasoning_effort, "medium");
+	ck_assert_int_eq(cfg.reasons, 1);
+	/* Off, where the family always thinks, is refused at start. */
+	ch.thinking = LLM_THINKING_DISABLED;
+	ck_assert_int_eq(configure(c, "claude-opus-6", &ch, &cfg, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "always thinks"));
+	free(err);
+	/* A model of no family: thinking as asked, no reasoning, and the
+	 * unknown-model output (8192 tokens). */
+	ch.thinking = LLM_THINKING_UNSET;
+	ck_assert_int_eq(configure(c, "llama3.3", &ch, &cfg, &err), 0);
+	ck_assert_int_eq(cfg.thinking, LLM_THINKING_UNSET);
+	ck_assert_int_eq(cfg.reasons, 0);
+	ck_assert_int_eq(cfg.max_tokens, 8192);
+
+	lookup(c, "claude-opus-4-9", &m);
+	msg = catalog_assumed(&m);
+	ck_assert_ptr_nonnull(strstr(msg, "claude-opus-4-9 is not in the "
+	    "model catalog"));
+	ck_assert_ptr_nonnull(strstr(msg, "claude-opus-4-8"));
+	ck_assert_ptr_nonnull(strstr(msg, "1000000-token window"));
+	ck_assert_ptr_nonnull(strstr(msg, "128000 tokens"));
+	ck_assert_ptr_nonnull(strstr(msg, "knows no price"));
+	free(msg);
+	lookup(c, "llama3.3", &m);
+	msg = catalog_assumed(&m);
+	ck_assert_ptr_nonnull(strstr(msg, "200000-token window"));
+	ck_assert_ptr_nonnull(strstr(msg, "8192 tokens"));
+	free(msg);
+	catalog_free(c);
+}
+END_TEST
+
+/* A spending limit cannot count a model with no price: it is refused
+ * with a sentence that says how to give one; --price gives one (input,
+ * cached or not, at IN; output at OUT) and never replaces the catalog's;
+ * without a limit an unpriced model goes on, as before. */
+START_TEST(max_cost_needs_a_price)
+{
+	char *err = NULL, *msg;
+	struct catalog *c = catalog_load(NULL, &err);
+	struct model_choice ch = { 0 };
+	struct model_info m;
+	struct llm_usage u = { 1000000, 100000, 200000, 100000, 2000000, 0, 0,
+	    0, 0 };
+
+	ck_assert_msg(c != NULL, "%s", err);
+	lookup(c, "llama3.3", &m);
+	ck_assert_int_eq(catalog_price(&m, &ch, &err), 0);
+	ck_assert(m.prices.input == 0 && m.prices.output == 0);
+
+	ch.budget = 1;
+	ck_assert_int_eq(catalog_price(&m, &ch, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "llama3.3 has no price"));
+	ck_assert_ptr_nonnull(strstr(err, "--max-cost"));
+	ck_assert_ptr_nonnull(strstr(err, "--price IN/OUT"));
+	free(err);
+	err = NULL;
+	/* A family gives rules, not a price. */
+	lookup(c, "gpt-6.3-sol", &m);
+	ck_assert_int_eq(catalog_price(&m, &ch, &err), -1);
+	free(err);
+	err = NULL;
+
+	ch.priced = 1;
+	ch.price_in = 3;
+	ch.price_out = 15;
+	ck_assert_int_eq(catalog_price(&m, &ch, &err), 0);
+	ck_assert_double_eq_tol(m.prices.input, 3, 1e-9);
+	ck_assert_double_eq_tol(m.prices.output, 15, 1e-9);
+	ck_assert_double_eq_tol(m.prices.cache_read, 3, 1e-9);
+	ck_assert_double_eq_tol(m.prices.cache_write_1h, 3, 1e-9);
+	ck_assert_int_eq(m.prices.long_above, 0);
+	/* 3 + 1.5 + 0.6 + 0.3 + 6 */
+	ck_assert_double_eq_tol(catalog_cost(&m.prices, &u), 11.4, 1e-9);
+	msg = catalog_assumed(&m);
+	ck_assert_ptr_nonnull(strstr(msg, "prices it at $3 and $15"));
+	free(msg);
+
+	/* The catalog's price stays the catalog's. */
+	lookup(c, "claude-sonnet-5-5", &m);
+	ck_assert_int_eq(catalog_price(&m, &ch, &err), 0);
+	ck_assert_double_eq_tol(m.prices.input, 2, 1e-9);
+	ck_assert_double_eq_tol(m.prices.cache_read, 0.1, 1e-9);
+	/* A free local model may be priced at nothing. */
+	lookup(c, "llama3.3", &m);
+	ch.price_in = ch.price_out = 0;
+	ck_assert_int_eq(catalog_price(&m, &ch, &err), 0);
+	catalog_free(c);
+}
+END_TEST
+
+/* --price IN/OUT: two amounts of dollars, 0 or more, a gate. */
+START_TEST(price_option_reads_in_and_out)
+{
+	static const char *const bad[] = { "3", "3/", "/15", "-1/2", "3/x",
+	    "3/15/1", "abc", "2000000/1" };
+	struct options o;
+	char *argv[] = { "huddle", "--price", "2.5/12.5", NULL };
+	char *err = NULL;
+	size_t i;
+	int id = options_find("price");
+
+	ck_assert_int_ge(id, 0);
+	ck_assert_int_eq(options_table[id].place, OPT_GATE);
+	options_init(&o);
+	ck_assert_int_eq(options_given(&o, id), 0);
+	ck_assert_int_eq(options_parse(&o, 3, argv), -1);
+	ck_assert_int_eq(options_given(&o, id), 1);
+	ck_assert_double_eq_tol(o.price_in, 2.5, 1e-9);
+	ck_assert_double_eq_tol(o.price_out, 12.5, 1e-9);
+	ck_assert_int_eq(options_set(&o, id, "0/0", NULL, OPT_FROM_CMDLINE,
+	    NULL, &err), 0);
+	ck_assert(o.price_in == 0 && o.price_out == 0);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_msg(options_set(&o, id, bad[i], NULL,
+		    OPT_FROM_CMDLINE, NULL, &err) == -1, "%s taken", bad[i]);
+		ck_assert_ptr_nonnull(strstr(err, "IN/OUT"));
+		free(err);
+		err = NULL;
+	}
+	options_free(&o);
+}
+END_TEST
+
 static Suite *
 catalog_suite(void)
 {
@@ -654,6 +907,10 @@ catalog_suite(void)
 	tcase_add_test(tc, user_catalog_merges_field_by_field);
 	tcase_add_test(tc, broken_user_catalog_is_refused);
 	tcase_add_test(tc, user_catalog_path_follows_xdg);
+	tcase_add_test(tc, unknown_models_take_their_familys_rules);
+	tcase_add_test(tc, family_rules_configure_requests);
+	tcase_add_test(tc, max_cost_needs_a_price);
+	tcase_add_test(tc, price_option_reads_in_and_out);
 	suite_add_tcase(s, tc);
 	return s;
 }
