@@ -63,7 +63,7 @@ def documented():
 
 
 def main():
-    install_sdks()
+    install_sdks("streamevents")
     print("streamevents: %s" % versions())
     have = documented()
     failed = 0
