@@ -107,7 +107,8 @@ llm_setup(const struct options *o, const struct catalog *cat,
 		cfg->auth_token = anthropic_token;
 		cfg->base_url = o->base_url ? o->base_url :
 		    DEFAULT_ANTHROPIC_URL;
-		cfg->model = o->model ? o->model : catalog_default_model(cat);
+		cfg->model = o->model ? catalog_alias(cat, o->model) :
+		    catalog_default_model(cat);
 		if (cfg->api_key == NULL && cfg->auth_token == NULL) {
 			*err = xstrdup("neither ANTHROPIC_API_KEY nor "
 			    "ANTHROPIC_AUTH_TOKEN is set (or use --provider "
@@ -155,7 +156,7 @@ llm_setup(const struct options *o, const struct catalog *cat,
 	if (o->teammate_model != NULL) {
 		struct llm_config tcfg = *cfg;
 
-		catalog_lookup(cat, o->teammate_model, &m);
+		catalog_lookup(cat, catalog_alias(cat, o->teammate_model), &m);
 		if (catalog_price(&m, &choice, err) == -1 ||
 		    catalog_configure(&m, &choice, &tcfg, err) == -1)
 			return -1;
@@ -365,7 +366,7 @@ team_options_fill(struct team_options *to, const struct options *o,
 	to->llm = *cfg;
 	to->catalog = cat;
 	to->choice = model_choice(o);
-	to->teammate_model = o->teammate_model;
+	to->teammate_model = catalog_alias(cat, o->teammate_model);
 	to->resume = o->resume;
 	to->plan_review = reviewers[o->plan_review];
 	if (options_given(o, OPT_MAX_TEAMMATES))

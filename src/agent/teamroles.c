@@ -10,29 +10,6 @@
 #include "agent/internal.h"
 #include "agent/roles.h"
 
-/* Claude Code's model aliases: the catalog's first current model of the
- * family, else the alias as it is (the catalog may know it). */
-static const char *
-team_role_alias(struct team *t, const char *model)
-{
-	const struct catalog *c = t->opts.catalog;
-	const struct model_info *m;
-	char family[16];
-	size_t i;
-
-	if (strcmp(model, "sonnet") != 0 && strcmp(model, "opus") != 0 &&
-	    strcmp(model, "haiku") != 0)
-		return model;
-	snprintf(family, sizeof family, "-%s-", model);
-	for (i = 0; c != NULL && i < catalog_count(c); i++) {
-		m = catalog_model(c, i);
-		if (strstr(m->id, family) != NULL && m->status != NULL &&
-		    strcmp(m->status, "current") == 0)
-			return m->id;
-	}
-	return model;
-}
-
 void
 team_role_apply(struct team *t, const struct spawn_request *s,
     struct spawn_request *out)
@@ -45,7 +22,7 @@ team_role_apply(struct team *t, const struct spawn_request *s,
 	*out = in;
 	if (r != NULL) {
 		if (r->model != NULL)
-			out->model = team_role_alias(t, r->model);
+			out->model = r->model;
 		/* A role adds gates; it never takes one the lead asked for
 		 * away. */
 		out->plan_required = in.plan_required || r->plan_required;
@@ -53,6 +30,8 @@ team_role_apply(struct team *t, const struct spawn_request *s,
 	}
 	if (set != NULL && *set != '\0')
 		out->model = set;
+	/* "opus" means the same from the lead, a role or the settings. */
+	out->model = catalog_alias(t->opts.catalog, out->model);
 }
 
 json_t *

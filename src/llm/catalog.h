@@ -137,6 +137,14 @@ const char *catalog_default_model(const struct catalog *c);
 int catalog_lookup(const struct catalog *c, const char *id,
     struct model_info *out);
 
+/*
+ * The model a family word names: "opus", "sonnet" or "haiku" is the
+ * catalog's first current model of that family (catalog_alias.c); any
+ * other name is returned as it is (the catalog may know it, or its
+ * dated form). Used wherever a person or a role names a model.
+ */
+const char *catalog_alias(const struct catalog *c, const char *name);
+
 /* The models in the catalog's order, for --models. */
 size_t catalog_count(const struct catalog *c);
 const struct model_info *catalog_model(const struct catalog *c, size_t i);

@@ -14,7 +14,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results, run_huddle  # noqa: E402
+from fakellm_client import (FakeLLM, Results, TOP_SRCDIR,  # noqa: E402
+                            run_huddle)
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 
@@ -173,6 +174,44 @@ def test_person_max_teammates_holds(fake):
         h.wait_exit()
 
 
+def test_family_words_name_the_catalogs_model(fake):
+    """"model": "opus" in settings, "sonnet" asked by the lead at spawn
+    and "haiku" in a teammate's role all go to the API as the catalog's
+    current model of that family, never as the word."""
+    with open(os.path.join(TOP_SRCDIR, "data", "models.json")) as f:
+        cat = json.load(f)["models"]
+
+    def current(family):
+        return next(m["id"] for m in cat if "-%s-" % family in m["id"]
+                    and m.get("status") == "current")
+    env, person, project, work = places()
+    write(person, json.dumps({"model": "opus"}))
+    os.makedirs(os.path.join(work, ".claude", "agents"))
+    write(os.path.join(work, ".claude", "agents", "quick.md"),
+          "---\nname: quick\nmodel: haiku\n---\nBe quick.\n")
+    fake.reset()
+    fake.script(call("lead", "spawn_teammate", name="sam", role="coder",
+                     prompt="Hi.", model="sonnet"),
+                call("lead", "spawn_teammate", name="quinn", role="quick",
+                     prompt="Hi."),
+                *notes("lead"), *notes("sam"), *notes("quinn"))
+    with Huddle(fake, env=env, workdir=work) as h:
+        h.send("go")
+        h.wait(ev("spawned", "quinn"), what="quinn spawned")
+        h.wait(lambda e: e.get("event") == "usage" and
+               e.get("agent") == "quinn", what="quinn's first call")
+        h.wait(lambda e: e.get("event") == "usage" and
+               e.get("agent") == "sam", what="sam's first call")
+        h.send("/quit")
+        h.wait_exit()
+    sent = {}
+    for r in fake.requests():
+        sent.setdefault(r.get("agent"), r["body"]["model"])
+    expect(sent.get("lead") == current("opus"), sent)
+    expect(sent.get("sam") == current("sonnet"), sent)
+    expect(sent.get("quinn") == current("haiku"), sent)
+
+
 def test_mcp_names_and_cwd_checked():
     """A server name beyond [A-Za-z0-9_-]{1,32}, or a relative cwd (it
     would start in the working tree, which teammates write), is refused
@@ -204,6 +243,8 @@ def main():
               fake)
         r.run("the person's max-teammates holds the team to it",
               test_person_max_teammates_holds, fake)
+        r.run("opus, sonnet and haiku name the catalog's models everywhere",
+              test_family_words_name_the_catalogs_model, fake)
     r.finish()
 
 
