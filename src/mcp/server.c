@@ -881,6 +881,28 @@ mcp_tool_bounded(json_t *t)
 	return out;
 }
 
+/* Whether tool t runs only as an MCP task (execution.taskSupport
+ * "required"). */
+static int
+mcp_needs_task(json_t *t)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(t,
+	    "execution"), "taskSupport"));
+
+	return v != NULL && strcmp(v, "required") == 0;
+}
+
+/* Adds a name to a list joined by ", " (malloc'd; *list may be NULL). */
+static void
+mcp_name_add(char **list, const char *name)
+{
+	char *next = *list != NULL ? xasprintf("%s, %s", *list, name) :
+	    xstrdup(name);
+
+	free(*list);
+	*list = next;
+}
+
 /* Reads the whole tool list, page by page, within MCP_START_MS in all;
  * keeps MCP_MAX_TOOLS of it. io is held. */
 static int
@@ -888,7 +910,7 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 {
 	json_t *all = json_array(), *result = NULL, *t;
 	int64_t deadline = clock_mono_ms() + MCP_START_MS;
-	char *cursor = NULL;
+	char *cursor = NULL, *taskonly = NULL;
 	size_t i, listed = 0;
 	enum mcp_x x;
 	int page;
@@ -911,6 +933,13 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 		json_array_foreach(json_object_get(result, "tools"), i, t) {
 			if (!json_is_string(json_object_get(t, "name")))
 				continue;
+			/* A tool that runs only as an MCP task would fail
+			 * every call: huddle does not run tasks. */
+			if (mcp_needs_task(t)) {
+				mcp_name_add(&taskonly, json_string_value(
+				    json_object_get(t, "name")));
+				continue;
+			}
 			if (listed++ < MCP_MAX_TOOLS)
 				json_array_append_new(all,
 				    mcp_tool_bounded(t));
@@ -923,6 +952,19 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 			break;
 	}
 	free(cursor);
+	if (taskonly != NULL && !s->told_tasks) {
+		char *text;
+
+		s->told_tasks = 1;
+		text = xasprintf("MCP server %s: %s not offered (%s only "
+		    "as an MCP task, which huddle does not run)", s->name,
+		    taskonly, strchr(taskonly, ',') != NULL ? "they run" :
+		    "it runs");
+
+		mcp_tell(s, text);
+		free(text);
+	}
+	free(taskonly);
 	if (listed > MCP_MAX_TOOLS) {
 		char *text = xasprintf("MCP server %s lists %zu tools; the "
 		    "agents are offered its first %d", s->name, listed,

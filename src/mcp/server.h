@@ -76,6 +76,8 @@ struct mcp_server {
 	char			*info;		/* serverInfo: "name version" */
 	json_t			*tools;		/* the listed tools */
 	int			 stale;		/* list_changed seen */
+	int			 told_tasks;	/* its task-only tools were
+						 * named (once a life) */
 	int			 starts;	/* how often started */
 };
 

@@ -109,6 +109,12 @@ def test_stdio_call(fake):
                      "mcp__test__slow", "mcp__test__crash",
                      "mcp__test__grow"):
             expect(want in names, "%s not offered: %r" % (want, names))
+        # A tool that runs only as an MCP task is not offered, and the
+        # person is told.
+        expect("mcp__test__research" not in names, names)
+        expect(any(e.get("event") == "notice" and "research not offered"
+                   in e.get("message", "") for e in h.events),
+               "no notice of the task-only tool")
         # The stateless revision: discover, then requests with _meta,
         # no handshake.
         m = methods(log)

@@ -68,6 +68,10 @@ def tools():
          "inputSchema": obj},
         {"name": "grow", "description": "Add the tool extra.",
          "inputSchema": obj},
+        # As the reference server's research tool: it runs only as an
+        # MCP task, which a client without tasks must not offer.
+        {"name": "research", "description": "Research, as a task.",
+         "inputSchema": obj, "execution": {"taskSupport": "required"}},
     ]
     if ARGS.cwd_tool:
         out.append({"name": "cwd", "description": "Its working directory.",

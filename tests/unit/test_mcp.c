@@ -604,6 +604,10 @@ START_TEST(a_dead_server_restarts_at_next_use)
 
 	set = test_set(&launch, 0, &log);
 	mcp_set_tools(set, NULL, list);
+	/* Its task-only tool is named once, and not offered. */
+	ck_assert_int_eq(notices, 1);
+	ck_assert_ptr_nonnull(strstr(last_notice, "research not offered"));
+	notices = 0;
 	ck_assert_int_eq(call(set, "mcp__test__crash", "{}", NULL, 10, &o),
 	    -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "failed"));
