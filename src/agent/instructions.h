@@ -1,7 +1,9 @@
 /*
- * The project's instructions: AGENTS.md at the top of the working tree
- * (CLAUDE.md when there is none), the person's own AGENTS.md in their
- * configuration folder, and the extra files the settings name. They are
+ * The project's instructions: the person's own AGENTS.md in their
+ * configuration folder; each folder's AGENTS.md and CLAUDE.md from the
+ * repository's top down to the working tree, nearest last, CLAUDE.md's
+ * @imports of the tree included; and the extra files the settings
+ * name. They are
  * read afresh each time a system prompt is written — when an agent
  * starts and when it compacts — and never in between, so the prompt
  * stays the same for the prompt cache. They are text for the model,

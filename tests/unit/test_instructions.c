@@ -119,9 +119,9 @@ START_TEST(what_may_not_be_read_is_left_out_with_a_notice)
 
 	instructions_read(work, NULL, extra, guard, &in);
 	ck_assert_ptr_null(strstr(in.text, "OUTSIDE"));
-	ck_assert_ptr_null(strstr(in.text, "CLAUDE"));
+	/* CLAUDE.md is read beside AGENTS.md, whatever became of that. */
+	ck_assert_ptr_nonnull(strstr(in.text, "CLAUDE"));
 	ck_assert_ptr_null(strstr(in.text, "SECRET"));
-	ck_assert_str_eq(in.text, "");
 	ck_assert_ptr_nonnull(in.notice);
 	ck_assert_msg(strstr(in.notice, "AGENTS.md left out") != NULL, "%s",
 	    in.notice);
@@ -190,6 +190,58 @@ START_TEST(a_cut_keeps_characters_whole)
 }
 END_TEST
 
+/* In a repository, the folders' files from its top down to the working
+ * tree, nearest last; CLAUDE.md's @imports of the tree, and none out of
+ * it. */
+START_TEST(the_repository_down_to_the_tree_and_claude_imports)
+{
+	char *top = tu_tmpdir(), *work = xasprintf("%s/app/web", top), *p;
+	struct instructions in;
+	const char *a, *b, *c;
+
+	p = xasprintf("%s/.git", top);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	free(p);
+	p = xasprintf("%s/app", top);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	write_file(p, "AGENTS.md", "APP-MARK");
+	free(p);
+	ck_assert_int_eq(mkdir(work, 0700), 0);
+	p = xasprintf("%s/docs", work);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	free(p);
+	write_file(top, "AGENTS.md", "TOP-MARK");
+	write_file(top, "secret.md", "ESCAPED");
+	write_file(work, "AGENTS.md", "WEB-MARK");
+	write_file(work, "CLAUDE.md", "Style in @docs/style.md, mail "
+	    "@alice, not @../../secret.md nor @/etc/hostname.\n```\n"
+	    "@docs/code.md\n```\n");
+	write_file(work, "docs/style.md", "STYLE-MARK see @more.md");
+	write_file(work, "docs/more.md", "MORE-MARK");
+	write_file(work, "docs/code.md", "CODE-MARK");
+	instructions_read(work, NULL, NULL, NULL, &in);
+	a = strstr(in.text, "TOP-MARK");
+	b = strstr(in.text, "APP-MARK");
+	c = strstr(in.text, "WEB-MARK");
+	ck_assert_msg(a != NULL && b != NULL && c != NULL && a < b && b < c,
+	    "%s", in.text);
+	ck_assert_ptr_nonnull(strstr(in.text, "from ../../AGENTS.md"));
+	ck_assert_ptr_nonnull(strstr(in.text, "STYLE-MARK"));
+	ck_assert_ptr_nonnull(strstr(in.text, "MORE-MARK"));
+	ck_assert_ptr_null(strstr(in.text, "CODE-MARK"));
+	ck_assert_ptr_null(strstr(in.text, "ESCAPED"));
+	ck_assert_ptr_nonnull(in.notice);
+	ck_assert_msg(strstr(in.notice, "@/etc/hostname in CLAUDE.md left "
+	    "out") != NULL, "%s", in.notice);
+	ck_assert_msg(strstr(in.notice, "../../secret.md left out") != NULL,
+	    "%s", in.notice);
+	instructions_clear(&in);
+	tu_rmtree(top);
+	free(top);
+	free(work);
+}
+END_TEST
+
 static Suite *
 instructions_suite(void)
 {
@@ -198,6 +250,7 @@ instructions_suite(void)
 
 	tcase_add_test(tc, nothing_to_read_is_empty);
 	tcase_add_test(tc, each_file_is_framed_and_ends_its_line);
+	tcase_add_test(tc, the_repository_down_to_the_tree_and_claude_imports);
 	tcase_add_test(tc, what_may_not_be_read_is_left_out_with_a_notice);
 	tcase_add_test(tc, a_tree_that_cannot_be_opened_is_noted);
 	tcase_add_test(tc, a_cut_keeps_characters_whole);

@@ -428,7 +428,7 @@ START_TEST(safefile_refuses_fifos_links_out_and_reads_a_limit)
 }
 END_TEST
 
-START_TEST(instructions_prefer_agents_md_and_cap_the_size)
+START_TEST(instructions_read_agents_and_claude_md_and_cap_the_size)
 {
 	char *work = tu_tmpdir(), *conf = tu_tmpdir(), *big;
 	struct instructions in;
@@ -447,7 +447,9 @@ START_TEST(instructions_prefer_agents_md_and_cap_the_size)
 	write_file(work, "docs/style.md", "STYLE-TEXT\n");
 	instructions_read(work, conf, extra, NULL, &in);
 	ck_assert_ptr_nonnull(strstr(in.text, "AGENTS-TEXT"));
-	ck_assert_ptr_null(strstr(in.text, "CLAUDE-TEXT"));
+	/* CLAUDE.md beside AGENTS.md, after it. */
+	ck_assert(strstr(in.text, "AGENTS-TEXT") < strstr(in.text,
+	    "CLAUDE-TEXT"));
 	ck_assert_ptr_nonnull(strstr(in.text, "STYLE-TEXT"));
 	/* The person's first. */
 	ck_assert(strstr(in.text, "PERSON-TEXT") < strstr(in.text,
@@ -493,7 +495,7 @@ roles_suite(void)
 	tcase_add_test(tc, roles_load_reads_the_folders);
 	tcase_add_test(tc, a_folder_gives_at_most_fifty_roles);
 	tcase_add_test(tc, safefile_refuses_fifos_links_out_and_reads_a_limit);
-	tcase_add_test(tc, instructions_prefer_agents_md_and_cap_the_size);
+	tcase_add_test(tc, instructions_read_agents_and_claude_md_and_cap_the_size);
 	suite_add_tcase(s, tc);
 	return s;
 }
