@@ -165,11 +165,11 @@ def test_permission_row_at_80(fake):
         s.wait_for(lambda t: "'s plan" in hint(s) or
                    "carl's command" in hint(s), 5, "a request named")
         if "'s plan" not in hint(s):
+            # The table's rows, not a pane's line that names a request
+            # and its asker too.
             rows = s.rows()
-            doc = [i for i, r in enumerate(rows) if "documentation" in r and
-                   "req_" in r][0]
-            carl = [i for i, r in enumerate(rows) if "carl" in r and
-                    "req_" in r][0]
+            doc = rows.index(row_of(s, "documentation"))
+            carl = rows.index(row_of(s, "carl"))
             s.send_keys("Down" if carl < doc else "Up")
         s.wait_for(lambda t: "documentation-writer's plan" in hint(s), 5,
                    "the plan selected")
