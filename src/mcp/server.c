@@ -181,8 +181,6 @@ mcp_set_state(struct mcp_server *s, enum mcp_state st, const char *error)
 {
 	pthread_mutex_lock(&s->lock);
 	s->state = st;
-	if (st == MCP_READY)
-		s->readies++;
 	free(s->error);
 	s->error = error != NULL ? xstrdup(error) : NULL;
 	pthread_cond_broadcast(&s->changed);
@@ -1243,6 +1241,10 @@ mcp_starter(void *arg)
 		free(err);
 	}
 	pthread_mutex_unlock(&s->io);
+	pthread_mutex_lock(&s->lock);
+	s->starter_done = 1;
+	pthread_cond_broadcast(&s->changed);
+	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
@@ -1272,23 +1274,13 @@ mcp_server_wait(struct mcp_server *s, int64_t deadline)
 	ts.tv_sec = (time_t)(deadline / 1000);
 	ts.tv_nsec = (long)(deadline % 1000) * 1000000;
 	pthread_mutex_lock(&s->lock);
-	while (s->state == MCP_STARTING &&
+	while ((s->state == MCP_STARTING || (s->starter_live &&
+	    !s->starter_done)) &&
 	    pthread_cond_timedwait(&s->changed, &s->lock, &ts) == 0)
 		;
 	st = s->state;
 	pthread_mutex_unlock(&s->lock);
 	return st;
-}
-
-unsigned
-mcp_server_readies(struct mcp_server *s)
-{
-	unsigned n;
-
-	pthread_mutex_lock(&s->lock);
-	n = s->readies;
-	pthread_mutex_unlock(&s->lock);
-	return n;
 }
 
 char *

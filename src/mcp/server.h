@@ -107,8 +107,8 @@ struct mcp_server {
 	struct mcp_spawn	*spawn;		/* the spawn asked, or NULL */
 	pthread_t		 starter;	/* the background start */
 	int			 starter_live;	/* started, not joined */
+	int			 starter_done;	/* it has told what it had */
 	enum mcp_state		 state;
-	unsigned		 readies;	/* how often it became ready */
 	char			*tail[MCP_TAIL_LINES];	/* stderr, a ring */
 	size_t			 tail_n, tail_next;
 	char			*error;		/* the last failure */
@@ -160,13 +160,10 @@ void mcp_server_free(struct mcp_server *s);
  */
 void mcp_server_start(struct mcp_server *s);
 
-/* Waits until the server is not starting, or until deadline (on the
- * monotonic clock, util/clock.h). Returns its state. */
+/* Waits until the server is not starting (and the failure of its
+ * background start told), or until deadline (on the monotonic clock,
+ * util/clock.h). Returns its state. */
 enum mcp_state mcp_server_wait(struct mcp_server *s, int64_t deadline);
-
-/* How many times the server became ready: a change means that its
- * tools may be new. */
-unsigned mcp_server_readies(struct mcp_server *s);
 
 /* The last lines of its stderr (MCP_TAIL_LINES at most), each indented
  * by `indent` and ending in a newline (malloc'd), or NULL when it wrote

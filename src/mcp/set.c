@@ -184,19 +184,6 @@ mcp_set_wait(struct mcp_set *set, int64_t deadline)
 	return ready;
 }
 
-unsigned
-mcp_set_readies(struct mcp_set *set)
-{
-	size_t i, n;
-	unsigned sum = 0;
-	struct mcp_server **all = mcp_set_snapshot(set, &n);
-
-	for (i = 0; i < n; i++)
-		sum += mcp_server_readies(all[i]);
-	free(all);
-	return sum;
-}
-
 /* Appends s, made safe for a tool name, to out (of len bytes so far). */
 static size_t
 mcp_name_part(char *out, size_t len, const char *s)

@@ -59,10 +59,6 @@ void mcp_set_start(struct mcp_set *set);
  * Returns how many are ready. */
 size_t mcp_set_wait(struct mcp_set *set, int64_t deadline);
 
-/* A number that changes whenever a server becomes ready (the sum of
- * mcp_server_readies): the tools offered may have changed. */
-unsigned mcp_set_readies(struct mcp_set *set);
-
 /*
  * The tools of the servers named in `only` (NULL-terminated; NULL: all)
  * as a model request lists them: {"name", "description",

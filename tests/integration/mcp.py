@@ -50,6 +50,27 @@ def stdio_team(fake, extra_args=(), legacy=False):
                   args=["--mcp-config", cfg] + list(extra_args)), log
 
 
+def mcp_text(h):
+    """What /mcp says now."""
+    mark = len(h.events)
+    h.send("/mcp")
+    return h.wait(ev("reply", command="mcp"), since=mark,
+                  what="/mcp")["message"]
+
+
+def server_line(h, name):
+    """The first line /mcp shows of server `name`, or ""."""
+    return next((line for line in mcp_text(h).splitlines()
+                 if line.startswith(name + " (")), "")
+
+
+def wait_ready(h, name="test", timeout=30):
+    """Waits until /mcp shows server `name` ready: servers start in the
+    background, and a script that calls a tool at once needs it there."""
+    wait_for(lambda: ": ready" in server_line(h, name), timeout,
+             "MCP server %s to be ready" % name)
+
+
 def spawn_carl():
     return [call("lead", "spawn_teammate", name="carl", role="tools",
                  prompt="Use the tools."), *notes("lead")]
@@ -86,6 +107,7 @@ def test_stdio_call(fake):
              approve=True))
     h, log = stdio_team(fake)
     with h:
+        wait_ready(h)
         h.send("go")
         call_ev = h.wait(ev("tool_call", "carl", tool="mcp__test__echo"),
                          what="the call in carl's pane")
@@ -148,6 +170,7 @@ def test_legacy_http_call(fake):
             call("carl", "shutdown_response",
                  request_id="{{request_id}}", approve=True))
         with Huddle(fake, args=["--mcp-config", cfg]) as h:
+            wait_ready(h, "web")
             h.send("go")
             approve_next(h, "mcp__web__add")
             res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
@@ -178,6 +201,7 @@ def test_rejected_and_unknown(fake):
              approve=True))
     h, log = stdio_team(fake, legacy=True)
     with h:
+        wait_ready(h)
         h.send("go")
         req = h.wait(ev("request", type="permission", status="pending"),
                      what="the permission request")
@@ -212,6 +236,7 @@ def test_interrupt_crash_restart_and_change(fake):
              approve=True))
     h, log = stdio_team(fake)
     with h:
+        wait_ready(h)
         h.send("go")
         approve_next(h, "mcp__test__slow")
         wait_for(lambda: "tools/call" in methods(log), 15,
