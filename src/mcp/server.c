@@ -287,8 +287,8 @@ mcp_tail_clear(struct mcp_server *s)
 
 /* The thread that reads a stdio server's stderr while it runs, so that
  * a server that writes much there never blocks on it: line by line into
- * the tail. A carriage return starts the line again, as on a terminal
- * (progress bars). Ends at the end of the pipe, or once told to finish
+ * the tail. A carriage return not followed by a newline starts the line
+ * again, as on a terminal (progress bars). Ends at the end of the pipe, or once told to finish
  * (err_stop) when nothing more is there at once. */
 static void *
 mcp_err_read(void *arg)
@@ -298,7 +298,7 @@ mcp_err_read(void *arg)
 	char buf[4096], line[MCP_TAIL_RAW_MAX];
 	size_t len = 0, late = 0;
 	ssize_t n, i;
-	int stopping;
+	int stopping, cr = 0;
 
 	for (;;) {
 		stopping = atomic_load(&s->err_stop);
@@ -323,9 +323,14 @@ mcp_err_read(void *arg)
 			if (buf[i] == '\n') {
 				mcp_tail_add(s, line, len);
 				len = 0;
-			} else if (buf[i] == '\r')
+				cr = 0;
+				continue;
+			}
+			/* "\r\n" ends a line; "\r" then more redraws it. */
+			if (cr)
 				len = 0;
-			else if (len < sizeof line)
+			cr = buf[i] == '\r';
+			if (!cr && len < sizeof line)
 				line[len++] = buf[i];
 		}
 	}
