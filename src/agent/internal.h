@@ -507,6 +507,11 @@ int team_sandbox_open(struct team *t, char **err);
 struct profile *team_sandbox_profile(struct team *t, const char *root,
     int worktree, char **err);
 
+/* The same with one more writable directory, `also` (absolute,
+ * canonical; NULL: none): an MCP server's cache. */
+struct profile *team_sandbox_profile_also(struct team *t, const char *root,
+    int worktree, const char *also, char **err);
+
 /* Removes the TMPDIR and frees what team_sandbox_open made. */
 void team_sandbox_close(struct team *t);
 

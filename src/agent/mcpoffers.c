@@ -189,7 +189,10 @@ mcpoffers_join(struct team *t, struct mcpoffer_item *it)
 		mcpoffers_notice(t, xasprintf("%s: MCP server %s: %s",
 		    MCPOFFERS_FILE, it->name, err));
 		free(err);
+		return;
 	}
+	/* It starts now, in the background, like the others. */
+	mcp_set_start(t->mcp);
 }
 
 void

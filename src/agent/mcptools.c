@@ -1,23 +1,163 @@
 /*
  * The team's MCP servers as tools of its agents: the servers are made
- * when the team opens (stdio ones start in a sandbox profile of their
- * own, at first use), their tools are added to each agent's list, and a
- * call of one asks the person first unless the settings allow that tool
- * (a permission request, decided like a risky command's).
+ * when the team opens and start at once in the background, all together
+ * (nobody waits for them); an agent's list takes the tools of those ready
+ * then (mcptools_for says when it is taken again), and a call of one asks
+ * the person first unless the settings allow that tool (a permission
+ * request, decided like a risky command's).
+ *
+ * A stdio server starts like a command: through the reaper, in a sandbox
+ * profile of its own (the working tree as commands see it, plus its
+ * cache), with its network through huddle's proxy under a pass of its
+ * own (each new host a request in the person's table, "for MCP server
+ * NAME"), and with a cache of its own that outlives it: a folder in the
+ * team's state folder, which commands cannot see, named after the server
+ * and what it runs, where npm, uv, pip and XDG caches point.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/netgate.h"
 #include "agent/roles.h"
 #include "core/permbody.h"
+#include "core/statedir.h"
 #include "mcp/set.h"
 #include "tools/bash.h"
 #include "tools/profile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
+
+/* The folder of its own a stdio server's caches live in (malloc'd):
+ * <state folder>/mcp/<name>-<hash of its command and arguments>, so a
+ * server renamed, or another program under the same name, starts from
+ * an empty cache. */
+static char *
+mcptools_cache_dir(struct team *t, const char *name, json_t *config)
+{
+	json_t *what = json_pack("{s:O?, s:O?}", "command", json_object_get(
+	    config, "command"), "args", json_object_get(config, "args"));
+	char *text = json_dumps(what, JSON_COMPACT | JSON_SORT_KEYS), *dir;
+	uint64_t h = 14695981039346656037ULL;
+	const char *p;
+
+	/* FNV-1a: a name, not a secret. */
+	for (p = text != NULL ? text : ""; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	dir = xasprintf("%s/mcp/%s-%08llx", t->state, name,
+	    (unsigned long long)(h & 0xffffffffULL));
+	free(text);
+	json_decref(what);
+	return dir;
+}
+
+/* The variables that point a server's tools at its cache folder: npm
+ * (npx), uv (uvx), pip and pipx, bun, Go, and the XDG folders the rest
+ * follow; NULL: the variable is "false" (npm's update check). */
+static const char *const mcptools_cache_vars[][2] = {
+	{ "npm_config_cache", "npm" },
+	{ "npm_config_update_notifier", NULL },
+	{ "UV_CACHE_DIR", "uv" },
+	{ "UV_TOOL_DIR", "uv-tools" },
+	{ "UV_PYTHON_INSTALL_DIR", "uv-python" },
+	{ "PIP_CACHE_DIR", "pip" },
+	{ "PIPX_HOME", "pipx" },
+	{ "BUN_INSTALL_CACHE_DIR", "bun" },
+	{ "GOCACHE", "go-build" },
+	{ "GOMODCACHE", "go-mod" },
+	{ "XDG_CACHE_HOME", "cache" },
+	{ "XDG_DATA_HOME", "data" },
+	{ "XDG_CONFIG_HOME", "config" },
+};
+#define MCPTOOLS_NCACHE	(sizeof mcptools_cache_vars / \
+	sizeof *mcptools_cache_vars)
+
+/* What one start of a stdio server holds until its process ends. */
+struct mcptools_start {
+	struct profile		*profile;
+	struct netgate_pass	*pass;
+	char			**env;
+};
+
+/* After a stdio server's process ended: its pass (its pending network
+ * requests withdrawn), its profile. */
+static void
+mcptools_end(void *ud, void *handle)
+{
+	struct team *t = ud;
+	struct mcptools_start *h = handle;
+	size_t i;
+
+	if (h == NULL)
+		return;
+	netgate_pass_end(t->netgate, h->pass);
+	profile_free(h->profile);
+	for (i = 0; h->env != NULL && h->env[i] != NULL; i++)
+		free(h->env[i]);
+	free(h->env);
+	free(h);
+}
+
+/* Before a stdio server starts: its cache folder (made), a profile that
+ * may write it, a network pass in the lead's name labelled with the
+ * server's, and the variables of both (HUDDLE_MCP_CACHE names the
+ * folder). */
+static int
+mcptools_begin(void *ud, const char *name, json_t *config,
+    struct bash_options *bo, void **handle, char **err)
+{
+	struct team *t = ud;
+	struct mcptools_start *h;
+	const char *const *pass_env;
+	char *dir, *real = NULL, *why = NULL, *label;
+	size_t n = 0, i;
+
+	dir = mcptools_cache_dir(t, name, config);
+	if (statedir_make(dir, 1, &why) == -1 ||
+	    (real = realpath(dir, NULL)) == NULL) {
+		*err = xasprintf("its cache %s: %s", dir, why != NULL ? why :
+		    strerror(errno));
+		free(why);
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	h = xcalloc(1, sizeof *h);
+	if ((h->profile = team_sandbox_profile_also(t, t->workdir, 0, real,
+	    &why)) == NULL) {
+		*err = xasprintf("its sandbox: %s", why);
+		free(why);
+		free(real);
+		free(h);
+		return -1;
+	}
+	h->pass = netgate_pass_new(t->netgate, ROSTER_LEAD);
+	label = xasprintf("for MCP server %s", name);
+	netgate_pass_label(t->netgate, h->pass, label);
+	free(label);
+	pass_env = netgate_pass_env(h->pass);
+	for (i = 0; pass_env != NULL && pass_env[i] != NULL; i++)
+		;
+	h->env = xcalloc(i + MCPTOOLS_NCACHE + 2, sizeof *h->env);
+	for (i = 0; pass_env != NULL && pass_env[i] != NULL; i++)
+		h->env[n++] = xstrdup(pass_env[i]);
+	for (i = 0; i < MCPTOOLS_NCACHE; i++)
+		h->env[n++] = mcptools_cache_vars[i][1] != NULL ?
+		    xasprintf("%s=%s/%s", mcptools_cache_vars[i][0], real,
+		    mcptools_cache_vars[i][1]) : xasprintf("%s=false",
+		    mcptools_cache_vars[i][0]);
+	h->env[n++] = xasprintf("HUDDLE_MCP_CACHE=%s", real);
+	h->env[n] = NULL;
+	free(real);
+	team_bash_options(t, h->profile, NULL, bo);
+	bo->extra_env = (const char *const *)h->env;
+	*handle = h;
+	return 0;
+}
 
 int
 mcptools_open(struct team *t, char **err)
@@ -41,6 +181,9 @@ mcptools_open(struct team *t, char **err)
 	}
 	t->mcp_launch = xcalloc(1, sizeof *t->mcp_launch);
 	team_bash_options(t, t->mcp_profile, NULL, &t->mcp_launch->bo);
+	t->mcp_launch->begin = mcptools_begin;
+	t->mcp_launch->end = mcptools_end;
+	t->mcp_launch->ud = t;
 	if ((t->mcp = mcp_set_new(NULL, t->mcp_launch, team_on_notice, t,
 	    err)) == NULL)
 		return -1;
@@ -57,6 +200,9 @@ mcptools_open(struct team *t, char **err)
 	}
 	/* The project's servers the person approved before. */
 	mcpoffers_start(t);
+	/* All of them now, in the background: the agents' first requests
+	 * do not wait for them. */
+	mcp_set_start(t->mcp);
 	return 0;
 }
 
@@ -124,7 +270,10 @@ mcptools_for(struct agent *a)
 	/* A request's tools are part of what its model's earlier thoughts
 	 * are bound to (and of its cached prefix): the MCP tools an agent
 	 * sees are taken once and kept until its conversation is
-	 * compacted, whatever the servers list meanwhile. */
+	 * compacted, whatever the servers list meanwhile. Servers start in
+	 * the background: those ready by then are in; one ready later
+	 * joins at the agent's next compaction (and a teammate spawned
+	 * after sees it at once). */
 	if (a->mcp_tools == NULL || a->mcp_tools_at != at) {
 		json_decref(a->mcp_tools);
 		a->mcp_tools = json_array();

@@ -37,6 +37,7 @@ struct netgate_set {
 
 struct netgate_pass {
 	char			*agent;
+	char			*label;		/* what it is for, or NULL */
 	char			 token[33];
 	char			*env[NETGATE_ENV_COUNT + 1];
 	struct netgate_set	 allowed;	/* once: for this command */
@@ -280,7 +281,7 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 	struct netgate_ask *k;
 	struct request *r;
 	char target[NETGATE_TARGET_MAX], id[PROTO_ID_SIZE], *agent, *body;
-	char *where;
+	char *where, *label;
 	char *err = NULL;
 	uint64_t serial;
 	int rc;
@@ -327,16 +328,18 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 	}
 	serial = k->serial;
 	agent = xstrdup(p->agent);
+	label = p->label != NULL ? xasprintf(", %s", p->label) : NULL;
 	pthread_mutex_unlock(&g->lock);
 
 	/* Unlocked: the command may end meanwhile, and its ask with it
 	 * (netgate_pass_end), so k is looked up again by its number. */
 	where = netgate_where(t);
-	body = xasprintf(NETGATE_PREFIX "%s%s, %s — approve to allow it for "
+	body = xasprintf(NETGATE_PREFIX "%s%s, %s%s — approve to allow it for "
 	    "this command, approve with feedback \"" NETGATE_TEAM "\" to "
 	    "allow it for the whole team, reject to deny it", target, where,
-	    t->method);
+	    t->method, label != NULL ? label : "");
 	free(where);
+	free(label);
 	rc = protocol_request(g->proto, REQ_PERMISSION, agent, ROSTER_LEAD,
 	    body, id, &err);
 	free(body);
@@ -474,6 +477,18 @@ netgate_pass_new(struct netgate *g, const char *agent)
 	return p;
 }
 
+void
+netgate_pass_label(struct netgate *g, struct netgate_pass *p,
+    const char *label)
+{
+	if (g == NULL || p == NULL)
+		return;
+	pthread_mutex_lock(&g->lock);
+	free(p->label);
+	p->label = xstrdup(label);
+	pthread_mutex_unlock(&g->lock);
+}
+
 const char *const *
 netgate_pass_env(const struct netgate_pass *p)
 {
@@ -491,6 +506,7 @@ netgate_pass_free(struct netgate_pass *p)
 	netgate_set_clear(&p->allowed);
 	netgate_set_clear(&p->denied);
 	free(p->agent);
+	free(p->label);
 	free(p);
 }
 

@@ -46,6 +46,11 @@ int netgate_port(const struct netgate *g);
  */
 struct netgate_pass *netgate_pass_new(struct netgate *g, const char *agent);
 
+/* Says what the pass is for in its network requests ("for MCP server
+ * memory", say), after the method. NULL p is ignored. */
+void netgate_pass_label(struct netgate *g, struct netgate_pass *p,
+    const char *label);
+
 /* The pass's "NAME=value" entries, NULL-terminated (NULL for NULL). */
 const char *const *netgate_pass_env(const struct netgate_pass *p);
 

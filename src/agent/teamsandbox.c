@@ -139,11 +139,12 @@ team_sandbox_open(struct team *t, char **err)
  */
 static struct ruleset *
 team_sandbox_ruleset(struct team *t, const struct profile_spec *s,
-    int worktree)
+    int worktree, const char *also)
 {
 	/* Whatever of the rules may differ from one place to another. */
-	char *key = xasprintf("%d %d %s\n%s", worktree, s->proxy_port,
-	    s->root, worktree && t->git_common != NULL ? t->git_common : "");
+	char *key = xasprintf("%d %d %s\n%s\n%s", worktree, s->proxy_port,
+	    s->root, worktree && t->git_common != NULL ? t->git_common : "",
+	    also != NULL ? also : "");
 	struct team_ruleset *e = NULL;
 	struct ruleset *rs, *stale = NULL;
 	size_t i;
@@ -178,16 +179,28 @@ struct profile *
 team_sandbox_profile(struct team *t, const char *root, int worktree,
     char **err)
 {
+	return team_sandbox_profile_also(t, root, worktree, NULL, err);
+}
+
+struct profile *
+team_sandbox_profile_also(struct team *t, const char *root, int worktree,
+    const char *also, char **err)
+{
 	struct profile_spec s = { 0 };
 	struct profile *p;
-	const char *readable[64];
+	const char *readable[64], **writable;
 	size_t i;
 
 	s.root = root;
 	s.tmpdir = t->tmpdir;
 	s.program = t->program;
-	s.writable = t->opts.writable;
-	s.nwritable = t->opts.nwritable;
+	writable = xcalloc(t->opts.nwritable + 1, sizeof *writable);
+	for (i = 0; i < t->opts.nwritable; i++)
+		writable[i] = t->opts.writable[i];
+	if (also != NULL)
+		writable[i++] = also;
+	s.writable = writable;
+	s.nwritable = i;
 	for (i = 0; i < t->opts.nreadable && i < 63; i++)
 		readable[s.nreadable++] = t->opts.readable[i];
 	/* From a worktree the rest of the working tree is out of sight,
@@ -212,9 +225,10 @@ team_sandbox_profile(struct team *t, const char *root, int worktree,
 	s.max_file_size = t->opts.max_file_size;
 	s.tmp_max = t->opts.tmp_max;
 	if (s.sandbox)
-		s.ruleset = team_sandbox_ruleset(t, &s, worktree);
+		s.ruleset = team_sandbox_ruleset(t, &s, worktree, also);
 	p = profile_new(&s, err);
 	ruleset_drop(s.ruleset);
+	free(writable);
 	return p;
 }
 

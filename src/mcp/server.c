@@ -19,6 +19,7 @@
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 /* The handshake revisions we accept from a server, newest first. */
@@ -52,6 +53,8 @@ mcp_state_name(enum mcp_state st)
 	switch (st) {
 	case MCP_NEW:
 		return "not started";
+	case MCP_STARTING:
+		return "starting";
 	case MCP_READY:
 		return "ready";
 	case MCP_FAILED:
@@ -146,6 +149,7 @@ mcp_server_new(const char *name, json_t *config,
     char **err)
 {
 	struct mcp_server *s;
+	pthread_condattr_t ca;
 	int http;
 
 	if (mcp_server_check(name, config, &http, err) == -1)
@@ -158,12 +162,20 @@ mcp_server_new(const char *name, json_t *config,
 	s->notice = notice;
 	s->ud = ud;
 	s->next_id = 1;
+	s->proc.err = -1;
+	cancel_init(&s->stop);
 	pthread_mutex_init(&s->io, NULL);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->changed, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&s->spawn_cv, NULL);
 	return s;
 }
 
-/* Sets the state (and its error: a copy, or NULL) under the lock. */
+/* Sets the state (and its error: a copy, or NULL) under the lock, and
+ * wakes whoever waits for it to change. */
 static void
 mcp_set_state(struct mcp_server *s, enum mcp_state st, const char *error)
 {
@@ -171,6 +183,7 @@ mcp_set_state(struct mcp_server *s, enum mcp_state st, const char *error)
 	s->state = st;
 	free(s->error);
 	s->error = error != NULL ? xstrdup(error) : NULL;
+	pthread_cond_broadcast(&s->changed);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -200,6 +213,220 @@ mcp_quote(char **cmd, size_t *len, size_t *cap, const char *word)
 	*cmd = xappend(*cmd, len, cap, "'", 1);
 }
 
+/* --- a stdio server's stderr ---------------------------------------------- */
+
+/* Keeps one line of stderr (raw bytes), cleaned: terminal escapes (CSI,
+ * OSC and the two-byte ones) are dropped, the rest as utf8_clean makes
+ * it; a line left empty is not kept. */
+static void
+mcp_tail_add(struct mcp_server *s, const char *raw, size_t len)
+{
+	char *plain = xmalloc(len + 1), *line;
+	size_t i = 0, n = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)raw[i];
+
+		if (c != 0x1b) {
+			plain[n++] = (char)c;
+			i++;
+			continue;
+		}
+		if (++i >= len)
+			break;
+		if (raw[i] == '[') {
+			/* CSI: parameters, then a final byte @ to ~. */
+			for (i++; i < len && !((unsigned char)raw[i] >= 0x40 &&
+			    (unsigned char)raw[i] <= 0x7e); i++)
+				;
+			i++;
+		} else if (raw[i] == ']') {
+			/* OSC: up to BEL or ESC \. */
+			for (i++; i < len && raw[i] != '\a' && raw[i] != 0x1b;
+			    i++)
+				;
+			i += i < len && raw[i] == 0x1b ? 2 : 1;
+		} else
+			i++;
+	}
+	line = utf8_clean(plain, n, MCP_TAIL_LINE_MAX);
+	free(plain);
+	if (line[strspn(line, " ")] == '\0') {
+		free(line);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	free(s->tail[s->tail_next]);
+	s->tail[s->tail_next] = line;
+	s->tail_next = (s->tail_next + 1) % MCP_TAIL_LINES;
+	if (s->tail_n < MCP_TAIL_LINES)
+		s->tail_n++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Forgets the stderr kept (a new process starts). */
+static void
+mcp_tail_clear(struct mcp_server *s)
+{
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < MCP_TAIL_LINES; i++) {
+		free(s->tail[i]);
+		s->tail[i] = NULL;
+	}
+	s->tail_n = s->tail_next = 0;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The bytes of one stderr line looked at at most: the rest of a longer
+ * line is dropped. */
+#define MCP_TAIL_RAW_MAX	(4 * MCP_TAIL_LINE_MAX)
+/* What the reader still reads once told to finish. */
+#define MCP_TAIL_FINISH_MAX	(1024 * 1024)
+
+/* The thread that reads a stdio server's stderr while it runs, so that
+ * a server that writes much there never blocks on it: line by line into
+ * the tail. A carriage return not followed by a newline starts the line
+ * again, as on a terminal (progress bars). Ends at the end of the pipe, or once told to finish
+ * (err_stop) when nothing more is there at once. */
+static void *
+mcp_err_read(void *arg)
+{
+	struct mcp_server *s = arg;
+	struct pollfd p = { s->proc.err, POLLIN, 0 };
+	char buf[4096], line[MCP_TAIL_RAW_MAX];
+	size_t len = 0, late = 0;
+	ssize_t n, i;
+	int stopping, cr = 0;
+
+	for (;;) {
+		stopping = atomic_load(&s->err_stop);
+		if (stopping && late > MCP_TAIL_FINISH_MAX)
+			break;
+		if (poll(&p, 1, stopping ? 0 : 200) <= 0) {
+			if (stopping)
+				break;
+			continue;
+		}
+		n = read(p.fd, buf, sizeof buf);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+			if (stopping && errno == EAGAIN)
+				break;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		if (stopping)
+			late += (size_t)n;
+		for (i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				mcp_tail_add(s, line, len);
+				len = 0;
+				cr = 0;
+				continue;
+			}
+			/* "\r\n" ends a line; "\r" then more redraws it. */
+			if (cr)
+				len = 0;
+			cr = buf[i] == '\r';
+			if (!cr && len < sizeof line)
+				line[len++] = buf[i];
+		}
+	}
+	if (len > 0)
+		mcp_tail_add(s, line, len);
+	return NULL;
+}
+
+/* Ends a stdio server's process: the reaper and all beneath it, then
+ * the reader of its stderr (which reads what is left), then what the
+ * launch's begin set up for it. io is held. */
+static void
+mcp_stdio_end(struct mcp_server *s)
+{
+	bash_end_piped(&s->proc);
+	if (s->err_reading) {
+		atomic_store(&s->err_stop, 1);
+		pthread_join(s->err_reader, NULL);
+		s->err_reading = 0;
+	}
+	if (s->proc.err != -1)
+		close(s->proc.err);
+	s->proc.err = -1;
+	if (s->handle != NULL && s->launch != NULL && s->launch->end != NULL)
+		s->launch->end(s->launch->ud, s->handle);
+	s->handle = NULL;
+}
+
+/*
+ * A process started through the reaper dies with the thread that started
+ * it (the reaper's parent-death signal follows the thread), so a
+ * server's processes are all started by a thread of its own, which lives
+ * until the server is freed: a background start, an agent's call or a
+ * listing may each start it, and end before it does.
+ */
+struct mcp_spawn {
+	const char			*command;
+	const struct bash_options	*bo;
+	struct bash_piped		*proc;
+	char				**why;
+	int				 rc;
+	int				 done;
+};
+
+/* The server's spawning thread: one spawn at a time, until told to
+ * quit. */
+static void *
+mcp_spawner(void *arg)
+{
+	struct mcp_server *s = arg;
+	struct mcp_spawn *job;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->spawner_quit && s->spawn == NULL)
+			pthread_cond_wait(&s->spawn_cv, &s->lock);
+		if (s->spawn == NULL)
+			break;
+		job = s->spawn;
+		pthread_mutex_unlock(&s->lock);
+		job->rc = bash_start_piped(job->command, job->bo, job->proc,
+		    job->why);
+		pthread_mutex_lock(&s->lock);
+		job->done = 1;
+		s->spawn = NULL;
+		pthread_cond_broadcast(&s->spawn_cv);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* bash_start_piped on the server's spawning thread (made at its first
+ * use), waiting for it. io is held: one spawn at a time. */
+static int
+mcp_spawn(struct mcp_server *s, const char *command,
+    const struct bash_options *bo, struct bash_piped *proc, char **why)
+{
+	struct mcp_spawn job = { command, bo, proc, why, -1, 0 };
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->spawner_live && !s->spawner_quit)
+		s->spawner_live = pthread_create(&s->spawner, NULL,
+		    mcp_spawner, s) == 0;
+	if (!s->spawner_live) {
+		pthread_mutex_unlock(&s->lock);
+		*why = xstrdup("cannot start: no thread to start it on");
+		return -1;
+	}
+	s->spawn = &job;
+	pthread_cond_broadcast(&s->spawn_cv);
+	while (!job.done)
+		pthread_cond_wait(&s->spawn_cv, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	return job.rc;
+}
+
 /* Starts a stdio server's process; io is held. */
 static int
 mcp_stdio_start(struct mcp_server *s, char **err)
@@ -217,6 +444,15 @@ mcp_stdio_start(struct mcp_server *s, char **err)
 	    s->config, "command")));
 	json_array_foreach(json_object_get(s->config, "args"), i, a)
 		mcp_quote(&cmd, &len, &cap, json_string_value(a));
+	mcp_tail_clear(s);
+	/* What this start gets of its own (its sandbox, its network pass,
+	 * its cache), from the launch. */
+	s->handle = NULL;
+	if (s->launch->begin != NULL && s->launch->begin(s->launch->ud,
+	    s->name, s->config, &bo, &s->handle, err) == -1) {
+		free(cmd);
+		return -1;
+	}
 	/* The person's own variables for it, after the filtered ones. */
 	for (i = 0; bo.extra_env != NULL && bo.extra_env[i] != NULL; i++)
 		;
@@ -239,11 +475,19 @@ mcp_stdio_start(struct mcp_server *s, char **err)
 	bo.workdir = cwd != NULL && cwd[0] == '/' ? cwd : "/";
 	bo.cancel = NULL;
 	memset(&s->proc, 0, sizeof s->proc);
-	rc = bash_start_piped(cmd, &bo, &s->proc, err);
+	s->proc.err = -1;
+	rc = mcp_spawn(s, cmd, &bo, &s->proc, err);
 	/* A server that stops reading must not block huddle's writes. */
 	if (rc == 0)
 		fcntl(s->proc.in, F_SETFL, fcntl(s->proc.in, F_GETFL) |
 		    O_NONBLOCK);
+	if (rc == 0) {
+		atomic_store(&s->err_stop, 0);
+		s->err_reading = pthread_create(&s->err_reader, NULL,
+		    mcp_err_read, s) == 0;
+	}
+	if (rc == -1)
+		mcp_stdio_end(s);
 	for (i = 0; i < n; i++)
 		free((char *)extra[i]);
 	free(extra);
@@ -731,7 +975,7 @@ static void
 mcp_stop(struct mcp_server *s)
 {
 	if (!s->http)
-		bash_end_piped(&s->proc);
+		mcp_stdio_end(s);
 	jsonrpc_lines_clear(&s->lines);
 	pthread_mutex_lock(&s->lock);
 	free(s->session);
@@ -811,7 +1055,7 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 	why = NULL;
 	if (x == MCP_X_DEAD && !s->http) {
 		/* A server that could not bear the probe: start afresh. */
-		bash_end_piped(&s->proc);
+		mcp_stdio_end(s);
 		if (mcp_stdio_start(s, err) == -1)
 			return -1;
 	}
@@ -984,15 +1228,26 @@ mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 static int
 mcp_start(struct mcp_server *s, struct cancel *cancel, char **err)
 {
-	char *why = NULL;
+	char *why = NULL, *tail;
 
+	mcp_set_state(s, MCP_STARTING, NULL);
 	if (mcp_open(s, &why) == -1 || mcp_negotiate(s, cancel, &why) == -1 ||
 	    mcp_list(s, cancel, &why) == -1) {
+		/* Ended first, so that all it wrote on stderr is read. */
+		mcp_stop(s);
 		*err = xasprintf("MCP server %s could not start: %s", s->name,
 		    why ? why : "?");
-		free(why);
-		mcp_stop(s);
 		mcp_set_state(s, MCP_FAILED, *err);
+		free(*err);
+		tail = mcp_server_tail(s, "  ");
+		*err = xasprintf("MCP server %s could not start: %s%s%s",
+		    s->name, why ? why : "?", tail != NULL ? "; the end of "
+		    "its stderr:\n" : "", tail != NULL ? tail : "");
+		/* (Without its last newline.) */
+		if (tail != NULL)
+			(*err)[strlen(*err) - 1] = '\0';
+		free(tail);
+		free(why);
 		return -1;
 	}
 	mcp_set_state(s, MCP_READY, NULL);
@@ -1014,6 +1269,85 @@ mcp_died(struct mcp_server *s, const char *why)
 
 /* --- the interface --------------------------------------------------------- */
 
+/* The background start of a server (mcp_server_start): its failure is
+ * told, unless the server is being freed. */
+static void *
+mcp_starter(void *arg)
+{
+	struct mcp_server *s = arg;
+	enum mcp_state st;
+	char *err = NULL;
+
+	pthread_mutex_lock(&s->io);
+	pthread_mutex_lock(&s->lock);
+	st = s->state;
+	pthread_mutex_unlock(&s->lock);
+	if (st == MCP_STARTING && mcp_start(s, &s->stop, &err) == -1) {
+		if (!cancel_fired(&s->stop))
+			mcp_tell(s, err);
+		free(err);
+	}
+	pthread_mutex_unlock(&s->io);
+	pthread_mutex_lock(&s->lock);
+	s->starter_done = 1;
+	pthread_cond_broadcast(&s->changed);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+void
+mcp_server_start(struct mcp_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	/* A server leaves MCP_NEW once: there is one background start at
+	 * most, joined when the server is freed. */
+	if (s->state == MCP_NEW && !cancel_fired(&s->stop)) {
+		s->state = MCP_STARTING;
+		s->starter_live = pthread_create(&s->starter, NULL,
+		    mcp_starter, s) == 0;
+		if (!s->starter_live)
+			s->state = MCP_NEW;
+		pthread_cond_broadcast(&s->changed);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+enum mcp_state
+mcp_server_wait(struct mcp_server *s, int64_t deadline)
+{
+	struct timespec ts;
+	enum mcp_state st;
+
+	ts.tv_sec = (time_t)(deadline / 1000);
+	ts.tv_nsec = (long)(deadline % 1000) * 1000000;
+	pthread_mutex_lock(&s->lock);
+	while ((s->state == MCP_STARTING || (s->starter_live &&
+	    !s->starter_done)) &&
+	    pthread_cond_timedwait(&s->changed, &s->lock, &ts) == 0)
+		;
+	st = s->state;
+	pthread_mutex_unlock(&s->lock);
+	return st;
+}
+
+char *
+mcp_server_tail(struct mcp_server *s, const char *indent)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0, i, k;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->tail_n; i++) {
+		k = (s->tail_next + MCP_TAIL_LINES - s->tail_n + i) %
+		    MCP_TAIL_LINES;
+		out = xappend(out, &len, &cap, indent, strlen(indent));
+		out = xappend(out, &len, &cap, s->tail[k], strlen(s->tail[k]));
+		out = xappend(out, &len, &cap, "\n", 1);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return out;
+}
+
 json_t *
 mcp_server_tools(struct mcp_server *s, int start)
 {
@@ -1025,14 +1359,9 @@ mcp_server_tools(struct mcp_server *s, int start)
 	pthread_mutex_lock(&s->lock);
 	st = s->state;
 	pthread_mutex_unlock(&s->lock);
-	if (start && st == MCP_NEW) {
-		pthread_mutex_lock(&s->io);
-		if (s->state == MCP_NEW && mcp_start(s, NULL, &err) == -1) {
-			mcp_tell(s, err);
-			free(err);
-		}
-		pthread_mutex_unlock(&s->io);
-	} else if (start && st == MCP_READY &&
+	if (start && st == MCP_NEW)
+		mcp_server_start(s);
+	else if (start && st == MCP_READY &&
 	    pthread_mutex_trylock(&s->io) == 0) {
 		if (!s->http && mcp_stdio_drain(s) == -1)
 			mcp_died(s, "its output ended");
@@ -1123,8 +1452,9 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 char *
 mcp_server_describe(struct mcp_server *s)
 {
-	char *out = NULL, *line, *origin;
+	char *out = NULL, *line, *origin, *tail;
 	size_t len = 0, cap = 0, i;
+	int show_tail;
 	json_t *t;
 
 	pthread_mutex_lock(&s->lock);
@@ -1152,18 +1482,49 @@ mcp_server_describe(struct mcp_server *s)
 		out = xappend(out, &len, &cap, line, strlen(line));
 		free(line);
 	}
+	show_tail = s->state == MCP_FAILED || s->state == MCP_DEAD;
 	pthread_mutex_unlock(&s->lock);
+	/* Why a server failed is often only in what it wrote. */
+	if (show_tail && (tail = mcp_server_tail(s, "    ")) != NULL) {
+		out = xappend(out, &len, &cap, "  its stderr ends:\n", 19);
+		out = xappend(out, &len, &cap, tail, strlen(tail));
+		free(tail);
+	}
 	return out;
 }
 
 void
 mcp_server_free(struct mcp_server *s)
 {
+	size_t i;
+	int live;
+
 	if (s == NULL)
 		return;
+	/* A start under way gives up at once. */
+	cancel_fire(&s->stop);
+	pthread_mutex_lock(&s->lock);
+	live = s->starter_live;
+	s->starter_live = 0;
+	pthread_mutex_unlock(&s->lock);
+	if (live)
+		pthread_join(s->starter, NULL);
 	pthread_mutex_lock(&s->io);
 	mcp_stop(s);
 	pthread_mutex_unlock(&s->io);
+	/* Its processes have ended: so may the thread that started them. */
+	pthread_mutex_lock(&s->lock);
+	s->spawner_quit = 1;
+	live = s->spawner_live;
+	pthread_cond_broadcast(&s->spawn_cv);
+	pthread_mutex_unlock(&s->lock);
+	if (live)
+		pthread_join(s->spawner, NULL);
+	pthread_cond_destroy(&s->spawn_cv);
+	for (i = 0; i < MCP_TAIL_LINES; i++)
+		free(s->tail[i]);
+	cancel_destroy(&s->stop);
+	pthread_cond_destroy(&s->changed);
 	pthread_mutex_destroy(&s->io);
 	pthread_mutex_destroy(&s->lock);
 	json_decref(s->config);

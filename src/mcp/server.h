@@ -3,26 +3,31 @@
  * that speaks on its stdin and stdout, or a Streamable HTTP endpoint),
  * the protocol revision agreed with it, and the tools it lists.
  *
- * A server is started at its first use, through the stateless revision's
- * server/discover when it answers that, else through the older initialize
- * handshake. One exchange runs at a time per server; the tool list is
- * read without waiting for one. A server that dies is marked so, told
- * through the notice callback, and started again at its next use;
- * notifications/tools/list_changed makes its list be read again.
+ * A server is started in the background (mcp_server_start, or its first
+ * listing), through the stateless revision's server/discover when it
+ * answers that, else through the older initialize handshake; nobody
+ * waits for it, and its tools are offered once it is ready. One exchange
+ * runs at a time per server; the tool list is read without waiting for
+ * one. A server that dies is marked so, told through the notice
+ * callback, and started again at its next use;
+ * notifications/tools/list_changed makes its list be read again. The
+ * last MCP_TAIL_LINES lines a stdio server wrote on its stderr are kept,
+ * cleaned of terminal escapes, for the person (the notice of a start
+ * that failed, /mcp).
  */
 #ifndef HUDDLE_MCP_SERVER_H
 #define HUDDLE_MCP_SERVER_H
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mcp/jsonrpc.h"
 #include "tools/bash.h"
 #include "tools/tool.h"
-
-struct cancel;
+#include "util/cancel.h"
 
 /* The revisions spoken: the stateless one, and the handshake ones,
  * newest first. */
@@ -35,11 +40,29 @@ struct cancel;
  * it is taken for one that only knows the handshake. */
 #define MCP_PROBE_MS		10000
 
-/* How stdio servers are started: the options of a command (tools/bash.h:
+/* The lines of a stdio server's stderr kept, and the bytes of each. */
+#define MCP_TAIL_LINES		20
+#define MCP_TAIL_LINE_MAX	300
+
+/*
+ * How stdio servers are started: the options of a command (tools/bash.h:
  * the reaper, the sandbox, the environment), whose workdir is the
- * working tree; the caller keeps what they point to alive. */
+ * working tree; the caller keeps what they point to alive. When `begin`
+ * is set, it is called before each start of a stdio server with a copy
+ * of bo, which it may change for that start (its own sandbox profile,
+ * environment entries: what it points to must live until `end`); it
+ * returns 0 with *handle (given to `end` once the process has ended), or
+ * -1 with *err, and the server does not start.
+ */
+struct mcp_spawn;
+
 struct mcp_launch {
 	struct bash_options	 bo;
+	int			(*begin)(void *ud, const char *name,
+				    json_t *config, struct bash_options *bo,
+				    void **handle, char **err);
+	void			(*end)(void *ud, void *handle);
+	void			*ud;
 };
 
 /* Told when a server stops or cannot start: a sentence. */
@@ -47,6 +70,7 @@ typedef void (*mcp_notice_fn)(void *ud, const char *text);
 
 enum mcp_state {
 	MCP_NEW,		/* not started yet */
+	MCP_STARTING,		/* being started */
 	MCP_READY,
 	MCP_FAILED,		/* could not start: error says why */
 	MCP_DEAD		/* stopped; started again at next use */
@@ -66,9 +90,27 @@ struct mcp_server {
 	int64_t			 next_id;	/* io */
 	struct bash_piped	 proc;		/* io */
 	struct jsonrpc_lines	 lines;		/* io */
+	void			*handle;	/* io: launch->begin's */
+	pthread_t		 err_reader;	/* io: reads proc.err */
+	int			 err_reading;	/* io */
+	atomic_int		 err_stop;	/* the reader: finish */
+
+	struct cancel		 stop;		/* fired when freed: ends a
+						 * background start */
 
 	pthread_mutex_t		 lock;		/* the fields below */
+	pthread_cond_t		 changed;	/* state changed */
+	pthread_t		 spawner;	/* starts its processes */
+	int			 spawner_live;
+	int			 spawner_quit;
+	pthread_cond_t		 spawn_cv;	/* a spawn asked or done */
+	struct mcp_spawn	*spawn;		/* the spawn asked, or NULL */
+	pthread_t		 starter;	/* the background start */
+	int			 starter_live;	/* started, not joined */
+	int			 starter_done;	/* it has told what it had */
 	enum mcp_state		 state;
+	char			*tail[MCP_TAIL_LINES];	/* stderr, a ring */
+	size_t			 tail_n, tail_next;
 	char			*error;		/* the last failure */
 	char			*version;	/* the revision agreed */
 	int			 modern;	/* the stateless revision */
@@ -114,11 +156,29 @@ struct mcp_server *mcp_server_new(const char *name, json_t *config,
 void mcp_server_free(struct mcp_server *s);
 
 /*
+ * Starts the server in the background when it was never started (its
+ * state is MCP_STARTING until it is ready or failed: a failure is told
+ * through the notice callback). Returns at once.
+ */
+void mcp_server_start(struct mcp_server *s);
+
+/* Waits until the server is not starting (and the failure of its
+ * background start told), or until deadline (on the monotonic clock,
+ * util/clock.h). Returns its state. */
+enum mcp_state mcp_server_wait(struct mcp_server *s, int64_t deadline);
+
+/* The last lines of its stderr (MCP_TAIL_LINES at most), each indented
+ * by `indent` and ending in a newline (malloc'd), or NULL when it wrote
+ * none. */
+char *mcp_server_tail(struct mcp_server *s, const char *indent);
+
+/*
  * A copy of the server's tools (its tools/list entries), or NULL when it
- * has none to offer. With `start`, a server never started is started now
- * (waiting for it), a stdio server that is not busy has its pending
- * notifications read, and a list known to have changed is read again
- * when the server is not busy.
+ * has none to offer (not ready yet). With `start`, a server never
+ * started is started in the background (mcp_server_start; nobody
+ * waits), a stdio server that is not busy has its pending notifications
+ * read, and a list known to have changed is read again when the server
+ * is not busy.
  */
 json_t *mcp_server_tools(struct mcp_server *s, int start);
 
@@ -136,7 +196,7 @@ int mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
  * and tools (malloc'd). */
 char *mcp_server_describe(struct mcp_server *s);
 
-/* "ready", "not started", "failed", "stopped". */
+/* "ready", "not started", "starting", "failed", "stopped". */
 const char *mcp_state_name(enum mcp_state st);
 
 #endif

@@ -160,6 +160,30 @@ mcp_set_has_name(struct mcp_set *set, const char *name)
 	return has;
 }
 
+void
+mcp_set_start(struct mcp_set *set)
+{
+	size_t i, n;
+	struct mcp_server **all = mcp_set_snapshot(set, &n);
+
+	for (i = 0; i < n; i++)
+		mcp_server_start(all[i]);
+	free(all);
+}
+
+size_t
+mcp_set_wait(struct mcp_set *set, int64_t deadline)
+{
+	size_t i, n, ready = 0;
+	struct mcp_server **all = mcp_set_snapshot(set, &n);
+
+	for (i = 0; i < n; i++)
+		if (mcp_server_wait(all[i], deadline) == MCP_READY)
+			ready++;
+	free(all);
+	return ready;
+}
+
 /* Appends s, made safe for a tool name, to out (of len bytes so far). */
 static size_t
 mcp_name_part(char *out, size_t len, const char *s)
@@ -213,7 +237,8 @@ typedef int (*mcp_set_tool_fn)(void *ud, struct mcp_server *s, json_t *tool,
     const char *name);
 
 /* Walks the tools of the servers in `only` (mcp_server_tools; start:
- * start a server not started yet, and read a changed list again).
+ * start a server not started yet in the background, and read a changed
+ * list again).
  * Returns what stopped it, or 0. */
 static int
 mcp_set_walk(struct mcp_set *set, const char *const *only, int start,

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/server.h"
 
@@ -50,11 +51,20 @@ void mcp_set_free(struct mcp_set *set);
 /* How many servers there are. */
 size_t mcp_set_count(struct mcp_set *set);
 
+/* Starts every server not started yet, in the background, all at once
+ * (mcp_server_start); returns at once. */
+void mcp_set_start(struct mcp_set *set);
+
+/* Waits until no server is starting, or until deadline (monotonic ms).
+ * Returns how many are ready. */
+size_t mcp_set_wait(struct mcp_set *set, int64_t deadline);
+
 /*
  * The tools of the servers named in `only` (NULL-terminated; NULL: all)
  * as a model request lists them: {"name", "description",
- * "input_schema"}, appended to `list`. A server not started yet is
- * started first.
+ * "input_schema"}, appended to `list`: those of the servers ready now.
+ * A server not started yet is started in the background; nobody waits
+ * for it.
  */
 void mcp_set_tools(struct mcp_set *set, const char *const *only,
     json_t *list);

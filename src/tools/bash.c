@@ -201,7 +201,8 @@ bash_pidfd(pid_t pid)
 }
 
 /*
- * Sets up what posix_spawn does in the child (see bash.h). Every signal
+ * Sets up what posix_spawn does in the child (see bash.h): stdin from rfd
+ * (-1: /dev/null), stdout to wfd, stderr to efd (-1: wfd too). Every signal
  * sigfillset knows gets its default disposition; glibc's own two
  * internal signals (32 and 33, below SIGRTMIN) stay ignored in any
  * posix_spawn child, and no API reaches them.
@@ -220,11 +221,7 @@ bash_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
 	else
 		posix_spawn_file_actions_adddup2(fa, rfd, 0);
 	posix_spawn_file_actions_adddup2(fa, wfd, 1);
-	if (efd == -1)
-		posix_spawn_file_actions_adddup2(fa, wfd, 2);
-	else
-		posix_spawn_file_actions_addopen(fa, 2, "/dev/null", O_WRONLY,
-		    0);
+	posix_spawn_file_actions_adddup2(fa, efd != -1 ? efd : wfd, 2);
 	posix_spawn_file_actions_adddup2(fa, status_wfd, REAPER_STATUS_FD);
 
 	sigemptyset(&none);
@@ -352,7 +349,7 @@ bash_close_fds(int a, int b, int c)
  * stderr /dev/null. */
 static int
 bash_spawn_io(const char *command, const struct bash_options *o,
-    struct bash_child *c, int piped, int *in_fd, char **why)
+    struct bash_child *c, int piped, int *in_fd, int *err_fd, char **why)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -362,17 +359,20 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 	char **env, *tmpvar;
 	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, sfd = -1, pfd = -1, rc;
 	int filter, ffd = -1, in[2] = { -1, -1 }, rfd = o->sandbox_fd;
+	int ep[2] = { -1, -1 };
 
 	/* A shared ruleset may still be being built: this command waits. */
 	if (o->sandboxed && o->ruleset != NULL &&
 	    (rfd = ruleset_fd(o->ruleset, why)) == -1)
 		return -1;
-	if (piped && bash_pipe(in) == -1) {
+	if (piped && (bash_pipe(in) == -1 || bash_pipe(ep) == -1)) {
+		bash_close_pipe(in);
 		*why = xasprintf("cannot start: %s", strerror(errno));
 		return -1;
 	}
 	if (o->program == NULL) {
 		bash_close_pipe(in);
+		bash_close_pipe(ep);
 		*why = xstrdup("cannot run the command: no reaper program");
 		return -1;
 	}
@@ -387,14 +387,14 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 		bash_close_pipe(p);
 		bash_close_pipe(st);
 		bash_close_pipe(in);
+		bash_close_pipe(ep);
 		bash_close_fds(sfd, pfd, ffd);
 		free(confine);
 		return -1;
 	}
 	snprintf(grace, sizeof grace, "%d", BASH_GRACE_MS);
 	snprintf(parent, sizeof parent, "%ld", (long)getpid());
-	bash_spawn_setup(&fa, &at, o->workdir, in[0], p[1], piped ? 2 : -1,
-	    st[1]);
+	bash_spawn_setup(&fa, &at, o->workdir, in[0], p[1], ep[1], st[1]);
 	if (sfd != -1)
 		posix_spawn_file_actions_adddup2(&fa, sfd, REAPER_SANDBOX_FD);
 	if (pfd != -1)
@@ -412,12 +412,16 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 	close(st[1]);
 	if (in[0] != -1)
 		close(in[0]);
+	if (ep[1] != -1)
+		close(ep[1]);
 	bash_close_fds(sfd, pfd, ffd);
 	if (rc != 0) {
 		close(p[0]);
 		close(st[0]);
 		if (in[1] != -1)
 			close(in[1]);
+		if (ep[0] != -1)
+			close(ep[0]);
 		*why = xasprintf("cannot run the command in %s: %s",
 		    o->workdir, strerror(rc));
 		return -1;
@@ -430,6 +434,10 @@ bash_spawn_io(const char *command, const struct bash_options *o,
 	c->pidfd = bash_pidfd(c->pid);
 	if (in_fd != NULL)
 		*in_fd = in[1];
+	if (err_fd != NULL) {
+		*err_fd = ep[0];
+		fcntl(ep[0], F_SETFL, fcntl(ep[0], F_GETFL) | O_NONBLOCK);
+	}
 	return 0;
 }
 
@@ -437,7 +445,7 @@ static int
 bash_spawn(const char *command, const struct bash_options *o,
     struct bash_child *c, char **why)
 {
-	return bash_spawn_io(command, o, c, 0, NULL, why);
+	return bash_spawn_io(command, o, c, 0, NULL, NULL, why);
 }
 
 int
@@ -447,7 +455,7 @@ bash_start_piped(const char *command, const struct bash_options *o,
 	struct bash_child c;
 
 	memset(&c, 0, sizeof c);
-	if (bash_spawn_io(command, o, &c, 1, &p->in, why) == -1)
+	if (bash_spawn_io(command, o, &c, 1, &p->in, &p->err, why) == -1)
 		return -1;
 	p->pid = c.pid;
 	p->out = c.out;
@@ -471,6 +479,7 @@ bash_end_piped(struct bash_piped *p)
 	if (p->status_fd != -1)
 		close(p->status_fd);
 	p->in = p->out = p->status_fd = -1;
+	/* p->err is the caller's: what is left in it is still read. */
 	/* The reaper ends whatever is beneath it on SIGTERM. */
 	kill(p->pid, SIGTERM);
 	until = clock_mono_ms() + BASH_GRACE_MS + REAPER_KILL_MS + 500;

@@ -91,12 +91,15 @@ struct bash_piped {
 	int	 in;		/* the process's stdin (we write) */
 	int	 out;		/* its stdout (we read; non-blocking) */
 	int	 status_fd;	/* the reaper's report */
+	int	 err;		/* its stderr (we read; non-blocking);
+				 * closed by the caller, not by
+				 * bash_end_piped */
 };
 
 /*
  * Starts `command` as bash_run does (reaper, confinement, environment,
  * session of its own) but leaves it running: its stdin and stdout are
- * pipes to us, its stderr /dev/null. No timeout applies; o->cancel is
+ * pipes to us, and so is its stderr (p->err, apart from stdout). No timeout applies; o->cancel is
  * not watched. Returns 0, or -1 with *why.
  */
 int bash_start_piped(const char *command, const struct bash_options *o,

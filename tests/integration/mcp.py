@@ -13,9 +13,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results, wait_for  # noqa: E402
+from fakellm_client import FakeLLM, Results, team_folder, wait_for  # noqa: E402
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -48,6 +49,27 @@ def stdio_team(fake, extra_args=(), legacy=False):
                                            "args": args}}}, f)
     return Huddle(fake, workdir=work,
                   args=["--mcp-config", cfg] + list(extra_args)), log
+
+
+def mcp_text(h):
+    """What /mcp says now."""
+    mark = len(h.events)
+    h.send("/mcp")
+    return h.wait(ev("reply", command="mcp"), since=mark,
+                  what="/mcp")["message"]
+
+
+def server_line(h, name):
+    """The first line /mcp shows of server `name`, or ""."""
+    return next((line for line in mcp_text(h).splitlines()
+                 if line.startswith(name + " (")), "")
+
+
+def wait_ready(h, name="test", timeout=30):
+    """Waits until /mcp shows server `name` ready: servers start in the
+    background, and a script that calls a tool at once needs it there."""
+    wait_for(lambda: ": ready" in server_line(h, name), timeout,
+             "MCP server %s to be ready" % name)
 
 
 def spawn_carl():
@@ -86,6 +108,7 @@ def test_stdio_call(fake):
              approve=True))
     h, log = stdio_team(fake)
     with h:
+        wait_ready(h)
         h.send("go")
         call_ev = h.wait(ev("tool_call", "carl", tool="mcp__test__echo"),
                          what="the call in carl's pane")
@@ -154,6 +177,7 @@ def test_legacy_http_call(fake):
             call("carl", "shutdown_response",
                  request_id="{{request_id}}", approve=True))
         with Huddle(fake, args=["--mcp-config", cfg]) as h:
+            wait_ready(h, "web")
             h.send("go")
             approve_next(h, "mcp__web__add")
             res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
@@ -184,6 +208,7 @@ def test_rejected_and_unknown(fake):
              approve=True))
     h, log = stdio_team(fake, legacy=True)
     with h:
+        wait_ready(h)
         h.send("go")
         req = h.wait(ev("request", type="permission", status="pending"),
                      what="the permission request")
@@ -218,6 +243,7 @@ def test_interrupt_crash_restart_and_change(fake):
              approve=True))
     h, log = stdio_team(fake)
     with h:
+        wait_ready(h)
         h.send("go")
         approve_next(h, "mcp__test__slow")
         wait_for(lambda: "tools/call" in methods(log), 15,
@@ -262,6 +288,103 @@ def test_interrupt_crash_restart_and_change(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
+def team_of(fake, servers, work=None, resume=False):
+    """A Huddle whose config names `servers` (name -> test server flags);
+    its working tree is `work` (new when None)."""
+    work = work or tempfile.mkdtemp(prefix="huddle-mcp-")
+    cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
+                       "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {
+            name: {"command": "python3", "args": [SERVER] + list(flags)}
+            for name, flags in servers.items()}}, f)
+    return Huddle(fake, workdir=work, resume=resume,
+                  args=["--mcp-config", cfg])
+
+
+def test_dead_servers_do_not_delay(fake):
+    """Two servers that never answer: the lead's first model call comes
+    at once (they start in the background, together), /mcp says they are
+    starting, and the quit does not wait for them."""
+    fake.reset()
+    fake.script(say("lead", "Hello."))
+    with team_of(fake, {"mute1": ["--mute"], "mute2": ["--mute"],
+                        "test": []}) as h:
+        t0 = time.monotonic()
+        h.send("go")
+        h.wait(ev("llm_call", "lead"), what="the lead's first call")
+        delay = time.monotonic() - t0
+        expect(delay < 1.0, "the first call waited %.1f s" % delay)
+        wait_ready(h, "test")
+        for name in ("mute1", "mute2"):
+            line = server_line(h, name)
+            expect(": starting" in line, line)
+        t0 = time.monotonic()
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        expect(time.monotonic() - t0 < 10, "the quit waited for them")
+
+
+def test_failed_start_shows_stderr(fake):
+    """A server that exits at start: the notice and /mcp carry the end
+    of its stderr (its last 20 lines), without terminal escapes."""
+    fake.reset()
+    with team_of(fake, {"broken": ["--fail"]}) as h:
+        note = h.wait(ev("notice", message=contains(
+            "MCP server broken could not start")), timeout=30,
+            what="the notice of the failed start")["message"]
+        expect("cannot find module 'left-pad'" in note, note)
+        expect("\x1b" not in note and "[31m" not in note, note)
+        expect("line 29 of its stderr" in note and
+               "line 10 of its stderr" not in note and
+               "line 11 of its stderr" in note, note)
+        text = mcp_text(h)
+        expect(": failed" in server_line(h, "broken"), text)
+        expect("cannot find module 'left-pad'" in text and
+               "\x1b" not in text, text)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
+def test_proxy_and_cache(fake):
+    """A stdio server gets the proxy's variables and a cache folder of its
+    own that it can write, in the team's state (not the working tree),
+    and that outlives a restart of huddle."""
+    fake.reset()
+    work = tempfile.mkdtemp(prefix="huddle-mcp-")
+    fake.script(call("lead", "mcp__test__env"), say("lead", "Done."))
+    with team_of(fake, {"test": ["--env-tool"]}, work=work) as h:
+        wait_ready(h)
+        h.send("look")
+        approve_next(h, "mcp__test__env")
+        res = h.wait(ev("tool_result", "lead", tool="mcp__test__env"),
+                     what="the env tool's result")
+        expect(res["is_error"] is False, res)
+        env = json.loads(res["output"])
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    expect((env["HTTPS_PROXY"] or "").startswith("http://") and
+           "@127.0.0.1:" in env["HTTPS_PROXY"] and env["NO_PROXY"] == "",
+           env)
+    cache = env["HUDDLE_MCP_CACHE"] or ""
+    expect(cache.startswith(os.path.realpath(team_folder(work)) + "/") and
+           not cache.startswith(os.path.realpath(work)), cache)
+    for name in ("npm_config_cache", "XDG_CACHE_HOME", "UV_CACHE_DIR",
+                 "PIP_CACHE_DIR"):
+        expect((env[name] or "").startswith(cache + "/"), (name, env))
+    expect(env["starts"] == 1, env)
+    # huddle again on the same tree: the server finds its cache as it
+    # left it (its start counted a second time there).
+    fake.reset()
+    with team_of(fake, {"test": ["--env-tool"]}, work=work,
+                 resume=True) as h:
+        wait_ready(h)
+        with open(os.path.join(cache, "starts")) as f:
+            expect(len(f.readlines()) == 2, "the cache did not last")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -274,6 +397,12 @@ def main():
         r.run("an MCP call is interrupted; a dead server restarts; a "
               "changed list is read again", test_interrupt_crash_restart_and_change,
               fake)
+        r.run("servers that never answer do not delay the lead's first "
+              "call", test_dead_servers_do_not_delay, fake)
+        r.run("a failed start shows the end of the server's stderr",
+              test_failed_start_shows_stderr, fake)
+        r.run("a stdio server gets the proxy and a cache that lasts",
+              test_proxy_and_cache, fake)
     r.finish()
 
 

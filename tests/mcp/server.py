@@ -73,6 +73,10 @@ def tools():
         {"name": "research", "description": "Research, as a task.",
          "inputSchema": obj, "execution": {"taskSupport": "required"}},
     ]
+    if ARGS.env_tool:
+        out.append({"name": "env", "description": "What it was given: "
+                    "its proxy and cache variables, its cache's starts.",
+                    "inputSchema": obj})
     if ARGS.cwd_tool:
         out.append({"name": "cwd", "description": "Its working directory.",
                     "inputSchema": obj})
@@ -111,6 +115,12 @@ def text(t, error=False):
 def call_tool(name, args, rid, notify):
     if name == "echo":
         return text("echo: %s" % args.get("text", ""))
+    if name == "env":
+        names = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "npm_config_cache",
+                 "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_CACHE_DIR",
+                 "HUDDLE_MCP_CACHE")
+        return text(json.dumps(dict({n: os.environ.get(n) for n in names},
+                                    starts=STATE.get("starts"))))
     if name == "add":
         return text(str(args.get("a", 0) + args.get("b", 0)))
     if name == "slow":
@@ -314,6 +324,19 @@ def run_http():
     srv.serve_forever()
 
 
+def cache_starts():
+    """Counts this start in the cache folder huddle gave it (a line in
+    $HUDDLE_MCP_CACHE/starts); returns the count, or the error."""
+    try:
+        path = os.path.join(os.environ["HUDDLE_MCP_CACHE"], "starts")
+        with open(path, "a") as f:
+            f.write("start\n")
+        with open(path) as f:
+            return len(f.readlines())
+    except (KeyError, OSError) as e:
+        return "cannot write its cache: %r" % e
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
@@ -328,7 +351,26 @@ def main():
     p.add_argument("--huge-list", action="store_true")
     p.add_argument("--sse-keepalive-forever", action="store_true")
     p.add_argument("--huge-event", action="store_true")
+    p.add_argument("--env-tool", action="store_true")
+    p.add_argument("--mute", action="store_true",
+                   help="write to stderr, then never answer")
+    p.add_argument("--fail", action="store_true",
+                   help="write an error (with terminal escapes) to "
+                   "stderr and exit")
     ARGS = p.parse_args()
+    if ARGS.env_tool:
+        STATE["starts"] = cache_starts()
+    if ARGS.mute or ARGS.fail:
+        for i in range(30):
+            sys.stderr.write("line %d of its stderr\n" % i)
+        sys.stderr.write("\x1b[31mError: cannot find module "
+                         "'left-pad'\x1b[0m\r\n")
+        sys.stderr.flush()
+        if ARGS.fail:
+            sys.exit(1)
+        for _ in sys.stdin:
+            pass
+        return
     if ARGS.http:
         run_http()
     else:

@@ -35,13 +35,23 @@ extern char **environ;
 
 /* --- framing and reading ------------------------------------------------- */
 
+/* Appends the set's tools to list once its servers have started (in the
+ * background, as a team's do). */
+static void
+ready_tools(struct mcp_set *set, json_t *list)
+{
+	mcp_set_start(set);
+	mcp_set_wait(set, clock_mono_ms() + 60000);
+	mcp_set_tools(set, NULL, list);
+}
+
 /* Lists the set's tools once (starting its servers), keeping nothing. */
 static void
 list_once(struct mcp_set *set)
 {
 	json_t *list = json_array();
 
-	mcp_set_tools(set, NULL, list);
+	ready_tools(set, list);
 	json_decref(list);
 }
 
@@ -530,7 +540,7 @@ START_TEST(stdio_server_in_both_revisions)
 	for (legacy = 0; legacy < 2; legacy++) {
 		set = test_set(&launch, legacy, &log);
 		json_array_clear(list);
-		mcp_set_tools(set, NULL, list);
+		ready_tools(set, list);
 		/* Five tools, over three pages. */
 		text = mcp_set_text(set);
 		ck_assert_msg(json_array_size(list) == 5, "%s", text);
@@ -603,7 +613,7 @@ START_TEST(a_dead_server_restarts_at_next_use)
 	char *log, *text;
 
 	set = test_set(&launch, 0, &log);
-	mcp_set_tools(set, NULL, list);
+	ready_tools(set, list);
 	/* Its task-only tool is named once, and not offered. */
 	ck_assert_int_eq(notices, 1);
 	ck_assert_ptr_nonnull(strstr(last_notice, "research not offered"));
@@ -618,14 +628,14 @@ START_TEST(a_dead_server_restarts_at_next_use)
 	free(text);
 	/* Its tools are still offered; a call starts it again. */
 	json_array_clear(list);
-	mcp_set_tools(set, NULL, list);
+	ready_tools(set, list);
 	ck_assert_uint_eq(json_array_size(list), 5);
 	ck_assert_int_eq(call(set, "mcp__test__grow", "{}", NULL, 10, &o), 0);
 	tool_output_clear(&o);
 	ck_assert_int_eq(logged(log, "server/discover"), 2);
 	/* grow announced a new tool: the list was read again. */
 	json_array_clear(list);
-	mcp_set_tools(set, NULL, list);
+	ready_tools(set, list);
 	ck_assert_uint_eq(json_array_size(list), 6);
 	json_decref(list);
 	mcp_set_free(set);
@@ -708,12 +718,12 @@ START_TEST(a_server_that_never_stops_writing)
 	int i;
 
 	set = test_set_mode(&launch, "--spam-lines", NULL, &log);
-	mcp_set_tools(set, NULL, list);
+	ready_tools(set, list);
 	ck_assert_uint_eq(json_array_size(list), 5);
 	/* Each look at it reads a bounded part of its output. */
 	for (i = 0; i < 5; i++) {
 		json_array_clear(list);
-		mcp_set_tools(set, NULL, list);
+		ready_tools(set, list);
 		ck_assert_uint_eq(json_array_size(list), 5);
 	}
 	text = mcp_set_text(set);
@@ -735,7 +745,7 @@ START_TEST(a_huge_tool_list_is_bounded)
 	size_t i;
 
 	set = test_set_mode(&launch, "--huge-list", NULL, &log);
-	mcp_set_tools(set, NULL, list);
+	ready_tools(set, list);
 	ck_assert_uint_eq(json_array_size(list), 100);
 	ck_assert_int_eq(notices, 1);
 	ck_assert_ptr_nonnull(strstr(last_notice, "150 tools"));

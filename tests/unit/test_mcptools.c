@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "liveteam.h"
+#include "mcp/set.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 #define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
@@ -33,6 +35,9 @@ open_with_server(struct lt *l)
 	l->o.mcp_allow = json_pack("[s]", "mcp__test__echo");
 	free(path);
 	lt_start(l);
+	/* It starts in the background: its tools are there once ready. */
+	ck_assert_uint_eq(mcp_set_wait(l->team->mcp, clock_mono_ms() + 30000),
+	    1);
 }
 
 static void
