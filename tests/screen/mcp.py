@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
@@ -36,6 +37,21 @@ def rows(text):
     return ROW.findall(text)
 
 
+def server_ready(s, timeout=20):
+    """Asks /mcp until it says the server test is ready."""
+    deadline = time.monotonic() + timeout
+    while True:
+        s.send_text("/mcp")
+        s.send_keys("Enter")
+        try:
+            s.wait_for(lambda t: re.search(r"\btest\b.*\bready\b", t), 2,
+                       "the server ready")
+            return
+        except AssertionError:
+            if time.monotonic() >= deadline:
+                raise
+
+
 def test_call_on_screen(fake):
     script(fake)
     cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
@@ -46,6 +62,9 @@ def test_call_on_screen(fake):
     with fake_screen(fake, ["--mcp-config", cfg, "--quit-timeout", "2"],
                      cols=140, rows=40) as s:
         s.wait_for("lead>", 10)
+        # The servers start in the background: a teammate has the tools
+        # of those ready by its first request (doc/mcp.md).
+        server_ready(s)
         s.send_text("go")
         s.send_keys("Enter")
         screen = s.wait_for(lambda t: any(st == "pending"
