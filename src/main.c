@@ -414,6 +414,8 @@ team_options_fill(struct team_options *to, const struct options *o,
 	    "allow") : NULL;
 	to->roles = o->roles;
 	to->instructions = o->instructions;
+	to->claude_rules = o->claude_rules;
+	to->claude_notice = o->claude_notice;
 }
 
 /* Runs the team with the headless front end. */

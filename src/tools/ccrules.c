@@ -349,6 +349,44 @@ ccrules_glob_within(const char *p, const char *s)
 	return ok;
 }
 
+/* The lexical absolute form of path, from root when relative: "." and
+ * ".." resolved, slashes single (malloc'd). */
+static char *
+ccrules_normalize(const char *root, const char *path)
+{
+	char *full = *path == '/' ? xstrdup(path) : xasprintf("%s/%s", root,
+	    path);
+	char *out = xcalloc(1, strlen(full) + 2);
+	const char *p = full;
+	size_t len = 0, n;
+
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else {
+			out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		out[len] = '\0';
+		p += n;
+	}
+	if (len == 0)
+		strcpy(out, "/");
+	free(full);
+	return out;
+}
+
 /* path relative to root (into path), or NULL when it is not beneath. */
 static const char *
 ccrules_relative(const char *root, const char *path)
@@ -368,17 +406,18 @@ ccrules_file(const struct ccrules *r, enum ccrules_list list,
 {
 	const struct ccrule *c;
 	const char *rel;
-	char *any;
+	char *any, *found = NULL, *clean;
 	int want, hit;
 	size_t i;
 
-	if (r == NULL || path == NULL || *path != '/')
+	if (r == NULL || path == NULL || root == NULL || *root != '/')
 		return NULL;
+	path = clean = ccrules_normalize(root, path);
 	want = strcmp(tool, "read_file") == 0 ? CC_READ :
 	    strcmp(tool, "write_file") == 0 ? CC_WRITE :
 	    strcmp(tool, "edit_file") == 0 ? CC_EDIT : 0;
-	rel = root != NULL ? ccrules_relative(root, path) : NULL;
-	for (i = 0; i < r->n[list]; i++) {
+	rel = ccrules_relative(root, path);
+	for (i = 0; i < r->n[list] && found == NULL; i++) {
 		c = &r->v[list][i];
 		if (!(c->tools & want))
 			continue;
@@ -402,7 +441,8 @@ ccrules_file(const struct ccrules *r, enum ccrules_list list,
 			hit = 0;
 		}
 		if (hit)
-			return ccrules_name(c);
+			found = ccrules_name(c);
 	}
-	return NULL;
+	free(clean);
+	return found;
 }

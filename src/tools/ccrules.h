@@ -63,9 +63,10 @@ char *ccrules_bash(const struct ccrules *r, enum ccrules_list list,
 /*
  * The first rule of list that a call of huddle's tool ("read_file",
  * "write_file", "edit_file") on the file `path` matches, as
- * ccrules_bash says it, or NULL. path is absolute and lexically clean
- * (no ".", "..", or doubled slashes); root is the project's top (or the
- * worktree that stands for it), against which relative rules are read.
+ * ccrules_bash says it, or NULL. root is the project's top (or the
+ * worktree that stands for it), absolute: relative rules are read from
+ * it, and a relative path too. The path is read lexically ("." and ".."
+ * resolved, links not followed: the caller tries the real path too).
  */
 char *ccrules_file(const struct ccrules *r, enum ccrules_list list,
     const char *tool, const char *root, const char *path);

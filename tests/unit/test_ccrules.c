@@ -166,6 +166,16 @@ START_TEST(paths_gitignore_style)
 	/* Relative rules never match outside the project. */
 	ck_assert(!file_denied("read_file", "/elsewhere/.env"));
 	ck_assert(!file_denied("read_file", "/w/project/.env"));
+	/* Paths as a tool is given them: relative, with . and .. */
+	why = ccrules_file(r, CCRULES_DENY, "read_file", ROOT, "./.env");
+	ck_assert_ptr_nonnull(why);
+	free(why);
+	why = ccrules_file(r, CCRULES_DENY, "read_file", ROOT,
+	    "src/../secrets/./k");
+	ck_assert_ptr_nonnull(why);
+	free(why);
+	ck_assert_ptr_null(ccrules_file(r, CCRULES_DENY, "read_file", ROOT,
+	    "../proj2/.env"));
 	why = ccrules_file(r, CCRULES_DENY, "read_file", ROOT, ROOT "/.env");
 	ck_assert_str_eq(why, "Read(./.env) of " FILE_);
 	free(why);
