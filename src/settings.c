@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccsettings.h"
 #include "mcp/set.h"
 #include "settings.h"
 #include "util/configdir.h"
@@ -418,8 +417,6 @@ settings_read(struct options *o, char **err)
 		    strcmp(work, "/") == 0 ? "" : work);
 		rc = settings_load(o, path, OPT_FROM_PROJECT, err);
 		free(path);
-		if (rc == 0)
-			rc = ccsettings_read(o, work, err);
 		free(work);
 	}
 	if (rc == 0 && o->mcp_config != NULL)

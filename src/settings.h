@@ -25,8 +25,7 @@ int settings_load(struct options *o, const char *path, enum opt_source src,
 
 /*
  * Reads the person's settings file, then the project's (in --workdir, or
- * the current directory; none for a demo without one) and Claude Code's
- * files beside it (ccsettings.h), then the
+ * the current directory; none for a demo without one), then the
  * environment's variables, into o, which already holds the command line.
  * Returns 0, or -1 with *err.
  */
