@@ -172,7 +172,8 @@ tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
 	    toolarg_int(in, "offset", &offset, o) == -1 ||
-	    toolarg_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1 ||
+	    toolarg_int(in, "limit", &limit, o) == -1 ||
+	    tool_place(a, o) == -1 ||
 	    tool_file_denied(a, "read_file", path, o) == -1)
 		return;
 	c = tool_fs(a);

@@ -16,7 +16,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import (FakeLLM, Results, TEST_API,  # noqa: E402
                             TOP_SRCDIR)
-from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
+from team_driver import (Huddle, call, contains, ev, expect,  # noqa: E402
+                         notes, say)
 
 RULE_CURL = "Bash(curl:*) of .claude/settings.json"
 RULE_ENV = "Read(./.env) of .claude/settings.json"

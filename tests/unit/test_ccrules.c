@@ -143,7 +143,8 @@ START_TEST(paths_gitignore_style)
 	ck_assert(!file_denied("read_file", ROOT "/sub/.env"));
 	ck_assert(!file_denied("read_file", ROOT "/.env.example"));
 	ck_assert(!file_denied("write_file", ROOT "/.env"));
-	/* secrets/ and what is beneath, from the top; a folder covers what it holds. */
+	/* secrets/ and what is beneath, from the top: a folder covers what
+	 * it holds. */
 	ck_assert(file_denied("read_file", ROOT "/secrets/a"));
 	ck_assert(file_denied("read_file", ROOT "/secrets/x/y/z"));
 	ck_assert(!file_denied("read_file", ROOT "/src/secrets/a"));
