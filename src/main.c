@@ -22,6 +22,7 @@
 
 #include "agent/team.h"
 #include "ask.h"
+#include "ccsettings.h"
 #include "core/statedir.h"
 #include "demo.h"
 #include "headless.h"
@@ -414,6 +415,8 @@ team_options_fill(struct team_options *to, const struct options *o,
 	    "allow") : NULL;
 	to->roles = o->roles;
 	to->instructions = o->instructions;
+	to->claude_rules = o->claude_rules;
+	to->claude_notice = o->claude_notice;
 }
 
 /* Runs the team with the headless front end. */
@@ -584,14 +587,27 @@ out:
 	return rc;
 }
 
-/* The settings files and the environment, over the command line. */
+/* The settings files and the environment, over the command line, then
+ * Claude Code's files in the project. */
 static int
 read_settings(struct options *o)
 {
-	char *err = NULL;
+	char *err = NULL, *work;
+	int rc;
 
-	if (settings_read(o, &err) == 0)
+	if (settings_read(o, &err) == -1)
+		goto fail;
+	/* Claude Code's files beside the project's (ccsettings.h): the
+	 * environment has spoken by now, and keeps its model. */
+	if (o->demo && o->workdir == NULL)
 		return GO_ON;
+	if ((work = realpath(o->workdir ? o->workdir : ".", NULL)) == NULL)
+		return GO_ON;	/* said when the team opens */
+	rc = ccsettings_read(o, work, &err);
+	free(work);
+	if (rc == 0)
+		return GO_ON;
+fail:
 	fprintf(stderr, "huddle: %s\n", err);
 	free(err);
 	return 2;

@@ -13,6 +13,7 @@
 
 #include "llm/llm.h"
 #include "options.h"
+#include "tools/ccrules.h"
 #include "tools/netlocal.h"
 #include "util/number.h"
 #include "util/utf8.h"
@@ -317,6 +318,8 @@ options_free(struct options *o)
 		free(o->origin[i]);
 		free(o->text[i]);
 	}
+	ccrules_free(o->claude_rules);
+	free(o->claude_notice);
 	memset(o, 0, sizeof *o);
 }
 

@@ -21,6 +21,8 @@
 
 #include <jansson.h>
 
+struct ccrules;
+
 /* The options, in the order --help lists them. */
 enum opt_id {
 	OPT_DEMO, OPT_WORKDIR, OPT_RESUME, OPT_STATE_DIR, OPT_TEAMS,
@@ -131,6 +133,11 @@ struct options {
 	struct opt_list	 pass_env, writable, readable, allow_socket;
 	struct opt_list	 allow_local;
 	json_t		*mcp_servers, *permissions, *roles, *instructions;
+	/* What Claude Code's settings files in the project say
+	 * (ccsettings.h): their deny and ask rules, and a line per file
+	 * read for the start's notice; NULL when none. */
+	struct ccrules	*claude_rules;
+	char		*claude_notice;
 
 	enum opt_source	 from[OPT__COUNT];
 	char		*origin[OPT__COUNT]; /* the file or variable */

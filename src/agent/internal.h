@@ -472,8 +472,9 @@ void places_retire(struct team *t, const char *name);
 
 /* permit.c */
 
-/* Why the policy flags command at root (with no sandbox: every one), or
- * NULL when it runs without asking (malloc'd). */
+/* Why the policy (or an ask rule of the project's Claude Code settings)
+ * flags command at root (with no sandbox: every one), or NULL
+ * when it runs without asking (malloc'd). */
 char *permit_risk(struct team *t, const char *root, const char *command);
 
 /*

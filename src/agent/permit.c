@@ -3,7 +3,10 @@
  * whoever wrote it (the lead or a teammate) and whatever runs it (a bash
  * call, a task's check): the risk policy reads it, and a command it flags
  * runs only once the person approves a permission request that says what
- * the command is, who wrote it, and why it was flagged.
+ * the command is, who wrote it, and why it was flagged. The project's
+ * Claude Code settings narrow it further (tools/ccrules.h): a command a
+ * deny rule matches never runs, one an ask rule matches asks even where
+ * the policy would not.
  */
 #include "config.h"
 
@@ -12,16 +15,35 @@
 
 #include "agent/internal.h"
 #include "core/permbody.h"
+#include "tools/ccrules.h"
 #include "tools/policy.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
+/* The sentence that refuses command when a deny rule of the project's
+ * Claude Code settings matches it (malloc'd), or NULL. */
+static char *
+permit_denied(struct team *t, const char *command)
+{
+	char *rule = ccrules_bash(t->opts.claude_rules, CCRULES_DENY, command);
+	char *why;
+
+	if (rule == NULL)
+		return NULL;
+	why = xasprintf("refused by the deny rule %s", rule);
+	free(rule);
+	return why;
+}
+
 /* Whether the policy flags command at root, with *v (cleared by the
- * caller) saying why; without a sandbox every command is flagged. */
+ * caller) saying why; without a sandbox every command is flagged, and
+ * an ask rule of Claude Code's settings flags what it matches. */
 static int
 permit_judge(struct team *t, const char *root, const char *command,
     struct policy_verdict *v)
 {
+	char *rule;
+
 	memset(v, 0, sizeof *v);
 	if (t->sandbox == SANDBOX_MISSING) {
 		v->label = xstrdup("no sandbox");
@@ -29,7 +51,15 @@ permit_judge(struct team *t, const char *root, const char *command,
 		    "asks");
 		return 1;
 	}
-	return policy_judge(t->policy, root, command, v);
+	if (policy_judge(t->policy, root, command, v))
+		return 1;
+	rule = ccrules_bash(t->opts.claude_rules, CCRULES_ASK, command);
+	if (rule == NULL)
+		return 0;
+	v->label = xstrdup("ask rule");
+	v->detail = xasprintf("matches the ask rule %s", rule);
+	free(rule);
+	return 1;
 }
 
 char *
@@ -90,6 +120,9 @@ permit_command(struct team *t, struct agent *a, const char *what,
 	struct request *r;
 	int rc;
 
+	/* A deny rule refuses at once: nobody is asked to overrule it. */
+	if ((*why = permit_denied(t, command)) != NULL)
+		return -1;
 	if (!permit_judge(t, root, command, &v)) {
 		policy_verdict_clear(&v);
 		return 0;

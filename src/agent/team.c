@@ -162,6 +162,7 @@ team_open(const struct team_options *o, char **err)
 	struct team *t = xcalloc(1, sizeof *t);
 	struct member *members;
 	char *base, *notice = NULL;
+	const char *s, *nl;
 	size_t n;
 
 	t->opts = *o;
@@ -195,6 +196,13 @@ team_open(const struct team_options *o, char **err)
 		free(notice);
 	}
 	team_notice_retiring(t, o->llm.model);
+	/* One notice per Claude Code file: what it narrows, what not. */
+	for (s = o->claude_notice; s != NULL && *s != '\0'; s = nl ? nl + 1 :
+	    NULL) {
+		nl = strchr(s, '\n');
+		event_notice(&t->events, NULL, "%.*s", nl ? (int)(nl - s) :
+		    (int)strlen(s), s);
+	}
 	if (o->teammate_model != NULL)
 		team_notice_retiring(t, o->teammate_model);
 	if ((t->store = store_open(t->state, 0, err)) == NULL)

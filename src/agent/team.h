@@ -19,6 +19,7 @@
 #include "core/task.h"
 #include "llm/catalog.h"
 #include "llm/llm.h"
+#include "tools/ccrules.h"
 #include "tools/tmpuse.h"
 
 struct agent;
@@ -95,6 +96,12 @@ struct team_options {
 	json_t			*instructions;	/* array of extra instruction
 						 * files, relative to the
 						 * working tree */
+	/* Claude Code's settings files in the project (ccsettings.h):
+	 * their deny and ask rules for every call of bash and the file
+	 * tools, and what was read of them, a line per file, for a notice
+	 * at the start; each NULL when none. */
+	const struct ccrules	*claude_rules;
+	const char		*claude_notice;
 };
 
 /* Fills o with the defaults above. */

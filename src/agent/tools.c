@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tools/bash.h"
+#include "tools/ccrules.h"
 #include "tools/fstools.h"
 #include "agent/internal.h"
 #include "agent/netgate.h"
@@ -120,6 +121,38 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		    bo.confine->max_file_size >> 20);
 }
 
+/* Whether a deny rule of the project's Claude Code settings refuses tool
+ * on path (tools/ccrules.h): -1 after a tool error naming the rule. The
+ * path is tried as written and, when it exists, as its links lead, so a
+ * link to a denied file is refused too. */
+static int
+tool_file_denied(struct agent *a, const char *tool, const char *path,
+    struct tool_output *o)
+{
+	const struct ccrules *rules = a->team->opts.claude_rules;
+	const char *root = places_root(a);
+	char *rule, *full, *real;
+
+	if (ccrules_count(rules, CCRULES_DENY) == 0)
+		return 0;
+	rule = ccrules_file(rules, CCRULES_DENY, tool, root, path);
+	if (rule == NULL) {
+		full = *path == '/' ? xstrdup(path) : xasprintf("%s/%s", root,
+		    path);
+		if ((real = realpath(full, NULL)) != NULL)
+			rule = ccrules_file(rules, CCRULES_DENY, tool, root,
+			    real);
+		free(real);
+		free(full);
+	}
+	if (rule == NULL)
+		return 0;
+	tool_error(o, "not run: %s of %s is refused by the deny rule %s",
+	    tool, path, rule);
+	free(rule);
+	return -1;
+}
+
 /* Where the file tools of agent a work (after tool_place). */
 static struct fstools_ctx
 tool_fs(struct agent *a)
@@ -139,7 +172,9 @@ tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
 	    toolarg_int(in, "offset", &offset, o) == -1 ||
-	    toolarg_int(in, "limit", &limit, o) == -1 || tool_place(a, o) == -1)
+	    toolarg_int(in, "limit", &limit, o) == -1 ||
+	    tool_place(a, o) == -1 ||
+	    tool_file_denied(a, "read_file", path, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_read(&c, path, offset, limit, o);
@@ -153,7 +188,8 @@ tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
 	    toolarg_str(in, "content", 1, &content, o) == -1 ||
-	    tool_place(a, o) == -1)
+	    tool_place(a, o) == -1 ||
+	    tool_file_denied(a, "write_file", path, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_write(&c, path, content, o);
@@ -168,7 +204,8 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
 	    toolarg_str(in, "old_text", 1, &old_text, o) == -1 ||
 	    toolarg_str(in, "new_text", 1, &new_text, o) == -1 ||
-	    tool_place(a, o) == -1)
+	    tool_place(a, o) == -1 ||
+	    tool_file_denied(a, "edit_file", path, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_edit(&c, path, old_text, new_text, o);

@@ -761,6 +761,25 @@ policy_judge(const struct policy *p, const char *workdir,
 	return hit;
 }
 
+int
+policy_commands(const char *command, policy_command_fn fn, void *arg)
+{
+	struct policy_parse pp;
+	size_t i;
+	int rc = 0;
+
+	if (command == NULL)
+		return 0;
+	memset(&pp, 0, sizeof pp);
+	policy_parse_string(&pp, command, 0, NULL);
+	for (i = 0; i < pp.n && rc == 0; i++)
+		if (pp.cmds[i].argc > 0)
+			rc = fn((char *const *)pp.cmds[i].argv, pp.cmds[i].argc,
+			    pp.cmds[i].cmd, arg);
+	policy_parse_free(&pp);
+	return rc;
+}
+
 char *
 policy_check(const struct policy *p, const char *workdir, const char *command)
 {

@@ -94,6 +94,19 @@ void policy_verdict_clear(struct policy_verdict *v);
 char *policy_check(const struct policy *p, const char *workdir,
     const char *command);
 
+/* Called with one simple command: its words, and at cmd the command
+ * word past assignments, keywords and wrappers (argc when none). */
+typedef int (*policy_command_fn)(char *const *argv, size_t argc, size_t cmd,
+    void *arg);
+
+/*
+ * Calls fn with each simple command of command that policy_judge reads,
+ * wherever sh would run one (chains, pipelines, $(...), sh -c strings,
+ * eval, find -exec). Stops at fn's first nonzero return and returns it;
+ * 0 when fn returned 0 for all (or there were none).
+ */
+int policy_commands(const char *command, policy_command_fn fn, void *arg);
+
 void policy_free(struct policy *p);
 
 #endif
