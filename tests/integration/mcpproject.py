@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import FakeLLM, Results  # noqa: E402
@@ -57,6 +58,16 @@ def mcp_reply(h):
                   what="/mcp")["message"]
 
 
+def wait_ready(h, name="proj", timeout=30):
+    """Waits until /mcp shows server `name` ready."""
+    deadline = time.monotonic() + timeout
+    while not any(line.startswith(name + " (") and ": ready" in line
+                  for line in mcp_reply(h).splitlines()):
+        expect(time.monotonic() < deadline, "MCP server %s not ready in "
+               "%d s: %s" % (name, timeout, mcp_reply(h)))
+        time.sleep(0.1)
+
+
 def offered(record):
     body = record.get("body") or {}
     return [t.get("name") or (t.get("function") or {}).get("name")
@@ -92,6 +103,9 @@ def test_approved(fake):
         h.send("/approve %s" % req["id"])
         h.wait(ev("request", id=req["id"], status="approved"),
                what="the approval")
+        # It starts in the background: carl gets the tools of servers
+        # ready by his first request.
+        wait_ready(h)
         h.send("go")
         call_req = h.wait(ev("request", type="permission", status="pending",
                              permission=lambda q: isinstance(q, dict) and
