@@ -30,6 +30,12 @@ static const char *const ccsettings_files[] = {
 	".claude/settings.json", ".claude/settings.local.json"
 };
 
+/* The same, in the .claude folder: each is opened beneath that folder by
+ * a plain name, which works where openat2 is missing (valgrind). */
+static const char *const ccsettings_names[] = {
+	"settings.json", "settings.local.json"
+};
+
 /* A list of names for a notice, growing as they come. */
 struct ccsettings_names {
 	char	*text;
@@ -202,23 +208,32 @@ ccsettings_read(struct options *o, const char *workdir, char **err)
 	int model_chosen = options_given(o, OPT_MODEL);
 	char *text, *why = NULL, *notice = NULL, *all;
 	size_t i, size;
-	int dir, rc = 0;
+	int top, dir, rc = 0;
 
-	if ((dir = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if ((top = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return 0;	/* as huddle's own project file: none */
+	dir = safefile_opendir(top, ".claude", 1);
+	close(top);
+	if (dir == -1 && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	if (dir == -1) {
+		*err = xasprintf(".claude cannot be opened beneath %s (a link "
+		    "out?): its deny rules cannot be read", workdir);
+		return -1;
+	}
 	if (o->claude_rules == NULL)
 		o->claude_rules = ccrules_new();
 	for (i = 0; i < sizeof ccsettings_files / sizeof *ccsettings_files &&
 	    rc == 0; i++) {
-		text = safefile_read(dir, ccsettings_files[i], 1,
+		text = safefile_read(dir, ccsettings_names[i], 1,
 		    CCSETTINGS_MAX_BYTES, &size, &why);
 		if (text == NULL && (errno == ENOENT || errno == ENOTDIR)) {
 			free(why);
 			continue;
 		}
 		if (text == NULL) {
-			*err = xasprintf("%s (in %s; its deny rules cannot be "
-			    "read)", why, workdir);
+			*err = xasprintf(".claude/%s (in %s; its deny rules "
+			    "cannot be read)", why, workdir);
 			free(why);
 			rc = -1;
 			break;
