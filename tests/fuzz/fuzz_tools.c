@@ -367,7 +367,8 @@ fuzz_listing(void)
 	return s;
 }
 
-/* Whether dir holds exactly the names given (NULL-terminated). */
+/* Whether dir holds exactly the names given (NULL-terminated; a name
+ * ending in '*' stands for any one name it begins). */
 static int
 fuzz_dir_is(const char *dir, const char *const *names)
 {
@@ -384,7 +385,11 @@ fuzz_dir_is(const char *dir, const char *const *names)
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		for (i = 0; i < want; i++) {
-			if (strcmp(e->d_name, names[i]) == 0)
+			size_t n = strlen(names[i]);
+
+			if (strcmp(e->d_name, names[i]) == 0 || (n > 0 &&
+			    names[i][n - 1] == '*' && strncmp(e->d_name,
+			    names[i], n - 1) == 0))
 				break;
 		}
 		if (i == want)
@@ -403,8 +408,11 @@ fuzz_check_walls(void)
 {
 	static const char *const base[] = { "work", "outside", "state", NULL };
 	static const char *const outside[] = { "secret.txt", NULL };
+	/* The state folder also holds the disk's reserve and the
+	 * commands' TMPDIR (tmp-XXXXXX), whose walls are the same. */
 	static const char *const state[] = { "team.db", "team.db-wal",
-	    "team.db-shm", "lock", "workdir", NULL };
+	    "team.db-shm", "lock", "workdir", "disk-reserve", "tmp-*",
+	    NULL };
 	char *text, *dot;
 	size_t len;
 
