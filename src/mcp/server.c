@@ -861,6 +861,15 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 		/* The session ended on the server's side: start again. */
 		*err = xasprintf("%s: the server ended the session", where);
 		x = MCP_X_DEAD;
+	} else if (resp.status == 401) {
+		/* The server wants a sign-in (OAuth, as the specification
+		 * has it), which huddle does not do yet: say so, never a
+		 * bare 401. */
+		*err = xasprintf("%s asks to sign in (HTTP 401): huddle does "
+		    "not sign in to MCP servers yet; give it a token in the "
+		    "server's \"headers\" in your settings, or leave it out",
+		    where);
+		x = MCP_X_TRANSPORT;
 	} else if (resp.status < 200 || resp.status >= 300) {
 		*err = xasprintf("%s: HTTP %ld%s%.200s", where, resp.status,
 		    resp.body ? ": " : "", resp.body ? resp.body : "");

@@ -254,6 +254,15 @@ def run_http():
             body = self.rfile.read(int(self.headers.get("Content-Length",
                                                         0)))
             msg = json.loads(body)
+            if ARGS.auth:
+                # A server that wants an OAuth sign-in first.
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Bearer resource_'
+                                 'metadata="http://127.0.0.1/.well-known/'
+                                 'oauth-protected-resource"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             accept = self.headers.get("Accept", "")
             if ("application/json" not in accept or
                     "text/event-stream" not in accept):
@@ -351,6 +360,7 @@ def main():
     p.add_argument("--huge-list", action="store_true")
     p.add_argument("--sse-keepalive-forever", action="store_true")
     p.add_argument("--huge-event", action="store_true")
+    p.add_argument("--auth", action="store_true")
     p.add_argument("--env-tool", action="store_true")
     p.add_argument("--mute", action="store_true",
                    help="write to stderr, then never answer")

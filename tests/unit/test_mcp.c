@@ -814,6 +814,28 @@ START_TEST(an_http_event_too_large)
 }
 END_TEST
 
+/* A server that asks for an OAuth sign-in is told of in a sentence that
+ * says so, not as a bare 401. */
+START_TEST(a_server_that_asks_to_sign_in_is_named)
+{
+	struct mcp_set *set;
+	char *url;
+	int port;
+	pid_t pid = http_server("--auth", &port);
+
+	url = xasprintf("http://127.0.0.1:%d/mcp", port);
+	set = http_set(url);
+	list_once(set);
+	ck_assert_int_eq(notices, 1);
+	ck_assert_msg(strstr(last_notice, "asks to sign in (HTTP 401)") !=
+	    NULL && strstr(last_notice, "does not sign in to MCP servers") !=
+	    NULL, "%s", last_notice);
+	mcp_set_free(set);
+	free(url);
+	http_server_end(pid);
+}
+END_TEST
+
 START_TEST(errors_show_no_secret_of_the_address)
 {
 	struct mcp_set *set;
@@ -869,6 +891,7 @@ mcp_suite(void)
 	tcase_add_test(live, a_huge_tool_list_is_bounded);
 	tcase_add_test(live, an_http_stream_kept_open_for_ever);
 	tcase_add_test(live, an_http_event_too_large);
+	tcase_add_test(live, a_server_that_asks_to_sign_in_is_named);
 	tcase_add_test(live, errors_show_no_secret_of_the_address);
 	suite_add_tcase(s, live);
 	return s;
