@@ -532,6 +532,19 @@ bash_check_exit(struct bash_child *c)
 		c->exited = 1;	/* reaped elsewhere; status unknown */
 }
 
+/* Whether TMPDIR is past max and holds more than when the command
+ * started. The walk stops past the ceiling, which bounds its cost, unless
+ * the start was already past it: then only a whole count measures
+ * growth. */
+static int
+bash_tmp_past(struct bash_child *c, const struct tmpuse *max)
+{
+	tmpuse_measure(c->tmpdir, tmpuse_over(&c->tmp_start, max) ? NULL :
+	    max, &c->tmp_now);
+	return tmpuse_over(&c->tmp_now, max) &&
+	    tmpuse_grew(&c->tmp_start, &c->tmp_now);
+}
+
 /* Whether the command, still running, made TMPDIR grow past its ceiling
  * (measured when due). */
 static int
@@ -542,12 +555,7 @@ bash_tmp_full(struct bash_child *c)
 	if (c->tmp_max == NULL || c->exited || now < c->tmp_next)
 		return 0;
 	c->tmp_next = now + BASH_WATCH_MS;
-	/* A walk stopped past the ceiling is no measure of growth from a
-	 * start already past it. */
-	tmpuse_measure(c->tmpdir, tmpuse_over(&c->tmp_start, c->tmp_max) ?
-	    NULL : c->tmp_max, &c->tmp_now);
-	return tmpuse_over(&c->tmp_now, c->tmp_max) &&
-	    tmpuse_grew(&c->tmp_start, &c->tmp_now);
+	return bash_tmp_past(c, c->tmp_max);
 }
 
 /*
@@ -672,9 +680,7 @@ bash_report(struct bash_child *c, enum bash_end end, int timeout_s,
 	} else if (c->lost)
 		why = xstrdup("[the command's reaper was killed; all the "
 		    "command started was stopped]\n");
-	else if (tmp_max != NULL && (tmpuse_measure(c->tmpdir, NULL,
-	    &c->tmp_now), tmpuse_over(&c->tmp_now, tmp_max)) &&
-	    tmpuse_grew(&c->tmp_start, &c->tmp_now)) {
+	else if (tmp_max != NULL && bash_tmp_past(c, tmp_max)) {
 		tmp = tmpuse_text(c->tmpdir, &c->tmp_now, tmp_max);
 		why = xasprintf("[%s; the next command that adds to it is "
 		    "stopped]\n", tmp);
