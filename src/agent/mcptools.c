@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/mcpask.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
 #include "core/permbody.h"
@@ -341,6 +342,7 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 {
 	struct team *t = a->team;
 	struct mcp_server *s;
+	struct mcpask ask;
 	char *tool = NULL;
 
 	s = role_allows_tool(a->role_def, name) ? mcp_set_find(t->mcp,
@@ -357,7 +359,8 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 	    !mcpoffers_is_project(t, s->name)) ||
 	    mcptools_permit(a, s->name, tool, name, input, out) == 0) {
 		log_printf("%s: MCP %s", a->name, name);
-		mcp_server_call(s, tool, input, &a->cancel,
+		mcpask_init(&ask, a);
+		mcp_server_call(s, tool, input, &ask.caller, &a->cancel,
 		    t->opts.bash_timeout_s, BASH_OUTPUT_CAP, out);
 	}
 	free(tool);

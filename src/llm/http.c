@@ -191,6 +191,9 @@ http_on_body(char *buf, size_t size, size_t n, void *arg)
 			call->stopped = 1;
 			return CURL_WRITEFUNC_ERROR;
 		}
+		/* The time on_data took (an MCP server's question waiting
+		 * for the person) is not the server's stall. */
+		call->last_byte_ms = clock_mono_ms();
 		return len;
 	}
 	if (r->len + len > HTTP_MAX_BODY)
@@ -211,9 +214,13 @@ http_setup(struct http *h, struct http_call *call, const char *url,
 	h->errbuf[0] = '\0';
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_POST, 1L);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	if (body != NULL) {
+		curl_easy_setopt(e, CURLOPT_POST, 1L);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)len);
+	} else
+		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -293,4 +300,13 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 	} else
 		result = HTTP_DONE;
 	return result;
+}
+
+enum http_result
+http_get(struct http *h, const char *url, struct curl_slist *headers,
+    long connect_timeout_ms, long stall_s, http_data_fn on_data, void *ud,
+    struct http_response *resp)
+{
+	return http_post(h, url, headers, NULL, 0, connect_timeout_ms, stall_s,
+	    on_data, ud, resp);
 }

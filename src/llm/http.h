@@ -60,6 +60,11 @@ enum http_result http_post(struct http *h, const char *url,
     long connect_timeout_ms, long stall_s, http_data_fn on_data, void *ud,
     struct http_response *resp);
 
+/* As http_post, with a GET and no body (a resumed MCP stream). */
+enum http_result http_get(struct http *h, const char *url,
+    struct curl_slist *headers, long connect_timeout_ms, long stall_s,
+    http_data_fn on_data, void *ud, struct http_response *resp);
+
 void http_response_clear(struct http_response *resp);
 
 #endif

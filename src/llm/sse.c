@@ -58,6 +58,18 @@ struct sse_parser {
 	struct sse_buf	 event;		/* the event name so far */
 	struct sse_buf	 data;		/* its data lines, joined with \n */
 	int		 has_data;	/* a data line was seen */
+
+	/* "id:" and "retry:": the value of the line being read (at most
+	 * SSE_MAX_ID bytes; longer is marked and ignored), the id of the
+	 * event being built, the id of the last event that ended, and the
+	 * retry time asked. */
+	struct sse_buf	 small;
+	int		 small_long;
+	struct sse_buf	*line_field;	/* &small: an id or retry line */
+	int		 line_is_id;
+	char		 next_id[SSE_MAX_ID + 1];
+	char		 last_id[SSE_MAX_ID + 1];
+	long		 retry_ms;
 };
 
 static void
@@ -106,6 +118,8 @@ sse_new(sse_event_fn fn, void *ud)
 	p->ud = ud;
 	sse_buf_init(&p->event, SSE_EVENT_INIT);
 	sse_buf_init(&p->data, SSE_DATA_INIT);
+	sse_buf_init(&p->small, SSE_MAX_ID + 1);
+	p->retry_ms = -1;
 	sse_reset(p);
 	return p;
 }
@@ -117,6 +131,7 @@ sse_free(struct sse_parser *p)
 		return;
 	free(p->event.s);
 	free(p->data.s);
+	free(p->small.s);
 	free(p);
 }
 
@@ -135,6 +150,11 @@ sse_reset(struct sse_parser *p)
 	p->event.len = 0;
 	p->data.len = 0;
 	p->has_data = 0;
+	p->small.len = 0;
+	p->small_long = 0;
+	p->line_field = NULL;
+	/* The id of an event left unfinished never counts. */
+	memcpy(p->next_id, p->last_id, sizeof p->next_id);
 	p->state = SSE_FIELD;
 	p->fieldlen = 0;
 	p->target = NULL;
@@ -154,6 +174,7 @@ sse_dispatch(struct sse_parser *p)
 	const char *name;
 	int rc = 0;
 
+	memcpy(p->last_id, p->next_id, sizeof p->last_id);
 	if (p->has_data) {
 		p->event.s[p->event.len] = '\0';
 		p->data.s[p->data.len] = '\0';
@@ -183,8 +204,43 @@ sse_field(struct sse_parser *p)
 	} else if (p->fieldlen == 5 && memcmp(p->field, "event", 5) == 0) {
 		p->event.len = 0;
 		p->target = &p->event;
+	} else if ((p->fieldlen == 2 && memcmp(p->field, "id", 2) == 0) ||
+	    (p->fieldlen == 5 && memcmp(p->field, "retry", 5) == 0)) {
+		p->small.len = 0;
+		p->small_long = 0;
+		p->line_is_id = p->fieldlen == 2;
+		p->target = p->line_field = &p->small;
 	}
 	return 0;
+}
+
+/* An "id:" or "retry:" line has ended: an id without NUL becomes the
+ * next event's id; a retry of digits only sets the retry time. */
+static void
+sse_small_end(struct sse_parser *p)
+{
+	size_t n = p->small.len, i;
+	long ms = 0;
+
+	p->line_field = NULL;
+	if (p->small_long)
+		return;
+	if (p->line_is_id) {
+		if (memchr(p->small.s, '\0', n) == NULL) {
+			memcpy(p->next_id, p->small.s, n);
+			p->next_id[n] = '\0';
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (p->small.s[i] < '0' || p->small.s[i] > '9')
+			return;
+		/* An hour is longer than anyone waits to resume. */
+		if (ms < 3600000)
+			ms = ms * 10 + (p->small.s[i] - '0');
+	}
+	if (n > 0)
+		p->retry_ms = ms;
 }
 
 /*
@@ -198,6 +254,8 @@ sse_line_end(struct sse_parser *p)
 
 	if (p->state == SSE_FIELD)
 		rc = p->fieldlen == 0 ? sse_dispatch(p) : sse_field(p);
+	if (p->line_field != NULL)
+		sse_small_end(p);
 	p->state = SSE_FIELD;
 	p->fieldlen = 0;
 	p->target = NULL;
@@ -260,7 +318,15 @@ sse_scan(struct sse_parser *p, const char *buf, size_t len)
 			break;
 		case SSE_VALUE:
 			n = sse_span(buf + i, len - i);
-			if (sse_append(p, p->target, buf + i, n) == -1)
+			if (p->target == &p->small) {
+				if (n > SSE_MAX_ID - p->small.len)
+					p->small_long = 1;
+				else {
+					memcpy(p->small.s + p->small.len,
+					    buf + i, n);
+					p->small.len += n;
+				}
+			} else if (sse_append(p, p->target, buf + i, n) == -1)
 				return -1;
 			i += n;
 			break;
@@ -299,4 +365,16 @@ sse_feed(struct sse_parser *p, const char *buf, size_t len)
 		}
 	}
 	return sse_scan(p, buf, len);
+}
+
+const char *
+sse_last_id(const struct sse_parser *p)
+{
+	return p->last_id;
+}
+
+long
+sse_retry_ms(const struct sse_parser *p)
+{
+	return p->retry_ms;
 }

@@ -5,9 +5,10 @@
  * between CR and LF, mid-UTF-8. Lines end in LF, CRLF or CR. Within an
  * event, "event:" sets its name, several "data:" lines join with "\n",
  * lines starting with ':' are comments, one space after the colon is
- * dropped, and other fields (id, retry, unknown) are ignored. A blank line
+ * dropped, and unknown fields are ignored. "id:" and "retry:" are kept for
+ * whoever resumes the stream (sse_last_id, sse_retry_ms). A blank line
  * dispatches the event — unless it had no data line, in which case nothing
- * is dispatched. A leading UTF-8 byte order mark is skipped. An event left
+ * is dispatched (the id it carried still counts). A leading UTF-8 byte order mark is skipped. An event left
  * unfinished when the stream ends is discarded, as the standard says.
  */
 #ifndef HUDDLE_LLM_SSE_H
@@ -41,7 +42,24 @@ void sse_free(struct sse_parser *p);
  */
 int sse_feed(struct sse_parser *p, const char *buf, size_t len);
 
-/* Forgets any partial event and line, ready for a new stream. */
+/* Forgets any partial event and line, ready for a new stream; the last
+ * event id and the retry time are kept (a resumed stream goes on from
+ * them). */
 void sse_reset(struct sse_parser *p);
+
+/* The longest event id kept; a longer one is ignored. */
+#define SSE_MAX_ID 1024
+
+/*
+ * The last event id of the stream, as the standard has it: the value of
+ * the last "id:" field of an event that ended (a blank line), even one
+ * without data; "" when none came (or the last was empty). Valid until
+ * the next feed.
+ */
+const char *sse_last_id(const struct sse_parser *p);
+
+/* The reconnection time the stream asked for with "retry:" (digits
+ * only), in ms, or -1 when it asked none. */
+long sse_retry_ms(const struct sse_parser *p);
 
 #endif

@@ -15,6 +15,7 @@
 #include "llm/http.h"
 #include "llm/sse.h"
 #include "mcp/content.h"
+#include "mcp/elicit.h"
 #include "mcp/server.h"
 #include "util/cancel.h"
 #include "util/clock.h"
@@ -551,6 +552,28 @@ mcp_stdio_write(struct mcp_server *s, const char *text, struct cancel *cancel,
 	return x;
 }
 
+/* --- one exchange ---------------------------------------------------------- */
+
+/* What an exchange waits for and what it got. */
+struct mcp_wait {
+	struct mcp_server	*s;
+	int64_t			 id;
+	json_t			*result;	/* the reply's, a reference */
+	json_t			*error;
+	struct sse_parser	*sse;		/* kept across a resumed
+						 * stream: its last id */
+	int			 streaming;	/* text/event-stream */
+	int			 events;	/* events on this connection */
+	char			*body;		/* a JSON body */
+	size_t			 len, cap;
+	struct http_response	*resp;
+	struct cancel		*cancel;	/* the person's, or NULL */
+	int64_t			 deadline;	/* when to give up; moved on
+						 * by the time the person
+						 * takes to answer */
+	enum mcp_x		 stop;		/* HTTP: why on_data stopped */
+};
+
 /* --- messages the server sends unasked ------------------------------------- */
 
 static int mcp_post_note(struct mcp_server *s, const char *text);
@@ -565,12 +588,98 @@ mcp_send_text(struct mcp_server *s, const char *text)
 		mcp_stdio_write(s, text, NULL, -1, NULL);
 }
 
-/* Acts on a message that is not the awaited reply: a notification or a
- * request of the server's (answered: ping, else "not supported"). */
-static void
-mcp_handle(struct mcp_server *s, struct jsonrpc_msg *m)
+/* "file://" and path, percent-encoded where a URI needs it
+ * (malloc'd). */
+static char *
+mcp_file_uri(const char *path)
 {
-	char *reply;
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = xmalloc(7 + 3 * strlen(path) + 1);
+	size_t n = 7;
+	const unsigned char *p;
+
+	memcpy(out, "file://", 7);
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL)
+			out[n++] = (char)*p;
+		else {
+			out[n++] = '%';
+			out[n++] = hex[*p >> 4];
+			out[n++] = hex[*p & 15];
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* The server's question to the person, while a call waits: asked
+ * through the caller, the time it takes not counted against the call.
+ * Returns the reply to send (malloc'd). */
+static char *
+mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m)
+{
+	struct mcp_server *s = w->s;
+	int64_t asked = clock_mono_ms();
+	char *why = NULL, *reply, *text;
+	json_t *result;
+
+	if (s->caller == NULL || s->caller->elicit == NULL)
+		return jsonrpc_result_reply(m->id, json_pack("{s:s}", "action",
+		    "decline"));
+	if (mcp_elicit_check(m->params, &why) == -1) {
+		text = xasprintf("MCP server %s asked the person something "
+		    "huddle cannot show (%s); it was told no", s->name, why);
+		mcp_tell(s, text);
+		free(text);
+		reply = jsonrpc_error_reply(m->id, -32602, why);
+		free(why);
+		return reply;
+	}
+	result = s->caller->elicit(s->caller->ud, s->name, m->params);
+	w->deadline += clock_mono_ms() - asked;
+	return jsonrpc_result_reply(m->id, result);
+}
+
+/* Keeps a call's progress for /mcp and tells the caller. */
+static void
+mcp_progress(struct mcp_wait *w, json_t *params)
+{
+	struct mcp_server *s = w->s;
+	json_t *token = json_object_get(params, "progressToken");
+	double done = json_number_value(json_object_get(params, "progress"));
+	double total = json_number_value(json_object_get(params, "total"));
+	const char *msg = json_string_value(json_object_get(params,
+	    "message"));
+	char *text;
+
+	if (!json_is_integer(token) || json_integer_value(token) != w->id ||
+	    s->calling == NULL)
+		return;
+	text = total > 0 ? xasprintf("%s: %g of %g%s%.200s", s->calling,
+	    done, total, msg ? " — " : "", msg ? msg : "") :
+	    xasprintf("%s: %g%s%.200s", s->calling, done, msg ? " — " : "",
+	    msg ? msg : "");
+	pthread_mutex_lock(&s->lock);
+	free(s->progress);
+	s->progress = utf8_clean(text, strlen(text), 300);
+	pthread_mutex_unlock(&s->lock);
+	free(text);
+	if (s->caller != NULL && s->caller->progress != NULL)
+		s->caller->progress(s->caller->ud, s->name, s->calling, done,
+		    total, msg);
+}
+
+/* Acts on a message that is not the awaited reply: a notification, or
+ * a request of the server's, answered: ping; roots (the working tree);
+ * the person's answer to a question (elicitation); anything else, such
+ * as sampling, "not offered". */
+static void
+mcp_handle(struct mcp_wait *w, struct jsonrpc_msg *m)
+{
+	struct mcp_server *s = w->s;
+	const char *root = s->launch != NULL ? s->launch->bo.workdir : NULL;
+	char *reply, *uri;
 
 	if (m->kind == JSONRPC_NOTIFICATION) {
 		if (strcmp(m->method, "notifications/tools/list_changed") ==
@@ -578,37 +687,27 @@ mcp_handle(struct mcp_server *s, struct jsonrpc_msg *m)
 			pthread_mutex_lock(&s->lock);
 			s->stale = 1;
 			pthread_mutex_unlock(&s->lock);
-		}
+		} else if (strcmp(m->method, "notifications/progress") == 0)
+			mcp_progress(w, m->params);
 		return;
 	}
 	if (m->kind != JSONRPC_REQUEST)
 		return;
 	if (strcmp(m->method, "ping") == 0)
 		reply = jsonrpc_result_reply(m->id, json_object());
+	else if (strcmp(m->method, "roots/list") == 0 && root != NULL) {
+		uri = mcp_file_uri(root);
+		reply = jsonrpc_result_reply(m->id, json_pack("{s:[{s:s, "
+		    "s:s}]}", "roots", "uri", uri, "name", "working tree"));
+		free(uri);
+	} else if (strcmp(m->method, "elicitation/create") == 0)
+		reply = mcp_elicit(w, m);
 	else
 		reply = jsonrpc_error_reply(m->id, JSONRPC_METHOD_NOT_FOUND,
 		    "huddle does not offer this to servers");
 	mcp_send_text(s, reply);
 	free(reply);
 }
-
-/* --- one exchange ---------------------------------------------------------- */
-
-/* What an exchange waits for and what it got. */
-struct mcp_wait {
-	struct mcp_server	*s;
-	int64_t			 id;
-	json_t			*result;	/* the reply's, a reference */
-	json_t			*error;
-	struct sse_parser	*sse;
-	int			 streaming;	/* text/event-stream */
-	char			*body;		/* a JSON body */
-	size_t			 len, cap;
-	struct http_response	*resp;
-	struct cancel		*cancel;	/* HTTP: the person's, or NULL */
-	int64_t			 deadline;	/* HTTP: when to give up */
-	enum mcp_x		 stop;		/* HTTP: why on_data stopped */
-};
 
 /* Takes one message: the reply stops the wait (returns 1). */
 static int
@@ -625,7 +724,7 @@ mcp_take(struct mcp_wait *w, json_t *o)
 		jsonrpc_msg_clear(&m);
 		return 1;
 	}
-	mcp_handle(w->s, &m);
+	mcp_handle(w, &m);
 	jsonrpc_msg_clear(&m);
 	return 0;
 }
@@ -647,11 +746,13 @@ mcp_take_text(struct mcp_wait *w, const char *text, size_t len)
 	return done;
 }
 
-/* Waits on the stdio server for the reply; io is held. */
+/* Waits on the stdio server for the reply, until w's deadline or
+ * cancel; io is held. */
 static enum mcp_x
-mcp_stdio_wait(struct mcp_wait *w, struct cancel *cancel, int64_t deadline)
+mcp_stdio_wait(struct mcp_wait *w)
 {
 	struct mcp_server *s = w->s;
+	struct cancel *cancel = w->cancel;
 	char buf[65536], *line;
 	struct pollfd p[2];
 	ssize_t n;
@@ -666,14 +767,14 @@ mcp_stdio_wait(struct mcp_wait *w, struct cancel *cancel, int64_t deadline)
 		}
 		if (cancel != NULL && cancel_fired(cancel))
 			return MCP_X_CANCELLED;
-		if (clock_mono_ms() >= deadline)
+		if (clock_mono_ms() >= w->deadline)
 			return MCP_X_TIMEOUT;
 		p[0].fd = s->proc.out;
 		p[0].events = POLLIN;
 		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
 		p[1].events = POLLIN;
-		if (poll(p, 2, (int)(deadline - clock_mono_ms() > 1000 ? 1000 :
-		    deadline - clock_mono_ms())) <= 0)
+		if (poll(p, 2, (int)(w->deadline - clock_mono_ms() > 1000 ?
+		    1000 : w->deadline - clock_mono_ms())) <= 0)
 			continue;
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
@@ -720,8 +821,11 @@ mcp_stdio_drain(struct mcp_server *s)
 static int
 mcp_on_event(void *ud, const char *event, const char *data, size_t len)
 {
+	struct mcp_wait *w = ud;
+
 	(void)event;
-	return mcp_take_text(ud, data, len);
+	w->events++;
+	return mcp_take_text(w, data, len);
 }
 
 static int
@@ -740,10 +844,11 @@ mcp_on_data(void *ud, const char *buf, size_t len)
 		w->stop = MCP_X_TIMEOUT;
 		return 1;
 	}
-	if (w->sse == NULL && w->body == NULL && ct != NULL &&
+	if (!w->streaming && w->body == NULL && ct != NULL &&
 	    strncasecmp(ct, "text/event-stream", 17) == 0) {
 		w->streaming = 1;
-		w->sse = sse_new(mcp_on_event, w);
+		if (w->sse == NULL)
+			w->sse = sse_new(mcp_on_event, w);
 	}
 	if (w->streaming) {
 		int rc = sse_feed(w->sse, buf, len);
@@ -758,18 +863,26 @@ mcp_on_data(void *ud, const char *buf, size_t len)
 	return 0;
 }
 
-/* The headers of a POST to the server; lock is not held. */
+/* The headers of a POST to the server, or with last_id of the GET that
+ * resumes a stream; lock is not held. */
 static struct curl_slist *
-mcp_headers(struct mcp_server *s)
+mcp_headers(struct mcp_server *s, const char *last_id)
 {
 	json_t *h = json_object_get(s->config, "headers"), *v;
 	struct curl_slist *l = NULL;
 	const char *key;
 	char *line;
 
-	l = curl_slist_append(l, "Content-Type: application/json");
-	l = curl_slist_append(l, "Accept: application/json, "
-	    "text/event-stream");
+	if (last_id == NULL) {
+		l = curl_slist_append(l, "Content-Type: application/json");
+		l = curl_slist_append(l, "Accept: application/json, "
+		    "text/event-stream");
+	} else {
+		l = curl_slist_append(l, "Accept: text/event-stream");
+		line = xasprintf("Last-Event-ID: %s", last_id);
+		l = curl_slist_append(l, line);
+		free(line);
+	}
 	pthread_mutex_lock(&s->lock);
 	if (s->version != NULL) {
 		line = xasprintf("MCP-Protocol-Version: %s", s->version);
@@ -811,14 +924,19 @@ mcp_origin(const char *url)
 	    (int)(end - host), host);
 }
 
-/* POSTs text; with w, reads the reply w waits for. io is held. */
+/*
+ * One HTTP exchange: POSTs text, or GETs the stream that resumes after
+ * last_id when text is NULL; with w, reads into it what answers. io is
+ * held. A 2xx answer is MCP_X_OK whether or not it held the reply.
+ */
 static enum mcp_x
-mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
-    struct cancel *cancel, int64_t deadline, char **err)
+mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
+    struct mcp_wait *w, struct cancel *cancel, int64_t deadline, char **err)
 {
 	const char *url = json_string_value(json_object_get(s->config, "url"));
 	char *where = mcp_origin(url);
-	struct curl_slist *hdrs = mcp_headers(s);
+	struct curl_slist *hdrs = mcp_headers(s, text == NULL ? last_id :
+	    NULL);
 	struct http_response resp;
 	struct cancel own;
 	struct http *h;
@@ -830,12 +948,19 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 	h = http_new(cancel != NULL ? cancel : &own);
 	if (w != NULL) {
 		w->resp = &resp;
-		w->cancel = cancel;
-		w->deadline = deadline;
 		w->stop = MCP_X_OK;
+		w->streaming = 0;
+		w->events = 0;
+		if (w->sse != NULL)
+			sse_reset(w->sse);
 	}
-	r = http_post(h, url, hdrs, text, strlen(text), 10000, stall > 0 ?
-	    stall : 1, w != NULL ? mcp_on_data : NULL, w, &resp);
+	if (text != NULL)
+		r = http_post(h, url, hdrs, text, strlen(text), 10000,
+		    stall > 0 ? stall : 1, w != NULL ? mcp_on_data : NULL, w,
+		    &resp);
+	else
+		r = http_get(h, url, hdrs, 10000, stall > 0 ? stall : 1,
+		    mcp_on_data, w, &resp);
 	curl_slist_free_all(hdrs);
 	if (resp.mcp_session_id != NULL) {
 		pthread_mutex_lock(&s->lock);
@@ -870,18 +995,17 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 		    "server's \"headers\" in your settings, or leave it out",
 		    where);
 		x = MCP_X_TRANSPORT;
+	} else if (text == NULL && resp.status == 405) {
+		*err = xasprintf("%s closed the stream of its answer before "
+		    "the reply and does not let it be resumed (HTTP 405 to "
+		    "GET)", where);
+		x = MCP_X_TRANSPORT;
 	} else if (resp.status < 200 || resp.status >= 300) {
 		*err = xasprintf("%s: HTTP %ld%s%.200s", where, resp.status,
 		    resp.body ? ": " : "", resp.body ? resp.body : "");
 		x = MCP_X_TRANSPORT;
 	} else if (w != NULL && w->body != NULL && !w->streaming)
 		mcp_take_text(w, w->body, w->len);
-	if (w != NULL && x == MCP_X_OK && w->result == NULL &&
-	    w->error == NULL) {
-		*err = xasprintf("%s: the answer held no reply to request "
-		    "%lld", where, (long long)w->id);
-		x = MCP_X_TRANSPORT;
-	}
 	http_response_clear(&resp);
 	http_free(h);
 	cancel_destroy(&own);
@@ -889,24 +1013,87 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 	return x;
 }
 
+/* How long to wait before resuming a stream that named no retry time,
+ * and how often a stream may close with nothing new before the server
+ * is taken to have lost the reply. */
+#define MCP_RESUME_DEFAULT_MS	1000
+#define MCP_RESUME_MAX		5
+
+/*
+ * POSTs text; with w, reads the reply w waits for, resuming its stream
+ * when the server closes it first: after the retry time the stream
+ * asked for, a GET with the last event id, again while each resumed
+ * stream brings something new (MCP_RESUME_MAX times in a row without).
+ * io is held.
+ */
+static enum mcp_x
+mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
+    struct cancel *cancel, char **err)
+{
+	int64_t deadline = w != NULL ? w->deadline : clock_mono_ms() + 10000;
+	enum mcp_x x = mcp_http_once(s, text, NULL, w, cancel, deadline, err);
+	char *where, *last;
+	int idle = 0;
+	long wait;
+	struct pollfd p;
+
+	if (w == NULL)
+		return x;
+	while (x == MCP_X_OK && w->result == NULL && w->error == NULL &&
+	    w->streaming && w->sse != NULL && *sse_last_id(w->sse) != '\0') {
+		idle = w->events > 0 ? 0 : idle + 1;
+		if (idle >= MCP_RESUME_MAX)
+			break;
+		wait = sse_retry_ms(w->sse) >= 0 ? sse_retry_ms(w->sse) :
+		    MCP_RESUME_DEFAULT_MS;
+		if (clock_mono_ms() + wait >= w->deadline)
+			return MCP_X_TIMEOUT;
+		p.fd = cancel != NULL ? cancel_fd(cancel) : -1;
+		p.events = POLLIN;
+		poll(&p, 1, (int)wait);
+		if (cancel != NULL && cancel_fired(cancel))
+			return MCP_X_CANCELLED;
+		last = xstrdup(sse_last_id(w->sse));
+		x = mcp_http_once(s, NULL, last, w, cancel, w->deadline, err);
+		free(last);
+	}
+	if (x == MCP_X_OK && w->result == NULL && w->error == NULL) {
+		where = mcp_origin(json_string_value(json_object_get(s->config,
+		    "url")));
+		*err = xasprintf("%s: the answer held no reply to request "
+		    "%lld", where, (long long)w->id);
+		free(where);
+		x = MCP_X_TRANSPORT;
+	}
+	return x;
+}
+
 static int
 mcp_post_note(struct mcp_server *s, const char *text)
 {
 	char *err = NULL;
-	enum mcp_x x = mcp_http_post(s, text, NULL, NULL, clock_mono_ms() +
-	    10000, &err);
+	enum mcp_x x = mcp_http_post(s, text, NULL, NULL, &err);
 
 	free(err);
 	return x == MCP_X_OK ? 0 : -1;
+}
+
+/* What huddle offers servers: the working tree as its one root, and
+ * questions to the person as forms (no sampling: servers do not get the
+ * team's model). */
+static json_t *
+mcp_capabilities(void)
+{
+	return json_pack("{s:{}, s:{s:{}}}", "roots", "elicitation", "form");
 }
 
 /* The _meta the stateless revision puts in every request. */
 static json_t *
 mcp_meta(void)
 {
-	return json_pack("{s:s, s:{}, s:{s:s, s:s}}",
+	return json_pack("{s:s, s:o, s:{s:s, s:s}}",
 	    "io.modelcontextprotocol/protocolVersion", MCP_MODERN_VERSION,
-	    "io.modelcontextprotocol/clientCapabilities",
+	    "io.modelcontextprotocol/clientCapabilities", mcp_capabilities(),
 	    "io.modelcontextprotocol/clientInfo", "name", "huddle",
 	    "version", PACKAGE_VERSION);
 }
@@ -915,8 +1102,9 @@ mcp_meta(void)
  * Sends request method with params (stolen; NULL: {}) and waits for its
  * reply until deadline or cancel; a request given up is cancelled on the
  * server. Under the stateless revision (or with `probe`) the request
- * carries its _meta. io is held. *result gets the result (decref it) on
- * MCP_X_OK; *err a sentence otherwise.
+ * carries its _meta; a tools/call carries its id as progress token. io
+ * is held. *result gets the result (decref it) on MCP_X_OK; *err a
+ * sentence otherwise.
  */
 static enum mcp_x
 mcp_request(struct mcp_server *s, const char *method, json_t *params,
@@ -931,6 +1119,8 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	memset(&w, 0, sizeof w);
 	w.s = s;
 	w.id = s->next_id++;
+	w.cancel = cancel;
+	w.deadline = deadline;
 	if (params == NULL)
 		params = json_object();
 	pthread_mutex_lock(&s->lock);
@@ -938,14 +1128,20 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	pthread_mutex_unlock(&s->lock);
 	if (modern || probe)
 		json_object_set_new(params, "_meta", mcp_meta());
+	if (strcmp(method, "tools/call") == 0) {
+		if (json_object_get(params, "_meta") == NULL)
+			json_object_set_new(params, "_meta", json_object());
+		json_object_set_new(json_object_get(params, "_meta"),
+		    "progressToken", json_integer(w.id));
+	}
 	text = jsonrpc_request(w.id, method, params);
 	*result = NULL;
 	*err = NULL;
 	if (s->http)
-		x = mcp_http_post(s, text, &w, cancel, deadline, err);
+		x = mcp_http_post(s, text, &w, cancel, err);
 	else if ((x = mcp_stdio_write(s, text, cancel, deadline, &torn)) ==
 	    MCP_X_OK)
-		x = mcp_stdio_wait(&w, cancel, deadline);
+		x = mcp_stdio_wait(&w);
 	else if (torn) {
 		/* Half a request in its input: it cannot be spoken to. */
 		*err = xstrdup("it stopped reading its input");
@@ -1069,10 +1265,11 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 			return -1;
 	}
 	/* The handshake of the earlier revisions. */
-	x = mcp_request(s, "initialize", json_pack("{s:s, s:{}, s:{s:s, "
+	x = mcp_request(s, "initialize", json_pack("{s:s, s:o, s:{s:s, "
 	    "s:s}}", "protocolVersion", MCP_LEGACY_VERSION, "capabilities",
-	    "clientInfo", "name", "huddle", "version", PACKAGE_VERSION), 0,
-	    cancel, clock_mono_ms() + MCP_START_MS, &result, &why);
+	    mcp_capabilities(), "clientInfo", "name", "huddle", "version",
+	    PACKAGE_VERSION), 0, cancel, clock_mono_ms() + MCP_START_MS,
+	    &result, &why);
 	if (x != MCP_X_OK) {
 		*err = xasprintf("it answered neither server/discover nor "
 		    "initialize: %s", why);
@@ -1391,8 +1588,8 @@ mcp_server_tools(struct mcp_server *s, int start)
 
 int
 mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
-    struct cancel *cancel, int timeout_s, size_t cap,
-    struct tool_output *out)
+    const struct mcp_caller *caller, struct cancel *cancel, int timeout_s,
+    size_t cap, struct tool_output *out)
 {
 	json_t *result = NULL, *params;
 	char *err = NULL, *text;
@@ -1411,8 +1608,16 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 	}
 	params = json_pack("{s:s, s:o}", "name", tool, "arguments",
 	    json_is_object(args) ? json_incref(args) : json_object());
+	s->caller = caller;
+	s->calling = tool;
 	x = mcp_request(s, "tools/call", params, 0, cancel, clock_mono_ms() +
 	    (int64_t)timeout_s * 1000, &result, &err);
+	s->caller = NULL;
+	s->calling = NULL;
+	pthread_mutex_lock(&s->lock);
+	free(s->progress);
+	s->progress = NULL;
+	pthread_mutex_unlock(&s->lock);
 	if (x == MCP_X_DEAD || x == MCP_X_TRANSPORT)
 		mcp_died(s, err);
 	pthread_mutex_lock(&s->lock);
@@ -1477,6 +1682,11 @@ mcp_server_describe(struct mcp_server *s)
 	out = xappend(out, &len, &cap, line, strlen(line));
 	free(line);
 	free(origin);
+	if (s->progress != NULL) {
+		line = xasprintf("  running %s\n", s->progress);
+		out = xappend(out, &len, &cap, line, strlen(line));
+		free(line);
+	}
 	if (s->info != NULL) {
 		line = xasprintf("  server: %s\n", s->info);
 		out = xappend(out, &len, &cap, line, strlen(line));
@@ -1543,5 +1753,6 @@ mcp_server_free(struct mcp_server *s)
 	free(s->version);
 	free(s->session);
 	free(s->info);
+	free(s->progress);
 	free(s);
 }

@@ -68,6 +68,26 @@ struct mcp_launch {
 /* Told when a server stops or cannot start: a sentence. */
 typedef void (*mcp_notice_fn)(void *ud, const char *text);
 
+/*
+ * What the one who makes a call lends the server while it runs; any
+ * member may be NULL.
+ *
+ * elicit asks the person the server's question (its elicitation/create
+ * params, checked by mcp_elicit_check) and returns the result to send
+ * back — {"action": "accept", "content": {…}}, "decline" or "cancel" —
+ * never NULL; it may wait as long as the person takes, which the call's
+ * timeout does not count.
+ *
+ * progress is told each notifications/progress of the call: how far
+ * (total 0 when unknown) and the server's message (may be NULL).
+ */
+struct mcp_caller {
+	json_t	*(*elicit)(void *ud, const char *server, json_t *params);
+	void	 (*progress)(void *ud, const char *server, const char *tool,
+		    double done, double total, const char *message);
+	void	*ud;
+};
+
 enum mcp_state {
 	MCP_NEW,		/* not started yet */
 	MCP_STARTING,		/* being started */
@@ -91,6 +111,8 @@ struct mcp_server {
 	struct bash_piped	 proc;		/* io */
 	struct jsonrpc_lines	 lines;		/* io */
 	void			*handle;	/* io: launch->begin's */
+	const struct mcp_caller	*caller;	/* io: the call's, or NULL */
+	const char		*calling;	/* io: the tool called */
 	pthread_t		 err_reader;	/* io: reads proc.err */
 	int			 err_reading;	/* io */
 	atomic_int		 err_stop;	/* the reader: finish */
@@ -121,6 +143,8 @@ struct mcp_server {
 	int			 told_tasks;	/* its task-only tools were
 						 * named (once a life) */
 	int			 starts;	/* how often started */
+	char			*progress;	/* the running call's, for
+						 * the person, or NULL */
 };
 
 /* The longest server name accepted. */
@@ -183,17 +207,21 @@ char *mcp_server_tail(struct mcp_server *s, const char *indent);
 json_t *mcp_server_tools(struct mcp_server *s, int start);
 
 /*
- * Calls tool `tool` with args (not stolen): starts the server first when
+ * Calls tool `tool` with args (not stolen) for caller (may be NULL: the
+ * server's questions are then declined): starts the server first when
  * it is not running; cancel (may be NULL) and timeout_s (0: 120) end the
- * wait, telling the server the request is cancelled. The result's text
- * is cut at about cap bytes (0: none). Returns 0, or -1 with out an error.
+ * wait, telling the server the request is cancelled. The call carries a
+ * progress token. A Streamable HTTP answer whose stream the server
+ * closes before the reply is resumed (a GET with Last-Event-ID after the
+ * stream's retry time). The result's text is cut at about cap bytes (0:
+ * none). Returns 0, or -1 with out an error.
  */
 int mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
-    struct cancel *cancel, int timeout_s, size_t cap,
-    struct tool_output *out);
+    const struct mcp_caller *caller, struct cancel *cancel, int timeout_s,
+    size_t cap, struct tool_output *out);
 
-/* A few lines for the person: the server's transport, state, revision
- * and tools (malloc'd). */
+/* A few lines for the person: the server's transport, state, revision,
+ * the progress of a call running, and tools (malloc'd). */
 char *mcp_server_describe(struct mcp_server *s);
 
 /* "ready", "not started", "starting", "failed", "stopped". */

@@ -521,7 +521,7 @@ call(struct mcp_set *set, const char *name, const char *args,
 
 	s = mcp_set_find(set, NULL, name, &tool);
 	ck_assert_msg(s != NULL, "no %s", name);
-	rc = mcp_server_call(s, tool, in, cancel, timeout_s, 4096, o);
+	rc = mcp_server_call(s, tool, in, NULL, cancel, timeout_s, 4096, o);
 	free(tool);
 	json_decref(in);
 	return rc;

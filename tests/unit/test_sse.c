@@ -633,6 +633,73 @@ START_TEST(unfinished_event_is_discarded)
 }
 END_TEST
 
+/* Feeds s to a new parser in chunks of `chunk` bytes; returns it (free
+ * with sse_free) for its id and retry. */
+static struct sse_parser *
+feed_chunked(const char *s, size_t chunk, struct rec *r)
+{
+	struct sse_parser *p = sse_new(rec_event, r);
+	size_t len = strlen(s), off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off < chunk ? len - off : chunk;
+		ck_assert_int_eq(sse_feed(p, s + off, n), 0);
+	}
+	return p;
+}
+
+START_TEST(ids_and_retry_are_kept_for_resuming)
+{
+	/* The priming event of a resumable stream: an id, a retry and an
+	 * empty data line; then a message with its own id; then an id in
+	 * an event left unfinished, which never counts. */
+	static const char stream[] = "id: ev-1\nretry: 500\ndata: \n\n"
+	    "event: message\nid: ev-2\ndata: {}\n\nid: ev-3\ndata: x";
+	struct sse_parser *p;
+	struct rec r = { 0 };
+	size_t chunk;
+	char *big;
+
+	for (chunk = 1; chunk <= sizeof stream; chunk++) {
+		p = feed_chunked(stream, chunk, &r);
+		ck_assert_str_eq(sse_last_id(p), "ev-2");
+		ck_assert_int_eq(sse_retry_ms(p), 500);
+		ck_assert_uint_eq(r.n, 2);
+		rec_assert_event(&r, 0, "message", "");
+		rec_assert_event(&r, 1, "message", "{}");
+		/* A reset (a new connection) keeps what resuming needs and
+		 * drops the unfinished event's id. */
+		sse_reset(p);
+		ck_assert_str_eq(sse_last_id(p), "ev-2");
+		ck_assert_int_eq(sse_feed(p, "data: y\n\n", 9), 0);
+		ck_assert_str_eq(sse_last_id(p), "ev-2");
+		sse_free(p);
+		rec_clear(&r);
+	}
+
+	/* An id on an event without data counts; a retry that is not all
+	 * digits, an id with a NUL, and an overlong id are ignored. */
+	p = feed_chunked("id: a\n\nretry: 5s\nretry\n\n", 3, &r);
+	ck_assert_str_eq(sse_last_id(p), "a");
+	ck_assert_int_eq(sse_retry_ms(p), -1);
+	ck_assert_int_eq(sse_feed(p, "id: b\0c\n\n", 9), 0);
+	ck_assert_str_eq(sse_last_id(p), "a");
+	big = xmalloc(SSE_MAX_ID + 16);
+	memcpy(big, "id: ", 4);
+	memset(big + 4, 'z', SSE_MAX_ID + 1);
+	memcpy(big + 5 + SSE_MAX_ID, "\n\n", 3);
+	ck_assert_int_eq(sse_feed(p, big, strlen(big)), 0);
+	ck_assert_str_eq(sse_last_id(p), "a");
+	/* An empty id forgets the last one. */
+	ck_assert_int_eq(sse_feed(p, "id\nretry: 20\n\n", 14), 0);
+	ck_assert_str_eq(sse_last_id(p), "");
+	ck_assert_int_eq(sse_retry_ms(p), 20);
+	ck_assert_uint_eq(r.n, 0);
+	free(big);
+	sse_free(p);
+}
+END_TEST
+
 START_TEST(utf8_split_mid_sequence_arrives_intact)
 {
 	/* é (2 bytes), ✓ (3), 😀 (4), in the name and in the data. */
@@ -842,6 +909,7 @@ sse_suite(void)
 	tcase_add_test(edge, bom_is_skipped_at_the_start_only);
 	tcase_add_test(edge, nul_bytes_are_ordinary_bytes);
 	tcase_add_test(edge, unfinished_event_is_discarded);
+	tcase_add_test(edge, ids_and_retry_are_kept_for_resuming);
 	tcase_add_test(edge, utf8_split_mid_sequence_arrives_intact);
 	tcase_add_test(edge, callback_stops_the_parse);
 	suite_add_tcase(s, edge);
