@@ -151,9 +151,14 @@ def short(check):
     name = check.get("name") or check.get("id")
     text = " ".join((check.get("errorMessage") or
                      check.get("description") or "").split())
-    if not text or text == name:
-        return name
-    return "%s: %s" % (name, text[:160] + ("..." if len(text) > 160 else ""))
+    line = name
+    if text and text != name:
+        line += ": " + text[:160] + ("..." if len(text) > 160 else "")
+    # sse-retry's timing, to see how close to its bounds a run came.
+    delay = (check.get("details") or {}).get("actualDelayMs")
+    if delay is not None:
+        line += " (%s ms)" % delay
+    return line
 
 
 def judge(name, folder, listed):
