@@ -25,6 +25,7 @@ struct http {
 	CURL		*easy;
 	CURLM		*multi;
 	struct cancel	*cancel;
+	atomic_int	*hold;		/* while > 0, no stall */
 	char		 errbuf[CURL_ERROR_SIZE];
 };
 
@@ -264,6 +265,8 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 			break;
 		if (!running)
 			break;
+		if (h->hold != NULL && atomic_load(h->hold) > 0)
+			call.last_byte_ms = clock_mono_ms();
 		if (clock_mono_ms() - call.last_byte_ms >= stall_s * 1000) {
 			stalled = 1;
 			break;
@@ -309,4 +312,10 @@ http_get(struct http *h, const char *url, struct curl_slist *headers,
 {
 	return http_post(h, url, headers, NULL, 0, connect_timeout_ms, stall_s,
 	    on_data, ud, resp);
+}
+
+void
+http_hold(struct http *h, atomic_int *hold)
+{
+	h->hold = hold;
 }

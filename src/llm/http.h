@@ -11,6 +11,7 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "util/cancel.h"
@@ -59,6 +60,11 @@ enum http_result http_post(struct http *h, const char *url,
     struct curl_slist *headers, const char *body, size_t len,
     long connect_timeout_ms, long stall_s, http_data_fn on_data, void *ud,
     struct http_response *resp);
+
+/* While *hold (not owned; NULL: none) is above 0, a transfer of h that
+ * receives nothing is not stalled: it waits on purpose (an MCP server's
+ * answer waits for the person's). */
+void http_hold(struct http *h, atomic_int *hold);
 
 /* As http_post, with a GET and no body (a resumed MCP stream). */
 enum http_result http_get(struct http *h, const char *url,

@@ -8,8 +8,9 @@
  * dropped, and unknown fields are ignored. "id:" and "retry:" are kept for
  * whoever resumes the stream (sse_last_id, sse_retry_ms). A blank line
  * dispatches the event — unless it had no data line, in which case nothing
- * is dispatched (the id it carried still counts). A leading UTF-8 byte order mark is skipped. An event left
- * unfinished when the stream ends is discarded, as the standard says.
+ * is dispatched (the id it carried still counts). A leading UTF-8 byte
+ * order mark is skipped. An event left unfinished when the stream ends is
+ * discarded, as the standard says.
  */
 #ifndef HUDDLE_LLM_SSE_H
 #define HUDDLE_LLM_SSE_H

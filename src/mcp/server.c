@@ -289,8 +289,8 @@ mcp_tail_clear(struct mcp_server *s)
 /* The thread that reads a stdio server's stderr while it runs, so that
  * a server that writes much there never blocks on it: line by line into
  * the tail. A carriage return not followed by a newline starts the line
- * again, as on a terminal (progress bars). Ends at the end of the pipe, or once told to finish
- * (err_stop) when nothing more is there at once. */
+ * again, as on a terminal (progress bars). Ends at the end of the pipe,
+ * or once told to finish (err_stop) when nothing more is there at once. */
 static void *
 mcp_err_read(void *arg)
 {
@@ -568,11 +568,23 @@ struct mcp_wait {
 	size_t			 len, cap;
 	struct http_response	*resp;
 	struct cancel		*cancel;	/* the person's, or NULL */
-	int64_t			 deadline;	/* when to give up; moved on
-						 * by the time the person
-						 * takes to answer */
+	int64_t			 deadline;	/* when to give up, not
+						 * counting the time the
+						 * person takes to answer */
+	int64_t			 asked_base;	/* s->asked_ms at the start */
 	enum mcp_x		 stop;		/* HTTP: why on_data stopped */
+	long			 status;	/* HTTP: the last status */
+	int			 own_stream;	/* the server's own stream */
 };
+
+/* When w gives up: its deadline, moved on by the time questions to the
+ * person have taken since it started. */
+static int64_t
+mcp_deadline(const struct mcp_wait *w)
+{
+	return w->deadline + (int64_t)atomic_load(&w->s->asked_ms) -
+	    w->asked_base;
+}
 
 /* --- messages the server sends unasked ------------------------------------- */
 
@@ -614,19 +626,19 @@ mcp_file_uri(const char *path)
 }
 
 /* The server's question to the person, while a call waits: asked
- * through the caller, the time it takes not counted against the call.
+ * through the call's caller (on the call's thread, or on the thread of
+ * the server's own stream, which then holds the caller so that the call
+ * cannot end under it), the time it takes stopping the call's clock.
  * Returns the reply to send (malloc'd). */
 static char *
 mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m)
 {
 	struct mcp_server *s = w->s;
-	int64_t asked = clock_mono_ms();
+	const struct mcp_caller *c;
+	int64_t asked;
 	char *why = NULL, *reply, *text;
 	json_t *result;
 
-	if (s->caller == NULL || s->caller->elicit == NULL)
-		return jsonrpc_result_reply(m->id, json_pack("{s:s}", "action",
-		    "decline"));
 	if (mcp_elicit_check(m->params, &why) == -1) {
 		text = xasprintf("MCP server %s asked the person something "
 		    "huddle cannot show (%s); it was told no", s->name, why);
@@ -636,12 +648,27 @@ mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m)
 		free(why);
 		return reply;
 	}
-	result = s->caller->elicit(s->caller->ud, s->name, m->params);
-	w->deadline += clock_mono_ms() - asked;
+	pthread_mutex_lock(&s->lock);
+	c = s->caller != NULL && s->caller->elicit != NULL ? s->caller : NULL;
+	if (c != NULL)
+		s->caller_uses++;
+	pthread_mutex_unlock(&s->lock);
+	if (c == NULL)
+		return jsonrpc_result_reply(m->id, json_pack("{s:s}", "action",
+		    "decline"));
+	asked = clock_mono_ms();
+	atomic_fetch_add(&s->asking, 1);
+	result = c->elicit(c->ud, s->name, m->params);
+	atomic_fetch_add(&s->asked_ms, clock_mono_ms() - asked);
+	atomic_fetch_sub(&s->asking, 1);
+	pthread_mutex_lock(&s->lock);
+	s->caller_uses--;
+	pthread_cond_broadcast(&s->changed);
+	pthread_mutex_unlock(&s->lock);
 	return jsonrpc_result_reply(m->id, result);
 }
 
-/* Keeps a call's progress for /mcp and tells the caller. */
+/* Keeps the running call's progress for /mcp and tells its caller. */
 static void
 mcp_progress(struct mcp_wait *w, json_t *params)
 {
@@ -651,23 +678,34 @@ mcp_progress(struct mcp_wait *w, json_t *params)
 	double total = json_number_value(json_object_get(params, "total"));
 	const char *msg = json_string_value(json_object_get(params,
 	    "message"));
-	char *text;
+	const struct mcp_caller *c = NULL;
+	char *text, *tool = NULL;
 
-	if (!json_is_integer(token) || json_integer_value(token) != w->id ||
-	    s->calling == NULL)
-		return;
-	text = total > 0 ? xasprintf("%s: %g of %g%s%.200s", s->calling,
-	    done, total, msg ? " — " : "", msg ? msg : "") :
-	    xasprintf("%s: %g%s%.200s", s->calling, done, msg ? " — " : "",
-	    msg ? msg : "");
 	pthread_mutex_lock(&s->lock);
-	free(s->progress);
-	s->progress = utf8_clean(text, strlen(text), 300);
+	if (s->calling != NULL && json_is_integer(token) &&
+	    json_integer_value(token) == s->call_token) {
+		tool = xstrdup(s->calling);
+		text = total > 0 ? xasprintf("%s: %g of %g%s%.200s", tool,
+		    done, total, msg ? " — " : "", msg ? msg : "") :
+		    xasprintf("%s: %g%s%.200s", tool, done, msg ? " — " : "",
+		    msg ? msg : "");
+		free(s->progress);
+		s->progress = utf8_clean(text, strlen(text), 300);
+		free(text);
+		if ((c = s->caller) != NULL && c->progress != NULL)
+			s->caller_uses++;
+		else
+			c = NULL;
+	}
 	pthread_mutex_unlock(&s->lock);
-	free(text);
-	if (s->caller != NULL && s->caller->progress != NULL)
-		s->caller->progress(s->caller->ud, s->name, s->calling, done,
-		    total, msg);
+	if (c != NULL) {
+		c->progress(c->ud, s->name, tool, done, total, msg);
+		pthread_mutex_lock(&s->lock);
+		s->caller_uses--;
+		pthread_cond_broadcast(&s->changed);
+		pthread_mutex_unlock(&s->lock);
+	}
+	free(tool);
 }
 
 /* Acts on a message that is not the awaited reply: a notification, or
@@ -767,14 +805,14 @@ mcp_stdio_wait(struct mcp_wait *w)
 		}
 		if (cancel != NULL && cancel_fired(cancel))
 			return MCP_X_CANCELLED;
-		if (clock_mono_ms() >= w->deadline)
+		if (clock_mono_ms() >= mcp_deadline(w))
 			return MCP_X_TIMEOUT;
 		p[0].fd = s->proc.out;
 		p[0].events = POLLIN;
 		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
 		p[1].events = POLLIN;
-		if (poll(p, 2, (int)(w->deadline - clock_mono_ms() > 1000 ?
-		    1000 : w->deadline - clock_mono_ms())) <= 0)
+		if (poll(p, 2, (int)(mcp_deadline(w) - clock_mono_ms() > 1000 ?
+		    1000 : mcp_deadline(w) - clock_mono_ms())) <= 0)
 			continue;
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
@@ -840,7 +878,7 @@ mcp_on_data(void *ud, const char *buf, size_t len)
 		w->stop = MCP_X_CANCELLED;
 		return 1;
 	}
-	if (clock_mono_ms() >= w->deadline) {
+	if (clock_mono_ms() >= mcp_deadline(w)) {
 		w->stop = MCP_X_TIMEOUT;
 		return 1;
 	}
@@ -863,8 +901,8 @@ mcp_on_data(void *ud, const char *buf, size_t len)
 	return 0;
 }
 
-/* The headers of a POST to the server, or with last_id of the GET that
- * resumes a stream; lock is not held. */
+/* The headers of a POST to the server, or with last_id of a GET (of the
+ * stream it resumes; "": none); lock is not held. */
 static struct curl_slist *
 mcp_headers(struct mcp_server *s, const char *last_id)
 {
@@ -879,9 +917,11 @@ mcp_headers(struct mcp_server *s, const char *last_id)
 		    "text/event-stream");
 	} else {
 		l = curl_slist_append(l, "Accept: text/event-stream");
-		line = xasprintf("Last-Event-ID: %s", last_id);
-		l = curl_slist_append(l, line);
-		free(line);
+		if (*last_id != '\0') {
+			line = xasprintf("Last-Event-ID: %s", last_id);
+			l = curl_slist_append(l, line);
+			free(line);
+		}
 	}
 	pthread_mutex_lock(&s->lock);
 	if (s->version != NULL) {
@@ -951,8 +991,14 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 		w->stop = MCP_X_OK;
 		w->streaming = 0;
 		w->events = 0;
+		free(w->body);
+		w->body = NULL;
+		w->len = w->cap = 0;
 		if (w->sse != NULL)
 			sse_reset(w->sse);
+		/* A call's answer may wait for the person's. */
+		if (!w->own_stream)
+			http_hold(h, &s->asking);
 	}
 	if (text != NULL)
 		r = http_post(h, url, hdrs, text, strlen(text), 10000,
@@ -962,7 +1008,9 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 		r = http_get(h, url, hdrs, 10000, stall > 0 ? stall : 1,
 		    mcp_on_data, w, &resp);
 	curl_slist_free_all(hdrs);
-	if (resp.mcp_session_id != NULL) {
+	if (w != NULL)
+		w->status = resp.status;
+	if (resp.mcp_session_id != NULL && (w == NULL || !w->own_stream)) {
 		pthread_mutex_lock(&s->lock);
 		free(s->session);
 		s->session = xstrdup(resp.mcp_session_id);
@@ -1030,7 +1078,8 @@ static enum mcp_x
 mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
     struct cancel *cancel, char **err)
 {
-	int64_t deadline = w != NULL ? w->deadline : clock_mono_ms() + 10000;
+	int64_t deadline = w != NULL ? mcp_deadline(w) : clock_mono_ms() +
+	    10000;
 	enum mcp_x x = mcp_http_once(s, text, NULL, w, cancel, deadline, err);
 	char *where, *last;
 	int idle = 0;
@@ -1046,7 +1095,7 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 			break;
 		wait = sse_retry_ms(w->sse) >= 0 ? sse_retry_ms(w->sse) :
 		    MCP_RESUME_DEFAULT_MS;
-		if (clock_mono_ms() + wait >= w->deadline)
+		if (clock_mono_ms() + wait >= mcp_deadline(w))
 			return MCP_X_TIMEOUT;
 		p.fd = cancel != NULL ? cancel_fd(cancel) : -1;
 		p.events = POLLIN;
@@ -1054,7 +1103,8 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 		if (cancel != NULL && cancel_fired(cancel))
 			return MCP_X_CANCELLED;
 		last = xstrdup(sse_last_id(w->sse));
-		x = mcp_http_once(s, NULL, last, w, cancel, w->deadline, err);
+		x = mcp_http_once(s, NULL, last, w, cancel, mcp_deadline(w),
+		    err);
 		free(last);
 	}
 	if (x == MCP_X_OK && w->result == NULL && w->error == NULL) {
@@ -1102,7 +1152,7 @@ mcp_meta(void)
  * Sends request method with params (stolen; NULL: {}) and waits for its
  * reply until deadline or cancel; a request given up is cancelled on the
  * server. Under the stateless revision (or with `probe`) the request
- * carries its _meta; a tools/call carries its id as progress token. io
+ * carries its _meta; a tools/call carries the call's progress token. io
  * is held. *result gets the result (decref it) on MCP_X_OK; *err a
  * sentence otherwise.
  */
@@ -1114,6 +1164,7 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	struct mcp_wait w;
 	enum mcp_x x;
 	char *text;
+	int64_t token;
 	int modern, torn = 0;
 
 	memset(&w, 0, sizeof w);
@@ -1121,10 +1172,12 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	w.id = s->next_id++;
 	w.cancel = cancel;
 	w.deadline = deadline;
+	w.asked_base = (int64_t)atomic_load(&s->asked_ms);
 	if (params == NULL)
 		params = json_object();
 	pthread_mutex_lock(&s->lock);
 	modern = s->modern;
+	token = s->call_token;
 	pthread_mutex_unlock(&s->lock);
 	if (modern || probe)
 		json_object_set_new(params, "_meta", mcp_meta());
@@ -1132,7 +1185,7 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 		if (json_object_get(params, "_meta") == NULL)
 			json_object_set_new(params, "_meta", json_object());
 		json_object_set_new(json_object_get(params, "_meta"),
-		    "progressToken", json_integer(w.id));
+		    "progressToken", json_integer(token));
 	}
 	text = jsonrpc_request(w.id, method, params);
 	*result = NULL;
@@ -1173,6 +1226,123 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	return x;
 }
 
+/* --- the server's own stream ----------------------------------------------- */
+
+/* The longest wait before the server's own stream is opened again after
+ * it failed. */
+#define MCP_LISTEN_BACKOFF_MAX_MS	30000
+
+/* One thread reading the server's own stream for one session. */
+struct mcp_listener {
+	struct mcp_server	*s;
+	struct cancel		 stop;		/* fired: end */
+};
+
+/*
+ * Holds a GET open for what the server sends unasked, and acts on it as
+ * on anything else it sends (mcp_handle): opened again after the
+ * stream's retry time (or a growing wait when it failed) while the
+ * session lasts; ends when told, when the server answers the GET with
+ * an error (it offers no such stream: 4xx, 501) or ends the session.
+ */
+static void *
+mcp_listen(void *arg)
+{
+	struct mcp_listener *me = arg;
+	struct mcp_server *s = me->s;
+	struct mcp_wait w;
+	struct pollfd p;
+	long backoff = 1000, wait;
+	char *err = NULL, *last;
+	enum mcp_x x;
+
+	memset(&w, 0, sizeof w);
+	w.s = s;
+	w.id = -1;
+	w.own_stream = 1;
+	while (!cancel_fired(&me->stop)) {
+		/* A stream may be idle for hours; a day bounds one. */
+		w.deadline = clock_mono_ms() + 24 * 3600 * 1000LL;
+		w.asked_base = (int64_t)atomic_load(&s->asked_ms);
+		last = xstrdup(w.sse != NULL ? sse_last_id(w.sse) : "");
+		x = mcp_http_once(s, NULL, last, &w, &me->stop, w.deadline,
+		    &err);
+		free(last);
+		free(err);
+		err = NULL;
+		if (x == MCP_X_CANCELLED || cancel_fired(&me->stop) ||
+		    x == MCP_X_DEAD)
+			break;
+		if ((w.status >= 400 && w.status < 500) || w.status == 501) {
+			log_printf("mcp: %s offers no stream of its own (HTTP "
+			    "%ld to GET)", s->name, w.status);
+			break;
+		}
+		backoff = w.events > 0 ? 1000 : backoff * 2 >
+		    MCP_LISTEN_BACKOFF_MAX_MS ? MCP_LISTEN_BACKOFF_MAX_MS :
+		    backoff * 2;
+		wait = w.sse != NULL && sse_retry_ms(w.sse) >= 0 &&
+		    w.events > 0 ? sse_retry_ms(w.sse) : backoff;
+		p.fd = cancel_fd(&me->stop);
+		p.events = POLLIN;
+		poll(&p, 1, (int)wait);
+	}
+	sse_free(w.sse);
+	free(w.body);
+	pthread_mutex_lock(&s->lock);
+	if (s->listening == me)
+		s->listening = NULL;
+	cancel_destroy(&me->stop);
+	free(me);
+	s->listeners--;
+	pthread_cond_broadcast(&s->changed);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Opens the server's own stream for its session, on a thread of its
+ * own (an HTTP server of the handshake revisions, when it has none). */
+static void
+mcp_listen_start(struct mcp_server *s)
+{
+	struct mcp_listener *me;
+	pthread_attr_t attr;
+	pthread_t th;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->http || s->modern || s->listening != NULL ||
+	    cancel_fired(&s->stop)) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	me = xcalloc(1, sizeof *me);
+	me->s = s;
+	cancel_init(&me->stop);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &attr, mcp_listen, me) == 0) {
+		s->listening = me;
+		s->listeners++;
+	} else {
+		cancel_destroy(&me->stop);
+		free(me);
+	}
+	pthread_attr_destroy(&attr);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Tells the thread of the session's own stream to end (it ends on its
+ * own: it may be waiting for the person). */
+static void
+mcp_listen_stop(struct mcp_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->listening != NULL)
+		cancel_fire(&s->listening->stop);
+	s->listening = NULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* --- starting -------------------------------------------------------------- */
 
 /* Ends the server's process or session; io is held. */
@@ -1181,6 +1351,7 @@ mcp_stop(struct mcp_server *s)
 {
 	if (!s->http)
 		mcp_stdio_end(s);
+	mcp_listen_stop(s);
 	jsonrpc_lines_clear(&s->lines);
 	pthread_mutex_lock(&s->lock);
 	free(s->session);
@@ -1457,6 +1628,7 @@ mcp_start(struct mcp_server *s, struct cancel *cancel, char **err)
 		return -1;
 	}
 	mcp_set_state(s, MCP_READY, NULL);
+	mcp_listen_start(s);
 	return 0;
 }
 
@@ -1608,13 +1780,21 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 	}
 	params = json_pack("{s:s, s:o}", "name", tool, "arguments",
 	    json_is_object(args) ? json_incref(args) : json_object());
+	pthread_mutex_lock(&s->lock);
 	s->caller = caller;
 	s->calling = tool;
+	s->call_token++;
+	pthread_mutex_unlock(&s->lock);
 	x = mcp_request(s, "tools/call", params, 0, cancel, clock_mono_ms() +
 	    (int64_t)timeout_s * 1000, &result, &err);
+	/* The server's own stream may still be using the caller (a
+	 * question the person has not answered, when the call was given
+	 * up): it is the caller's until then. */
+	pthread_mutex_lock(&s->lock);
 	s->caller = NULL;
 	s->calling = NULL;
-	pthread_mutex_lock(&s->lock);
+	while (s->caller_uses > 0)
+		pthread_cond_wait(&s->changed, &s->lock);
 	free(s->progress);
 	s->progress = NULL;
 	pthread_mutex_unlock(&s->lock);
@@ -1731,6 +1911,11 @@ mcp_server_free(struct mcp_server *s)
 	pthread_mutex_lock(&s->io);
 	mcp_stop(s);
 	pthread_mutex_unlock(&s->io);
+	/* The threads of its own stream end once their GET does. */
+	pthread_mutex_lock(&s->lock);
+	while (s->listeners > 0)
+		pthread_cond_wait(&s->changed, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 	/* Its processes have ended: so may the thread that started them. */
 	pthread_mutex_lock(&s->lock);
 	s->spawner_quit = 1;

@@ -10,7 +10,11 @@
  * runs at a time per server; the tool list is read without waiting for
  * one. A server that dies is marked so, told through the notice
  * callback, and started again at its next use;
- * notifications/tools/list_changed makes its list be read again. The
+ * notifications/tools/list_changed makes its list be read again. A
+ * Streamable HTTP server of the handshake revisions, once ready, also
+ * gets a GET stream of its own, read on a thread while its session
+ * lasts, for what it sends unasked: notifications, and requests such as
+ * a question to the person during a call. The
  * last MCP_TAIL_LINES lines a stdio server wrote on its stderr are kept,
  * cleaned of terminal escapes, for the person (the notice of a start
  * that failed, /mcp).
@@ -55,6 +59,7 @@
  * -1 with *err, and the server does not start.
  */
 struct mcp_spawn;
+struct mcp_listener;
 
 struct mcp_launch {
 	struct bash_options	 bo;
@@ -111,8 +116,6 @@ struct mcp_server {
 	struct bash_piped	 proc;		/* io */
 	struct jsonrpc_lines	 lines;		/* io */
 	void			*handle;	/* io: launch->begin's */
-	const struct mcp_caller	*caller;	/* io: the call's, or NULL */
-	const char		*calling;	/* io: the tool called */
 	pthread_t		 err_reader;	/* io: reads proc.err */
 	int			 err_reading;	/* io */
 	atomic_int		 err_stop;	/* the reader: finish */
@@ -120,7 +123,23 @@ struct mcp_server {
 	struct cancel		 stop;		/* fired when freed: ends a
 						 * background start */
 
+	/* A question to the person from the server's own stream stops
+	 * the call's clock: how many wait now, and the time they took in
+	 * all (ms). */
+	atomic_int		 asking;
+	atomic_llong		 asked_ms;
+
 	pthread_mutex_t		 lock;		/* the fields below */
+	const struct mcp_caller	*caller;	/* the running call's (set
+						 * with io held too), or
+						 * NULL */
+	const char		*calling;	/* the tool it calls */
+	int64_t			 call_token;	/* its progress token */
+	int			 caller_uses;	/* the own stream's thread
+						 * is using caller */
+	struct mcp_listener	*listening;	/* the own stream's thread
+						 * of this session, or NULL */
+	int			 listeners;	/* such threads alive */
 	pthread_cond_t		 changed;	/* state changed */
 	pthread_t		 spawner;	/* starts its processes */
 	int			 spawner_live;
