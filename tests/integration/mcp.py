@@ -288,6 +288,82 @@ def test_interrupt_crash_restart_and_change(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
+def question(h, since):
+    """Waits for a server's question to the person: a pending permission
+    request whose body's tool is "elicitation"."""
+    return h.wait(ev("request", type="permission", status="pending",
+                     permission=lambda p: isinstance(p, dict) and
+                     p.get("tool") == "elicitation"), since=since,
+                  what="the server's question")
+
+
+def test_progress_and_questions(fake):
+    """A long call's progress shows in the caller's pane and in /mcp; a
+    server's question is a request the person answers (values, the
+    defaults filling the rest), declines, or answers wrongly (the server
+    is told cancel, the person why); the agent never answers it."""
+    fake.reset()
+    fake.script(
+        *spawn_carl(),
+        call("carl", "mcp__test__slow", seconds=3),
+        call("carl", "mcp__test__ask"),
+        call("carl", "mcp__test__ask"),
+        call("carl", "mcp__test__ask"),
+        say("carl", "Done."),
+        call("carl", "shutdown_response", request_id="{{request_id}}",
+             approve=True))
+    h, log = stdio_team(fake, legacy=True)
+    with h:
+        wait_ready(h)
+        h.send("go")
+        approve_next(h, "mcp__test__slow")
+        h.wait(ev("notice", "carl", message=contains(
+            "slow on MCP server test: ")), what="the call's progress")
+        wait_for(lambda: "running slow: " in mcp_text(h), 10,
+                 "/mcp to show the call's progress")
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__slow"),
+                     what="the slow call's result")
+        expect(res["output"] == "slept", res)
+        expect("running" not in mcp_text(h), "progress kept after the call")
+        # A question, answered with a value; the defaults fill the rest.
+        mark = len(h.events)
+        approve_next(h, "mcp__test__ask", since=mark)
+        q = question(h, mark)
+        p = q["permission"]
+        expect(p["who"] == "carl" and "MCP server test" in p["reason"] and
+               "Who is deploying?" in p["command"] and
+               "name (text, required): Your name" in p["command"] and
+               "replicas (a whole number, optional; default 2)" in
+               p["command"], p)
+        h.send("/approve %s name=Ann; region=us" % q["id"])
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__ask"),
+                     since=mark, what="the answered question")
+        expect(res["output"] == 'answer: {"action": "accept", "content": '
+               '{"name": "Ann", "region": "us", "replicas": 2}}', res)
+        # Declined.
+        mark = len(h.events)
+        approve_next(h, "mcp__test__ask", since=mark)
+        q = question(h, mark)
+        h.send("/reject %s" % q["id"])
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__ask"),
+                     since=mark, what="the declined question")
+        expect(res["output"] == 'answer: {"action": "decline"}', res)
+        # An answer that does not fit the form: cancel, and the person
+        # is told why.
+        mark = len(h.events)
+        approve_next(h, "mcp__test__ask", since=mark)
+        q = question(h, mark)
+        h.send("/approve %s name=Bo; replicas=0" % q["id"])
+        res = h.wait(ev("tool_result", "carl", tool="mcp__test__ask"),
+                     since=mark, what="the wrongly answered question")
+        expect(res["output"] == 'answer: {"action": "cancel"}', res)
+        h.wait(ev("notice", "carl", message=contains("did not fit the "
+                                                      "form")),
+               since=mark, what="the notice of the wrong answer")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
 def team_of(fake, servers, work=None, resume=False):
     """A Huddle whose config names `servers` (name -> test server flags);
     its working tree is `work` (new when None)."""
@@ -397,6 +473,8 @@ def main():
         r.run("an MCP call is interrupted; a dead server restarts; a "
               "changed list is read again", test_interrupt_crash_restart_and_change,
               fake)
+        r.run("a call's progress shows; a server's questions go to the "
+              "person", test_progress_and_questions, fake)
         r.run("servers that never answer do not delay the lead's first "
               "call", test_dead_servers_do_not_delay, fake)
         r.run("a failed start shows the end of the server's stderr",

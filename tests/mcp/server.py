@@ -8,9 +8,14 @@ standard library.
 It answers server/discover (the stateless revision: every request must
 then carry its _meta) unless --legacy, which makes it a server of the
 initialize handshake only (and, over HTTP, of sessions). Its tools:
-echo, add, slow (sleeps; honours notifications/cancelled), crash (the
-process exits), grow (adds the tool "extra" and sends
-notifications/tools/list_changed). tools/list answers in pages of two.
+echo, add, slow (sleeps; honours notifications/cancelled; with a
+progress token, sends notifications/progress every half second), crash
+(the process exits), grow (adds the tool "extra" and sends
+notifications/tools/list_changed), ask (stdio, --legacy: asks the client
+a form question with elicitation/create, as the 2025-11-25 revision has
+it, and answers with what came back; refused, as the reference SDK
+refuses it, when the client did not declare elicitation). tools/list
+answers in pages of two.
 --log appends one JSON line per message received.
 
 --cwd-tool adds the tool cwd, which answers the server's working directory.
@@ -43,7 +48,23 @@ META_VERSION = "io.modelcontextprotocol/protocolVersion"
 ARGS = None
 LOCK = threading.Lock()
 CANCELLED = set()
-STATE = {"grown": False, "initialized": False}
+STATE = {"grown": False, "initialized": False, "caps": {}}
+# Our own requests to the client that wait for its answer: id -> [event,
+# the answer].
+PENDING = {}
+
+# The question ask puts: a required text without default, a number with
+# one, a choice with one.
+ASK_FORM = {
+    "message": "Who is deploying?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Your name"},
+            "replicas": {"type": "integer", "default": 2, "minimum": 1},
+            "region": {"type": "string", "enum": ["eu", "us"],
+                       "default": "eu"}},
+        "required": ["name"]}}
 
 
 def log(msg):
@@ -73,6 +94,9 @@ def tools():
         {"name": "research", "description": "Research, as a task.",
          "inputSchema": obj, "execution": {"taskSupport": "required"}},
     ]
+    if ARGS.legacy and not ARGS.http:
+        out.append({"name": "ask", "description": "Ask the person.",
+                    "inputSchema": obj})
     if ARGS.env_tool:
         out.append({"name": "env", "description": "What it was given: "
                     "its proxy and cache variables, its cache's starts.",
@@ -112,7 +136,25 @@ def text(t, error=False):
     return {"content": [{"type": "text", "text": t}], "isError": error}
 
 
-def call_tool(name, args, rid, notify):
+def ask_client(notify):
+    """Asks the client the form question and waits for its answer."""
+    if "elicitation" not in STATE["caps"]:
+        return text("the client takes no questions", True)
+    qid = "ask-%s" % uuid.uuid4().hex[:8]
+    slot = [threading.Event(), None]
+    with LOCK:
+        PENDING[qid] = slot
+    notify({"jsonrpc": "2.0", "id": qid, "method": "elicitation/create",
+            "params": ASK_FORM})
+    if not slot[0].wait(120):
+        return text("no answer", True)
+    got = slot[1]
+    if "error" in got:
+        return text("error: %s" % json.dumps(got["error"]), True)
+    return text("answer: %s" % json.dumps(got["result"], sort_keys=True))
+
+
+def call_tool(name, args, rid, notify, meta=None):
     if name == "echo":
         return text("echo: %s" % args.get("text", ""))
     if name == "env":
@@ -124,13 +166,26 @@ def call_tool(name, args, rid, notify):
     if name == "add":
         return text(str(args.get("a", 0) + args.get("b", 0)))
     if name == "slow":
-        end = time.time() + float(args.get("seconds", 30))
-        while time.time() < end:
+        start = time.time()
+        seconds = float(args.get("seconds", 30))
+        token = (meta or {}).get("progressToken")
+        step = 0
+        while time.time() < start + seconds:
             with LOCK:
                 if rid in CANCELLED:
                     return None
+            if token is not None and time.time() >= start + step * 0.5:
+                step += 1
+                notify({"jsonrpc": "2.0",
+                        "method": "notifications/progress",
+                        "params": {"progressToken": token,
+                                   "progress": step,
+                                   "total": int(seconds * 2) + 1,
+                                   "message": "step %d" % step}})
             time.sleep(0.05)
         return text("slept")
+    if name == "ask" and ARGS.legacy and not ARGS.http:
+        return ask_client(notify)
     if name == "crash":
         sys.stdout.flush()
         os._exit(3)
@@ -156,6 +211,14 @@ def handle(msg, notify):
     log(msg)
     method, rid = msg.get("method"), msg.get("id")
     params = msg.get("params") or {}
+    if method is None:
+        # The client's answer to a request of ours.
+        with LOCK:
+            slot = PENDING.pop(rid, None)
+        if slot is not None:
+            slot[1] = msg
+            slot[0].set()
+        return None
     if method == "notifications/cancelled":
         with LOCK:
             CANCELLED.add(params.get("requestId"))
@@ -174,6 +237,7 @@ def handle(msg, notify):
             "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": "huddle-test", "version": "1.0"}}}
     if method == "initialize":
+        STATE["caps"] = params.get("capabilities") or {}
         return {"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": LEGACY,
             "capabilities": {"tools": {"listChanged": True}},
@@ -199,7 +263,8 @@ def handle(msg, notify):
         return {"jsonrpc": "2.0", "id": rid, "result": page}
     if method == "tools/call":
         result = call_tool(params.get("name"),
-                           params.get("arguments") or {}, rid, notify)
+                           params.get("arguments") or {}, rid, notify,
+                           meta)
         if result is None:
             return None
         return {"jsonrpc": "2.0", "id": rid, "result": result}
