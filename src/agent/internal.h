@@ -491,6 +491,15 @@ int permit_command(struct team *t, struct agent *a, const char *what,
     const char *command, const char *root, struct cancel *cancel,
     char **why);
 
+/*
+ * The gate of a file tool's call that an ask rule of the project's Claude
+ * Code settings matches (`rule`, as written there): a permission request
+ * recording the tool, the path, the rule and who asks, which agent a
+ * waits for. Returns 0 when approved, -1 with *why (malloc'd) when not.
+ */
+int permit_file(struct agent *a, const char *tool, const char *path,
+    const char *rule, char **why);
+
 /* Cancels the permission requests a check of the person's /task done
  * left pending when huddle last stopped: nobody waits for them now (an
  * agent cancels its own when it starts). */

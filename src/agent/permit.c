@@ -108,16 +108,52 @@ permit_forget(struct team *t)
 	}
 }
 
+/* Puts the request b records to the person and waits for the answer:
+ * 0 approved, or -1 with *why (malloc'd). */
+static int
+permit_ask(struct team *t, struct agent *a, const struct permbody *b,
+    struct cancel *cancel, char **why)
+{
+	char id[PROTO_ID_SIZE], *body, *err = NULL;
+	struct request *r;
+	int rc;
+
+	body = permbody_make(b);
+	rc = protocol_request(t->proto, REQ_PERMISSION, b->who, ROSTER_LEAD,
+	    body, id, &err);
+	free(body);
+	if (rc == -1) {
+		*why = xasprintf("could not ask for permission: %s", err);
+		free(err);
+		return -1;
+	}
+	r = a != NULL ? agent_await(a, id, 0) : permit_await(t, id, cancel);
+	if (r == NULL) {
+		/* Nobody will wait for the answer any more. */
+		if (protocol_cancel(t->proto, id, "stopped before the "
+		    "decision; it was not done", &err) == -1)
+			free(err);
+		*why = xasprintf("stopped while waiting for permission (%s)",
+		    id);
+		return -1;
+	}
+	rc = r->status == REQ_APPROVED ? 0 : -1;
+	if (rc == -1)
+		*why = xasprintf("permission %s was %s%s%s%s%s", id,
+		    req_status_name(r->status), r->decided_by ? " by " : "",
+		    r->decided_by ? r->decided_by : "", r->response &&
+		    *r->response ? ": " : "", r->response ? r->response : "");
+	request_free(r);
+	return rc;
+}
+
 int
 permit_command(struct team *t, struct agent *a, const char *what,
     const char *command, const char *root, struct cancel *cancel,
     char **why)
 {
-	const char *who = a != NULL ? a->name : MSG_USER;
-	char id[PROTO_ID_SIZE], *body, *err = NULL;
 	struct policy_verdict v;
 	struct permbody b;
-	struct request *r;
 	int rc;
 
 	/* A deny rule refuses at once: nobody is asked to overrule it. */
@@ -134,35 +170,30 @@ permit_command(struct team *t, struct agent *a, const char *what,
 	b.reason = v.label;
 	b.detail = v.detail;
 	b.directory = (char *)root;
-	b.who = (char *)who;
+	b.who = a != NULL ? a->name : (char *)MSG_USER;
 	b.flag_start = v.start;
 	b.flag_end = v.end;
-	body = permbody_make(&b);
+	rc = permit_ask(t, a, &b, cancel, why);
 	policy_verdict_clear(&v);
-	rc = protocol_request(t->proto, REQ_PERMISSION, who, ROSTER_LEAD,
-	    body, id, &err);
-	free(body);
-	if (rc == -1) {
-		*why = xasprintf("could not ask for permission: %s", err);
-		free(err);
-		return -1;
-	}
-	r = a != NULL ? agent_await(a, id, 0) : permit_await(t, id, cancel);
-	if (r == NULL) {
-		/* Nobody will wait for the answer any more. */
-		if (protocol_cancel(t->proto, id, "stopped before the "
-		    "decision; the command was not run", &err) == -1)
-			free(err);
-		*why = xasprintf("stopped while waiting for permission (%s)",
-		    id);
-		return -1;
-	}
-	rc = r->status == REQ_APPROVED ? 0 : -1;
-	if (rc == -1)
-		*why = xasprintf("permission %s was %s%s%s%s%s", id,
-		    req_status_name(r->status), r->decided_by ? " by " : "",
-		    r->decided_by ? r->decided_by : "", r->response &&
-		    *r->response ? ": " : "", r->response ? r->response : "");
-	request_free(r);
+	return rc;
+}
+
+int
+permit_file(struct agent *a, const char *tool, const char *path,
+    const char *rule, char **why)
+{
+	struct permbody b;
+	char *detail = xasprintf("matches the ask rule %s", rule);
+	int rc;
+
+	memset(&b, 0, sizeof b);
+	b.tool = (char *)tool;
+	b.command = (char *)path;
+	b.reason = (char *)"ask rule";
+	b.detail = detail;
+	b.directory = (char *)places_root(a);
+	b.who = a->name;
+	rc = permit_ask(a->team, a, &b, NULL, why);
+	free(detail);
 	return rc;
 }

@@ -121,36 +121,58 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		    bo.confine->max_file_size >> 20);
 }
 
-/* Whether a deny rule of the project's Claude Code settings refuses tool
- * on path (tools/ccrules.h): -1 after a tool error naming the rule. The
- * path is tried as written and, when it exists, as its links lead, so a
- * link to a denied file is refused too. */
-static int
-tool_file_denied(struct agent *a, const char *tool, const char *path,
-    struct tool_output *o)
+/* The rule of the project's Claude Code settings of kind k that matches
+ * tool on path (malloc'd), or NULL. The path is tried as written and,
+ * when it exists, as its links lead, so a link to a file a rule names
+ * is caught too. */
+static char *
+tool_file_rule(struct agent *a, enum ccrules_list k, const char *tool,
+    const char *path)
 {
 	const struct ccrules *rules = a->team->opts.claude_rules;
 	const char *root = places_root(a);
 	char *rule, *full, *real;
 
-	if (ccrules_count(rules, CCRULES_DENY) == 0)
-		return 0;
-	rule = ccrules_file(rules, CCRULES_DENY, tool, root, path);
+	if (ccrules_count(rules, k) == 0)
+		return NULL;
+	rule = ccrules_file(rules, k, tool, root, path);
 	if (rule == NULL) {
 		full = *path == '/' ? xstrdup(path) : xasprintf("%s/%s", root,
 		    path);
 		if ((real = realpath(full, NULL)) != NULL)
-			rule = ccrules_file(rules, CCRULES_DENY, tool, root,
-			    real);
+			rule = ccrules_file(rules, k, tool, root, real);
 		free(real);
 		free(full);
 	}
-	if (rule == NULL)
+	return rule;
+}
+
+/* The gate the project's Claude Code rules put on a file tool's path: a
+ * deny rule refuses it (never put to the person), an ask rule asks the
+ * person first. -1 after a tool error saying why not. */
+static int
+tool_file_gate(struct agent *a, const char *tool, const char *path,
+    struct tool_output *o)
+{
+	char *rule, *why = NULL;
+
+	if ((rule = tool_file_rule(a, CCRULES_DENY, tool, path)) != NULL) {
+		tool_error(o, "not run: %s of %s is refused by the deny rule "
+		    "%s", tool, path, rule);
+		free(rule);
+		return -1;
+	}
+	if ((rule = tool_file_rule(a, CCRULES_ASK, tool, path)) == NULL)
 		return 0;
-	tool_error(o, "not run: %s of %s is refused by the deny rule %s",
-	    tool, path, rule);
+	if (permit_file(a, tool, path, rule, &why) == -1) {
+		tool_error(o, "not run: %s of %s (the ask rule %s): %s", tool,
+		    path, rule, why);
+		free(why);
+		free(rule);
+		return -1;
+	}
 	free(rule);
-	return -1;
+	return 0;
 }
 
 /* Where the file tools of agent a work (after tool_place). */
@@ -174,7 +196,7 @@ tool_read_file(struct agent *a, json_t *in, struct tool_output *o)
 	    toolarg_int(in, "offset", &offset, o) == -1 ||
 	    toolarg_int(in, "limit", &limit, o) == -1 ||
 	    tool_place(a, o) == -1 ||
-	    tool_file_denied(a, "read_file", path, o) == -1)
+	    tool_file_gate(a, "read_file", path, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_read(&c, path, offset, limit, o);
@@ -189,7 +211,7 @@ tool_write_file(struct agent *a, json_t *in, struct tool_output *o)
 	if (toolarg_str(in, "path", 1, &path, o) == -1 ||
 	    toolarg_str(in, "content", 1, &content, o) == -1 ||
 	    tool_place(a, o) == -1 ||
-	    tool_file_denied(a, "write_file", path, o) == -1)
+	    tool_file_gate(a, "write_file", path, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_write(&c, path, content, o);
@@ -205,7 +227,7 @@ tool_edit_file(struct agent *a, json_t *in, struct tool_output *o)
 	    toolarg_str(in, "old_text", 1, &old_text, o) == -1 ||
 	    toolarg_str(in, "new_text", 1, &new_text, o) == -1 ||
 	    tool_place(a, o) == -1 ||
-	    tool_file_denied(a, "edit_file", path, o) == -1)
+	    tool_file_gate(a, "edit_file", path, o) == -1)
 		return;
 	c = tool_fs(a);
 	fstools_edit(&c, path, old_text, new_text, o);

@@ -39,9 +39,13 @@ def project():
                    "env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}}, f)
     with open(os.path.join(work, ".claude", "settings.local.json"),
               "w") as f:
-        json.dump({"permissions": {"ask": ["Bash(touch:*)"]}}, f)
+        json.dump({"permissions": {"ask": ["Bash(touch:*)",
+                                           "Read(notes/**)"]}}, f)
     with open(os.path.join(work, ".env"), "w") as f:
         f.write("SECRET=never-shown\n")
+    os.makedirs(os.path.join(work, "notes"))
+    with open(os.path.join(work, "notes", "plan.txt"), "w") as f:
+        f.write("PLAN-TEXT\n")
     env = {"XDG_CONFIG_HOME": os.path.join(root, "config"),
            "XDG_STATE_HOME": os.path.join(root, "state")}
     return work, env
@@ -56,6 +60,8 @@ def test_deny_ask_and_notice(fake):
                 call("lead", "read_file", path=".env"),
                 call("lead", "bash", command="echo unrelated-ran"),
                 call("lead", "bash", command="touch asked-file"),
+                call("lead", "read_file", path="notes/plan.txt"),
+                call("lead", "read_file", path="notes/plan.txt"),
                 say("lead", "Done."), *notes("lead"))
     with Huddle(fake, workdir=work, env=env) as h:
         note = h.wait(ev("notice", message=contains(
@@ -66,7 +72,7 @@ def test_deny_ask_and_notice(fake):
                "permissions.allow" in msg and "env" in msg, msg)
         expect("WebFetch" in msg, "the rule with no huddle tool: " + msg)
         h.wait(ev("notice", message=contains(
-            "read .claude/settings.local.json: ask (1 rule)")),
+            "read .claude/settings.local.json: ask (2 rules)")),
             what="the settings.local.json notice")
         h.send("go")
         first = h.wait(ev("tool_result", "lead", tool="bash"),
@@ -100,6 +106,26 @@ def test_deny_ask_and_notice(fake):
         h.wait(ev("tool_result", "lead", tool="bash", is_error=False,
                   output=contains("exit status 0")),
                since=h.events.index(ran) + 1, what="touch ran once approved")
+        # An ask rule on a file tool: asked, refused, then allowed.
+        for answer in ("reject", "approve"):
+            mark = len(h.events)
+            req = h.wait(ev("request", type="permission", status="pending",
+                            permission=lambda p: isinstance(p, dict) and
+                            p.get("tool") == "read_file"), since=mark,
+                         what="the file ask rule's request")
+            p = req["permission"]
+            expect(p["command"] == "notes/plan.txt" and
+                   p["reason"] == "ask rule" and "Read(notes/**) of "
+                   ".claude/settings.local.json" in p["detail"], p)
+            h.send("/%s %s" % (answer, req["id"]))
+            res = h.wait(ev("tool_result", "lead", tool="read_file"),
+                         since=mark, what="the asked read")
+            if answer == "reject":
+                expect(res["is_error"] and "PLAN-TEXT" not in
+                       res["output"] and "rejected" in res["output"], res)
+            else:
+                expect(not res["is_error"] and "PLAN-TEXT" in
+                       res["output"], res)
         h.wait_text("lead", "Done.")
         h.send("/quit")
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
