@@ -999,11 +999,14 @@ keys_mouse(struct view *v)
 			p->sel_seq = seq;
 		}
 	} else if (in_table) {
+		/* The table is drawn inside the box, its header on the
+		 * box's first line; a click on a task row selects no
+		 * request. */
+		int row = table_row_at(&v->table, me.y - v->table_rect.y - 1);
+
 		draft_focus(v, FOCUS_TABLE);
-		/* A click on a task row selects no request. */
-		if (!v->show_tasks)
-			table_select(&v->table, (size_t)(v->table.first +
-			    me.y - v->table_rect.y - 1));
+		if (!v->show_tasks && row >= 0)
+			table_select(&v->table, (size_t)row);
 	}
 	return KEY_REDRAW;
 }

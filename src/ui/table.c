@@ -64,8 +64,8 @@ table_order(const void *a, const void *b)
 }
 
 /* Keeps the most recent TABLE_KEEP_DECIDED decisions, and only those
- * younger than TABLE_LEAVE_MS; the selection stays on its request or
- * falls to the first row. */
+ * younger than TABLE_LEAVE_MS; the selection stays on its request, or
+ * falls to the first row when its request left. */
 static void
 table_prune(struct table *t, int64_t now_ms)
 {
@@ -80,10 +80,13 @@ table_prune(struct table *t, int64_t now_ms)
 		t->rows[keep++] = t->rows[i];
 	}
 	t->n = keep;
-	/* A decided request keeps the selection only if nothing waits. */
-	if (table_selected(t) == NULL || (!table_selected(t)->pending &&
-	    table_pending(t) > 0))
+	/* A decision the person did not choose gives way to a request
+	 * that waits. */
+	if (table_selected(t) == NULL || (!t->chosen &&
+	    !table_selected(t)->pending && table_pending(t) > 0)) {
 		*t->selected = '\0';
+		t->chosen = 0;
+	}
 	if (*t->selected == '\0' && t->n > 0)
 		memcpy(t->selected, t->rows[0].id, sizeof t->selected);
 }
@@ -124,6 +127,7 @@ table_update(struct table *t, json_t *req)
 	struct table_row *r = NULL;
 	size_t i;
 	char *line, *nl;
+	int was_pending = 0, moves;
 
 	if (type < 0 || status < 0 || *id == '\0')
 		return;
@@ -135,8 +139,10 @@ table_update(struct table *t, json_t *req)
 		t->rows = xgrow(t->rows, &t->cap, t->n + 1, sizeof *t->rows);
 		r = &t->rows[t->n++];
 		memset(r, 0, sizeof *r);
-	} else
+	} else {
+		was_pending = r->pending;
 		table_row_clear(r);
+	}
 	snprintf(r->id, sizeof r->id, "%s", id);
 	r->type = (enum req_type)type;
 	r->status = (enum req_status)status;
@@ -167,10 +173,25 @@ table_update(struct table *t, json_t *req)
 	 * cannot make it seem to come from the future. */
 	r->changed_at = decided_at > 0 && decided_at <= now ? decided_at : now;
 	r->pending = r->status == REQ_PENDING;
+	/* The selected request just decided, and others wait: the
+	 * selection goes to the oldest of them (first after sorting). */
+	moves = was_pending && !r->pending && strcmp(t->selected, id) == 0;
 
 	qsort(t->rows, t->n, sizeof *t->rows, table_order);
+	if (moves && table_pending(t) > 0) {
+		memcpy(t->selected, t->rows[0].id, sizeof t->selected);
+		t->chosen = 0;
+	}
 	table_prune(t, now);
 	t->faded = table_count_faded(t, now);
+}
+
+int
+table_row_at(const struct table *t, int line)
+{
+	if (line < 1 || line > t->shown || t->first + line - 1 >= (int)t->n)
+		return -1;
+	return t->first + line - 1;
 }
 
 const struct table_row *
@@ -214,14 +235,16 @@ table_move(struct table *t, int delta)
 		i = 0;
 	if (i >= (int)t->n)
 		i = (int)t->n - 1;
-	memcpy(t->selected, t->rows[i].id, sizeof t->selected);
+	table_select(t, (size_t)i);
 }
 
 void
 table_select(struct table *t, size_t i)
 {
-	if (i < t->n)
+	if (i < t->n) {
 		memcpy(t->selected, t->rows[i].id, sizeof t->selected);
+		t->chosen = 1;
+	}
 }
 
 void
@@ -232,6 +255,7 @@ table_select_past(struct table *t, const char *from)
 	for (i = 0; i < t->n; i++) {
 		if (t->rows[i].pending && strcmp(t->rows[i].from, from) != 0) {
 			table_select(t, i);
+			t->chosen = 0;
 			return;
 		}
 	}
@@ -493,6 +517,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		attrset(A_NORMAL);
 		return;
 	}
+	t->shown = 0;
 	/* More rows than room: the last row says how many are out of view. */
 	if ((int)t->n > rows && rows > 1) {
 		rows--;
@@ -511,6 +536,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		char *line;
 
 		line = table_row_text(r, &c, width, now_ms);
+		t->shown++;
 		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
 		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
 		mvhline(y, left, ' ', (int)i == sel ? width : 0);

@@ -2,7 +2,10 @@
  * The request table: every protocol request the team has seen, pending
  * ones first (oldest at the top), then the latest decisions. It keeps a
  * selection that F5/F6 act on; the selection follows its request as rows
- * move, and falls back to the oldest pending request.
+ * move. Put by the person (Up/Down, a click) it stays there; else it
+ * goes to the oldest pending request. It moves by itself when its
+ * request is decided while others wait (to the oldest pending one) or
+ * leaves the table (to the first row).
  */
 #ifndef HUDDLE_UI_TABLE_H
 #define HUDDLE_UI_TABLE_H
@@ -46,6 +49,8 @@ struct table {
 	size_t			 n, cap;
 	char			 selected[16];	/* an id, or "" */
 	int			 first;		/* first row shown */
+	int			 shown;		/* rows drawn last time */
+	int			 chosen;	/* the person chose it */
 	size_t			 faded;		/* decided rows drawn dim */
 };
 
@@ -70,8 +75,13 @@ const struct table_row *table_selected(struct table *t);
 /* Moves the selection by delta rows. */
 void table_move(struct table *t, int delta);
 
-/* Selects row index i (a click). */
+/* Selects row index i (the person's choice). */
 void table_select(struct table *t, size_t i);
+
+/* The index of the row drawn `line` lines below the table's top (its
+ * header is line 0) at the last table_draw, or -1 when no row is there
+ * (the header, the line that counts rows out of view, empty room). */
+int table_row_at(const struct table *t, int line);
 
 /* Selects the oldest pending request not from `from`, if any: where
  * the selection goes once all of from's are decided. */

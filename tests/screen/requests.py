@@ -309,6 +309,91 @@ def test_the_table_grows_and_counts(fake):
         quit_clean(s)
 
 
+def mates_with_plans(fake, n):
+    """A screen at 80x24 where n teammates' plans wait for the person."""
+    mates = ["mate%d" % i for i in range(n)]
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": m, "role": "w", "prompt": "Plan.",
+                "plan_required": True}} for m in mates]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 40,
+        *[{"agent": m, "kind": "tool_use", "calls": [
+            {"name": "submit_plan", "input": {"plan": "plan of " + m}}]}
+          for m in mates],
+        *[{"agent": m, "kind": "text", "text": "Going."} for m in mates])
+    return fake_screen(fake, ["--quit-timeout", "2", "--plan-review", "human",
+                              "--max-teammates", str(n)], 80, 24)
+
+
+def highlighted(s):
+    hi = [r for r in table(s) if r[4]]
+    return hi[0][0] if len(hi) == 1 else None
+
+
+def test_the_selection_stays_and_clicks_are_exact(fake):
+    """At 80x24 with plans waiting and some decided: the person's
+    selection on a decided row stays through the ticks (it used to snap
+    back to the pending row within a second), and a click selects the row
+    clicked, never the one below it; a click on the header selects
+    nothing."""
+    s = mates_with_plans(fake, 5)
+    with s:
+        start(s)
+        s.wait_for(re.compile(r"requests · 5 pending"), 30, "five plans")
+        s.send_keys("BTab")
+        for left in (4, 3):
+            first = selected_is_named(s)
+            s.send_keys("F5")
+            s.wait_for(lambda t: first[0] not in [
+                r[0] for r in table(s) if r[3] == "pending"], 10,
+                "the plan approved")
+            s.wait_for(re.compile(r"requests · %d pending" % left), 10,
+                       "%d left" % left)
+        # Down to the last row, a decided one below the fold, each key
+        # waited for.
+        for _ in range(4):
+            before = highlighted(s)
+            s.send_keys("Down")
+            s.wait_for(lambda t: highlighted(s) not in (None, before), 5,
+                       "Down")
+        last = [r for r in table(s) if r[4]][0]
+        expect(last[3] == "approved" and "0 more below" in s.text(),
+               "not the last row: %r\n%s" % (last, s.text()))
+        decided = [last[0]]
+        # Two ticks: a pending row's age counts on.
+        ages = []
+
+        def ticked(_):
+            line = next((ln for ln in s.rows() if "pending" in ln and
+                         "req_" in ln), "")
+            if not ages or ages[-1] != line:
+                ages.append(line)
+            return len(ages) >= 3
+        s.wait_for(ticked, 10, "two ticks of the clock")
+        expect(highlighted(s) == decided[-1],
+               "the selection snapped from %s to %s" % (decided[-1],
+                                                         highlighted(s)))
+        # A click on each row selects that row; on the header, nothing.
+        screen = s.rows()
+        for want in [r[0] for r in table(s)]:
+            y = next(i for i, ln in enumerate(screen)
+                     if ln.startswith("│" + want + " ") and ROW.search(ln))
+            s.click(10, y)
+            s.wait_for(lambda t: highlighted(s) == want, 5,
+                       "the click on %s" % want)
+        head = next(i for i, ln in enumerate(screen)
+                    if ln.startswith("│id ") and "status" in ln)
+        order = [r[0] for r in table(s)]
+        expect(highlighted(s) == order[-1], "the last click")
+        s.click(10, head)
+        s.send_keys("Up")
+        s.wait_for(lambda t: highlighted(s) == order[-2], 5, "Up from the "
+                   "last row (the header's click selected nothing)")
+        quit_clean(s)
+
+
 def test_letters_on_the_table(fake):
     s, _ = team(fake)
     with s:
@@ -398,6 +483,8 @@ def tests(r, fake):
           test_enter_shows_all_and_nonsense_decides_nothing, fake)
     r.run("the table grows to a third of the screen, and counts the rest",
           test_the_table_grows_and_counts, fake)
+    r.run("the selection stays where the person puts it; clicks are "
+          "exact", test_the_selection_stays_and_clicks_are_exact, fake)
     r.run("letters on the table: a approves, r rejects, ? helps",
           test_letters_on_the_table, fake)
     r.run("t in a network request's details allows it for the team",

@@ -102,6 +102,46 @@ START_TEST(decided_requests_fade_then_leave)
 }
 END_TEST
 
+/* The person's choice stays: Down onto a decision is not undone by the
+ * next tick while a request waits; a click maps lines to rows. */
+START_TEST(the_selection_stays_where_the_person_puts_it)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+
+	table_init(&t);
+	update(&t, "req_00000001", "pending", now - 5000, 0);
+	update(&t, "req_00000002", "approved", now - 4000, now - 3000);
+	update(&t, "req_00000003", "rejected", now - 4000, now - 2000);
+	update(&t, "req_00000004", "pending", now - 4500, 0);
+	ck_assert_str_eq(t.selected, "req_00000001");
+	table_move(&t, 2);
+	ck_assert_str_eq(t.selected, "req_00000003");
+	ck_assert_int_eq(table_expire(&t, now + 1000), 0);
+	ck_assert_int_eq(table_expire(&t, now + 2000), 0);
+	ck_assert_str_eq(t.selected, "req_00000003");
+	update(&t, "req_00000005", "pending", now, 0);
+	ck_assert_str_eq(t.selected, "req_00000003");
+	/* The selected request decided while others wait: the oldest
+	 * waiting one takes the selection. */
+	table_move(&t, -3);
+	ck_assert_str_eq(t.selected, "req_00000001");
+	update(&t, "req_00000001", "approved", now - 5000, now);
+	ck_assert_str_eq(t.selected, "req_00000004");
+	/* What a click on each line of the table selects, as drawn last:
+	 * the header and the lines past the rows, nothing. */
+	t.first = 1;
+	t.shown = 3;
+	ck_assert_int_eq(table_row_at(&t, 0), -1);
+	ck_assert_int_eq(table_row_at(&t, 1), 1);
+	ck_assert_int_eq(table_row_at(&t, 3), 3);
+	ck_assert_int_eq(table_row_at(&t, 4), -1);
+	t.first = 3;
+	ck_assert_int_eq(table_row_at(&t, 3), -1);
+	table_free(&t);
+}
+END_TEST
+
 START_TEST(a_selected_decision_that_leaves_gives_the_selection_back)
 {
 	struct table t;
@@ -208,6 +248,7 @@ table_suite(void)
 	tcase_add_test(tc, unknown_types_and_statuses_are_ignored);
 	tcase_add_test(tc, decided_requests_fade_then_leave);
 	tcase_add_test(tc, a_selected_decision_that_leaves_gives_the_selection_back);
+	tcase_add_test(tc, the_selection_stays_where_the_person_puts_it);
 	tcase_add_test(tc, a_decision_from_the_future_counts_from_now);
 	tcase_add_test(tc, pending_by_agent_most_first);
 	suite_add_tcase(s, tc);
