@@ -386,12 +386,13 @@ table_width(const char *s)
 	return (int)text_width(s, strlen(s));
 }
 
-/* The age a row shows. */
+/* The age a row shows: how long a pending request has waited, how long
+ * ago a decided one was decided (both count on). */
 static void
 table_row_age(const struct table_row *r, int64_t now_ms, char *age,
     size_t len)
 {
-	table_age((r->pending ? now_ms : r->changed_at) - r->created_at, age,
+	table_age(now_ms - (r->pending ? r->created_at : r->changed_at), age,
 	    len);
 }
 

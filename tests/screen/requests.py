@@ -372,6 +372,14 @@ def test_the_selection_stays_and_clicks_are_exact(fake):
                 ages.append(line)
             return len(ages) >= 3
         s.wait_for(ticked, 10, "two ticks of the clock")
+        # A decided row's age counts on too (how long ago it was
+        # decided): it used to stay at its decision's.
+        age = re.compile(re.escape(decided[-1]) + r"\s+plan\s+\S+ → \S+"
+                         r"\s+(\S+)")
+        first_age = age.search(s.text()).group(1)
+        s.wait_for(lambda t: age.search(t) and
+                   age.search(t).group(1) != first_age, 10,
+                   "the decided row's age to count on")
         expect(highlighted(s) == decided[-1],
                "the selection snapped from %s to %s" % (decided[-1],
                                                          highlighted(s)))
