@@ -470,6 +470,12 @@ struct profile *places_of_task(struct team *t, const struct task *k,
  * nothing that is not merged, and kept (with a notice) otherwise. */
 void places_retire(struct team *t, const char *name);
 
+/* teamquit.c */
+
+/* At a resumed start: a notice naming the requests the last quit
+ * withdrew, once. */
+void team_quit_told(struct team *t);
+
 /* permit.c */
 
 /* Why the policy (or an ask rule of the project's Claude Code settings)

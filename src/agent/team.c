@@ -335,6 +335,7 @@ team_start(struct team *t, char **err)
 	int rc = 0;
 
 	permit_forget(t);
+	team_quit_told(t);
 	mcpoffers_ask(t);
 	n = roster_list(t->store, &m);
 	for (i = 0; i < n && rc == 0; i++) {

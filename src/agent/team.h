@@ -134,6 +134,10 @@ struct bus *team_bus(struct team *t);
 #define TEAM_QUIT_REASON "the person is quitting huddle; approve to stop " \
 	"now: you will continue where you are when the team is resumed"
 
+/* The reason a permission request still waiting for the person is
+ * withdrawn with when the quit begins (the table marks such rows). */
+#define TEAM_WITHDRAWN "withdrawn at quit"
+
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
 

@@ -35,10 +35,14 @@ keymap_tasks_label(struct view *v)
 static const struct keydef keymap[] = {
 	/* Anywhere. */
 	{ K, KEY_F(10), "F10", KW_ANY, 0, "Quit", NULL,
-	    "quit, from anywhere: teammates are asked to shut down; again: "
-	    "stop everyone now (the state is kept)", KA_QUIT, NULL },
-	{ C, CTRL('c'), "C-c", KW_ANY, 0, NULL, NULL, "quit, as F10",
+	    "quit, from anywhere: teammates are asked to shut down (when "
+	    "requests wait for you, it first says which the quit withdraws: "
+	    "F10 again quits); again: stop everyone now (the state is kept)",
 	    KA_QUIT, NULL },
+	{ C, CTRL('c'), "C-c", KW_ANY, 0, NULL, NULL, "with a line typed: "
+	    "clear it (Up brings it back); in a search or a reason being "
+	    "typed: clear or leave it; else quit, as F10 (twice within 2 s: "
+	    "F10 twice)", KA_INTERRUPT, NULL },
 	{ K, KEY_RESIZE, "", KW_ANY, 0, NULL, NULL, NULL, KA_RESIZE,
 	    NULL },
 

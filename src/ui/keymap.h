@@ -66,6 +66,7 @@ enum key_action {
 	KA_ZOOM,
 	KA_MENU,
 	KA_QUIT,
+	KA_INTERRUPT,
 	KA_ESCAPE,
 	KA_THINKING,
 	KA_PICK_UP,

@@ -13,6 +13,7 @@
 
 #include "agent/command.h"
 #include "agent/netgate.h"
+#include "agent/team.h"
 #include "core/roster.h"
 #include "ui/draft.h"
 #include "ui/helpview.h"
@@ -22,6 +23,7 @@
 #include "ui/panefind.h"
 #include "ui/reqkeys.h"
 #include "ui/view.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 /* Rows one turn of the mouse wheel scrolls a pane. */
@@ -758,11 +760,59 @@ keys_menu(struct view *v)
 	return KEY_REDRAW;
 }
 
+static int keys_run_action(struct view *v, int action);
+
+/* F10: quits; when permissions wait for the person, first closes any
+ * popup and says how many and whose, which the quit withdraws (F10
+ * again quits). */
 static int
 keys_quit(struct view *v)
 {
-	(void)v;
-	return KEY_QUIT;
+	size_t n = table_waiting(&v->table);
+	char *who;
+
+	if (n == 0 || v->quit_armed || team_quitting(v->team))
+		return KEY_QUIT;
+	v->quit_armed = 1;
+	/* The warning and the table it is about are on the main screen:
+	 * a popup would hide them. */
+	v->popup = POPUP_NONE;
+	v->help_typing = 0;
+	who = table_pending_by(&v->table, COLS / 2);
+	view_hint(v, ROLE_ERROR, "F10 again quits and withdraws the %zu "
+	    "request%s waiting for you%s%s%s (named at --resume); any other "
+	    "key stays", n, n == 1 ? "" : "s", *who ? " (" : "", who,
+	    *who ? ")" : "");
+	free(who);
+	return KEY_REDRAW;
+}
+
+/* C-c forgives: text typed in the input line is cleared (kept in the
+ * history: Up brings it back), and in the reason of a rejection too; a
+ * search being typed is left as Esc leaves it. Anywhere else it quits
+ * as F10, and a second C-c within 2 s is F10 again. */
+static int
+keys_interrupt(struct view *v)
+{
+	unsigned where = keymap_where(v);
+	int64_t now = clock_mono_ms();
+
+	if ((where == KW_MAIN || where == KW_FOUND) && v->input.len > 0) {
+		free(input_take(&v->input));
+		view_hint(v, ROLE_HINT, "the line was cleared: Up brings it "
+		    "back");
+		return KEY_REDRAW;
+	}
+	if (where == KW_FEEDBACK && v->feedback.len > 0) {
+		input_kill(&v->feedback);
+		return KEY_REDRAW;
+	}
+	if (where == KW_FEEDBACK || where == KW_FIND || where == KW_SEARCH)
+		return keys_run_action(v, keymap_find(v, 0, 0x1b)->action);
+	if (v->ctrl_c_ms != 0 && now - v->ctrl_c_ms < 2000)
+		v->quit_armed = 1;
+	v->ctrl_c_ms = now;
+	return keys_quit(v);
 }
 
 /* C-o: every pane's thinking and tool outputs in full, or all folded
@@ -1044,6 +1094,7 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	[KA_ZOOM] = keys_zoom,
 	[KA_MENU] = keys_menu,
 	[KA_QUIT] = keys_quit,
+	[KA_INTERRUPT] = keys_interrupt,
 	[KA_ESCAPE] = keys_escape,
 	[KA_THINKING] = keys_thinking,
 	[KA_PICK_UP] = keys_pick_up,
@@ -1110,6 +1161,13 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	[KA_FIND_ENTER] = keys_find_enter,
 };
 
+/* Runs one action of the key table. */
+static int
+keys_run_action(struct view *v, int action)
+{
+	return keys_run[action](v);
+}
+
 int
 keys_press(struct view *v, int is_key, wint_t wc)
 {
@@ -1130,9 +1188,16 @@ keys_press(struct view *v, int is_key, wint_t wc)
 		wc = KEY_BACKSPACE;
 	}
 	d = keymap_find(v, is_key, (int)wc);
-	/* A pick lasts one key (the mouse and a resize aside). */
-	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE)))
+	/* A pick lasts one key (the mouse and a resize aside); so does
+	 * a quit's warning, and C-c's count of two. */
+	if (!(is_key && (wc == KEY_MOUSE || wc == KEY_RESIZE))) {
 		v->picked = 0;
+		if (d == NULL || (d->action != KA_QUIT &&
+		    d->action != KA_INTERRUPT)) {
+			v->quit_armed = 0;
+			v->ctrl_c_ms = 0;
+		}
+	}
 	if (d != NULL)
 		return keys_run[d->action](v);
 	/* Anything else is typed, where something is being typed. */

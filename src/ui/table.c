@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/event.h"
+#include "agent/team.h"
 #include "ui/color.h"
 #include "ui/draw.h"
 #include "ui/table.h"
@@ -48,12 +49,16 @@ table_free(struct table *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Pending first, oldest first; then decisions, newest first. */
+/* Requests a quit withdrew first (the person did not see them
+ * decided), then pending ones, oldest first; then decisions, newest
+ * first. */
 static int
 table_order(const void *a, const void *b)
 {
 	const struct table_row *x = a, *y = b;
 
+	if (x->withdrawn != y->withdrawn)
+		return y->withdrawn - x->withdrawn;
 	if (x->pending != y->pending)
 		return y->pending - x->pending;
 	if (x->pending)
@@ -127,7 +132,7 @@ table_update(struct table *t, json_t *req)
 	struct table_row *r = NULL;
 	size_t i;
 	char *line, *nl;
-	int was_pending = 0, moves;
+	int was_pending = 0, fresh = 0, moves;
 
 	if (type < 0 || status < 0 || *id == '\0')
 		return;
@@ -139,6 +144,7 @@ table_update(struct table *t, json_t *req)
 		t->rows = xgrow(t->rows, &t->cap, t->n + 1, sizeof *t->rows);
 		r = &t->rows[t->n++];
 		memset(r, 0, sizeof *r);
+		fresh = 1;
 	} else {
 		was_pending = r->pending;
 		table_row_clear(r);
@@ -173,6 +179,12 @@ table_update(struct table *t, json_t *req)
 	 * cannot make it seem to come from the future. */
 	r->changed_at = decided_at > 0 && decided_at <= now ? decided_at : now;
 	r->pending = r->status == REQ_PENDING;
+	r->withdrawn = r->status == REQ_CANCELLED && strncmp(r->response,
+	    TEAM_WITHDRAWN, strlen(TEAM_WITHDRAWN)) == 0;
+	/* One a quit withdrew, first seen at the next start, stays on show
+	 * as long as a decision made now would. */
+	if (r->withdrawn && fresh)
+		r->changed_at = now;
 	/* The selected request just decided, and others wait: the
 	 * selection goes to the oldest of them (first after sorting). */
 	moves = was_pending && !r->pending && strcmp(t->selected, id) == 0;
@@ -259,6 +271,16 @@ table_select_past(struct table *t, const char *from)
 			return;
 		}
 	}
+}
+
+size_t
+table_waiting(const struct table *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += t->rows[i].pending && t->rows[i].type == REQ_PERMISSION;
+	return n;
 }
 
 size_t
@@ -386,6 +408,13 @@ table_width(const char *s)
 	return (int)text_width(s, strlen(s));
 }
 
+/* The status a row shows. */
+static const char *
+table_status(const struct table_row *r)
+{
+	return r->withdrawn ? "withdrawn" : req_status_name(r->status);
+}
+
 /* The age a row shows: how long a pending request has waited, how long
  * ago a decided one was decided (both count on). */
 static void
@@ -427,7 +456,7 @@ table_columns(const struct table *t, int cols, int64_t now_ms,
 		free(who);
 		table_row_age(r, now_ms, age, sizeof age);
 		table_widen(&c->age, age);
-		table_widen(&c->status, req_status_name(r->status));
+		table_widen(&c->status, table_status(r));
 	}
 	/* The summary keeps TABLE_SUMMARY_MIN columns while from → to can
 	 * give them. */
@@ -468,8 +497,7 @@ table_row_text(const struct table_row *r, const struct table_cols *c,
 	line = table_cell(line, &len, &cap, req_type_name(r->type), c->type);
 	line = table_cell(line, &len, &cap, who, c->who);
 	line = table_cell(line, &len, &cap, age, c->age);
-	line = table_cell(line, &len, &cap, req_status_name(r->status),
-	    c->status);
+	line = table_cell(line, &len, &cap, table_status(r), c->status);
 	free(who);
 	room = cols - (int)text_width(line, len);
 	summary = r->perm != NULL ? permline_summary(r->perm, room > 0 ?

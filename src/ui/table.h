@@ -42,6 +42,8 @@ struct table_row {
 	int64_t		 created_at;	/* wall-clock ms */
 	int64_t		 changed_at;	/* when decided (or seen decided) */
 	int		 pending;
+	int		 withdrawn;	/* withdrawn at a quit (its status
+					   shows so): above the rest */
 };
 
 struct table {
@@ -89,6 +91,10 @@ void table_select_past(struct table *t, const char *from);
 
 /* The number of pending requests. */
 size_t table_pending(const struct table *t);
+
+/* The number of pending permission requests: those the person answers
+ * and a quit withdraws. */
+size_t table_waiting(const struct table *t);
 
 /* Who has requests pending, most first: "mallory 60, bob 4", cut to at
  * most cols columns (the rest counted: "mallory 60, 2 more"; "" when not

@@ -187,6 +187,22 @@ ui_quit_progress(struct view *v)
 	free(names);
 }
 
+/* C-c reaches huddle as a key, not as SIGINT: it clears a typed line
+ * before it quits (ui/keys.c). The other signal keys (C-z, C-\\) keep
+ * their meaning; a SIGINT from elsewhere still quits. curses is told, so
+ * that it restores this mode after a suspend. */
+static void
+ui_no_intr(void)
+{
+	struct termios tio;
+
+	if (tcgetattr(STDIN_FILENO, &tio) != 0)
+		return;
+	tio.c_cc[VINTR] = _POSIX_VDISABLE;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
+		def_prog_mode();
+}
+
 static void
 ui_setup(void)
 {
@@ -195,6 +211,7 @@ ui_setup(void)
 	ui_have_tty = tcgetattr(STDIN_FILENO, &ui_saved_tty) == 0;
 	initscr();
 	cbreak();
+	ui_no_intr();
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);

@@ -71,6 +71,9 @@ struct view {
 	int		 help_typing;	/* a search is being typed */
 	char		 help_query[64]; /* what is searched */
 	int64_t		 started_ms;	/* for the status line's clock */
+	int		 quit_armed;	/* F10 said what a quit withdraws:
+					 * again quits */
+	int64_t		 ctrl_c_ms;	/* the last C-c on an empty line */
 	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-O: thinking and outputs
 					 * unfolded */

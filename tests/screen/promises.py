@@ -138,12 +138,17 @@ def test_a_multiline_command_is_never_promised(fake):
 
 def quits_from(fake, cols, rows, opens, wait, key="F10"):
     """Opens a view with the keys `opens`, waits for `wait` on screen, and
-    `key` must quit."""
+    `key` must quit: with the lead's command waiting for the person, the
+    first says, in that view, what the quit withdraws, and the second
+    quits."""
     s = asking(fake, cols, rows)
     with s:
         start(s)
         s.send_keys(*opens)
         s.wait_for(wait, 5, "the view opened by %s" % (opens,))
+        s.send_keys(key)
+        s.wait_for("F10 again quits and withdraws the 1 request", 5,
+                   "%s in %s to say what the quit withdraws" % (key, opens))
         s.send_keys(key)
         st = s.exit_status(30)
         expect(st == 0, "%s in %s: exit status %s" % (key, opens, st))
