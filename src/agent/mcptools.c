@@ -143,7 +143,7 @@ mcptools_begin(void *ud, const char *name, json_t *config,
 	pass_env = netgate_pass_env(h->pass);
 	for (i = 0; pass_env != NULL && pass_env[i] != NULL; i++)
 		;
-	h->env = xcalloc(i + MCPTOOLS_NCACHE + 2, sizeof *h->env);
+	h->env = xcalloc(i + MCPTOOLS_NCACHE + 3, sizeof *h->env);
 	for (i = 0; pass_env != NULL && pass_env[i] != NULL; i++)
 		h->env[n++] = xstrdup(pass_env[i]);
 	for (i = 0; i < MCPTOOLS_NCACHE; i++)
@@ -151,6 +151,14 @@ mcptools_begin(void *ud, const char *name, json_t *config,
 		    xasprintf("%s=%s/%s", mcptools_cache_vars[i][0], real,
 		    mcptools_cache_vars[i][1]) : xasprintf("%s=false",
 		    mcptools_cache_vars[i][0]);
+	/* Without the network npm uses its cache alone: it asks the
+	 * registry for a package's metadata at every npx start, pinned
+	 * version or not, and would retry for about 70 s before falling
+	 * back to the cache, longer than a server's start may take. What
+	 * the cache lacks fails at once (ENOTCACHED), in the server's
+	 * stderr. */
+	if (t->opts.network == TEAM_NET_NONE)
+		h->env[n++] = xstrdup("npm_config_offline=true");
 	h->env[n++] = xasprintf("HUDDLE_MCP_CACHE=%s", real);
 	h->env[n] = NULL;
 	free(real);

@@ -160,7 +160,7 @@ def call_tool(name, args, rid, notify, meta=None):
     if name == "env":
         names = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "npm_config_cache",
                  "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_CACHE_DIR",
-                 "HUDDLE_MCP_CACHE")
+                 "HUDDLE_MCP_CACHE", "npm_config_offline")
         return text(json.dumps(dict({n: os.environ.get(n) for n in names},
                                     starts=STATE.get("starts"))))
     if name == "add":
