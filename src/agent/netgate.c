@@ -21,6 +21,7 @@
 #include <sys/random.h>
 
 #include "agent/netgate.h"
+#include "core/message.h"
 #include "core/roster.h"
 #include "tools/proxy.h"
 #include "util/log.h"
@@ -434,12 +435,16 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 
 /* --- opening, passes, closing ------------------------------------------- */
 
-/* Learns the hosts the person allowed for the team before. */
+/* Learns the hosts the person allowed for the team before, and
+ * withdraws the network requests of huddle's own (its MCP servers') a
+ * previous run left waiting: nothing waits on them any more, and no
+ * pass exists yet that could have asked in this run. An agent's own are
+ * withdrawn when it starts (loop.c). */
 static void
 netgate_recall(struct netgate *g)
 {
 	struct request *list;
-	char target[NETGATE_TARGET_MAX];
+	char target[NETGATE_TARGET_MAX], *err = NULL;
 	size_t n, i;
 
 	n = protocol_list(g->proto, (size_t)1 << 20, &list);
@@ -449,6 +454,16 @@ netgate_recall(struct netgate *g)
 		    netgate_for_team(list[i].response) &&
 		    netgate_target(list[i].body, target, sizeof target))
 			netgate_set_add(&g->team, target);
+		if (list[i].type == REQ_PERMISSION &&
+		    list[i].status == REQ_PENDING &&
+		    strcmp(list[i].from, MSG_SYSTEM) == 0 &&
+		    netgate_target(list[i].body, target, sizeof target) &&
+		    protocol_cancel(g->proto, list[i].id, "huddle restarted "
+		    "while the MCP server waited", &err) == -1) {
+			log_printf("netgate: %s", err);
+			free(err);
+			err = NULL;
+		}
 	}
 	request_free_array(list, n);
 }

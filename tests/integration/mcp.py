@@ -16,7 +16,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results, team_folder, wait_for  # noqa: E402
+from fakellm_client import (FakeLLM, Results, remote_addresses,  # noqa: E402
+                            team_folder, wait_for)
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -479,6 +480,35 @@ def test_proxy_and_cache(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
+def test_network_asked_in_huddles_name(fake):
+    """A stdio server's connection through the proxy asks the person in
+    huddle's name (from: system, "for MCP server NAME"), as a project's
+    offers do: no agent made it, so no model is woken by it; the
+    person's answer reaches the server."""
+    fake.reset()
+    target = "%s:443" % remote_addresses(1)[0]
+    work = tempfile.mkdtemp(prefix="huddle-mcp-")
+    log = os.path.join(work, "mcp.log")
+    with team_of(fake, {"test": ["--log", log, "--connect", target]},
+                 work=work) as h:
+        req = h.wait(ev("request", type="permission", status="pending",
+                        body=contains("network: " + target)),
+                     what="the server's network request")
+        expect(req["from"] == "system" and
+               "for MCP server test" in req["body"], req)
+        h.send("/reject %s not now" % req["id"])
+        wait_for(lambda: [m for m in logged(log) if "connect" in m], 10,
+                 "the proxy's answer to reach the server")
+        answer = [m["connect"] for m in logged(log) if "connect" in m][0]
+        expect(answer.startswith("HTTP/1.1 403"), answer)
+        wait_ready(h)
+        expect(not [e for e in h.events if e.get("event") == "llm_call"],
+               "a model was woken: %r" % [e for e in h.events
+                                          if e.get("agent") == "lead"])
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -499,6 +529,8 @@ def main():
               test_failed_start_shows_stderr, fake)
         r.run("a stdio server gets the proxy and a cache that lasts",
               test_proxy_and_cache, fake)
+        r.run("a server's network request is huddle's: no model is woken",
+              test_network_asked_in_huddles_name, fake)
     r.finish()
 
 

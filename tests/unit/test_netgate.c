@@ -6,7 +6,8 @@
  * or denied — and the connection goes on or is refused; allowed for the
  * team, a host is open to the other commands already waiting for it, and
  * their requests are withdrawn; a pass that ends withdraws its request;
- * the hosts allowed for the team are recalled.
+ * the hosts allowed for the team are recalled, and huddle's own requests
+ * a previous run left waiting are withdrawn.
  * A listening socket on 127.0.0.1 stands in for the host.
  */
 #include "config.h"
@@ -446,6 +447,46 @@ START_TEST(allowed_for_the_team_answers_the_others_waiting)
 }
 END_TEST
 
+/* A network request of huddle's own (an MCP server's) that a previous
+ * run left waiting is withdrawn when the gate opens: no connection waits
+ * on it. An offer huddle made (no network) stays, and so does an
+ * agent's request (its loop withdraws its own). */
+START_TEST(huddles_stale_network_request_is_withdrawn)
+{
+	struct agentfix f;
+	struct netgate *g;
+	struct request *r;
+	char stale[PROTO_ID_SIZE], offer[PROTO_ID_SIZE], own[PROTO_ID_SIZE];
+	char *err = NULL;
+
+	af_open(&f);
+	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	    MSG_SYSTEM, ROSTER_LEAD, "network: example.org:443, CONNECT, for "
+	    "MCP server memory — approve", stale, &err), 0);
+	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	    MSG_SYSTEM, ROSTER_LEAD, "{\"tool\":\"MCP server proj\"}", offer,
+	    &err), 0);
+	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	    ROSTER_LEAD, ROSTER_LEAD, "network: example.org:443, CONNECT — "
+	    "approve", own, &err), 0);
+	g = gate_open(&f);
+	r = protocol_get(f.team.proto, stale);
+	ck_assert_int_eq(r->status, REQ_CANCELLED);
+	ck_assert_str_eq(r->response, "huddle restarted while the MCP server "
+	    "waited");
+	request_free(r);
+	r = protocol_get(f.team.proto, offer);
+	ck_assert_int_eq(r->status, REQ_PENDING);
+	request_free(r);
+	r = protocol_get(f.team.proto, own);
+	ck_assert_int_eq(r->status, REQ_PENDING);
+	request_free(r);
+	netgate_close(g);
+	f.team.netgate = NULL;
+	af_close(&f);
+}
+END_TEST
+
 /* A name that hides this machine: the request shows where it leads;
  * without the person's entry nobody is even asked. */
 START_TEST(a_hidden_loopback_is_shown_or_refused)
@@ -572,6 +613,7 @@ netgate_suite(void)
 	tcase_add_test(tc, allowed_once_is_the_commands_alone);
 	tcase_add_test(tc, a_hidden_loopback_is_shown_or_refused);
 	tcase_add_test(tc, a_pass_that_ends_withdraws_its_question);
+	tcase_add_test(tc, huddles_stale_network_request_is_withdrawn);
 	suite_add_tcase(s, tc);
 	return s;
 }
