@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/netgate.h"
 #include "mcp/server.h"
 #include "core/mcpoffer.h"
 #include "core/permbody.h"
@@ -306,17 +307,29 @@ void
 mcpoffers_ask(struct team *t)
 {
 	struct mcpoffers *o = t->mcp_offers;
+	struct request *list;
 	char *err = NULL;
-	size_t i;
+	size_t i, n;
 
 	/* An offer a previous run left undecided is asked again, afresh:
-	 * the file may have changed since. */
-	if (protocol_cancel_from(t->proto, MSG_SYSTEM, REQ_PERMISSION,
-	    "huddle restarted before the decision; the offer is asked again",
-	    &err) == -1) {
-		log_printf("mcp offers: %s", err);
-		free(err);
+	 * the file may have changed since. huddle's other requests, its
+	 * servers' network (netgate.h), may already be this run's. */
+	n = protocol_list(t->proto, 0, &list);
+	for (i = 0; i < n; i++) {
+		if (list[i].type != REQ_PERMISSION || list[i].status !=
+		    REQ_PENDING || strcmp(list[i].from, MSG_SYSTEM) != 0 ||
+		    strncmp(list[i].body, NETGATE_PREFIX,
+		    strlen(NETGATE_PREFIX)) == 0)
+			continue;
+		if (protocol_cancel(t->proto, list[i].id, "huddle restarted "
+		    "before the decision; the offer is asked again", &err) ==
+		    -1) {
+			log_printf("mcp offers: %s", err);
+			free(err);
+			err = NULL;
+		}
 	}
+	request_free_array(list, n);
 	if (o == NULL)
 		return;
 	pthread_mutex_lock(&o->lock);

@@ -9,10 +9,11 @@
  * A stdio server starts like a command: through the reaper, in a sandbox
  * profile of its own (the working tree as commands see it, plus its
  * cache), with its network through huddle's proxy under a pass of its
- * own (each new host a request in the person's table, "for MCP server
- * NAME"), and with a cache of its own that outlives it: a folder in the
- * team's state folder, which commands cannot see, named after the server
- * and what it runs, where npm, uv, pip and XDG caches point.
+ * own (each new host a request in the person's table from huddle, "for
+ * MCP server NAME"), and with a cache of its own that outlives it: a
+ * folder in the team's state folder, which commands cannot see, named
+ * after the server and what it runs, where npm, uv, pip and XDG caches
+ * point.
  */
 #include "config.h"
 
@@ -104,9 +105,9 @@ mcptools_end(void *ud, void *handle)
 }
 
 /* Before a stdio server starts: its cache folder (made), a profile that
- * may write it, a network pass in the lead's name labelled with the
- * server's, and the variables of both (HUDDLE_MCP_CACHE names the
- * folder). */
+ * may write it, a network pass in huddle's name (MSG_SYSTEM) labelled
+ * with the server's, and the variables of both (HUDDLE_MCP_CACHE names
+ * the folder). */
 static int
 mcptools_begin(void *ud, const char *name, json_t *config,
     struct bash_options *bo, void **handle, char **err)
@@ -136,14 +137,16 @@ mcptools_begin(void *ud, const char *name, json_t *config,
 		free(h);
 		return -1;
 	}
-	h->pass = netgate_pass_new(t->netgate, ROSTER_LEAD);
+	/* In huddle's name, as a project's offers are: the person answers,
+	 * and no agent's model is woken for a request none of them made. */
+	h->pass = netgate_pass_new(t->netgate, MSG_SYSTEM);
 	label = xasprintf("for MCP server %s", name);
 	netgate_pass_label(t->netgate, h->pass, label);
 	free(label);
 	pass_env = netgate_pass_env(h->pass);
 	for (i = 0; pass_env != NULL && pass_env[i] != NULL; i++)
 		;
-	h->env = xcalloc(i + MCPTOOLS_NCACHE + 2, sizeof *h->env);
+	h->env = xcalloc(i + MCPTOOLS_NCACHE + 3, sizeof *h->env);
 	for (i = 0; pass_env != NULL && pass_env[i] != NULL; i++)
 		h->env[n++] = xstrdup(pass_env[i]);
 	for (i = 0; i < MCPTOOLS_NCACHE; i++)
@@ -151,6 +154,14 @@ mcptools_begin(void *ud, const char *name, json_t *config,
 		    xasprintf("%s=%s/%s", mcptools_cache_vars[i][0], real,
 		    mcptools_cache_vars[i][1]) : xasprintf("%s=false",
 		    mcptools_cache_vars[i][0]);
+	/* Without the network npm uses its cache alone: it asks the
+	 * registry for a package's metadata at every npx start, pinned
+	 * version or not, and would retry for about 70 s before falling
+	 * back to the cache, longer than a server's start may take. What
+	 * the cache lacks fails at once (ENOTCACHED), in the server's
+	 * stderr. */
+	if (t->opts.network == TEAM_NET_NONE)
+		h->env[n++] = xstrdup("npm_config_offline=true");
 	h->env[n++] = xasprintf("HUDDLE_MCP_CACHE=%s", real);
 	h->env[n] = NULL;
 	free(real);

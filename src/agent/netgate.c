@@ -21,6 +21,7 @@
 #include <sys/random.h>
 
 #include "agent/netgate.h"
+#include "core/message.h"
 #include "core/roster.h"
 #include "tools/proxy.h"
 #include "util/log.h"
@@ -56,6 +57,14 @@ struct netgate_ask {
 	struct netgate_ask	*next;
 };
 
+/* A request the person's answer to another made moot: its host was
+ * allowed for the whole team while it waited. */
+struct netgate_moot {
+	char			 id[PROTO_ID_SIZE];
+	char			 by[PROTO_ID_SIZE];	/* the answer */
+	char			 target[NETGATE_TARGET_MAX];
+};
+
 struct netgate {
 	struct protocol		*proto;
 	struct proxy		*proxy;
@@ -64,6 +73,8 @@ struct netgate {
 	struct netgate_ask	*asks;
 	struct netgate_set	 team;
 	uint64_t		 serials;
+	struct netgate_moot	*moot;		/* to withdraw */
+	size_t			 nmoot, capmoot;
 };
 
 /* --- sets ----------------------------------------------------------------- */
@@ -178,6 +189,46 @@ netgate_answer(struct netgate *g, struct netgate_ask *k, int allow,
 	free(k);
 }
 
+/* Why a request allowed for the whole team meanwhile is withdrawn
+ * (malloc'd); by is the answer that allowed it, when known. */
+static char *
+netgate_moot_reason(const char *target, const char *by)
+{
+	return xasprintf("%s was allowed for the whole team%s%s%s while this "
+	    "waited", target, by != NULL ? " (" : "", by != NULL ? by : "",
+	    by != NULL ? ")" : "");
+}
+
+/* The host target was just allowed for the whole team by request `by`:
+ * every other connection waiting to go there, whichever command's, goes
+ * on now, and its request is noted to be withdrawn (netgate_withdraw_moot;
+ * the protocol's listener, where this runs, may not decide requests).
+ * An ask whose request is still being made is settled by netgate_decide.
+ * Under the lock. */
+static void
+netgate_cover(struct netgate *g, const char *target, const char *by)
+{
+	struct netgate_ask **kp, *k;
+	struct netgate_moot *m;
+
+	for (kp = &g->asks; (k = *kp) != NULL;) {
+		if (strcmp(k->target, target) != 0) {
+			kp = &k->next;
+			continue;
+		}
+		*kp = k->next;
+		if (*k->id != '\0') {
+			g->moot = xgrow(g->moot, &g->capmoot, g->nmoot + 1,
+			    sizeof *g->moot);
+			m = &g->moot[g->nmoot++];
+			memcpy(m->id, k->id, PROTO_ID_SIZE);
+			memcpy(m->by, by, PROTO_ID_SIZE);
+			snprintf(m->target, sizeof m->target, "%s", target);
+		}
+		netgate_answer(g, k, 1, NULL);
+	}
+}
+
 /* A decided network request: who may go where now, and the connections
  * that waited on it go on or are refused. */
 static void
@@ -195,9 +246,11 @@ netgate_settle(struct netgate *g, const struct request *r)
 		return;
 	}
 	allow = r->status == REQ_APPROVED;
-	if (allow && netgate_for_team(r->response))
+	if (allow && netgate_for_team(r->response)) {
 		netgate_set_add(&g->team, k->target);
-	else if (allow)
+		/* The others asked for the same host need no answer. */
+		netgate_cover(g, k->target, r->id);
+	} else if (allow)
 		netgate_set_add(&k->pass->allowed, k->target);
 	else {
 		/* The command's retries are refused without asking again. */
@@ -281,10 +334,10 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 	struct netgate_ask *k;
 	struct request *r;
 	char target[NETGATE_TARGET_MAX], id[PROTO_ID_SIZE], *agent, *body;
-	char *where, *label;
+	char *where, *label, *why;
 	char *err = NULL;
 	uint64_t serial;
-	int rc;
+	int rc, moot;
 
 	snprintf(target, sizeof target, strchr(t->host, ':') ? "[%s]:%d" :
 	    "%s:%d", t->host, t->port);
@@ -359,12 +412,17 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 		;
 	if (k != NULL)
 		memcpy(k->id, id, PROTO_ID_SIZE);
+	moot = k == NULL && netgate_set_has(&g->team, target);
 	pthread_mutex_unlock(&g->lock);
 	if (k == NULL) {
-		/* The command ended while it was asked. */
-		if (protocol_cancel(g->proto, id, "the command ended before "
-		    "the decision", &err) == -1)
+		/* The command ended while it was asked, or the host was
+		 * allowed for the whole team meanwhile (netgate_cover
+		 * answered its connections). */
+		why = moot ? netgate_moot_reason(target, NULL) : xstrdup(
+		    "the command ended before the decision");
+		if (protocol_cancel(g->proto, id, why, &err) == -1)
 			free(err);
+		free(why);
 		return PROXY_ASK;
 	}
 	/* Decided before the id was noted: the listener found no ask. */
@@ -377,12 +435,16 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 
 /* --- opening, passes, closing ------------------------------------------- */
 
-/* Learns the hosts the person allowed for the team before. */
+/* Learns the hosts the person allowed for the team before, and
+ * withdraws the network requests of huddle's own (its MCP servers') a
+ * previous run left waiting: nothing waits on them any more, and no
+ * pass exists yet that could have asked in this run. An agent's own are
+ * withdrawn when it starts (loop.c). */
 static void
 netgate_recall(struct netgate *g)
 {
 	struct request *list;
-	char target[NETGATE_TARGET_MAX];
+	char target[NETGATE_TARGET_MAX], *err = NULL;
 	size_t n, i;
 
 	n = protocol_list(g->proto, (size_t)1 << 20, &list);
@@ -392,6 +454,16 @@ netgate_recall(struct netgate *g)
 		    netgate_for_team(list[i].response) &&
 		    netgate_target(list[i].body, target, sizeof target))
 			netgate_set_add(&g->team, target);
+		if (list[i].type == REQ_PERMISSION &&
+		    list[i].status == REQ_PENDING &&
+		    strcmp(list[i].from, MSG_SYSTEM) == 0 &&
+		    netgate_target(list[i].body, target, sizeof target) &&
+		    protocol_cancel(g->proto, list[i].id, "huddle restarted "
+		    "while the MCP server waited", &err) == -1) {
+			log_printf("netgate: %s", err);
+			free(err);
+			err = NULL;
+		}
 	}
 	request_free_array(list, n);
 }
@@ -426,6 +498,33 @@ int
 netgate_port(const struct netgate *g)
 {
 	return g != NULL ? proxy_port(g->proxy) : 0;
+}
+
+void
+netgate_withdraw_moot(struct netgate *g)
+{
+	struct netgate_moot *list;
+	size_t n, i;
+	char *why, *err = NULL;
+
+	if (g == NULL)
+		return;
+	pthread_mutex_lock(&g->lock);
+	list = g->moot;
+	n = g->nmoot;
+	g->moot = NULL;
+	g->nmoot = g->capmoot = 0;
+	pthread_mutex_unlock(&g->lock);
+	for (i = 0; i < n; i++) {
+		why = netgate_moot_reason(list[i].target, list[i].by);
+		/* One the person decided meanwhile stays as decided. */
+		if (protocol_cancel(g->proto, list[i].id, why, &err) == -1) {
+			free(err);
+			err = NULL;
+		}
+		free(why);
+	}
+	free(list);
 }
 
 size_t
@@ -573,6 +672,7 @@ netgate_close(struct netgate *g)
 		netgate_pass_free(p);
 	}
 	netgate_set_clear(&g->team);
+	free(g->moot);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
 }

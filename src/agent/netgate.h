@@ -6,8 +6,10 @@
  * becomes a permission request in the person's table ("network:
  * HOST:PORT"); the person allows it once (for that command), for the
  * whole team (approving with the word NETGATE_TEAM as feedback), or
- * denies it. What the team allowed is read back from the stored
- * decisions when the team is resumed.
+ * denies it. Allowed for the team, the host is open to every command
+ * at once, those already waiting on a request of their own included.
+ * What the team allowed is read back from the stored decisions when the
+ * team is resumed.
  */
 #ifndef HUDDLE_AGENT_NETGATE_H
 #define HUDDLE_AGENT_NETGATE_H
@@ -62,6 +64,15 @@ void netgate_pass_end(struct netgate *g, struct netgate_pass *p);
 /* Whether `body` is a network request's; then its "host:port" is copied
  * to out (size bytes). */
 int netgate_target(const char *body, char *out, size_t size);
+
+/*
+ * Withdraws the network requests an approval for the whole team made
+ * moot: others asked for the same host:port, whose connections went on
+ * when it was given. The protocol's listener, where the approval is
+ * heard, may not decide requests, so whoever decided one calls this
+ * after. NULL is ignored.
+ */
+void netgate_withdraw_moot(struct netgate *g);
 
 /* How many host:port the whole team may reach without asking. */
 size_t netgate_team_allowed(struct netgate *g);

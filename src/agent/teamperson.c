@@ -93,6 +93,9 @@ team_respond(struct team *t, const struct request *r, int approve,
 
 	v = protocol_respond(t->proto, r->id, req_type_response_msg(r->type),
 	    MSG_USER, approve, feedback ? feedback : "", why);
+	/* A host allowed for the whole team answers the others who asked
+	 * for it: their requests are withdrawn. */
+	netgate_withdraw_moot(t->netgate);
 	/* A decided plan sends its teammate to work, or back to its plan:
 	 * the lead hears when it is next idle. */
 	if (v == PROTO_DECIDED && r->type == REQ_PLAN_APPROVAL)

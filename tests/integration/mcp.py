@@ -16,7 +16,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results, team_folder, wait_for  # noqa: E402
+from fakellm_client import (FakeLLM, Results, remote_addresses,  # noqa: E402
+                            team_folder, wait_for)
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -364,7 +365,7 @@ def test_progress_and_questions(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
-def team_of(fake, servers, work=None, resume=False):
+def team_of(fake, servers, work=None, resume=False, extra_args=()):
     """A Huddle whose config names `servers` (name -> test server flags);
     its working tree is `work` (new when None)."""
     work = work or tempfile.mkdtemp(prefix="huddle-mcp-")
@@ -375,7 +376,7 @@ def team_of(fake, servers, work=None, resume=False):
             name: {"command": "python3", "args": [SERVER] + list(flags)}
             for name, flags in servers.items()}}, f)
     return Huddle(fake, workdir=work, resume=resume,
-                  args=["--mcp-config", cfg])
+                  args=["--mcp-config", cfg] + list(extra_args))
 
 
 def test_dead_servers_do_not_delay(fake):
@@ -425,7 +426,8 @@ def test_failed_start_shows_stderr(fake):
 def test_proxy_and_cache(fake):
     """A stdio server gets the proxy's variables and a cache folder of its
     own that it can write, in the team's state (not the working tree),
-    and that outlives a restart of huddle."""
+    and that outlives a restart of huddle; without the network, npm is
+    told to work offline."""
     fake.reset()
     work = tempfile.mkdtemp(prefix="huddle-mcp-")
     fake.script(call("lead", "mcp__test__env"), say("lead", "Done."))
@@ -437,6 +439,11 @@ def test_proxy_and_cache(fake):
                      what="the env tool's result")
         expect(res["is_error"] is False, res)
         env = json.loads(res["output"])
+        # The lead's turn ends before the quit: a turn resumed in the
+        # middle would be sent at once, before the server is ready
+        # again, without the tools its thinking is bound to.
+        h.wait(ev("status", "lead", status="idle"),
+               since=h.events.index(res), what="the end of the turn")
         h.send("/quit")
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
     expect((env["HTTPS_PROXY"] or "").startswith("http://") and
@@ -448,15 +455,56 @@ def test_proxy_and_cache(fake):
     for name in ("npm_config_cache", "XDG_CACHE_HOME", "UV_CACHE_DIR",
                  "PIP_CACHE_DIR"):
         expect((env[name] or "").startswith(cache + "/"), (name, env))
-    expect(env["starts"] == 1, env)
+    expect(env["starts"] == 1 and env["npm_config_offline"] is None, env)
     # huddle again on the same tree: the server finds its cache as it
-    # left it (its start counted a second time there).
-    fake.reset()
+    # left it (its start counted a second time there). Without the
+    # network, npm is told to use its cache alone (npx would otherwise
+    # ask the registry at every start and retry for longer than a
+    # start may take). (The fake is not reset: it signed the thinking
+    # the resumed conversation holds.)
+    fake.script(call("lead", "mcp__test__env"), say("lead", "Done."))
     with team_of(fake, {"test": ["--env-tool"]}, work=work,
-                 resume=True) as h:
+                 resume=True, extra_args=["--network", "none"]) as h:
         wait_ready(h)
         with open(os.path.join(cache, "starts")) as f:
             expect(len(f.readlines()) == 2, "the cache did not last")
+        h.send("look")
+        approve_next(h, "mcp__test__env")
+        res = h.wait(ev("tool_result", "lead", tool="mcp__test__env"),
+                     what="the env tool's result")
+        env = json.loads(res["output"])
+        expect(env["npm_config_offline"] == "true" and
+               env["HTTPS_PROXY"] is None and
+               env["HUDDLE_MCP_CACHE"] == cache, env)
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
+def test_network_asked_in_huddles_name(fake):
+    """A stdio server's connection through the proxy asks the person in
+    huddle's name (from: system, "for MCP server NAME"), as a project's
+    offers do: no agent made it, so no model is woken by it; the
+    person's answer reaches the server."""
+    fake.reset()
+    target = "%s:443" % remote_addresses(1)[0]
+    work = tempfile.mkdtemp(prefix="huddle-mcp-")
+    log = os.path.join(work, "mcp.log")
+    with team_of(fake, {"test": ["--log", log, "--connect", target]},
+                 work=work) as h:
+        req = h.wait(ev("request", type="permission", status="pending",
+                        body=contains("network: " + target)),
+                     what="the server's network request")
+        expect(req["from"] == "system" and
+               "for MCP server test" in req["body"], req)
+        h.send("/reject %s not now" % req["id"])
+        wait_for(lambda: [m for m in logged(log) if "connect" in m], 10,
+                 "the proxy's answer to reach the server")
+        answer = [m["connect"] for m in logged(log) if "connect" in m][0]
+        expect(answer.startswith("HTTP/1.1 403"), answer)
+        wait_ready(h)
+        expect(not [e for e in h.events if e.get("event") == "llm_call"],
+               "a model was woken: %r" % [e for e in h.events
+                                          if e.get("agent") == "lead"])
         h.send("/quit")
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
@@ -481,6 +529,8 @@ def main():
               test_failed_start_shows_stderr, fake)
         r.run("a stdio server gets the proxy and a cache that lasts",
               test_proxy_and_cache, fake)
+        r.run("a server's network request is huddle's: no model is woken",
+              test_network_asked_in_huddles_name, fake)
     r.finish()
 
 

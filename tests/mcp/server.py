@@ -19,6 +19,9 @@ answers in pages of two.
 --log appends one JSON line per message received.
 
 --cwd-tool adds the tool cwd, which answers the server's working directory.
+--connect HOST:PORT asks huddle's proxy ($HTTPS_PROXY) for a tunnel there
+as it starts, as npx asks for its registry, and logs the proxy's answer
+({"connect": status line}); it serves meanwhile.
 
 Hostile modes, for the client's defences:
   --flood-pings       at a tools/call, stops reading its input and sends
@@ -160,7 +163,7 @@ def call_tool(name, args, rid, notify, meta=None):
     if name == "env":
         names = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "npm_config_cache",
                  "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_CACHE_DIR",
-                 "HUDDLE_MCP_CACHE")
+                 "HUDDLE_MCP_CACHE", "npm_config_offline")
         return text(json.dumps(dict({n: os.environ.get(n) for n in names},
                                     starts=STATE.get("starts"))))
     if name == "add":
@@ -398,6 +401,28 @@ def run_http():
     srv.serve_forever()
 
 
+def connect_through_proxy(target):
+    """CONNECT target through $HTTPS_PROXY (http://user:token@host:port);
+    logs the status line of the answer."""
+    import base64
+    import socket
+    from urllib.parse import urlsplit
+    try:
+        u = urlsplit(os.environ["HTTPS_PROXY"])
+        creds = base64.b64encode(("%s:%s" % (u.username, u.password))
+                                 .encode()).decode()
+        s = socket.create_connection((u.hostname, u.port), 10)
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n"
+                   "Proxy-Authorization: Basic %s\r\n\r\n"
+                   % (target, target, creds)).encode())
+        s.settimeout(None)
+        answer = s.recv(4096).decode(errors="replace")
+        s.close()
+        log({"connect": answer.split("\r\n", 1)[0]})
+    except (KeyError, OSError) as e:
+        log({"connect": "failed: %r" % e})
+
+
 def cache_starts():
     """Counts this start in the cache folder huddle gave it (a line in
     $HUDDLE_MCP_CACHE/starts); returns the count, or the error."""
@@ -427,6 +452,7 @@ def main():
     p.add_argument("--huge-event", action="store_true")
     p.add_argument("--auth", action="store_true")
     p.add_argument("--env-tool", action="store_true")
+    p.add_argument("--connect")
     p.add_argument("--mute", action="store_true",
                    help="write to stderr, then never answer")
     p.add_argument("--fail", action="store_true",
@@ -435,6 +461,9 @@ def main():
     ARGS = p.parse_args()
     if ARGS.env_tool:
         STATE["starts"] = cache_starts()
+    if ARGS.connect:
+        threading.Thread(target=connect_through_proxy, args=(ARGS.connect,),
+                         daemon=True).start()
     if ARGS.mute or ARGS.fail:
         for i in range(30):
             sys.stderr.write("line %d of its stderr\n" % i)

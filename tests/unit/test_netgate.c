@@ -3,8 +3,11 @@
  * (agentfix.h; test_proxy tests the proxy itself): each command's pass
  * and its environment; a connection to a new host becomes a permission
  * request the person decides — once for the command, for the whole team,
- * or denied — and the connection goes on or is refused; a pass that ends
- * withdraws its request; the hosts allowed for the team are recalled.
+ * or denied — and the connection goes on or is refused; allowed for the
+ * team, a host is open to the other commands already waiting for it, and
+ * their requests are withdrawn; a pass that ends withdraws its request;
+ * the hosts allowed for the team are recalled, and huddle's own requests
+ * a previous run left waiting are withdrawn.
  * A listening socket on 127.0.0.1 stands in for the host.
  */
 #include "config.h"
@@ -322,6 +325,168 @@ START_TEST(allowed_for_the_team_asks_no_more)
 }
 END_TEST
 
+/* A gate whose person's list names two hosts of this machine. */
+static struct netgate *
+gate_open_both(struct agentfix *f, int port, int oport)
+{
+	char one[32], two[32], *err = NULL;
+	const char *local[] = { one, two };
+	struct netgate *g;
+
+	snprintf(one, sizeof one, "127.0.0.1:%d", port);
+	snprintf(two, sizeof two, "127.0.0.1:%d", oport);
+	g = netgate_open(f->team.proto, local, 2, &err);
+	ck_assert_msg(g != NULL, "%s", err);
+	f->team.netgate = g;
+	return g;
+}
+
+/* Waits up to 10 s until n requests are pending. */
+static void
+wait_pending(struct agentfix *f, size_t n)
+{
+	int64_t deadline = clock_mono_ms() + 10000;
+	struct request *list;
+	size_t k, i, pending;
+
+	for (;;) {
+		uint64_t gen = bus_generation(f->team.bus, ROSTER_LEAD);
+
+		k = protocol_list(f->team.proto, 0, &list);
+		for (i = 0, pending = 0; i < k; i++)
+			pending += list[i].status == REQ_PENDING;
+		request_free_array(list, k);
+		if (pending >= n)
+			return;
+		ck_assert_msg(bus_wait_since(f->team.bus, ROSTER_LEAD, gen,
+		    deadline, NULL) == 1, "%zu pending requests, not %zu",
+		    pending, n);
+	}
+}
+
+/* The ids of the n requests pending for 127.0.0.1:port, in any order. */
+static void
+pending_for(struct agentfix *f, int port, char (*ids)[PROTO_ID_SIZE],
+    size_t n)
+{
+	struct request *list;
+	char target[64], want[32];
+	size_t k, i, found = 0;
+
+	snprintf(want, sizeof want, "127.0.0.1:%d", port);
+	k = protocol_list(f->team.proto, 0, &list);
+	for (i = 0; i < k; i++) {
+		if (list[i].status == REQ_PENDING && netgate_target(
+		    list[i].body, target, sizeof target) && strcmp(target,
+		    want) == 0 && found++ < n)
+			memcpy(ids[found - 1], list[i].id, PROTO_ID_SIZE);
+	}
+	request_free_array(list, k);
+	ck_assert_msg(found == n, "%zu pending requests for %s, not %zu",
+	    found, want, n);
+}
+
+/* Two commands wait on requests of their own for one host (three MCP
+ * servers' npx asking for the registry at once, say): allowed for the
+ * whole team on one, the host is open to both at once, and the other's
+ * request, moot, is withdrawn saying why. A third host's stays. */
+START_TEST(allowed_for_the_team_answers_the_others_waiting)
+{
+	struct agentfix f;
+	struct netgate *g;
+	struct netgate_pass *a, *b, *c;
+	struct request *r;
+	char ids[2][PROTO_ID_SIZE], idc[1][PROTO_ID_SIZE], *want;
+	int port, host = host_open(&port), other, oport, fa, fb, fc;
+
+	other = host_open(&oport);
+	af_open(&f);
+	g = gate_open_both(&f, port, oport);
+	a = netgate_pass_new(g, "lead");
+	b = netgate_pass_new(g, "lead");
+	c = netgate_pass_new(g, "lead");
+	fa = ask(g, a, port);
+	wait_pending(&f, 1);
+	fb = ask(g, b, port);
+	wait_pending(&f, 2);
+	fc = ask(g, c, oport);
+	wait_pending(&f, 3);
+	pending_for(&f, port, ids, 2);
+	pending_for(&f, oport, idc, 1);
+	/* One of the two is answered; the other command, which waited on
+	 * its own request, goes on as well. */
+	decide(&f, ids[0], 1, "team");
+	expect_answer(fa, "HTTP/1.1 200", NULL);
+	expect_answer(fb, "HTTP/1.1 200", NULL);
+	netgate_withdraw_moot(g);
+	r = protocol_get(f.team.proto, ids[1]);
+	ck_assert_int_eq(r->status, REQ_CANCELLED);
+	want = xasprintf("127.0.0.1:%d was allowed for the whole team (%s) "
+	    "while this waited", port, ids[0]);
+	ck_assert_str_eq(r->response, want);
+	free(want);
+	request_free(r);
+	/* Another host's request still waits for the person. */
+	r = protocol_get(f.team.proto, idc[0]);
+	ck_assert_int_eq(r->status, REQ_PENDING);
+	request_free(r);
+	decide(&f, idc[0], 0, "no");
+	expect_answer(fc, "HTTP/1.1 403", "denied by the person");
+	/* Nothing more to withdraw; nobody is asked again for the host. */
+	netgate_withdraw_moot(g);
+	expect_answer(ask(g, c, port), "HTTP/1.1 200", NULL);
+	ck_assert_uint_eq(requests(&f), 3);
+	netgate_pass_end(g, a);
+	netgate_pass_end(g, b);
+	netgate_pass_end(g, c);
+	netgate_close(g);
+	f.team.netgate = NULL;
+	close(other);
+	close(host);
+	af_close(&f);
+}
+END_TEST
+
+/* A network request of huddle's own (an MCP server's) that a previous
+ * run left waiting is withdrawn when the gate opens: no connection waits
+ * on it. An offer huddle made (no network) stays, and so does an
+ * agent's request (its loop withdraws its own). */
+START_TEST(huddles_stale_network_request_is_withdrawn)
+{
+	struct agentfix f;
+	struct netgate *g;
+	struct request *r;
+	char stale[PROTO_ID_SIZE], offer[PROTO_ID_SIZE], own[PROTO_ID_SIZE];
+	char *err = NULL;
+
+	af_open(&f);
+	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	    MSG_SYSTEM, ROSTER_LEAD, "network: example.org:443, CONNECT, for "
+	    "MCP server memory — approve", stale, &err), 0);
+	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	    MSG_SYSTEM, ROSTER_LEAD, "{\"tool\":\"MCP server proj\"}", offer,
+	    &err), 0);
+	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	    ROSTER_LEAD, ROSTER_LEAD, "network: example.org:443, CONNECT — "
+	    "approve", own, &err), 0);
+	g = gate_open(&f);
+	r = protocol_get(f.team.proto, stale);
+	ck_assert_int_eq(r->status, REQ_CANCELLED);
+	ck_assert_str_eq(r->response, "huddle restarted while the MCP server "
+	    "waited");
+	request_free(r);
+	r = protocol_get(f.team.proto, offer);
+	ck_assert_int_eq(r->status, REQ_PENDING);
+	request_free(r);
+	r = protocol_get(f.team.proto, own);
+	ck_assert_int_eq(r->status, REQ_PENDING);
+	request_free(r);
+	netgate_close(g);
+	f.team.netgate = NULL;
+	af_close(&f);
+}
+END_TEST
+
 /* A name that hides this machine: the request shows where it leads;
  * without the person's entry nobody is even asked. */
 START_TEST(a_hidden_loopback_is_shown_or_refused)
@@ -444,9 +609,11 @@ netgate_suite(void)
 	tcase_add_test(tc, targets_are_read_from_bodies);
 	tcase_add_test(tc, without_a_pass_nothing_is_asked);
 	tcase_add_test(tc, allowed_for_the_team_asks_no_more);
+	tcase_add_test(tc, allowed_for_the_team_answers_the_others_waiting);
 	tcase_add_test(tc, allowed_once_is_the_commands_alone);
 	tcase_add_test(tc, a_hidden_loopback_is_shown_or_refused);
 	tcase_add_test(tc, a_pass_that_ends_withdraws_its_question);
+	tcase_add_test(tc, huddles_stale_network_request_is_withdrawn);
 	suite_add_tcase(s, tc);
 	return s;
 }
