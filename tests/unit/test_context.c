@@ -80,7 +80,7 @@ END_TEST
 START_TEST(a_big_result_is_cut)
 {
 	struct lt l;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct agent *a;
 	size_t n = 200000;
 
