@@ -124,6 +124,7 @@ loop_run_tools(struct agent *a, json_t *calls)
 		else
 			tools_run(a, name ? name : "", input, &out);
 		context_cut_result(a, &out);
+		context_fit_images(a, results, &out);
 		if (out.text == NULL || *out.text == '\0') {
 			free(out.text);
 			out.text = xstrdup("(no output)");
