@@ -337,8 +337,19 @@ def check_input(body, signer, reasoned):
             if call_id not in calls:
                 raise Bad("No tool call found for function call output with "
                           f"call_id {call_id}.", param="input")
-            if not isinstance(item.get("output"), (str, list)):
+            output = item.get("output")
+            if not isinstance(output, (str, list)):
                 raise _missing(f"{where}.output")
+            for k, part in enumerate(output if isinstance(output, list)
+                                     else []):
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind not in USER_PARTS:
+                    raise _invalid_value(f"{where}.output[{k}].type", kind,
+                                         USER_PARTS)
+                if kind == "input_image" and not \
+                        isinstance(part.get("image_url"), str) and not \
+                        isinstance(part.get("file_id"), str):
+                    raise _missing(f"{where}.output[{k}].image_url")
             answered.add(call_id)
             continue
         else:
