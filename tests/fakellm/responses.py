@@ -20,6 +20,9 @@ What the real service does, and where it says so:
   `response.output_text.delta`, `response.function_call_arguments.delta/
   done`, `response.reasoning_summary_text.delta`, `response.completed`
   with `usage.input_tokens_details.cached_tokens`), and no `[DONE]`.
+* A function_call_output's `output` is a string or a list of input parts
+  (`input_text`, `input_image` with its `image_url` or `file_id`,
+  `input_file`), as the SDK's ResponseFunctionCallOutputItemList declares.
 * The refusals are the service's own words as users met them:
   "Item 'fc_…' of type 'function_call' was provided without its required
   'reasoning' item: 'rs_…'." (cline/cline#12242, continuedev/continue#10018),
