@@ -44,7 +44,7 @@ cmp(const void *a, const void *b)
 static void
 measure(const char *label, const struct bash_options *o, int runs)
 {
-	struct tool_output out = { 0, NULL };
+	struct tool_output out = { 0 };
 	int64_t *us = xcalloc((size_t)runs, sizeof *us), t0;
 	int i;
 

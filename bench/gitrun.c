@@ -61,7 +61,7 @@ static int64_t
 before(const struct git *g, const char *dir, int fd)
 {
 	struct bash_options o = { 0 };
-	struct tool_output out = { 0, NULL };
+	struct tool_output out = { 0 };
 	int64_t t0 = clock_mono_us(), us;
 	char *cmd = xasprintf("LC_ALL=C GIT_TERMINAL_PROMPT=0 "
 	    "GIT_OPTIONAL_LOCKS=0 exec '%s' -c core.hooksPath=/dev/null "

@@ -74,7 +74,7 @@ fill(const char *dir, int n)
 static void
 run_true(struct agent *a)
 {
-	struct tool_output out = { 0, NULL };
+	struct tool_output out = { 0 };
 
 	team_tool_call(a, "bash", json_pack("{s:s}", "command", "true"), &out);
 	if (out.is_error || out.text == NULL ||

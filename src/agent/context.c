@@ -8,6 +8,11 @@
  * four bytes of JSON a token. Before any call, the whole view is
  * estimated the same way.
  *
+ * An image is counted as the providers count it, by its pixels, not by
+ * the bytes of its base64 (which would count it ten or a hundred times
+ * over); the number and size of the images one request carries are kept
+ * within what the APIs take.
+ *
  * Compaction moves where the model's view starts; the transcript keeps
  * everything. On the server (a model the catalog says can, a trigger the
  * API accepts) the request carries the compaction edit and the reply
@@ -26,8 +31,10 @@
 #include "agent/history.h"
 #include "agent/internal.h"
 #include "core/transcript.h"
+#include "mcp/content.h"
 #include "tools/tool.h"
 #include "util/clock.h"
+#include "util/image.h"
 #include "util/log.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -38,6 +45,35 @@
 #define CONTEXT_MIN_TRIGGER	50000
 /* The most of its first task restated after a compaction. */
 #define CONTEXT_TASK_BYTES	2000
+
+/*
+ * Images (Vision, "Limits" and "Calculate image costs"; doc/mcp.md): a
+ * request with more than 20 images may hold none over 2000 pixels a
+ * side, and carries 32 MB in all, of which huddle gives images 20 MiB.
+ * An image costs about width * height / 750 tokens once scaled down to
+ * the model's largest size (a long edge of 2576 pixels for the largest
+ * of today's models, less for others: the estimate errs high).
+ */
+#define CONTEXT_IMAGES		20
+#define CONTEXT_IMAGE_SIDE	2000
+#define CONTEXT_IMAGE_BYTES	(20 * 1024 * 1024)
+#define CONTEXT_IMAGE_EDGE	2576
+#define CONTEXT_IMAGE_PIXELS	750
+/* How much of an image is decoded for its size: a PNG's, GIF's or
+ * WebP's is in its first 30 bytes, a JPEG's after its metadata. */
+#define CONTEXT_IMAGE_HEAD	(64 * 1024)
+/* How deep image blocks lie: a view, a message, its content, a
+ * tool_result, its content, the image. */
+#define CONTEXT_IMAGE_DEPTH	6
+
+/* What is known of some images. */
+struct context_images {
+	size_t	 count;
+	size_t	 bytes;		/* of base64 */
+	int64_t	 tokens;
+	int	 big;		/* one is over CONTEXT_IMAGE_SIDE a side, or
+				 * of a size that cannot be read */
+};
 
 /* What the agent's model is asked for; "for your own continuation" is
  * also how the fake server knows the request. */
@@ -56,14 +92,85 @@ context_estimate(size_t bytes)
 	    CONTEXT_BYTES_PER_TOKEN);
 }
 
+/* The tokens of an image of w x h pixels, scaled down to the largest
+ * size a model reads. */
+static int64_t
+context_image_tokens(unsigned w, unsigned h)
+{
+	double dw = w, dh = h, edge = dw > dh ? dw : dh;
+
+	if (edge > CONTEXT_IMAGE_EDGE) {
+		dw = dw * CONTEXT_IMAGE_EDGE / edge;
+		dh = dh * CONTEXT_IMAGE_EDGE / edge;
+	}
+	return (int64_t)(dw * dh / CONTEXT_IMAGE_PIXELS) + 1;
+}
+
+/* Adds one image block's count, bytes and tokens to s. */
+static void
+context_image_add(json_t *block, struct context_images *s)
+{
+	json_t *source = json_object_get(block, "source");
+	json_t *data = json_object_get(source, "data");
+	const char *type = json_string_value(json_object_get(source,
+	    "media_type"));
+	const char *b64 = json_string_value(data);
+	size_t len = json_string_length(data);
+	unsigned w, h;
+
+	if (b64 == NULL)
+		return;
+	s->count++;
+	s->bytes += len;
+	if (image_base64_size(b64, len, 32, type, &w, &h) == -1 &&
+	    image_base64_size(b64, len, CONTEXT_IMAGE_HEAD, type, &w,
+	    &h) == -1) {
+		s->big = 1;
+		s->tokens += context_image_tokens(CONTEXT_IMAGE_EDGE,
+		    CONTEXT_IMAGE_EDGE);
+		return;
+	}
+	if (w > CONTEXT_IMAGE_SIDE || h > CONTEXT_IMAGE_SIDE)
+		s->big = 1;
+	s->tokens += context_image_tokens(w, h);
+}
+
+/* Adds the image blocks in v (a view, a message, a block, an array of
+ * them) to s. */
+static void
+context_image_scan(json_t *v, int depth, struct context_images *s)
+{
+	const char *type;
+	json_t *x;
+	size_t i;
+
+	if (depth > CONTEXT_IMAGE_DEPTH)
+		return;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			context_image_scan(x, depth + 1, s);
+		return;
+	}
+	type = json_string_value(json_object_get(v, "type"));
+	if (type != NULL && strcmp(type, "image") == 0)
+		context_image_add(v, s);
+	else if (json_is_array(x = json_object_get(v, "content")))
+		context_image_scan(x, depth + 1, s);
+}
+
+/* The size of a value for the estimates: its JSON, with each image
+ * counted by its tokens rather than its base64. */
 static size_t
 context_json_bytes(json_t *value)
 {
+	struct context_images s = { 0 };
 	char *text = json_dumps(value, JSON_COMPACT);
 	size_t n = text ? strlen(text) : 0;
 
 	free(text);
-	return n;
+	context_image_scan(value, 0, &s);
+	n = n > s.bytes ? n - s.bytes : 0;
+	return n + (size_t)s.tokens * CONTEXT_BYTES_PER_TOKEN;
 }
 
 /* The threshold and the way to compact, for the window as known. */
@@ -281,15 +388,45 @@ context_state(struct agent *a)
 	return s;
 }
 
+/* A tool result's content as text for the kept rounds: its text, and a
+ * line for each image, which a compaction leaves out (malloc'd). */
+static char *
+context_result_text(json_t *content)
+{
+	char *s = xstrdup("");
+	const char *type, *text, *mime;
+	size_t len = 0, cap = 0, i;
+	json_t *b;
+
+	if (json_is_string(content))
+		context_put(&s, &len, &cap, "%s", json_string_value(content));
+	json_array_foreach(content, i, b) {
+		type = json_string_value(json_object_get(b, "type"));
+		text = json_string_value(json_object_get(b, "text"));
+		mime = json_string_value(json_object_get(json_object_get(b,
+		    "source"), "media_type"));
+		if (type != NULL && strcmp(type, "text") == 0 && text != NULL)
+			context_put(&s, &len, &cap, "%s%s", len ? "\n" : "",
+			    text);
+		else if (type != NULL && strcmp(type, "image") == 0)
+			context_put(&s, &len, &cap, "%s[an image (%s), left "
+			    "out at the compaction]", len ? "\n" : "",
+			    mime != NULL ? mime : "?");
+	}
+	if (len == 0)
+		context_put(&s, &len, &cap, "(output)");
+	return s;
+}
+
 /* One message of the view as text for the kept rounds. */
 static void
 context_render(json_t *msg, char **s, size_t *len, size_t *cap)
 {
 	int model = strcmp(json_string_value(json_object_get(msg, "role")),
 	    "assistant") == 0;
-	json_t *b, *c;
+	json_t *b;
 	const char *type;
-	char *input, *text;
+	char *input, *text, *result;
 	size_t i;
 
 	json_array_foreach(json_object_get(msg, "content"), i, b) {
@@ -311,11 +448,12 @@ context_render(json_t *msg, char **s, size_t *len, size_t *cap)
 			    input ? input : "{}");
 			free(input);
 		} else if (strcmp(type, "tool_result") == 0) {
-			c = json_object_get(b, "content");
+			result = context_result_text(json_object_get(b,
+			    "content"));
 			/* Indented: no line of an output passes for one
 			 * of huddle's. */
-			text = message_indent(json_is_string(c) ?
-			    json_string_value(c) : "(output)");
+			text = message_indent(result);
+			free(result);
 			context_put(s, len, cap, "%s:\n  %s\n",
 			    json_is_true(json_object_get(b, "is_error")) ?
 			    "It failed" : "It returned", text);
@@ -618,4 +756,42 @@ context_cut_result(struct agent *a, struct tool_output *o)
 	    o->text + len - tail);
 	free(o->text);
 	o->text = out;
+}
+
+void
+context_fit_images(struct agent *a, json_t *pending, struct tool_output *o)
+{
+	struct context_images s = { 0 };
+	json_t *view, *img;
+	const char *why = NULL;
+	size_t i;
+
+	if (json_array_size(o->images) == 0)
+		return;
+	view = history_build(a->transcript);
+	context_image_scan(view, 0, &s);
+	json_decref(view);
+	context_image_scan(pending, 0, &s);
+	json_array_foreach(o->images, i, img) {
+		struct context_images one = { 0 };
+
+		context_image_add(img, &one);
+		if (s.bytes + one.bytes > CONTEXT_IMAGE_BYTES)
+			why = "the images of your conversation would pass "
+			    "20 MiB, the most huddle sends in one request; "
+			    "images pass again once the conversation is "
+			    "compacted";
+		else if (s.count >= CONTEXT_IMAGES && (s.big || one.big))
+			why = "your conversation carries 20 images already, "
+			    "and a request with more may hold none over 2000 "
+			    "pixels a side; images pass again once the "
+			    "conversation is compacted";
+		if (why != NULL)
+			break;
+		s.count++;
+		s.bytes += one.bytes;
+		s.big |= one.big;
+	}
+	if (why != NULL)
+		mcp_content_withhold(o, i, why);
 }

@@ -359,6 +359,15 @@ void context_trim(struct agent *a);
  * tail, with a note of what was left out and how to read it. */
 void context_cut_result(struct agent *a, struct tool_output *o);
 
+/*
+ * Keeps a tool result's images within what one request may carry with
+ * the images of the agent's view and of `pending` (this turn's results
+ * so far, tool_result blocks): those past it are withheld, their lines
+ * saying why (doc/mcp.md, "Images").
+ */
+void context_fit_images(struct agent *a, json_t *pending,
+    struct tool_output *o);
+
 /* tools.c */
 
 /* Runs one tool call for agent a. Bad input is a tool error. */

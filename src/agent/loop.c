@@ -82,6 +82,20 @@ loop_on_llm(void *ud, const struct llm_event *ev)
 	}
 }
 
+/* A tool_result's content: the text alone, or (an MCP result with
+ * images) a text block followed by the image blocks. */
+static json_t *
+loop_result_content(const struct tool_output *out)
+{
+	json_t *content;
+
+	if (json_array_size(out->images) == 0)
+		return json_string(out->text);
+	content = json_pack("[{s:s, s:s}]", "type", "text", "text", out->text);
+	json_array_extend(content, out->images);
+	return content;
+}
+
 /* Runs the tool calls of an assistant message; returns the user entry
  * with their results. */
 static json_t *
@@ -95,7 +109,7 @@ loop_run_tools(struct agent *a, json_t *calls)
 		const char *name = json_string_value(json_object_get(call,
 		    "name"));
 		json_t *input = json_object_get(call, "input");
-		struct tool_output out = { 0, NULL };
+		struct tool_output out = { 0 };
 
 		/* Events cross threads: they get copies, never shared JSON
 		 * (jansson's reference counts are not for sharing). */
@@ -110,15 +124,17 @@ loop_run_tools(struct agent *a, json_t *calls)
 		else
 			tools_run(a, name ? name : "", input, &out);
 		context_cut_result(a, &out);
+		context_fit_images(a, results, &out);
 		if (out.text == NULL || *out.text == '\0') {
 			free(out.text);
 			out.text = xstrdup("(no output)");
 		}
 		event_tool_result(&a->team->events, a->name, name, id,
 		    out.is_error, out.text);
-		json_array_append_new(results, json_pack("{s:s, s:s, s:s, "
+		json_array_append_new(results, json_pack("{s:s, s:s, s:o, "
 		    "s:b}", "type", "tool_result", "tool_use_id", id ? id : "",
-		    "content", out.text, "is_error", out.is_error));
+		    "content", loop_result_content(&out), "is_error",
+		    out.is_error));
 		tool_output_clear(&out);
 	}
 	return json_pack("{s:s, s:o}", "role", "user", "content", results);

@@ -109,7 +109,7 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	const char *who = a != NULL ? a->name : MSG_USER;
 	struct task_change c = TASK_CHANGE_NONE;
 	struct bash_options bo;
-	struct tool_output out = { 0, NULL };
+	struct tool_output out = { 0 };
 	struct task k;
 	const char *command;
 	struct profile *place;

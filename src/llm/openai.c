@@ -7,7 +7,10 @@
  * Going out, the Messages-API conversation becomes chat messages: a
  * system message first, tool_use blocks become an assistant message's
  * tool_calls (their input a JSON *string*), and each tool_result becomes
- * a message of role "tool" that comes before the user's own text. Coming
+ * a message of role "tool" that comes before the user's own text. A tool
+ * message carries text only, so the images of the results (an MCP
+ * tool's) follow them in a user message, each result's under a line that
+ * names its call, before the user's own text. Coming
  * back, streamed chunks carry text deltas and tool-call fragments keyed by
  * the call's index; they are handed to a turn, text under index -1 so it
  * never meets a call's index. Reasoning servers (DeepSeek-style) add the
@@ -340,26 +343,82 @@ openai_tool_message(json_t *block)
 	return m;
 }
 
+/* An image block as a content part: its base64 in a data URL. */
+static json_t *
+openai_image_part(json_t *block)
+{
+	json_t *source = json_object_get(block, "source"), *part;
+	const char *mime = openai_str(source, "media_type");
+	const char *data = openai_str(source, "data");
+	char *url;
+
+	if (mime == NULL || data == NULL)
+		return NULL;
+	url = xasprintf("data:%s;base64,%s", mime, data);
+	part = json_pack("{s:s, s:{s:s}}", "type", "image_url", "image_url",
+	    "url", url);
+	free(url);
+	return part;
+}
+
+/* Appends to parts the images of a tool_result, after a line naming its
+ * call. */
+static void
+openai_result_images(json_t *parts, json_t *block)
+{
+	json_t *b, *part, *images = json_array();
+	const char *id = openai_str(block, "tool_use_id");
+	char *line;
+	size_t i;
+
+	json_array_foreach(json_object_get(block, "content"), i, b) {
+		const char *type = openai_str(b, "type");
+
+		if (type != NULL && strcmp(type, "image") == 0 &&
+		    (part = openai_image_part(b)) != NULL)
+			json_array_append_new(images, part);
+	}
+	if (json_array_size(images) > 0) {
+		line = xasprintf("[the image%s of the result of tool call %s, "
+		    "which a tool message cannot carry:]",
+		    json_array_size(images) == 1 ? "" : "s", id ? id : "");
+		json_array_append_new(parts, json_pack("{s:s, s:s}", "type",
+		    "text", "text", line));
+		json_array_extend(parts, images);
+		free(line);
+	}
+	json_decref(images);
+}
+
 /* Appends the messages for a user message: one per tool_result, then one
- * with the text, if it has any. */
+ * with the results' images and the text, if it has any. */
 static void
 openai_user(json_t *msgs, json_t *content)
 {
 	struct openai_buf text = { 0 };
-	json_t *block;
+	json_t *block, *parts = json_array();
 	size_t i;
 
 	json_array_foreach(content, i, block) {
 		const char *type = openai_str(block, "type");
 
-		if (type != NULL && strcmp(type, "tool_result") == 0)
+		if (type != NULL && strcmp(type, "tool_result") == 0) {
 			json_array_append_new(msgs,
 			    openai_tool_message(block));
+			openai_result_images(parts, block);
+		}
 	}
 	openai_buf_join_text(&text, content);
-	if (text.len > 0)
+	if (json_array_size(parts) > 0) {
+		if (text.len > 0)
+			json_array_append_new(parts, json_pack("{s:s, s:o}",
+			    "type", "text", "text", openai_buf_json(&text)));
+		json_array_append_new(msgs, json_pack("{s:s, s:O}", "role",
+		    "user", "content", parts));
+	} else if (text.len > 0)
 		json_array_append_new(msgs, json_pack("{s:s, s:o}", "role",
 		    "user", "content", openai_buf_json(&text)));
+	json_decref(parts);
 	free(text.p);
 }
 

@@ -15,7 +15,9 @@
  *
  * Going out: the system prompt is `instructions`; function tools are
  * sent with `strict: false`; a user message's
- * tool_result blocks become function_call_output items and its text a
+ * tool_result blocks become function_call_output items (their output a
+ * string, or a list of an input_text and the result's images as
+ * input_image data URLs when it has any) and its text a
  * user message; an assistant message's blocks become, in order, its
  * reasoning items, an assistant message and function_call items. Blocks
  * of other providers (thinking, chat-completions reasoning) are left out.
@@ -100,13 +102,39 @@ responses_buf_json(struct responses_buf *b)
 
 /* --- the request ------------------------------------------------------ */
 
-/* A function_call_output item for a tool_result block. */
+/* The image blocks of a tool_result's content as input_image parts (a
+ * new array, empty when it has none). */
+static json_t *
+responses_images(json_t *content)
+{
+	json_t *parts = json_array(), *block, *source;
+	const char *mime, *data;
+	char *url;
+	size_t i;
+
+	json_array_foreach(content, i, block) {
+		source = json_object_get(block, "source");
+		mime = responses_str(source, "media_type");
+		data = responses_str(source, "data");
+		if (!responses_is(block, "type", "image") || mime == NULL ||
+		    data == NULL)
+			continue;
+		url = xasprintf("data:%s;base64,%s", mime, data);
+		json_array_append_new(parts, json_pack("{s:s, s:s}", "type",
+		    "input_image", "image_url", url));
+		free(url);
+	}
+	return parts;
+}
+
+/* A function_call_output item for a tool_result block: its output the
+ * text, or the text and the images as a list of parts. */
 static json_t *
 responses_tool_output(json_t *block)
 {
 	struct responses_buf text = { 0 }, out = { 0 };
 	const char *id = responses_str(block, "tool_use_id");
-	json_t *item;
+	json_t *item, *images, *output;
 
 	responses_text_of(&text, json_object_get(block, "content"));
 	if (json_is_true(json_object_get(block, "is_error")))
@@ -114,8 +142,21 @@ responses_tool_output(json_t *block)
 	if (text.len > 0)
 		out.p = xappend(out.p, &out.len, &out.cap, text.p, text.len);
 	free(text.p);
+	images = responses_images(json_object_get(block, "content"));
+	if (json_array_size(images) == 0)
+		output = responses_buf_json(&out);
+	else {
+		output = json_array();
+		if (out.len > 0)
+			json_array_append_new(output, json_pack("{s:s, s:o}",
+			    "type", "input_text", "text",
+			    responses_buf_json(&out)));
+		json_array_extend(output, images);
+	}
+	free(out.p);
+	json_decref(images);
 	item = json_pack("{s:s, s:s, s:o}", "type", "function_call_output",
-	    "call_id", id != NULL ? id : "", "output", responses_buf_json(&out));
+	    "call_id", id != NULL ? id : "", "output", output);
 	return item;
 }
 

@@ -1763,7 +1763,7 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
     const struct mcp_caller *caller, struct cancel *cancel, int timeout_s,
     size_t cap, struct tool_output *out)
 {
-	json_t *result = NULL, *params;
+	json_t *result = NULL, *params, *images;
 	char *err = NULL, *text;
 	enum mcp_x x;
 	int is_error, stale;
@@ -1835,11 +1835,12 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 		    "input, which huddle cannot give servers yet", tool,
 		    s->name);
 	}
-	text = mcp_content_text(result, cap, &is_error);
+	text = mcp_content_text(result, cap, &is_error, &images);
 	json_decref(result);
 	tool_output_clear(out);
 	out->is_error = is_error;
 	out->text = text;
+	out->images = images;
 	return is_error ? -1 : 0;
 }
 

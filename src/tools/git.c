@@ -206,7 +206,7 @@ git_run_at(const struct git *g, const char *dir, const char *admin,
     int flags, size_t cap, char **out, const char *const *args)
 {
 	struct bash_options bo = { 0 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	const char *env[8];
 	char *cmd, *why, *gd = NULL, *cd = NULL, *wt = NULL;
 	size_t n = 0;

@@ -20,6 +20,8 @@ tool_output_clear(struct tool_output *o)
 {
 	free(o->text);
 	o->text = NULL;
+	json_decref(o->images);
+	o->images = NULL;
 	o->is_error = 0;
 }
 

@@ -1,19 +1,27 @@
 /*
  * The result of one tool call: the text the model reads, and whether the
- * call failed. Every tool (file tools, bash, messaging) fills one of these;
- * the agent loop turns it into a tool_result block.
+ * call failed; an MCP tool's result may also carry images. Every tool
+ * (file tools, bash, messaging) fills one of these; the agent loop turns
+ * it into a tool_result block.
  */
 #ifndef HUDDLE_TOOLS_TOOL_H
 #define HUDDLE_TOOLS_TOOL_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 struct tool_output {
 	int	 is_error;
 	char	*text;		/* malloc'd; what the model reads */
+	/* NULL, or the images the model sees after the text: an array of
+	 * Messages-API image blocks, {"type": "image", "source": {"type":
+	 * "base64", "media_type", "data"}}, each already checked (MCP
+	 * results only: mcp/content.c). Owned: one reference. */
+	json_t	*images;
 };
 
-/* Frees the text and zeroes o. Safe on a zeroed or cleared output. */
+/* Frees the text and images and zeroes o. Safe on a zeroed or cleared
+ * output. */
 void tool_output_clear(struct tool_output *o);
 
 /*

@@ -7,8 +7,9 @@ chat completions with --provider openai-chat), thinking adaptive, off and
 with a budget, the display omitted, whole replies, a team whose lead
 spawns a teammate that calls tools (a parallel pair, an error, a command)
 and is compacted on demand, Anthropic's compaction on the server, reasoning
-items carried across the tool loop on Responses, and one request to each
-model of the catalog that is still served. Every
+items carried across the tool loop on Responses, a lead whose MCP tool
+answers with an image (tests/mcp/server.py's picture), and one request to
+each model of the catalog that is still served. Every
 request body the fake server recorded is then written into one TypeScript
 file as an object literal assigned to its SDK's request type (the beta
 type when the request carried an anthropic-beta header), and
@@ -33,6 +34,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -156,6 +158,41 @@ def server_compaction(fake, env, args):
         expect(h.wait_exit() == 0, "huddle did not quit cleanly")
 
 
+MCP_SERVER = os.path.realpath(os.path.join(HERE, "..", "mcp", "server.py"))
+
+
+def picture(fake, env, args):
+    """The lead calls an MCP tool whose result holds a PNG (passed to the
+    model) and a TIFF (a line), then answers from it."""
+    cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-sdkmcp-"),
+                       "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"pics": {
+            "command": "python3", "args": [MCP_SERVER, "--image-tool"]}}}, f)
+    fake.script(call("lead", "mcp__pics__picture"), say("lead", "Seen."))
+    with Huddle(fake, env=env, args=args + ["--mcp-config", cfg]) as h:
+        deadline = time.monotonic() + 30 * SLOW
+        while True:
+            mark = len(h.events)
+            h.send("/mcp")
+            text = h.wait(ev("reply", command="mcp"), since=mark,
+                          what="/mcp")["message"]
+            if "pics (stdio): ready" in text:
+                break
+            expect(time.monotonic() < deadline, "the MCP server is not "
+                   "ready: %s" % text)
+            time.sleep(0.1)
+        h.send("look")
+        req = h.wait(ev("request", type="permission", status="pending"),
+                     what="the permission request")
+        h.send("/approve %s" % req["id"])
+        h.wait(ev("tool_result", "lead", tool="mcp__pics__picture",
+                  is_error=False), what="the picture")
+        h.wait_text("lead", "Seen.")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+
+
 def runs():
     """(name, function, env maker, args) of every scripted run."""
     out = []
@@ -171,6 +208,7 @@ def runs():
         ("anthropic team", team, a, []),
         ("anthropic team --thinking off", team, a, ["--thinking", "off"]),
         ("anthropic server compaction", server_compaction, a, []),
+        ("anthropic MCP picture", picture, a, []),
     ]
     for m in models:
         if m["provider"] != "anthropic":
@@ -201,6 +239,8 @@ def runs():
          resp + ["--model", "gpt-4.1"]),
         ("responses team --model gpt-5.4", team, o,
          resp + ["--model", "gpt-5.4"]),
+        ("responses MCP picture --model gpt-5.4", picture, o,
+         resp + ["--model", "gpt-5.4"]),
     ]
     for effort in ("none", "minimal", "low", "medium", "high", "xhigh",
                    "max"):
@@ -224,6 +264,7 @@ def runs():
         ("chat ask --model gpt-5.4 --thinking off", ask, o,
          chat + ["--model", "gpt-5.4", "--thinking", "off"]),
         ("chat team", team, o, chat),
+        ("chat MCP picture", picture, o, chat),
     ]
     # Not here: the fake as a reasoning chat server. huddle sends
     # reasoning_content back only to a server whose replies carried it,
@@ -327,6 +368,13 @@ COVERAGE = [
     ("Chat: an assistant's tool_calls and the tool's answer",
      lambda b: has(b, ("chat",), role="tool") and
      any("tool_calls" in n for n in nodes(b["body"]))),
+    ("Messages: a tool_result holding an image",
+     lambda b: has(b, MESSAGES, type="tool_result") and
+     has(b, MESSAGES, type="image") and has(b, MESSAGES, type="base64")),
+    ("Responses: a function_call_output holding an input_image",
+     lambda b: has(b, ("responses",), type="input_image")),
+    ("Chat: an image_url part after the tool messages",
+     lambda b: has(b, ("chat",), type="image_url")),
     ("Chat: max_tokens", lambda b: endpoint(b) == "chat" and
      "max_tokens" in b["body"]),
     ("Chat: max_completion_tokens", lambda b: endpoint(b) == "chat" and

@@ -488,6 +488,35 @@ def _content_blocks(msg, i):
     return content
 
 
+# Images (the Vision page, "Limits"): the four media types, and at most
+# 5 MB of base64 each, as the API counts them.
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+IMAGE_MAX_BASE64 = 5 * 1024 * 1024
+# What a tool_result's content may hold (the SDK's ToolResultBlockParam).
+RESULT_BLOCKS = ("text", "image", "search_result", "document",
+                 "tool_reference")
+
+
+def _check_image(block, where):
+    """An image block: a base64 source of a type the API takes."""
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") not in (
+            "base64", "url", "file"):
+        raise _bad(f"{where}.source: Input tag does not match any of the "
+                   "expected tags: 'base64', 'url', 'file'")
+    if source["type"] != "base64":
+        return
+    if source.get("media_type") not in IMAGE_TYPES:
+        raise _bad(f"{where}.source.base64.media_type: Input should be "
+                   "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'")
+    data = source.get("data")
+    if not isinstance(data, str) or not data:
+        raise _bad(f"{where}.source.base64.data: Field required")
+    if len(data) > IMAGE_MAX_BASE64:
+        raise _bad(f"{where}.source.base64: image exceeds 5 MB maximum: "
+                   f"{len(data)} bytes > {IMAGE_MAX_BASE64} bytes")
+
+
 def _check_tool_blocks(blocks, i):
     for j, block in enumerate(blocks):
         where = f"messages.{i}.content.{j}"
@@ -504,6 +533,16 @@ def _check_tool_blocks(blocks, i):
             content = block.get("content", "")
             if not isinstance(content, (str, list)):
                 raise _bad(f"{where}.content: Input should be a valid list")
+            for k, part in enumerate(content if isinstance(content, list)
+                                     else []):
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind not in RESULT_BLOCKS:
+                    raise _bad(f"{where}.tool_result.content.{k}: Input tag "
+                               f"'{kind}' does not match any of the "
+                               "expected tags")
+                if kind == "image":
+                    _check_image(part, f"{where}.tool_result.content.{k}."
+                                 "image")
             if "is_error" in block and not isinstance(block["is_error"], bool):
                 raise _bad(f"{where}.is_error: Input should be a valid "
                            "boolean")
@@ -702,6 +741,31 @@ def _oai_bad(message, param=None, code=None):
                     code=code)
 
 
+def _check_chat_parts(msg, i):
+    """A message's content parts: a tool message's may only be text (the
+    SDK's ChatCompletionToolMessageParam), an image part is a URL."""
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return
+    allowed = ["text"] if msg.get("role") == "tool" else \
+        ["text", "image_url", "input_audio", "file"]
+    for k, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        where = f"messages[{i}].content[{k}]"
+        if kind not in allowed:
+            raise _oai_bad(f"Invalid value: '{kind}'. Supported values are: "
+                           + ", ".join(f"'{a}'" for a in allowed) + ".",
+                           param=f"{where}.type", code="invalid_value")
+        if kind == "image_url":
+            url = (part.get("image_url") or {}).get("url")
+            if not isinstance(url, str) or not url.startswith(
+                    ("data:image/", "http://", "https://")):
+                raise _oai_bad(f"Invalid '{where}.image_url.url': expected "
+                               "a URL or a base64 data URL of an image.",
+                               param=f"{where}.image_url.url",
+                               code="invalid_value")
+
+
 def validate_openai(headers, raw, api_key):
     """Validate a /v1/chat/completions request; return its parsed body."""
     if headers.get("authorization") != f"Bearer {api_key}":
@@ -762,6 +826,7 @@ def validate_openai(headers, raw, api_key):
                            "'system', 'assistant', 'user', 'function', "
                            "'tool', and 'developer'.",
                            param=f"messages[{i}].role", code="invalid_value")
+        _check_chat_parts(msg, i)
         if role == "tool":
             call_id = msg.get("tool_call_id")
             if not isinstance(call_id, str):

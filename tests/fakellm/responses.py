@@ -20,6 +20,9 @@ What the real service does, and where it says so:
   `response.output_text.delta`, `response.function_call_arguments.delta/
   done`, `response.reasoning_summary_text.delta`, `response.completed`
   with `usage.input_tokens_details.cached_tokens`), and no `[DONE]`.
+* A function_call_output's `output` is a string or a list of input parts
+  (`input_text`, `input_image` with its `image_url` or `file_id`,
+  `input_file`), as the SDK's ResponseFunctionCallOutputItemList declares.
 * The refusals are the service's own words as users met them:
   "Item 'fc_…' of type 'function_call' was provided without its required
   'reasoning' item: 'rs_…'." (cline/cline#12242, continuedev/continue#10018),
@@ -337,8 +340,19 @@ def check_input(body, signer, reasoned):
             if call_id not in calls:
                 raise Bad("No tool call found for function call output with "
                           f"call_id {call_id}.", param="input")
-            if not isinstance(item.get("output"), (str, list)):
+            output = item.get("output")
+            if not isinstance(output, (str, list)):
                 raise _missing(f"{where}.output")
+            for k, part in enumerate(output if isinstance(output, list)
+                                     else []):
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind not in USER_PARTS:
+                    raise _invalid_value(f"{where}.output[{k}].type", kind,
+                                         USER_PARTS)
+                if kind == "input_image" and not \
+                        isinstance(part.get("image_url"), str) and not \
+                        isinstance(part.get("file_id"), str):
+                    raise _missing(f"{where}.output[{k}].image_url")
             answered.add(call_id)
             continue
         else:

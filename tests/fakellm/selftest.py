@@ -674,6 +674,80 @@ def test_tool_result_validation():
     check_eq(reply.status, 200, "OpenAI valid round trip")
 
 
+def test_images():
+    """Images of tool results: the Messages API's image blocks (the four
+    types, 5 MB of base64), chat completions' image_url parts (never in a
+    tool message), Responses' input_image in a function_call_output."""
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmR"
+    use = {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+         "input": {}}]}
+
+    def with_image(source):
+        return [{"role": "user", "content": "Look."}, use,
+                {"role": "user", "content": [{
+                    "type": "tool_result", "tool_use_id": "toolu_1",
+                    "content": [{"type": "text", "text": "a map"},
+                                {"type": "image", "source": source}]}]}]
+
+    script([{"kind": "text", "text": "ok"}])
+    for source, message in (
+            ({"type": "base64", "media_type": "image/tiff", "data": png},
+             "messages.2.content.0.tool_result.content.1.image.source."
+             "base64.media_type: Input should be 'image/jpeg', "
+             "'image/png', 'image/gif' or 'image/webp'"),
+            ({"type": "base64", "media_type": "image/png",
+              "data": "A" * (5 * 1024 * 1024 + 4)},
+             "messages.2.content.0.tool_result.content.1.image.source."
+             "base64: image exceeds 5 MB maximum: 5242884 bytes > 5242880 "
+             "bytes")):
+        reply = anthropic(anthropic_body(with_image(source), tools=TOOLS))
+        check_eq(reply.status, 400, "status of a bad image")
+        check_eq(reply.json()["error"]["message"], message, "its message")
+    reply = anthropic(anthropic_body(with_image(
+        {"type": "base64", "media_type": "image/png", "data": png}),
+        tools=TOOLS))
+    check_eq(reply.status, 200, "a good image")
+
+    call_ = {"id": "call_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{}"}}
+    part = {"type": "image_url",
+            "image_url": {"url": "data:image/png;base64," + png}}
+    head = [{"role": "user", "content": "x"},
+            {"role": "assistant", "content": None, "tool_calls": [call_]}]
+    script([{"kind": "text", "text": "ok"}])
+    reply = openai(openai_body(head + [
+        {"role": "tool", "tool_call_id": "call_1", "content": [
+            {"type": "text", "text": "a map"}, part]}], tools=OPENAI_TOOLS))
+    check_eq(reply.status, 400, "an image in a tool message")
+    check_eq(reply.json()["error"]["param"], "messages[2].content[1].type",
+             "its param")
+    reply = openai(openai_body(head + [
+        {"role": "tool", "tool_call_id": "call_1", "content": "a map"},
+        {"role": "user", "content": [{"type": "text", "text": "call_1:"},
+                                     part]}], tools=OPENAI_TOOLS))
+    check_eq(reply.status, 200, "an image in the user message after")
+
+    def responses_with(output):
+        return {"model": "gpt-5.4", "store": False, "input": [
+            {"type": "message", "role": "user", "content": "x"},
+            {"type": "function_call", "call_id": "call_1", "name": "read",
+             "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1",
+             "output": output}]}
+    script([{"kind": "text", "text": "ok"}])
+    reply = call("POST", "/v1/responses", responses_with(
+        [{"type": "input_text", "text": "a map"},
+         {"type": "image_url", "image_url": "data:image/png;base64,"}]),
+        OPENAI_HEADERS)
+    check_eq(reply.status, 400, "a part of no such type")
+    reply = call("POST", "/v1/responses", responses_with(
+        [{"type": "input_text", "text": "a map"},
+         {"type": "input_image",
+          "image_url": "data:image/png;base64," + png}]), OPENAI_HEADERS)
+    check_eq(reply.status, 200, f"input_image in the output ({reply.body!r})")
+
+
 def test_empty_text_block():
     """Empty text content is rejected."""
     script([{"kind": "text", "text": "unused"}])

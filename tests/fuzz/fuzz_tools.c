@@ -857,7 +857,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct fuzz_tool *t;
-	struct tool_output out = { 0, NULL };
+	struct tool_output out = { 0 };
 	struct fuzz_ids ids = { "", "", "", "" };
 	struct agent *a;
 	struct member *bob, *who;

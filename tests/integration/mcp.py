@@ -5,7 +5,9 @@ person approves, and sees its result; the call shows in the events, the
 request in the requests. A call the person rejects is not made, a tool
 that does not exist is refused, a call can be interrupted (the server is
 told), a server that dies is reported and started again at its next use,
-and a changed tool list reaches the next request.
+and a changed tool list reaches the next request. An image of a result
+reaches the model in each API's own shape, and again after --resume; one
+of a type the models do not take is a line of text.
 """
 
 import json
@@ -16,8 +18,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import (FakeLLM, Results, remote_addresses,  # noqa: E402
-                            team_folder, wait_for)
+from fakellm_client import (API_KEY, OPENAI_TEST_MODEL,  # noqa: E402
+                            FakeLLM, Results, conversation,
+                            remote_addresses, team_folder, wait_for)
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -509,6 +512,116 @@ def test_network_asked_in_huddles_name(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
+def picture_png():
+    """The base64 of the PNG the test server's picture tool answers."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("mcp_test_server", SERVER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PICTURE_PNG
+
+
+PICTURE_LINES = ("a red picture\n"
+                 "[image image/png 4x3, passed to the model]\n"
+                 "[image image/tiff not passed on: the models take png, "
+                 "jpeg, gif or webp]")
+
+
+def image_seen(api, body, data):
+    """Whether a recorded request body carries the picture as `api`
+    takes it: the Messages API in the tool_result's content, chat
+    completions in a user message after the tool message (which keeps the
+    text), Responses in the function_call_output's output."""
+    msgs = conversation(body)
+    url = "data:image/png;base64," + data
+    if api == "anthropic":
+        for m in msgs:
+            for b in m.get("content") if isinstance(m.get("content"),
+                                                     list) else []:
+                if b.get("type") != "tool_result" or \
+                        not isinstance(b.get("content"), list):
+                    continue
+                c = b["content"]
+                return (c[0] == {"type": "text", "text": PICTURE_LINES} and
+                        c[1:] == [{"type": "image", "source": {
+                            "type": "base64", "media_type": "image/png",
+                            "data": data}}])
+        return False
+    if api == "openai-chat":
+        for i, m in enumerate(msgs[:-1]):
+            if m.get("role") != "tool" or m.get("content") != PICTURE_LINES:
+                continue
+            nxt = msgs[i + 1]
+            parts = nxt.get("content")
+            return (nxt.get("role") == "user" and isinstance(parts, list)
+                    and m["tool_call_id"] in parts[0].get("text", "") and
+                    parts[1] == {"type": "image_url",
+                                 "image_url": {"url": url}})
+        return False
+    for item in msgs:
+        if item.get("type") == "function_call_output" and \
+                isinstance(item.get("output"), list):
+            return item["output"] == [
+                {"type": "input_text", "text": PICTURE_LINES},
+                {"type": "input_image", "image_url": url}]
+    return False
+
+
+def test_image_result(fake, api):
+    """The lead calls the picture tool: the PNG reaches its model in the
+    API's shape, the TIFF is a line; the events show lines, never base64;
+    a resumed team sends the picture again."""
+    fake.reset()
+    data = picture_png()
+    work = tempfile.mkdtemp(prefix="huddle-mcpimg-")
+    cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
+                       "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"pics": {
+            "command": "python3", "args": [SERVER, "--image-tool"]}}}, f)
+    args, env = ["--mcp-config", cfg], None
+    if api != "anthropic":
+        env = {"OPENAI_API_KEY": API_KEY,
+               "OPENAI_BASE_URL": fake.openai_url}
+        args += (["--provider", "openai", "--model", OPENAI_TEST_MODEL]
+                 if api == "openai" else ["--provider", "openai-chat"])
+
+    def lead_requests():
+        return [r for r in fake.requests() if r.get("agent") == "lead"]
+
+    fake.script(call("lead", "mcp__pics__picture"), say("lead", "Seen."))
+    with Huddle(fake, workdir=work, args=args, env=env) as h:
+        wait_ready(h, "pics")
+        h.send("look")
+        approve_next(h, "mcp__pics__picture")
+        res = h.wait(ev("tool_result", "lead", tool="mcp__pics__picture"),
+                     what="the picture's result")
+        expect(res["is_error"] is False and res["output"] == PICTURE_LINES,
+               res)
+        h.wait_text("lead", "Seen.")
+        expect(not any(data[:40].encode() in line for line in h.raw),
+               "base64 in the events")
+        wait_for(lambda: any(image_seen(api, r["body"], data)
+                             for r in lead_requests()), 10,
+                 "the picture in a request")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    # Resumed, the conversation still holds the picture. (The server
+    # must be ready first: the thoughts of the model are bound to the
+    # tool list, which holds the server's tools only once it is.)
+    fake.reset()
+    fake.script(say("lead", "Still seen."))
+    with Huddle(fake, workdir=work, args=args, env=env, resume=True) as h:
+        wait_ready(h, "pics")
+        h.send("again")
+        h.wait_text("lead", "Still seen.")
+        expect(any(image_seen(api, r["body"], data)
+                   for r in lead_requests()),
+               "the resumed request lost the picture")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
@@ -531,6 +644,9 @@ def main():
               test_proxy_and_cache, fake)
         r.run("a server's network request is huddle's: no model is woken",
               test_network_asked_in_huddles_name, fake)
+        for api in ("anthropic", "openai-chat", "openai"):
+            r.run("an image of a result reaches the model (%s), also "
+                  "after --resume" % api, test_image_result, fake, api)
     r.finish()
 
 

@@ -23,6 +23,10 @@ answers in pages of two.
 as it starts, as npx asks for its registry, and logs the proxy's answer
 ({"connect": status line}); it serves meanwhile.
 
+--image-tool adds the tool picture, which answers a line of text, a PNG of
+4 x 3 pixels (PICTURE_PNG, made here with zlib) and a TIFF's start (a
+type the models do not take).
+
 Hostile modes, for the client's defences:
   --flood-pings       at a tools/call, stops reading its input and sends
                       ping requests without end (stdio)
@@ -37,12 +41,15 @@ Hostile modes, for the client's defences:
 """
 
 import argparse
+import base64
 import json
 import os
+import struct
 import sys
 import threading
 import time
 import uuid
+import zlib
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"
@@ -68,6 +75,21 @@ ASK_FORM = {
             "region": {"type": "string", "enum": ["eu", "us"],
                        "default": "eu"}},
         "required": ["name"]}}
+
+
+def png(width, height, rgb):
+    """A PNG of one colour: signature, IHDR, IDAT, IEND."""
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+    rows = b"".join(b"\0" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" +
+            chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0,
+                                       0, 0)) +
+            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+PICTURE_PNG = base64.b64encode(png(4, 3, (200, 30, 30))).decode()
 
 
 def log(msg):
@@ -106,6 +128,9 @@ def tools():
                     "inputSchema": obj})
     if ARGS.cwd_tool:
         out.append({"name": "cwd", "description": "Its working directory.",
+                    "inputSchema": obj})
+    if ARGS.image_tool:
+        out.append({"name": "picture", "description": "A small picture.",
                     "inputSchema": obj})
     if STATE["grown"]:
         out.append({"name": "extra", "description": "Appeared later.",
@@ -199,6 +224,12 @@ def call_tool(name, args, rid, notify, meta=None):
         return text("grown")
     if name == "cwd" and ARGS.cwd_tool:
         return text(os.getcwd())
+    if name == "picture" and ARGS.image_tool:
+        return {"content": [
+            {"type": "text", "text": "a red picture"},
+            {"type": "image", "data": PICTURE_PNG, "mimeType": "image/png"},
+            {"type": "image", "data": "SUkqAAgAAAA=",
+             "mimeType": "image/tiff"}]}
     if name == "extra" and STATE["grown"]:
         return text("extra ran")
     return text("no tool %s" % name, True)
@@ -445,6 +476,7 @@ def main():
     p.add_argument("--port-file")
     p.add_argument("--log")
     p.add_argument("--cwd-tool", action="store_true")
+    p.add_argument("--image-tool", action="store_true")
     p.add_argument("--flood-pings", action="store_true")
     p.add_argument("--spam-lines", action="store_true")
     p.add_argument("--huge-list", action="store_true")

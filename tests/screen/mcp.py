@@ -2,7 +2,8 @@
 """An MCP tool call on the screen, in a real terminal (tmux): a teammate
 calls the stdio test server's echo tool; the call shows in its pane, the
 permission request in the table with the tool and what it is given; F5
-approves it there, and the result shows in the pane."""
+approves it there, and the result shows in the pane. A result with images
+shows a line for each, never base64, live and after --resume."""
 
 import json
 import os
@@ -82,9 +83,49 @@ def test_call_on_screen(fake):
         quit_clean(s)
 
 
+def test_picture_on_screen(fake):
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "tool_use", "calls": [
+                    {"name": "mcp__test__picture", "input": {}}]},
+                *[{"agent": "lead", "kind": "text", "text": "Seen."}] * 3)
+    cfg = os.path.join(tempfile.mkdtemp(prefix="huddle-mcpcfg-"),
+                       "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"test": {
+            "command": "python3", "args": [SERVER, "--image-tool"]}}}, f)
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    args = ["--mcp-config", cfg, "--quit-timeout", "2"]
+    line = "[image image/png 4x3, passed to the model]"
+    with fake_screen(fake, args, cols=140, rows=40, workdir=work) as s:
+        s.wait_for("lead>", 10)
+        server_ready(s)
+        s.send_text("look")
+        s.send_keys("Enter")
+        s.wait_for(re.compile(r"permission\s+lead → lead\s+\S+\s+pending"),
+                   20, "the call in the table")
+        s.send_keys("F5")        # the hint line's request
+        s.wait_for("a red picture", 20, "the result in the pane")
+        s.send_keys("C-o")       # the folded lines in full
+        screen = s.wait_for(line, 10, "the image's line")
+        expect("not passed on: the models take png" in screen, screen)
+        expect("iVBOR" not in screen, "base64 on the screen:\n" + screen)
+        quit_clean(s)
+    # Resumed, the pane shows the stored result the same way.
+    fake.reset()
+    with fake_screen(fake, args + ["--resume"], cols=140, rows=40,
+                     workdir=work) as s:
+        s.wait_for("a red picture", 20, "the stored result")
+        s.send_keys("C-o")
+        screen = s.wait_for(line, 10, "the stored image's line")
+        expect("iVBOR" not in screen, "base64 on the screen:\n" + screen)
+        quit_clean(s)
+
+
 def register(r, fake):
     r.run("an MCP call: pane, table, F5, result",
           lambda: test_call_on_screen(fake))
+    r.run("an MCP result with images: a line each, never base64",
+          lambda: test_picture_on_screen(fake))
 
 
 if __name__ == "__main__":

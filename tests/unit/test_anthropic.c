@@ -290,6 +290,43 @@ START_TEST(body_passes_the_conversation_through)
 }
 END_TEST
 
+/* A tool result with images (an MCP tool's) goes as the API takes it:
+ * its content an array of the text and image blocks, base64 unchanged. */
+START_TEST(body_carries_result_images_as_image_blocks)
+{
+	struct llm_config c;
+	struct llm_request req = { 0 };
+	json_t *body, *result;
+	char *text;
+
+	llm_config_defaults(&c);
+	c.model = "claude-x";
+	c.max_tokens = 99;
+	req.messages = json_loads("[{\"role\":\"user\",\"content\":\"Look.\"},"
+	    "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\","
+	    "\"id\":\"toolu_1\",\"name\":\"mcp__b__shot\",\"input\":{}}]},"
+	    "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
+	    "\"tool_use_id\":\"toolu_1\",\"content\":[{\"type\":\"text\","
+	    "\"text\":\"[image image/png 2x2, passed to the model]\"},"
+	    "{\"type\":\"image\",\"source\":{\"type\":\"base64\","
+	    "\"media_type\":\"image/png\",\"data\":\"iVBORw0KGgo=\"}}],"
+	    "\"is_error\":false}]}]", 0, NULL);
+	text = provider_anthropic.body(&c, &req);
+	ck_assert_ptr_nonnull(strstr(text, "{\"type\":\"image\",\"source\":"
+	    "{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":"
+	    "\"iVBORw0KGgo=\"}}"));
+	body = json_loads(text, 0, NULL);
+	ck_assert(json_equal(json_object_get(body, "messages"), req.messages));
+	result = json_array_get(json_object_get(json_array_get(
+	    json_object_get(body, "messages"), 2), "content"), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(result, "content")),
+	    2);
+	free(text);
+	json_decref(body);
+	json_decref(req.messages);
+}
+END_TEST
+
 /* The thinking object with its display, between_tools, and the tool
  * choice: "none" as asked, a forced one only where the model takes it. */
 START_TEST(body_carries_thinking_rules)
@@ -706,6 +743,7 @@ anthropic_suite(void)
 	tcase_add_test(tc, error_event_mid_stream_fails_the_stream);
 	tcase_add_test(tc, malformed_event_json_fails_the_stream);
 	tcase_add_test(tc, body_passes_the_conversation_through);
+	tcase_add_test(tc, body_carries_result_images_as_image_blocks);
 	tcase_add_test(tc, body_carries_thinking_rules);
 	tcase_add_test(tc, headers_carry_key_and_version);
 	tcase_add_test(tc, whole_reply_is_read);

@@ -108,7 +108,7 @@ assert_gone(pid_t pid)
 
 START_TEST(output_and_exit_status)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	ck_assert_int_eq(run("echo hello", 0, 0, NULL, &o), 0);
 	ck_assert_int_eq(o.is_error, 0);
@@ -135,7 +135,7 @@ END_TEST
 
 START_TEST(stderr_is_captured_in_order)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	ck_assert_int_eq(run("echo out; echo err >&2; echo out2", 0, 0, NULL,
 	    &o), 0);
@@ -149,7 +149,7 @@ END_TEST
 
 START_TEST(runs_in_workdir_with_no_stdin)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *want = xasprintf("%s\n[exit status 0]", wd);
 
 	ck_assert_int_eq(run("pwd", 0, 0, NULL, &o), 0);
@@ -164,7 +164,7 @@ END_TEST
 
 START_TEST(bad_requests_are_tool_errors)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct bash_options bo = { .program = program,
 	    .workdir = "/nonexistent-huddle-dir" };
 
@@ -186,7 +186,7 @@ END_TEST
 
 START_TEST(secrets_are_not_in_the_environment)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	setenv("ANTHROPIC_API_KEY", "sk-ant-secret", 1);
 	setenv("OPENAI_API_KEY", "sk-openai-secret", 1);
@@ -237,7 +237,7 @@ END_TEST
 
 START_TEST(child_gets_a_clean_signal_state)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	const char *ign;
 	sigset_t set;
 
@@ -268,7 +268,7 @@ END_TEST
 
 START_TEST(timeout_kills_the_whole_group)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int64_t t0 = clock_mono_ms(), took;
 	pid_t pgid;
 
@@ -310,7 +310,7 @@ run_tmp(const char *command, const struct tmpuse *max,
 START_TEST(a_tmpdir_past_its_ceiling_stops_the_command)
 {
 	struct tmpuse max = { 1 << 20, 200 }, u;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *tmp = xasprintf("%s/tmp", wd);
 	int64_t t0 = clock_mono_ms();
 
@@ -401,7 +401,7 @@ run_cancelled(const char *setup, const char *rest, struct tool_output *o,
 
 START_TEST(cancel_ends_a_command_at_once)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int64_t took;
 	pid_t pgid;
 
@@ -418,7 +418,7 @@ END_TEST
 
 START_TEST(cancel_kills_what_ignores_sigterm)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int64_t took;
 	pid_t pgid;
 
@@ -433,7 +433,7 @@ END_TEST
 
 START_TEST(a_fired_token_runs_nothing)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct cancel c;
 	char *marker = xasprintf("%s/ran", wd);
 
@@ -451,7 +451,7 @@ END_TEST
 
 START_TEST(background_jobs_end_with_the_command)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int64_t t0 = clock_mono_ms();
 	pid_t pgid;
 
@@ -483,7 +483,7 @@ printed_pids(const char *text, pid_t *pids, int n)
 
 START_TEST(escapees_end_with_the_command)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int64_t t0 = clock_mono_ms();
 	pid_t pids[3];
 	int i;
@@ -506,7 +506,7 @@ END_TEST
 
 START_TEST(a_killed_reaper_leaves_nothing_behind)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	pid_t pids[1];
 
 	/* The shell's parent is its reaper. Without it, the shell and its
@@ -555,7 +555,7 @@ END_TEST
 
 START_TEST(output_cap_keeps_head_and_tail)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *mark;
 
 	/* seq 1 100000 writes 588895 bytes; 1000 are kept. */
@@ -592,7 +592,7 @@ END_TEST
 
 START_TEST(invalid_utf8_is_repaired)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	ck_assert_int_eq(run("printf 'a\\377b\\000c\\n'", 0, 0, NULL, &o), 0);
 	ck_assert(utf8_valid(o.text));
@@ -613,7 +613,7 @@ work(void *arg)
 	struct worker *w = arg;
 	struct bash_options bo = { .program = program, .workdir = wd,
 	    .timeout_s = 10 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *cmd, *want;
 	int i;
 
@@ -660,7 +660,7 @@ END_TEST
 START_TEST(a_copied_reaper_runs_and_cannot_be_written)
 {
 	struct bash_options bo = { .workdir = wd, .timeout_s = 10 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *copy, *err = NULL;
 	int fd;
 

@@ -149,7 +149,7 @@ START_TEST(no_controlling_terminal)
 {
 	struct bash_options bo = { .program = program, .workdir = wd,
 	    .timeout_s = 60 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int m, s, st, fd;
 	pid_t pid;
 
@@ -187,7 +187,7 @@ END_TEST
 START_TEST(tiocsti_is_refused)
 {
 	struct confine c = { .net = CONFINE_NET_OPEN };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	run("python3 -c '\n"
 	    "import os, pty, fcntl, termios\n"
@@ -233,7 +233,7 @@ START_TEST(udp_is_refused)
 	static const enum confine_net nets[] = { CONFINE_NET_OPEN,
 	    CONFINE_NET_NONE, CONFINE_NET_PROXY };
 	struct confine c = { .proxy_port = 9 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char cmd[512], buf[64];
 	int fd, port;
 	size_t i;
@@ -302,7 +302,7 @@ unix_try(const char *path, const struct confine *c, struct tool_output *o)
 
 START_TEST(unix_sockets_only_where_allowed)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *root = xasprintf("%s/root", wd), *out = xasprintf("%s/out", wd);
 	char *named = xasprintf("%s/out/named.sock", wd), *p, buf[8];
 	char *roots[] = { root, NULL }, *socks[] = { named, NULL };
@@ -412,7 +412,7 @@ tcp_listener(int *port)
 START_TEST(tcp_only_to_the_proxy)
 {
 	struct confine c = { .net = CONFINE_NET_PROXY };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int proxy, other, pport, oport, a;
 	char *cmd, buf[8];
 
@@ -460,7 +460,7 @@ END_TEST
 
 START_TEST(git_metadata_is_read_only)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *ro[4];
 	struct confine c = { .net = CONFINE_NET_OPEN, .readonly = ro };
 
@@ -512,7 +512,7 @@ END_TEST
 START_TEST(process_count_is_limited)
 {
 	struct confine c = { .net = CONFINE_NET_OPEN, .max_procs = 50 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	const char *loop = "n=0; while [ $n -lt 200 ]; do "
 	    "sleep 5 & n=$((n+1)); done; echo started $n";
 
@@ -533,7 +533,7 @@ START_TEST(memory_is_limited)
 {
 	struct confine c = { .net = CONFINE_NET_OPEN,
 	    .max_memory = 1LL << 30 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	const char *cmd = "python3 -c '\n"
 	    "import ctypes\n"
 	    "libc = ctypes.CDLL(None)\n"
@@ -563,7 +563,7 @@ START_TEST(file_size_is_limited)
 {
 	struct confine c = { .net = CONFINE_NET_OPEN,
 	    .max_file_size = 10LL << 20 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct stat st;
 	char *f = xasprintf("%s/big", wd);
 
@@ -584,7 +584,7 @@ END_TEST
 START_TEST(root_keeps_no_capability)
 {
 	struct confine c = { .net = CONFINE_NET_OPEN };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *why = NULL;
 
 	if (geteuid() != 0)
@@ -606,7 +606,7 @@ END_TEST
 /* All of it at once, inside the Landlock sandbox, as huddle runs it. */
 START_TEST(with_the_landlock_sandbox)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *roots[] = { wd, NULL }, *ro[] = { NULL, NULL }, *err = NULL;
 	struct confine c = { .net = CONFINE_NET_NONE, .unix_roots = roots,
 	    .readonly = ro, .max_procs = CONFINE_DEFAULT_PROCS,
@@ -649,7 +649,7 @@ START_TEST(a_user_other_than_root)
 	    .unix_roots = roots, .max_procs = 20 };
 	struct bash_options bo = { .program = program, .workdir = wd,
 	    .timeout_s = 60, .confine = &c };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	uid_t nobody = 65534;
 	char *p;
 	int st, in_fd, out_fd;
@@ -735,7 +735,7 @@ END_TEST
 START_TEST(no_inbound_tcp_under_the_proxy)
 {
 	struct confine c = { .net = CONFINE_NET_PROXY, .proxy_port = 9 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *roots[] = { wd, NULL };
 	const char *cmd = "python3 -c '\n"
 	    "import socket\n"
@@ -792,7 +792,7 @@ filtered_tiocsti(const struct confine *c, int built)
 START_TEST(the_filter_is_built_once)
 {
 	struct confine c = { .net = CONFINE_NET_PROXY, .proxy_port = 9 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *err = NULL;
 	int built, again;
 
@@ -875,7 +875,7 @@ START_TEST(no_keyring)
 	struct confine none = { .net = CONFINE_NET_NONE },
 	    held = { .net = CONFINE_NET_PROXY, .proxy_port = 9, .readonly = ro,
 	    .max_procs = 64 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *cmd;
 	long id;
 
@@ -908,7 +908,7 @@ START_TEST(no_keyring_for_a_user)
 	    .max_procs = 64 };
 	struct bash_options bo = { .program = program, .workdir = wd,
 	    .timeout_s = 60, .confine = &c };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	uid_t nobody = 65534;
 	char *cmd;
 	long id;
@@ -974,7 +974,7 @@ START_TEST(another_commands_processes_are_hidden)
 	    .timeout_s = 60, .confine = &plain, .sandboxed = 1 };
 	struct mountns_pin pin;
 	struct bash_piped other;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	int64_t until;
 	int k;
 

@@ -129,7 +129,7 @@ teardown(void)
 
 START_TEST(read_whole_file)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	put("f.txt", "one\ntwo\n", 8, 0644);
 	ck_assert_int_eq(fstools_read(&fc, "f.txt", 0, 0, &o), 0);
@@ -154,7 +154,7 @@ END_TEST
 
 START_TEST(read_with_limit)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	put("ten", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10", 20, 0644);
 	ck_assert_int_eq(fstools_read(&fc, "ten", 0, 3, &o), 0);
@@ -184,7 +184,7 @@ END_TEST
 
 START_TEST(read_pages_with_offset)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	put("ten", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10", 20, 0644);
 	ck_assert_int_eq(fstools_read(&fc, "ten", 4, 3, &o), 0);
@@ -211,7 +211,7 @@ END_TEST
 
 START_TEST(read_refusals_are_tool_errors)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *fifo = in_wd("fifo"), *outside = xasprintf("%s/out/s", top);
 	FILE *f = fopen(outside, "w");
 
@@ -241,7 +241,7 @@ END_TEST
 
 START_TEST(read_through_links)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *outside = xasprintf("%s/out/secret", top), *link = in_wd("leak");
 	char *inlink = in_wd("alias");
 	FILE *f = fopen(outside, "w");
@@ -267,7 +267,7 @@ END_TEST
 
 START_TEST(read_binary_is_repaired)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	put("bin", "ab\0cd\xff\n", 7, 0644);
 	ck_assert_int_eq(fstools_read(&fc, "bin", 0, 0, &o), 0);
@@ -297,7 +297,7 @@ END_TEST
 
 START_TEST(read_is_capped)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	size_t cap = FSTOOLS_READ_CAP, n = 3 * cap, i;
 	char *big = xmalloc(n), *note;
 
@@ -358,7 +358,7 @@ END_TEST
 
 START_TEST(huge_sparse_file_reads_at_once_and_cancels_at_once)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct fstools_ctx cc = { wd, NULL, NULL };
 	struct cancel c;
 	struct tu_firer f;
@@ -402,7 +402,7 @@ END_TEST
 
 START_TEST(write_creates_parents)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *got;
 
 	ck_assert_int_eq(fstools_write(&fc, "a/b/c.txt", "hello", &o), 0);
@@ -438,7 +438,7 @@ exists(const char *name)
 /* A failed write takes away the directories it made, and only those. */
 START_TEST(failed_write_leaves_no_directories)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char longname[NAME_MAX + 2], *path, *keep = in_wd("keep");
 
 	memset(longname, 'n', sizeof longname - 1);
@@ -476,7 +476,7 @@ END_TEST
 
 START_TEST(write_replaces_and_keeps_mode)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *got, *dir;
 
 	put("run.sh", "old old old\n", 12, 0750);
@@ -504,7 +504,7 @@ END_TEST
 
 START_TEST(write_refuses_escapes)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *evil = xasprintf("%s/evil", top), *link = in_wd("outdir");
 	char *outdir = xasprintf("%s/out", top), *owned;
 
@@ -535,7 +535,7 @@ END_TEST
 
 START_TEST(edit_replaces_exactly_once)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *got;
 
 	put("f.c", "int x = 1;\nint y = 2;\n", 22, 0640);
@@ -559,7 +559,7 @@ END_TEST
 
 START_TEST(edit_needs_one_occurrence)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *got;
 
 	put("f", "a = 1\nb = 1\n", 12, 0644);
@@ -599,7 +599,7 @@ END_TEST
 
 START_TEST(hard_links_are_not_written)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	char *target = xasprintf("%s/out/target", top), *got;
 	char *alias = in_wd("alias");
 	FILE *f = fopen(target, "w");
@@ -645,7 +645,7 @@ swap_loop(void *arg)
 
 START_TEST(a_swapped_link_never_leads_out)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct swapper w;
 	pthread_t th;
 	char *out = xasprintf("%s/out", top), *p, *dir;

@@ -26,6 +26,7 @@
 #include "mcp/set.h"
 #include "testutil.h"
 #include "tools/reaper.h"
+#include "tools/tool.h"
 #include "tools/reaperexe.h"
 #include "util/cancel.h"
 #include "util/clock.h"
@@ -181,23 +182,30 @@ START_TEST(result_blocks_become_text)
 {
 	json_t *r = json_loads("{\"content\":[{\"type\":\"text\",\"text\":"
 	    "\"one\"},{\"type\":\"image\",\"mimeType\":\"image/png\","
-	    "\"data\":\"AAAA\"},{\"type\":\"resource\",\"resource\":{\"uri\":"
-	    "\"file:///x\",\"text\":\"inside\"}},{\"type\":\"resource_link\","
-	    "\"uri\":\"file:///y\",\"name\":\"y\"}],\"isError\":true}", 0,
-	    NULL);
+	    "\"data\":\"AAAA\"},{\"type\":\"audio\",\"mimeType\":"
+	    "\"audio/wav\",\"data\":\"UklG\"},{\"type\":\"resource\","
+	    "\"resource\":{\"uri\":\"file:///x\",\"text\":\"inside\"}},"
+	    "{\"type\":\"resource_link\",\"uri\":\"file:///y\",\"name\":"
+	    "\"y\"}],\"isError\":true}", 0, NULL);
+	json_t *images = NULL;
 	int err = 0;
-	char *t = mcp_content_text(r, 0, &err);
+	char *t = mcp_content_text(r, 0, &err, &images);
 
+	/* "AAAA" is base64 of three zero bytes: no PNG header. Audio stays
+	 * a line. */
 	ck_assert_int_eq(err, 1);
-	ck_assert_str_eq(t, "one\n[image image/png, 4 bytes of base64, not "
-	    "shown]\ninside\n[resource link file:///y: y]");
+	ck_assert_str_eq(t, "one\n[image image/png not passed on: its header "
+	    "cannot be read as image/png]\n[audio audio/wav, 4 bytes of "
+	    "base64, not shown]\ninside\n[resource link file:///y: y]");
+	ck_assert_ptr_null(images);
 	free(t);
 	json_decref(r);
 	r = json_loads("{\"content\":[],\"structuredContent\":{\"n\":42}}", 0,
 	    NULL);
-	t = mcp_content_text(r, 0, &err);
+	t = mcp_content_text(r, 0, &err, &images);
 	ck_assert_int_eq(err, 0);
 	ck_assert_str_eq(t, "{\"n\":42}");
+	ck_assert_ptr_null(images);
 	free(t);
 	json_decref(r);
 }
@@ -206,7 +214,7 @@ END_TEST
 START_TEST(long_results_are_cut)
 {
 	char *big = xmalloc(100001);
-	json_t *r;
+	json_t *r, *images;
 	int err;
 	char *t;
 
@@ -216,7 +224,7 @@ START_TEST(long_results_are_cut)
 	big[100000] = '\0';
 	r = json_pack("{s:[{s:s, s:s}]}", "content", "type", "text", "text",
 	    big);
-	t = mcp_content_text(r, 1000, &err);
+	t = mcp_content_text(r, 1000, &err, &images);
 	ck_assert_uint_lt(strlen(t), 1100);
 	ck_assert_int_eq(t[0], 'H');
 	ck_assert_int_eq(t[strlen(t) - 1], 'T');
@@ -224,6 +232,198 @@ START_TEST(long_results_are_cut)
 	free(t);
 	json_decref(r);
 	free(big);
+}
+END_TEST
+
+/* base64 of n bytes (malloc'd). */
+static char *
+b64(const unsigned char *b, size_t n)
+{
+	static const char tbl[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = xmalloc(n / 3 * 4 + 5), *o = out;
+	size_t i;
+	unsigned v;
+
+	for (i = 0; i < n; i += 3) {
+		v = (unsigned)b[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)b[i + 1] << 8;
+		if (i + 2 < n)
+			v |= b[i + 2];
+		*o++ = tbl[v >> 18];
+		*o++ = tbl[v >> 12 & 63];
+		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tbl[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The base64 of a PNG's start, w x h (the reader needs no more). */
+static char *
+png_b64(unsigned long w, unsigned long h)
+{
+	unsigned char b[33] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+	    0, 0, 0, 13, 'I', 'H', 'D', 'R' };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		b[16 + i] = (unsigned char)(w >> (24 - 8 * i));
+		b[20 + i] = (unsigned char)(h >> (24 - 8 * i));
+	}
+	return b64(b, sizeof b);
+}
+
+static void
+add_image(json_t *content, const char *mime, const char *data)
+{
+	json_t *b = json_pack("{s:s}", "type", "image");
+
+	if (mime != NULL)
+		json_object_set_new(b, "mimeType", json_string(mime));
+	if (data != NULL)
+		json_object_set_new(b, "data", json_string(data));
+	json_array_append_new(content, b);
+}
+
+START_TEST(images_pass_to_the_model_or_say_why_not)
+{
+	static const unsigned char webp[30] = { 'R', 'I', 'F', 'F', 0, 0, 0, 0,
+	    'W', 'E', 'B', 'P', 'V', 'P', '8', 'L', 0, 0, 0, 0, 0x2f };
+	json_t *content = json_array(), *r, *images = NULL, *img;
+	char *png = png_b64(640, 480), *wide = png_b64(9000, 10), *t;
+	char *w = b64(webp, sizeof webp), *tiff = b64((const unsigned char *)
+	    "II*\0", 4);
+	int err;
+
+	json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text",
+	    "text", "shot:"));
+	add_image(content, "image/png", png);
+	add_image(content, "image/tiff", tiff);
+	add_image(content, "IMAGE/PNG", wide);
+	add_image(content, "image/jpeg", "/9j/4A@@");
+	add_image(content, "image/gif", NULL);
+	add_image(content, "image/jpeg", png);
+	add_image(content, "image/webp", w);
+	r = json_pack("{s:o}", "content", content);
+	t = mcp_content_text(r, 0, &err, &images);
+	ck_assert_str_eq(t, "shot:\n"
+	    "[image image/png 640x480, passed to the model]\n"
+	    "[image image/tiff not passed on: the models take png, jpeg, gif "
+	    "or webp]\n"
+	    "[image image/png 9000x10 not passed on: the models take at most "
+	    "8000 pixels a side]\n"
+	    "[image image/jpeg not passed on: its data is not valid base64]\n"
+	    "[image image/gif not passed on: it has no data]\n"
+	    "[image image/jpeg not passed on: its header cannot be read as "
+	    "image/jpeg]\n"
+	    "[image image/webp 1x1, passed to the model]");
+	/* The two images as the Messages API takes them, data unchanged. */
+	ck_assert_uint_eq(json_array_size(images), 2);
+	img = json_array_get(images, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(img, "type")),
+	    "image");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    img, "source"), "type")), "base64");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    img, "source"), "media_type")), "image/png");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    img, "source"), "data")), png);
+	ck_assert_uint_eq(json_object_size(img), 2);
+	ck_assert_uint_eq(json_object_size(json_object_get(img, "source")), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(images, 1), "source"), "media_type")),
+	    "image/webp");
+	free(t);
+	json_decref(images);
+	json_decref(r);
+	free(png);
+	free(wide);
+	free(w);
+	free(tiff);
+}
+END_TEST
+
+START_TEST(images_are_bounded_in_number_and_size)
+{
+	json_t *content = json_array(), *r, *images = NULL;
+	char *png = png_b64(8000, 8000), *big, *t;
+	size_t n = MCP_IMAGE_BYTES + 4;
+	int err, i;
+
+	for (i = 0; i < MCP_IMAGE_COUNT + 2; i++)
+		add_image(content, "image/png", png);
+	r = json_pack("{s:o}", "content", content);
+	t = mcp_content_text(r, 0, &err, &images);
+	ck_assert_uint_eq(json_array_size(images), MCP_IMAGE_COUNT);
+	ck_assert_ptr_nonnull(strstr(t, "[image image/png 8000x8000, passed "
+	    "to the model]\n[image image/png not passed on: a result passes "
+	    "at most 5 images to the model]\n[image image/png not passed on: "
+	    "a result passes at most 5 images to the model]"));
+	free(t);
+	json_decref(images);
+	json_decref(r);
+	/* Past 5 MiB of base64 (the APIs count the base64): refused before
+	 * anything is decoded. */
+	big = xmalloc(n + 1);
+	memset(big, 'A', n);
+	memcpy(big, png, strlen(png));
+	big[n] = '\0';
+	r = json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "image",
+	    "mimeType", "image/png", "data", big);
+	t = mcp_content_text(r, 0, &err, &images);
+	ck_assert_str_eq(t, "[image image/png not passed on: its base64 is "
+	    "5,242,884 bytes, more than the 5,242,880 the models take]");
+	ck_assert_ptr_null(images);
+	free(t);
+	json_decref(r);
+	/* Exactly 5 MiB passes. */
+	big[n - 4] = '\0';
+	r = json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "image",
+	    "mimeType", "image/png", "data", big);
+	t = mcp_content_text(r, 0, &err, &images);
+	ck_assert_str_eq(t, "[image image/png 8000x8000, passed to the "
+	    "model]");
+	ck_assert_uint_eq(json_array_size(images), 1);
+	free(t);
+	json_decref(images);
+	json_decref(r);
+	free(big);
+	free(png);
+}
+END_TEST
+
+START_TEST(withheld_images_say_so)
+{
+	struct tool_output o = { 0 };
+	char *png = png_b64(10, 20);
+	int i;
+
+	o.text = xstrdup("a\n[image image/png 10x20, passed to the model]\n"
+	    "b\n[image image/png 10x20, passed to the model]\n"
+	    "[image image/png 10x20, passed to the model]");
+	o.images = json_array();
+	for (i = 0; i < 3; i++)
+		json_array_append_new(o.images, json_pack("{s:s, s:{s:s, s:s, "
+		    "s:s}}", "type", "image", "source", "type", "base64",
+		    "media_type", "image/png", "data", png));
+	mcp_content_withhold(&o, 3, "never");
+	ck_assert_uint_eq(json_array_size(o.images), 3);
+	mcp_content_withhold(&o, 1, "too many");
+	ck_assert_str_eq(o.text, "a\n[image image/png 10x20, passed to the "
+	    "model]\nb\n[image image/png 10x20 not passed on: too many]\n"
+	    "[image image/png 10x20 not passed on: too many]");
+	ck_assert_uint_eq(json_array_size(o.images), 1);
+	/* A line the cut of a long text took is added at the end. */
+	free(o.text);
+	o.text = xstrdup("[… 99 bytes left out …]");
+	mcp_content_withhold(&o, 0, "gone");
+	ck_assert_str_eq(o.text, "[… 99 bytes left out …]\n[an image not "
+	    "passed on: gone]");
+	ck_assert_ptr_null(o.images);
+	tool_output_clear(&o);
+	free(png);
 }
 END_TEST
 
@@ -530,7 +730,7 @@ call(struct mcp_set *set, const char *name, const char *args,
 START_TEST(stdio_server_in_both_revisions)
 {
 	struct mcp_launch launch;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	json_t *list = json_array(), *t;
 	struct mcp_set *set;
 	char *log, *text;
@@ -569,7 +769,7 @@ END_TEST
 START_TEST(timeout_and_cancel_tell_the_server)
 {
 	struct mcp_launch launch;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct tu_firer f;
 	struct cancel c;
 	pthread_t th;
@@ -607,7 +807,7 @@ END_TEST
 START_TEST(a_dead_server_restarts_at_next_use)
 {
 	struct mcp_launch launch;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	json_t *list = json_array();
 	struct mcp_set *set;
 	char *log, *text;
@@ -646,7 +846,7 @@ END_TEST
 START_TEST(stdio_server_runs_in_root_or_its_cwd)
 {
 	struct mcp_launch launch;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct mcp_set *set;
 	char *log;
 
@@ -671,7 +871,7 @@ END_TEST
 START_TEST(a_server_that_floods_pings_cannot_block)
 {
 	struct mcp_launch launch;
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct tu_firer f;
 	struct cancel c;
 	pthread_t th;
@@ -771,7 +971,7 @@ END_TEST
 
 START_TEST(an_http_stream_kept_open_for_ever)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct mcp_set *set;
 	int64_t t0;
 	char *url;
@@ -795,7 +995,7 @@ END_TEST
 
 START_TEST(an_http_event_too_large)
 {
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct mcp_set *set;
 	char *url;
 	int port;
@@ -875,6 +1075,9 @@ mcp_suite(void)
 	suite_add_tcase(s, wire);
 	tcase_add_test(text, result_blocks_become_text);
 	tcase_add_test(text, long_results_are_cut);
+	tcase_add_test(text, images_pass_to_the_model_or_say_why_not);
+	tcase_add_test(text, images_are_bounded_in_number_and_size);
+	tcase_add_test(text, withheld_images_say_so);
 	tcase_add_test(text, tool_names_fit_the_apis);
 	tcase_add_test(text, the_allow_list);
 	tcase_add_test(text, unusable_configurations_are_named);

@@ -112,7 +112,7 @@ caller_main(void *arg)
 START_TEST(another_tool_asks_first)
 {
 	struct lt l;
-	struct caller c = { &l, "{\"a\": 2, \"b\": 40}", { 0, NULL } };
+	struct caller c = { &l, "{\"a\": 2, \"b\": 40}", { 0 } };
 	pthread_t th;
 	char *msg = NULL;
 	json_t *list;

@@ -257,6 +257,76 @@ START_TEST(body_leaves_out_what_is_empty)
 }
 END_TEST
 
+START_TEST(body_sends_result_images_in_a_user_message)
+{
+	struct llm_config c;
+	json_t *got;
+
+	/* A tool message takes text only: the images of call_a's result
+	 * follow the tool messages of the turn, in one user message with
+	 * the user's text, under a line naming the call. */
+	config(&c, 0);
+	got = body_for(&c, NULL,
+	    "[{\"role\":\"user\",\"content\":\"Look.\"},"
+	    " {\"role\":\"assistant\",\"content\":["
+	    "  {\"type\":\"tool_use\",\"id\":\"call_a\",\"name\":\"shot\","
+	    "   \"input\":{}},"
+	    "  {\"type\":\"tool_use\",\"id\":\"call_b\",\"name\":\"ls\","
+	    "   \"input\":{}}]},"
+	    " {\"role\":\"user\",\"content\":["
+	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_a\","
+	    "   \"content\":[{\"type\":\"text\",\"text\":\"two shots\"},"
+	    "    {\"type\":\"image\",\"source\":{\"type\":\"base64\","
+	    "     \"media_type\":\"image/png\",\"data\":\"iVBORw==\"}},"
+	    "    {\"type\":\"image\",\"source\":{\"type\":\"base64\","
+	    "     \"media_type\":\"image/jpeg\",\"data\":\"/9j/4A==\"}}],"
+	    "   \"is_error\":false},"
+	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_b\","
+	    "   \"content\":\"a.c\"},"
+	    "  {\"type\":\"text\",\"text\":\"Go on.\"}]},"
+	    " {\"role\":\"assistant\",\"content\":["
+	    "  {\"type\":\"text\",\"text\":\"Seen.\"},"
+	    "  {\"type\":\"tool_use\",\"id\":\"call_c\",\"name\":\"shot\","
+	    "   \"input\":{}}]},"
+	    " {\"role\":\"user\",\"content\":["
+	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_c\","
+	    "   \"content\":[{\"type\":\"text\",\"text\":\"one\"},"
+	    "    {\"type\":\"image\",\"source\":{\"type\":\"base64\","
+	    "     \"media_type\":\"image/gif\",\"data\":\"R0lG\"}}]}]}]",
+	    NULL);
+	check_json(json_object_get(got, "messages"),
+	    "[{\"role\":\"user\",\"content\":\"Look.\"},"
+	    " {\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+	    "  {\"id\":\"call_a\",\"type\":\"function\",\"function\":"
+	    "   {\"name\":\"shot\",\"arguments\":\"{}\"}},"
+	    "  {\"id\":\"call_b\",\"type\":\"function\",\"function\":"
+	    "   {\"name\":\"ls\",\"arguments\":\"{}\"}}]},"
+	    " {\"role\":\"tool\",\"tool_call_id\":\"call_a\","
+	    "  \"content\":\"two shots\"},"
+	    " {\"role\":\"tool\",\"tool_call_id\":\"call_b\","
+	    "  \"content\":\"a.c\"},"
+	    " {\"role\":\"user\",\"content\":["
+	    "  {\"type\":\"text\",\"text\":\"[the images of the result of "
+	    "tool call call_a, which a tool message cannot carry:]\"},"
+	    "  {\"type\":\"image_url\",\"image_url\":"
+	    "   {\"url\":\"data:image/png;base64,iVBORw==\"}},"
+	    "  {\"type\":\"image_url\",\"image_url\":"
+	    "   {\"url\":\"data:image/jpeg;base64,/9j/4A==\"}},"
+	    "  {\"type\":\"text\",\"text\":\"Go on.\"}]},"
+	    " {\"role\":\"assistant\",\"content\":\"Seen.\",\"tool_calls\":["
+	    "  {\"id\":\"call_c\",\"type\":\"function\",\"function\":"
+	    "   {\"name\":\"shot\",\"arguments\":\"{}\"}}]},"
+	    " {\"role\":\"tool\",\"tool_call_id\":\"call_c\","
+	    "  \"content\":\"one\"},"
+	    " {\"role\":\"user\",\"content\":["
+	    "  {\"type\":\"text\",\"text\":\"[the image of the result of "
+	    "tool call call_c, which a tool message cannot carry:]\"},"
+	    "  {\"type\":\"image_url\",\"image_url\":"
+	    "   {\"url\":\"data:image/gif;base64,R0lG\"}}]}]");
+	json_decref(got);
+}
+END_TEST
+
 START_TEST(headers_carry_the_key_only_when_set)
 {
 	struct llm_config c;
@@ -903,6 +973,7 @@ openai_suite(void)
 
 	tcase_add_test(req, body_translates_a_whole_conversation);
 	tcase_add_test(req, body_leaves_out_what_is_empty);
+	tcase_add_test(req, body_sends_result_images_in_a_user_message);
 	tcase_add_test(req, headers_carry_the_key_only_when_set);
 	suite_add_tcase(s, req);
 

@@ -128,7 +128,7 @@ static char *
 run(const struct profile *p, const char *command)
 {
 	struct bash_options bo = { 0 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	bo.program = program;
 	bo.timeout_s = 20;
@@ -291,7 +291,7 @@ END_TEST
 START_TEST(file_tools_refuse_stores_and_git_files)
 {
 	struct fstools_ctx c = { NULL, NULL, NULL };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct profile *p;
 	char *git = xasprintf("%s/.git", home), *config;
 
@@ -340,7 +340,7 @@ END_TEST
 START_TEST(worktree_records_and_dotgit_are_kept)
 {
 	struct fstools_ctx c = { NULL, NULL, NULL };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 	struct profile_spec s = { 0 };
 	struct profile *p;
 	char *wt = xasprintf("%s/wt", home), *cmd, *out, *err = NULL;

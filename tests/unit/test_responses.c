@@ -170,6 +170,54 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 }
 END_TEST
 
+START_TEST(result_images_go_in_the_function_call_output)
+{
+	struct llm_request req = { .system = NULL };
+	struct llm_config c;
+	json_t *got;
+	char *s;
+
+	/* An output with images is a list: the text (an error's with its
+	 * prefix), then each image as a data URL; one without stays a
+	 * string. */
+	config(&c, 1);
+	req.messages = load(
+	    "[{\"role\":\"user\",\"content\":\"Look.\"},"
+	    " {\"role\":\"assistant\",\"content\":["
+	    "  {\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"shot\","
+	    "   \"input\":{}},"
+	    "  {\"type\":\"tool_use\",\"id\":\"call_2\",\"name\":\"ls\","
+	    "   \"input\":{}}]},"
+	    " {\"role\":\"user\",\"content\":["
+	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_1\","
+	    "   \"content\":[{\"type\":\"text\",\"text\":\"a shot\"},"
+	    "    {\"type\":\"image\",\"source\":{\"type\":\"base64\","
+	    "     \"media_type\":\"image/webp\",\"data\":\"UklGRg==\"}}],"
+	    "   \"is_error\":true},"
+	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_2\","
+	    "   \"content\":[{\"type\":\"text\",\"text\":\"a.c\"}]}]}]");
+	s = provider_responses.body(&c, &req);
+	got = load(s);
+	free(s);
+	check_json(json_object_get(got, "input"),
+	    "[{\"type\":\"message\",\"role\":\"user\",\"content\":"
+	    "  [{\"type\":\"input_text\",\"text\":\"Look.\"}]},"
+	    " {\"type\":\"function_call\",\"call_id\":\"call_1\","
+	    "  \"name\":\"shot\",\"arguments\":\"{}\"},"
+	    " {\"type\":\"function_call\",\"call_id\":\"call_2\","
+	    "  \"name\":\"ls\",\"arguments\":\"{}\"},"
+	    " {\"type\":\"function_call_output\",\"call_id\":\"call_1\","
+	    "  \"output\":[{\"type\":\"input_text\","
+	    "   \"text\":\"Error: a shot\"},"
+	    "   {\"type\":\"input_image\","
+	    "    \"image_url\":\"data:image/webp;base64,UklGRg==\"}]},"
+	    " {\"type\":\"function_call_output\",\"call_id\":\"call_2\","
+	    "  \"output\":\"a.c\"}]");
+	json_decref(got);
+	json_decref(req.messages);
+}
+END_TEST
+
 static int
 event(struct llm_turn *t, const char *data, struct llm_result *res)
 {
@@ -294,6 +342,7 @@ responses_suite(void)
 	TCase *tc = tcase_create("responses");
 
 	tcase_add_test(tc, body_is_stateless_and_passes_reasoning_back);
+	tcase_add_test(tc, result_images_go_in_the_function_call_output);
 	tcase_add_test(tc, a_stream_keeps_the_reasoning_item_whole);
 	tcase_add_test(tc, errors_are_the_servers);
 	tcase_add_test(tc, a_whole_reply_reads_the_same);

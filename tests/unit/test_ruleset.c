@@ -118,7 +118,7 @@ static char *
 run(const struct profile *p, const char *command)
 {
 	struct bash_options bo = { 0 };
-	struct tool_output o = { 0, NULL };
+	struct tool_output o = { 0 };
 
 	bo.program = program;
 	bo.timeout_s = 20;

@@ -37,7 +37,7 @@ close_team(struct agentfix *f)
 static int
 call(struct agent *a, const char *tool, json_t *input, char **text)
 {
-	struct tool_output out = { 0, NULL };
+	struct tool_output out = { 0 };
 	int failed;
 
 	team_tool_call(a, tool, input, &out);

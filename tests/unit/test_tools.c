@@ -225,7 +225,7 @@ asker_main(void *arg)
 START_TEST(a_risky_command_waits_for_permission)
 {
 	struct lt l;
-	struct asker k = { &l, { 0, NULL } };
+	struct asker k = { &l, { 0 } };
 	pthread_t th;
 	char *msg = NULL, *text;
 
