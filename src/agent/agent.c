@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/mcpask.h"
+#include "core/permbody.h"
 #include "core/transcript.h"
 #include "tools/profile.h"
 #include "util/log.h"
@@ -78,6 +80,21 @@ agent_record(struct agent *a, json_t *entry)
 	return 0;
 }
 
+/* Whether a permission request's body is an MCP server's question to
+ * the person (agent/mcpask.h). */
+static int
+agent_is_question(const char *body)
+{
+	struct permbody b;
+	int q;
+
+	if (body == NULL || permbody_parse(body, &b) == -1)
+		return 0;
+	q = strcmp(b.tool, MCPASK_TOOL) == 0;
+	permbody_clear(&b);
+	return q;
+}
+
 /* The lead's model hears a teammate's idle notice only when it waits for
  * that teammate, and a task's completion only when the board says it
  * waits for it (core/task.h); other messages always go in. Runs under the
@@ -93,6 +110,10 @@ agent_lead_feed(void *ud, const struct message *m)
 	 * to answer: the lead's model is not told of them. */
 	if (m->type == MSG_PERMISSION_REQUEST && strcmp(m->from, MSG_SYSTEM) ==
 	    0)
+		return 0;
+	/* Nor of an MCP server's questions to the person: the server's
+	 * own words, which are no model's to read. */
+	if (m->type == MSG_PERMISSION_REQUEST && agent_is_question(m->content))
 		return 0;
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;
@@ -189,8 +210,10 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 	member_free(m);
 }
 
-struct request *
-agent_await(struct agent *a, const char *id, int early)
+/* agent_await, and agent_await_or when give_up is not NULL. */
+static struct request *
+agent_await_early(struct agent *a, const char *id, int early,
+    atomic_int *give_up)
 {
 	struct team *t = a->team;
 	struct request *r;
@@ -208,12 +231,25 @@ agent_await(struct agent *a, const char *id, int early)
 		if (r->status != REQ_PENDING || waiting > 0)
 			break;
 		request_free(r);
-		if (atomic_load(&a->stop) || atomic_load(&a->interrupt))
+		if (atomic_load(&a->stop) || atomic_load(&a->interrupt) ||
+		    (give_up != NULL && atomic_load(give_up)))
 			return NULL;
 		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
 	}
 	agent_set_status(a, MEMBER_WORKING, NULL);
 	return r;
+}
+
+struct request *
+agent_await(struct agent *a, const char *id, int early)
+{
+	return agent_await_early(a, id, early, NULL);
+}
+
+struct request *
+agent_await_or(struct agent *a, const char *id, atomic_int *give_up)
+{
+	return agent_await_early(a, id, 0, give_up);
 }
 
 void

@@ -302,6 +302,11 @@ void agent_fail(struct agent *a, char *why);
  */
 struct request *agent_await(struct agent *a, const char *id, int early);
 
+/* agent_await that also gives up (NULL) once *give_up is set and the
+ * agent's inbox woken (bus_wake). */
+struct request *agent_await_or(struct agent *a, const char *id,
+    atomic_int *give_up);
+
 /* Shows an error in the agent's pane (and the log). */
 void agent_error(struct agent *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -75,7 +75,7 @@ mcpask_elicit(void *ud, const char *server, json_t *params)
 		return mcpask_action("cancel");
 	log_printf("%s: MCP server %s asks the person (%s)", a->name, server,
 	    id);
-	if ((r = agent_await(a, id, 0)) == NULL) {
+	if ((r = agent_await_or(a, id, &m->abandoned)) == NULL) {
 		if (protocol_cancel(t->proto, id, "the call stopped before "
 		    "the answer", &err) == -1)
 			free(err);
@@ -107,12 +107,12 @@ mcpask_progress(void *ud, const char *server, const char *tool,
     double done, double total, const char *message)
 {
 	struct mcpask *m = ud;
-	int64_t now = clock_mono_ms();
+	int64_t now = clock_mono_ms(), shown = atomic_load(&m->shown_ms);
 	char *how;
 
-	if (m->shown_ms != 0 && now - m->shown_ms < MCPASK_PROGRESS_MS)
+	if (shown != 0 && now - shown < MCPASK_PROGRESS_MS)
 		return;
-	m->shown_ms = now;
+	atomic_store(&m->shown_ms, now);
 	how = total > 0 ? xasprintf("%.0f%%", 100 * done / total) :
 	    xasprintf("%g", done);
 	event_notice(&m->agent->team->events, m->agent->name, "%s on MCP "
@@ -121,12 +121,26 @@ mcpask_progress(void *ud, const char *server, const char *tool,
 	free(how);
 }
 
+/* The caller's abandon: the call is over; a question still waiting for
+ * the person is given up (and its request withdrawn). */
+static void
+mcpask_abandon(void *ud)
+{
+	struct mcpask *m = ud;
+
+	atomic_store(&m->abandoned, 1);
+	bus_wake(m->agent->team->bus, m->agent->name);
+}
+
 void
 mcpask_init(struct mcpask *m, struct agent *a)
 {
 	memset(m, 0, sizeof *m);
 	m->agent = a;
+	atomic_init(&m->shown_ms, 0);
+	atomic_init(&m->abandoned, 0);
 	m->caller.elicit = mcpask_elicit;
 	m->caller.progress = mcpask_progress;
+	m->caller.abandon = mcpask_abandon;
 	m->caller.ud = m;
 }

@@ -15,6 +15,7 @@
 #ifndef HUDDLE_AGENT_MCPASK_H
 #define HUDDLE_AGENT_MCPASK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "mcp/server.h"
@@ -27,7 +28,9 @@ struct agent;
 struct mcpask {
 	struct mcp_caller	 caller;	/* give &caller to the call */
 	struct agent		*agent;
-	int64_t			 shown_ms;	/* the last progress shown */
+	atomic_llong		 shown_ms;	/* the last progress shown */
+	atomic_int		 abandoned;	/* the call is over: a question
+						 * still open is cancelled */
 };
 
 /* Makes m ready for one call of agent a. */

@@ -109,10 +109,11 @@ permit_forget(struct team *t)
 }
 
 /* Puts the request b records to the person and waits for the answer:
- * 0 approved, or -1 with *why (malloc'd). */
+ * 0 approved, or -1 with *why (malloc'd). A request nobody waits for
+ * any more is withdrawn, saying what was `undone`. */
 static int
 permit_ask(struct team *t, struct agent *a, const struct permbody *b,
-    struct cancel *cancel, char **why)
+    struct cancel *cancel, const char *undone, char **why)
 {
 	char id[PROTO_ID_SIZE], *body, *err = NULL;
 	struct request *r;
@@ -130,9 +131,12 @@ permit_ask(struct team *t, struct agent *a, const struct permbody *b,
 	r = a != NULL ? agent_await(a, id, 0) : permit_await(t, id, cancel);
 	if (r == NULL) {
 		/* Nobody will wait for the answer any more. */
-		if (protocol_cancel(t->proto, id, "stopped before the "
-		    "decision; it was not done", &err) == -1)
+		char *text = xasprintf("stopped before the decision; %s",
+		    undone);
+
+		if (protocol_cancel(t->proto, id, text, &err) == -1)
 			free(err);
+		free(text);
 		*why = xasprintf("stopped while waiting for permission (%s)",
 		    id);
 		return -1;
@@ -173,7 +177,7 @@ permit_command(struct team *t, struct agent *a, const char *what,
 	b.who = a != NULL ? a->name : (char *)MSG_USER;
 	b.flag_start = v.start;
 	b.flag_end = v.end;
-	rc = permit_ask(t, a, &b, cancel, why);
+	rc = permit_ask(t, a, &b, cancel, "the command was not run", why);
 	policy_verdict_clear(&v);
 	return rc;
 }
@@ -193,7 +197,7 @@ permit_file(struct agent *a, const char *tool, const char *path,
 	b.detail = detail;
 	b.directory = (char *)places_root(a);
 	b.who = a->name;
-	rc = permit_ask(a->team, a, &b, NULL, why);
+	rc = permit_ask(a->team, a, &b, NULL, "the file was left alone", why);
 	free(detail);
 	return rc;
 }

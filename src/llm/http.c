@@ -26,6 +26,7 @@ struct http {
 	CURLM		*multi;
 	struct cancel	*cancel;
 	atomic_int	*hold;		/* while > 0, no stall */
+	int64_t		 deadline;	/* monotonic ms; 0: none */
 	char		 errbuf[CURL_ERROR_SIZE];
 };
 
@@ -267,7 +268,8 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 			break;
 		if (h->hold != NULL && atomic_load(h->hold) > 0)
 			call.last_byte_ms = clock_mono_ms();
-		if (clock_mono_ms() - call.last_byte_ms >= stall_s * 1000) {
+		if (clock_mono_ms() - call.last_byte_ms >= stall_s * 1000 ||
+		    (h->deadline != 0 && clock_mono_ms() >= h->deadline)) {
 			stalled = 1;
 			break;
 		}
@@ -293,8 +295,9 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 	else if (stalled) {
 		result = HTTP_TRANSPORT;
 		resp->timed_out = 1;
-		resp->error = xasprintf("no data from the server for %ld s",
-		    stall_s);
+		resp->error = h->deadline != 0 && clock_mono_ms() >=
+		    h->deadline ? xstrdup("the exchange took too long") :
+		    xasprintf("no data from the server for %ld s", stall_s);
 	} else if (running || code != CURLE_OK) {
 		result = HTTP_TRANSPORT;
 		resp->timed_out = code == CURLE_OPERATION_TIMEDOUT;
@@ -318,4 +321,10 @@ void
 http_hold(struct http *h, atomic_int *hold)
 {
 	h->hold = hold;
+}
+
+void
+http_deadline(struct http *h, int64_t at_ms)
+{
+	h->deadline = at_ms;
 }

@@ -66,6 +66,10 @@ enum http_result http_post(struct http *h, const char *url,
  * answer waits for the person's). */
 void http_hold(struct http *h, atomic_int *hold);
 
+/* A transfer of h still running at at_ms (monotonic, util/clock.h; 0:
+ * never) ends as a stall does, however slowly bytes keep coming. */
+void http_deadline(struct http *h, int64_t at_ms);
+
 /* As http_post, with a GET and no body (a resumed MCP stream). */
 enum http_result http_get(struct http *h, const char *url,
     struct curl_slist *headers, long connect_timeout_ms, long stall_s,

@@ -12,8 +12,17 @@
 #include "mcp/elicit.h"
 #include "util/xmalloc.h"
 
-/* The fields of a form kept at most: a form is a few questions. */
+/* What a form may hold: a form is a few short questions, and all of it
+ * is stored, shown and sent back. The message's bytes, the fields, a
+ * name's, a title's or description's bytes, the choices of a field and
+ * each choice's bytes, and the whole form's. */
+#define ELICIT_MAX_MESSAGE	4096
 #define ELICIT_MAX_FIELDS	64
+#define ELICIT_MAX_NAME		64
+#define ELICIT_MAX_ABOUT	512
+#define ELICIT_MAX_OPTIONS	64
+#define ELICIT_MAX_OPTION	128
+#define ELICIT_MAX_FORM		(32 * 1024)
 
 enum elicit_kind {
 	ELICIT_TEXT,
@@ -103,12 +112,44 @@ elicit_required(json_t *params, const char *name)
 	return 0;
 }
 
+/* Whether field `name` (schema f) is within the bounds of a form: -1
+ * with *err when not. */
+static int
+elicit_too_big(const char *name, json_t *f, char **err)
+{
+	static const char *const words[] = { "title", "description", NULL };
+	json_t *o = elicit_options(json_object_get(f, "type") != NULL &&
+	    json_object_get(f, "items") != NULL ? json_object_get(f,
+	    "items") : f), *v;
+	size_t i;
+	int ok = strlen(name) <= ELICIT_MAX_NAME &&
+	    json_array_size(o) <= ELICIT_MAX_OPTIONS;
+
+	for (i = 0; words[i] != NULL; i++) {
+		v = json_object_get(f, words[i]);
+		ok &= !json_is_string(v) || strlen(json_string_value(v)) <=
+		    ELICIT_MAX_ABOUT;
+	}
+	json_array_foreach(o, i, v)
+		ok &= !json_is_string(v) || strlen(json_string_value(v)) <=
+		    ELICIT_MAX_OPTION;
+	json_decref(o);
+	if (!ok)
+		*err = xasprintf("its field \"%.40s\" is too large (a name "
+		    "of %d bytes, titles of %d, %d choices of %d at most)",
+		    name, ELICIT_MAX_NAME, ELICIT_MAX_ABOUT,
+		    ELICIT_MAX_OPTIONS, ELICIT_MAX_OPTION);
+	return ok ? 0 : -1;
+}
+
 int
 mcp_elicit_check(json_t *params, char **err)
 {
 	const char *mode = json_string_value(json_object_get(params, "mode"));
 	json_t *schema = json_object_get(params, "requestedSchema"), *f;
 	const char *name;
+	char *text;
+	int big;
 
 	if (mode != NULL && strcmp(mode, "form") != 0) {
 		*err = xasprintf("it asks in \"%.20s\" mode; huddle shows "
@@ -126,12 +167,28 @@ mcp_elicit_check(json_t *params, char **err)
 		    ELICIT_MAX_FIELDS);
 		return -1;
 	}
+	if (strlen(json_string_value(json_object_get(params, "message"))) >
+	    ELICIT_MAX_MESSAGE) {
+		*err = xasprintf("its message is longer than %d bytes",
+		    ELICIT_MAX_MESSAGE);
+		return -1;
+	}
 	json_object_foreach(elicit_fields(params), name, f) {
 		if (elicit_kind_of(f) == ELICIT_BAD) {
 			*err = xasprintf("its field \"%.40s\" is not of a kind "
 			    "a form may have", name);
 			return -1;
 		}
+		if (elicit_too_big(name, f, err) == -1)
+			return -1;
+	}
+	text = json_dumps(schema, JSON_COMPACT);
+	big = text == NULL || strlen(text) > ELICIT_MAX_FORM;
+	free(text);
+	if (big) {
+		*err = xasprintf("its form is larger than %d bytes",
+		    ELICIT_MAX_FORM);
+		return -1;
 	}
 	return 0;
 }

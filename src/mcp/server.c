@@ -167,6 +167,7 @@ mcp_server_new(const char *name, json_t *config,
 	cancel_init(&s->stop);
 	pthread_mutex_init(&s->io, NULL);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->asking_one, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->changed, &ca);
@@ -575,29 +576,50 @@ struct mcp_wait {
 	enum mcp_x		 stop;		/* HTTP: why on_data stopped */
 	long			 status;	/* HTTP: the last status */
 	int			 own_stream;	/* the server's own stream */
+	int			 handshake;	/* initialize: its answer
+						 * gives the session */
 };
 
 /* When w gives up: its deadline, moved on by the time questions to the
- * person have taken since it started. */
+ * person have taken since it started; not while one is open. */
 static int64_t
 mcp_deadline(const struct mcp_wait *w)
 {
+	if (!w->own_stream && atomic_load(&w->s->asking) > 0)
+		return INT64_MAX / 2;
 	return w->deadline + (int64_t)atomic_load(&w->s->asked_ms) -
 	    w->asked_base;
 }
 
 /* --- messages the server sends unasked ------------------------------------- */
 
-static int mcp_post_note(struct mcp_server *s, const char *text);
+static int mcp_post_note(struct mcp_server *s, const char *text,
+    struct cancel *cancel);
 
-/* Sends text (a notification or a reply) on the server's transport. */
+/* How long a message huddle sends unasked may take to go out. */
+#define MCP_SEND_MS	10000
+
+/*
+ * Sends text (a notification, or a reply to the server's request) on the
+ * server's transport, within MCP_SEND_MS or until cancel (may be NULL)
+ * fires. On stdio only what fits in the pipe at once is written (a
+ * server that floods huddle while not reading must not hold it), unless
+ * `must` (the person's answer): then huddle waits for room.
+ */
 static void
-mcp_send_text(struct mcp_server *s, const char *text)
+mcp_send_text(struct mcp_server *s, const char *text, struct cancel *cancel,
+    int must)
 {
-	if (s->http)
-		mcp_post_note(s, text);
-	else if (s->proc.pid > 0)
-		mcp_stdio_write(s, text, NULL, -1, NULL);
+	int torn = 0;
+
+	if (s->http) {
+		if (mcp_post_note(s, text, cancel) == -1)
+			log_printf("mcp: %s: a message could not be sent",
+			    s->name);
+	} else if (s->proc.pid > 0 && mcp_stdio_write(s, text, cancel, must ?
+	    clock_mono_ms() + MCP_SEND_MS : -1, &torn) != MCP_X_OK)
+		log_printf("mcp: %s: a message could not be written%s",
+		    s->name, torn ? " whole" : "");
 }
 
 /* "file://" and path, percent-encoded where a URI needs it
@@ -625,47 +647,80 @@ mcp_file_uri(const char *path)
 	return out;
 }
 
-/* The server's question to the person, while a call waits: asked
- * through the call's caller (on the call's thread, or on the thread of
- * the server's own stream, which then holds the caller so that the call
- * cannot end under it), the time it takes stopping the call's clock.
- * Returns the reply to send (malloc'd). */
-static char *
-mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m)
+/* Lets go of the running call's caller, taken with mcp_caller_take. */
+static void
+mcp_caller_give(struct mcp_server *s)
 {
-	struct mcp_server *s = w->s;
-	const struct mcp_caller *c;
-	int64_t asked;
-	char *why = NULL, *reply, *text;
-	json_t *result;
-
-	if (mcp_elicit_check(m->params, &why) == -1) {
-		text = xasprintf("MCP server %s asked the person something "
-		    "huddle cannot show (%s); it was told no", s->name, why);
-		mcp_tell(s, text);
-		free(text);
-		reply = jsonrpc_error_reply(m->id, -32602, why);
-		free(why);
-		return reply;
-	}
-	pthread_mutex_lock(&s->lock);
-	c = s->caller != NULL && s->caller->elicit != NULL ? s->caller : NULL;
-	if (c != NULL)
-		s->caller_uses++;
-	pthread_mutex_unlock(&s->lock);
-	if (c == NULL)
-		return jsonrpc_result_reply(m->id, json_pack("{s:s}", "action",
-		    "decline"));
-	asked = clock_mono_ms();
-	atomic_fetch_add(&s->asking, 1);
-	result = c->elicit(c->ud, s->name, m->params);
-	atomic_fetch_add(&s->asked_ms, clock_mono_ms() - asked);
-	atomic_fetch_sub(&s->asking, 1);
 	pthread_mutex_lock(&s->lock);
 	s->caller_uses--;
 	pthread_cond_broadcast(&s->changed);
 	pthread_mutex_unlock(&s->lock);
-	return jsonrpc_result_reply(m->id, result);
+}
+
+/* The running call's caller, held (give it back with mcp_caller_give)
+ * so that the call cannot end under its user; NULL when no call runs. */
+static const struct mcp_caller *
+mcp_caller_take(struct mcp_server *s)
+{
+	const struct mcp_caller *c;
+
+	pthread_mutex_lock(&s->lock);
+	if ((c = s->caller) != NULL)
+		s->caller_uses++;
+	pthread_mutex_unlock(&s->lock);
+	return c;
+}
+
+/*
+ * Answers the server's question to the person (elicitation/create):
+ * asked through the running call's caller — on the call's thread, or on
+ * the thread of the server's own stream, which holds the caller until
+ * the answer is sent, so that neither the call nor its agent goes on
+ * before the server has it. One question at a time; the time it takes
+ * stops the call's clock. A question outside a call is declined without
+ * a word; one huddle cannot show is refused, and the person told once a
+ * call. cancel (may be NULL) ends the sending.
+ */
+static void
+mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m, struct cancel *cancel)
+{
+	struct mcp_server *s = w->s;
+	const struct mcp_caller *c = mcp_caller_take(s);
+	int64_t asked;
+	char *why = NULL, *reply, *text;
+	int tell;
+
+	if (c == NULL || c->elicit == NULL)
+		reply = jsonrpc_result_reply(m->id, json_pack("{s:s}",
+		    "action", "decline"));
+	else if (mcp_elicit_check(m->params, &why) == -1) {
+		pthread_mutex_lock(&s->lock);
+		tell = !s->told_question;
+		s->told_question = 1;
+		pthread_mutex_unlock(&s->lock);
+		if (tell) {
+			text = xasprintf("MCP server %s asked the person "
+			    "something huddle cannot show (%s); it was told "
+			    "no", s->name, why);
+			mcp_tell(s, text);
+			free(text);
+		}
+		reply = jsonrpc_error_reply(m->id, -32602, why);
+		free(why);
+	} else {
+		pthread_mutex_lock(&s->asking_one);
+		asked = clock_mono_ms();
+		atomic_fetch_add(&s->asking, 1);
+		reply = jsonrpc_result_reply(m->id, c->elicit(c->ud, s->name,
+		    m->params));
+		atomic_fetch_add(&s->asked_ms, clock_mono_ms() - asked);
+		atomic_fetch_sub(&s->asking, 1);
+		pthread_mutex_unlock(&s->asking_one);
+	}
+	mcp_send_text(s, reply, cancel, 1);
+	free(reply);
+	if (c != NULL)
+		mcp_caller_give(s);
 }
 
 /* Keeps the running call's progress for /mcp and tells its caller. */
@@ -692,18 +747,17 @@ mcp_progress(struct mcp_wait *w, json_t *params)
 		free(s->progress);
 		s->progress = utf8_clean(text, strlen(text), 300);
 		free(text);
-		if ((c = s->caller) != NULL && c->progress != NULL)
-			s->caller_uses++;
-		else
-			c = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (c != NULL) {
-		c->progress(c->ud, s->name, tool, done, total, msg);
-		pthread_mutex_lock(&s->lock);
-		s->caller_uses--;
-		pthread_cond_broadcast(&s->changed);
-		pthread_mutex_unlock(&s->lock);
+	/* Not beside a question (which may be on another thread): the
+	 * caller's progress and elicit never run at once. */
+	if (tool != NULL && (c = mcp_caller_take(s)) != NULL) {
+		if (c->progress != NULL &&
+		    pthread_mutex_trylock(&s->asking_one) == 0) {
+			c->progress(c->ud, s->name, tool, done, total, msg);
+			pthread_mutex_unlock(&s->asking_one);
+		}
+		mcp_caller_give(s);
 	}
 	free(tool);
 }
@@ -716,6 +770,7 @@ static void
 mcp_handle(struct mcp_wait *w, struct jsonrpc_msg *m)
 {
 	struct mcp_server *s = w->s;
+	struct cancel *cancel = w->own_stream ? w->cancel : NULL;
 	const char *root = s->launch != NULL ? s->launch->bo.workdir : NULL;
 	char *reply, *uri;
 
@@ -738,12 +793,13 @@ mcp_handle(struct mcp_wait *w, struct jsonrpc_msg *m)
 		reply = jsonrpc_result_reply(m->id, json_pack("{s:[{s:s, "
 		    "s:s}]}", "roots", "uri", uri, "name", "working tree"));
 		free(uri);
-	} else if (strcmp(m->method, "elicitation/create") == 0)
-		reply = mcp_elicit(w, m);
-	else
+	} else if (strcmp(m->method, "elicitation/create") == 0) {
+		mcp_elicit(w, m, cancel);
+		return;
+	} else
 		reply = jsonrpc_error_reply(m->id, JSONRPC_METHOD_NOT_FOUND,
 		    "huddle does not offer this to servers");
-	mcp_send_text(s, reply);
+	mcp_send_text(s, reply, cancel, 0);
 	free(reply);
 }
 
@@ -754,13 +810,17 @@ mcp_take(struct mcp_wait *w, json_t *o)
 	struct jsonrpc_msg m;
 
 	jsonrpc_read(o, &m);
-	if (jsonrpc_is_reply_to(&m, w->id)) {
-		if (m.error != NULL)
+	if (m.kind == JSONRPC_RESPONSE) {
+		/* The awaited reply, once; any other is nobody's. */
+		int mine = w->id >= 0 && w->result == NULL &&
+		    w->error == NULL && jsonrpc_is_reply_to(&m, w->id);
+
+		if (mine && m.error != NULL)
 			w->error = json_incref(m.error);
-		else
+		else if (mine)
 			w->result = json_incref(m.result);
 		jsonrpc_msg_clear(&m);
-		return 1;
+		return mine;
 	}
 	mcp_handle(w, &m);
 	jsonrpc_msg_clear(&m);
@@ -983,6 +1043,7 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 	enum http_result r;
 	enum mcp_x x = MCP_X_OK;
 	long stall = (long)((deadline - clock_mono_ms() + 999) / 1000);
+	int in_session;
 
 	cancel_init(&own);
 	h = http_new(cancel != NULL ? cancel : &own);
@@ -999,7 +1060,8 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 		/* A call's answer may wait for the person's. */
 		if (!w->own_stream)
 			http_hold(h, &s->asking);
-	}
+	} else
+		http_deadline(h, deadline);
 	if (text != NULL)
 		r = http_post(h, url, hdrs, text, strlen(text), 10000,
 		    stall > 0 ? stall : 1, w != NULL ? mcp_on_data : NULL, w,
@@ -1010,12 +1072,15 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 	curl_slist_free_all(hdrs);
 	if (w != NULL)
 		w->status = resp.status;
-	if (resp.mcp_session_id != NULL && (w == NULL || !w->own_stream)) {
-		pthread_mutex_lock(&s->lock);
+	/* The session is the one initialize's answer gives (what else
+	 * answers, late, must not bring back one that ended). */
+	pthread_mutex_lock(&s->lock);
+	if (resp.mcp_session_id != NULL && w != NULL && w->handshake) {
 		free(s->session);
 		s->session = xstrdup(resp.mcp_session_id);
-		pthread_mutex_unlock(&s->lock);
 	}
+	in_session = s->session != NULL;
+	pthread_mutex_unlock(&s->lock);
 	if (r == HTTP_CANCELLED)
 		x = MCP_X_CANCELLED;
 	else if (r == HTTP_STOPPED && w != NULL && w->stop == MCP_X_TRANSPORT) {
@@ -1030,7 +1095,7 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 		*err = xasprintf("%s: %s", where, resp.error ? resp.error :
 		    "no answer");
 		x = MCP_X_TRANSPORT;
-	} else if (resp.status == 404 && s->session != NULL) {
+	} else if (resp.status == 404 && in_session) {
 		/* The session ended on the server's side: start again. */
 		*err = xasprintf("%s: the server ended the session", where);
 		x = MCP_X_DEAD;
@@ -1062,51 +1127,65 @@ mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
 }
 
 /* How long to wait before resuming a stream that named no retry time,
- * and how often a stream may close with nothing new before the server
- * is taken to have lost the reply. */
+ * and at least; how often a stream may close with nothing new (its last
+ * event id did not move) before the server is taken to have lost the
+ * reply. */
 #define MCP_RESUME_DEFAULT_MS	1000
+#define MCP_RESUME_MIN_MS	100
 #define MCP_RESUME_MAX		5
 
 /*
  * POSTs text; with w, reads the reply w waits for, resuming its stream
  * when the server closes it first: after the retry time the stream
  * asked for, a GET with the last event id, again while each resumed
- * stream brings something new (MCP_RESUME_MAX times in a row without).
- * io is held.
+ * stream moves the last event id on (MCP_RESUME_MAX times in a row
+ * without). io is held.
  */
 static enum mcp_x
 mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
     struct cancel *cancel, char **err)
 {
 	int64_t deadline = w != NULL ? mcp_deadline(w) : clock_mono_ms() +
-	    10000;
+	    MCP_SEND_MS;
 	enum mcp_x x = mcp_http_once(s, text, NULL, w, cancel, deadline, err);
-	char *where, *last;
+	char *where, *seen = xstrdup("");
 	int idle = 0;
 	long wait;
 	struct pollfd p;
 
-	if (w == NULL)
+	if (w == NULL) {
+		free(seen);
 		return x;
+	}
+	/* Resumed while a stream (or an empty answer after one) ended
+	 * without the reply; progress is the last event id moving on. */
 	while (x == MCP_X_OK && w->result == NULL && w->error == NULL &&
-	    w->streaming && w->sse != NULL && *sse_last_id(w->sse) != '\0') {
-		idle = w->events > 0 ? 0 : idle + 1;
+	    w->sse != NULL && *sse_last_id(w->sse) != '\0' &&
+	    (w->streaming || w->body == NULL)) {
+		idle = strcmp(sse_last_id(w->sse), seen) != 0 ? 0 : idle + 1;
+		free(seen);
+		seen = xstrdup(sse_last_id(w->sse));
 		if (idle >= MCP_RESUME_MAX)
 			break;
 		wait = sse_retry_ms(w->sse) >= 0 ? sse_retry_ms(w->sse) :
 		    MCP_RESUME_DEFAULT_MS;
-		if (clock_mono_ms() + wait >= mcp_deadline(w))
+		if (wait < MCP_RESUME_MIN_MS)
+			wait = MCP_RESUME_MIN_MS;
+		if (clock_mono_ms() + wait >= mcp_deadline(w)) {
+			free(seen);
 			return MCP_X_TIMEOUT;
+		}
 		p.fd = cancel != NULL ? cancel_fd(cancel) : -1;
 		p.events = POLLIN;
 		poll(&p, 1, (int)wait);
-		if (cancel != NULL && cancel_fired(cancel))
+		if (cancel != NULL && cancel_fired(cancel)) {
+			free(seen);
 			return MCP_X_CANCELLED;
-		last = xstrdup(sse_last_id(w->sse));
-		x = mcp_http_once(s, NULL, last, w, cancel, mcp_deadline(w),
+		}
+		x = mcp_http_once(s, NULL, seen, w, cancel, mcp_deadline(w),
 		    err);
-		free(last);
 	}
+	free(seen);
 	if (x == MCP_X_OK && w->result == NULL && w->error == NULL) {
 		where = mcp_origin(json_string_value(json_object_get(s->config,
 		    "url")));
@@ -1119,10 +1198,10 @@ mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
 }
 
 static int
-mcp_post_note(struct mcp_server *s, const char *text)
+mcp_post_note(struct mcp_server *s, const char *text, struct cancel *cancel)
 {
 	char *err = NULL;
-	enum mcp_x x = mcp_http_post(s, text, NULL, NULL, &err);
+	enum mcp_x x = mcp_http_post(s, text, NULL, cancel, &err);
 
 	free(err);
 	return x == MCP_X_OK ? 0 : -1;
@@ -1173,6 +1252,7 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	w.cancel = cancel;
 	w.deadline = deadline;
 	w.asked_base = (int64_t)atomic_load(&s->asked_ms);
+	w.handshake = strcmp(method, "initialize") == 0;
 	if (params == NULL)
 		params = json_object();
 	pthread_mutex_lock(&s->lock);
@@ -1210,7 +1290,7 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 		char *note = jsonrpc_notification("notifications/cancelled",
 		    p);
 
-		mcp_send_text(s, note);
+		mcp_send_text(s, note, NULL, 0);
 		free(note);
 	}
 	if (x == MCP_X_OK && w.error != NULL) {
@@ -1228,8 +1308,11 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 
 /* --- the server's own stream ----------------------------------------------- */
 
-/* The longest wait before the server's own stream is opened again after
- * it failed. */
+/* The server's own stream is opened again after its retry time, and
+ * after at least the backoff, which starts at MIN, doubles each time a
+ * stream ends before it LASTED, up to MAX. */
+#define MCP_LISTEN_BACKOFF_MIN_MS	1000
+#define MCP_LISTEN_LASTED_MS		10000
 #define MCP_LISTEN_BACKOFF_MAX_MS	30000
 
 /* One thread reading the server's own stream for one session. */
@@ -1252,15 +1335,18 @@ mcp_listen(void *arg)
 	struct mcp_server *s = me->s;
 	struct mcp_wait w;
 	struct pollfd p;
-	long backoff = 1000, wait;
+	long backoff = MCP_LISTEN_BACKOFF_MIN_MS, wait;
 	char *err = NULL, *last;
+	int64_t opened;
 	enum mcp_x x;
 
 	memset(&w, 0, sizeof w);
 	w.s = s;
 	w.id = -1;
 	w.own_stream = 1;
+	w.cancel = &me->stop;
 	while (!cancel_fired(&me->stop)) {
+		opened = clock_mono_ms();
 		/* A stream may be idle for hours; a day bounds one. */
 		w.deadline = clock_mono_ms() + 24 * 3600 * 1000LL;
 		w.asked_base = (int64_t)atomic_load(&s->asked_ms);
@@ -1278,17 +1364,23 @@ mcp_listen(void *arg)
 			    "%ld to GET)", s->name, w.status);
 			break;
 		}
-		backoff = w.events > 0 ? 1000 : backoff * 2 >
+		/* A stream that lasted is opened again at once (after its
+		 * retry time); one that ended soon, ever more slowly, so
+		 * that no server can make huddle spin. */
+		backoff = clock_mono_ms() - opened >= MCP_LISTEN_LASTED_MS ?
+		    MCP_LISTEN_BACKOFF_MIN_MS : backoff * 2 >
 		    MCP_LISTEN_BACKOFF_MAX_MS ? MCP_LISTEN_BACKOFF_MAX_MS :
 		    backoff * 2;
-		wait = w.sse != NULL && sse_retry_ms(w.sse) >= 0 &&
-		    w.events > 0 ? sse_retry_ms(w.sse) : backoff;
+		wait = w.sse != NULL && sse_retry_ms(w.sse) > backoff ?
+		    sse_retry_ms(w.sse) : backoff;
 		p.fd = cancel_fd(&me->stop);
 		p.events = POLLIN;
 		poll(&p, 1, (int)wait);
 	}
 	sse_free(w.sse);
 	free(w.body);
+	json_decref(w.result);
+	json_decref(w.error);
 	pthread_mutex_lock(&s->lock);
 	if (s->listening == me)
 		s->listening = NULL;
@@ -1463,7 +1555,7 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 	pthread_mutex_unlock(&s->lock);
 	json_decref(result);
 	note = jsonrpc_notification("notifications/initialized", NULL);
-	mcp_send_text(s, note);
+	mcp_send_text(s, note, cancel, 0);
 	free(note);
 	return 0;
 }
@@ -1784,15 +1876,21 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 	s->caller = caller;
 	s->calling = tool;
 	s->call_token++;
+	s->told_question = 0;
 	pthread_mutex_unlock(&s->lock);
 	x = mcp_request(s, "tools/call", params, 0, cancel, clock_mono_ms() +
 	    (int64_t)timeout_s * 1000, &result, &err);
 	/* The server's own stream may still be using the caller (a
 	 * question the person has not answered, when the call was given
-	 * up): it is the caller's until then. */
+	 * up): it is told so, and the call waits until it lets go. */
 	pthread_mutex_lock(&s->lock);
 	s->caller = NULL;
 	s->calling = NULL;
+	if (s->caller_uses > 0 && caller != NULL && caller->abandon != NULL) {
+		pthread_mutex_unlock(&s->lock);
+		caller->abandon(caller->ud);
+		pthread_mutex_lock(&s->lock);
+	}
 	while (s->caller_uses > 0)
 		pthread_cond_wait(&s->changed, &s->lock);
 	free(s->progress);
@@ -1932,6 +2030,7 @@ mcp_server_free(struct mcp_server *s)
 	pthread_cond_destroy(&s->changed);
 	pthread_mutex_destroy(&s->io);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->asking_one);
 	json_decref(s->config);
 	json_decref(s->tools);
 	free(s->name);

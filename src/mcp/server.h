@@ -85,11 +85,19 @@ typedef void (*mcp_notice_fn)(void *ud, const char *text);
  *
  * progress is told each notifications/progress of the call: how far
  * (total 0 when unknown) and the server's message (may be NULL).
+ *
+ * abandon is told, from the call's thread, when the call is over while a
+ * question is still open (on the server's own stream): elicit must then
+ * return soon (with "cancel").
+ *
+ * elicit and progress may be called on another thread than the call's,
+ * but never both at once, nor after the call has returned.
  */
 struct mcp_caller {
 	json_t	*(*elicit)(void *ud, const char *server, json_t *params);
 	void	 (*progress)(void *ud, const char *server, const char *tool,
 		    double done, double total, const char *message);
+	void	 (*abandon)(void *ud);
 	void	*ud;
 };
 
@@ -128,6 +136,8 @@ struct mcp_server {
 	 * all (ms). */
 	atomic_int		 asking;
 	atomic_llong		 asked_ms;
+	pthread_mutex_t		 asking_one;	/* one question at a time,
+						 * and no progress beside */
 
 	pthread_mutex_t		 lock;		/* the fields below */
 	const struct mcp_caller	*caller;	/* the running call's (set
@@ -137,6 +147,8 @@ struct mcp_server {
 	int64_t			 call_token;	/* its progress token */
 	int			 caller_uses;	/* the own stream's thread
 						 * is using caller */
+	int			 told_question;	/* a question huddle cannot
+						 * show was named, this call */
 	struct mcp_listener	*listening;	/* the own stream's thread
 						 * of this session, or NULL */
 	int			 listeners;	/* such threads alive */

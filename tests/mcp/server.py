@@ -38,6 +38,12 @@ Hostile modes, for the client's defences:
   --sse-keepalive-forever  answers tools/call with an event stream of
                       keep-alive comments that never ends (HTTP)
   --huge-event        answers tools/call with one event of 17 MiB (HTTP)
+  --get-tight         (HTTP, --legacy) every GET of the client's own
+                      stream: retry 0, a reply to request -1 of 1 MiB,
+                      and the end; each GET is logged ("GET")
+  --get-trickle       (HTTP, --legacy) the client's own stream asks a
+                      ping; the POST of its answer is answered one byte
+                      every two seconds, for ever
 """
 
 import argparse
@@ -349,10 +355,58 @@ def run_http():
         def log_message(self, *a):
             pass
 
+        def do_GET(self):
+            log({"GET": self.headers.get("Last-Event-ID")})
+            if ARGS.get_tight:
+                ev = "retry: 0\nid: 1\ndata: %s\n\n" % json.dumps(
+                    {"jsonrpc": "2.0", "id": -1,
+                     "result": {"big": "x" * (1 << 20)}})
+                data = ev.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            if ARGS.get_trickle:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                try:
+                    self.wfile.write(b'data: {"jsonrpc": "2.0", "id": '
+                                     b'"p1", "method": "ping"}\n\n')
+                    self.wfile.flush()
+                    while True:
+                        time.sleep(0.5)
+                        self.wfile.write(b": idle\n\n")
+                        self.wfile.flush()
+                except OSError:
+                    pass
+                return
+            # As the specification lets a server that offers no stream
+            # of its own.
+            self.reply(405, None)
+
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length",
                                                         0)))
             msg = json.loads(body)
+            if ARGS.get_trickle and "method" not in msg:
+                # The answer to our ping: a body that never ends.
+                log(msg)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                try:
+                    while True:
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(2)
+                except OSError:
+                    pass
+                return
             if ARGS.auth:
                 # A server that wants an OAuth sign-in first.
                 self.send_response(401)
@@ -482,6 +536,8 @@ def main():
     p.add_argument("--huge-list", action="store_true")
     p.add_argument("--sse-keepalive-forever", action="store_true")
     p.add_argument("--huge-event", action="store_true")
+    p.add_argument("--get-tight", action="store_true")
+    p.add_argument("--get-trickle", action="store_true")
     p.add_argument("--auth", action="store_true")
     p.add_argument("--env-tool", action="store_true")
     p.add_argument("--connect")

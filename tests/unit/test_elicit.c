@@ -145,7 +145,7 @@ START_TEST(forms_huddle_cannot_show_are_named)
 		NULL
 	};
 	json_t *p;
-	char *err = NULL;
+	char *err = NULL, *big;
 	size_t i;
 
 	for (i = 0; bad[i] != NULL; i++) {
@@ -162,6 +162,23 @@ START_TEST(forms_huddle_cannot_show_are_named)
 	}
 	p = form();
 	ck_assert_int_eq(mcp_elicit_check(p, &err), 0);
+	/* A form is a few short questions: a long message, title or
+	 * choice list is refused before anyone sees it. */
+	big = xmalloc(5000);
+	memset(big, 'm', 4999);
+	big[4999] = '\0';
+	json_object_set_new(p, "message", json_string(big));
+	ck_assert_int_eq(mcp_elicit_check(p, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "message is longer"));
+	free(err);
+	json_object_set_new(p, "message", json_string("m"));
+	json_object_set_new(json_object_get(json_object_get(json_object_get(
+	    p, "requestedSchema"), "properties"), "team"), "title",
+	    json_string(big));
+	ck_assert_int_eq(mcp_elicit_check(p, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "\"team\" is too large"));
+	free(err);
+	free(big);
 	json_decref(p);
 }
 END_TEST

@@ -662,13 +662,15 @@ http_set(const char *url)
 	return set;
 }
 
-/* Starts the HTTP test server with flag; *port gets its port. */
+/* Starts the HTTP test server with flag (and flag2, may be NULL); *port
+ * gets its port. */
 static pid_t
-http_server(const char *flag, int *port)
+http_server2(const char *flag, const char *flag2, int *port)
 {
 	char *pf = xasprintf("%s/port", wd), buf[32];
+	char *log = xasprintf("--log=%s/http.log", wd);
 	char *argv[] = { "python3", script, "--http", "--port-file", pf,
-	    (char *)flag, NULL };
+	    log, (char *)flag, (char *)flag2, NULL };
 	int64_t until = clock_mono_ms() + 20000;
 	FILE *f = NULL;
 	pid_t pid;
@@ -681,8 +683,15 @@ http_server(const char *flag, int *port)
 	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
 	fclose(f);
 	free(pf);
+	free(log);
 	*port = atoi(buf);
 	return pid;
+}
+
+static pid_t
+http_server(const char *flag, int *port)
+{
+	return http_server2(flag, NULL, port);
 }
 
 static void
@@ -995,6 +1004,59 @@ START_TEST(an_http_stream_kept_open_for_ever)
 }
 END_TEST
 
+/* A server whose own stream ends at once each time, with retry 0 and a
+ * megabyte's reply to a request that is no one's: huddle neither spins
+ * (its waits grow: three GETs in some 5 s) nor keeps the replies. */
+START_TEST(a_tight_own_stream_does_not_spin)
+{
+	struct mcp_set *set;
+	char *url, *log = xasprintf("%s/http.log", wd);
+	int64_t t0;
+	int port;
+	pid_t pid = http_server2("--legacy", "--get-tight", &port);
+
+	url = xasprintf("http://127.0.0.1:%d/mcp", port);
+	set = http_set(url);
+	list_once(set);
+	t0 = clock_mono_ms();
+	while (clock_mono_ms() - t0 < 5000 && logged(log, "\"GET\"") < 5)
+		usleep(50000);
+	ck_assert_msg(logged(log, "\"GET\"") <= 3, "%d GETs in 5 s",
+	    logged(log, "\"GET\""));
+	mcp_set_free(set);
+	free(url);
+	free(log);
+	http_server_end(pid);
+}
+END_TEST
+
+/* A server whose own stream asks a ping, and then answers the POST of
+ * huddle's reply one byte every two seconds: the quit does not wait for
+ * it. */
+START_TEST(a_trickling_server_does_not_hold_the_quit)
+{
+	struct mcp_set *set;
+	char *url, *log = xasprintf("%s/http.log", wd);
+	int64_t t0;
+	int port;
+	pid_t pid = http_server2("--legacy", "--get-trickle", &port);
+
+	url = xasprintf("http://127.0.0.1:%d/mcp", port);
+	set = http_set(url);
+	list_once(set);
+	t0 = clock_mono_ms();
+	while (clock_mono_ms() - t0 < 10000 && logged(log, "\"p1\"") == 0)
+		usleep(50000);
+	ck_assert_int_eq(logged(log, "\"p1\""), 1);
+	t0 = clock_mono_ms();
+	mcp_set_free(set);
+	ck_assert_int_lt(clock_mono_ms() - t0, 3000);
+	free(url);
+	free(log);
+	http_server_end(pid);
+}
+END_TEST
+
 START_TEST(an_http_event_too_large)
 {
 	struct tool_output o = { 0 };
@@ -1096,6 +1158,8 @@ mcp_suite(void)
 	tcase_add_test(live, a_huge_tool_list_is_bounded);
 	tcase_add_test(live, an_http_stream_kept_open_for_ever);
 	tcase_add_test(live, an_http_event_too_large);
+	tcase_add_test(live, a_tight_own_stream_does_not_spin);
+	tcase_add_test(live, a_trickling_server_does_not_hold_the_quit);
 	tcase_add_test(live, a_server_that_asks_to_sign_in_is_named);
 	tcase_add_test(live, errors_show_no_secret_of_the_address);
 	suite_add_tcase(s, live);
