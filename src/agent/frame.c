@@ -6,7 +6,8 @@
  * when nothing is bound to it yet: when the agent starts afresh and when
  * it compacts. It is kept in the team's state folder (frames/NAME.json)
  * so that --resume goes on with the frame the conversation was bound to,
- * whatever the files say now.
+ * whatever the files say now — and with the MCP tools it was offered,
+ * whether their servers are ready again or not.
  */
 #include "config.h"
 
@@ -59,9 +60,10 @@ frame_save(struct agent *a)
 	path = frame_path(a);
 	tmp = xasprintf("%s.tmp", path);
 	pthread_mutex_lock(&a->team->lock);
-	o = json_pack("{s:s, s:s, s:s, s:O?}", "extras", a->frame_extras,
-	    "roles", a->frame_roles, "sources", a->instr_sources ?
-	    a->instr_sources : "", "tools", a->frame_tools);
+	o = json_pack("{s:s, s:s, s:s, s:O?, s:O?}", "extras",
+	    a->frame_extras, "roles", a->frame_roles, "sources",
+	    a->instr_sources ? a->instr_sources : "", "tools", a->frame_tools,
+	    "mcp", a->mcp_tools);
 	pthread_mutex_unlock(&a->team->lock);
 	if (o == NULL || json_dump_file(o, tmp, JSON_COMPACT) == -1 ||
 	    rename(tmp, path) == -1) {
@@ -216,10 +218,27 @@ frame_open(struct agent *a)
 	    "roles")));
 	tools = json_object_get(o, "tools");
 	a->frame_tools = json_is_array(tools) ? json_incref(tools) : NULL;
+	/* The MCP tools the conversation was bound to, until it compacts
+	 * (mcptools_for). */
+	tools = json_object_get(o, "mcp");
+	if (json_is_array(tools)) {
+		json_decref(a->mcp_tools);
+		a->mcp_tools = json_incref(tools);
+		a->mcp_tools_at = atomic_load(&a->compactions);
+	}
 	frame_set_sources(a, json_string_value(json_object_get(o,
 	    "sources")) ? json_string_value(json_object_get(o, "sources")) :
 	    "");
 	json_decref(o);
+}
+
+void
+frame_keep_mcp(struct agent *a, json_t *tools)
+{
+	json_incref(tools);
+	json_decref(a->mcp_tools);
+	a->mcp_tools = tools;
+	frame_save(a);
 }
 
 int

@@ -617,6 +617,12 @@ json_t *frame_tools(struct agent *a);
  * tools come and go with their servers: the role alone decides. */
 int frame_offers(struct agent *a, const char *name);
 
+/* Keeps the MCP tools (the definitions, a reference taken) that a's
+ * conversation is now bound to, in a->mcp_tools and in its frame's file:
+ * a resumed agent is offered them again, ready or not, until its next
+ * compaction. */
+void frame_keep_mcp(struct agent *a, json_t *tools);
+
 /* prompt.c */
 
 /* The system prompt of an agent (malloc'd). */

@@ -282,15 +282,17 @@ mcptools_for(struct agent *a)
 	/* A request's tools are part of what its model's earlier thoughts
 	 * are bound to (and of its cached prefix): the MCP tools an agent
 	 * sees are taken once and kept until its conversation is
-	 * compacted, whatever the servers list meanwhile. Servers start in
-	 * the background: those ready by then are in; one ready later
-	 * joins at the agent's next compaction (and a teammate spawned
-	 * after sees it at once). */
+	 * compacted, whatever the servers list meanwhile, and kept in its
+	 * frame for --resume (frame.c). Servers start in the background:
+	 * those ready by then are in; one ready later joins at the agent's
+	 * next compaction (and a teammate spawned after sees it at once). */
 	if (a->mcp_tools == NULL || a->mcp_tools_at != at) {
-		json_decref(a->mcp_tools);
-		a->mcp_tools = json_array();
-		mcptools_list(a, a->mcp_tools);
+		json_t *now = json_array();
+
+		mcptools_list(a, now);
 		a->mcp_tools_at = at;
+		frame_keep_mcp(a, now);
+		json_decref(now);
 	}
 	json_array_foreach(a->mcp_tools, i, t)
 		json_array_append_new(list, json_deep_copy(t));

@@ -368,6 +368,43 @@ def test_progress_and_questions(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
+def lead_requests(fake):
+    return [r for r in fake.requests() if r.get("agent") == "lead"]
+
+
+def test_resumed_agent_keeps_its_tools(fake):
+    """The MCP tools an agent's conversation is bound to come back with
+    it at --resume, before (and whether or not) their server is ready
+    again: a model's earlier thoughts are bound to the tools, and a
+    request offering others is refused."""
+    fake.reset()
+    fake.script(call("lead", "mcp__test__echo", text="one"),
+                say("lead", "Echoed."),
+                say("lead", "Still here."))
+    work = tempfile.mkdtemp(prefix="huddle-mcp-")
+    with team_of(fake, {"test": []}, work=work) as h:
+        wait_ready(h)
+        h.send("go")
+        approve_next(h, "mcp__test__echo")
+        h.wait_text("lead", "Echoed.")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    before = offered(lead_requests(fake)[-1])
+    expect("mcp__test__echo" in before, before)
+    # The server now never answers: the resumed lead is offered the
+    # tools of its conversation all the same.
+    mark = len(lead_requests(fake))
+    with team_of(fake, {"test": ["--mute"]}, work=work, resume=True) as h:
+        h.send("again")
+        h.wait_text("lead", "Still here.")
+        h.send("/quit")
+        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    after = lead_requests(fake)[mark:]
+    expect(after and offered(after[0]) == before,
+           "the resumed lead was offered %r, not %r" % (
+               offered(after[0]) if after else None, before))
+
+
 def team_of(fake, servers, work=None, resume=False, extra_args=()):
     """A Huddle whose config names `servers` (name -> test server flags);
     its working tree is `work` (new when None)."""
@@ -642,6 +679,8 @@ def main():
               test_failed_start_shows_stderr, fake)
         r.run("a stdio server gets the proxy and a cache that lasts",
               test_proxy_and_cache, fake)
+        r.run("a resumed agent keeps the MCP tools of its conversation",
+              test_resumed_agent_keeps_its_tools, fake)
         r.run("a server's network request is huddle's: no model is woken",
               test_network_asked_in_huddles_name, fake)
         for api in ("anthropic", "openai-chat", "openai"):
