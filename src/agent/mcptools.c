@@ -104,6 +104,17 @@ mcptools_end(void *ud, void *handle)
 	free(h);
 }
 
+/* Whether the person is asked, now, to let a stdio server's start reach
+ * a host (its clock stands still meanwhile). */
+static int
+mcptools_asking(void *ud, void *handle)
+{
+	struct team *t = ud;
+	struct mcptools_start *h = handle;
+
+	return h != NULL && netgate_pass_asking(t->netgate, h->pass);
+}
+
 /* Before a stdio server starts: its cache folder (made), a profile that
  * may write it, a network pass in huddle's name (MSG_SYSTEM) labelled
  * with the server's, and the variables of both (HUDDLE_MCP_CACHE names
@@ -195,6 +206,7 @@ mcptools_open(struct team *t, char **err)
 	team_bash_options(t, t->mcp_profile, NULL, &t->mcp_launch->bo);
 	t->mcp_launch->begin = mcptools_begin;
 	t->mcp_launch->end = mcptools_end;
+	t->mcp_launch->asking = mcptools_asking;
 	t->mcp_launch->ud = t;
 	if ((t->mcp = mcp_set_new(NULL, t->mcp_launch, team_on_notice, t,
 	    err)) == NULL)

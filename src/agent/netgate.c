@@ -588,6 +588,21 @@ netgate_pass_label(struct netgate *g, struct netgate_pass *p,
 	pthread_mutex_unlock(&g->lock);
 }
 
+int
+netgate_pass_asking(struct netgate *g, const struct netgate_pass *p)
+{
+	struct netgate_ask *k;
+	int asking = 0;
+
+	if (g == NULL || p == NULL)
+		return 0;
+	pthread_mutex_lock(&g->lock);
+	for (k = g->asks; k != NULL && !asking; k = k->next)
+		asking = k->pass == p;
+	pthread_mutex_unlock(&g->lock);
+	return asking;
+}
+
 const char *const *
 netgate_pass_env(const struct netgate_pass *p)
 {

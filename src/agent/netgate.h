@@ -53,6 +53,10 @@ struct netgate_pass *netgate_pass_new(struct netgate *g, const char *agent);
 void netgate_pass_label(struct netgate *g, struct netgate_pass *p,
     const char *label);
 
+/* Whether a connection of pass p waits for the person's answer now (0
+ * for NULL). */
+int netgate_pass_asking(struct netgate *g, const struct netgate_pass *p);
+
 /* The pass's "NAME=value" entries, NULL-terminated (NULL for NULL). */
 const char *const *netgate_pass_env(const struct netgate_pass *p);
 

@@ -578,16 +578,37 @@ struct mcp_wait {
 	int			 own_stream;	/* the server's own stream */
 	int			 handshake;	/* initialize: its answer
 						 * gives the session */
+	int64_t			 held_since;	/* the person is asked for
+						 * the process's network since
+						 * then (0: not) */
 };
 
 /* When w gives up: its deadline, moved on by the time questions to the
- * person have taken since it started; not while one is open. */
+ * person have taken since it started; not while one is open, nor while
+ * the person is asked to let the server's process reach a host (npx's
+ * registry at its first start, say). */
 static int64_t
-mcp_deadline(const struct mcp_wait *w)
+mcp_deadline(struct mcp_wait *w)
 {
-	if (!w->own_stream && atomic_load(&w->s->asking) > 0)
+	struct mcp_server *s = w->s;
+	int64_t now;
+
+	if (!w->own_stream && atomic_load(&s->asking) > 0)
 		return INT64_MAX / 2;
-	return w->deadline + (int64_t)atomic_load(&w->s->asked_ms) -
+	if (!s->http && s->launch != NULL && s->launch->asking != NULL &&
+	    s->handle != NULL) {
+		now = clock_mono_ms();
+		if (s->launch->asking(s->launch->ud, s->handle)) {
+			if (w->held_since == 0)
+				w->held_since = now;
+			return INT64_MAX / 2;
+		}
+		if (w->held_since != 0) {
+			w->deadline += now - w->held_since;
+			w->held_since = 0;
+		}
+	}
+	return w->deadline + (int64_t)atomic_load(&s->asked_ms) -
 	    w->asked_base;
 }
 
@@ -1437,6 +1458,21 @@ mcp_listen_stop(struct mcp_server *s)
 
 /* --- starting -------------------------------------------------------------- */
 
+/* How long a start may take, and a stdio server's server/discover. */
+static int64_t
+mcp_start_ms(const struct mcp_server *s)
+{
+	return s->launch != NULL && s->launch->start_ms > 0 ?
+	    s->launch->start_ms : MCP_START_MS;
+}
+
+static int64_t
+mcp_probe_ms(const struct mcp_server *s)
+{
+	return s->launch != NULL && s->launch->probe_ms > 0 ?
+	    s->launch->probe_ms : MCP_PROBE_MS;
+}
+
 /* Ends the server's process or session; io is held. */
 static void
 mcp_stop(struct mcp_server *s)
@@ -1494,7 +1530,7 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 	int ok = 0;
 
 	x = mcp_request(s, "server/discover", NULL, 1, cancel,
-	    clock_mono_ms() + (s->http ? MCP_START_MS : MCP_PROBE_MS),
+	    clock_mono_ms() + (s->http ? mcp_start_ms(s) : mcp_probe_ms(s)),
 	    &result, &why);
 	if (x == MCP_X_OK) {
 		json_array_foreach(json_object_get(result, "supportedVersions"),
@@ -1531,7 +1567,7 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 	x = mcp_request(s, "initialize", json_pack("{s:s, s:o, s:{s:s, "
 	    "s:s}}", "protocolVersion", MCP_LEGACY_VERSION, "capabilities",
 	    mcp_capabilities(), "clientInfo", "name", "huddle", "version",
-	    PACKAGE_VERSION), 0, cancel, clock_mono_ms() + MCP_START_MS,
+	    PACKAGE_VERSION), 0, cancel, clock_mono_ms() + mcp_start_ms(s),
 	    &result, &why);
 	if (x != MCP_X_OK) {
 		*err = xasprintf("it answered neither server/discover nor "
@@ -1622,7 +1658,7 @@ static int
 mcp_list(struct mcp_server *s, struct cancel *cancel, char **err)
 {
 	json_t *all = json_array(), *result = NULL, *t;
-	int64_t deadline = clock_mono_ms() + MCP_START_MS;
+	int64_t deadline = clock_mono_ms() + mcp_start_ms(s);
 	char *cursor = NULL, *taskonly = NULL;
 	size_t i, listed = 0;
 	enum mcp_x x;

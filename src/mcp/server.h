@@ -56,7 +56,11 @@
  * of bo, which it may change for that start (its own sandbox profile,
  * environment entries: what it points to must live until `end`); it
  * returns 0 with *handle (given to `end` once the process has ended), or
- * -1 with *err, and the server does not start.
+ * -1 with *err, and the server does not start. When `asking` is set, it
+ * tells whether the person is being asked something for the start of
+ * handle (its network): while so, the start's clock stands still.
+ * start_ms and probe_ms, when not 0, stand for MCP_START_MS and
+ * MCP_PROBE_MS.
  */
 struct mcp_spawn;
 struct mcp_listener;
@@ -67,7 +71,10 @@ struct mcp_launch {
 				    json_t *config, struct bash_options *bo,
 				    void **handle, char **err);
 	void			(*end)(void *ud, void *handle);
+	int			(*asking)(void *ud, void *handle);
 	void			*ud;
+	int			 start_ms;	/* 0: MCP_START_MS */
+	int			 probe_ms;	/* 0: MCP_PROBE_MS */
 };
 
 /* Told when a server stops or cannot start: a sentence. */

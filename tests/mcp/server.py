@@ -19,6 +19,8 @@ answers in pages of two.
 --log appends one JSON line per message received.
 
 --cwd-tool adds the tool cwd, which answers the server's working directory.
+--start-delay S sleeps S seconds before it reads anything (stdio).
+
 --connect HOST:PORT asks huddle's proxy ($HTTPS_PROXY) for a tunnel there
 as it starts, as npx asks for its registry, and logs the proxy's answer
 ({"connect": status line}); it serves meanwhile.
@@ -537,6 +539,7 @@ def main():
     p.add_argument("--sse-keepalive-forever", action="store_true")
     p.add_argument("--huge-event", action="store_true")
     p.add_argument("--get-tight", action="store_true")
+    p.add_argument("--start-delay", type=float, default=0)
     p.add_argument("--get-trickle", action="store_true")
     p.add_argument("--auth", action="store_true")
     p.add_argument("--env-tool", action="store_true")
@@ -552,6 +555,9 @@ def main():
     if ARGS.connect:
         threading.Thread(target=connect_through_proxy, args=(ARGS.connect,),
                          daemon=True).start()
+    if ARGS.start_delay:
+        # As npx fetching its package before the server runs.
+        time.sleep(ARGS.start_delay)
     if ARGS.mute or ARGS.fail:
         for i in range(30):
             sys.stderr.write("line %d of its stderr\n" % i)

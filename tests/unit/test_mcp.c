@@ -1004,6 +1004,90 @@ START_TEST(an_http_stream_kept_open_for_ever)
 }
 END_TEST
 
+/* The launch of the start-clock test: a start whose network waits for
+ * the person until `asked_until` (monotonic ms). */
+static int64_t asked_until;
+
+static int
+held_begin(void *ud, const char *name, json_t *config,
+    struct bash_options *bo, void **handle, char **err)
+{
+	(void)ud;
+	(void)name;
+	(void)config;
+	(void)bo;
+	(void)err;
+	*handle = &asked_until;
+	return 0;
+}
+
+static void
+held_end(void *ud, void *handle)
+{
+	(void)ud;
+	(void)handle;
+}
+
+static int
+held_asking(void *ud, void *handle)
+{
+	(void)ud;
+	return handle == &asked_until && clock_mono_ms() < asked_until;
+}
+
+/* The set of the stdio server "test" that sleeps 2.5 s before it reads,
+ * with 1.5 s to start (0.5 s for server/discover), its network waiting
+ * for the person (held_asking) for the first 2.7 s when `held`. */
+static struct mcp_set *
+test_set_held(struct mcp_launch *launch, int held, char **log)
+{
+	json_t *cfg;
+	char *err = NULL;
+	struct mcp_set *set;
+
+	memset(launch, 0, sizeof *launch);
+	launch->bo.program = program;
+	launch->bo.workdir = wd;
+	launch->begin = held_begin;
+	launch->end = held_end;
+	launch->asking = held_asking;
+	launch->start_ms = 1500;
+	launch->probe_ms = 500;
+	*log = xasprintf("%s/mcp.log", wd);
+	cfg = json_pack("{s:{s:s, s:[s, s, s, s, s]}}", "test", "command",
+	    "python3", "args", script, "--log", *log, "--legacy",
+	    "--start-delay=2.5");
+	set = mcp_set_new(cfg, launch, count_notice, NULL, &err);
+	ck_assert_msg(set != NULL, "%s", err ? err : "");
+	json_decref(cfg);
+	asked_until = held ? clock_mono_ms() + 2700 : 0;
+	return set;
+}
+
+/* A start whose network waits for the person does not count that time:
+ * a server that takes 2.5 s to answer, with 1.5 s to start, starts when
+ * the person was asked for 2.7 s of it, and fails when nobody was. */
+START_TEST(the_persons_time_stops_a_starts_clock)
+{
+	struct mcp_launch launch;
+	struct mcp_set *set;
+	char *log, *text;
+	int held;
+
+	for (held = 1; held >= 0; held--) {
+		set = test_set_held(&launch, held, &log);
+		mcp_set_start(set);
+		mcp_set_wait(set, clock_mono_ms() + 20000);
+		text = mcp_set_text(set);
+		ck_assert_msg(strstr(text, held ? ": ready" : ": failed") !=
+		    NULL, "%s", text);
+		free(text);
+		mcp_set_free(set);
+		free(log);
+	}
+}
+END_TEST
+
 /* A server whose own stream ends at once each time, with retry 0 and a
  * megabyte's reply to a request that is no one's: huddle neither spins
  * (its waits grow: three GETs in some 5 s) nor keeps the replies. */
@@ -1159,6 +1243,7 @@ mcp_suite(void)
 	tcase_add_test(live, an_http_stream_kept_open_for_ever);
 	tcase_add_test(live, an_http_event_too_large);
 	tcase_add_test(live, a_tight_own_stream_does_not_spin);
+	tcase_add_test(live, the_persons_time_stops_a_starts_clock);
 	tcase_add_test(live, a_trickling_server_does_not_hold_the_quit);
 	tcase_add_test(live, a_server_that_asks_to_sign_in_is_named);
 	tcase_add_test(live, errors_show_no_secret_of_the_address);
