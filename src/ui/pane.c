@@ -243,8 +243,8 @@ pane_add_folded(struct pane *p, enum color_role role, const char *head,
 	char *first = text_sanitize(head, fold_at);
 	char *mark = text_sanitize(head + fold_at, strlen(head + fold_at));
 	struct pane_line *l;
-	const char *s = rest, *nl;
-	size_t n = 0, more = 0;
+	const char *s, *nl = NULL;
+	size_t n = 0, more = 0, i;
 	char *line;
 
 	pane_end_stream(p);
@@ -254,23 +254,30 @@ pane_add_folded(struct pane *p, enum color_role role, const char *head,
 	pane_append(l, mark, strcspn(mark, "\n"));
 	free(first);
 	free(mark);
-	/* Its lines, the last one's line end making no line of its own. */
-	while (*s != '\0') {
+	/* Its lines, the last one's line end making no line of its own:
+	 * counted first, then the head kept, the middle counted, the tail
+	 * kept. */
+	for (s = rest; *s != '\0'; s = nl + 1) {
+		n++;
+		if ((nl = strchr(s, '\n')) == NULL || nl[1] == '\0')
+			break;
+	}
+	if (n > PANE_FOLD_MAX)
+		more = n - PANE_FOLD_MAX;
+	for (s = rest, i = 0; *s != '\0'; s = nl + 1, i++) {
 		nl = strchr(s, '\n');
-		if (n++ < PANE_FOLD_MAX)
+		if (i == PANE_FOLD_HEAD && more > 0) {
+			line = xasprintf("… %zu line%s left out here …", more,
+			    more == 1 ? "" : "s");
+			pane_hidden(p, ROLE_DIM, line, strlen(line));
+			free(line);
+		}
+		if (more == 0 || i < PANE_FOLD_HEAD || i >= PANE_FOLD_HEAD +
+		    more)
 			pane_hidden(p, rest_role, s, nl ? (size_t)(nl - s) :
 			    strlen(s));
-		else
-			more++;
 		if (nl == NULL)
 			break;
-		s = nl + 1;
-	}
-	if (more > 0) {
-		line = xasprintf("… %zu more line%s not kept", more,
-		    more == 1 ? "" : "s");
-		pane_hidden(p, ROLE_DIM, line, strlen(line));
-		free(line);
 	}
 }
 

@@ -49,9 +49,12 @@ struct pane_look {
 	int		 hit;		/* there is a current match */
 };
 
-/* Lines of a tool's output kept to be expanded; beyond, a line says how
- * many more there were. */
-#define PANE_FOLD_MAX 1000
+/* Lines of a tool's output kept to be expanded: its first HEAD and its
+ * last TAIL (the end of a build or a test run is what people read);
+ * between them, a line says how many were left out. */
+#define PANE_FOLD_HEAD 200
+#define PANE_FOLD_TAIL 800
+#define PANE_FOLD_MAX (PANE_FOLD_HEAD + PANE_FOLD_TAIL)
 
 struct pane {
 	char			*name;
@@ -135,7 +138,8 @@ void pane_scroll_end(struct pane *p);
 
 /* Adds a tool output of several lines, folded: head (clean or not) is
  * its first line as shown folded, " (+N lines)" from byte fold_at on;
- * rest, the lines after it, are kept hidden under it (at most
+ * rest, the lines after it, are kept hidden under it (their first
+ * PANE_FOLD_HEAD and last PANE_FOLD_TAIL when there are more than
  * PANE_FOLD_MAX). */
 void pane_add_folded(struct pane *p, enum color_role role, const char *head,
     size_t fold_at, enum color_role rest_role, const char *rest);

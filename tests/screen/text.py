@@ -3,9 +3,10 @@
 a teammate's emoji sequences (a family joined with ZWJ, a flag, a skin
 tone, a keycap) never push the neighbouring pane's border out of line;
 under LANG=C the screen is plain ASCII of the same layout, with no byte a
-terminal would show as garbage."""
+terminal would show as garbage; a long output keeps its end."""
 
 import os
+import re
 import sys
 import unicodedata
 
@@ -103,9 +104,37 @@ def test_lang_c_is_plain_ascii(fake):
         quit_clean(s)
 
 
+def test_long_output_keeps_its_end(fake):
+    """1,500 lines of output: expanded, the pane ends with the last line
+    (the end of a build is what people read), and a line says where the
+    middle was left out."""
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "bash", "input": {"command": "seq 1 1500"}}]},
+        {"agent": "lead", "kind": "text", "text": "Counted."})
+    with fake_screen(fake, ["--quit-timeout", "2"], 100, 30) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("Counted.", 20, "the command's end")
+        s.send_keys("C-o")
+        s.wait_for(lambda t: re.search(r"│\s+1500\s+│", t) and
+                   "Counted." in t, 5, "the last line of the output, "
+                   "expanded")
+        s.send_keys("C-f")
+        s.send_text("left out here")
+        s.send_keys("Enter")
+        s.wait_for("… 500 lines left out here …", 5,
+                   "the line where the middle was left out")
+        quit_clean(s)
+
+
 def register(r, fake):
     r.run("emoji sequences keep the panes in line",
           lambda: test_emoji_keep_the_panes_in_line(fake))
+    r.run("a long output keeps its end",
+          lambda: test_long_output_keeps_its_end(fake))
     r.run("LANG=C: a plain ASCII screen of the same layout",
           lambda: test_lang_c_is_plain_ascii(fake))
 
