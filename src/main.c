@@ -135,6 +135,26 @@ llm_setup(const struct options *o, const struct catalog *cat,
 		if ((cfg->script = script_load(o->script, err)) == NULL)
 			return -1;
 	}
+	/* What set the address, for the sentence of a failure to reach
+	 * it. */
+	switch (o->from[OPT_BASE_URL]) {
+	case OPT_FROM_CMDLINE:
+		cfg->base_url_from = "--base-url";
+		break;
+	case OPT_FROM_ENV:
+		cfg->base_url_from = cfg->provider == LLM_ANTHROPIC ?
+		    "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+		break;
+	case OPT_FROM_PERSON:
+		cfg->base_url_from = "base-url in your settings";
+		break;
+	case OPT_FROM_PROJECT:
+		cfg->base_url_from = "base-url in the project's settings";
+		break;
+	default:
+		cfg->base_url_from = "huddle's default";
+		break;
+	}
 	if (cfg->base_url != NULL) {
 		/* The provider appends its path: drop a trailing slash. */
 		*owned = xstrdup(cfg->base_url);

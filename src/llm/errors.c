@@ -20,9 +20,11 @@ struct errors_row {
 	const char	*advice;
 };
 
-static const char KEY[] = "check the API key (ANTHROPIC_API_KEY or "
-    "OPENAI_API_KEY, or the key in your settings): it is missing, "
-    "mistyped or revoked";
+static const char KEY_ANTHROPIC[] = "check the API key "
+    "(ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, or the key in your "
+    "settings): it is missing, mistyped or revoked";
+static const char KEY_OPENAI[] = "check the API key (OPENAI_API_KEY, or "
+    "the key in your settings): it is missing, mistyped or revoked";
 static const char ACCESS[] = "the key may not do this: check the "
     "account's permissions for the model (and a gateway's access rules)";
 static const char MODEL[] = "check the model's name (--model; huddle "
@@ -43,7 +45,7 @@ static const char BUSY[] = "the API stayed busy or failing through every "
  * (404), request_too_large (413), rate_limit_error (429), api_error
  * (500), timeout_error (504), overloaded_error (529). */
 static const struct errors_row errors_anthropic[] = {
-	{ 401, NULL, NULL, KEY },
+	{ 401, NULL, NULL, KEY_ANTHROPIC },
 	{ 403, NULL, NULL, ACCESS },
 	{ 404, NULL, NULL, MODEL },
 	{ 413, NULL, NULL, TOO_LARGE },
@@ -64,7 +66,7 @@ static const struct errors_row errors_anthropic[] = {
  * insufficient_quota is final at once with a sentence of its own
  * (llm.c). Compatible servers send the same shapes, or none. */
 static const struct errors_row errors_openai[] = {
-	{ 401, NULL, NULL, KEY },
+	{ 401, NULL, NULL, KEY_OPENAI },
 	{ 403, NULL, NULL, ACCESS },
 	{ 404, NULL, NULL, MODEL },
 	{ 0, "model_not_found", NULL, MODEL },

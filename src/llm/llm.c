@@ -65,12 +65,36 @@ llm_result_clear(struct llm_result *r)
 	free(r->error_type);
 	free(r->error_message);
 	free(r->request_id);
+	free(r->where);
 	json_decref(r->ratelimit);
 	memset(r, 0, sizeof *r);
 }
 
-char *
-llm_result_error_line(const struct llm_result *r)
+/* The API's address as the person gave it, and what set it: "http://
+ * 127.0.0.1:9 (ANTHROPIC_BASE_URL)" (malloc'd). Only scheme, host and
+ * port: a gateway's address may carry a key in its path or query. */
+static char *
+llm_where(const struct llm_config *c)
+{
+	const char *url = c->base_url ? c->base_url : "", *host;
+	size_t n;
+
+	host = strstr(url, "://");
+	host = host != NULL ? host + 3 : url;
+	if (strchr(host, '@') != NULL && strchr(host, '@') < host +
+	    strcspn(host, "/?#"))
+		host = strchr(host, '@') + 1;
+	n = strcspn(host, "/?#");
+	return xasprintf("%.*s%.*s%s%s%s", (int)(strstr(url, "://") ?
+	    strstr(url, "://") + 3 - url : 0), url, (int)n, host,
+	    c->base_url_from ? " (" : "", c->base_url_from ?
+	    c->base_url_from : "", c->base_url_from ? ")" : "");
+}
+
+/* The line of a failure; with `advise`, what to check after it (a
+ * failure that is final; a retry's line has none). */
+static char *
+llm_error_text(const struct llm_result *r, int advise)
 {
 	char *status = r->http_status ? xasprintf("HTTP %d ", r->http_status)
 	    : xstrdup("");
@@ -86,8 +110,15 @@ llm_result_error_line(const struct llm_result *r)
 	case LLM_ERR_CANCELLED:
 		line = xstrdup("cancelled");
 		break;
+	case LLM_ERR_TRANSPORT:
+		/* Said first: at 80 columns the reason is what shows. */
+		line = xasprintf("could not reach %s: %s%s; check the address "
+		    "and that the server runs", r->where ? r->where :
+		    "the API", r->error_message ? r->error_message :
+		    "no answer", rid);
+		break;
 	default:
-		advice = errors_advice(r);
+		advice = advise ? errors_advice(r) : NULL;
 		line = xasprintf("%s%s%s%s%s%s%s", status,
 		    r->error_type ? r->error_type : "error",
 		    r->error_message ? ": " : "",
@@ -98,6 +129,12 @@ llm_result_error_line(const struct llm_result *r)
 	free(status);
 	free(rid);
 	return line;
+}
+
+char *
+llm_result_error_line(const struct llm_result *r)
+{
+	return llm_error_text(r, 1);
 }
 
 struct llm_client *
@@ -330,6 +367,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 			res->status = LLM_ERR_TRANSPORT;
 			llm_set(&res->error_type, "connection_error");
 			llm_set(&res->error_message, resp->error);
+			free(res->where);
+			res->where = llm_where(&cl->cfg);
 			retry = 1;
 		} else if (cl->prov->parse_body(a.turn, resp->body ?
 		    resp->body : "", resp->len, res) == 0)
@@ -339,6 +378,8 @@ llm_attempt(struct llm_client *cl, const char *url, struct curl_slist *hdrs,
 		llm_set(&res->error_type, resp->timed_out ? "timeout_error" :
 		    "connection_error");
 		llm_set(&res->error_message, resp->error);
+		free(res->where);
+		res->where = llm_where(&cl->cfg);
 		retry = retry_should(0, NULL);
 	} else {
 		res->status = LLM_ERR_API;
@@ -432,7 +473,7 @@ llm_call(struct llm_client *cl, const struct llm_request *req,
 		}
 		ev.attempt = attempt;
 		ev.discard = relay.shown;
-		why = llm_result_error_line(res);
+		why = llm_error_text(res, 0);
 		ev.error = why;
 		log_printf("llm %s: attempt %d failed: %s; retrying in %lld ms",
 		    c->agent ? c->agent : "-", attempt, why,

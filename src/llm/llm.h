@@ -42,6 +42,9 @@ enum llm_thinking {
 struct llm_config {
 	enum llm_provider_kind	 provider;
 	const char	*base_url;	/* Anthropic: no /v1; OpenAI: ends in /v1 */
+	const char	*base_url_from;	/* what set it ("ANTHROPIC_BASE_URL",
+					 * "--base-url", …), for errors; may
+					 * be NULL */
 	const char	*api_key;	/* never logged or shown */
 	const char	*auth_token;	/* Anthropic: sent as a Bearer token
 					 * (gateways); never logged or shown */
@@ -164,6 +167,9 @@ struct llm_result {
 					 * headers by name, or NULL */
 	int		 attempts;
 	enum llm_provider_kind provider; /* whose API answered */
+	char		*where;		/* a failure to reach the API: its
+					 * address and what set it, for the
+					 * person; else NULL */
 };
 
 /* The context a compaction on the server read (its input, cached or

@@ -70,6 +70,8 @@ struct pane {
 	uint64_t		 reply_seq;	/* the first line of the reply
 						 * streaming now (pane_drop_from) */
 	int			 retry_attempt;	/* that attempt's number */
+	uint64_t		 retry_seq;	/* the line telling of it: the
+						 * next retry replaces it */
 	struct pane_line	*lines;		/* a ring of PANE_MAX_LINES */
 	size_t			 first;		/* index of the oldest line */
 	size_t			 count;

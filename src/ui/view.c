@@ -670,8 +670,13 @@ view_apply(struct view *v, const struct event *e)
 			pane_drop_from(p, p->reply_seq);
 		else
 			pane_end_stream(p);
+		/* One line tells of the retries in a row: the next one
+		 * replaces it, when nothing came between. */
+		if (p->retry_seq != 0 && pane_next_seq(p) == p->retry_seq + 1)
+			pane_drop_from(p, p->retry_seq);
 		p->retry_attempt = (int)event_int(d, "attempt") + 1;
 		p->retry_at_ms = clock_mono_ms() + event_int(d, "delay_ms");
+		p->retry_seq = pane_next_seq(p);
 		what = view_retry_text(p);
 		line = xasprintf("↻ %s; %s%s", event_str(d, "message"), what,
 		    event_bool(d, "discarded") ? " (the reply starts again)" :

@@ -59,6 +59,26 @@ def test_retry_shown_and_esc_ends_it(fake):
         quit_clean(s)
 
 
+def test_retries_in_a_row_are_one_line(fake):
+    """Three failures in a row: one line in the pane, its attempt
+    counting on, not a line per try; the lead's pane is not flooded."""
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "outage", "status": 529, "count": 3,
+                 "retry_after_ms": 300},
+                {"agent": "lead", "kind": "text", "text": "Through at last."})
+    with fake_screen(fake, ["--quit-timeout", "2"], 140, 30) as s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        screen = s.wait_for("Through at last.", 20, "the reply after three "
+                            "retries")
+        lines = [ln for ln in screen.split("\n") if "↻" in ln]
+        expect(len(lines) == 1 and "attempt 4" in lines[0],
+               "retries in a row shown as %d lines: %r" % (len(lines),
+                                                           lines))
+        quit_clean(s)
+
+
 def test_a_void_reply_is_replaced(fake):
     """A stream that breaks off after its text began is asked for again:
     the pane shows the reply once, the broken start replaced by it."""
@@ -85,6 +105,8 @@ def test_a_void_reply_is_replaced(fake):
 def tests(r, fake):
     r.run("a retry's wait is shown and counted down; Esc ends it",
           test_retry_shown_and_esc_ends_it, fake)
+    r.run("retries in a row are one line", test_retries_in_a_row_are_one_line,
+          fake)
     r.run("a reply that broke off is replaced by the retry's",
           test_a_void_reply_is_replaced, fake)
 

@@ -39,7 +39,8 @@ says(const char *got, const char *part)
 START_TEST(anthropic_errors_say_what_to_check)
 {
 	says(advice(LLM_ANTHROPIC, 401, "authentication_error",
-	    "invalid x-api-key"), "API key");
+	    "invalid x-api-key"), "API key (ANTHROPIC_API_KEY or "
+	    "ANTHROPIC_AUTH_TOKEN");
 	says(advice(LLM_ANTHROPIC, 403, "permission_error", "no"),
 	    "permissions");
 	says(advice(LLM_ANTHROPIC, 404, "not_found_error", "model: x"),
@@ -59,7 +60,7 @@ END_TEST
 START_TEST(openai_errors_say_what_to_check)
 {
 	says(advice(LLM_RESPONSES, 401, "invalid_request_error",
-	    "Incorrect API key provided"), "API key");
+	    "Incorrect API key provided"), "API key (OPENAI_API_KEY");
 	says(advice(LLM_RESPONSES, 404, "invalid_request_error",
 	    "The model `gpt-9` does not exist"), "--models");
 	says(advice(LLM_OPENAI, 400, "invalid_request_error",
@@ -94,6 +95,18 @@ START_TEST(what_passes_gets_nothing)
 	line = llm_result_error_line(&r);
 	ck_assert_msg(strncmp(line, "HTTP 401 authentication_error: invalid "
 	    "x-api-key; check the API key", 59) == 0, "%s", line);
+	free(line);
+	llm_result_clear(&r);
+	/* Not reached: the address, what set it, and what to check come
+	 * first. */
+	r.status = LLM_ERR_TRANSPORT;
+	r.error_type = xstrdup("connection_error");
+	r.error_message = xstrdup("Couldn't connect to server");
+	r.where = xstrdup("http://127.0.0.1:9 (ANTHROPIC_BASE_URL)");
+	line = llm_result_error_line(&r);
+	ck_assert_str_eq(line, "could not reach http://127.0.0.1:9 "
+	    "(ANTHROPIC_BASE_URL): Couldn't connect to server; check the "
+	    "address and that the server runs");
 	free(line);
 	llm_result_clear(&r);
 }
