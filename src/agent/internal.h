@@ -484,10 +484,14 @@ struct profile *places_of_task(struct team *t, const struct task *k,
  * nothing that is not merged, and kept (with a notice) otherwise. */
 void places_retire(struct team *t, const char *name);
 
-/* teamquit.c */
+/* teamwithdraw.c */
 
-/* At a resumed start: a notice naming the requests the last quit
- * withdrew, once. */
+/* At the quit's start: withdraws the permission requests that wait for
+ * the person, and names them for the next start. */
+void team_withdraw_pending(struct team *t);
+
+/* At a start: a notice naming the requests the last quit withdrew,
+ * once. */
 void team_quit_told(struct team *t);
 
 /* permit.c */

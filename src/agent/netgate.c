@@ -72,6 +72,8 @@ struct netgate {
 	struct netgate_pass	*passes;
 	struct netgate_ask	*asks;
 	struct netgate_set	 team;
+	struct netgate_set	 team_by;	/* "target id": which request
+						 * allowed it for the team */
 	uint64_t		 serials;
 	struct netgate_moot	*moot;		/* to withdraw */
 	size_t			 nmoot, capmoot;
@@ -109,6 +111,37 @@ netgate_set_clear(struct netgate_set *s)
 		free(s->items[i]);
 	free(s->items);
 	memset(s, 0, sizeof *s);
+}
+
+/* Allows target for the whole team, by request `by`. Under the lock. */
+static void
+netgate_team_add(struct netgate *g, const char *target, const char *by)
+{
+	char *item;
+
+	if (netgate_set_has(&g->team, target))
+		return;
+	netgate_set_add(&g->team, target);
+	item = xasprintf("%s %s", target, by);
+	netgate_set_add(&g->team_by, item);
+	free(item);
+}
+
+/* The request that allowed target for the whole team (a copy of its id
+ * into by), or "" . Under the lock. */
+static void
+netgate_team_by(struct netgate *g, const char *target,
+    char by[PROTO_ID_SIZE])
+{
+	size_t i, n = strlen(target);
+
+	*by = '\0';
+	for (i = 0; i < g->team_by.n; i++) {
+		if (strncmp(g->team_by.items[i], target, n) == 0 &&
+		    g->team_by.items[i][n] == ' ')
+			snprintf(by, PROTO_ID_SIZE, "%s",
+			    g->team_by.items[i] + n + 1);
+	}
 }
 
 /* --- the person's answers ------------------------------------------------- */
@@ -247,7 +280,7 @@ netgate_settle(struct netgate *g, const struct request *r)
 	}
 	allow = r->status == REQ_APPROVED;
 	if (allow && netgate_for_team(r->response)) {
-		netgate_set_add(&g->team, k->target);
+		netgate_team_add(g, k->target, r->id);
 		/* The others asked for the same host need no answer. */
 		netgate_cover(g, k->target, r->id);
 	} else if (allow)
@@ -334,7 +367,7 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 	struct netgate_ask *k;
 	struct request *r;
 	char target[NETGATE_TARGET_MAX], id[PROTO_ID_SIZE], *agent, *body;
-	char *where, *label, *why;
+	char by[PROTO_ID_SIZE], *where, *label, *why;
 	char *err = NULL;
 	uint64_t serial;
 	int rc, moot;
@@ -413,13 +446,15 @@ netgate_decide(void *ud, const struct proxy_target *t, char **reason)
 	if (k != NULL)
 		memcpy(k->id, id, PROTO_ID_SIZE);
 	moot = k == NULL && netgate_set_has(&g->team, target);
+	if (moot)
+		netgate_team_by(g, target, by);
 	pthread_mutex_unlock(&g->lock);
 	if (k == NULL) {
 		/* The command ended while it was asked, or the host was
 		 * allowed for the whole team meanwhile (netgate_cover
-		 * answered its connections). */
-		why = moot ? netgate_moot_reason(target, NULL) : xstrdup(
-		    "the command ended before the decision");
+		 * answered its connections, before this noted its id). */
+		why = moot ? netgate_moot_reason(target, *by != '\0' ? by :
+		    NULL) : xstrdup("the command ended before the decision");
 		if (protocol_cancel(g->proto, id, why, &err) == -1)
 			free(err);
 		free(why);
@@ -453,7 +488,7 @@ netgate_recall(struct netgate *g)
 		    list[i].status == REQ_APPROVED &&
 		    netgate_for_team(list[i].response) &&
 		    netgate_target(list[i].body, target, sizeof target))
-			netgate_set_add(&g->team, target);
+			netgate_team_add(g, target, list[i].id);
 		if (list[i].type == REQ_PERMISSION &&
 		    list[i].status == REQ_PENDING &&
 		    strcmp(list[i].from, MSG_SYSTEM) == 0 &&
@@ -486,6 +521,7 @@ netgate_open(struct protocol *proto, const char *const *local,
 	po.nlocal = nlocal;
 	if ((g->proxy = proxy_open(&po, err)) == NULL) {
 		netgate_set_clear(&g->team);
+		netgate_set_clear(&g->team_by);
 		pthread_mutex_destroy(&g->lock);
 		free(g);
 		return NULL;
@@ -687,6 +723,7 @@ netgate_close(struct netgate *g)
 		netgate_pass_free(p);
 	}
 	netgate_set_clear(&g->team);
+	netgate_set_clear(&g->team_by);
 	free(g->moot);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
