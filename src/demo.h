@@ -35,9 +35,12 @@ int demo_open(struct demo *d, const char *workdir, const char *state_dir,
 /* Lets go of what demo_open took (the folder stays). */
 void demo_close(struct demo *d);
 
-/* What the person is told first. */
+/* What the person is told first; at --resume, when what happened may
+ * differ, nothing it cannot know. */
 #define DEMO_HINT "demo: bob's plan will wait for you — F5 approves, F6 " \
 	"rejects · F9 shuts a teammate down · F10 quits · F1 help"
+#define DEMO_HINT_RESUMED "demo resumed where you left it: the table " \
+	"shows what waits for you · F10 quits · F1 help"
 
 /* What the demo's lead is asked at start. */
 #define DEMO_PROMPT "Show me how a team works."

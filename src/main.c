@@ -501,8 +501,8 @@ run_team(const struct options *o, const struct catalog *cat,
 		fprintf(stderr, "huddle: %s\n", err);
 		free(err);
 	}
-	rc = o->headless ? headless_run(t) : ui_run(t, o->demo ? DEMO_HINT :
-	    NULL, o->resume);
+	rc = o->headless ? headless_run(t) : ui_run(t, o->demo ? o->resume ?
+	    DEMO_HINT_RESUMED : DEMO_HINT : NULL, o->resume);
 	if (!o->headless && (planted = team_sandbox_planted(t)) != NULL) {
 		fprintf(stderr, "huddle: %s\n", planted);
 		free(planted);

@@ -16,6 +16,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from screen_driver import Results, Screen, expect, region, tmux_available  # noqa: E402
 from fakellm_client import API_KEY, FakeLLM  # noqa: E402
+from huddle_screen import quit_clean as huddle_quit_clean  # noqa: E402
 from huddle_screen import read_help  # noqa: E402
 
 BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
@@ -289,6 +290,26 @@ def test_resume_shows_the_conversation():
         quit_clean(s)
 
 
+def test_demo_resumed_does_not_promise_the_plan():
+    """The demo's first hint speaks of bob's plan waiting; resumed after
+    the plan was approved, it says only what it knows."""
+    s, work = demo()
+    with s:
+        s.wait_for(re.compile(r"req_[0-9a-f]{8}\s+plan\s+bob → lead\s+\S+"
+                              r"\s+pending"), 20, "bob's pending plan")
+        s.send_keys("F5")
+        s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+approved"), 10,
+                   "approved")
+        huddle_quit_clean(s)
+    with Screen([HUDDLE, "--demo", "--resume", "--workdir", work,
+                 "--quit-timeout", "3"], cols=120, rows=40,
+                settle=True) as s:
+        screen = s.wait_for("demo resumed where you left it", 10,
+                            "the resumed demo's hint")
+        expect("bob's plan will wait for you" not in screen, screen)
+        huddle_quit_clean(s)
+
+
 def test_fatal_signal_restores_the_terminal():
     s, work = demo()
     with s:
@@ -372,6 +393,8 @@ def main():
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
+    r.run("a resumed demo does not promise bob's plan",
+          test_demo_resumed_does_not_promise_the_plan)
     r.run("thinking is folded; C-o unfolds it",
           test_thinking_is_folded_and_ctrl_o_unfolds_it)
     r.run("F1 lists the keys, the commands and the sandbox",
