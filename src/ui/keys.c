@@ -752,11 +752,18 @@ keys_zoom(struct view *v)
 	return KEY_REDRAW;
 }
 
+/* F9: the shutdown menu, on the focused teammate when it is in it. */
 static int
 keys_menu(struct view *v)
 {
+	struct pane *items[64], *p = keys_focused_pane(v);
+	size_t n = keys_menu_items(v, items, 64), i;
+
 	v->popup = POPUP_MENU;
 	v->menu_sel = 0;
+	for (i = 0; p != NULL && i < n; i++)
+		if (items[i] == p)
+			v->menu_sel = (int)i;
 	return KEY_REDRAW;
 }
 
@@ -947,9 +954,7 @@ keys_stop_picked(struct view *v)
 		    "no teammate");
 		return KEY_REDRAW;
 	}
-	keys_menu(v);
-	v->menu_sel = (int)i;
-	return KEY_REDRAW;
+	return keys_menu(v);
 }
 
 static int

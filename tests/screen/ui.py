@@ -114,6 +114,37 @@ def test_f9_shuts_a_teammate_down():
         quit_clean(s)
 
 
+def test_f9_starts_on_the_focused_teammate():
+    """F9's menu starts on the teammate whose pane has the focus (it
+    started on the first one whatever was picked)."""
+    s, _ = demo()
+    with s:
+        s.wait_for(re.compile(r"bob · \w+"), 20, "bob's pane")
+        for _ in range(4):
+            s.send_keys("S-Down")
+            screen = s.wait_for(re.compile(r"(\w+) picked:"), 5, "a pick")
+            if "bob picked:" in screen:
+                break
+        expect("bob picked:" in s.text(), "bob could not be picked")
+        s.send_keys("F9")
+        s.wait_for("shut a teammate down", 5, "the menu")
+        item = re.compile(r"│ +(alice|bob) · (idle|working|waiting)\b")
+        rows = [ln for ln in s.text(escapes=True).split("\n")
+                if item.search(re.sub(r"\x1b\[[0-9;]*m", "", ln))]
+        sgr = re.compile(r"\x1b\[[0-9;]*m")
+        # The selected row: black on cyan (the menu's others: on blue).
+        hi = re.compile(r"\x1b\[(?:[0-9;]*;)?46(?:;[0-9;]*)?m")
+        chosen = []
+        for ln in rows:
+            name = item.search(sgr.sub("", ln)).group(1)
+            before = sgr.findall(ln[:ln.find(name + " · ")])
+            if before and hi.search(before[-1]):
+                chosen.append(name)
+        expect(chosen == ["bob"], "the menu's selection: %r" % chosen)
+        s.send_keys("Escape")
+        quit_clean(s)
+
+
 def test_zoom_and_scroll():
     # A small terminal, so the lead's pane has more than it can show.
     s, _ = demo(cols=80, rows=24)
@@ -393,6 +424,8 @@ def main():
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
+    r.run("F9 starts on the focused teammate",
+          test_f9_starts_on_the_focused_teammate)
     r.run("a resumed demo does not promise bob's plan",
           test_demo_resumed_does_not_promise_the_plan)
     r.run("thinking is folded; C-o unfolds it",
