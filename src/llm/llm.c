@@ -111,12 +111,16 @@ llm_error_text(const struct llm_result *r, int advise)
 		line = xstrdup("cancelled");
 		break;
 	case LLM_ERR_TRANSPORT:
-		/* Said first: at 80 columns the reason is what shows. */
-		line = xasprintf("could not reach %s: %s%s; check the address "
-		    "and that the server runs", r->where ? r->where :
-		    "the API", r->error_message ? r->error_message :
-		    "no answer", rid);
-		break;
+		/* Where first: at 80 columns it is what shows. */
+		if (r->where != NULL) {
+			line = xasprintf("%s at %s: %s%s%s", r->error_type ?
+			    r->error_type : "connection_error", r->where,
+			    r->error_message ? r->error_message : "no answer",
+			    rid, advise ? "; check the address and that the "
+			    "server runs" : "");
+			break;
+		}
+		/* FALLTHROUGH */
 	default:
 		advice = advise ? errors_advice(r) : NULL;
 		line = xasprintf("%s%s%s%s%s%s%s", status,

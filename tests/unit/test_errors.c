@@ -104,7 +104,7 @@ START_TEST(what_passes_gets_nothing)
 	r.error_message = xstrdup("Couldn't connect to server");
 	r.where = xstrdup("http://127.0.0.1:9 (ANTHROPIC_BASE_URL)");
 	line = llm_result_error_line(&r);
-	ck_assert_str_eq(line, "could not reach http://127.0.0.1:9 "
+	ck_assert_str_eq(line, "connection_error at http://127.0.0.1:9 "
 	    "(ANTHROPIC_BASE_URL): Couldn't connect to server; check the "
 	    "address and that the server runs");
 	free(line);
