@@ -26,15 +26,16 @@ team_task_add(struct team *t, const char *subject, const char *const *after,
 {
 	struct task_new n = { subject, NULL, after, nafter, NULL, worktree };
 	struct task k;
-	char *line;
 
 	if (worktree != NULL && places_for_tasks(t, msg) == -1)
 		return -1;
 	if (taskboard_create(t->tasks, MSG_USER, &n, &k, msg) == -1)
 		return -1;
-	line = task_line(&k);
-	*msg = xasprintf("added %s", line);
-	free(line);
+	/* In the board's words (ready, or waiting), not the store's
+	 * "pending". */
+	*msg = xasprintf("added %s, %s on the board: %s", k.id, k.blocked ?
+	    "waiting" : k.worktree_busy ? "waiting for its worktree" :
+	    "ready", k.subject);
 	task_clear(&k);
 	return 0;
 }

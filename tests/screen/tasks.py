@@ -98,6 +98,9 @@ def test_tasks_view_live(fake):
         s.send_text("/task add write the changelog after t4")
         s.send_keys("Enter")
         s.wait_for(lambda t: "t5" in tasks(s), 10, "t5 on the board")
+        # Its reply speaks the board's words, not the store's.
+        s.wait_for("added t5, ready on the board: write the changelog", 5,
+                   "the reply in the board's words")
         expect(tasks(s)["t5"][0] in ("ready", "in_progress", "completed"),
                repr(tasks(s)["t5"]))
         s.wait_for(lambda t: tasks(s).get("t5", ("",))[0] == "completed",

@@ -51,7 +51,8 @@ START_TEST(the_persons_task_commands)
 	lt_need_status(&l, "alice", "idle");
 	ck_assert_int_eq(team_task_add(l.team, "write docs", NULL, 0, NULL,
 	    &msg), 0);
-	ck_assert_ptr_nonnull(strstr(msg, "added t1"));
+	ck_assert_msg(strstr(msg, "added t1, ready on the board: ") != NULL,
+	    "%s", msg);
 	free(msg);
 	lt_need(&l, EV_TASK, NULL, "write docs");
 	ck_assert_int_eq(team_task_assign(l.team, "t1", "alice", &msg), 0);
