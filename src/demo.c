@@ -138,6 +138,13 @@ demo_repository(const char *dir, char **err)
 	return rc;
 }
 
+char *
+demo_state_base(const char *base)
+{
+	/* As demo_open makes it: <base>/demo, and state in it. */
+	return xasprintf("%s/demo/state", base);
+}
+
 int
 demo_open(struct demo *d, const char *workdir, const char *state_dir,
     int resume, char **err)

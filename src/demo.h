@@ -32,6 +32,10 @@ struct demo {
 int demo_open(struct demo *d, const char *workdir, const char *state_dir,
     int resume, char **err);
 
+/* Where the demo keeps its team's state under the state base
+ * (malloc'd): --teams lists it there. */
+char *demo_state_base(const char *base);
+
 /* Lets go of what demo_open took (the folder stays). */
 void demo_close(struct demo *d);
 

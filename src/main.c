@@ -222,21 +222,16 @@ notice_unknown(const struct catalog *cat, const char *id,
 	free(msg);
 }
 
-/* --teams: the teams kept under the state directory. */
-static int
-list_teams(const char *override)
+/* Prints the teams kept under base, each marked with `mark`; returns
+ * how many. */
+static size_t
+list_teams_in(const char *base, const char *mark)
 {
 	struct statedir_team *t;
-	char *base, *err = NULL, when[32];
+	char when[32];
 	size_t n, i;
 
-	if ((base = statedir_base(override, &err)) == NULL) {
-		fprintf(stderr, "huddle: %s\n", err);
-		free(err);
-		return 2;
-	}
 	n = statedir_list(base, &t);
-	printf("%-7s %-16s %s\n", "STATE", "LAST USED", "WORKDIR (state)");
 	for (i = 0; i < n; i++) {
 		struct tm tm;
 
@@ -244,19 +239,36 @@ list_teams(const char *override)
 		    &tm) == NULL || strftime(when, sizeof when,
 		    "%Y-%m-%d %H:%M", &tm) == 0)
 			strcpy(when, "-");
-		if (t[i].live_pid != 0)
-			printf("%-7s", "live");
-		else
-			printf("%-7s", "idle");
-		printf(" %-16s %s (%s)", when, *t[i].workdir ? t[i].workdir :
-		    "?", t[i].folder);
+		printf("%-7s %-16s %s%s (%s)", t[i].live_pid != 0 ? "live" :
+		    "idle", when, *t[i].workdir ? t[i].workdir :
+		    "(working tree not recorded)", mark, t[i].folder);
 		if (t[i].live_pid > 0)
 			printf(" PID %ld", t[i].live_pid);
 		putchar('\n');
 	}
+	statedir_free_teams(t, n);
+	return n;
+}
+
+/* --teams: the teams kept under the state directory, and the demo's. */
+static int
+list_teams(const char *override)
+{
+	char *base, *demo, *err = NULL;
+	size_t n;
+
+	if ((base = statedir_base(override, &err)) == NULL) {
+		fprintf(stderr, "huddle: %s\n", err);
+		free(err);
+		return 2;
+	}
+	printf("%-7s %-16s %s\n", "STATE", "LAST USED", "WORKDIR (state)");
+	n = list_teams_in(base, "");
+	demo = demo_state_base(base);
+	n += list_teams_in(demo, " — the demo (huddle --demo --resume)");
+	free(demo);
 	if (n == 0)
 		printf("no teams under %s\n", base);
-	statedir_free_teams(t, n);
 	free(base);
 	return 0;
 }
@@ -340,11 +352,45 @@ shell_word(const char *s)
 	return out;
 }
 
+/* How to run this huddle again (malloc'd): "huddle" when that is what
+ * the PATH finds, else the path of this very program, quoted (a build
+ * tree's huddle is on no PATH). */
+static char *
+program_word(void)
+{
+	char *self = realpath("/proc/self/exe", NULL), *path, *dir, *save;
+	char *cand, *real, *word = NULL;
+
+	if (self == NULL)
+		return xstrdup("huddle");
+	path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	for (dir = strtok_r(path, ":", &save); dir != NULL && word == NULL;
+	    dir = strtok_r(NULL, ":", &save)) {
+		cand = xasprintf("%s/huddle", *dir ? dir : ".");
+		if (access(cand, X_OK) == 0) {
+			real = realpath(cand, NULL);
+			/* The first on the PATH is what "huddle" runs. */
+			word = xstrdup(real != NULL && strcmp(real, self) ==
+			    0 ? "huddle" : "");
+			free(real);
+		}
+		free(cand);
+	}
+	free(path);
+	if (word == NULL || *word == '\0') {
+		free(word);
+		word = shell_word(self);
+	}
+	free(self);
+	return word;
+}
+
 /* After the screen closes: the team is kept, and the command that
  * continues it. */
 static void
 say_the_way_back(const struct options *o, const char *workdir)
 {
+	char *prog = program_word();
 	char *cwd = getcwd(NULL, 0), *w = shell_word(workdir), *sd = NULL;
 	char *pv = shell_word(options_word(o, OPT_PROVIDER)), *sc = NULL;
 	int here = cwd != NULL && strcmp(cwd, workdir) == 0;
@@ -356,11 +402,12 @@ say_the_way_back(const struct options *o, const char *workdir)
 		sd = shell_word(o->state_dir);
 	if (o->script != NULL)
 		sc = shell_word(o->script);
-	printf("huddle: the team is kept; to continue it: huddle --resume%s%s"
-	    "%s%s%s%s%s%s\n", here ? "" : " --workdir ", here ? "" : w,
+	printf("huddle: the team is kept; to continue it: %s --resume%s%s"
+	    "%s%s%s%s%s%s\n", prog, here ? "" : " --workdir ", here ? "" : w,
 	    sd ? " --state-dir " : "", sd ? sd : "",
 	    other ? " --provider " : "", other ? pv : "",
 	    sc ? " --script " : "", sc ? sc : "");
+	free(prog);
 	free(cwd);
 	free(w);
 	free(sd);

@@ -267,10 +267,16 @@ statedir_list(const char *base, struct statedir_team **out)
 		if (e->d_name[0] == '.')
 			continue;
 		folder = xasprintf("%s/%s", base, e->d_name);
-		if (lstat(folder, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		path = xasprintf("%s/team.db", folder);
+		/* A folder with no team in it (the demo's working tree
+		 * lives here too) is no team. */
+		if (lstat(folder, &st) == -1 || !S_ISDIR(st.st_mode) ||
+		    lstat(path, &st) == -1) {
+			free(path);
 			free(folder);
 			continue;
 		}
+		free(path);
 		list = xgrow(list, &cap, n + 1, sizeof *list);
 		list[n].folder = folder;
 		path = xasprintf("%s/workdir", folder);

@@ -57,7 +57,8 @@ struct statedir_team {
 	long	 live_pid;	/* the huddle running it, or 0 */
 };
 
-/* The teams under base, in name order (free with statedir_free_teams). */
+/* The teams under base (its folders that hold a team's database), in
+ * name order (free with statedir_free_teams). */
 size_t statedir_list(const char *base, struct statedir_team **out);
 void statedir_free_teams(struct statedir_team *t, size_t n);
 

@@ -119,6 +119,16 @@ def test_resume_continues():
     with Demo(root) as h:
         plan = h.wait(plan_pending, 30, "bob's plan")
         quit_and_check(h, root)
+    # --teams lists the demo by its working tree, marked as the demo (it
+    # listed its folder as a team of no working tree: "idle - ?").
+    env = dict(os.environ, XDG_STATE_HOME=os.path.join(root, "state"),
+               HOME=os.path.join(root, "home"))
+    teams = subprocess.run([HUDDLE, "--teams"], env=env,
+                           capture_output=True, text=True).stdout
+    rows = [ln for ln in teams.splitlines()[1:] if ln.strip()]
+    expect(len(rows) == 1 and rows[0].startswith("idle") and
+           os.path.join("demo", "work") in rows[0] and "the demo" in
+           rows[0] and "?" not in rows[0], teams)
     with Demo(root, resume=True) as h:
         h.wait(ev("spawned", "bob"), 20, "bob back")
         h.send("/approve %s" % plan["id"])

@@ -13,6 +13,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
 from screen_driver import region  # noqa: E402
+from fakellm_client import HUDDLE  # noqa: E402
 
 PLANNERS = ["p%d" % i for i in range(1, 7)]
 ROW = re.compile(r"(req_[0-9a-f]{8})\s+plan\s+(p\d) → lead\s+\S+\s+pending")
@@ -124,10 +125,14 @@ def test_resume_is_as_at_quit(fake):
         before = lead_lines(live)
         s.send_keys("F10")
         expect(s.exit_status(30) == 0, "huddle did not quit cleanly")
-        # The way back, on the terminal once the screen has closed.
-        way = "huddle: the team is kept; to continue it: huddle --resume"
+        # The way back, on the terminal once the screen has closed: this
+        # very program (a build tree's huddle is on no PATH), as a
+        # shell would take it; the line may wrap.
+        way = ("huddle: the team is kept; to continue it: %s --resume"
+               % os.path.realpath(HUDDLE))
         shown = s.text()
-        expect(way in shown and ("--workdir " + work) in shown,
+        joined = shown.replace("\n", "")
+        expect(way in joined and ("--workdir " + work) in joined,
                "no resume line after the quit:\n" + shown)
 
     script_resumed(fake)
