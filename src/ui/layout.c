@@ -139,6 +139,24 @@ layout_pane_title(const struct pane *p, const struct tasklist_row *task,
 	return title;
 }
 
+/* What an empty lead pane says: the first thing to do, and where the
+ * keys are. */
+static void
+layout_welcome(int y, int x, int h, int w)
+{
+	static const char *const lines[] = {
+		"Type what the team should do, and Enter: the lead",
+		"plans it and spawns teammates, each in a pane.",
+		"",
+		"F1 (or ? on an empty line) shows every key and command;",
+		"F10 quits, and huddle --resume goes on later.",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof lines / sizeof *lines && (int)i < h; i++)
+		layout_text(y + (int)i, x, w, ROLE_DIM, lines[i]);
+}
+
 static void
 layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 {
@@ -161,6 +179,9 @@ layout_pane(struct view *v, size_t i, int y, int x, int h, int w)
 	};
 
 	pane_draw(p, y + 1, x + 1, h - 2, w - 2, &look);
+	/* A new team's empty lead pane says what to do first. */
+	if (i == 0 && p->count == 0)
+		layout_welcome(y + 1, x + 2, h - 2, w - 4);
 	if (p->scroll > 0) {
 		char *mark = p->new_lines > 0 ? xasprintf(" ↑ scrolled · ↓ %d "
 		    "new (End) ", p->new_lines) : xstrdup(" ↑ scrolled ");

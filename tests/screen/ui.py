@@ -145,6 +145,22 @@ def test_f9_starts_on_the_focused_teammate():
         quit_clean(s)
 
 
+def test_first_screen_says_what_to_do(fake):
+    """A new team's empty lead pane says what to type and where the keys
+    are, at 80x24; it goes once the person has said something."""
+    fake.reset()
+    fake.script({"agent": "lead", "kind": "text", "text": "On it."})
+    with with_fake(fake, 80, 24) as s:
+        screen = s.wait_for("Type what the team should do", 10,
+                            "the first screen's words")
+        expect("F1 (or ? on an empty line)" in screen, screen)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("On it.", 10, "the lead's answer")
+        s.wait_gone("Type what the team should do", 5)
+        quit_clean(s)
+
+
 def test_zoom_and_scroll():
     # A small terminal, so the lead's pane has more than it can show.
     s, _ = demo(cols=80, rows=24)
@@ -440,6 +456,8 @@ def main():
               fake)
         r.run("model and tool output cannot inject escape sequences",
               test_escape_sequences_are_stripped, fake)
+        r.run("the first screen says what to do",
+              test_first_screen_says_what_to_do, fake)
     sys.exit(r.finish())
 
 
