@@ -177,10 +177,47 @@ panefind_end(struct view *v)
 	v->find_hit = 0;
 }
 
+/* How many matches the pane holds (*total), and which of them, newest
+ * first, is the current one (*current, 0 when none is). */
+static void
+panefind_count(struct view *v, struct pane *p, size_t *current,
+    size_t *total)
+{
+	struct pane_line *l;
+	size_t n = strlen(v->find_query), at;
+	uint64_t seq;
+
+	*current = *total = 0;
+	for (seq = p->seq_first + p->count; n > 0 && seq-- > p->seq_first;) {
+		l = pane_line_by_seq(p, seq);
+		if (l == NULL || !panefind_looks(v, l) || l->len < n)
+			continue;
+		/* Newest first: a line's last match before its first. */
+		for (at = l->len - n + 1; at > 0; at--) {
+			if (strncasecmp(l->text + at - 1, v->find_query, n) !=
+			    0)
+				continue;
+			(*total)++;
+			if (v->find_hit && seq == v->find_seq && at - 1 ==
+			    v->find_off)
+				*current = *total;
+		}
+	}
+}
+
 char *
 panefind_prompt(struct view *v)
 {
 	struct pane *p = panefind_pane(v);
+	size_t current, total;
 
-	return xasprintf("find in %s: ", p != NULL ? p->name : "?");
+	if (p == NULL)
+		return xstrdup("find in ?: ");
+	if (v->find_query[0] == '\0')
+		return xasprintf("find in %s: ", p->name);
+	panefind_count(v, p, &current, &total);
+	if (total == 0)
+		return xasprintf("find in %s (no match): ", p->name);
+	return xasprintf("find in %s (%zu/%zu): ", p->name, current,
+	    total);
 }

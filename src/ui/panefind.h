@@ -26,8 +26,9 @@ int panefind_step(struct view *v, int dir);
 /* Ends the search; the pane's selection stays on its match. */
 void panefind_end(struct view *v);
 
-/* What the input line's row shows during a search: "find in alice:
- * word". Free it. */
+/* What the input line's row shows during a search: "find in alice
+ * (3/12): word" — the current match, newest first, of how many the pane
+ * holds — or "(no match)", as it is typed. Free it. */
 char *panefind_prompt(struct view *v);
 
 #endif

@@ -163,7 +163,15 @@ def test_search_finds_and_highlights(fake):
         s.send_keys("C-f")
         s.wait_for(lambda t: input_line(s).startswith("find in lead:"), 5,
                    "the search")
-        s.send_text("hidden-three")
+        s.send_text("hidden-thr")
+        # Counted as it is typed: which match of how many, or none.
+        s.wait_for(lambda t: input_line(s).startswith(
+            "find in lead (1/1): hidden-thr"), 5, "the count as typed")
+        s.send_text("x")
+        s.wait_for(lambda t: input_line(s).startswith(
+            "find in lead (no match): hidden-thrx"), 5, "no match, said")
+        s.send_keys("BSpace")
+        s.send_text("ee")
         # Found inside the folded output: shown, and highlighted.
         s.wait_for("hidden-three here", 5, "the match")
         s.wait_for(lambda t: HIGHLIGHT.search(s.text(escapes=True)), 5,
