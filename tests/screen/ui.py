@@ -161,6 +161,28 @@ def test_first_screen_says_what_to_do(fake):
         quit_clean(s)
 
 
+def test_team_is_a_table():
+    """/team shows the members as a table in the lead's pane: a header,
+    a row each, the columns lined up (it was wrapped prose)."""
+    s, _ = demo(cols=160, rows=48)
+    with s:
+        s.wait_for(re.compile(r"bob · \w+"), 20, "bob's pane")
+        s.send_text("/team")
+        s.send_keys("Enter")
+        screen = s.wait_for(re.compile(r"│member +status +ctx +tokens"), 10,
+                            "the table's header")
+        rows = screen.split("\n")
+        head = next(ln for ln in rows if re.search(r"│member +status", ln))
+        col = head.index("status")
+        for name in ("lead", "alice", "bob"):
+            row = next((ln for ln in rows if re.match(r"│%s +\w" % name,
+                                                     ln)), None)
+            expect(row is not None and row[col - 1] == " " and
+                   row[col] != " ", "%s's row does not line up:\n%s\n%s"
+                   % (name, head, row))
+        quit_clean(s)
+
+
 def test_zoom_and_scroll():
     # A small terminal, so the lead's pane has more than it can show.
     s, _ = demo(cols=80, rows=24)
@@ -440,6 +462,7 @@ def main():
     r.run("F10 quits and the shell returns", test_quit_returns_the_shell)
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
+    r.run("/team is a table", test_team_is_a_table)
     r.run("F9 starts on the focused teammate",
           test_f9_starts_on_the_focused_teammate)
     r.run("a resumed demo does not promise bob's plan",
