@@ -71,6 +71,10 @@ static const struct keydef keymap[] = {
 	{ C, 'h', "h", KW_MAIN, TABLE, NULL, NULL,
 	    "on the table with nothing typed: hide or show ended "
 	    "teammates", KA_HIDE_ENDED, NULL },
+	{ C, 'j', "j k", KW_MAIN, TABLE, NULL, NULL,
+	    "on the table with nothing typed: down and up, as the arrows",
+	    KA_DOWN, NULL },
+	{ C, 'k', "k", KW_MAIN, TABLE, NULL, NULL, NULL, KA_UP, NULL },
 	{ K, KEY_F(4), "F4", KW_MAIN, 0, "Tasks", keymap_tasks_label,
 	    "the table shows the tasks, or the requests", KA_TASKS, NULL },
 	{ K, KEY_F(5), "F5", KW_MAIN, KEYF_REQUEST, "Approve",

@@ -413,6 +413,13 @@ def test_letters_on_the_table(fake):
         expect(all(r[3] == "pending" for r in table(s)),
                "a typed letter decided a request")
         s.send_keys("BSpace", "BTab")      # an empty line, the table
+        first = selected_is_named(s)
+        # j and k move as Down and Up do.
+        s.send_text("j")
+        s.wait_for(lambda t: highlighted(s) not in (None, first[0]), 5,
+                   "j moves down")
+        s.send_text("k")
+        s.wait_for(lambda t: highlighted(s) == first[0], 5, "k moves up")
         chosen = selected_is_named(s)
         s.send_text("r")
         s.wait_for("feedback:", 5, "r asks for the rejection's feedback")
