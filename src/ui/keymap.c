@@ -50,7 +50,8 @@ static const struct keydef keymap[] = {
 	{ K, KEYREAD_NEWLINE, "M-Enter, C-j", KW_MAIN, 0, NULL, NULL,
 	    "a new line in the input", KA_NEWLINE, NULL },
 	{ C, '\t', "Tab/S-Tab", KW_MAIN, 0, NULL, NULL,
-	    "focus: lead, teammates, the table", KA_TAB, NULL },
+	    "focus: lead, teammates, the table; Tab on a line starting with "
+	    "/ completes the command, then a name", KA_TAB, NULL },
 	{ K, KEY_BTAB, "S-Tab", KW_MAIN, 0, NULL, NULL, NULL, KA_BTAB,
 	    NULL },
 	{ C, '?', "?", KW_MAIN, EMPTY, NULL, NULL,

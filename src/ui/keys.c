@@ -15,6 +15,7 @@
 #include "agent/netgate.h"
 #include "agent/team.h"
 #include "core/roster.h"
+#include "ui/complete.h"
 #include "ui/draft.h"
 #include "ui/helpview.h"
 #include "ui/keymap.h"
@@ -580,10 +581,28 @@ keys_focus(struct view *v, int dir)
 	draft_focus(v, i == (int)v->npanes ? FOCUS_TABLE : i);
 }
 
+/* Tab: on a command line ('/' first), completes its command or the
+ * name it ends in (ui/complete.h); else the focus goes on. */
 static int
 keys_tab(struct view *v)
 {
-	keys_focus(v, 1);
+	const char *names[64];
+	char *line, *choices = NULL;
+	size_t n, i;
+
+	if (v->input.len == 0 || v->input.buf[0] != '/' ||
+	    v->input.cursor != v->input.len) {
+		keys_focus(v, 1);
+		return KEY_REDRAW;
+	}
+	for (n = i = 0; i < v->npanes && n < 64; i++)
+		names[n++] = v->panes[i]->name;
+	line = complete_line(v->input.buf, names, n, &choices);
+	input_set(&v->input, line, strlen(line));
+	if (choices != NULL)
+		view_hint(v, ROLE_HINT, "%s", choices);
+	free(choices);
+	free(line);
 	return KEY_REDRAW;
 }
 

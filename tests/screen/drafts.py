@@ -38,8 +38,8 @@ def test_tab_keeps_each_draft(fake):
         s.send_text("go")
         s.send_keys("Enter")
         s.wait_for("alice is idle", 20, "alice at work")
-        s.send_text("/ta")
-        s.wait_for(lambda t: input_line(s) == "lead> /ta", 5, "typed")
+        s.send_text("tally")
+        s.wait_for(lambda t: input_line(s) == "lead> tally", 5, "typed")
         s.send_keys("Tab")
         s.wait_for(lambda t: input_line(s).startswith("alice>"), 5,
                    "alice focused")
@@ -48,10 +48,10 @@ def test_tab_keeps_each_draft(fake):
         s.send_text("hi")
         s.send_keys("Tab")
         # The table writes to the lead: the lead's draft is back.
-        s.wait_for(lambda t: input_line(s) == "lead> /ta", 5,
+        s.wait_for(lambda t: input_line(s) == "lead> tally", 5,
                    "the lead's draft on the table")
         s.send_keys("Tab")
-        s.wait_for(lambda t: input_line(s) == "lead> /ta", 5,
+        s.wait_for(lambda t: input_line(s) == "lead> tally", 5,
                    "the lead's draft back")
         s.send_keys("BTab", "BTab")
         s.wait_for(lambda t: input_line(s) == "alice> hi", 5,

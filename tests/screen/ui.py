@@ -183,6 +183,28 @@ def test_team_is_a_table():
         quit_clean(s)
 
 
+def test_tab_completes_a_command_line():
+    """Tab on a line that starts with '/' completes the command, then a
+    teammate's name; elsewhere Tab moves the focus."""
+    s, _ = demo()
+    with s:
+        s.wait_for(re.compile(r"bob · \w+"), 20, "bob's pane")
+        s.send_text("/ms")
+        s.send_keys("Tab")
+        s.wait_for(lambda t: s.rows()[-2].rstrip() == "lead> /msg", 5,
+                   "the command completed")
+        s.send_text("a")
+        s.send_keys("Tab")
+        s.wait_for(lambda t: s.rows()[-2].rstrip() == "lead> /msg alice",
+                   5, "the name completed")
+        s.send_keys("C-u")
+        s.send_text("/ta")
+        s.send_keys("Tab")
+        s.wait_for("task add task assign", 5, "the choices named")
+        s.send_keys("C-u")
+        quit_clean(s)
+
+
 def test_zoom_and_scroll():
     # A small terminal, so the lead's pane has more than it can show.
     s, _ = demo(cols=80, rows=24)
@@ -463,6 +485,7 @@ def main():
     r.run("NO_COLOR turns colours off", test_no_color)
     r.run("--resume shows the stored conversations", test_resume_shows_the_conversation)
     r.run("/team is a table", test_team_is_a_table)
+    r.run("Tab completes a command line", test_tab_completes_a_command_line)
     r.run("F9 starts on the focused teammate",
           test_f9_starts_on_the_focused_teammate)
     r.run("a resumed demo does not promise bob's plan",
