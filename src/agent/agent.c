@@ -26,9 +26,8 @@ agent_set_status(struct agent *a, enum member_status status,
 	struct team *t = a->team;
 	char *err = NULL;
 
-	if (a->status == status && detail == NULL)
+	if (atomic_exchange(&a->status, status) == status && detail == NULL)
 		return;
-	a->status = status;
 	if (roster_set_status(t->store, a->name, status, &err) == -1) {
 		log_printf("%s: status: %s", a->name, err);
 		free(err);

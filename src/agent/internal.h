@@ -86,7 +86,9 @@ struct agent {
 						 * it is kept for --resume */
 	char			*leave_reason;
 	int			 worked;	/* a turn ran since idle */
-	enum member_status	 status;
+	_Atomic enum member_status status;	/* set by its thread, and by
+						 * the thread of a question
+						 * (mcpask.c) */
 	int			 autonomous;	/* takes tasks from the board */
 	struct profile		*home;		/* where it works at home: the
 						 * workdir, or its own
