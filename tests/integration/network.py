@@ -229,7 +229,11 @@ def test_approve_once_is_for_one_command(fake, reg):
                      since=mark, what="the next command's request")
         h.send("/reject %s" % req["id"])
         res = bash_result(h, "lead", len(h.events) - 1, "refused")
-        expect("curl=0" not in res["output"], res["output"])
+        expect("curl=0" not in res["output"], "%s\nthe requests: %r" % (
+            res["output"], [(e.get("id"), e.get("status"), e.get("from"),
+                             e.get("body", "")[:60], e.get("response"))
+                            for e in h.events if e.get("event") ==
+                            "request"]))
         quit_cleanly(h)
 
 
