@@ -145,21 +145,6 @@ mcp_set_count(struct mcp_set *set)
 	return n;
 }
 
-int
-mcp_set_has_name(struct mcp_set *set, const char *name)
-{
-	size_t i;
-	int has = 0;
-
-	if (set == NULL)
-		return 0;
-	pthread_mutex_lock(&set->lock);
-	for (i = 0; i < set->n && !has; i++)
-		has = strcmp(set->servers[i]->name, name) == 0;
-	pthread_mutex_unlock(&set->lock);
-	return has;
-}
-
 void
 mcp_set_start(struct mcp_set *set)
 {

@@ -38,9 +38,6 @@ int mcp_set_add(struct mcp_set *set, const char *name, json_t *config,
     const char *origin, const struct mcp_launch *launch,
     mcp_notice_fn notice, void *ud, char **err);
 
-/* Whether the set has a server called name. */
-int mcp_set_has_name(struct mcp_set *set, const char *name);
-
 /* The "mcpServers" object of the JSON file at path (.mcp.json's shape),
  * a new reference; NULL with *err naming the file. */
 json_t *mcp_set_load(const char *path, char **err);

@@ -71,12 +71,6 @@ landlock_abi(void)
 	return v > 0 ? (int)v : 0;
 }
 
-int
-landlock_can_deny_net(void)
-{
-	return landlock_abi() >= 4;
-}
-
 /* Every file-system right the kernel knows. */
 static uint64_t
 ll_fs_rights(int abi)

@@ -63,9 +63,6 @@ int landlock_readable(int fd, const char *path, char **err);
  * closes. Returns 0, or -1 with errno. */
 int landlock_readable_fd(int fd, int dirfd);
 
-/* Whether the kernel can deny TCP (ABI 4 and later). */
-int landlock_can_deny_net(void);
-
 /*
  * Puts the calling thread, and every process it starts from now on, in
  * the sandbox of ruleset `fd` (no new privileges first, as Landlock

@@ -22,12 +22,6 @@ draw_init(void)
 	    strcmp(set, "utf8") != 0);
 }
 
-int
-draw_ascii(void)
-{
-	return draw_ascii_only;
-}
-
 void
 draw_text(const char *s, size_t len)
 {

@@ -12,9 +12,6 @@
  * setlocale). */
 void draw_init(void);
 
-/* Whether the screen draws ASCII only. */
-int draw_ascii(void);
-
 /* Draws len bytes of clean text at the cursor, or at y, x. */
 void draw_text(const char *s, size_t len);
 void draw_text_at(int y, int x, const char *s, size_t len);

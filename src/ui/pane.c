@@ -46,12 +46,6 @@ pane_free(struct pane *p)
 	free(p);
 }
 
-size_t
-pane_line_count(const struct pane *p)
-{
-	return p->count;
-}
-
 void
 pane_set_status(struct pane *p, enum member_status status)
 {

@@ -176,7 +176,4 @@ void pane_draw(struct pane *p, int top, int left, int height, int width,
 /* Scrolls so that line seq is in view, held a few rows from the top. */
 void pane_show_line(struct pane *p, uint64_t seq, size_t off);
 
-/* The number of lines held (for tests and benchmarks). */
-size_t pane_line_count(const struct pane *p);
-
 #endif
