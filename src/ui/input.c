@@ -278,10 +278,24 @@ input_draw(struct input *in, const char *prompt, int y, int x, int width)
 	attrset(A_NORMAL);
 	if (avail < 1)
 		return;
-	/* Scroll the text so the cursor stays within the line. */
-	while ((cw = (int)text_width(in->buf + start, in->cursor - start)) >
-	    avail)
-		start = input_next(in, start);
+	/* Scroll the text so the cursor stays within the line: from the
+	 * cursor back, the characters that fit (what is shown is measured,
+	 * not the whole line: a pasted log of 70 KiB measured again and
+	 * again froze the screen for seconds). */
+	start = in->cursor;
+	cw = 0;
+	while (start > 0) {
+		size_t prev = start - 1;
+		int w;
+
+		while (prev > 0 && ((unsigned char)in->buf[prev] & 0xC0) == 0x80)
+			prev--;
+		w = (int)text_width(in->buf + prev, start - prev);
+		if (cw + w > avail)
+			break;
+		cw += w;
+		start = prev;
+	}
 	input_draw_text(in->buf + start, text_fit(in->buf + start,
 	    in->len - start, avail), y, x + pw);
 	move(y, x + pw + cw);

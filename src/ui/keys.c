@@ -14,6 +14,7 @@
 #include "agent/command.h"
 #include "agent/netgate.h"
 #include "agent/team.h"
+#include "core/message.h"
 #include "core/roster.h"
 #include "ui/complete.h"
 #include "ui/draft.h"
@@ -200,6 +201,15 @@ keys_enter(struct view *v)
 		return keys_detail_open(v, r);
 	if (draft_kept(v))
 		return KEY_REDRAW;
+	/* A message keeps MSG_MAX_CONTENT: more (a huge paste) is not
+	 * sent cut without a word; it stays in the line. */
+	if (v->input.len > MSG_MAX_CONTENT) {
+		view_hint(v, ROLE_ERROR, "not sent: this is %zu KiB and a "
+		    "message keeps %d KiB; shorten it, or write it to a file "
+		    "in the working tree and point to that",
+		    (v->input.len + 1023) / 1024, MSG_MAX_CONTENT / 1024);
+		return KEY_REDRAW;
+	}
 	line = input_take(&v->input);
 	flags = keys_command(v, line);
 	free(line);

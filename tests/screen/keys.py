@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -84,6 +85,28 @@ def test_paste_is_one_message(fake, term):
         quit_clean(s)
 
 
+def test_a_paste_over_the_cap_is_not_sent(fake, term):
+    """A paste larger than a message keeps is not sent cut without a
+    word: Enter says so, and the text stays in the line."""
+    s = session(fake, term)
+    with s:
+        s.wait_for("lead>", 10)
+        big = os.path.join(tempfile.mkdtemp(prefix="huddle-paste-"), "big")
+        with open(big, "w") as f:
+            f.write(("0123456789" * 7 + "\n") * 1000 + "END-OF-PASTE")
+        s._tmux("load-buffer", big)
+        s._tmux("paste-buffer", "-p", "-t", s.pane)
+        s.wait_for(lambda t: "END-OF-PASTE" in input_line(s), 20,
+                   "the whole paste in the input line")
+        before = len(fake.requests())
+        s.send_keys("Enter")
+        s.wait_for("not sent: this is 70 KiB and a message keeps 64 KiB",
+                   5, "the cap said")
+        expect("0123456789" in input_line(s), "the text left the line")
+        expect(len(fake.requests()) == before, "it was sent")
+        quit_clean(s)
+
+
 def test_second_f10_forces(fake, term):
     s = session(fake, term,
                 {"agent": "lead", "kind": "tool_use", "calls": [
@@ -147,6 +170,8 @@ def tests(r, fake):
               test_keys_never_become_text, fake, term)
         r.run("%s: a two-line paste is one message" % term,
               test_paste_is_one_message, fake, term)
+        r.run("%s: a paste over the cap is not sent" % term,
+              test_a_paste_over_the_cap_is_not_sent, fake, term)
     r.run("a second F10 takes the screen away at once",
           test_second_f10_forces, fake, "screen-256color")
     r.run("the last error stays on the status line until C-g",
