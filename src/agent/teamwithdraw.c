@@ -15,6 +15,7 @@
 #include "core/permbody.h"
 #include "util/log.h"
 #include "util/safefile.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 /* The file of the team's state that names what the last quit withdrew. */
@@ -25,17 +26,19 @@ static char *
 team_withdrawn_line(const struct request *r)
 {
 	struct permbody b;
-	char *what, *line;
+	char *what, *cmd, *line;
 	size_t n;
 
+	/* Words a model wrote: one line, printable, cut on a character. */
 	if (permbody_parse(r->body, &b) == 0) {
 		n = strcspn(b.command, "\n");
-		what = xasprintf("%s: %.*s%s", b.tool, (int)(n > 80 ? 80 : n),
-		    b.command, n > 80 || b.command[n] != '\0' ? "…" : "");
+		cmd = utf8_clean(b.command, n, 80);
+		what = xasprintf("%s: %s%s", b.tool, cmd, n > strlen(cmd) ||
+		    b.command[n] != '\0' ? "…" : "");
+		free(cmd);
 		permbody_clear(&b);
 	} else
-		what = xasprintf("%.*s", (int)strcspn(r->body, "\n"),
-		    r->body);
+		what = utf8_clean(r->body, strcspn(r->body, "\n"), 120);
 	line = xasprintf("%s %s's %s\n", r->id, r->from, what);
 	free(what);
 	return line;
