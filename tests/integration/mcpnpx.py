@@ -335,10 +335,17 @@ def case_first_start(run):
     wait_ready(h, STDIO, READY_TIMEOUT)
     first = time.monotonic() - t0
     # The other two were withdrawn, saying why; nothing else was asked.
+    # (The withdrawal is made on huddle's next tick, after the servers
+    # went on: it is waited for.)
     for name in ("everything", "filesystem"):
         rid = by_server[name]["id"]
-        last = [e for e in h.events if e.get("event") == "request" and
-                e.get("id") == rid][-1]
+
+        def last_of(rid=rid):
+            return [e for e in h.events if e.get("event") == "request" and
+                    e.get("id") == rid][-1]
+        wait_until(h, lambda: last_of()["status"] != "pending", 10 * SLOW,
+                   "%s's request to be withdrawn" % name)
+        last = last_of()
         expect(last["status"] == "cancelled" and "allowed for the whole "
                "team (%s)" % by_server["memory"]["id"] in last["response"],
                last)
