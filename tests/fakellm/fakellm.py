@@ -318,6 +318,10 @@ def parse_script(text, where):
             for n, item in enumerate(value)]
 
 
+# What FakeState.take returns for a request of an earlier generation.
+STALE = {"kind": "stale"}
+
+
 class FakeState:
     """Everything the request handlers share: queues, records and counters."""
 
@@ -334,7 +338,18 @@ class FakeState:
         # Responses route: reply number -> the reasoning item it began with.
         self.reasoned = {}
         self._counter = 0
+        # Bumped by each reset: a request that arrived before it belongs
+        # to the test before and takes nothing from the new script.
+        self.generation = 0
+        self._arrived = 0           # requests whose headers have come
         self._log = open(log_path, "a", encoding="utf-8") if log_path else None
+
+    def arrive(self):
+        """Count a request whose headers have come; return the generation
+        it belongs to."""
+        with self._lock:
+            self._arrived += 1
+            return self.generation
 
     def next_number(self):
         """A new request number (used in request ids and generated ids)."""
@@ -349,8 +364,11 @@ class FakeState:
                 self._queues[item.get("agent")].append(item)
         return len(items)
 
-    def take(self, agent, body=None):
+    def take(self, agent, body=None, generation=None):
         """Pop the response for a request from agent (None = no agent).
+
+        A request of an earlier generation (one that arrived before the
+        last reset) takes nothing: STALE is returned.
 
         The agent's own queue comes first, then the queue of responses
         without an agent. Returns None when both are empty. A "rounds"
@@ -361,6 +379,8 @@ class FakeState:
         (outage.step), then gives way to the item after it.
         """
         with self._lock:
+            if generation is not None and generation != self.generation:
+                return STALE
             for name in ((agent, None) if agent is not None else (None,)):
                 queue = self._queues.get(name)
                 while queue and queue[0]["kind"] == "outage":
@@ -385,12 +405,15 @@ class FakeState:
         with self._lock:
             by_agent = {(name if name is not None else ""): len(queue)
                         for name, queue in self._queues.items() if queue}
-        return {"total": sum(by_agent.values()), "by_agent": by_agent}
+            arrived = self._arrived
+        return {"total": sum(by_agent.values()), "by_agent": by_agent,
+                "arrived": arrived}
 
     def reset(self):
         """Forget every queued response and every recorded request, the
         prompt cache and any /_config change."""
         with self._lock:
+            self.generation += 1
             self._queues.clear()
             self._records.clear()
             self.settings = dict(self.defaults)
@@ -418,10 +441,12 @@ class FakeState:
         with self._lock:
             return self.settings[key]
 
-    def begin_record(self, record):
-        """Record an arriving request (its status is filled in later)."""
+    def begin_record(self, record, generation):
+        """Record an arriving request (its status is filled in later);
+        one of an earlier generation is not recorded."""
         with self._lock:
-            self._records.append(record)
+            if generation == self.generation:
+                self._records.append(record)
 
     def finish_record(self, record, status):
         """Set the status a recorded request was answered with; log it."""
@@ -1344,6 +1369,7 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
     def _dispatch(self):
         state = self.server.state
         arrival = time.time()
+        self.generation = state.arrive()
         try:
             raw = self._read_body()
         except ValueError as exc:
@@ -1440,7 +1466,7 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             record["body"] = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             record["raw"] = raw.decode("utf-8", errors="replace")
-        self.server.state.begin_record(record)
+        self.server.state.begin_record(record, self.generation)
         return record
 
     # -- control routes -----------------------------------------------------
@@ -1626,7 +1652,14 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
                 raise _oai_bad(too_long, param="messages",
                                code="context_length_exceeded")
             extras = self._today_openai(body, record)
-        item = state.take(record["agent"], body)
+        # A client gone before its answer (a test killed it) takes nothing:
+        # the item is the next test's, which may have reset by now.
+        item = STALE if self._client_gone() else \
+            state.take(record["agent"], body, self.generation)
+        if item is STALE:
+            state.finish_record(record, None)
+            self.close_connection = True
+            return
         if item is None:
             raise ApiError(500, "api_error",
                            "fakellm: no scripted response left",
@@ -1900,6 +1933,15 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
             if seen >= wait["requests"]:
                 return
             time.sleep(0.01)
+
+    def _client_gone(self):
+        """True when the client has closed its end of the connection."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and \
+                self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def _idle_wait(self, seconds):
         """Sleep for seconds, returning early if the client hangs up."""

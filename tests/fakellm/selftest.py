@@ -1004,6 +1004,43 @@ def test_requests_and_reset():
     check_eq(pending(), 0, "queue after reset")
 
 
+def _arrived():
+    return call("GET", "/_pending").json()["arrived"]
+
+
+def _half_sent(body):
+    """A raw connection that has sent a request's headers and half its
+    body, once the server has seen the headers."""
+    before = _arrived()
+    raw = json.dumps(body).encode()
+    head = "POST /v1/messages HTTP/1.1\r\nHost: x\r\n" + "".join(
+        f"{k}: {v}\r\n" for k, v in ANTHROPIC_HEADERS.items()) + \
+        f"content-length: {len(raw)}\r\n\r\n"
+    sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
+    sock.sendall(head.encode() + raw[:len(raw) // 2])
+    deadline = time.monotonic() + 5
+    while _arrived() == before:
+        check(time.monotonic() < deadline, "the headers never arrived")
+        time.sleep(0.01)
+    return sock, raw[len(raw) // 2:]
+
+
+def test_reset_outdates_a_request_in_flight():
+    """A request that arrived before a reset takes nothing after it."""
+    sock, rest = _half_sent(anthropic_body())
+    try:
+        reset()
+        script([{"kind": "text", "text": "for the next test"}])
+        sock.sendall(rest)
+        check_eq(sock.recv(100), b"", "the old request was answered")
+    finally:
+        sock.close()
+    check_eq(pending(), 1, "the old request took the new script's item")
+    check_eq(recorded(), [], "the old request was recorded after the reset")
+    check_eq(anthropic(anthropic_body()).json()["content"][0]["text"],
+             "for the next test", "the next request's answer")
+
+
 def test_keep_alive():
     """JSON replies (and chunked streams) keep the connection."""
     script([{"kind": "text", "text": "one"}, {"kind": "text", "text": "two"},
