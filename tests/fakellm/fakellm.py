@@ -448,6 +448,11 @@ class FakeState:
             if generation == self.generation:
                 self._records.append(record)
 
+    def drop_record(self, record):
+        """Forget a request that took nothing and got nothing."""
+        with self._lock:
+            self._records[:] = [r for r in self._records if r is not record]
+
     def finish_record(self, record, status):
         """Set the status a recorded request was answered with; log it."""
         with self._lock:
@@ -1657,7 +1662,7 @@ class FakeLLMHandler(BaseHTTPRequestHandler):
         item = STALE if self._client_gone() else \
             state.take(record["agent"], body, self.generation)
         if item is STALE:
-            state.finish_record(record, None)
+            state.drop_record(record)
             self.close_connection = True
             return
         if item is None:
