@@ -239,9 +239,10 @@ list_teams_in(const char *base, const char *mark)
 		    &tm) == NULL || strftime(when, sizeof when,
 		    "%Y-%m-%d %H:%M", &tm) == 0)
 			strcpy(when, "-");
-		printf("%-7s %-16s %s%s (%s)", t[i].live_pid != 0 ? "live" :
-		    "idle", when, *t[i].workdir ? t[i].workdir :
-		    "(working tree not recorded)", mark, t[i].folder);
+		printf("%-7s %-16s %s%s%s%s (%s)", t[i].live_pid != 0 ?
+		    "live" : "idle", when, *t[i].workdir ? t[i].workdir :
+		    "(working tree not recorded)", *t[i].name ? " --team " :
+		    "", t[i].name, mark, t[i].folder);
 		if (t[i].live_pid > 0)
 			printf(" PID %ld", t[i].live_pid);
 		putchar('\n');
@@ -300,6 +301,22 @@ check_places(const struct options *o, char **err)
 	struct stat st;
 	char *base, *why = NULL;
 
+	if (o->fresh && (o->resume || o->demo || o->team_name != NULL)) {
+		*err = xstrdup(o->resume ? "--new starts a fresh team and "
+		    "--resume continues a kept one: give one of them" :
+		    o->demo ? "--new is for your own teams; the demo starts "
+		    "afresh unless --resume is given" : "--new sets the "
+		    "unnamed team aside, --team NAME starts a team of its own "
+		    "name: give one of them");
+		return -1;
+	}
+	if (o->team_name != NULL && (o->demo ||
+	    !statedir_name_ok(o->team_name))) {
+		*err = o->demo ? xstrdup("--team names your own teams, not "
+		    "the demo's") : xasprintf("--team %s: a name is 1 to 32 "
+		    "letters, digits, '-' or '_'", o->team_name);
+		return -1;
+	}
 	if (o->demo && o->workdir == NULL)
 		return 0;
 	if (o->workdir != NULL && stat(o->workdir, &st) == -1) {
@@ -402,9 +419,11 @@ say_the_way_back(const struct options *o, const char *workdir)
 		sd = shell_word(o->state_dir);
 	if (o->script != NULL)
 		sc = shell_word(o->script);
+	/* A team's name is a plain word (statedir_name_ok). */
 	printf("huddle: the team is kept; to continue it: %s --resume%s%s"
-	    "%s%s%s%s%s%s\n", prog, here ? "" : " --workdir ", here ? "" : w,
-	    sd ? " --state-dir " : "", sd ? sd : "",
+	    "%s%s%s%s%s%s%s%s\n", prog, o->team_name ? " --team " : "",
+	    o->team_name ? o->team_name : "", here ? "" : " --workdir ",
+	    here ? "" : w, sd ? " --state-dir " : "", sd ? sd : "",
 	    other ? " --provider " : "", other ? pv : "",
 	    sc ? " --script " : "", sc ? sc : "");
 	free(prog);
@@ -436,6 +455,8 @@ team_options_fill(struct team_options *to, const struct options *o,
 	to->choice = model_choice(o);
 	to->teammate_model = catalog_alias(cat, o->teammate_model);
 	to->resume = o->resume;
+	to->fresh = o->fresh;
+	to->team_name = o->team_name;
 	to->plan_review = reviewers[o->plan_review];
 	if (options_given(o, OPT_MAX_TEAMMATES))
 		to->max_teammates = o->max_teammates;

@@ -31,6 +31,13 @@ const struct opt_def options_table[OPT__COUNT] = {
 	[OPT_RESUME] = { "resume", 0, NULL, OPTT_FLAG, OPT_CLI_ONLY,
 	    F(resume),
 	    .help = "continue the team of the working directory" },
+	[OPT_NEW] = { "new", 0, NULL, OPTT_FLAG, OPT_CLI_ONLY, F(fresh),
+	    .help = "start a fresh team where one is kept; the kept one is "
+	    "set aside under a name (--teams lists it)" },
+	[OPT_TEAM] = { "team", 0, "NAME", OPTT_TEXT, OPT_CLI_ONLY,
+	    F(team_name), .what = "a name",
+	    .help = "the working directory's team called NAME: a new one, "
+	    "or with --resume a kept one" },
 	[OPT_STATE_DIR] = { "state-dir", 0, "DIR", OPTT_PATH, OPT_GATE,
 	    F(state_dir), 1, .what = "an absolute path",
 	    .deflt = "$XDG_STATE_HOME/huddle",

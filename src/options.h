@@ -25,7 +25,8 @@ struct ccrules;
 
 /* The options, in the order --help lists them. */
 enum opt_id {
-	OPT_DEMO, OPT_WORKDIR, OPT_RESUME, OPT_STATE_DIR, OPT_TEAMS,
+	OPT_DEMO, OPT_WORKDIR, OPT_RESUME, OPT_NEW, OPT_TEAM, OPT_STATE_DIR,
+	OPT_TEAMS,
 	OPT_HEADLESS, OPT_SETTINGS, OPT_PLAN_REVIEW, OPT_MAX_TEAMMATES,
 	OPT_QUIT_TIMEOUT, OPT_SHUTDOWN_TIMEOUT, OPT_RISK_POLICY, OPT_MCP_CONFIG,
 	OPT_LOG,
@@ -115,7 +116,8 @@ struct options {
 	const char	*model, *teammate_model, *base_url;
 	const char	*script, *ask, *workdir, *state_dir, *log;
 	const char	*risk_policy, *mcp_config, *catalog, *verify;
-	int		 demo, resume, teams, headless, settings, models;
+	const char	*team_name;
+	int		 demo, resume, fresh, teams, headless, settings, models;
 	int		 autonomous, worktrees, no_cache, no_sandbox;
 	int		 no_network, no_stream, help, version;
 	int		 provider, plan_review, network, thinking_display;

@@ -138,6 +138,23 @@ team_check_state(struct team *t, char **err)
 	return 0;
 }
 
+/* --new: the team kept in the working tree, if any, is set aside under
+ * a name, which a notice gives with the way back to it. */
+static int
+team_set_aside(struct team *t, const char *base, char **err)
+{
+	char *name;
+	int rc = statedir_set_aside(base, t->workdir, &name, err);
+
+	if (rc == 1) {
+		event_notice(&t->events, NULL, "the team kept in %s is set "
+		    "aside as %s: huddle --resume --team %s continues it "
+		    "(huddle --teams lists them)", t->workdir, name, name);
+		free(name);
+	}
+	return rc == -1 ? -1 : 0;
+}
+
 /* A notice, on the screen as in --headless, that model `id` retires
  * soon (a retired one never gets this far: catalog_configure refuses
  * it). */
@@ -184,7 +201,11 @@ team_open(const struct team_options *o, char **err)
 	 * own, locked for this process before anything is read. */
 	if ((base = statedir_base(o->state_base, err)) == NULL)
 		goto fail;
-	t->state = statedir_team(base, t->workdir, err);
+	if (o->fresh && team_set_aside(t, base, err) == -1) {
+		free(base);
+		goto fail;
+	}
+	t->state = statedir_team(base, t->workdir, o->team_name, err);
 	free(base);
 	if (t->state == NULL || team_check_state(t, err) == -1 ||
 	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
@@ -211,14 +232,20 @@ team_open(const struct team_options *o, char **err)
 	n = roster_list(t->store, &members);
 	member_free_array(members, n);
 	if (o->resume && n == 0) {
-		*err = xasprintf("there is no team to resume for %s (its state "
-		    "would be in %s)", t->workdir, t->state);
+		*err = xasprintf("there is no team%s%s%s to resume for %s (its "
+		    "state would be in %s; huddle --teams lists the teams "
+		    "kept)", o->team_name ? " called '" : "", o->team_name ?
+		    o->team_name : "", o->team_name ? "'" : "", t->workdir,
+		    t->state);
 		goto fail;
 	}
 	if (!o->resume && n > 0) {
-		*err = xasprintf("a team already works in %s: use --resume to "
-		    "continue it, or remove %s to start afresh", t->workdir,
-		    t->state);
+		*err = o->team_name != NULL ? xasprintf("a team called '%s' "
+		    "already works in %s: --resume --team %s continues it, "
+		    "or choose another name", o->team_name, t->workdir,
+		    o->team_name) : xasprintf("a team already works in %s: "
+		    "--resume continues it, --new sets it aside and starts "
+		    "a fresh one", t->workdir);
 		goto fail;
 	}
 	if (!o->resume && roster_add(t->store, ROSTER_LEAD, "lead", "", 0,

@@ -42,6 +42,9 @@ struct team_options {
 	const char		*teammate_model; /* NULL: the lead's */
 	double			 max_cost;	/* US dollars; 0: no limit */
 	int			 resume;
+	int			 fresh;		/* --new: set the kept team
+						 * aside first */
+	const char		*team_name;	/* --team, or NULL */
 	unsigned		 plan_review;	/* PROTO_BY_* for plans */
 	int			 max_teammates;	/* default 8 */
 	int			 max_rounds;	/* per turn; 0 (default): no

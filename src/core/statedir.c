@@ -137,21 +137,41 @@ statedir_note(const char *dir, const char *name, const char *text,
 	return rc;
 }
 
-char *
-statedir_team(const char *base, const char *workdir, char **err)
+/* The folder of workdir's team `name` (NULL: the unnamed one) under
+ * base, malloc'd; not made. */
+static char *
+statedir_folder(const char *base, const char *workdir, const char *name)
 {
 	const char *leaf = strrchr(workdir, '/');
-	char name[40], *folder, *note;
+	char word[40];
 	size_t n = 0;
 
 	leaf = leaf != NULL && leaf[1] != '\0' ? leaf + 1 : "root";
 	/* ASCII letters and digits as they are, whatever the locale. */
 	for (; *leaf != '\0' && n < 24; leaf++)
-		name[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		word[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
 		    "QRSTUVWXYZ0123456789-_", *leaf) != NULL ? *leaf : '_';
-	name[n] = '\0';
-	folder = xasprintf("%s/%s-%016llx", base, name,
-	    (unsigned long long)statedir_hash(workdir));
+	word[n] = '\0';
+	return xasprintf("%s/%s-%016llx%s%s", base, word,
+	    (unsigned long long)statedir_hash(workdir), name ? "." : "",
+	    name ? name : "");
+}
+
+int
+statedir_name_ok(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+	    "QRSTUVWXYZ0123456789-_");
+
+	return n > 0 && n <= 32 && name[n] == '\0';
+}
+
+char *
+statedir_team(const char *base, const char *workdir, const char *name,
+    char **err)
+{
+	char *folder = statedir_folder(base, workdir, name), *note;
+
 	note = xasprintf("%s\n", workdir);
 	if (statedir_make(folder, 1, err) == -1 ||
 	    statedir_note(folder, "workdir", note, err) == -1) {
@@ -160,6 +180,54 @@ statedir_team(const char *base, const char *workdir, char **err)
 	}
 	free(note);
 	return folder;
+}
+
+int
+statedir_set_aside(const char *base, const char *workdir, char **name,
+    char **err)
+{
+	char *folder = statedir_folder(base, workdir, NULL), *db, *to = NULL;
+	char when[32];
+	struct stat st;
+	struct tm tm;
+	int fd = -1, i, rc = -1;
+
+	*name = NULL;
+	db = xasprintf("%s/team.db", folder);
+	if (lstat(db, &st) == -1) {
+		rc = 0;			/* no team kept: nothing to move */
+		goto out;
+	}
+	if ((fd = statedir_lock(folder, err)) == -1)
+		goto out;
+	if (localtime_r(&st.st_mtime, &tm) == NULL ||
+	    strftime(when, sizeof when, "%Y%m%d-%H%M", &tm) == 0)
+		strcpy(when, "old");
+	/* The first free name of its last use: 20261129-0455, then -2 … */
+	for (i = 1; i < 100; i++) {
+		free(*name);
+		*name = i == 1 ? xstrdup(when) : xasprintf("%s-%d", when, i);
+		free(to);
+		to = statedir_folder(base, workdir, *name);
+		if (lstat(to, &st) == -1 && errno == ENOENT)
+			break;
+	}
+	if (i == 100 || rename(folder, to) == -1) {
+		*err = xasprintf("could not set the kept team aside (%s to "
+		    "%s): %s", folder, to, i == 100 ? "no free name" :
+		    strerror(errno));
+		free(*name);
+		*name = NULL;
+		goto out;
+	}
+	rc = 1;
+out:
+	if (fd != -1)
+		close(fd);
+	free(to);
+	free(db);
+	free(folder);
+	return rc;
 }
 
 int
@@ -217,6 +285,25 @@ statedir_stray(const char *folder, const char *workdir, char **notice,
 		    "you do not need it", path, folder);
 	free(path);
 	return found;
+}
+
+/* The name of the team kept in folder, whose workdir is `workdir`
+ * ("" when it is the unnamed one or the workdir is unknown). */
+static char *
+statedir_name_of(const char *base, const char *folder, const char *workdir)
+{
+	char *plain;
+	size_t len;
+	const char *name = "";
+
+	if (*workdir == '\0')
+		return xstrdup("");
+	plain = statedir_folder(base, workdir, NULL);
+	len = strlen(plain);
+	if (strncmp(folder, plain, len) == 0 && folder[len] == '.')
+		name = folder + len + 1;
+	free(plain);
+	return xstrdup(name);
 }
 
 /* The PID holding folder's lock, or 0 when nobody does. */
@@ -287,6 +374,7 @@ statedir_list(const char *base, struct statedir_team **out)
 		if (fd != -1)
 			close(fd);
 		list[n].workdir = xstrdup(buf);
+		list[n].name = statedir_name_of(base, folder, buf);
 		free(path);
 		path = xasprintf("%s/team.db", folder);
 		list[n].last_used = lstat(path, &st) == 0 ? st.st_mtime : 0;
@@ -310,6 +398,7 @@ statedir_free_teams(struct statedir_team *t, size_t n)
 	for (i = 0; i < n; i++) {
 		free(t[i].folder);
 		free(t[i].workdir);
+		free(t[i].name);
 	}
 	free(t);
 }

@@ -4,8 +4,10 @@
  * own under the state base — $XDG_STATE_HOME/huddle, by default
  * ~/.local/state/huddle, or --state-dir — named from the workdir's real
  * path: its last component, readable, and a hash of the whole path
- * ("project-3f2a9c01d4b5e6f7"). The folder holds team.db, its lock, and a
- * file `workdir` naming the directory the team works in.
+ * ("project-3f2a9c01d4b5e6f7"). A working tree may keep more teams than
+ * that one, each with a name after a dot ("project-3f2a9c01d4b5e6f7.review"
+ * or, set aside by --new, "….20261129-0455"). A folder holds team.db, its
+ * lock, and a file `workdir` naming the directory the team works in.
  *
  * Folders are created 0700 one component at a time without following
  * symbolic links, and one that exists must be a real directory owned by
@@ -21,10 +23,24 @@
  * Returns a malloc'd path, or NULL with *err. */
 char *statedir_base(const char *override, char **err);
 
-/* The team folder of `workdir` (a real, absolute path) under `base`,
- * created when missing and checked. Returns a malloc'd path, or NULL with
- * *err. */
-char *statedir_team(const char *base, const char *workdir, char **err);
+/* The folder of `workdir`'s (a real, absolute path) team called `name`
+ * (NULL: the unnamed one) under `base`, created when missing and checked.
+ * Returns a malloc'd path, or NULL with *err. */
+char *statedir_team(const char *base, const char *workdir, const char *name,
+    char **err);
+
+/* Whether name can name a team: 1 to 32 ASCII letters, digits, '-' and
+ * '_'. */
+int statedir_name_ok(const char *name);
+
+/*
+ * Sets workdir's unnamed team aside so that a fresh one can start: takes
+ * its lock (a live team is not moved) and renames its folder to a name of
+ * its last use, "20261129-0455" (then "-2", …). Returns 1 with *name
+ * (malloc'd), 0 when no team is kept there, or -1 with *err.
+ */
+int statedir_set_aside(const char *base, const char *workdir, char **name,
+    char **err);
 
 /* Makes dir 0700 — and its missing parents too when `parents` — without
  * following links, and checks it as above. Returns 0, or -1 with *err. */
@@ -53,6 +69,7 @@ int statedir_stray(const char *folder, const char *workdir, char **notice,
 struct statedir_team {
 	char	*folder;
 	char	*workdir;	/* as recorded; "" when unknown */
+	char	*name;		/* the team's name; "" for the unnamed one */
 	time_t	 last_used;	/* the database's mtime; 0 when none */
 	long	 live_pid;	/* the huddle running it, or 0 */
 };

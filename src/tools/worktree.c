@@ -380,13 +380,15 @@ worktree_add(const struct git *g, const char *workdir, const char *name,
 		if (lstat(path, &st) == 0) {
 			*err = xasprintf("%s exists already; huddle does not "
 			    "make a worktree over it (/discard %s removes an "
-			    "old one)", path, name);
+			    "old one of this team; another team kept here may "
+			    "own it: huddle --teams)", path, name);
 			goto done;
 		}
 		if (wt_git(g, workdir, GIT_QUIET, &out, exists) == 0) {
 			*err = xasprintf("the branch %s exists already; "
 			    "choose another name (/discard %s deletes an old "
-			    "one)", branch, name);
+			    "one of this team; another team kept here may own "
+			    "it: huddle --teams)", branch, name);
 			goto done;
 		}
 		free(out);

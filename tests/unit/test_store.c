@@ -286,7 +286,7 @@ START_TEST(team_folder_ignores_and_refuses_foreign_databases)
 	ck_assert_int_eq(roster_add(s, "lead", "lead", "", 0, &err), 0);
 	store_close(s);
 	ck_assert_int_eq(stat(olddb, &before), 0);
-	folder = statedir_team(base, work, &err);
+	folder = statedir_team(base, work, NULL, &err);
 	ck_assert_msg(folder != NULL, "%s", err);
 	ck_assert_ptr_nonnull(strstr(folder, "/state/my_project-"));
 	ck_assert_int_eq(mode_of(folder), 0700);
