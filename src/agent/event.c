@@ -65,6 +65,7 @@ static const struct event_field event_fields[] = {
 	{ EV_TOOL_RESULT, "id", EVF_STRING, REQ },
 	{ EV_TOOL_RESULT, "is_error", EVF_BOOLEAN, REQ },
 	{ EV_TOOL_RESULT, "output", EVF_STRING, REQ },
+	{ EV_TOOL_RESULT, "whole", EVF_STRING, OPT },
 	{ EV_STATUS, "status", EVF_STRING, REQ },
 	{ EV_STATUS, "detail", EVF_STRING, OPT },
 	{ EV_MESSAGE, "id", EVF_INTEGER, REQ },
@@ -374,11 +375,14 @@ event_tool_call(struct evq *q, const char *agent, const char *tool,
 
 void
 event_tool_result(struct evq *q, const char *agent, const char *tool,
-    const char *id, int is_error, const char *output)
+    const char *id, int is_error, const char *output, const char *whole)
 {
-	evq_push(q, EV_TOOL_RESULT, agent, json_pack("{s:s, s:s, s:b, s:s}",
-	    "tool", str(tool), "id", str(id), "is_error", is_error, "output",
-	    str(output)));
+	json_t *d = json_pack("{s:s, s:s, s:b, s:s}", "tool", str(tool), "id",
+	    str(id), "is_error", is_error, "output", str(output));
+
+	if (whole != NULL)
+		json_object_set_new(d, "whole", json_string(whole));
+	evq_push(q, EV_TOOL_RESULT, agent, d);
 }
 
 void

@@ -125,8 +125,9 @@ void event_llm_call(struct evq *q, const char *agent, int round);
 /* input is copied (NULL: null). */
 void event_tool_call(struct evq *q, const char *agent, const char *tool,
     const char *id, const json_t *input);
+/* whole: the file the whole output is kept in, or NULL. */
 void event_tool_result(struct evq *q, const char *agent, const char *tool,
-    const char *id, int is_error, const char *output);
+    const char *id, int is_error, const char *output, const char *whole);
 /* detail may be NULL: the event has none. */
 void event_status(struct evq *q, const char *agent,
     enum member_status status, const char *detail);

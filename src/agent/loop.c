@@ -129,8 +129,15 @@ loop_run_tools(struct agent *a, json_t *calls)
 			free(out.text);
 			out.text = xstrdup("(no output)");
 		}
+		if (out.whole != NULL) {
+			char *kept = team_output_keep(a->team, a->name, id ?
+			    id : "", out.whole);
+
+			free(out.whole);
+			out.whole = kept;
+		}
 		event_tool_result(&a->team->events, a->name, name, id,
-		    out.is_error, out.text);
+		    out.is_error, out.text, out.whole);
 		json_array_append_new(results, json_pack("{s:s, s:s, s:o, "
 		    "s:b}", "type", "tool_result", "tool_use_id", id ? id : "",
 		    "content", loop_result_content(&out), "is_error",

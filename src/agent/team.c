@@ -476,6 +476,7 @@ team_free(struct team *t)
 		close(t->lock_fd);
 	profile_free(t->git_profile);
 	free(t->git_common);
+	free(t->outputs);
 	git_clear(&t->git);
 	policy_free(t->policy);
 	roles_free(t->roles);

@@ -144,6 +144,11 @@ struct bus *team_bus(struct team *t);
 /* The team's state folder. */
 const char *team_state_dir(struct team *t);
 
+/* Where the whole output of agent's tool call `id` is kept when it is
+ * (teamoutputs.c): a path (malloc'd) that may not exist, or NULL for an
+ * id that names no file. */
+char *team_output_path(struct team *t, const char *agent, const char *id);
+
 /* The TCP port of the team's network proxy on 127.0.0.1, or 0 when
  * commands do not go through one (--network open or none). */
 int team_proxy_port(struct team *t);

@@ -23,6 +23,11 @@
 #include "tools/tool.h"
 #include "util/xmalloc.h"
 
+/* Lines of an output a pane keeps to show (ui/pane.h: its first 200 and
+ * last 800): one longer is kept whole for the pager, as is one cut for
+ * the model. */
+#define TOOLS_KEEP_LINES 1000
+
 /* --- files and commands ----------------------------------------------------- */
 
 /* Whether a command's output reads like the sandbox refused it. */
@@ -97,6 +102,10 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	}
 	team_bash_options(t, places_profile(a), &a->cancel, &bo);
+	/* An output longer than the model or a pane takes is kept whole
+	 * for the person (teamoutputs.c). */
+	bo.keep_dir = team_outputs_dir(t);
+	bo.keep_lines = TOOLS_KEEP_LINES;
 	/* Its own proxy credentials, valid while it runs. */
 	pass = netgate_pass_new(t->netgate, a->name);
 	bo.extra_env = netgate_pass_env(pass);

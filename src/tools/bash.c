@@ -61,6 +61,9 @@ struct bash_capture {
 	size_t			 tail_len;
 	size_t			 tail_cap;
 	unsigned long long	 total;		/* bytes seen */
+	/* The whole output, for keep_dir: written as it comes. */
+	int			 keep_fd;	/* -1: none, or given up */
+	unsigned long long	 lines;		/* line ends seen */
 };
 
 struct bash_child {
@@ -87,11 +90,39 @@ enum bash_end {
 	BASH_TMP_FULL		/* TMPDIR grew past its ceiling */
 };
 
+/* Writes all n bytes to fd; 0, or -1 with errno. */
+static int
+bash_write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 static void
 bash_capture_add(struct bash_capture *c, const char *p, size_t n)
 {
-	size_t take = c->head_cap - c->head_len, drop;
+	size_t take = c->head_cap - c->head_len, drop, room;
+	const char *nl, *end = p + n;
 
+	for (nl = p; (nl = memchr(nl, '\n', (size_t)(end - nl))) != NULL; nl++)
+		c->lines++;
+	if (c->keep_fd != -1 && c->total < (unsigned long long)BASH_KEEP_MAX) {
+		room = (size_t)((unsigned long long)BASH_KEEP_MAX - c->total);
+		if (bash_write_all(c->keep_fd, p, n < room ? n : room) == -1) {
+			close(c->keep_fd);	/* a full disk: not kept */
+			c->keep_fd = -1;
+		}
+	}
 	c->total += n;
 	if (take > n)
 		take = n;
@@ -697,6 +728,49 @@ bash_report(struct bash_child *c, enum bash_end end, int timeout_s,
 	return out->is_error ? -1 : 0;
 }
 
+/* A new file in dir (NULL: none) for the whole output: its descriptor
+ * and *path, or -1 (the output is then not kept). */
+static int
+bash_keep_open(const char *dir, char **path)
+{
+	int fd;
+
+	*path = NULL;
+	if (dir == NULL)
+		return -1;
+	*path = xasprintf("%s/out-XXXXXX", dir);
+	if ((fd = mkostemp(*path, O_CLOEXEC)) == -1) {
+		free(*path);
+		*path = NULL;
+	}
+	return fd;
+}
+
+/* The whole output is kept (out->whole takes *path) when the model's
+ * text is a cut of it or it has more than keep_lines lines, and was all
+ * written; otherwise the file goes (the caller unlinks what is left). */
+static void
+bash_keep_end(struct bash_capture *c, size_t keep_lines, char **path,
+    struct tool_output *out)
+{
+	int cut = c->total > c->head_len + c->tail_len;
+
+	if (c->keep_fd == -1 || (!cut && c->lines <= keep_lines))
+		return;
+	if (c->total > (unsigned long long)BASH_KEEP_MAX) {
+		char *note = xasprintf("\n[huddle kept the first %lld MiB of "
+		    "%llu bytes]\n", BASH_KEEP_MAX >> 20, c->total);
+
+		bash_write_all(c->keep_fd, note, strlen(note));
+		free(note);
+	}
+	if (close(c->keep_fd) == 0) {
+		out->whole = *path;
+		*path = NULL;
+	}
+	c->keep_fd = -1;
+}
+
 int
 bash_run(const char *command, const struct bash_options *o,
     struct tool_output *out)
@@ -704,7 +778,7 @@ bash_run(const char *command, const struct bash_options *o,
 	struct bash_child c;
 	enum bash_end end;
 	size_t cap;
-	char *why = NULL;
+	char *why = NULL, *keep = NULL;
 	int timeout_s, rc;
 
 	if (o != NULL && o->status_out != NULL)
@@ -719,6 +793,7 @@ bash_run(const char *command, const struct bash_options *o,
 	cap = o->output_cap > 0 ? o->output_cap : BASH_OUTPUT_CAP;
 
 	memset(&c, 0, sizeof c);
+	c.cap.keep_fd = bash_keep_open(o->keep_dir, &keep);
 	c.cap.head_cap = cap - cap / 2;
 	c.cap.tail_cap = cap / 2;
 	c.cap.head = xmalloc(c.cap.head_cap);
@@ -744,11 +819,17 @@ bash_run(const char *command, const struct bash_options *o,
 			*o->status_out = end == BASH_EXITED ? c.status : -1;
 		rc = bash_report(&c, end, timeout_s, o->tmpdir != NULL ?
 		    o->tmp_max : NULL, out);
+		bash_keep_end(&c.cap, o->keep_lines, &keep, out);
 		close(c.out);
 		close(c.status_fd);
 		if (c.pidfd != -1)
 			close(c.pidfd);
 	}
+	if (c.cap.keep_fd != -1)
+		close(c.cap.keep_fd);
+	if (keep != NULL)
+		unlink(keep);
+	free(keep);
 	free(c.cap.head);
 	free(c.cap.tail);
 	return rc;

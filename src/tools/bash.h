@@ -19,6 +19,7 @@ struct tmpuse;
 #define BASH_OUTPUT_CAP		(32 * 1024)	/* default cap */
 #define BASH_GRACE_MS		2000		/* TERM, then KILL */
 #define BASH_WATCH_MS		1000		/* TMPDIR measured */
+#define BASH_KEEP_MAX		(64LL << 20)	/* a whole output kept */
 
 struct bash_options {
 	const char	*program;	/* huddle's, as the reaper (reaper.h) */
@@ -48,6 +49,12 @@ struct bash_options {
 	int		*status_out;	/* when not NULL: the shell's wait
 					 * status, or -1 when it did not
 					 * end by itself */
+	const char	*keep_dir;	/* when not NULL: an output that is
+					 * cut for the model, or longer than
+					 * keep_lines lines, is kept whole
+					 * (up to BASH_KEEP_MAX bytes) in a
+					 * new file there: tool_output.whole */
+	size_t		 keep_lines;
 };
 
 /*

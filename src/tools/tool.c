@@ -22,6 +22,8 @@ tool_output_clear(struct tool_output *o)
 	o->text = NULL;
 	json_decref(o->images);
 	o->images = NULL;
+	free(o->whole);
+	o->whole = NULL;
 	o->is_error = 0;
 }
 

@@ -18,9 +18,12 @@ struct tool_output {
 	 * "base64", "media_type", "data"}}, each already checked (MCP
 	 * results only: mcp/content.c). Owned: one reference. */
 	json_t	*images;
+	/* NULL, or a file holding the whole output of which text is a cut
+	 * (bash: bash_options.keep_dir). Owned: the path, not the file. */
+	char	*whole;
 };
 
-/* Frees the text and images and zeroes o. Safe on a zeroed or cleared
+/* Frees the text, images and whole path and zeroes o. Safe on a zeroed or cleared
  * output. */
 void tool_output_clear(struct tool_output *o);
 

@@ -153,6 +153,9 @@ static const struct keydef keymap[] = {
 	    "show what is folded in full (the models' thinking, tool "
 	    "output's further lines), or fold it all again", KA_THINKING,
 	    NULL },
+	{ C, CTRL('p'), "C-p", KW_MAIN, 0, NULL, NULL,
+	    "the whole of a long output in $PAGER (less): the selected "
+	    "one, else the focused pane's newest kept whole", KA_PAGER, NULL },
 	{ C, CTRL('f'), "C-f", KW_MAIN, 0, NULL, NULL,
 	    "search the focused pane: type, n/N or Enter for the next, "
 	    "previous; Esc ends", KA_FIND, NULL },
@@ -253,6 +256,8 @@ static const struct keydef keymap[] = {
 	{ C, CTRL('o'), "C-o", KW_FOUND, 0, NULL, NULL,
 	    "everything folded in full, or folded (as on the main screen)",
 	    KA_THINKING, NULL },
+	{ C, CTRL('p'), "C-p", KW_FOUND, 0, NULL, NULL,
+	    "the whole output the match is in, in $PAGER", KA_PAGER, NULL },
 	{ C, 0x1b, "Esc", KW_FOUND, 0, "ends", NULL,
 	    "end the search; the match stays selected for Enter (any other "
 	    "key is typed in the input line)", KA_FIND_END, NULL },

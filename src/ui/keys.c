@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/command.h"
 #include "agent/netgate.h"
@@ -868,6 +869,35 @@ keys_thinking(struct view *v)
 	return KEY_REDRAW;
 }
 
+/* C-p: the whole of a long output, for the front end to page (the
+ * searched pane's selected output, else the focused pane's, else its
+ * newest kept whole; the lead's when the table has the focus). */
+static int
+keys_pager(struct view *v)
+{
+	struct pane *p = v->find_on && v->find_pane >= 0 &&
+	    (size_t)v->find_pane < v->npanes ? v->panes[v->find_pane] :
+	    keys_focused_pane(v);
+	const char *whole;
+
+	if (p == NULL && v->npanes > 0)
+		p = v->panes[0];
+	if (p == NULL || (whole = pane_whole(p)) == NULL) {
+		view_hint(v, ROLE_HINT, "no output of %s's is kept whole "
+		    "(outputs over 1000 lines, or cut for the model, are)",
+		    p != NULL ? p->name : "the team");
+		return KEY_REDRAW;
+	}
+	if (access(whole, R_OK) != 0) {
+		view_hint(v, ROLE_HINT, "that output is no longer kept (a "
+		    "team keeps its newest 64)");
+		return KEY_REDRAW;
+	}
+	free(v->page);
+	v->page = xstrdup(whole);
+	return KEY_REDRAW;
+}
+
 /* --- a search in a pane -------------------------------------------------- */
 
 static int
@@ -1132,6 +1162,7 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	[KA_INTERRUPT] = keys_interrupt,
 	[KA_ESCAPE] = keys_escape,
 	[KA_THINKING] = keys_thinking,
+	[KA_PAGER] = keys_pager,
 	[KA_PICK_UP] = keys_pick_up,
 	[KA_PICK_DOWN] = keys_pick_down,
 	[KA_STOP_PICKED] = keys_stop_picked,

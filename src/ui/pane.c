@@ -32,8 +32,10 @@ pane_free(struct pane *p)
 
 	if (p == NULL)
 		return;
-	for (i = 0; i < PANE_MAX_LINES; i++)
+	for (i = 0; i < PANE_MAX_LINES; i++) {
 		free(p->lines[i].text);
+		free(p->lines[i].whole);
+	}
 	free(p->lines);
 	free(p->name);
 	free(p->role);
@@ -76,6 +78,8 @@ pane_open(struct pane *p, enum color_role role)
 	l->fold_at = 0;
 	l->hidden = 0;
 	l->expanded = 0;
+	free(l->whole);
+	l->whole = NULL;
 	if (l->text == NULL) {
 		l->cap = 64;
 		l->text = xmalloc(l->cap);
@@ -232,7 +236,8 @@ pane_hidden(struct pane *p, enum color_role role, const char *s, size_t len)
 
 void
 pane_add_folded(struct pane *p, enum color_role role, const char *head,
-    size_t fold_at, enum color_role rest_role, const char *rest)
+    size_t fold_at, enum color_role rest_role, const char *rest,
+    const char *whole)
 {
 	char *first = text_sanitize(head, fold_at);
 	char *mark = text_sanitize(head + fold_at, strlen(head + fold_at));
@@ -246,6 +251,7 @@ pane_add_folded(struct pane *p, enum color_role role, const char *head,
 	pane_append(l, first, strcspn(first, "\n"));
 	l->fold_at = l->len;
 	pane_append(l, mark, strcspn(mark, "\n"));
+	l->whole = whole != NULL ? xstrdup(whole) : NULL;
 	free(first);
 	free(mark);
 	/* Its lines, the last one's line end making no line of its own:
@@ -261,8 +267,9 @@ pane_add_folded(struct pane *p, enum color_role role, const char *head,
 	for (s = rest, i = 0; *s != '\0'; s = nl + 1, i++) {
 		nl = strchr(s, '\n');
 		if (i == PANE_FOLD_HEAD && more > 0) {
-			line = xasprintf("… %zu line%s left out here …", more,
-			    more == 1 ? "" : "s");
+			line = xasprintf("… %zu line%s left out here%s …",
+			    more, more == 1 ? "" : "s", whole != NULL ?
+			    " (C-p: the whole output in a pager)" : "");
 			pane_hidden(p, ROLE_DIM, line, strlen(line));
 			free(line);
 		}
@@ -358,6 +365,22 @@ pane_toggle(struct pane *p, uint64_t seq)
 	    pane_fold_head(p, p->sel_seq) == h)
 		p->sel_seq = head;
 	return 1;
+}
+
+const char *
+pane_whole(struct pane *p)
+{
+	struct pane_line *l;
+	uint64_t seq;
+
+	if (p->sel_on && (l = pane_fold_head(p, p->sel_seq)) != NULL)
+		return l->whole;
+	for (seq = p->seq_first + p->count; seq-- > p->seq_first; ) {
+		l = pane_line_by_seq(p, seq);
+		if (l->fold_at > 0 && l->whole != NULL)
+			return l->whole;
+	}
+	return NULL;
 }
 
 void

@@ -36,6 +36,8 @@ struct pane_line {
 	size_t		 fold_at;
 	int		 hidden;	/* a line of a folded output */
 	int		 expanded;	/* a head: its lines are shown */
+	char		*whole;		/* a head: the file that keeps the
+					 * whole output, or NULL */
 };
 
 /* How a pane is drawn besides its lines: everything unfolded (Ctrl-O,
@@ -142,9 +144,16 @@ void pane_scroll_end(struct pane *p);
  * its first line as shown folded, " (+N lines)" from byte fold_at on;
  * rest, the lines after it, are kept hidden under it (their first
  * PANE_FOLD_HEAD and last PANE_FOLD_TAIL when there are more than
- * PANE_FOLD_MAX). */
+ * PANE_FOLD_MAX); whole (may be NULL) is the file keeping the whole
+ * output, for a pager. */
 void pane_add_folded(struct pane *p, enum color_role role, const char *head,
-    size_t fold_at, enum color_role rest_role, const char *rest);
+    size_t fold_at, enum color_role rest_role, const char *rest,
+    const char *whole);
+
+/* The file that keeps the whole output of the selected line's output,
+ * or else of the newest output that has one (pane_add_folded's `whole`);
+ * NULL when there is none. */
+const char *pane_whole(struct pane *p);
 
 /* The line numbered seq, or NULL when it is gone. */
 struct pane_line *pane_line_by_seq(struct pane *p, uint64_t seq);

@@ -10,12 +10,14 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -103,6 +105,9 @@ ui_events(void *fe, struct event *list)
 		u->dirty |= view_apply(u->view, e);
 }
 
+static void ui_page(struct ui *u);
+static void ui_restore(void);
+
 /* Reads every key waiting, through the key reader. */
 static void
 ui_input(void *fe, struct driver *d)
@@ -122,6 +127,8 @@ ui_input(void *fe, struct driver *d)
 	n = keyread_flush(&u->keys, keys);
 	for (i = 0; i < n; i++)
 		flags |= keys_press(u->view, keys[i].is_key, keys[i].code);
+	if (u->view->page != NULL)
+		ui_page(u);
 	/* F10 or Ctrl-C; again while quitting, it forces. */
 	if (flags & KEY_QUIT)
 		driver_quit(d);
@@ -132,6 +139,91 @@ ui_input(void *fe, struct driver *d)
 		u->dirty = 1;
 		u->last_draw = 0;
 	}
+}
+
+/* The pager's end as a sentence for the hint line, or NULL when it
+ * ended well. */
+static const char *
+ui_page_wait(pid_t pid)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(pid, &status, WUNTRACED) == -1) {
+			if (errno == EINTR)
+				continue;
+			return NULL;
+		}
+		if (!WIFSTOPPED(status))
+			break;
+		/* Stopped (C-z): huddle cannot be a shell; it ends it. */
+		kill(-pid, SIGTERM);
+		kill(-pid, SIGCONT);
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+	    "the pager could not be started: check $PAGER" : NULL;
+}
+
+/*
+ * C-p: shows the file the view asked for in the person's pager ($PAGER,
+ * else less) on the terminal, then takes the screen back. The pager is
+ * the terminal's foreground job of its own, so the keys that send
+ * signals are its own (C-c in less is less's), not huddle's; the team
+ * goes on meanwhile, its events waiting in the queue.
+ */
+static void
+ui_page(struct ui *u)
+{
+	const char *pager = getenv("PAGER"), *why = NULL;
+	char *path = u->view->page, *cmd;
+	sigset_t ttou, old;
+	pid_t pid;
+
+	u->view->page = NULL;
+	if (pager == NULL || *pager == '\0')
+		pager = "less";
+	/* As git does: $PAGER is the person's shell words. */
+	cmd = xasprintf("exec %s \"$1\"", pager);
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &ttou, &old);
+	ui_restore();
+	if ((pid = fork()) == 0) {
+		sigset_t none;
+
+		setpgid(0, 0);
+		tcsetpgrp(STDIN_FILENO, getpid());
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTSTP, SIG_DFL);
+		signal(SIGTTOU, SIG_DFL);
+		signal(SIGTTIN, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid == -1)
+		why = "the pager could not be started: no process";
+	else {
+		setpgid(pid, pid);
+		tcsetpgrp(STDIN_FILENO, pid);
+		why = ui_page_wait(pid);
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	reset_prog_mode();
+	if (write(STDOUT_FILENO, KEYREAD_PASTE_ON,
+	    sizeof KEYREAD_PASTE_ON - 1) == -1) {
+	}
+	clearok(curscr, TRUE);
+	if (why != NULL)
+		view_hint(u->view, ROLE_HINT, "%s (%s)", why, pager);
+	u->dirty = 1;
+	u->last_draw = 0;
+	free(cmd);
+	free(path);
 }
 
 static void

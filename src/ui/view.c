@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/bus.h"
 #include "core/roster.h"
@@ -48,6 +49,7 @@ view_free(struct view *v)
 	free(v->rects);
 	table_free(&v->table);
 	tasklist_free(&v->tasks);
+	free(v->page);
 	diffview_free(&v->diff);
 	input_free(&v->input);
 	input_free(&v->feedback);
@@ -231,10 +233,11 @@ view_compacted(int64_t before, int64_t after, const char *kind)
 
 /* A tool result's line, as EV_TOOL_RESULT and a stored result show it:
  * its first line, and the others folded under it, "(+N lines)", to be
- * expanded (Enter on it, C-o, zoom). */
+ * expanded (Enter on it, C-o, zoom); whole (may be NULL) is the file
+ * that keeps the whole output, for C-p. */
 static void
 view_tool_result(struct pane *p, const char *tool, const char *output,
-    int is_error)
+    int is_error, const char *whole)
 {
 	enum color_role role = is_error ? ROLE_TOOL_ERROR : ROLE_DIM;
 	const char *nl = strchr(output, '\n'), *c;
@@ -247,14 +250,15 @@ view_tool_result(struct pane *p, const char *tool, const char *output,
 		head = xasprintf("✗ %s: %.*s", tool, (int)len, output);
 	else
 		head = xasprintf("  %.*s", (int)len, output);
-	if (more == 0) {
+	if (more == 0 && whole == NULL) {
 		pane_add(p, role, head);
 		free(head);
 		return;
 	}
-	line = xasprintf("%s (+%zu line%s)", head, more, more == 1 ? "" :
-	    "s");
-	pane_add_folded(p, role, line, strlen(head), ROLE_DIM, nl + 1);
+	line = xasprintf("%s (+%zu line%s%s)", head, more, more == 1 ? "" :
+	    "s", whole != NULL ? "; C-p: all" : "");
+	pane_add_folded(p, role, line, strlen(head), ROLE_DIM, nl ? nl + 1 :
+	    "", whole);
 	free(line);
 	free(head);
 }
@@ -286,11 +290,23 @@ view_find_result(json_t *entry, const char *id)
 	return NULL;
 }
 
+/* A stored result; its whole output is found by the call's id, when
+ * the team still keeps it. */
 static void
-view_stored_result(struct pane *p, const char *tool, json_t *result)
+view_stored_result(struct view *v, struct pane *p, const char *tool,
+    json_t *result)
 {
+	char *whole = team_output_path(v->team, p->name, view_jstr(result,
+	    "tool_use_id"));
+
+	if (whole != NULL && access(whole, R_OK) != 0) {
+		free(whole);
+		whole = NULL;
+	}
 	view_tool_result(p, tool, view_result_text(json_object_get(result,
-	    "content")), json_is_true(json_object_get(result, "is_error")));
+	    "content")), json_is_true(json_object_get(result, "is_error")),
+	    whole);
+	free(whole);
 }
 
 /* Whether block i of a model's entry, a thinking block, held the words
@@ -313,7 +329,8 @@ view_words(json_t *entry, size_t i)
  * the inbox instead (view_load_pane).
  */
 static void
-view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
+view_entry(struct view *v, struct pane *p, json_t *entry, json_t *next,
+    json_t *done)
 {
 	int model = strcmp(view_jstr(entry, "role"), "assistant") == 0;
 	json_t *b, *result, *mark = json_object_get(entry, "compaction");
@@ -362,14 +379,14 @@ view_entry(struct pane *p, json_t *entry, json_t *next, json_t *done)
 			    json_object_get(b, "input"));
 			result = view_find_result(next, view_jstr(b, "id"));
 			if (result != NULL) {
-				view_stored_result(p, view_jstr(b, "name"),
-				    result);
+				view_stored_result(v, p, view_jstr(b,
+				    "name"), result);
 				json_object_set_new(done, view_jstr(b, "id"),
 				    json_true());
 			}
 		} else if (strcmp(type, "tool_result") == 0 &&
 		    json_object_get(done, view_jstr(b, "tool_use_id")) == NULL)
-			view_stored_result(p, "tool", b);
+			view_stored_result(v, p, "tool", b);
 	}
 	pane_end_stream(p);
 }
@@ -414,7 +431,7 @@ view_load_pane(struct view *v, struct pane *p, size_t last)
 		/* A turn that records a message was shown as the message. */
 		next = i + 1 < n ? json_array_get(tail, i + 1) : NULL;
 		if (view_jint(row, "message_id") == 0)
-			view_entry(p, json_object_get(row, "entry"), next &&
+			view_entry(v, p, json_object_get(row, "entry"), next &&
 			    view_jint(next, "message_id") == 0 ?
 			    json_object_get(next, "entry") : NULL, done);
 		i++;
@@ -629,7 +646,8 @@ view_apply(struct view *v, const struct event *e)
 		break;
 	case EV_TOOL_RESULT:
 		view_tool_result(p, event_str(d, "tool"), event_str(d,
-		    "output"), event_bool(d, "is_error"));
+		    "output"), event_bool(d, "is_error"),
+		    json_string_value(json_object_get(d, "whole")));
 		break;
 	case EV_STATUS:
 		/* A turn's text has ended by the time its agent changes

@@ -77,6 +77,8 @@ struct view {
 	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-O: thinking and outputs
 					 * unfolded */
+	char		*page;		/* C-p: a file for the front end to
+					 * show in a pager, then free */
 	/* A search in a pane (panefind.c). */
 	int		 find_on;	/* a search is open */
 	int		 find_typing;	/* its words are being typed */

@@ -8,6 +8,8 @@ terminal would show as garbage; a long output keeps its end."""
 import os
 import re
 import sys
+import tempfile
+import time
 import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -125,8 +127,82 @@ def test_long_output_keeps_its_end(fake):
         s.send_keys("C-f")
         s.send_text("left out here")
         s.send_keys("Enter")
-        s.wait_for("… 500 lines left out here …", 5,
+        s.wait_for("… 500 lines left out here", 5,
                    "the line where the middle was left out")
+        quit_clean(s)
+
+
+PAGER = """#!/bin/sh
+cp "$1" "$PAGED/copy"
+touch "$PAGED/started"
+if [ -e "$PAGED/hold" ]; then exec sleep 60; fi
+"""
+
+
+def wait_file(path, what, timeout=10):
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        expect(time.monotonic() < deadline, "timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+def test_whole_output_in_a_pager(fake):
+    """3,000 lines: the pane keeps 1,000 and says C-p shows them all; C-p
+    gives the whole output to $PAGER and the screen comes back; C-c in
+    the pager is the pager's, not huddle's quit."""
+    paged = tempfile.mkdtemp(prefix="huddle-paged-")
+    pager = os.path.join(paged, "pager.sh")
+    with open(pager, "w") as f:
+        f.write(PAGER)
+    os.chmod(pager, 0o755)
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "bash", "input": {"command": "seq 1 3000"}}]},
+        {"agent": "lead", "kind": "text", "text": "Counted."})
+    work = tempfile.mkdtemp(prefix="huddle-screen-")
+    s = fake_screen(fake, ["--quit-timeout", "2"], 100, 30, workdir=work)
+    s.env.update({"PAGER": pager, "PAGED": paged})
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for("Counted.", 20, "the command's end")
+        s.wait_for("C-p: all", 5, "the folded output's mark")
+        s.send_keys("C-p")
+        wait_file(os.path.join(paged, "started"), "the pager")
+        with open(os.path.join(paged, "copy")) as f:
+            got = f.read().split()
+        expect(got == [str(i) for i in range(1, 3001)],
+               "the pager got %d lines, ending %r" % (len(got), got[-3:]))
+        s.wait_for(lambda t: "Counted." in t and "lead>" in t, 5,
+                   "the screen back after the pager")
+        # A pager that stays: C-c ends it, and huddle goes on.
+        os.remove(os.path.join(paged, "started"))
+        open(os.path.join(paged, "hold"), "w").close()
+        s.send_keys("C-p")
+        wait_file(os.path.join(paged, "started"), "the pager again")
+        s.wait_for(lambda t: "Counted." not in t, 5, "the pager's screen")
+        s.send_keys("C-c")
+        s.wait_for(lambda t: "Counted." in t and "lead>" in t, 5,
+                   "the screen back after C-c in the pager")
+        s.send_text("still here")
+        s.wait_for("still here", 5, "huddle taking keys after the pager")
+        quit_clean(s)
+    # After --resume the output is found again by its call.
+    os.remove(os.path.join(paged, "hold"))
+    os.remove(os.path.join(paged, "started"))
+    os.remove(os.path.join(paged, "copy"))
+    s = fake_screen(fake, ["--quit-timeout", "2", "--resume"], 100, 30,
+                    workdir=work)
+    s.env.update({"PAGER": pager, "PAGED": paged})
+    with s:
+        s.wait_for("C-p: all", 10, "the resumed output's mark")
+        s.send_keys("C-p")
+        wait_file(os.path.join(paged, "started"), "the pager after --resume")
+        with open(os.path.join(paged, "copy")) as f:
+            expect(len(f.read().split()) == 3000, "the resumed output")
+        s.wait_for("lead>", 5, "the screen back")
         quit_clean(s)
 
 
@@ -135,6 +211,8 @@ def register(r, fake):
           lambda: test_emoji_keep_the_panes_in_line(fake))
     r.run("a long output keeps its end",
           lambda: test_long_output_keeps_its_end(fake))
+    r.run("C-p: the whole output in $PAGER",
+          lambda: test_whole_output_in_a_pager(fake))
     r.run("LANG=C: a plain ASCII screen of the same layout",
           lambda: test_lang_c_is_plain_ascii(fake))
 

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -687,6 +688,78 @@ START_TEST(a_copied_reaper_runs_and_cannot_be_written)
 	free(err);
 }
 END_TEST
+/* The whole of file path (malloc'd), its size in *size. */
+static char *
+read_whole(const char *path, size_t *size)
+{
+	struct stat st;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	buf = xmalloc((size_t)st.st_size + 1);
+	ck_assert_int_eq(read(fd, buf, (size_t)st.st_size), st.st_size);
+	buf[st.st_size] = '\0';
+	close(fd);
+	*size = (size_t)st.st_size;
+	return buf;
+}
+
+/* The number of files in dir (but . and ..). */
+static int
+files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+START_TEST(a_long_or_cut_output_is_kept_whole)
+{
+	struct tool_output o = { 0 };
+	char *dir = xasprintf("%s/kept", wd), *text;
+	struct bash_options bo = { .program = program, .workdir = wd,
+	    .output_cap = 4096, .keep_dir = dir, .keep_lines = 50 };
+	size_t size;
+
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	/* Short: nothing kept, no file left. */
+	ck_assert_int_eq(bash_run("seq 1 50", &bo, &o), 0);
+	ck_assert_ptr_null(o.whole);
+	ck_assert_int_eq(files_in(dir), 0);
+	/* More lines than keep_lines, under the cap: kept. */
+	ck_assert_int_eq(bash_run("seq 1 51", &bo, &o), 0);
+	ck_assert_ptr_nonnull(o.whole);
+	text = read_whole(o.whole, &size);
+	ck_assert_int_eq(strncmp(text, "1\n2\n", 4), 0);
+	ck_assert_ptr_nonnull(strstr(text, "\n51\n"));
+	free(text);
+	ck_assert_int_eq(files_in(dir), 1);
+	/* Few lines, but cut for the model: kept, every byte. */
+	tool_output_clear(&o);
+	ck_assert_int_eq(bash_run("head -c 100000 /dev/zero | tr '\\0' x",
+	    &bo, &o), 0);
+	ck_assert_ptr_nonnull(strstr(o.text, "bytes of output left out"));
+	ck_assert_ptr_nonnull(o.whole);
+	text = read_whole(o.whole, &size);
+	ck_assert_uint_eq(size, 100000);
+	free(text);
+	ck_assert_int_eq(files_in(dir), 2);
+	/* No keep_dir: nothing kept. */
+	bo.keep_dir = NULL;
+	ck_assert_int_eq(bash_run("seq 1 500", &bo, &o), 0);
+	ck_assert_ptr_null(o.whole);
+	tool_output_clear(&o);
+	free(dir);
+}
+END_TEST
 
 static Suite *
 bash_suite(void)
@@ -703,6 +776,7 @@ bash_suite(void)
 	tcase_add_test(tc, secrets_are_not_in_the_environment);
 	tcase_add_test(tc, child_gets_a_clean_signal_state);
 	tcase_add_test(tc, output_cap_keeps_head_and_tail);
+	tcase_add_test(tc, a_long_or_cut_output_is_kept_whole);
 	tcase_add_test(tc, invalid_utf8_is_repaired);
 	tcase_add_test(tc, a_copied_reaper_runs_and_cannot_be_written);
 	suite_add_tcase(s, tc);

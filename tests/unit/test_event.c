@@ -63,7 +63,7 @@ push_all(struct evq *q, int nulls)
 	event_llm_call(q, "ann", 1);
 	event_tool_call(q, "ann", nulls ? NULL : "bash", nulls ? NULL : "t1",
 	    nulls ? NULL : input);
-	event_tool_result(q, "ann", "bash", "t1", 1, nulls ? NULL : "out");
+	event_tool_result(q, "ann", "bash", "t1", 1, nulls ? NULL : "out", NULL);
 	event_status(q, "ann", MEMBER_WAITING, nulls ? NULL : "why");
 	event_message(q, &msg);
 	event_request(q, &r);

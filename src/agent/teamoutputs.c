@@ -1,0 +1,117 @@
+/*
+ * Whole outputs: a command's output that the model sees cut (or that is
+ * longer than a pane keeps) is kept whole in the team's state, in
+ * outputs/AGENT-ID.txt (ID: the tool call's), for the person to read in
+ * a pager. The newest TEAM_OUTPUTS_KEEP are kept; older ones go as new
+ * ones come. Commands never reach the state folder, so what is kept is
+ * what the command wrote, read by the person only.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/internal.h"
+#include "core/statedir.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* How many whole outputs a team keeps. */
+#define TEAM_OUTPUTS_KEEP 64
+
+/* One file of the outputs folder, for the pruning. */
+struct team_output_file {
+	char	*name;
+	time_t	 mtime;
+};
+
+const char *
+team_outputs_dir(struct team *t)
+{
+	char *err = NULL;
+
+	if (t->outputs == NULL)
+		t->outputs = xasprintf("%s/outputs", t->state);
+	if (statedir_make(t->outputs, 0, &err) == -1) {
+		log_printf("outputs: %s", err);
+		free(err);
+		return NULL;
+	}
+	return t->outputs;
+}
+
+char *
+team_output_path(struct team *t, const char *agent, const char *id)
+{
+	size_t n = strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+	    "TUVWXYZ0123456789_-");
+
+	/* Ids are the provider's words: only a plain one names a file. */
+	if (n == 0 || n > 128 || id[n] != '\0')
+		return NULL;
+	return xasprintf("%s/outputs/%s-%s.txt", t->state, agent, id);
+}
+
+static int
+team_output_newer(const void *a, const void *b)
+{
+	const struct team_output_file *x = a, *y = b;
+
+	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 :
+	    strcmp(x->name, y->name);
+}
+
+/* Removes all but the newest TEAM_OUTPUTS_KEEP files of dir. */
+static void
+team_outputs_prune(const char *dir)
+{
+	struct team_output_file *f = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+	char *path;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			f = xgrow(f, &cap, n + 1, sizeof *f);
+			f[n].name = path;
+			f[n++].mtime = st.st_mtime;
+		} else
+			free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	qsort(f, n, sizeof *f, team_output_newer);
+	for (i = 0; i < n; i++) {
+		if (i >= TEAM_OUTPUTS_KEEP)
+			unlink(f[i].name);
+		free(f[i].name);
+	}
+	free(f);
+}
+
+char *
+team_output_keep(struct team *t, const char *agent, const char *id,
+    const char *tmp)
+{
+	char *path = team_output_path(t, agent, id);
+
+	if (path == NULL || rename(tmp, path) == -1) {
+		if (path != NULL)
+			log_printf("outputs: %s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(path);
+		return NULL;
+	}
+	if (t->outputs != NULL)
+		team_outputs_prune(t->outputs);
+	return path;
+}
