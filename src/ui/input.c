@@ -33,7 +33,72 @@ input_free(struct input *in)
 	memset(in, 0, sizeof *in);
 }
 
-/* Encodes wc as UTF-8 into out (4 bytes at most); returns the length. */
+/* The fold that holds byte at strictly inside it, or NULL. */
+static struct input_fold *
+input_fold_around(struct input *in, size_t at)
+{
+	int i;
+
+	for (i = 0; i < in->nfolds; i++)
+		if (in->folds[i].start < at && at < in->folds[i].end)
+			return &in->folds[i];
+	return NULL;
+}
+
+/* The fold that starts at byte at, or NULL. */
+static struct input_fold *
+input_fold_at(struct input *in, size_t at)
+{
+	int i;
+
+	for (i = 0; i < in->nfolds; i++)
+		if (in->folds[i].start == at)
+			return &in->folds[i];
+	return NULL;
+}
+
+/* The fold that ends at byte at, or NULL. */
+static struct input_fold *
+input_fold_before(struct input *in, size_t at)
+{
+	int i;
+
+	for (i = 0; i < in->nfolds; i++)
+		if (in->folds[i].end == at)
+			return &in->folds[i];
+	return NULL;
+}
+
+/* With the pastes shown (C-o), an edit inside one makes it text. */
+static void
+input_fold_dissolve(struct input *in, struct input_fold *f)
+{
+	size_t i = (size_t)(f - in->folds);
+
+	memmove(f, f + 1, ((size_t)in->nfolds - i - 1) * sizeof *f);
+	in->nfolds--;
+}
+
+/* Bytes inserted (by > 0) at byte at: the folds from there on move. A
+ * paste coming in at its own start does not move. */
+static void
+input_fold_shift(struct input *in, size_t at, long by)
+{
+	struct input_fold *f;
+	int i;
+
+	if ((f = input_fold_around(in, at)) != NULL)
+		input_fold_dissolve(in, f);
+
+	for (i = 0; i < in->nfolds; i++)
+		if (in->folds[i].start >= at) {
+			in->folds[i].start += (size_t)by;
+			in->folds[i].end += (size_t)by;
+		}
+	if (in->pasting && in->paste_from > at)
+		in->paste_from += (size_t)by;
+}
+
 void
 input_set(struct input *in, const char *text, size_t cursor)
 {
@@ -44,6 +109,8 @@ input_set(struct input *in, const char *text, size_t cursor)
 	in->len = len;
 	in->cursor = cursor < len ? cursor : len;
 	in->browsing = -1;
+	in->nfolds = 0;
+	in->pasting = 0;
 }
 
 static size_t
@@ -89,8 +156,40 @@ input_insert(struct input *in, wchar_t wc)
 	memmove(in->buf + in->cursor + n, in->buf + in->cursor,
 	    in->len - in->cursor + 1);
 	memcpy(in->buf + in->cursor, enc, n);
+	input_fold_shift(in, in->cursor, (long)n);
 	in->len += n;
 	in->cursor += n;
+}
+
+void
+input_paste_begin(struct input *in)
+{
+	in->pasting = 1;
+	in->paste_from = in->cursor;
+}
+
+void
+input_paste_end(struct input *in)
+{
+	struct input_fold *f;
+	size_t lines = 1, i;
+
+	if (!in->pasting || in->paste_from > in->cursor)
+		return;
+	in->pasting = 0;
+	for (i = in->paste_from; i < in->cursor; i++)
+		lines += in->buf[i] == '\n' && i + 1 < in->cursor;
+	if (lines <= INPUT_FOLD_LINES || in->nfolds == INPUT_FOLDS)
+		return;
+	/* In order of place: the folds after it move up one. */
+	for (i = (size_t)in->nfolds; i > 0 &&
+	    in->folds[i - 1].start >= in->cursor; i--)
+		in->folds[i] = in->folds[i - 1];
+	f = &in->folds[i];
+	f->start = in->paste_from;
+	f->end = in->cursor;
+	f->lines = lines;
+	in->nfolds++;
 }
 
 /* The start of the character before byte offset at. */
@@ -112,12 +211,47 @@ input_next(const struct input *in, size_t at)
 	return at;
 }
 
+/* Removes bytes from..to; a fold they reach into goes whole. */
 static void
 input_cut(struct input *in, size_t from, size_t to)
 {
+	struct input_fold *f;
+	int i, kept = 0;
+
+	/* Folded, a paste goes whole; shown, it becomes text. */
+	while (in->unfold && (f = input_fold_around(in, from)) != NULL)
+		input_fold_dissolve(in, f);
+	while (in->unfold && (f = input_fold_around(in, to)) != NULL)
+		input_fold_dissolve(in, f);
+	if ((f = input_fold_around(in, from)) != NULL)
+		from = f->start;
+	if ((f = input_fold_around(in, to)) != NULL)
+		to = f->end;
+	for (i = 0; i < in->nfolds; i++) {
+		f = &in->folds[i];
+		if (f->end <= from)
+			in->folds[kept++] = *f;
+		else if (f->start >= to) {
+			in->folds[kept] = *f;
+			in->folds[kept].start -= to - from;
+			in->folds[kept++].end -= to - from;
+		}
+	}
+	in->nfolds = kept;
 	memmove(in->buf + from, in->buf + to, in->len - to + 1);
 	in->len -= to - from;
 	in->cursor = from;
+}
+
+/* The cursor never rests inside a fold: it goes to the end dir says. */
+static void
+input_fold_snap(struct input *in, int dir)
+{
+	struct input_fold *f = in->unfold ? NULL : input_fold_around(in,
+	    in->cursor);
+
+	if (f != NULL)
+		in->cursor = dir < 0 ? f->start : f->end;
 }
 
 void
@@ -138,12 +272,14 @@ void
 input_left(struct input *in)
 {
 	in->cursor = input_prev(in, in->cursor);
+	input_fold_snap(in, -1);
 }
 
 void
 input_right(struct input *in)
 {
 	in->cursor = input_next(in, in->cursor);
+	input_fold_snap(in, 1);
 }
 
 void
@@ -163,6 +299,8 @@ input_kill(struct input *in)
 {
 	in->len = in->cursor = 0;
 	in->buf[0] = '\0';
+	in->nfolds = 0;
+	in->pasting = 0;
 }
 
 /* Whether the byte at i separates words. */
@@ -188,13 +326,19 @@ input_word_start(const struct input *in)
 void
 input_kill_word(struct input *in)
 {
-	input_cut(in, input_word_start(in), in->cursor);
+	struct input_fold *f = input_fold_before(in, in->cursor);
+
+	input_cut(in, f != NULL ? f->start : input_word_start(in),
+	    in->cursor);
 }
 
 void
 input_word_left(struct input *in)
 {
-	in->cursor = input_word_start(in);
+	struct input_fold *f = input_fold_before(in, in->cursor);
+
+	in->cursor = f != NULL ? f->start : input_word_start(in);
+	input_fold_snap(in, -1);
 }
 
 void
@@ -202,11 +346,18 @@ input_word_right(struct input *in)
 {
 	size_t at = in->cursor;
 
+	struct input_fold *f = input_fold_at(in, at);
+
+	if (f != NULL) {
+		in->cursor = f->end;
+		return;
+	}
 	while (at < in->len && input_blank(in, at))
 		at++;
 	while (at < in->len && !input_blank(in, at))
 		at++;
 	in->cursor = at;
+	input_fold_snap(in, 1);
 }
 
 void
@@ -267,12 +418,77 @@ input_draw_text(const char *s, size_t len, int y, int x)
 	}
 }
 
+/* A fold's label: "[Pasted 500 lines]" (malloc'd). */
+static char *
+input_fold_label(const struct input_fold *f)
+{
+	return xasprintf("[Pasted %zu lines]", f->lines);
+}
+
+/* The width of what lies from byte from to byte to (a fold whole). */
+static int
+input_span_width(struct input *in, size_t from, size_t to)
+{
+	struct input_fold *f;
+	char *label;
+	int w;
+
+	if (!in->unfold && (f = input_fold_at(in, from)) != NULL &&
+	    f->end == to) {
+		label = input_fold_label(f);
+		w = (int)text_width(label, strlen(label));
+		free(label);
+		return w;
+	}
+	return (int)text_width(in->buf + from, to - from);
+}
+
+/* Draws the line from byte start in avail columns at (y, x): text as
+ * input_draw_text does, each fold as its label. */
+static void
+input_draw_from(struct input *in, size_t start, int y, int x, int avail)
+{
+	struct input_fold *f;
+	size_t at = start, next, fit;
+	char *label;
+	int used = 0, w, i;
+
+	while (at < in->len && used < avail) {
+		if (!in->unfold && (f = input_fold_at(in, at)) != NULL) {
+			label = input_fold_label(f);
+			w = (int)text_width(label, strlen(label));
+			if (used + w <= avail) {
+				move(y, x + used);
+				attrset(color_attr(ROLE_DIM) | A_REVERSE);
+				draw_text(label, strlen(label));
+				attrset(A_NORMAL);
+			}
+			free(label);
+			used += w;
+			at = f->end;
+			continue;
+		}
+		next = in->len;
+		for (i = 0; !in->unfold && i < in->nfolds; i++)
+			if (in->folds[i].start > at && in->folds[i].start < next)
+				next = in->folds[i].start;
+		fit = text_fit(in->buf + at, next - at, avail - used);
+		input_draw_text(in->buf + at, fit, y, x + used);
+		used += (int)text_width(in->buf + at, fit);
+		if (fit < next - at)
+			break;
+		at = next;
+	}
+}
+
 void
 input_draw(struct input *in, const char *prompt, int y, int x, int width)
 {
 	size_t plen = strlen(prompt), start = 0;
 	int pw = (int)text_width(prompt, plen), avail = width - pw - 1, cw;
 
+	/* Folded again (C-o) with the cursor in a paste: after it. */
+	input_fold_snap(in, 1);
 	attrset(color_attr(ROLE_YOU));
 	draw_cut_at(y, x, prompt, width);
 	attrset(A_NORMAL);
@@ -281,22 +497,24 @@ input_draw(struct input *in, const char *prompt, int y, int x, int width)
 	/* Scroll the text so the cursor stays within the line: from the
 	 * cursor back, the characters that fit (what is shown is measured,
 	 * not the whole line: a pasted log of 70 KiB measured again and
-	 * again froze the screen for seconds). */
+	 * again froze the screen for seconds); a fold is one piece. */
 	start = in->cursor;
 	cw = 0;
 	while (start > 0) {
-		size_t prev = start - 1;
+		struct input_fold *f = in->unfold ? NULL :
+		    input_fold_before(in, start);
+		size_t prev = f != NULL ? f->start : start - 1;
 		int w;
 
-		while (prev > 0 && ((unsigned char)in->buf[prev] & 0xC0) == 0x80)
+		while (f == NULL && prev > 0 &&
+		    ((unsigned char)in->buf[prev] & 0xC0) == 0x80)
 			prev--;
-		w = (int)text_width(in->buf + prev, start - prev);
+		w = input_span_width(in, prev, start);
 		if (cw + w > avail)
 			break;
 		cw += w;
 		start = prev;
 	}
-	input_draw_text(in->buf + start, text_fit(in->buf + start,
-	    in->len - start, avail), y, x + pw);
+	input_draw_from(in, start, y, x + pw, avail);
 	move(y, x + pw + cw);
 }

@@ -151,7 +151,8 @@ static const struct keydef keymap[] = {
 	    KA_TASKS, NULL },
 	{ C, CTRL('o'), "C-o", KW_MAIN, 0, NULL, NULL,
 	    "show what is folded in full (the models' thinking, tool "
-	    "output's further lines), or fold it all again", KA_THINKING,
+	    "output's further lines, a long paste), or fold it all again",
+	    KA_THINKING,
 	    NULL },
 	{ C, CTRL('p'), "C-p", KW_MAIN, 0, NULL, NULL,
 	    "the whole of a long output in $PAGER (less): the selected "

@@ -100,7 +100,7 @@ keyread_tilde(int n)
 }
 
 /* The key of a whole CSI sequence, or 0 to drop it. Paste brackets
- * change the state instead. */
+ * change the state too. */
 static int
 keyread_csi(struct keyread *kr, int final)
 {
@@ -124,7 +124,8 @@ keyread_csi(struct keyread *kr, int final)
 		if (n == 200 || n == 201) {
 			kr->pasting = n == 200;
 			kr->after_cr = 0;
-			return 0;
+			return n == 200 ? KEYREAD_PASTE_BEGIN :
+			    KEYREAD_PASTE_END;
 		}
 		return keyread_tilde((int)n);
 	}
@@ -227,7 +228,8 @@ keyread_feed(struct keyread *kr, int is_key, wint_t wc,
 		if (wc < 0x40 || wc > 0x7e)
 			return 0;		/* broken off: dropped */
 		key = keyread_csi(kr, (int)wc);
-		return key != 0 && !kr->pasting ? keyread_put(out, n, 1,
+		return key != 0 && (!kr->pasting || key ==
+		    KEYREAD_PASTE_BEGIN) ? keyread_put(out, n, 1,
 		    (wint_t)key) : 0;
 	case KEYREAD_CSI_BRACKET:
 		kr->state = KEYREAD_GROUND;

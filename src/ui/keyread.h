@@ -23,6 +23,8 @@
 #define KEYREAD_WORD_LEFT	(KEY_MAX + 1)	/* Ctrl-Left, Alt-Left, Alt-b */
 #define KEYREAD_WORD_RIGHT	(KEY_MAX + 2)	/* Ctrl-Right, Alt-f */
 #define KEYREAD_NEWLINE		(KEY_MAX + 3)	/* Alt-Enter, Ctrl-J, pasted */
+#define KEYREAD_PASTE_BEGIN	(KEY_MAX + 4)	/* a bracketed paste's ... */
+#define KEYREAD_PASTE_END	(KEY_MAX + 5)	/* ... bounds */
 
 /* Most keys one call can produce. */
 #define KEYREAD_MAX		4

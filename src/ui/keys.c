@@ -1234,6 +1234,29 @@ keys_run_action(struct view *v, int action)
 	return keys_run[action](v);
 }
 
+/* A paste's bounds: one into the input line is noted there (a long one
+ * is folded); one over a message's size is named at once, before any
+ * Enter. */
+static int
+keys_paste(struct view *v, int begin)
+{
+	unsigned where = keymap_where(v);
+
+	if (where != KW_MAIN && where != KW_FOUND)
+		return KEY_HANDLED;
+	if (begin) {
+		input_paste_begin(&v->input);
+		return KEY_HANDLED;
+	}
+	input_paste_end(&v->input);
+	if (v->input.len > MSG_MAX_CONTENT)
+		view_hint(v, ROLE_ERROR, "this line is %zu KiB and a message "
+		    "keeps %d KiB: Enter will not send it; shorten it, or "
+		    "write it to a file in the working tree and point to that",
+		    (v->input.len + 1023) / 1024, MSG_MAX_CONTENT / 1024);
+	return KEY_REDRAW;
+}
+
 int
 keys_press(struct view *v, int is_key, wint_t wc)
 {
@@ -1253,6 +1276,8 @@ keys_press(struct view *v, int is_key, wint_t wc)
 		is_key = 1;
 		wc = KEY_BACKSPACE;
 	}
+	if (is_key && (wc == KEYREAD_PASTE_BEGIN || wc == KEYREAD_PASTE_END))
+		return keys_paste(v, wc == KEYREAD_PASTE_BEGIN);
 	d = keymap_find(v, is_key, (int)wc);
 	/* A pick lasts one key (the mouse and a resize aside); so does
 	 * a quit's warning, and C-c's count of two. */

@@ -862,6 +862,7 @@ layout_draw(struct view *v)
 		layout_find(v);
 	else {
 		prompt = draft_prompt(v);
+		v->input.unfold = v->show_thinking;
 		input_draw(&v->input, prompt, LINES - 2, 0, COLS);
 		free(prompt);
 	}

@@ -96,14 +96,57 @@ def test_a_paste_over_the_cap_is_not_sent(fake, term):
             f.write(("0123456789" * 7 + "\n") * 1000 + "END-OF-PASTE")
         s._tmux("load-buffer", big)
         s._tmux("paste-buffer", "-p", "-t", s.pane)
-        s.wait_for(lambda t: "END-OF-PASTE" in input_line(s), 20,
-                   "the whole paste in the input line")
+        s.wait_for(lambda t: "[Pasted 1001 lines]" in input_line(s), 20,
+                   "the whole paste in the input line, folded")
+        # Said at once, before any Enter.
+        s.wait_for("this line is 70 KiB and a message keeps 64 KiB: Enter "
+                   "will not send it", 5, "the cap said at the paste")
         before = len(fake.requests())
         s.send_keys("Enter")
         s.wait_for("not sent: this is 70 KiB and a message keeps 64 KiB",
                    5, "the cap said")
-        expect("0123456789" in input_line(s), "the text left the line")
+        expect("[Pasted 1001 lines]" in input_line(s),
+               "the text left the line")
         expect(len(fake.requests()) == before, "it was sent")
+        quit_clean(s)
+
+
+def test_a_long_paste_is_folded(fake, term):
+    """Ten pasted lines show as one piece in the input line, C-o shows
+    them, Backspace takes them whole, and Enter sends them all."""
+    s = session(fake, term)
+    lines = "\r\n".join("pasted line %d" % i for i in range(1, 11))
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("look: ")
+        s.send_bytes(b"\x1b[200~" + lines.encode() + b"\x1b[201~")
+        s.wait_for(lambda t: "look: [Pasted 10 lines]" in input_line(s), 5,
+                   "the paste folded")
+        s.send_keys("C-o")
+        s.wait_for(lambda t: "pasted line 9↵pasted line 10" in
+                   input_line(s), 5, "C-o shows the pasted text")
+        s.send_keys("C-o")
+        s.wait_for(lambda t: "[Pasted 10 lines]" in input_line(s), 5,
+                   "folded again")
+        s.send_keys("BSpace")
+        s.wait_for(lambda t: "Pasted" not in input_line(s) and
+                   "look:" in input_line(s), 5, "Backspace took it whole")
+        s.send_bytes(b"\x1b[200~" + lines.encode() + b"\x1b[201~")
+        s.wait_for(lambda t: "[Pasted 10 lines]" in input_line(s), 5,
+                   "pasted again")
+        s.send_keys("Enter")
+        deadline = time.monotonic() + 10
+        sent = []
+        while time.monotonic() < deadline:
+            sent = [json.dumps(r) for r in fake.requests()]
+            if any("pasted line 10" in r for r in sent):
+                break
+            time.sleep(0.1)
+        texts = [r for r in sent if "pasted line 1" in r]
+        expect(len(texts) == 1 and "look: pasted line 1" in texts[0] and
+               "pasted line 10" in texts[0],
+               "the paste did not reach the lead whole: %s"
+               % [t[:300] for t in texts])
         quit_clean(s)
 
 
@@ -172,6 +215,8 @@ def tests(r, fake):
               test_paste_is_one_message, fake, term)
         r.run("%s: a paste over the cap is not sent" % term,
               test_a_paste_over_the_cap_is_not_sent, fake, term)
+        r.run("%s: a long paste is folded" % term,
+              test_a_long_paste_is_folded, fake, term)
     r.run("a second F10 takes the screen away at once",
           test_second_f10_forces, fake, "screen-256color")
     r.run("the last error stays on the status line until C-g",

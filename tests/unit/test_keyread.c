@@ -169,17 +169,19 @@ START_TEST(bracketed_paste)
 	struct keyread kr;
 	char got[256];
 
-	/* Two lines pasted: their line end is a newline, not Enter. */
+	/* Two lines pasted, between its bounds (K515, K516): their line
+	 * end is a newline, not Enter. */
 	keyread_init(&kr);
 	ck_assert_uint_eq(feed(&kr, "\033[200~ab\r\ncd\033[201~\r", got,
-	    sizeof got), 6);
-	ck_assert_str_eq(got, "C97 C98 K514 C99 C100 C13");
+	    sizeof got), 8);
+	ck_assert_str_eq(got, "K515 C97 C98 K514 C99 C100 K516 C13");
 	/* A bare CR or LF each once; a tab a space; other control
 	 * characters and escape sequences inside are nothing. */
 	keyread_init(&kr);
 	ck_assert_uint_eq(feed(&kr, "\033[200~a\rb\nc\td\001\033[31me"
-	    "\033[201~", got, sizeof got), 8);
-	ck_assert_str_eq(got, "C97 K514 C98 K514 C99 C32 C100 C101");
+	    "\033[201~", got, sizeof got), 10);
+	ck_assert_str_eq(got, "K515 C97 K514 C98 K514 C99 C32 C100 C101 "
+	    "K516");
 	ck_assert_int_eq(kr.pasting, 0);
 }
 END_TEST
