@@ -84,3 +84,20 @@ complete_line(const char *line, const char *const *names, size_t nnames,
 	free(shared);
 	return out;
 }
+
+int
+complete_is_command(const char *text)
+{
+	const struct command_def *defs;
+	size_t n, i, len = strcspn(text, " "), wl;
+
+	defs = command_defs(&n);
+	for (i = 0; i < n; i++) {
+		wl = strcspn(defs[i].words, " ");
+		if (wl != len || strncmp(defs[i].words, text, len) != 0)
+			continue;
+		if (text[len] == ' ' || defs[i].args == ARGS_NONE)
+			return 1;
+	}
+	return 0;
+}

@@ -19,4 +19,10 @@
 char *complete_line(const char *line, const char *const *names,
     size_t nnames, char **choices);
 
+/* Whether text (what follows a '/') begins with a command's first word
+ * followed by a blank ("reject-all mallory", "task add x"), or is a
+ * command that takes nothing ("help"): the table's filter (/) runs it as
+ * a command instead of filtering by it. */
+int complete_is_command(const char *text);
+
 #endif

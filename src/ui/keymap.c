@@ -76,6 +76,10 @@ static const struct keydef keymap[] = {
 	    "on the table with nothing typed: down and up, as the arrows",
 	    KA_DOWN, NULL },
 	{ C, 'k', "k", KW_MAIN, TABLE, NULL, NULL, NULL, KA_UP, NULL },
+	{ C, '/', "/", KW_MAIN, TABLE, NULL, NULL,
+	    "on the table with nothing typed: filter its rows by what they "
+	    "say (Esc there clears it; commands are typed with a pane "
+	    "focused)", KA_FILTER, NULL },
 	{ K, KEY_F(4), "F4", KW_MAIN, 0, "Tasks", keymap_tasks_label,
 	    "the table shows the tasks, or the requests", KA_TASKS, NULL },
 	{ K, KEY_F(5), "F5", KW_MAIN, KEYF_REQUEST, "Approve",
@@ -229,6 +233,19 @@ static const struct keydef keymap[] = {
 	{ K, KEY_BACKSPACE, "Bksp", KW_SEARCH, 0, NULL, NULL, NULL,
 	    KA_SEARCH_BACKSPACE, NULL },
 
+	/* Typing the table's filter. */
+	{ C, '\r', "Enter", KW_FILTER, 0, "keeps", NULL,
+	    "keep the filter: the table shows only the rows that hold it",
+	    KA_FILTER_KEEP, NULL },
+	{ C, 0x1b, "Esc", KW_FILTER, 0, "clears", NULL,
+	    "no filter: every row again", KA_FILTER_CLEAR, NULL },
+	{ K, KEY_BACKSPACE, "Bksp", KW_FILTER, 0, NULL, NULL, NULL,
+	    KA_FILTER_BACKSPACE, NULL },
+	{ K, KEY_UP, "Up/Down", KW_FILTER, 0, NULL, NULL,
+	    "move the selection among the rows shown", KA_UP, NULL },
+	{ K, KEY_DOWN, "Down", KW_FILTER, 0, NULL, NULL, NULL, KA_DOWN,
+	    NULL },
+
 	/* A search in a pane. */
 	{ C, '\r', "Enter", KW_FIND, 0, "keeps", NULL,
 	    "keep the search: n and N go through its matches", KA_FIND_KEEP,
@@ -321,6 +338,7 @@ static const struct {
 	{ KW_SEARCH, "Typing a search in the help" },
 	{ KW_FIND, "Typing a search in a pane (C-f)" },
 	{ KW_FOUND, "Going through a pane's matches" },
+	{ KW_FILTER, "Typing a filter for the table (/)" },
 	{ KW_DIFF, "In a worktree's changes (F7)" },
 	{ KW_MENU, "In the shutdown menu (F9)" },
 	{ KW_FEEDBACK, "Typing why a request is rejected (F6)" },
@@ -345,6 +363,8 @@ keymap_where(struct view *v)
 	}
 	if (v->find_on)
 		return v->find_typing ? KW_FIND : KW_FOUND;
+	if (v->filter_typing)
+		return KW_FILTER;
 	return KW_MAIN;
 }
 

@@ -26,7 +26,8 @@ struct table_row;
 #define KW_FEEDBACK	0x40	/* typing why a request is rejected */
 #define KW_FIND		0x80	/* typing a search in a pane (C-f) */
 #define KW_FOUND	0x100	/* going through its matches */
-#define KW_ANY		0x1ff
+#define KW_FILTER	0x200	/* typing a filter for the table (/) */
+#define KW_ANY		0x3ff
 
 /* When, besides: */
 #define KEYF_EMPTY	0x1	/* the input line is empty */
@@ -70,6 +71,10 @@ enum key_action {
 	KA_ESCAPE,
 	KA_THINKING,
 	KA_PAGER,
+	KA_FILTER,
+	KA_FILTER_KEEP,
+	KA_FILTER_CLEAR,
+	KA_FILTER_BACKSPACE,
 	KA_PICK_UP,
 	KA_PICK_DOWN,
 	KA_STOP_PICKED,

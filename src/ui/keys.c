@@ -624,6 +624,96 @@ keys_btab(struct view *v)
 	return KEY_REDRAW;
 }
 
+/* --- the table's filter ------------------------------------------------- */
+
+/* /: typing a filter for the request table begins (the table has the
+ * focus, nothing is typed). What is typed filters the table as it is
+ * typed, unless it reads as a command ("reject-all mallory"): Enter
+ * runs that as the input line would. */
+static int
+keys_filter(struct view *v)
+{
+	if (v->show_tasks) {
+		view_hint(v, ROLE_HINT, "/ filters the requests: F4 shows "
+		    "them");
+		return KEY_REDRAW;
+	}
+	v->filter_typing = 1;
+	snprintf(v->filter_query, sizeof v->filter_query, "%s",
+	    v->table.filter);
+	return KEY_REDRAW;
+}
+
+/* The query as the table's filter, unless it is a command. */
+static void
+keys_filter_apply(struct view *v)
+{
+	table_set_filter(&v->table, complete_is_command(v->filter_query) ?
+	    "" : v->filter_query);
+}
+
+static int
+keys_filter_keep(struct view *v)
+{
+	char *line;
+	int flags;
+
+	v->filter_typing = 0;
+	if (complete_is_command(v->filter_query)) {
+		line = xasprintf("/%s", v->filter_query);
+		v->filter_query[0] = '\0';
+		keys_filter_apply(v);
+		/* As if typed in the input line: Up brings it back. */
+		input_set(&v->input, line, strlen(line));
+		free(line);
+		line = input_take(&v->input);
+		flags = keys_command(v, line);
+		free(line);
+		return KEY_REDRAW | flags;
+	}
+	if (*v->table.filter != '\0' && table_shown(&v->table) == 0)
+		view_hint(v, ROLE_HINT, "no request holds '%s' (Esc on the "
+		    "table clears the filter)", v->table.filter);
+	return KEY_REDRAW;
+}
+
+static int
+keys_filter_clear(struct view *v)
+{
+	v->filter_typing = 0;
+	v->filter_query[0] = '\0';
+	keys_filter_apply(v);
+	return KEY_REDRAW;
+}
+
+static int
+keys_filter_backspace(struct view *v)
+{
+	size_t n = strlen(v->filter_query);
+
+	while (n > 0 && ((unsigned char)v->filter_query[--n] & 0xc0) == 0x80)
+		;
+	v->filter_query[n] = '\0';
+	keys_filter_apply(v);
+	return KEY_REDRAW;
+}
+
+/* A character typed into the filter: applied as it is typed. */
+static int
+keys_filter_type(struct view *v, wint_t wc)
+{
+	char bytes[MB_LEN_MAX];
+	size_t n = strlen(v->filter_query);
+	int k = wctomb(bytes, (wchar_t)wc);
+
+	if (k <= 0 || n + (size_t)k > TABLE_FILTER_MAX)
+		return KEY_HANDLED;
+	memcpy(v->filter_query + n, bytes, (size_t)k);
+	v->filter_query[n + (size_t)k] = '\0';
+	keys_filter_apply(v);
+	return KEY_REDRAW;
+}
+
 static struct pane *
 keys_focused_pane(struct view *v)
 {
@@ -642,7 +732,9 @@ keys_escape(struct view *v)
 
 	if (v->input.len > 0)
 		return KEY_HANDLED;
-	/* A selection in the pane goes first. */
+	/* The table's filter goes first, then a selection in the pane. */
+	if (v->focus == FOCUS_TABLE && *v->table.filter != '\0')
+		return keys_filter_clear(v);
 	if (p != NULL && p->sel_on) {
 		p->sel_on = 0;
 		return KEY_REDRAW;
@@ -845,7 +937,8 @@ keys_interrupt(struct view *v)
 		input_kill(&v->feedback);
 		return KEY_REDRAW;
 	}
-	if (where == KW_FEEDBACK || where == KW_FIND || where == KW_SEARCH)
+	if (where == KW_FEEDBACK || where == KW_FIND || where == KW_SEARCH ||
+	    where == KW_FILTER)
 		return keys_run_action(v, keymap_find(v, 0, 0x1b)->action);
 	if (v->ctrl_c_ms != 0 && now - v->ctrl_c_ms < 2000)
 		v->quit_armed = 1;
@@ -1163,6 +1256,10 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	[KA_ESCAPE] = keys_escape,
 	[KA_THINKING] = keys_thinking,
 	[KA_PAGER] = keys_pager,
+	[KA_FILTER] = keys_filter,
+	[KA_FILTER_KEEP] = keys_filter_keep,
+	[KA_FILTER_CLEAR] = keys_filter_clear,
+	[KA_FILTER_BACKSPACE] = keys_filter_backspace,
 	[KA_PICK_UP] = keys_pick_up,
 	[KA_PICK_DOWN] = keys_pick_down,
 	[KA_STOP_PICKED] = keys_stop_picked,
@@ -1303,7 +1400,9 @@ keys_press(struct view *v, int is_key, wint_t wc)
 
 		if (n > 0)
 			panefind_type(v, bytes, (size_t)n);
-	} else if (where == KW_MAIN || where == KW_FOUND)
+	} else if (where == KW_FILTER)
+		return keys_filter_type(v, wc);
+	else if (where == KW_MAIN || where == KW_FOUND)
 		input_insert(&v->input, (wchar_t)wc);
 	else if (where == KW_FEEDBACK)
 		input_insert(&v->feedback, (wchar_t)wc);

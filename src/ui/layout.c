@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/complete.h"
 #include "ui/detailview.h"
 #include "ui/draft.h"
 #include "ui/draw.h"
@@ -797,10 +798,12 @@ layout_hint(struct view *v)
 
 /* The input line's row during a search in a pane: what is searched,
  * then its keys. */
+/* The input row while something other than a message is typed: the
+ * prompt and the words, with the keys at the right when there is
+ * room. */
 static void
-layout_find(struct view *v)
+layout_typing(struct view *v, const char *prompt, const char *words)
 {
-	char *prompt = panefind_prompt(v);
 	char *keys = keymap_line(v, keymap_where(v));
 	int kw = (int)text_width(keys, strlen(keys)), w = COLS;
 	struct input q;
@@ -810,10 +813,32 @@ layout_find(struct view *v)
 		layout_text(LINES - 2, w + 1, kw, ROLE_DIM, keys);
 	}
 	input_init(&q);
-	input_set(&q, v->find_query, strlen(v->find_query));
+	input_set(&q, words, strlen(words));
 	input_draw(&q, prompt, LINES - 2, 0, w);
 	input_free(&q);
 	free(keys);
+}
+
+/* A search in a pane (C-f). */
+static void
+layout_find(struct view *v)
+{
+	char *prompt = panefind_prompt(v);
+
+	layout_typing(v, prompt, v->find_query);
+	free(prompt);
+}
+
+/* The table's filter (/), with how many rows it lets through; or the
+ * command it reads as, which Enter runs. */
+static void
+layout_filter(struct view *v)
+{
+	char *prompt = complete_is_command(v->filter_query) ?
+	    xstrdup("command (Enter runs it)> /") : xasprintf("filter (%zu "
+	    "of %zu)> ", table_shown(&v->table), v->table.n);
+
+	layout_typing(v, prompt, v->filter_query);
 	free(prompt);
 }
 
@@ -860,6 +885,8 @@ layout_draw(struct view *v)
 	layout_fkeys(v, LINES - 1);
 	if (v->find_on)
 		layout_find(v);
+	else if (v->filter_typing)
+		layout_filter(v);
 	else {
 		prompt = draft_prompt(v);
 		v->input.unfold = v->show_thinking;

@@ -46,7 +46,66 @@ table_free(struct table *t)
 	for (i = 0; i < t->n; i++)
 		table_row_clear(&t->rows[i]);
 	free(t->rows);
+	free(t->drawn);
 	memset(t, 0, sizeof *t);
+}
+
+static const char *table_status(const struct table_row *r);
+
+/* Whether the filter lets row r through. */
+static int
+table_lets(const struct table *t, const struct table_row *r)
+{
+	const char *f = t->filter;
+
+	return *f == '\0' || strcasestr(r->id, f) != NULL ||
+	    strcasestr(req_type_name(r->type), f) != NULL ||
+	    strcasestr(r->from, f) != NULL || strcasestr(r->to, f) != NULL ||
+	    strcasestr(table_status(r), f) != NULL ||
+	    strcasestr(r->summary, f) != NULL;
+}
+
+/* The index of the first row the filter lets through from i on, going
+ * by step (1 or -1); -1 when none. */
+static long
+table_next_shown(const struct table *t, long i, int step)
+{
+	for (; i >= 0 && i < (long)t->n; i += step)
+		if (table_lets(t, &t->rows[i]))
+			return i;
+	return -1;
+}
+
+/* Selects the first row shown, not as the person's choice; with none,
+ * nothing. */
+static void
+table_select_first(struct table *t)
+{
+	long i = table_next_shown(t, 0, 1);
+
+	*t->selected = '\0';
+	if (i >= 0)
+		memcpy(t->selected, t->rows[i].id, sizeof t->selected);
+	t->chosen = 0;
+}
+
+size_t
+table_shown(const struct table *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += table_lets(t, &t->rows[i]);
+	return n;
+}
+
+void
+table_set_filter(struct table *t, const char *text)
+{
+	snprintf(t->filter, sizeof t->filter, "%s", text);
+	t->first = 0;
+	if (table_selected(t) == NULL)
+		table_select_first(t);
 }
 
 /* Requests a quit withdrew first (the person did not see them
@@ -88,12 +147,8 @@ table_prune(struct table *t, int64_t now_ms)
 	/* A decision the person did not choose gives way to a request
 	 * that waits. */
 	if (table_selected(t) == NULL || (!t->chosen &&
-	    !table_selected(t)->pending && table_pending(t) > 0)) {
-		*t->selected = '\0';
-		t->chosen = 0;
-	}
-	if (*t->selected == '\0' && t->n > 0)
-		memcpy(t->selected, t->rows[0].id, sizeof t->selected);
+	    !table_selected(t)->pending && table_pending(t) > 0))
+		table_select_first(t);
 }
 
 /* How many decided rows are old enough to be drawn dim. */
@@ -190,10 +245,8 @@ table_update(struct table *t, json_t *req)
 	moves = was_pending && !r->pending && strcmp(t->selected, id) == 0;
 
 	qsort(t->rows, t->n, sizeof *t->rows, table_order);
-	if (moves && table_pending(t) > 0) {
-		memcpy(t->selected, t->rows[0].id, sizeof t->selected);
-		t->chosen = 0;
-	}
+	if (moves && table_pending(t) > 0)
+		table_select_first(t);
 	table_prune(t, now);
 	t->faded = table_count_faded(t, now);
 }
@@ -201,9 +254,9 @@ table_update(struct table *t, json_t *req)
 int
 table_row_at(const struct table *t, int line)
 {
-	if (line < 1 || line > t->shown || t->first + line - 1 >= (int)t->n)
+	if (line < 1 || line > t->shown || t->drawn[line - 1] >= t->n)
 		return -1;
-	return t->first + line - 1;
+	return (int)t->drawn[line - 1];
 }
 
 const struct table_row *
@@ -221,7 +274,9 @@ table_find(struct table *t, const char *id)
 const struct table_row *
 table_selected(struct table *t)
 {
-	return table_find(t, t->selected);
+	const struct table_row *r = table_find(t, t->selected);
+
+	return r != NULL && table_lets(t, r) ? r : NULL;
 }
 
 static int
@@ -239,21 +294,26 @@ table_index(struct table *t)
 void
 table_move(struct table *t, int delta)
 {
-	int i = table_index(t) + delta;
+	long i = table_selected(t) != NULL ? table_index(t) : -1, next;
+	int step = delta < 0 ? -1 : 1;
 
-	if (t->n == 0)
+	if (i < 0) {
+		if ((i = table_next_shown(t, 0, 1)) >= 0)
+			table_select(t, (size_t)i);
 		return;
-	if (i < 0)
-		i = 0;
-	if (i >= (int)t->n)
-		i = (int)t->n - 1;
+	}
+	for (; delta != 0; delta -= step) {
+		if ((next = table_next_shown(t, i + step, step)) < 0)
+			break;
+		i = next;
+	}
 	table_select(t, (size_t)i);
 }
 
 void
 table_select(struct table *t, size_t i)
 {
-	if (i < t->n) {
+	if (i < t->n && table_lets(t, &t->rows[i])) {
 		memcpy(t->selected, t->rows[i].id, sizeof t->selected);
 		t->chosen = 1;
 	}
@@ -265,7 +325,8 @@ table_select_past(struct table *t, const char *from)
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
-		if (t->rows[i].pending && strcmp(t->rows[i].from, from) != 0) {
+		if (t->rows[i].pending && strcmp(t->rows[i].from, from) != 0 &&
+		    table_lets(t, &t->rows[i])) {
 			table_select(t, i);
 			t->chosen = 0;
 			return;
@@ -527,13 +588,14 @@ void
 table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
 {
-	int sel = table_index(t), y, rows = height - 1, below, marker = 0;
+	int sel = -1, y, rows = height - 1, below, marker = 0, nvis = 0;
 	struct table_cols c;
-	size_t i;
+	size_t i, *vis;
 	char *more, *header;
 
 	if (height <= 0 || width <= 0)
 		return;
+	t->shown = 0;
 	table_columns(t, width, now_ms, &c);
 	header = table_header(&c);
 	attrset(color_attr(ROLE_TABLE_HEADER));
@@ -546,9 +608,19 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		attrset(A_NORMAL);
 		return;
 	}
-	t->shown = 0;
-	/* More rows than room: the last row says how many are out of view. */
-	if ((int)t->n > rows && rows > 1) {
+	/* The rows the filter lets through, and the selection's place. */
+	vis = xcalloc(t->n, sizeof *vis);
+	for (i = 0; i < t->n; i++) {
+		if (!table_lets(t, &t->rows[i]))
+			continue;
+		if (strcmp(t->rows[i].id, t->selected) == 0)
+			sel = nvis;
+		vis[nvis++] = i;
+	}
+	t->drawn = xgrow(t->drawn, &t->capdrawn, t->n, sizeof *t->drawn);
+	/* More rows than room, or a filter: the last row says how many are
+	 * out of view, and what filters. */
+	if ((nvis > rows || *t->filter != '\0') && rows > 1) {
 		rows--;
 		marker = 1;
 	}
@@ -557,28 +629,35 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		t->first = sel;
 	if (sel >= 0 && rows > 0 && sel >= t->first + rows)
 		t->first = sel - rows + 1;
-	if (t->first > (int)t->n - 1)
+	if (t->first > nvis - 1)
 		t->first = 0;
-	for (i = (size_t)t->first, y = top + 1; i < t->n && y < top + 1 + rows;
-	    i++, y++) {
-		const struct table_row *r = &t->rows[i];
+	for (y = top + 1; t->first + t->shown < nvis && y < top + 1 + rows;
+	    y++) {
+		int k = t->first + t->shown;
+		const struct table_row *r = &t->rows[vis[k]];
 		char *line;
 
 		line = table_row_text(r, &c, width, now_ms);
-		t->shown++;
-		attrset((int)i == sel ? color_attr(ROLE_SELECTED) |
+		t->drawn[t->shown++] = vis[k];
+		attrset(k == sel ? color_attr(ROLE_SELECTED) |
 		    (focused ? A_BOLD : 0) : color_attr(table_role(r, now_ms)));
-		mvhline(y, left, ' ', (int)i == sel ? width : 0);
+		mvhline(y, left, ' ', k == sel ? width : 0);
 		draw_cut_at(y, left, line, width);
 		free(line);
 	}
-	below = (int)t->n - t->first - rows;
-	if (marker) {
+	below = nvis - t->first - rows;
+	if (marker && *t->filter != '\0')
+		more = xasprintf("/%s: %d of %zu · %d above · %d below (Esc "
+		    "on the table clears it)", t->filter, nvis, t->n, t->first,
+		    below > 0 ? below : 0);
+	else if (marker)
 		more = xasprintf("%d more above · %d more below (Tab to the "
 		    "table, Up/Down)", t->first, below > 0 ? below : 0);
+	if (marker) {
 		attrset(color_attr(ROLE_DIM));
 		draw_cut_at(top + 1 + rows, left, more, width);
 		free(more);
 	}
 	attrset(A_NORMAL);
+	free(vis);
 }

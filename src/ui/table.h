@@ -46,14 +46,24 @@ struct table_row {
 					   shows so): above the rest */
 };
 
+/* The longest filter (bytes). */
+#define TABLE_FILTER_MAX 63
+
 struct table {
 	struct table_row	*rows;		/* in display order */
 	size_t			 n, cap;
 	char			 selected[16];	/* an id, or "" */
-	int			 first;		/* first row shown */
+	int			 first;		/* first row shown, as a place
+						 * among those the filter
+						 * lets through */
 	int			 shown;		/* rows drawn last time */
+	size_t			*drawn;		/* ... their indexes */
+	size_t			 capdrawn;
 	int			 chosen;	/* the person chose it */
 	size_t			 faded;		/* decided rows drawn dim */
+	/* Rows shown: those whose id, type, who, status or summary hold
+	 * these words (ASCII case aside); "" shows all. */
+	char			 filter[TABLE_FILTER_MAX + 1];
 };
 
 void table_init(struct table *t);
@@ -71,13 +81,22 @@ int table_expire(struct table *t, int64_t now_ms);
 /* The row of request id, or NULL. */
 const struct table_row *table_find(struct table *t, const char *id);
 
-/* The row selected, or NULL. */
+/* The row selected, or NULL (also when the filter hides it). */
 const struct table_row *table_selected(struct table *t);
 
-/* Moves the selection by delta rows. */
+/* Shows only the rows that hold text (table.filter; "" shows all); the
+ * selection goes to the first of them when the filter hides it. */
+void table_set_filter(struct table *t, const char *text);
+
+/* How many rows the filter lets through. */
+size_t table_shown(const struct table *t);
+
+/* Moves the selection by delta rows (of those the filter lets
+ * through). */
 void table_move(struct table *t, int delta);
 
-/* Selects row index i (the person's choice). */
+/* Selects row index i (the person's choice), when the filter lets it
+ * through. */
 void table_select(struct table *t, size_t i);
 
 /* The index of the row drawn `line` lines below the table's top (its

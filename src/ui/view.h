@@ -82,6 +82,10 @@ struct view {
 	/* A search in a pane (panefind.c). */
 	int		 find_on;	/* a search is open */
 	int		 find_typing;	/* its words are being typed */
+	int		 filter_typing;	/* the table's filter is being
+					 * typed ... */
+	char		 filter_query[TABLE_FILTER_MAX + 1]; /* ... this: the
+					 * filter, or a command */
 	char		 find_query[64];
 	int		 find_pane;	/* the pane searched */
 	int		 find_hit;	/* a match is current */

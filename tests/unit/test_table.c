@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "util/xmalloc.h"
 #include "ui/table.h"
 #include "util/clock.h"
 
@@ -128,16 +129,54 @@ START_TEST(the_selection_stays_where_the_person_puts_it)
 	ck_assert_str_eq(t.selected, "req_00000001");
 	update(&t, "req_00000001", "approved", now - 5000, now);
 	ck_assert_str_eq(t.selected, "req_00000004");
-	/* What a click on each line of the table selects, as drawn last:
-	 * the header and the lines past the rows, nothing. */
-	t.first = 1;
+	/* What a click on each line of the table selects, as drawn last
+	 * (rows 1 to 3): the header and the lines past the rows, nothing. */
+	t.drawn = xcalloc(3, sizeof *t.drawn);
+	t.capdrawn = 3;
+	t.drawn[0] = 1;
+	t.drawn[1] = 2;
+	t.drawn[2] = 3;
 	t.shown = 3;
 	ck_assert_int_eq(table_row_at(&t, 0), -1);
 	ck_assert_int_eq(table_row_at(&t, 1), 1);
 	ck_assert_int_eq(table_row_at(&t, 3), 3);
 	ck_assert_int_eq(table_row_at(&t, 4), -1);
-	t.first = 3;
-	ck_assert_int_eq(table_row_at(&t, 3), -1);
+	table_free(&t);
+}
+END_TEST
+
+/* The filter: only rows that hold its words are shown, selected and
+ * moved through; a hidden selection goes to the first row shown. */
+START_TEST(the_filter_shows_only_what_holds_it)
+{
+	struct table t;
+	int64_t now = clock_wall_ms();
+
+	table_init(&t);
+	update(&t, "req_00000001", "pending", now - 5000, 0);
+	update(&t, "req_00000002", "approved", now - 4000, now - 3000);
+	update(&t, "req_00000003", "rejected", now - 4000, now - 2000);
+	update(&t, "req_00000004", "pending", now - 4500, 0);
+	ck_assert_uint_eq(table_shown(&t), 4);
+	table_set_filter(&t, "REJECT");		/* case aside */
+	ck_assert_uint_eq(table_shown(&t), 1);
+	ck_assert_str_eq(table_selected(&t)->id, "req_00000003");
+	table_move(&t, -1);
+	ck_assert_str_eq(table_selected(&t)->id, "req_00000003");
+	table_set_filter(&t, "pend");
+	ck_assert_uint_eq(table_shown(&t), 2);
+	ck_assert_str_eq(table_selected(&t)->id, "req_00000001");
+	table_move(&t, 5);
+	ck_assert_str_eq(table_selected(&t)->id, "req_00000004");
+	/* A row the filter hides is not selected by index. */
+	table_select(&t, 2);
+	ck_assert_str_eq(table_selected(&t)->id, "req_00000004");
+	table_set_filter(&t, "nothing holds this");
+	ck_assert_uint_eq(table_shown(&t), 0);
+	ck_assert_ptr_null(table_selected(&t));
+	table_set_filter(&t, "");
+	ck_assert_uint_eq(table_shown(&t), 4);
+	ck_assert_ptr_nonnull(table_selected(&t));
 	table_free(&t);
 }
 END_TEST
@@ -249,6 +288,7 @@ table_suite(void)
 	tcase_add_test(tc, decided_requests_fade_then_leave);
 	tcase_add_test(tc, a_selected_decision_that_leaves_gives_the_selection_back);
 	tcase_add_test(tc, the_selection_stays_where_the_person_puts_it);
+	tcase_add_test(tc, the_filter_shows_only_what_holds_it);
 	tcase_add_test(tc, a_decision_from_the_future_counts_from_now);
 	tcase_add_test(tc, pending_by_agent_most_first);
 	suite_add_tcase(s, tc);
