@@ -211,6 +211,34 @@ layout_want(struct view *v, size_t i)
 	return st == MEMBER_WORKING ? 3 : 2;
 }
 
+/* Pane indexes of view arg: the most wanted first; of as much want,
+ * the one shown as a pane last time, then the one focused more lately,
+ * then the roster's order. */
+static int
+layout_by_want(const void *a, const void *b, void *arg)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	struct view *v = arg;
+	const struct pane *p = v->panes[i], *q = v->panes[j];
+	int wi = layout_want(v, i), wj = layout_want(v, j);
+
+	if (wi != wj)
+		return wj - wi;
+	if (p->was_pane != q->was_pane)
+		return q->was_pane - p->was_pane;
+	if (p->focus_seq != q->focus_seq)
+		return p->focus_seq < q->focus_seq ? 1 : -1;
+	return (i > j) - (i < j);
+}
+
+static int
+layout_by_index(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	return (i > j) - (i < j);
+}
+
 /* Teammates in the rectangle as panes, stacked or in two columns. */
 static void
 layout_panes(struct view *v, const size_t *which, size_t n, int y, int x,
@@ -265,7 +293,6 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 {
 	size_t n = 0, i, j, k, live = 0, *order, *panes, hidden = 0;
 	size_t nfold, fold_rows, shown;
-	int want;
 	char *line;
 
 	for (i = 1; i < v->npanes; i++)
@@ -281,11 +308,15 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 		return;
 	order = xcalloc(v->npanes, sizeof *order);
 	panes = xcalloc(v->npanes, sizeof *panes);
-	/* By want, highest first; stable, so panes keep their order. */
-	for (want = 4, n = 0; want >= 0; want--)
-		for (i = 1; i < v->npanes; i++)
-			if (!view_hidden(v, i) && layout_want(v, i) == want)
-				order[n++] = i;
+	if (v->focus > 0 && (size_t)v->focus < v->npanes)
+		v->panes[v->focus]->focus_seq = ++v->focus_seq;
+	/* By want, highest first; of as much, the panes already shown,
+	 * then the ones focused last: Tab through more teammates than fit
+	 * slides through them, one pane in and one out. */
+	for (i = 1; i < v->npanes; i++)
+		if (!view_hidden(v, i))
+			order[n++] = i;
+	qsort_r(order, n, sizeof *order, layout_by_want, v);
 	for (i = 0; i < n; i++)
 		live += layout_want(v, order[i]) > 0;
 	/* The most panes that leave room for the folded rows. */
@@ -301,10 +332,17 @@ layout_teammates(struct view *v, int y, int x, int h, int w)
 	if (k == 0)
 		fold_rows = nfold < (size_t)h ? nfold : (size_t)h;
 	/* The panes in their own order. */
-	for (i = 1, j = 0; i < v->npanes; i++)
+	for (i = 1, j = 0; i < v->npanes; i++) {
+		v->panes[i]->was_pane = 0;
 		for (shown = 0; shown < k; shown++)
-			if (order[shown] == i)
+			if (order[shown] == i) {
 				panes[j++] = i;
+				v->panes[i]->was_pane = 1;
+			}
+	}
+	/* The folded ones in their own order too, so rows do not trade
+	 * places as statuses change. */
+	qsort(order + k, n - k, sizeof *order, layout_by_index);
 	layout_panes(v, panes, k, y, x, h - (int)fold_rows, w);
 	/* The folded rows, then how many did not fit. */
 	for (i = 0, shown = 0; i < nfold && shown < fold_rows; i++) {

@@ -102,6 +102,10 @@ struct pane {
 	 * its number: Enter expands or folds it. */
 	int			 sel_on;
 	uint64_t		 sel_seq;
+	/* For the layout: a pane (not a folded row) last frame, and when it
+	 * last had the focus (view.focus_seq). */
+	int			 was_pane;
+	uint64_t		 focus_seq;
 	/* The line of each row drawn last, top first, for the mouse. */
 	uint64_t		*drawn;
 	size_t			 ndrawn, capdrawn;

@@ -77,6 +77,7 @@ struct view {
 	unsigned	 spin;		/* its spinner's frame */
 	int		 show_thinking;	/* Ctrl-O: thinking and outputs
 					 * unfolded */
+	uint64_t	 focus_seq;	/* counts focus as drawn: pane.h */
 	char		*page;		/* C-p: a file for the front end to
 					 * show in a pager, then free */
 	/* A search in a pane (panefind.c). */

@@ -59,6 +59,64 @@ def test_all_shown_or_counted(fake, n, cols, rows):
         quit_clean(s)
 
 
+def test_tab_slides_through_teammates(fake):
+    """8 idle teammates at 80x24: Tab through them all. The focused one is
+    always a pane; each Tab brings one pane in and takes at most one out;
+    panes and folded rows keep the roster's order: nothing jumps."""
+    n = 8
+    fake.reset()
+    fake.script(
+        {"agent": "lead", "kind": "tool_use", "calls": [
+            {"name": "spawn_teammate", "input": {
+                "name": m, "role": "dev", "prompt": "Say hello."}}
+            for m in names(n)]},
+        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * (n + 4),
+        *[{"agent": m, "kind": "text", "text": "Hello."} for m in names(n)])
+    s = fake_screen(fake, ["--quit-timeout", "5"], 80, 24)
+
+    def panes(text):
+        """The teammates drawn as panes and as folded rows, in screen
+        order (rows top to bottom, left to right)."""
+        shown, folded = [], []
+        for line in text.split("\n"):
+            shown += re.findall(r"┌ (mate\d\d) ·", line)
+            folded += re.findall(r"▸ (mate\d\d) ·", line)
+        return shown, folded
+
+    with s:
+        s.wait_for("lead>", 10)
+        s.send_text("go")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: len(re.findall(r"mate\d\d · (?:dev · )?idle",
+                                            t)) >= 4 and
+                   len(re.findall(r"is idle: Hello", t)) >= 1, 30,
+                   "teammates idle")
+        s.wait_for(lambda t: "Noted." in t and not re.search(
+            r"mate\d\d · (?:dev · )?(working|starting)", t), 30,
+            "every teammate idle")
+        before, _ = panes(s.text())
+        for step in range(n):
+            s.send_keys("Tab")
+            want = names(n)[step]
+            t = s.wait_for(lambda t: want in panes(t)[0], 5,
+                           "%s a pane once focused" % want)
+            shown, folded = panes(t)
+            expect(shown == sorted(shown) and folded == sorted(folded),
+                   "out of the roster's order: panes %r, rows %r"
+                   % (shown, folded))
+            came = set(shown) - set(before)
+            expect(len(came) <= 1, "Tab to %s brought in %r (before %r, "
+                   "after %r)" % (want, sorted(came), before, shown))
+            # The one just left stays in view beside it: the panes
+            # slide, a window on the roster.
+            if step > 0:
+                expect(names(n)[step - 1] in shown, "Tab to %s took %s "
+                       "(focused a moment ago) out of view: %r"
+                       % (want, names(n)[step - 1], shown))
+            before = shown
+        quit_clean(s)
+
+
 def test_a_scrolled_pane_stays_put(fake):
     fake.reset()
     fake.script(
@@ -172,6 +230,8 @@ def tests(r, fake):
           test_all_shown_or_counted, fake, 12, 80, 24)
     r.run("32 teammates at 200x60: each drawn or counted",
           test_all_shown_or_counted, fake, 32, 200, 60)
+    r.run("Tab through 8 teammates at 80x24: one pane in, one out",
+          test_tab_slides_through_teammates, fake)
     r.run("a scrolled pane stays put as output arrives",
           test_a_scrolled_pane_stays_put, fake)
     r.run("an ended teammate folds to a row, and h hides it",
