@@ -726,7 +726,8 @@ options_wrap(FILE *out, const char *text, size_t col, size_t indent)
 	fputc('\n', out);
 }
 
-void
+/* Writes --help. */
+static void
 options_help(FILE *out)
 {
 	const struct opt_def *d;

@@ -181,9 +181,6 @@ int options_parse(struct options *o, int argc, char **argv);
  * (HUDDLE_MODEL, ANTHROPIC_BASE_URL …), unless the command line spoke. */
 void options_env(struct options *o);
 
-/* Writes --help. */
-void options_help(FILE *out);
-
 /* Writes --settings: every option a file may set, its value and where
  * it came from. */
 void options_print(FILE *out, const struct options *o);

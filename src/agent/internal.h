@@ -212,12 +212,6 @@ struct team {
 	struct profile		*mcp_profile;
 	struct mcpoffers	*mcp_offers;	/* a project's .mcp.json
 						 * (mcpoffers.c); NULL: none */
-
-	/* The updated_at of each task's last event, by task number: an
-	 * event older than one told already is dropped (team.c). */
-	pthread_mutex_t		 task_lock;
-	int64_t			*task_told;
-	size_t			 ntask_told;
 };
 
 /* teamstate.c */

@@ -72,32 +72,16 @@ team_on_request(void *ud, const void *what)
 	event_request(&t->events, r);
 }
 
-/* Changes commit in one order but may be told, from their threads, in
- * another: a task's event older than the last one told of it (by its
- * updated_at, which the board keeps increasing) is dropped, so front
- * ends always end on a task's newest state. */
+/* The board tells its changes with the store's lock held, in the order
+ * they committed (doc/architecture.md), so front ends end on a task's
+ * newest state without sorting anything out here. */
 static void
 team_on_task(void *ud, const void *what)
 {
 	const struct task *k = what;
 	struct team *t = ud;
-	size_t need = (size_t)k->num + 1;
 
-	pthread_mutex_lock(&t->task_lock);
-	if (need > t->ntask_told) {
-		size_t cap = t->ntask_told;
-
-		t->task_told = xgrow(t->task_told, &cap, need,
-		    sizeof *t->task_told);
-		memset(t->task_told + t->ntask_told, 0, (cap - t->ntask_told) *
-		    sizeof *t->task_told);
-		t->ntask_told = cap;
-	}
-	if (k->updated_at >= t->task_told[k->num]) {
-		t->task_told[k->num] = k->updated_at;
-		event_task(&t->events, k);
-	}
-	pthread_mutex_unlock(&t->task_lock);
+	event_task(&t->events, k);
 }
 
 /* --- opening ------------------------------------------------------------------- */
@@ -190,7 +174,6 @@ team_open(const struct team_options *o, char **err)
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
 	cancel_init(&t->check_cancel);
-	pthread_mutex_init(&t->task_lock, NULL);
 	pthread_mutex_init(&t->git_lock, NULL);
 	pthread_mutex_init(&t->repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
@@ -482,12 +465,10 @@ team_free(struct team *t)
 	roles_free(t->roles);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
-	pthread_mutex_destroy(&t->task_lock);
 	pthread_mutex_destroy(&t->git_lock);
 	pthread_mutex_destroy(&t->repo_lock);
 	pthread_mutex_destroy(&t->budget_lock);
 	pthread_mutex_destroy(&t->check_lock);
-	free(t->task_told);
 	free(t->workdir);
 	free(t->state);
 	free(t);

@@ -439,7 +439,8 @@ roster_list(struct store *s, struct member **out)
 	return n;
 }
 
-void
+/* Frees what m holds and zeroes it. */
+static void
 member_clear(struct member *m)
 {
 	free(m->name);

@@ -106,7 +106,6 @@ struct member *roster_get(struct store *s, const char *name);
 size_t roster_list(struct store *s, struct member **out);
 
 void member_free(struct member *m);
-void member_clear(struct member *m);
 void member_free_array(struct member *array, size_t n);
 
 /*

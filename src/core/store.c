@@ -288,7 +288,8 @@ store_fail(struct store *s, char **err, const char *what)
 	return -1;
 }
 
-int64_t
+/* The default ceiling: $HUDDLE_STATE_MAX when set, else STORE_CEILING. */
+static int64_t
 store_default_ceiling(void)
 {
 	const char *v = getenv("HUDDLE_STATE_MAX");

@@ -39,10 +39,9 @@ struct store;
  */
 struct store *store_open(const char *folder, int flags, char **err);
 
-/* The default ceiling of a team's state, in bytes: $HUDDLE_STATE_MAX
- * (a number with an optional K, M or G) when set, else STORE_CEILING. */
+/* The default ceiling of a team's state, in bytes, unless
+ * $HUDDLE_STATE_MAX (a number with an optional K, M or G) says. */
 #define STORE_CEILING ((int64_t)1 << 30)
-int64_t store_default_ceiling(void);
 
 /*
  * Sets the ceiling of the database's size (bytes; store_open sets the

@@ -59,7 +59,8 @@ wtrecord_add(struct store *s, const char *name, const char *base,
 	return store_end(s, rc == 0, rc == 0 ? err : NULL);
 }
 
-int
+/* wtrecord_get, in the caller's transaction. */
+static int
 wtrecord_get_tx(struct store *s, const char *name, struct wt_record *out)
 {
 	sqlite3_stmt *st = store_stmt(s, "SELECT " WTRECORD_COLUMNS

@@ -32,7 +32,6 @@ int wtrecord_add(struct store *s, const char *name, const char *base,
 
 /* Reads worktree name's record. Returns 0, or -1 when there is none
  * (*out then zeroed: wtrecord_clear is harmless on it). */
-int wtrecord_get_tx(struct store *s, const char *name, struct wt_record *out);
 int wtrecord_get(struct store *s, const char *name, struct wt_record *out);
 
 /* Every record, by name. Returns the count; free with

@@ -54,6 +54,16 @@ provider_denul(char *s, size_t len)
 	}
 }
 
+/* The tool_choice of an OpenAI-style request ("none" forbids tools, as a
+ * compaction's summary asks; anything else is "auto": neither API of
+ * OpenAI's is sent a forced choice). */
+static const char *
+provider_tool_choice(const struct llm_request *req)
+{
+	return req->tool_choice != NULL && strcmp(req->tool_choice, "none") ==
+	    0 ? "none" : "auto";
+}
+
 char *
 provider_body_text(json_t *root, json_t *tools, const struct llm_request *req)
 {
@@ -69,13 +79,6 @@ provider_body_text(json_t *root, json_t *tools, const struct llm_request *req)
 	if (s == NULL)
 		abort();	/* only out of memory: every value is valid */
 	return s;
-}
-
-const char *
-provider_tool_choice(const struct llm_request *req)
-{
-	return req->tool_choice != NULL && strcmp(req->tool_choice, "none") ==
-	    0 ? "none" : "auto";
 }
 
 /* A count from a usage object, or -1 when it is not there. */

@@ -81,11 +81,6 @@ json_t *provider_json(const char *data, size_t len, json_error_t *err);
 char *provider_body_text(json_t *root, json_t *tools,
     const struct llm_request *req);
 
-/* The tool_choice of an OpenAI-style request ("none" forbids tools, as a
- * compaction's summary asks; anything else is "auto": neither API of
- * OpenAI's is sent a forced choice). */
-const char *provider_tool_choice(const struct llm_request *req);
-
 /*
  * Records the usage object of an OpenAI-style reply: its input and output
  * counts under `in` and `out`, and the cached part of the input under

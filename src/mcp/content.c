@@ -164,7 +164,8 @@ mcp_content_withhold(struct tool_output *o, size_t from, const char *why)
 	}
 }
 
-char *
+/* Cuts text (freed) to about cap bytes, keeping its head and tail. */
+static char *
 mcp_content_cut(char *text, size_t cap)
 {
 	size_t len = strlen(text), head, tail;

@@ -42,7 +42,4 @@ char *mcp_content_text(json_t *result, size_t cap, int *is_error,
 void mcp_content_withhold(struct tool_output *o, size_t from,
     const char *why);
 
-/* Cuts text (freed) to about cap bytes, keeping its head and tail. */
-char *mcp_content_cut(char *text, size_t cap);
-
 #endif

@@ -116,7 +116,11 @@ detailview_add(char **rows, size_t *n, size_t *cap, const char *label,
 	return rows;
 }
 
-char **
+/*
+ * The fields of r at now_ms in cols columns, as rows (every field's
+ * rows one after another); free with permline_rows_free.
+ */
+static char **
 detailview_fields(const struct table_row *r, int cols, int64_t now_ms,
     size_t *n)
 {

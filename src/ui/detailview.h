@@ -47,13 +47,6 @@ char **detailview_block(const struct table_row *r, int cols, size_t *n,
     char **heading);
 
 /*
- * The fields of r at now_ms in cols columns, as rows (every field's
- * rows one after another); free with permline_rows_free.
- */
-char **detailview_fields(const struct table_row *r, int cols,
-    int64_t now_ms, size_t *n);
-
-/*
  * Draws r's view in the rectangle (y, x, rows, cols): the block from its
  * row *first on (clamped so that scrolling stops at its end), then the
  * fields.

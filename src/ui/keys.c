@@ -41,6 +41,8 @@
 #define KEYS_WHEEL_DOWN 0
 #endif
 
+static int keys_command(struct view *v, const char *line);
+
 /* --- what the person decides -------------------------------------------- */
 
 static int
@@ -1413,7 +1415,8 @@ keys_press(struct view *v, int is_key, wint_t wc)
 	return KEY_REDRAW;
 }
 
-int
+/* Runs one line of the input line. Returns KEY_QUIT for /quit, else 0. */
+static int
 keys_command(struct view *v, const char *line)
 {
 	const struct table_row *sel = table_selected(&v->table);

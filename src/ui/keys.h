@@ -21,9 +21,6 @@ int keys_press(struct view *v, int is_key, wint_t wc);
 /* The mouse events keys_press understands (for mousemask). */
 mmask_t keys_mouse_mask(void);
 
-/* Runs one line of the input line. Returns KEY_QUIT for /quit, else 0. */
-int keys_command(struct view *v, const char *line);
-
 /* The live teammates, in pane order (the F9 menu). Returns the count. */
 size_t keys_menu_items(struct view *v, struct pane **items, size_t max);
 

@@ -24,7 +24,12 @@ permline_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	*buf = xappend(*buf, len, cap, s, n);
 }
 
-char *
+/*
+ * A malloc'd copy of the len bytes at s fit for the screen with nothing
+ * hidden: '\n' kept, a tab one space, other C0 controls and DEL as their
+ * U+2400 pictures, C1 controls as U+FFFD, then cleaned by text_sanitize.
+ */
+static char *
 permline_visible(const char *s, size_t len)
 {
 	char *buf = NULL, *out, pic[3];

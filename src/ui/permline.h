@@ -41,13 +41,6 @@ int permline_from_body(const char *body, struct permline *pl);
 void permline_clear(struct permline *pl);
 
 /*
- * A malloc'd copy of the len bytes at s fit for the screen with nothing
- * hidden: '\n' kept, a tab one space, other C0 controls and DEL as their
- * U+2400 pictures, C1 controls as U+FFFD, then cleaned by text_sanitize.
- */
-char *permline_visible(const char *s, size_t len);
-
-/*
  * pl on one line of at most cols columns (malloc'd): reason · command
  * (N lines). *whole (when not NULL) is 1 when the line shows the command
  * whole and on one line, so that nothing more is to be seen of it; 0 when

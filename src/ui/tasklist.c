@@ -43,7 +43,8 @@ tasklist_free(struct tasklist *l)
 	memset(l, 0, sizeof *l);
 }
 
-int
+/* Whether a row is ready: pending, and waiting for nothing. */
+static int
 tasklist_ready(const struct tasklist_row *r)
 {
 	return r->status == TASK_PENDING && !r->blocked && !r->worktree_busy;

@@ -41,9 +41,6 @@ void tasklist_free(struct tasklist *l);
  * status this build does not know is ignored. */
 void tasklist_update(struct tasklist *l, json_t *task);
 
-/* Whether a row is ready: pending, and waiting for nothing. */
-int tasklist_ready(const struct tasklist_row *r);
-
 /* How many tasks are ready, in progress, and open at all. */
 void tasklist_counts(const struct tasklist *l, size_t *ready,
     size_t *in_progress, size_t *open);

@@ -39,7 +39,6 @@ af_open(struct agentfix *f)
 	t->epoch_us = clock_mono_us();
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->git_lock, NULL);
-	pthread_mutex_init(&t->task_lock, NULL);
 	pthread_mutex_init(&t->repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
 	pthread_mutex_init(&t->check_lock, NULL);
@@ -143,7 +142,6 @@ af_close(struct agentfix *f)
 	pthread_mutex_destroy(&t->check_lock);
 	pthread_mutex_destroy(&t->budget_lock);
 	pthread_mutex_destroy(&t->repo_lock);
-	pthread_mutex_destroy(&t->task_lock);
 	pthread_mutex_destroy(&t->git_lock);
 	pthread_mutex_destroy(&t->lock);
 	tu_team_close(&f->tu);
