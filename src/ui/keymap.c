@@ -32,6 +32,10 @@ keymap_tasks_label(struct view *v)
 	return v->show_tasks ? "Requests" : "Tasks";
 }
 
+/* A row names its fields in order and stops at its action and says; its
+ * arg, when it has one, follows (0 otherwise). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct keydef keymap[] = {
 	/* Anywhere. */
 	{ K, KEY_F(10), "F10", KW_ANY, 0, "Quit", NULL,
@@ -187,17 +191,17 @@ static const struct keydef keymap[] = {
 	    "reject every request waiting for you from this one's agent",
 	    KA_REJECT_ALL, NULL },
 	{ K, KEY_UP, "Up/Down", KW_DETAIL, 0, "scroll", NULL,
-	    "scroll (PgUp/PgDn, Home/End too)", KA_DETAIL_UP, NULL },
+	    "scroll (PgUp/PgDn, Home/End too)", KA_DETAIL_SCROLL, NULL, -1 },
 	{ K, KEY_DOWN, "Down", KW_DETAIL, 0, NULL, NULL, NULL,
-	    KA_DETAIL_DOWN, NULL },
+	    KA_DETAIL_SCROLL, NULL, 1 },
 	{ K, KEY_PPAGE, "PgUp", KW_DETAIL, 0, NULL, NULL, NULL,
-	    KA_DETAIL_PGUP, NULL },
+	    KA_DETAIL_SCROLL, NULL, -SCROLL_PAGE },
 	{ K, KEY_NPAGE, "PgDn", KW_DETAIL, 0, NULL, NULL, NULL,
-	    KA_DETAIL_PGDN, NULL },
+	    KA_DETAIL_SCROLL, NULL, SCROLL_PAGE },
 	{ K, KEY_HOME, "Home", KW_DETAIL, 0, NULL, NULL, NULL,
-	    KA_DETAIL_HOME, NULL },
+	    KA_DETAIL_SCROLL, NULL, -SCROLL_ALL },
 	{ K, KEY_END, "End", KW_DETAIL, 0, NULL, NULL, NULL,
-	    KA_DETAIL_END, NULL },
+	    KA_DETAIL_SCROLL, NULL, SCROLL_ALL },
 	{ C, 0x1b, "Esc", KW_DETAIL, 0, "closes", NULL, "close (q, Enter too)",
 	    KA_CLOSE, NULL },
 	{ C, 'q', "q", KW_DETAIL, 0, NULL, NULL, NULL, KA_CLOSE, NULL },
@@ -206,17 +210,17 @@ static const struct keydef keymap[] = {
 
 	/* The help. */
 	{ K, KEY_UP, "Up/Down", KW_HELP, 0, "scroll", NULL,
-	    "scroll (PgUp/PgDn, Home/End too)", KA_HELP_UP, NULL },
+	    "scroll (PgUp/PgDn, Home/End too)", KA_HELP_SCROLL, NULL, -1 },
 	{ K, KEY_DOWN, "Down", KW_HELP, 0, NULL, NULL, NULL,
-	    KA_HELP_DOWN, NULL },
+	    KA_HELP_SCROLL, NULL, 1 },
 	{ K, KEY_PPAGE, "PgUp", KW_HELP, 0, NULL, NULL, NULL,
-	    KA_HELP_PGUP, NULL },
+	    KA_HELP_SCROLL, NULL, -SCROLL_PAGE },
 	{ K, KEY_NPAGE, "PgDn", KW_HELP, 0, NULL, NULL, NULL,
-	    KA_HELP_PGDN, NULL },
+	    KA_HELP_SCROLL, NULL, SCROLL_PAGE },
 	{ K, KEY_HOME, "Home", KW_HELP, 0, NULL, NULL, NULL,
-	    KA_HELP_HOME, NULL },
-	{ K, KEY_END, "End", KW_HELP, 0, NULL, NULL, NULL, KA_HELP_END,
-	    NULL },
+	    KA_HELP_SCROLL, NULL, -SCROLL_ALL },
+	{ K, KEY_END, "End", KW_HELP, 0, NULL, NULL, NULL, KA_HELP_SCROLL,
+	    NULL, SCROLL_ALL },
 	{ C, '/', "/", KW_HELP, 0, "search", NULL,
 	    "search: type, then Enter", KA_HELP_FIND, NULL },
 	{ C, 'n', "n", KW_HELP, 0, "next", NULL, "the next match",
@@ -282,17 +286,17 @@ static const struct keydef keymap[] = {
 
 	/* A worktree's changes. */
 	{ K, KEY_UP, "Up/Down", KW_DIFF, 0, "scroll", NULL,
-	    "scroll (PgUp/PgDn, Home/End too)", KA_DIFF_UP, NULL },
+	    "scroll (PgUp/PgDn, Home/End too)", KA_DIFF_SCROLL, NULL, -1 },
 	{ K, KEY_DOWN, "Down", KW_DIFF, 0, NULL, NULL, NULL,
-	    KA_DIFF_DOWN, NULL },
+	    KA_DIFF_SCROLL, NULL, 1 },
 	{ K, KEY_PPAGE, "PgUp", KW_DIFF, 0, NULL, NULL, NULL,
-	    KA_DIFF_PGUP, NULL },
+	    KA_DIFF_SCROLL, NULL, -SCROLL_PAGE },
 	{ K, KEY_NPAGE, "PgDn", KW_DIFF, 0, NULL, NULL, NULL,
-	    KA_DIFF_PGDN, NULL },
+	    KA_DIFF_SCROLL, NULL, SCROLL_PAGE },
 	{ K, KEY_HOME, "Home", KW_DIFF, 0, NULL, NULL, NULL,
-	    KA_DIFF_HOME, NULL },
-	{ K, KEY_END, "End", KW_DIFF, 0, NULL, NULL, NULL, KA_DIFF_END,
-	    NULL },
+	    KA_DIFF_SCROLL, NULL, -SCROLL_ALL },
+	{ K, KEY_END, "End", KW_DIFF, 0, NULL, NULL, NULL, KA_DIFF_SCROLL,
+	    NULL, SCROLL_ALL },
 	{ C, 0x1b, "Esc", KW_DIFF, 0, "closes", NULL,
 	    "close (q, Enter, F7 too)", KA_CLOSE, NULL },
 	{ C, 'q', "q", KW_DIFF, 0, NULL, NULL, NULL, KA_CLOSE, NULL },
@@ -323,6 +327,7 @@ static const struct keydef keymap[] = {
 	{ K, KEY_RIGHT, "Right", KW_FEEDBACK, 0, NULL, NULL, NULL,
 	    KA_FEEDBACK_RIGHT, NULL },
 };
+#pragma GCC diagnostic pop
 
 #define KEYMAP_N (sizeof keymap / sizeof *keymap)
 

@@ -86,23 +86,13 @@ enum key_action {
 
 	/* The detail view of a request. */
 	KA_ALLOW_TEAM,
-	KA_DETAIL_UP,
-	KA_DETAIL_DOWN,
-	KA_DETAIL_PGUP,
-	KA_DETAIL_PGDN,
-	KA_DETAIL_HOME,
-	KA_DETAIL_END,
+	KA_DETAIL_SCROLL,	/* its arg: SCROLL_* or lines */
 
 	/* Any popup: closes it. */
 	KA_CLOSE,
 
 	/* The help. */
-	KA_HELP_UP,
-	KA_HELP_DOWN,
-	KA_HELP_PGUP,
-	KA_HELP_PGDN,
-	KA_HELP_HOME,
-	KA_HELP_END,
+	KA_HELP_SCROLL,	/* its arg: SCROLL_* or lines */
 	KA_HELP_FIND,
 	KA_HELP_NEXT,
 	KA_SEARCH_DONE,
@@ -110,12 +100,7 @@ enum key_action {
 	KA_SEARCH_BACKSPACE,
 
 	/* The diff view. */
-	KA_DIFF_UP,
-	KA_DIFF_DOWN,
-	KA_DIFF_PGUP,
-	KA_DIFF_PGDN,
-	KA_DIFF_HOME,
-	KA_DIFF_END,
+	KA_DIFF_SCROLL,	/* its arg: SCROLL_* or lines */
 
 	/* The shutdown menu. */
 	KA_MENU_UP,
@@ -153,7 +138,15 @@ struct keydef {
 	 * (reqkeys.c). */
 	const char	*(*says)(struct view *v, const struct table_row *r,
 			    int whole);
+	int		 arg;		/* for the action: one serves keys
+					 * that differ by it (a scroll's
+					 * lines, SCROLL_PAGE, SCROLL_ALL) */
 };
+
+/* A scroll key's argument beyond a count of lines: a page, or all the
+ * way (negative: up). */
+#define SCROLL_PAGE	100000
+#define SCROLL_ALL	200000
 
 /* Where the view is now (one KW_* bit). */
 unsigned keymap_where(struct view *v);

@@ -101,7 +101,7 @@ keys_tasks_shown(struct view *v, const char *key)
 }
 
 static int
-keys_approve(struct view *v)
+keys_approve(struct view *v, int arg)
 {
 	const struct table_row *r;
 	char *msg = NULL;
@@ -118,7 +118,7 @@ keys_approve(struct view *v)
 }
 
 static int
-keys_reject(struct view *v)
+keys_reject(struct view *v, int arg)
 {
 	const struct table_row *r;
 
@@ -134,7 +134,7 @@ keys_reject(struct view *v)
 /* R: every request waiting for the person from the agent that asked the
  * request shown or selected is rejected at once (a flood's way out). */
 static int
-keys_reject_all(struct view *v)
+keys_reject_all(struct view *v, int arg)
 {
 	const struct table_row *r;
 	char *msg = NULL, *name;
@@ -166,7 +166,7 @@ keys_reject_all(struct view *v)
 /* t in the detail view of a network request: allowed for the whole
  * team (agent/netgate.h). */
 static int
-keys_allow_team(struct view *v)
+keys_allow_team(struct view *v, int arg)
 {
 	const struct table_row *r;
 	char *msg = NULL;
@@ -189,7 +189,7 @@ keys_allow_team(struct view *v)
 }
 
 static int
-keys_enter(struct view *v)
+keys_enter(struct view *v, int arg)
 {
 	const struct table_row *r = reqkeys_enter_shows(v);
 	struct pane *p = reqkeys_fold_selected(v);
@@ -221,10 +221,22 @@ keys_enter(struct view *v)
 
 /* --- the detail view, the menu, the feedback, the diff ------------------ */
 
+/* A scroll key's argument as lines, a page being `page` of them. */
 static int
-keys_detail_by(struct view *v, int delta)
+keys_scroll_lines(int arg, int page)
 {
-	long first = (long)v->detail_first + delta;
+	if (arg == SCROLL_ALL || arg == -SCROLL_ALL)
+		return arg < 0 ? INT_MIN / 2 : INT_MAX / 2;
+	if (arg == SCROLL_PAGE || arg == -SCROLL_PAGE)
+		return arg < 0 ? -page : page;
+	return arg;
+}
+
+/* The detail view's scroll keys: a page is ten lines. */
+static int
+keys_detail_scroll(struct view *v, int arg)
+{
+	long first = (long)v->detail_first + keys_scroll_lines(arg, 10);
 
 	/* Drawing stops it at the end of the text. */
 	v->detail_first = first < 0 ? 0 : first > INT_MAX / 2 ? INT_MAX / 2 :
@@ -232,44 +244,14 @@ keys_detail_by(struct view *v, int delta)
 	return KEY_REDRAW;
 }
 
-static int
-keys_detail_up(struct view *v)
-{
-	return keys_detail_by(v, -1);
-}
+
+
+
+
+
 
 static int
-keys_detail_down(struct view *v)
-{
-	return keys_detail_by(v, 1);
-}
-
-static int
-keys_detail_pgup(struct view *v)
-{
-	return keys_detail_by(v, -10);
-}
-
-static int
-keys_detail_pgdn(struct view *v)
-{
-	return keys_detail_by(v, 10);
-}
-
-static int
-keys_detail_home(struct view *v)
-{
-	return keys_detail_by(v, INT_MIN / 2);
-}
-
-static int
-keys_detail_end(struct view *v)
-{
-	return keys_detail_by(v, INT_MAX / 2);
-}
-
-static int
-keys_close(struct view *v)
+keys_close(struct view *v, int arg)
 {
 	v->popup = POPUP_NONE;
 	v->help_typing = 0;
@@ -306,7 +288,7 @@ keys_shutdown_expired(struct view *v, const char *name)
 }
 
 static int
-keys_menu_choose(struct view *v)
+keys_menu_choose(struct view *v, int arg)
 {
 	struct pane *items[64];
 	size_t n = keys_menu_items(v, items, 64);
@@ -331,7 +313,7 @@ keys_menu_choose(struct view *v)
 }
 
 static int
-keys_menu_up(struct view *v)
+keys_menu_up(struct view *v, int arg)
 {
 	if (v->menu_sel > 0)
 		v->menu_sel--;
@@ -339,7 +321,7 @@ keys_menu_up(struct view *v)
 }
 
 static int
-keys_menu_down(struct view *v)
+keys_menu_down(struct view *v, int arg)
 {
 	struct pane *items[64];
 
@@ -349,7 +331,7 @@ keys_menu_down(struct view *v)
 }
 
 static int
-keys_feedback_send(struct view *v)
+keys_feedback_send(struct view *v, int arg)
 {
 	char *text = input_take(&v->feedback), *msg = NULL;
 
@@ -362,140 +344,70 @@ keys_feedback_send(struct view *v)
 }
 
 static int
-keys_feedback_backspace(struct view *v)
+keys_feedback_backspace(struct view *v, int arg)
 {
 	input_backspace(&v->feedback);
 	return KEY_REDRAW;
 }
 
 static int
-keys_feedback_left(struct view *v)
+keys_feedback_left(struct view *v, int arg)
 {
 	input_left(&v->feedback);
 	return KEY_REDRAW;
 }
 
 static int
-keys_feedback_right(struct view *v)
+keys_feedback_right(struct view *v, int arg)
 {
 	input_right(&v->feedback);
 	return KEY_REDRAW;
 }
 
+/* The diff view's scroll keys: a page is its height less its frame. */
 static int
-keys_diff_by(struct view *v, int delta)
+keys_diff_scroll(struct view *v, int arg)
 {
-	diffview_scroll(&v->diff, delta);
+	diffview_scroll(&v->diff, keys_scroll_lines(arg, LINES - 6 > 1 ?
+	    LINES - 6 : 1));
 	return KEY_REDRAW;
 }
 
-/* A page of the diff view: its height less its frame. */
-static int
-keys_diff_page(void)
-{
-	return LINES - 6 > 1 ? LINES - 6 : 1;
-}
 
-static int
-keys_diff_up(struct view *v)
-{
-	return keys_diff_by(v, -1);
-}
 
-static int
-keys_diff_down(struct view *v)
-{
-	return keys_diff_by(v, 1);
-}
 
-static int
-keys_diff_pgup(struct view *v)
-{
-	return keys_diff_by(v, -keys_diff_page());
-}
 
-static int
-keys_diff_pgdn(struct view *v)
-{
-	return keys_diff_by(v, keys_diff_page());
-}
 
-static int
-keys_diff_home(struct view *v)
-{
-	return keys_diff_by(v, INT_MIN / 2);
-}
-
-static int
-keys_diff_end(struct view *v)
-{
-	return keys_diff_by(v, INT_MAX);
-}
 
 /* --- the help --------------------------------------------------------- */
 
 static int
-keys_help_open(struct view *v)
+keys_help_open(struct view *v, int arg)
 {
 	helpview_open(v);
 	return KEY_REDRAW;
 }
 
+/* The help's scroll keys: a page is its rows less one, so a line is
+ * seen twice. */
 static int
-keys_help_by(struct view *v, int delta)
-{
-	helpview_scroll(v, delta);
-	return KEY_REDRAW;
-}
-
-/* A page of the help: its rows less one, so a line is seen twice. */
-static int
-keys_help_page(void)
+keys_help_scroll(struct view *v, int arg)
 {
 	int h, w, rows, width;
 
 	helpview_size(&h, &w, &rows, &width);
-	return rows > 2 ? rows - 1 : 1;
+	helpview_scroll(v, keys_scroll_lines(arg, rows > 2 ? rows - 1 : 1));
+	return KEY_REDRAW;
 }
 
-static int
-keys_help_up(struct view *v)
-{
-	return keys_help_by(v, -1);
-}
+
+
+
+
+
 
 static int
-keys_help_down(struct view *v)
-{
-	return keys_help_by(v, 1);
-}
-
-static int
-keys_help_pgup(struct view *v)
-{
-	return keys_help_by(v, -keys_help_page());
-}
-
-static int
-keys_help_pgdn(struct view *v)
-{
-	return keys_help_by(v, keys_help_page());
-}
-
-static int
-keys_help_home(struct view *v)
-{
-	return keys_help_by(v, INT_MIN / 2);
-}
-
-static int
-keys_help_end(struct view *v)
-{
-	return keys_help_by(v, INT_MAX / 2);
-}
-
-static int
-keys_help_find(struct view *v)
+keys_help_find(struct view *v, int arg)
 {
 	v->help_typing = 1;
 	v->help_query[0] = '\0';
@@ -504,17 +416,17 @@ keys_help_find(struct view *v)
 }
 
 static int
-keys_help_next(struct view *v)
+keys_help_next(struct view *v, int arg)
 {
 	if (v->help_query[0] == '\0')
-		return keys_help_find(v);
+		return keys_help_find(v, 0);
 	if (helpview_find(v, v->help_hit + 1) == -1)
 		view_hint(v, ROLE_HINT, "the help has no '%s'", v->help_query);
 	return KEY_REDRAW;
 }
 
 static int
-keys_search_done(struct view *v)
+keys_search_done(struct view *v, int arg)
 {
 	v->help_typing = 0;
 	if (v->help_hit < 0 && v->help_query[0] != '\0')
@@ -523,7 +435,7 @@ keys_search_done(struct view *v)
 }
 
 static int
-keys_search_cancel(struct view *v)
+keys_search_cancel(struct view *v, int arg)
 {
 	v->help_typing = 0;
 	v->help_query[0] = '\0';
@@ -541,7 +453,7 @@ keys_search_again(struct view *v)
 }
 
 static int
-keys_search_backspace(struct view *v)
+keys_search_backspace(struct view *v, int arg)
 {
 	size_t len = strlen(v->help_query);
 
@@ -597,7 +509,7 @@ keys_focus(struct view *v, int dir)
 /* Tab: on a command line ('/' first), completes its command or the
  * name it ends in (ui/complete.h); else the focus goes on. */
 static int
-keys_tab(struct view *v)
+keys_tab(struct view *v, int arg)
 {
 	const char *names[64];
 	char *line, *choices = NULL;
@@ -620,7 +532,7 @@ keys_tab(struct view *v)
 }
 
 static int
-keys_btab(struct view *v)
+keys_btab(struct view *v, int arg)
 {
 	keys_focus(v, -1);
 	return KEY_REDRAW;
@@ -633,7 +545,7 @@ keys_btab(struct view *v)
  * typed, unless it reads as a command ("reject-all mallory"): Enter
  * runs that as the input line would. */
 static int
-keys_filter(struct view *v)
+keys_filter(struct view *v, int arg)
 {
 	if (v->show_tasks) {
 		view_hint(v, ROLE_HINT, "/ filters the requests: F4 shows "
@@ -655,7 +567,7 @@ keys_filter_apply(struct view *v)
 }
 
 static int
-keys_filter_keep(struct view *v)
+keys_filter_keep(struct view *v, int arg)
 {
 	char *line;
 	int flags;
@@ -680,7 +592,7 @@ keys_filter_keep(struct view *v)
 }
 
 static int
-keys_filter_clear(struct view *v)
+keys_filter_clear(struct view *v, int arg)
 {
 	v->filter_typing = 0;
 	v->filter_query[0] = '\0';
@@ -689,7 +601,7 @@ keys_filter_clear(struct view *v)
 }
 
 static int
-keys_filter_backspace(struct view *v)
+keys_filter_backspace(struct view *v, int arg)
 {
 	size_t n = strlen(v->filter_query);
 
@@ -727,7 +639,7 @@ keys_focused_pane(struct view *v)
 /* Esc: with the input line empty, interrupts the focused agent's turn
  * (the lead's when the table has the focus). */
 static int
-keys_escape(struct view *v)
+keys_escape(struct view *v, int arg)
 {
 	struct pane *p = keys_focused_pane(v);
 	char *err = NULL;
@@ -736,7 +648,7 @@ keys_escape(struct view *v)
 		return KEY_HANDLED;
 	/* The table's filter goes first, then a selection in the pane. */
 	if (v->focus == FOCUS_TABLE && *v->table.filter != '\0')
-		return keys_filter_clear(v);
+		return keys_filter_clear(v, 0);
 	if (p != NULL && p->sel_on) {
 		p->sel_on = 0;
 		return KEY_REDRAW;
@@ -765,13 +677,13 @@ keys_page(struct view *v, int dir)
 }
 
 static int
-keys_pgup(struct view *v)
+keys_pgup(struct view *v, int arg)
 {
 	return keys_page(v, 1);
 }
 
 static int
-keys_pgdn(struct view *v)
+keys_pgdn(struct view *v, int arg)
 {
 	return keys_page(v, -1);
 }
@@ -789,13 +701,13 @@ keys_updown(struct view *v, int dir)
 }
 
 static int
-keys_up(struct view *v)
+keys_up(struct view *v, int arg)
 {
 	return keys_updown(v, -1);
 }
 
 static int
-keys_down(struct view *v)
+keys_down(struct view *v, int arg)
 {
 	return keys_updown(v, 1);
 }
@@ -803,7 +715,7 @@ keys_down(struct view *v)
 /* The input line's editing keys. */
 #define KEYS_EDIT(name, call)						\
 static int								\
-name(struct view *v)							\
+name(struct view *v, int arg)						\
 {									\
 	call(&v->input);						\
 	return KEY_REDRAW;						\
@@ -821,7 +733,7 @@ KEYS_EDIT(keys_kill_line, input_kill)
 KEYS_EDIT(keys_kill_word, input_kill_word)
 
 static int
-keys_newline(struct view *v)
+keys_newline(struct view *v, int arg)
 {
 	input_insert(&v->input, L'\n');
 	return KEY_REDRAW;
@@ -829,7 +741,7 @@ keys_newline(struct view *v)
 
 /* End returns a scrolled pane to its live tail first. */
 static int
-keys_end(struct view *v)
+keys_end(struct view *v, int arg)
 {
 	struct pane *p = keys_focused_pane(v);
 
@@ -841,7 +753,7 @@ keys_end(struct view *v)
 }
 
 static int
-keys_tasks(struct view *v)
+keys_tasks(struct view *v, int arg)
 {
 	v->show_tasks = !v->show_tasks;
 	return KEY_REDRAW;
@@ -850,7 +762,7 @@ keys_tasks(struct view *v)
 /* F7: the focused teammate's worktree, where it works now: the one its
  * task names, else its own. */
 static int
-keys_diff(struct view *v)
+keys_diff(struct view *v, int arg)
 {
 	const struct tasklist_row *task;
 	struct pane *p = keys_focused_pane(v);
@@ -871,7 +783,7 @@ keys_diff(struct view *v)
 }
 
 static int
-keys_zoom(struct view *v)
+keys_zoom(struct view *v, int arg)
 {
 	v->zoom = !v->zoom;
 	return KEY_REDRAW;
@@ -879,7 +791,7 @@ keys_zoom(struct view *v)
 
 /* F9: the shutdown menu, on the focused teammate when it is in it. */
 static int
-keys_menu(struct view *v)
+keys_menu(struct view *v, int arg)
 {
 	struct pane *items[64], *p = keys_focused_pane(v);
 	size_t n = keys_menu_items(v, items, 64), i;
@@ -892,13 +804,13 @@ keys_menu(struct view *v)
 	return KEY_REDRAW;
 }
 
-static int keys_run_action(struct view *v, int action);
+static int keys_run_action(struct view *v, const struct keydef *d);
 
 /* F10: quits; when permissions wait for the person, first closes any
  * popup and says how many and whose, which the quit withdraws (F10
  * again quits). */
 static int
-keys_quit(struct view *v)
+keys_quit(struct view *v, int arg)
 {
 	size_t n = table_waiting(&v->table);
 	char *who;
@@ -924,7 +836,7 @@ keys_quit(struct view *v)
  * search being typed is left as Esc leaves it. Anywhere else it quits
  * as F10, and a second C-c within 2 s is F10 again. */
 static int
-keys_interrupt(struct view *v)
+keys_interrupt(struct view *v, int arg)
 {
 	unsigned where = keymap_where(v);
 	int64_t now = clock_mono_ms();
@@ -941,17 +853,17 @@ keys_interrupt(struct view *v)
 	}
 	if (where == KW_FEEDBACK || where == KW_FIND || where == KW_SEARCH ||
 	    where == KW_FILTER)
-		return keys_run_action(v, keymap_find(v, 0, 0x1b)->action);
+		return keys_run_action(v, keymap_find(v, 0, 0x1b));
 	if (v->ctrl_c_ms != 0 && now - v->ctrl_c_ms < 2000)
 		v->quit_armed = 1;
 	v->ctrl_c_ms = now;
-	return keys_quit(v);
+	return keys_quit(v, 0);
 }
 
 /* C-o: every pane's thinking and tool outputs in full, or all folded
  * again. */
 static int
-keys_thinking(struct view *v)
+keys_thinking(struct view *v, int arg)
 {
 	size_t i;
 
@@ -968,7 +880,7 @@ keys_thinking(struct view *v)
  * searched pane's selected output, else the focused pane's, else its
  * newest kept whole; the lead's when the table has the focus). */
 static int
-keys_pager(struct view *v)
+keys_pager(struct view *v, int arg)
 {
 	struct pane *p = v->find_on && v->find_pane >= 0 &&
 	    (size_t)v->find_pane < v->npanes ? v->panes[v->find_pane] :
@@ -996,14 +908,14 @@ keys_pager(struct view *v)
 /* --- a search in a pane -------------------------------------------------- */
 
 static int
-keys_find(struct view *v)
+keys_find(struct view *v, int arg)
 {
 	panefind_open(v);
 	return KEY_REDRAW;
 }
 
 static int
-keys_find_keep(struct view *v)
+keys_find_keep(struct view *v, int arg)
 {
 	v->find_typing = 0;
 	if (!v->find_hit)
@@ -1012,28 +924,28 @@ keys_find_keep(struct view *v)
 }
 
 static int
-keys_find_end(struct view *v)
+keys_find_end(struct view *v, int arg)
 {
 	panefind_end(v);
 	return KEY_REDRAW;
 }
 
 static int
-keys_find_backspace(struct view *v)
+keys_find_backspace(struct view *v, int arg)
 {
 	panefind_backspace(v);
 	return KEY_REDRAW;
 }
 
 static int
-keys_find_next(struct view *v)
+keys_find_next(struct view *v, int arg)
 {
 	panefind_step(v, -1);
 	return KEY_REDRAW;
 }
 
 static int
-keys_find_prev(struct view *v)
+keys_find_prev(struct view *v, int arg)
 {
 	panefind_step(v, 1);
 	return KEY_REDRAW;
@@ -1042,7 +954,7 @@ keys_find_prev(struct view *v)
 /* Enter on a match: expands the folded output it is on, else goes on
  * to the next. */
 static int
-keys_find_enter(struct view *v)
+keys_find_enter(struct view *v, int arg)
 {
 	struct pane_line *head;
 
@@ -1052,7 +964,7 @@ keys_find_enter(struct view *v)
 		head->expanded = 1;
 		return KEY_REDRAW;
 	}
-	return keys_find_next(v);
+	return keys_find_next(v, 0);
 }
 
 /* S-Up and S-Down: the teammate before or after the focused pane (the
@@ -1082,13 +994,13 @@ keys_pick(struct view *v, int dir)
 }
 
 static int
-keys_pick_up(struct view *v)
+keys_pick_up(struct view *v, int arg)
 {
 	return keys_pick(v, -1);
 }
 
 static int
-keys_pick_down(struct view *v)
+keys_pick_down(struct view *v, int arg)
 {
 	return keys_pick(v, 1);
 }
@@ -1096,7 +1008,7 @@ keys_pick_down(struct view *v)
 /* x after a pick: the shutdown menu on that teammate, so that stopping
  * it asks first, as F9 does. */
 static int
-keys_stop_picked(struct view *v)
+keys_stop_picked(struct view *v, int arg)
 {
 	struct pane *items[64], *p = keys_focused_pane(v);
 	size_t n = keys_menu_items(v, items, 64), i;
@@ -1109,11 +1021,11 @@ keys_stop_picked(struct view *v)
 		    "no teammate");
 		return KEY_REDRAW;
 	}
-	return keys_menu(v);
+	return keys_menu(v, 0);
 }
 
 static int
-keys_redraw(struct view *v)
+keys_redraw(struct view *v, int arg)
 {
 	(void)v;
 	return KEY_FULL_REDRAW;
@@ -1121,7 +1033,7 @@ keys_redraw(struct view *v)
 
 /* C-g: the error on the status line is seen. */
 static int
-keys_ack_error(struct view *v)
+keys_ack_error(struct view *v, int arg)
 {
 	free(v->error);
 	v->error = NULL;
@@ -1130,7 +1042,7 @@ keys_ack_error(struct view *v)
 }
 
 static int
-keys_hide_ended(struct view *v)
+keys_hide_ended(struct view *v, int arg)
 {
 	v->hide_ended = !v->hide_ended;
 	view_hint(v, ROLE_HINT, "ended teammates are %s (h on the table)",
@@ -1139,7 +1051,7 @@ keys_hide_ended(struct view *v)
 }
 
 static int
-keys_resize(struct view *v)
+keys_resize(struct view *v, int arg)
 {
 	(void)v;
 	return KEY_REDRAW;
@@ -1171,7 +1083,7 @@ keys_pane_at(struct view *v, int y, int x)
 /* A click focuses a pane or selects a table row; the wheel scrolls the
  * pane under the pointer, or moves the table's selection. */
 static int
-keys_mouse(struct view *v)
+keys_mouse(struct view *v, int arg)
 {
 	MEVENT me;
 	int pane, in_table, wheel = 0;
@@ -1224,7 +1136,10 @@ keys_mouse(struct view *v)
 /* --- the way in ---------------------------------------------------------- */
 
 /* What each action of the key table runs. */
-static int (*const keys_run[KA_N])(struct view *v) = {
+static int (*const keys_run[KA_N])(struct view *v, int arg) = {
+	[KA_DETAIL_SCROLL] = keys_detail_scroll,
+	[KA_DIFF_SCROLL] = keys_diff_scroll,
+	[KA_HELP_SCROLL] = keys_help_scroll,
 	/* The main screen. */
 	[KA_ENTER] = keys_enter,
 	[KA_NEWLINE] = keys_newline,
@@ -1274,23 +1189,11 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	/* The detail view of a request. */
 	[KA_ALLOW_TEAM] = keys_allow_team,
 	[KA_REJECT_ALL] = keys_reject_all,
-	[KA_DETAIL_UP] = keys_detail_up,
-	[KA_DETAIL_DOWN] = keys_detail_down,
-	[KA_DETAIL_PGUP] = keys_detail_pgup,
-	[KA_DETAIL_PGDN] = keys_detail_pgdn,
-	[KA_DETAIL_HOME] = keys_detail_home,
-	[KA_DETAIL_END] = keys_detail_end,
 
 	/* Any popup: closes it. */
 	[KA_CLOSE] = keys_close,
 
 	/* The help. */
-	[KA_HELP_UP] = keys_help_up,
-	[KA_HELP_DOWN] = keys_help_down,
-	[KA_HELP_PGUP] = keys_help_pgup,
-	[KA_HELP_PGDN] = keys_help_pgdn,
-	[KA_HELP_HOME] = keys_help_home,
-	[KA_HELP_END] = keys_help_end,
 	[KA_HELP_FIND] = keys_help_find,
 	[KA_HELP_NEXT] = keys_help_next,
 	[KA_SEARCH_DONE] = keys_search_done,
@@ -1298,12 +1201,6 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	[KA_SEARCH_BACKSPACE] = keys_search_backspace,
 
 	/* The diff view. */
-	[KA_DIFF_UP] = keys_diff_up,
-	[KA_DIFF_DOWN] = keys_diff_down,
-	[KA_DIFF_PGUP] = keys_diff_pgup,
-	[KA_DIFF_PGDN] = keys_diff_pgdn,
-	[KA_DIFF_HOME] = keys_diff_home,
-	[KA_DIFF_END] = keys_diff_end,
 
 	/* The shutdown menu. */
 	[KA_MENU_UP] = keys_menu_up,
@@ -1326,11 +1223,11 @@ static int (*const keys_run[KA_N])(struct view *v) = {
 	[KA_FIND_ENTER] = keys_find_enter,
 };
 
-/* Runs one action of the key table. */
+/* Runs what row d of the key table does. */
 static int
-keys_run_action(struct view *v, int action)
+keys_run_action(struct view *v, const struct keydef *d)
 {
-	return keys_run[action](v);
+	return keys_run[d->action](v, d->arg);
 }
 
 /* A paste's bounds: one into the input line is noted there (a long one
@@ -1389,7 +1286,7 @@ keys_press(struct view *v, int is_key, wint_t wc)
 		}
 	}
 	if (d != NULL)
-		return keys_run[d->action](v);
+		return keys_run_action(v, d);
 	/* Anything else is typed, where something is being typed. */
 	where = keymap_where(v);
 	if (is_key || wc < ' ')
@@ -1443,11 +1340,11 @@ keys_command(struct view *v, const char *line)
 		break;
 	case OUTCOME_FRONT:
 		if (c.kind == CMD_ZOOM)
-			keys_zoom(v);
+			keys_zoom(v, 0);
 		else if (c.kind == CMD_HELP)
-			keys_help_open(v);
+			keys_help_open(v, 0);
 		else if (c.kind == CMD_QUIT)
-			flags = keys_quit(v);
+			flags = keys_quit(v, 0);
 		break;
 	}
 	execute_result_clear(&res);
