@@ -142,7 +142,7 @@ struct team {
 	int			 lock_fd;	/* held while the team runs */
 	char			*tmpdir;	/* the commands' TMPDIR */
 	char			*outputs;	/* whole outputs' folder
-						 * (teamoutputs.c), once made */
+						 * (teamoutputs.c) */
 	char			*program;	/* huddle's, for reapers */
 	enum team_sandbox	 sandbox;
 	int			 sandbox_abi;
@@ -630,12 +630,12 @@ void frame_keep_mcp(struct agent *a, json_t *tools);
 /* The system prompt of an agent (malloc'd). */
 char *prompt_system(struct team *t, struct agent *a);
 
-/* teamoutputs.c: the folder whole outputs are kept in, made when
- * missing (NULL when it cannot be: logged); and a kept output's file,
- * tmp, moved to its name for agent's call id (team_output_path) with
- * the oldest beyond the team's count removed: the path (malloc'd), or
- * NULL with tmp removed. */
-const char *team_outputs_dir(struct team *t);
+/* teamoutputs.c: the folder whole outputs are kept in (t->outputs),
+ * made at the team's start: 0, or -1 with *err; and a kept output's
+ * file, tmp, moved to its name for agent's call id (team_output_path)
+ * with the oldest beyond the team's count removed: the path (malloc'd),
+ * or NULL with tmp removed. */
+int team_outputs_open(struct team *t, char **err);
 char *team_output_keep(struct team *t, const char *agent, const char *id,
     const char *tmp);
 

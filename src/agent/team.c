@@ -192,6 +192,7 @@ team_open(const struct team_options *o, char **err)
 	free(base);
 	if (t->state == NULL || team_check_state(t, err) == -1 ||
 	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
+	    team_outputs_open(t, err) == -1 ||
 	    team_sandbox_open(t, err) == -1 ||
 	    statedir_stray(t->state, t->workdir, &notice, err) == -1)
 		goto fail;

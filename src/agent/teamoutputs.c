@@ -1,10 +1,11 @@
 /*
  * Whole outputs: a command's output that the model sees cut (or that is
  * longer than a pane keeps) is kept whole in the team's state, in
- * outputs/AGENT-ID.txt (ID: the tool call's), for the person to read in
- * a pager. The newest TEAM_OUTPUTS_KEEP are kept; older ones go as new
- * ones come. Commands never reach the state folder, so what is kept is
- * what the command wrote, read by the person only.
+ * outputs/AGENT.ID.txt (ID: the tool call's; neither holds a dot), for
+ * the person to read in a pager. The newest TEAM_OUTPUTS_KEEP are kept,
+ * TEAM_OUTPUTS_BYTES in all; older ones go as new ones come. Commands
+ * never reach the state folder, so what is kept is what the command
+ * wrote, read by the person only.
  */
 #include "config.h"
 
@@ -20,28 +21,22 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
-/* How many whole outputs a team keeps. */
-#define TEAM_OUTPUTS_KEEP 64
+/* How many whole outputs a team keeps, and how many bytes in all. */
+#define TEAM_OUTPUTS_KEEP	64
+#define TEAM_OUTPUTS_BYTES	(256LL << 20)
 
 /* One file of the outputs folder, for the pruning. */
 struct team_output_file {
 	char	*name;
 	time_t	 mtime;
+	off_t	 size;
 };
 
-const char *
-team_outputs_dir(struct team *t)
+int
+team_outputs_open(struct team *t, char **err)
 {
-	char *err = NULL;
-
-	if (t->outputs == NULL)
-		t->outputs = xasprintf("%s/outputs", t->state);
-	if (statedir_make(t->outputs, 0, &err) == -1) {
-		log_printf("outputs: %s", err);
-		free(err);
-		return NULL;
-	}
-	return t->outputs;
+	t->outputs = xasprintf("%s/outputs", t->state);
+	return statedir_make(t->outputs, 0, err);
 }
 
 char *
@@ -53,7 +48,7 @@ team_output_path(struct team *t, const char *agent, const char *id)
 	/* Ids are the provider's words: only a plain one names a file. */
 	if (n == 0 || n > 128 || id[n] != '\0')
 		return NULL;
-	return xasprintf("%s/outputs/%s-%s.txt", t->state, agent, id);
+	return xasprintf("%s/outputs/%s.%s.txt", t->state, agent, id);
 }
 
 static int
@@ -65,24 +60,30 @@ team_output_newer(const void *a, const void *b)
 	    strcmp(x->name, y->name);
 }
 
-/* Removes all but the newest TEAM_OUTPUTS_KEEP files of dir. */
+/* Removes the kept outputs of dir beyond the newest TEAM_OUTPUTS_KEEP
+ * or TEAM_OUTPUTS_BYTES; a command's output still being written (not
+ * yet named .txt) is not one of them. */
 static void
 team_outputs_prune(const char *dir)
 {
 	struct team_output_file *f = NULL;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, i, len;
+	long long total = 0;
 	struct dirent *e;
 	struct stat st;
 	DIR *d = opendir(dir);
 	char *path;
 
 	while (d != NULL && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
+		len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len < 5 ||
+		    strcmp(e->d_name + len - 4, ".txt") != 0)
 			continue;
 		path = xasprintf("%s/%s", dir, e->d_name);
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			f = xgrow(f, &cap, n + 1, sizeof *f);
 			f[n].name = path;
+			f[n].size = st.st_size;
 			f[n++].mtime = st.st_mtime;
 		} else
 			free(path);
@@ -91,7 +92,9 @@ team_outputs_prune(const char *dir)
 		closedir(d);
 	qsort(f, n, sizeof *f, team_output_newer);
 	for (i = 0; i < n; i++) {
-		if (i >= TEAM_OUTPUTS_KEEP)
+		total += f[i].size;
+		if (i >= TEAM_OUTPUTS_KEEP || (i > 0 &&
+		    total > TEAM_OUTPUTS_BYTES))
 			unlink(f[i].name);
 		free(f[i].name);
 	}

@@ -104,7 +104,7 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	team_bash_options(t, places_profile(a), &a->cancel, &bo);
 	/* An output longer than the model or a pane takes is kept whole
 	 * for the person (teamoutputs.c). */
-	bo.keep_dir = team_outputs_dir(t);
+	bo.keep_dir = t->outputs;
 	bo.keep_lines = TOOLS_KEEP_LINES;
 	/* Its own proxy credentials, valid while it runs. */
 	pass = netgate_pass_new(t->netgate, a->name);

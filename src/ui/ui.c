@@ -10,14 +10,12 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
-#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include "ui/keyread.h"
 #include "ui/keys.h"
 #include "ui/layout.h"
+#include "ui/pager.h"
 #include "ui/ui.h"
 #include "ui/view.h"
 #include "util/clock.h"
@@ -105,7 +104,7 @@ ui_events(void *fe, struct event *list)
 		u->dirty |= view_apply(u->view, e);
 }
 
-static void ui_page(struct ui *u);
+static void ui_page(struct ui *u, struct driver *d);
 static void ui_restore(void);
 
 /* Reads every key waiting, through the key reader. */
@@ -128,7 +127,7 @@ ui_input(void *fe, struct driver *d)
 	for (i = 0; i < n; i++)
 		flags |= keys_press(u->view, keys[i].is_key, keys[i].code);
 	if (u->view->page != NULL)
-		ui_page(u);
+		ui_page(u, d);
 	/* F10 or Ctrl-C; again while quitting, it forces. */
 	if (flags & KEY_QUIT)
 		driver_quit(d);
@@ -141,88 +140,36 @@ ui_input(void *fe, struct driver *d)
 	}
 }
 
-/* The pager's end as a sentence for the hint line, or NULL when it
- * ended well. */
-static const char *
-ui_page_wait(pid_t pid)
+/* The team's tick, while the pager has the terminal. */
+static void
+ui_page_tick(void *ud)
 {
-	int status;
-
-	for (;;) {
-		if (waitpid(pid, &status, WUNTRACED) == -1) {
-			if (errno == EINTR)
-				continue;
-			return NULL;
-		}
-		if (!WIFSTOPPED(status))
-			break;
-		/* Stopped (C-z): huddle cannot be a shell; it ends it. */
-		kill(-pid, SIGTERM);
-		kill(-pid, SIGCONT);
-	}
-	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-	    "the pager could not be started: check $PAGER" : NULL;
+	team_tick(ud);
 }
 
-/*
- * C-p: shows the file the view asked for in the person's pager ($PAGER,
- * else less) on the terminal, then takes the screen back. The pager is
- * the terminal's foreground job of its own, so the keys that send
- * signals are its own (C-c in less is less's), not huddle's; the team
- * goes on meanwhile, its events waiting in the queue.
- */
+/* C-p: the file the view asked for in the person's pager (ui/pager.h),
+ * the screen given up meanwhile and taken back after, at the terminal's
+ * size now (a resize while paging reached the pager only). */
 static void
-ui_page(struct ui *u)
+ui_page(struct ui *u, struct driver *d)
 {
-	const char *pager = getenv("PAGER"), *why = NULL;
-	char *path = u->view->page, *cmd;
-	sigset_t ttou, old;
-	pid_t pid;
+	const char *why, *pager = getenv("PAGER");
+	char *path = u->view->page;
 
 	u->view->page = NULL;
-	if (pager == NULL || *pager == '\0')
-		pager = "less";
-	/* As git does: $PAGER is the person's shell words. */
-	cmd = xasprintf("exec %s \"$1\"", pager);
-	sigemptyset(&ttou);
-	sigaddset(&ttou, SIGTTOU);
-	pthread_sigmask(SIG_BLOCK, &ttou, &old);
 	ui_restore();
-	if ((pid = fork()) == 0) {
-		sigset_t none;
-
-		setpgid(0, 0);
-		tcsetpgrp(STDIN_FILENO, getpid());
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTSTP, SIG_DFL);
-		signal(SIGTTOU, SIG_DFL);
-		signal(SIGTTIN, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid == -1)
-		why = "the pager could not be started: no process";
-	else {
-		setpgid(pid, pid);
-		tcsetpgrp(STDIN_FILENO, pid);
-		why = ui_page_wait(pid);
-		tcsetpgrp(STDIN_FILENO, getpgrp());
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	why = pager_show(path, ui_page_tick, d->team);
 	reset_prog_mode();
 	if (write(STDOUT_FILENO, KEYREAD_PASTE_ON,
 	    sizeof KEYREAD_PASTE_ON - 1) == -1) {
 	}
+	ui_resize();
 	clearok(curscr, TRUE);
 	if (why != NULL)
-		view_hint(u->view, ROLE_HINT, "%s (%s)", why, pager);
+		view_hint(u->view, ROLE_HINT, "%s (%s)", why, pager != NULL &&
+		    *pager != '\0' ? pager : "less");
 	u->dirty = 1;
 	u->last_draw = 0;
-	free(cmd);
 	free(path);
 }
 

@@ -132,8 +132,11 @@ def test_long_output_keeps_its_end(fake):
         quit_clean(s)
 
 
+# The pager reads the output on its standard input, in the output's
+# folder (not the working tree).
 PAGER = """#!/bin/sh
-cp "$1" "$PAGED/copy"
+cat > "$PAGED/copy"
+pwd > "$PAGED/where"
 touch "$PAGED/started"
 if [ -e "$PAGED/hold" ]; then exec sleep 60; fi
 """
@@ -175,6 +178,11 @@ def test_whole_output_in_a_pager(fake):
             got = f.read().split()
         expect(got == [str(i) for i in range(1, 3001)],
                "the pager got %d lines, ending %r" % (len(got), got[-3:]))
+        with open(os.path.join(paged, "where")) as f:
+            where = f.read().strip()
+        expect(where.endswith("/outputs") and not
+               where.startswith(os.path.realpath(work)),
+               "the pager ran in %s" % where)
         s.wait_for(lambda t: "Counted." in t and "lead>" in t, 5,
                    "the screen back after the pager")
         # A pager that stays: C-c ends it, and huddle goes on.
