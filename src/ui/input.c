@@ -310,15 +310,17 @@ input_blank(const struct input *in, size_t i)
 	return in->buf[i] == ' ' || in->buf[i] == '\n';
 }
 
-/* Where the word before the cursor starts. */
+/* Where the word before the cursor starts; a folded paste's end is a
+ * word's edge too. */
 static size_t
-input_word_start(const struct input *in)
+input_word_start(struct input *in)
 {
 	size_t at = in->cursor;
 
 	while (at > 0 && input_blank(in, at - 1))
 		at--;
-	while (at > 0 && !input_blank(in, at - 1))
+	while (at > 0 && !input_blank(in, at - 1) &&
+	    (in->unfold || input_fold_before(in, at) == NULL))
 		at--;
 	return at;
 }
@@ -326,7 +328,8 @@ input_word_start(const struct input *in)
 void
 input_kill_word(struct input *in)
 {
-	struct input_fold *f = input_fold_before(in, in->cursor);
+	struct input_fold *f = in->unfold ? NULL : input_fold_before(in,
+	    in->cursor);
 
 	input_cut(in, f != NULL ? f->start : input_word_start(in),
 	    in->cursor);
@@ -335,7 +338,8 @@ input_kill_word(struct input *in)
 void
 input_word_left(struct input *in)
 {
-	struct input_fold *f = input_fold_before(in, in->cursor);
+	struct input_fold *f = in->unfold ? NULL : input_fold_before(in,
+	    in->cursor);
 
 	in->cursor = f != NULL ? f->start : input_word_start(in);
 	input_fold_snap(in, -1);
@@ -345,8 +349,7 @@ void
 input_word_right(struct input *in)
 {
 	size_t at = in->cursor;
-
-	struct input_fold *f = input_fold_at(in, at);
+	struct input_fold *f = in->unfold ? NULL : input_fold_at(in, at);
 
 	if (f != NULL) {
 		in->cursor = f->end;
@@ -354,7 +357,8 @@ input_word_right(struct input *in)
 	}
 	while (at < in->len && input_blank(in, at))
 		at++;
-	while (at < in->len && !input_blank(in, at))
+	while (at < in->len && !input_blank(in, at) &&
+	    (in->unfold || at == in->cursor || input_fold_at(in, at) == NULL))
 		at++;
 	in->cursor = at;
 	input_fold_snap(in, 1);

@@ -163,6 +163,20 @@ keyread_char(struct keyread *kr, wint_t wc, struct keyread_key *out,
 	return keyread_put(out, n, 0, wc);
 }
 
+/* Whether curses' key wc edits the line or moves in it. */
+static int
+keyread_edits(wint_t wc)
+{
+	switch (wc) {
+	case KEY_LEFT: case KEY_RIGHT: case KEY_UP: case KEY_DOWN:
+	case KEY_HOME: case KEY_END: case KEY_PPAGE: case KEY_NPAGE:
+	case KEY_DC: case KEY_IC: case KEY_BACKSPACE: case KEY_BTAB:
+	case KEYREAD_WORD_LEFT: case KEYREAD_WORD_RIGHT:
+		return 1;
+	}
+	return 0;
+}
+
 size_t
 keyread_feed(struct keyread *kr, int is_key, wint_t wc,
     struct keyread_key out[KEYREAD_MAX])
@@ -181,6 +195,11 @@ keyread_feed(struct keyread *kr, int is_key, wint_t wc,
 		kr->after_cr = 0;
 		if (kr->pasting && wc == KEY_ENTER)
 			wc = KEYREAD_NEWLINE;
+		/* A pasted sequence curses took for a key that edits or moves
+		 * is text that did not survive, not a key: it would move the
+		 * cursor into the paste. */
+		if (kr->pasting && keyread_edits(wc))
+			return 0;
 		return keyread_put(out, n, 1, wc);
 	}
 	switch (kr->state) {

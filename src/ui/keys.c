@@ -868,6 +868,7 @@ keys_thinking(struct view *v, int arg)
 	size_t i;
 
 	v->show_thinking = !v->show_thinking;
+	v->input.unfold = v->show_thinking;
 	if (!v->show_thinking)
 		for (i = 0; i < v->npanes; i++)
 			pane_expand_all(v->panes[i], 0);

@@ -133,6 +133,30 @@ START_TEST(shown_it_is_edited_as_text)
 }
 END_TEST
 
+/* A word typed right after a paste is a word of its own: C-w takes the
+ * word, not the paste; shown (C-o), the paste's own words are words. */
+START_TEST(a_word_beside_it_is_a_word)
+{
+	struct input in;
+
+	input_init(&in);
+	type(&in, TEN, 1);
+	type(&in, "abc", 0);
+	input_kill_word(&in);
+	ck_assert_int_eq(in.nfolds, 1);
+	ck_assert_str_eq(in.buf, TEN);
+	input_word_left(&in);
+	ck_assert_uint_eq(in.cursor, 0);
+	input_word_right(&in);
+	ck_assert_uint_eq(in.cursor, in.len);
+	in.unfold = 1;
+	input_kill_word(&in);
+	ck_assert_str_eq(in.buf, "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
+	ck_assert_int_eq(in.nfolds, 0);
+	input_free(&in);
+}
+END_TEST
+
 static Suite *
 input_suite(void)
 {
@@ -143,6 +167,7 @@ input_suite(void)
 	tcase_add_test(tc, a_long_paste_is_one_piece);
 	tcase_add_test(tc, backspace_and_ctrl_w_take_it_whole);
 	tcase_add_test(tc, shown_it_is_edited_as_text);
+	tcase_add_test(tc, a_word_beside_it_is_a_word);
 	suite_add_tcase(s, tc);
 	return s;
 }

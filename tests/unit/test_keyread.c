@@ -183,6 +183,18 @@ START_TEST(bracketed_paste)
 	ck_assert_str_eq(got, "K515 C97 K514 C98 K514 C99 C32 C100 C101 "
 	    "K516");
 	ck_assert_int_eq(kr.pasting, 0);
+	/* A key curses decoded inside a paste that would move the cursor
+	 * is dropped; after the paste it is a key again. */
+	{
+		struct keyread_key k[KEYREAD_MAX];
+
+		keyread_init(&kr);
+		feed(&kr, "\033[200~a", got, sizeof got);
+		ck_assert_uint_eq(keyread_feed(&kr, 1, KEY_LEFT, k), 0);
+		ck_assert_uint_eq(keyread_feed(&kr, 1, KEY_F(10), k), 1);
+		feed(&kr, "\033[201~", got, sizeof got);
+		ck_assert_uint_eq(keyread_feed(&kr, 1, KEY_LEFT, k), 1);
+	}
 }
 END_TEST
 
