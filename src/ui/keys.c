@@ -555,15 +555,26 @@ keys_filter(struct view *v, int arg)
 	v->filter_typing = 1;
 	snprintf(v->filter_query, sizeof v->filter_query, "%s",
 	    v->table.filter);
+	memcpy(v->filter_from, v->table.selected, sizeof v->filter_from);
+	v->filter_chosen = v->table.chosen;
 	return KEY_REDRAW;
 }
 
-/* The query as the table's filter, unless it is a command. */
+/* The query as the table's filter, unless it is a command; while it is
+ * typed and filters nothing (a command, or nothing typed yet), the
+ * selection is the one / found. */
 static void
 keys_filter_apply(struct view *v)
 {
-	table_set_filter(&v->table, complete_is_command(v->filter_query) ?
-	    "" : v->filter_query);
+	int command = complete_is_command(v->filter_query);
+
+	table_set_filter(&v->table, command ? "" : v->filter_query);
+	if (v->filter_typing && (command || *v->filter_query == '\0') &&
+	    table_find(&v->table, v->filter_from) != NULL) {
+		memcpy(v->table.selected, v->filter_from,
+		    sizeof v->table.selected);
+		v->table.chosen = v->filter_chosen;
+	}
 }
 
 static int
@@ -572,11 +583,11 @@ keys_filter_keep(struct view *v, int arg)
 	char *line;
 	int flags;
 
-	v->filter_typing = 0;
 	if (complete_is_command(v->filter_query)) {
 		line = xasprintf("/%s", v->filter_query);
 		v->filter_query[0] = '\0';
 		keys_filter_apply(v);
+		v->filter_typing = 0;
 		/* As if typed in the input line: Up brings it back. */
 		input_set(&v->input, line, strlen(line));
 		free(line);
@@ -585,6 +596,7 @@ keys_filter_keep(struct view *v, int arg)
 		free(line);
 		return KEY_REDRAW | flags;
 	}
+	v->filter_typing = 0;
 	if (*v->table.filter != '\0' && table_shown(&v->table) == 0)
 		view_hint(v, ROLE_HINT, "no request holds '%s' (Esc on the "
 		    "table clears the filter)", v->table.filter);
@@ -594,9 +606,9 @@ keys_filter_keep(struct view *v, int arg)
 static int
 keys_filter_clear(struct view *v, int arg)
 {
-	v->filter_typing = 0;
 	v->filter_query[0] = '\0';
 	keys_filter_apply(v);
+	v->filter_typing = 0;
 	return KEY_REDRAW;
 }
 

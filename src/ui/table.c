@@ -589,6 +589,7 @@ table_draw(struct table *t, int top, int left, int height, int width,
     int focused, int64_t now_ms)
 {
 	int sel = -1, y, rows = height - 1, below, marker = 0, nvis = 0;
+	int hidden = 0;
 	struct table_cols c;
 	size_t i, *vis;
 	char *more, *header;
@@ -611,8 +612,10 @@ table_draw(struct table *t, int top, int left, int height, int width,
 	/* The rows the filter lets through, and the selection's place. */
 	vis = xcalloc(t->n, sizeof *vis);
 	for (i = 0; i < t->n; i++) {
-		if (!table_lets(t, &t->rows[i]))
+		if (!table_lets(t, &t->rows[i])) {
+			hidden += t->rows[i].pending;
 			continue;
+		}
 		if (strcmp(t->rows[i].id, t->selected) == 0)
 			sel = nvis;
 		vis[nvis++] = i;
@@ -646,10 +649,12 @@ table_draw(struct table *t, int top, int left, int height, int width,
 		free(line);
 	}
 	below = nvis - t->first - rows;
+	/* A request that waits, hidden by the filter, is told of first. */
 	if (marker && *t->filter != '\0')
-		more = xasprintf("/%s: %d of %zu · %d above · %d below (Esc "
-		    "on the table clears it)", t->filter, nvis, t->n, t->first,
-		    below > 0 ? below : 0);
+		more = xasprintf("/%s: %d of %zu%s%.0d%s · %d above · %d below "
+		    "(Esc on the table clears it)", t->filter, nvis, t->n,
+		    hidden ? " · " : "", hidden, hidden ? " waiting hidden" :
+		    "", t->first, below > 0 ? below : 0);
 	else if (marker)
 		more = xasprintf("%d more above · %d more below (Tab to the "
 		    "table, Up/Down)", t->first, below > 0 ? below : 0);

@@ -87,6 +87,12 @@ struct view {
 					 * typed ... */
 	char		 filter_query[TABLE_FILTER_MAX + 1]; /* ... this: the
 					 * filter, or a command */
+	char		 filter_from[16]; /* the selection when / was
+					 * pressed, and whether the person
+					 * chose it: a command typed there
+					 * acts on it, not on a row the
+					 * filter's letters passed by */
+	int		 filter_chosen;
 	char		 find_query[64];
 	int		 find_pane;	/* the pane searched */
 	int		 find_hit;	/* a match is current */

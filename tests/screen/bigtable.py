@@ -139,12 +139,36 @@ def test_fifty_rows_by_keys_mouse_and_filter(fake):
                    "one row left")
         expect(table(s)[0][3] == "approved", "the row: %r" % table(s))
         s.send_keys("Enter")
-        s.wait_for(lambda t: "/%s: 1 of" % pick[0] in t, 5,
-                   "the filter named under the table")
+        s.wait_for(lambda t: "/%s: 1 of %d · %d waiting hidden"
+                   % (pick[0], ALL, ALL - 2) in t, 5,
+                   "the filter named under the table, and what it hides")
         # Esc on the table: every row again.
         s.send_keys("Escape")
         s.wait_for(lambda t: len(table(s)) > 1 and "/%s:" % pick[0]
                    not in t, 5, "the filter cleared")
+        # A command typed at / acts on the row chosen before it, not on
+        # one the letters typed on the way passed by.
+        s.send_keys("k")
+        s.send_keys("k")
+        s.send_keys("k")
+        s.wait_for(lambda t: highlighted(s) is not None and
+                   highlighted(s)[3] == "pending", 5, "a pending row")
+        chosen = highlighted(s)[0]
+        s.send_text("/")
+        s.send_text("approve ")
+        s.wait_for("command (Enter runs it)> /approve", 5,
+                   "the prompt reads it as a command")
+        s.send_keys("Enter")
+        s.wait_for(lambda t: pending_count(s) == ALL - 3, 10,
+                   "the command ran")
+        s.send_text("/")
+        s.send_text(chosen)
+        s.wait_for(lambda t: [r[0] for r in table(s)] == [chosen], 5,
+                   "the chosen row alone")
+        expect(table(s)[0][3] == "approved",
+               "/approve typed at / did not approve the row chosen: %r"
+               % table(s))
+        s.send_keys("Escape")
         quit_clean(s)
 
 
