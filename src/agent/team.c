@@ -123,19 +123,19 @@ team_check_state(struct team *t, char **err)
 }
 
 /* --new: the team kept in the working tree, if any, is set aside under
- * a name, which a notice gives with the way back to it. */
+ * a name, which a notice gives with the way back to it (and *aside, for
+ * an error that ends the start after it). */
 static int
-team_set_aside(struct team *t, const char *base, char **err)
+team_set_aside(struct team *t, const char *base, char **aside,
+    char **err)
 {
-	char *name;
-	int rc = statedir_set_aside(base, t->workdir, &name, err);
+	int rc = statedir_set_aside(base, t->workdir, aside, err);
 
-	if (rc == 1) {
+	if (rc == 1)
 		event_notice(&t->events, NULL, "the team kept in %s is set "
 		    "aside as %s: huddle --resume --team %s continues it "
-		    "(huddle --teams lists them)", t->workdir, name, name);
-		free(name);
-	}
+		    "(huddle --teams lists them)", t->workdir, *aside,
+		    *aside);
 	return rc == -1 ? -1 : 0;
 }
 
@@ -162,7 +162,7 @@ team_open(const struct team_options *o, char **err)
 {
 	struct team *t = xcalloc(1, sizeof *t);
 	struct member *members;
-	char *base, *notice = NULL;
+	char *base, *notice = NULL, *aside = NULL;
 	const char *s, *nl;
 	size_t n;
 
@@ -184,7 +184,7 @@ team_open(const struct team_options *o, char **err)
 	 * own, locked for this process before anything is read. */
 	if ((base = statedir_base(o->state_base, err)) == NULL)
 		goto fail;
-	if (o->fresh && team_set_aside(t, base, err) == -1) {
+	if (o->fresh && team_set_aside(t, base, &aside, err) == -1) {
 		free(base);
 		goto fail;
 	}
@@ -264,8 +264,19 @@ team_open(const struct team_options *o, char **err)
 	bus_listen(t->bus, team_on_message, t);
 	protocol_listen(t->proto, team_on_request, t);
 	taskboard_listen(t->tasks, team_on_task, t);
+	free(aside);
 	return t;
 fail:
+	/* The person learns where the kept team went, start or not. */
+	if (aside != NULL) {
+		char *was = *err;
+
+		*err = xasprintf("%s (the team kept there was set aside as %s: "
+		    "huddle --resume --team %s continues it)", was, aside,
+		    aside);
+		free(was);
+	}
+	free(aside);
 	team_free(t);
 	return NULL;
 }

@@ -190,7 +190,7 @@ statedir_set_aside(const char *base, const char *workdir, char **name,
 	char when[32];
 	struct stat st;
 	struct tm tm;
-	int fd = -1, i, rc = -1;
+	int fd = -1, i, rc = -1, moved = 0;
 
 	*name = NULL;
 	db = xasprintf("%s/team.db", folder);
@@ -203,16 +203,18 @@ statedir_set_aside(const char *base, const char *workdir, char **name,
 	if (localtime_r(&st.st_mtime, &tm) == NULL ||
 	    strftime(when, sizeof when, "%Y%m%d-%H%M", &tm) == 0)
 		strcpy(when, "old");
-	/* The first free name of its last use: 20261129-0455, then -2 … */
+	/* The first free name of its last use: 20261129-0455, then -2 …;
+	 * never over a folder that appears meanwhile. */
 	for (i = 1; i < 100; i++) {
 		free(*name);
 		*name = i == 1 ? xstrdup(when) : xasprintf("%s-%d", when, i);
 		free(to);
 		to = statedir_folder(base, workdir, *name);
-		if (lstat(to, &st) == -1 && errno == ENOENT)
+		if ((moved = renameat2(AT_FDCWD, folder, AT_FDCWD, to,
+		    RENAME_NOREPLACE) == 0) || errno != EEXIST)
 			break;
 	}
-	if (i == 100 || rename(folder, to) == -1) {
+	if (!moved) {
 		*err = xasprintf("could not set the kept team aside (%s to "
 		    "%s): %s", folder, to, i == 100 ? "no free name" :
 		    strerror(errno));
@@ -234,6 +236,7 @@ int
 statedir_lock(const char *folder, char **err)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct stat held, now;
 	char *path = xasprintf("%s/lock", folder), pid[32] = "";
 	ssize_t n;
 	int fd;
@@ -251,6 +254,15 @@ statedir_lock(const char *folder, char **err)
 		    "huddle (PID %s) is running this team; quit it first, or "
 		    "work in another directory", *pid ? pid : "unknown") :
 		    xasprintf("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* A folder set aside (--new) while we waited took the file we
+	 * locked with it: a lock on that is no lock on this team. */
+	if (fstat(fd, &held) == -1 || stat(path, &now) == -1 ||
+	    held.st_dev != now.st_dev || held.st_ino != now.st_ino) {
+		*err = xasprintf("the team's state folder %s moved as huddle "
+		    "started (another huddle set it aside with --new?); start "
+		    "again", folder);
 		goto fail;
 	}
 	n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
