@@ -90,12 +90,9 @@ llm_setup(const struct options *o, const struct catalog *cat,
 	cfg->cache = !o->no_cache;
 	if (options_given(o, OPT_MAX_RETRIES))
 		cfg->max_retries = o->max_retries;
-	if (options_given(o, OPT_RETRY_FOR))
-		cfg->retry_for_ms = o->retry_for;
-	if (options_given(o, OPT_RETRY_MAX_DELAY))
-		cfg->retry_max_delay_ms = o->retry_max_delay;
-	if (options_given(o, OPT_STALL_TIMEOUT))
-		cfg->stall_timeout_s = o->stall_timeout;
+	cfg->retry_for_ms = o->retry_for;
+	cfg->retry_max_delay_ms = o->retry_max_delay;
+	cfg->stall_timeout_s = o->stall_timeout;
 	if (o->demo) {
 		/* The demo is scripted whatever the settings say. */
 		cfg->provider = LLM_SCRIPT;
@@ -458,14 +455,13 @@ team_options_fill(struct team_options *to, const struct options *o,
 	to->fresh = o->fresh;
 	to->team_name = o->team_name;
 	to->plan_review = reviewers[o->plan_review];
-	if (options_given(o, OPT_MAX_TEAMMATES))
-		to->max_teammates = o->max_teammates;
+	/* The options table's defaults are the team's (tests/unit/
+	 * test_options.c holds team_options_defaults to them). */
+	to->max_teammates = o->max_teammates;
 	if (options_given(o, OPT_MAX_ROUNDS))
 		to->max_rounds = o->max_rounds;
-	if (options_given(o, OPT_COMPACT_AT))
-		to->compact_at = o->compact_at;
-	if (options_given(o, OPT_QUIT_TIMEOUT))
-		to->quit_timeout_ms = (int64_t)o->quit_timeout * 1000;
+	to->compact_at = o->compact_at;
+	to->quit_timeout_ms = (int64_t)o->quit_timeout * 1000;
 	if (options_given(o, OPT_SHUTDOWN_TIMEOUT))
 		to->shutdown_timeout_ms = (int64_t)o->shutdown_timeout * 1000;
 	if (options_given(o, OPT_MAX_COST))
@@ -480,16 +476,11 @@ team_options_fill(struct team_options *to, const struct options *o,
 	to->nsockets = o->allow_socket.n;
 	to->local = (const char *const *)o->allow_local.v;
 	to->nlocal = o->allow_local.n;
-	if (options_given(o, OPT_MAX_PROCS))
-		to->max_procs = o->max_procs;
-	if (options_given(o, OPT_MAX_MEMORY))
-		to->max_memory = o->max_memory;
-	if (options_given(o, OPT_MAX_FILE_SIZE))
-		to->max_file_size = o->max_file_size;
-	if (options_given(o, OPT_TMP_MAX))
-		to->tmp_max.bytes = o->tmp_max;
-	if (options_given(o, OPT_TMP_MAX_FILES))
-		to->tmp_max.files = o->tmp_max_files;
+	to->max_procs = o->max_procs;
+	to->max_memory = o->max_memory;
+	to->max_file_size = o->max_file_size;
+	to->tmp_max.bytes = o->tmp_max;
+	to->tmp_max.files = o->tmp_max_files;
 	to->network = networks[o->network];
 	to->no_network = to->network == TEAM_NET_NONE;
 	to->no_sandbox = o->no_sandbox;

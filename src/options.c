@@ -109,8 +109,8 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    F(thinking),
 	    .what = "adaptive, off or a budget of at least 1024 tokens",
 	    .deflt = "the catalog's",
-	    .help = "adaptive, off, or a budget in tokens (default: as the "
-	    "catalog says per model)" },
+	    .help = "adaptive, off, or a budget in tokens (default: the "
+	    "catalog's, per model)" },
 	[OPT_THINKING_DISPLAY] = { "thinking-display", 0, "HOW", OPTT_WORD,
 	    OPT_NEUTRAL, F(thinking_display), .what = "summarized omitted",
 	    .deflt = "summarized",
