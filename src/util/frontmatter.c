@@ -1,290 +1,292 @@
 /*
- * The front matter of a Markdown file (see frontmatter.h): read line by
- * line, each line either a key, an item of the list being read, a line
- * of the block text being read, a comment or blank.
+ * The front matter of a Markdown file (see frontmatter.h): the lines
+ * between the two fences are handed to libyaml, and its events are read
+ * into fields. The shape is checked as the events come: a mapping of
+ * keys, each value a scalar or a sequence of scalars; anything else
+ * stops the parse with the line it is on.
  */
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <yaml.h>
+
 #include "util/frontmatter.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
-/* What the lines after a key continue. */
-enum fm_mode { FM_KEYS, FM_LIST, FM_BLOCK };
-
 struct fm_parser {
+	yaml_parser_t		 yaml;
+	yaml_event_t		 ev;		/* the event being read */
 	const char		*file;
+	const char		*block;		/* what the fences hold */
+	size_t			 len;
 	struct frontmatter	*out;
 	size_t			 cap;
-	enum fm_mode		 mode;
-	int			 fold;		/* a > block: lines joined */
-	size_t			 indent;	/* the block's, once known */
 	size_t			 capitems;
 	char			**err;
+	/* Where fm_line last stopped: a character, its byte, its line. */
+	size_t			 at;
+	size_t			 byte;
 	int			 line;
 };
 
-static char *
-fm_strndup(const char *s, size_t n)
+/* The line of the file on which the block's character at index is:
+ * libyaml's marks count characters (a CRLF as two), not bytes. The
+ * block starts on the file's line 2. */
+static int
+fm_line(struct fm_parser *p, size_t index)
 {
-	return xasprintf("%.*s", (int)n, s);
+	if (index < p->at) {
+		p->at = p->byte = 0;
+		p->line = 2;
+	}
+	while (p->at < index && p->byte < p->len) {
+		if (p->block[p->byte++] == '\n')
+			p->line++;
+		/* The bytes 10xxxxxx go on a character already counted. */
+		while (p->byte < p->len &&
+		    ((unsigned char)p->block[p->byte] & 0xc0) == 0x80)
+			p->byte++;
+		p->at++;
+	}
+	return p->line;
+}
+
+/* The line of the event being read. */
+static int
+fm_ev_line(struct fm_parser *p)
+{
+	return fm_line(p, p->ev.start_mark.index);
 }
 
 static int
-fm_fail(struct fm_parser *p, const char *what)
+fm_fail(struct fm_parser *p, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Sets *p->err to "file:line: " and the sentence; returns -1. */
+static int
+fm_fail(struct fm_parser *p, int line, const char *fmt, ...)
 {
-	*p->err = xasprintf("%s:%d: %s", p->file, p->line, what);
+	char *what, *clean;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&what, fmt, ap) == -1)
+		abort();
+	va_end(ap);
+	/* Keys come from a file that a teammate may have written: none of
+	 * them reaches a message unprintable or on two lines. */
+	clean = utf8_clean(what, strlen(what), 1000);
+	*p->err = xasprintf("%s:%d: %s", p->file, line, clean);
+	free(clean);
+	free(what);
 	return -1;
 }
 
-static struct fm_field *
-fm_last(struct fm_parser *p)
-{
-	return &p->out->fields[p->out->nfields - 1];
-}
-
-static void
-fm_add_item(struct fm_parser *p, char *item)
-{
-	struct fm_field *f = fm_last(p);
-
-	f->items = xgrow(f->items, &p->capitems, f->nitems + 1,
-	    sizeof *f->items);
-	f->items[f->nitems++] = item;
-}
-
-/* A scalar of s[0..len): quoted or plain. Returns it, or NULL after
- * fm_fail. In a flow list a plain scalar may not hold brackets. */
-static char *
-fm_scalar(struct fm_parser *p, const char *s, size_t len)
-{
-	char *v, *w;
-	size_t i;
-
-	while (len > 0 && isspace((unsigned char)*s))
-		s++, len--;
-	while (len > 0 && isspace((unsigned char)s[len - 1]))
-		len--;
-	if (len > 0 && (*s == '"' || *s == '\'')) {
-		char q = *s;
-
-		v = w = xmalloc(len + 1);
-		for (i = 1; i < len; i++) {
-			if (s[i] == q && q == '\'' && i + 1 < len &&
-			    s[i + 1] == '\'') {
-				*w++ = '\'';
-				i++;
-			} else if (s[i] == q) {
-				break;
-			} else if (s[i] == '\\' && q == '"' && i + 1 < len) {
-				i++;
-				*w++ = s[i] == 'n' ? '\n' : s[i] == 't' ?
-				    '\t' : s[i];
-			} else
-				*w++ = s[i];
-		}
-		*w = '\0';
-		/* Only a comment may follow the closing quote. */
-		for (i++; i < len && isspace((unsigned char)s[i]); i++)
-			;
-		if (i > len || (i < len && s[i] != '#')) {
-			free(v);
-			fm_fail(p, i > len ? "a quoted value is not closed" :
-			    "text after a quoted value");
-			return NULL;
-		}
-		return v;
-	}
-	/* Plain: a comment starts at " #". */
-	for (i = 0; i < len; i++) {
-		if (s[i] == '#' && i > 0 && isspace((unsigned char)s[i - 1]))
-			break;
-	}
-	len = i;
-	while (len > 0 && isspace((unsigned char)s[len - 1]))
-		len--;
-	return fm_strndup(s, len);
-}
-
-/* `[a, b, c]`: the items of the open list field. */
+/* libyaml's own error, at its line. */
 static int
-fm_flow(struct fm_parser *p, const char *s)
+fm_yaml_fail(struct fm_parser *p)
 {
-	size_t len = strlen(s), i, start;
-	char *item;
+	yaml_parser_t *y = &p->yaml;
+	const char *problem = y->problem ? y->problem : "unreadable", *hint;
+	char *context = xstrdup("");
+	size_t i, end;
+	int line = 2, rc;
 
-	while (len > 0 && isspace((unsigned char)s[len - 1]))
-		len--;
-	if (len < 2 || s[len - 1] != ']')
-		return fm_fail(p, "a list written [a, b] must end with ] on "
-		    "its line");
-	s++;
-	len -= 2;
-	for (i = 0; i < len; i++) {
-		if (s[i] == '[' || s[i] == ']' || s[i] == '{')
-			return fm_fail(p, "nested lists and maps are not "
-			    "supported");
+	if (y->error == YAML_MEMORY_ERROR) {
+		fprintf(stderr, "huddle: out of memory (libyaml)\n");
+		abort();
 	}
-	if (strspn(s, " \t") >= len)
-		return 0;
-	for (start = i = 0; i <= len; i++) {
-		if (i < len && s[i] != ',')
-			continue;
-		if ((item = fm_scalar(p, s + start, i - start)) == NULL)
-			return -1;
-		if (*item == '\0') {
-			free(item);
-			return fm_fail(p, "an empty item in a list");
+	if (y->error == YAML_READER_ERROR) {
+		/* A reader's error is at a byte, not a character. */
+		end = y->problem_offset < p->len ? y->problem_offset : p->len;
+		for (i = 0; i < end; i++)
+			line += p->block[i] == '\n';
+	} else {
+		/* What libyaml was reading, from where: an unclosed quote
+		 * or list is found only where the block ends. */
+		if (y->context != NULL) {
+			free(context);
+			context = xasprintf(" (%s from line %d)", y->context,
+			    fm_line(p, y->context_mark.index));
 		}
-		fm_add_item(p, item);
-		start = i + 1;
+		line = fm_line(p, y->problem_mark.index);
 	}
+	/* Claude Code's descriptions often hold "user: ..." unquoted. */
+	hint = strcmp(problem, "mapping values are not allowed in this "
+	    "context") == 0 ? " (quote a value that holds \": \")" : "";
+	rc = fm_fail(p, line, "invalid YAML: %s%s%s", problem, context, hint);
+	free(context);
+	return rc;
+}
+
+/* Reads the next event into p->ev, and refuses what no event of a front
+ * matter may carry: anchors, aliases and tags. */
+static int
+fm_next(struct fm_parser *p)
+{
+	const yaml_char_t *anchor = NULL, *tag = NULL;
+
+	yaml_event_delete(&p->ev);
+	if (!yaml_parser_parse(&p->yaml, &p->ev))
+		return fm_yaml_fail(p);
+	switch (p->ev.type) {
+	case YAML_SCALAR_EVENT:
+		anchor = p->ev.data.scalar.anchor;
+		tag = p->ev.data.scalar.tag;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		anchor = p->ev.data.sequence_start.anchor;
+		tag = p->ev.data.sequence_start.tag;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		anchor = p->ev.data.mapping_start.anchor;
+		tag = p->ev.data.mapping_start.tag;
+		break;
+	case YAML_ALIAS_EVENT:
+		anchor = p->ev.data.alias.anchor;
+		break;
+	default:
+		break;
+	}
+	if (anchor != NULL)
+		return fm_fail(p, fm_ev_line(p), "anchors and aliases are not "
+		    "accepted (%c%s)", p->ev.type == YAML_ALIAS_EVENT ? '*' :
+		    '&', (const char *)anchor);
+	if (tag != NULL)
+		return fm_fail(p, fm_ev_line(p), "tags are not accepted (%s)",
+		    (const char *)tag);
 	return 0;
 }
 
-/* A `key: value` line. */
+/* A copy of the scalar event's text, or NULL after fm_fail when it holds
+ * a NUL (which the string would silently cut). */
+static char *
+fm_scalar(struct fm_parser *p, const char *what)
+{
+	const char *s = (const char *)p->ev.data.scalar.value;
+	size_t n = p->ev.data.scalar.length;
+	char *v;
+
+	if (memchr(s, '\0', n) != NULL) {
+		fm_fail(p, fm_ev_line(p), "%s holds a NUL character", what);
+		return NULL;
+	}
+	v = xmalloc(n + 1);
+	memcpy(v, s, n);
+	v[n] = '\0';
+	return v;
+}
+
+/* The items of a sequence whose start was just read, into field f. */
 static int
-fm_key(struct fm_parser *p, const char *s)
+fm_list(struct fm_parser *p, struct fm_field *f)
+{
+	char *item;
+
+	f->is_list = 1;
+	f->value = xstrdup("");
+	p->capitems = 0;
+	for (;;) {
+		if (fm_next(p) == -1)
+			return -1;
+		if (p->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (p->ev.type != YAML_SCALAR_EVENT)
+			return fm_fail(p, fm_ev_line(p), "an item of %s is a "
+			    "list or a map; a list holds text only", f->key);
+		if ((item = fm_scalar(p, "an item")) == NULL)
+			return -1;
+		if (*item == '\0') {
+			free(item);
+			return fm_fail(p, fm_ev_line(p), "an empty item in a "
+			    "list");
+		}
+		f->items = xgrow(f->items, &p->capitems, f->nitems + 1,
+		    sizeof *f->items);
+		f->items[f->nitems++] = item;
+	}
+}
+
+/* One key, just read, and its value. */
+static int
+fm_field(struct fm_parser *p)
 {
 	struct frontmatter *o = p->out;
 	struct fm_field *f;
-	size_t klen = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-	const char *v;
+	char *key;
 	size_t i;
+	int line = fm_ev_line(p);
 
-	if (klen == 0 || s[klen] != ':' || (s[klen + 1] != '\0' &&
-	    !isspace((unsigned char)s[klen + 1])))
-		return fm_fail(p, "expected a line `key: value`");
+	if (p->ev.type != YAML_SCALAR_EVENT)
+		return fm_fail(p, line, "a key is text, not a list or a map");
+	if ((key = fm_scalar(p, "a key")) == NULL)
+		return -1;
+	if (*key == '\0') {
+		free(key);
+		return fm_fail(p, line, "a key is empty");
+	}
 	for (i = 0; i < o->nfields; i++) {
-		if (strlen(o->fields[i].key) == klen &&
-		    strncmp(o->fields[i].key, s, klen) == 0) {
-			char *why = xasprintf("%.*s is given twice (first on "
-			    "line %d)", (int)klen, s, o->fields[i].line);
-			int rc = fm_fail(p, why);
-
-			free(why);
-			return rc;
+		if (strcmp(o->fields[i].key, key) == 0) {
+			fm_fail(p, line, "%s is given twice (first on line "
+			    "%d)", key, o->fields[i].line);
+			free(key);
+			return -1;
 		}
 	}
 	o->fields = xgrow(o->fields, &p->cap, o->nfields + 1,
 	    sizeof *o->fields);
 	f = &o->fields[o->nfields++];
 	memset(f, 0, sizeof *f);
-	f->key = fm_strndup(s, klen);
-	f->line = p->line;
-	p->capitems = 0;
-	for (v = s + klen + 1; isspace((unsigned char)*v); v++)
-		;
-	if (*v == '\0' || *v == '#') {
-		/* Items may follow; none make it an empty value. */
-		f->is_list = 1;
-		p->mode = FM_LIST;
-		return 0;
+	f->key = key;
+	f->line = line;
+	if (fm_next(p) == -1)
+		return -1;
+	switch (p->ev.type) {
+	case YAML_SCALAR_EVENT:
+		return (f->value = fm_scalar(p, f->key)) == NULL ? -1 : 0;
+	case YAML_SEQUENCE_START_EVENT:
+		return fm_list(p, f);
+	default:
+		return fm_fail(p, fm_ev_line(p), "%s is a map, and nested "
+		    "maps are not accepted", f->key);
 	}
-	if ((*v == '|' || *v == '>') && (v[1] == '\0' || ((v[1] == '-' ||
-	    v[1] == '+') && v[2] == '\0'))) {
-		f->value = xstrdup("");
-		p->mode = FM_BLOCK;
-		p->fold = *v == '>';
-		p->indent = 0;
-		return 0;
-	}
-	if (*v == '[') {
-		f->is_list = 1;
-		f->value = xstrdup("");
-		return fm_flow(p, v);
-	}
-	if (*v == '{' || *v == '&' || *v == '*' || *v == '!')
-		return fm_fail(p, "maps, anchors and tags are not supported");
-	return (f->value = fm_scalar(p, v, strlen(v))) == NULL ? -1 : 0;
 }
 
-/* Ends a list or block whose lines are over. */
-static void
-fm_close(struct fm_parser *p)
-{
-	struct fm_field *f;
-	size_t n;
-
-	if (p->out->nfields == 0)
-		return;
-	f = fm_last(p);
-	if (p->mode == FM_LIST && f->nitems == 0 && f->value == NULL) {
-		f->is_list = 0;
-		f->value = xstrdup("");
-	} else if (p->mode == FM_LIST && f->value == NULL)
-		f->value = xstrdup("");
-	if (p->mode == FM_BLOCK) {
-		n = strlen(f->value);
-		while (n > 0 && (f->value[n - 1] == '\n' ||
-		    f->value[n - 1] == ' '))
-			f->value[--n] = '\0';
-	}
-	p->mode = FM_KEYS;
-}
-
-/* A line of block text (s: the whole line). */
-static void
-fm_block_line(struct fm_parser *p, const char *s)
-{
-	struct fm_field *f = fm_last(p);
-	size_t ind = strspn(s, " \t"), n = strlen(f->value);
-	char *next;
-
-	if (s[ind] == '\0') {
-		next = xasprintf("%s\n", f->value);
-	} else {
-		if (p->indent == 0)
-			p->indent = ind;
-		ind = ind < p->indent ? ind : p->indent;
-		next = xasprintf("%s%s%s", f->value, n == 0 ||
-		    f->value[n - 1] == '\n' ? "" : p->fold ? " " : "\n",
-		    s + ind);
-	}
-	free(f->value);
-	f->value = next;
-}
-
-/* One line of the front matter (its end of line cut off). */
+/* The stream of the block: nothing, or one document that is a mapping. */
 static int
-fm_line(struct fm_parser *p, const char *s)
+fm_stream(struct fm_parser *p)
 {
-	size_t ind = strspn(s, " \t");
-	char *item;
-
-	if (p->mode == FM_BLOCK) {
-		if (ind > 0 || s[ind] == '\0') {
-			fm_block_line(p, s);
-			return 0;
-		}
-		fm_close(p);
-	}
-	if (p->mode == FM_LIST && s[ind] == '-' && (s[ind + 1] == '\0' ||
-	    isspace((unsigned char)s[ind + 1]))) {
-		if ((item = fm_scalar(p, s + ind + 1, strlen(s + ind + 1))) ==
-		    NULL)
+	/* The stream's start, then nothing or the document's start. */
+	if (fm_next(p) == -1 || fm_next(p) == -1)
+		return -1;
+	if (p->ev.type == YAML_STREAM_END_EVENT)
+		return 0;
+	if (fm_next(p) == -1)
+		return -1;
+	if (p->ev.type != YAML_MAPPING_START_EVENT)
+		return fm_fail(p, fm_ev_line(p), "the front matter is not "
+		    "`key: value` lines");
+	for (;;) {
+		if (fm_next(p) == -1)
 			return -1;
-		if (*item == '\0') {
-			free(item);
-			return fm_fail(p, "an empty item in a list");
-		}
-		fm_add_item(p, item);
-		return 0;
+		if (p->ev.type == YAML_MAPPING_END_EVENT)
+			break;
+		if (fm_field(p) == -1)
+			return -1;
 	}
-	if (s[ind] == '\0' || s[ind] == '#')
-		return 0;
-	if (p->mode == FM_LIST)
-		fm_close(p);
-	if (ind > 0)
-		return fm_fail(p, "unexpected indentation (nested values are "
-		    "not supported)");
-	if (*s == '-')
-		return fm_fail(p, "a list item with no key above it");
-	return fm_key(p, s);
+	/* The document's end, then the stream's or another document. */
+	if (fm_next(p) == -1 || fm_next(p) == -1)
+		return -1;
+	if (p->ev.type == YAML_DOCUMENT_START_EVENT)
+		return fm_fail(p, fm_ev_line(p), "the front matter holds more "
+		    "than one YAML document");
+	return 0;
 }
 
 /* Whether line s[0..len) is "---" (trailing blanks allowed). */
@@ -296,21 +298,42 @@ fm_fence(const char *s, size_t len)
 	return len == 3 && strncmp(s, "---", 3) == 0;
 }
 
+/* The line of the closing fence after the block at s (the file's line
+ * 2): the block's length into *len, what follows the fence into *rest.
+ * Returns 0, or -1 when no fence closes it. */
+static int
+fm_closing(const char *s, size_t *len, const char **rest, int *line)
+{
+	const char *start = s, *eol;
+
+	for (*line = 2; *s != '\0'; (*line)++) {
+		eol = strchr(s, '\n');
+		if (fm_fence(s, eol ? (size_t)(eol - s) : strlen(s))) {
+			*len = (size_t)(s - start);
+			*rest = eol ? eol + 1 : "";
+			return 0;
+		}
+		if (eol == NULL)
+			break;
+		s = eol + 1;
+	}
+	return -1;
+}
+
 int
 frontmatter_parse(const char *text, const char *file,
     struct frontmatter *out, char **err)
 {
-	struct fm_parser p = { 0 };
-	const char *s = text, *eol;
-	char *line;
-	size_t len;
-	int rc;
+	struct fm_parser p;
+	const char *s = text, *eol, *rest;
+	int rc, fence;
 
 	memset(out, 0, sizeof *out);
+	memset(&p, 0, sizeof p);
 	p.file = file;
 	p.out = out;
 	p.err = err;
-	p.line = 1;
+	p.line = 2;
 	/* A byte-order mark is no part of the fence. */
 	if (strncmp(s, "\xef\xbb\xbf", 3) == 0)
 		s += 3;
@@ -320,37 +343,27 @@ frontmatter_parse(const char *text, const char *file,
 		out->body_line = 1;
 		return 0;
 	}
-	for (s = eol ? eol + 1 : s + strlen(s); *s != '\0' || eol != NULL;
-	    s = eol + 1) {
-		p.line++;
-		eol = strchr(s, '\n');
-		len = eol ? (size_t)(eol - s) : strlen(s);
-		if (fm_fence(s, len)) {
-			fm_close(&p);
-			out->body = xstrdup(eol ? eol + 1 : "");
-			out->body_line = p.line + 1;
-			return 0;
-		}
-		if (eol == NULL && len == 0)
-			break;
-		while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == ' ' ||
-		    s[len - 1] == '\t'))
-			len--;
-		line = fm_strndup(s, len);
-		rc = fm_line(&p, line);
-		free(line);
-		if (rc == -1) {
-			frontmatter_free(out);
-			return -1;
-		}
-		if (eol == NULL)
-			break;
+	if (eol == NULL || fm_closing(eol + 1, &p.len, &rest, &fence) == -1)
+		return fm_fail(&p, 1, "the front matter that starts here is "
+		    "not closed by a line of ---");
+	p.block = eol + 1;
+	if (!yaml_parser_initialize(&p.yaml)) {
+		fprintf(stderr, "huddle: out of memory (libyaml)\n");
+		abort();
 	}
-	p.line = 1;
-	fm_fail(&p, "the front matter that starts here is not closed by a "
-	    "line of ---");
-	frontmatter_free(out);
-	return -1;
+	yaml_parser_set_encoding(&p.yaml, YAML_UTF8_ENCODING);
+	yaml_parser_set_input_string(&p.yaml, (const unsigned char *)p.block,
+	    p.len);
+	rc = fm_stream(&p);
+	yaml_event_delete(&p.ev);
+	yaml_parser_delete(&p.yaml);
+	if (rc == -1) {
+		frontmatter_free(out);
+		return -1;
+	}
+	out->body = xstrdup(rest);
+	out->body_line = fence + 1;
+	return 0;
 }
 
 const struct fm_field *

@@ -1,8 +1,8 @@
 /*
- * Unit tests of util/frontmatter (the front matter of agent definition
- * files), util/safefile, agent/instructions and agent/roles: parsing a
- * role, its tools and MCP servers, and the rules that merge the
- * person's roles with the project's.
+ * Unit tests of util/safefile, agent/instructions and agent/roles:
+ * parsing a role (its front matter is test_frontmatter.c's), its tools
+ * and MCP servers, and the rules that merge the person's roles with the
+ * project's.
  */
 #include "config.h"
 
@@ -17,7 +17,6 @@
 #include "agent/instructions.h"
 #include "agent/roles.h"
 #include "testutil.h"
-#include "util/frontmatter.h"
 #include "util/safefile.h"
 #include "util/xmalloc.h"
 
@@ -41,91 +40,6 @@ make_dir(const char *dir, const char *name)
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	free(path);
 }
-
-/* Parses text and expects an error that contains want. */
-static void
-fm_bad(const char *text, const char *want)
-{
-	struct frontmatter f;
-	char *err = NULL;
-
-	ck_assert_int_eq(frontmatter_parse(text, "x.md", &f, &err), -1);
-	ck_assert_msg(strstr(err, want) != NULL, "error '%s' lacks '%s'", err,
-	    want);
-	free(err);
-}
-
-START_TEST(frontmatter_reads_the_subset)
-{
-	struct frontmatter f;
-	const struct fm_field *k;
-	char *err = NULL;
-
-	ck_assert_int_eq(frontmatter_parse("---\n"
-	    "name: reviewer # a comment\n"
-	    "description: \"Reviews: code, \\\"carefully\\\"\"\n"
-	    "tools: [read_file, 'bash']\n"
-	    "# a comment line\n"
-	    "mcpServers:\n"
-	    "  - github\n"
-	    "  - \"db\"\n"
-	    "notes: |\n"
-	    "  line one\n"
-	    "    indented\n"
-	    "plan_required: true\r\n"
-	    "---\n"
-	    "The body.\n", "x.md", &f, &err), 0);
-	k = frontmatter_get(&f, "name");
-	ck_assert_str_eq(k->value, "reviewer");
-	ck_assert_int_eq(k->line, 2);
-	ck_assert_str_eq(frontmatter_get(&f, "description")->value,
-	    "Reviews: code, \"carefully\"");
-	k = frontmatter_get(&f, "tools");
-	ck_assert(k->is_list);
-	ck_assert_int_eq(k->nitems, 2);
-	ck_assert_str_eq(k->items[1], "bash");
-	k = frontmatter_get(&f, "mcpServers");
-	ck_assert(k->is_list);
-	ck_assert_int_eq(k->nitems, 2);
-	ck_assert_str_eq(k->items[1], "db");
-	ck_assert_str_eq(frontmatter_get(&f, "notes")->value,
-	    "line one\n  indented");
-	ck_assert_str_eq(frontmatter_get(&f, "plan_required")->value, "true");
-	ck_assert_str_eq(f.body, "The body.\n");
-	ck_assert_ptr_null(frontmatter_get(&f, "model"));
-	frontmatter_free(&f);
-
-	/* No front matter: all body. */
-	ck_assert_int_eq(frontmatter_parse("# Title\n", "x.md", &f, &err), 0);
-	ck_assert_int_eq(f.nfields, 0);
-	ck_assert_str_eq(f.body, "# Title\n");
-	frontmatter_free(&f);
-	/* An empty list and a bare key. */
-	ck_assert_int_eq(frontmatter_parse("---\ntools: []\nmodel:\n---\n",
-	    "x.md", &f, &err), 0);
-	ck_assert(frontmatter_get(&f, "tools")->is_list);
-	ck_assert_int_eq(frontmatter_get(&f, "tools")->nitems, 0);
-	ck_assert(!frontmatter_get(&f, "model")->is_list);
-	ck_assert_str_eq(frontmatter_get(&f, "model")->value, "");
-	frontmatter_free(&f);
-}
-END_TEST
-
-START_TEST(frontmatter_names_errors_with_file_and_line)
-{
-	fm_bad("---\nname: a\n", "x.md:1: the front matter");
-	fm_bad("---\nname: a\nname: b\n---\n", "x.md:3: name is given twice");
-	fm_bad("---\nname: a\n  nested: b\n---\n", "x.md:3: unexpected "
-	    "indentation");
-	fm_bad("---\njust words\n---\n", "x.md:2: expected a line");
-	fm_bad("---\ntools: [a, [b]]\n---\n", "x.md:2: nested");
-	fm_bad("---\ntools: [a, b\n---\n", "x.md:2: a list written");
-	fm_bad("---\nname: \"open\n---\n", "x.md:2: a quoted value is not "
-	    "closed");
-	fm_bad("---\nmeta: {a: 1}\n---\n", "x.md:2: maps");
-	fm_bad("---\n- item\n---\n", "x.md:2: a list item with no key");
-}
-END_TEST
 
 /* role_parse with the servers github and db. */
 static int
@@ -234,6 +148,21 @@ START_TEST(role_parse_reads_claude_code_files_as_they_are)
 	ck_assert_ptr_nonnull(strstr(r.note, "maxTurns ignored"));
 	ck_assert_ptr_nonnull(strstr(r.note, "permissionMode ignored"));
 	role_clear(&r);
+
+	/* YAML as Claude Code's files write it: a quoted description that
+	 * holds ": ", block text, a list of - lines. */
+	ck_assert_int_eq(parse("---\nname: planner\ndescription: \"Use it "
+	    "when asked: plan\\nExamples: <example>user: 'plan'</example>\"\n"
+	    "notes: >-\n  folded\n  text\ntools:\n  - Read\n  - Bash\n"
+	    "model: sonnet # the family\n---\nYou plan.\n", ROLE_CLAUDE, &r,
+	    &err), 0);
+	ck_assert_str_eq(r.description, "Use it when asked: plan\nExamples: "
+	    "<example>user: 'plan'</example>");
+	ck_assert(role_allows_tool(&r, "read_file"));
+	ck_assert(role_allows_tool(&r, "bash"));
+	ck_assert(!role_allows_tool(&r, "write_file"));
+	ck_assert_str_eq(r.prompt, "You plan.");
+	role_clear(&r);
 }
 END_TEST
 
@@ -244,6 +173,13 @@ START_TEST(role_parse_refuses_what_it_cannot_honour)
 	role_bad("---\nname: Bad Name\n---\n", "agents/r.md:2: a role's name");
 	role_bad("---\nmodel: x; rm -rf /\n---\n", "agents/r.md:2: a model id");
 	role_bad("---\nname: [a, b]\n---\n", "name is one value");
+	/* Unquoted, a ": " in a value is not YAML: the file and line say
+	 * where, and how to write it. */
+	role_bad("---\nname: x\ndescription: Use it when asked: plan\n---\n",
+	    "agents/r.md:3: invalid YAML: mapping values are not allowed in "
+	    "this context (quote a value that holds \": \")");
+	role_bad("---\nname: &n x\n---\n", "agents/r.md:2: anchors and "
+	    "aliases are not accepted");
 }
 END_TEST
 
@@ -486,8 +422,6 @@ roles_suite(void)
 	Suite *s = suite_create("roles");
 	TCase *tc = tcase_create("roles");
 
-	tcase_add_test(tc, frontmatter_reads_the_subset);
-	tcase_add_test(tc, frontmatter_names_errors_with_file_and_line);
 	tcase_add_test(tc, role_parse_reads_a_definition);
 	tcase_add_test(tc, role_parse_reads_claude_code_files_as_they_are);
 	tcase_add_test(tc, role_parse_refuses_what_it_cannot_honour);
