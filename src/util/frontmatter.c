@@ -320,13 +320,16 @@ fm_closing(const char *s, size_t *len, const char **rest, int *line)
 	return -1;
 }
 
+static int fm_parse(struct fm_parser *p, int *colon);
+static char *fm_quote_values(const char *block, size_t len);
+
 int
 frontmatter_parse(const char *text, const char *file,
     struct frontmatter *out, char **err)
 {
 	struct fm_parser p;
 	const char *s = text, *eol, *rest;
-	int rc, fence;
+	int rc, fence, colon;
 
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
@@ -347,16 +350,31 @@ frontmatter_parse(const char *text, const char *file,
 		return fm_fail(&p, 1, "the front matter that starts here is "
 		    "not closed by a line of ---");
 	p.block = eol + 1;
-	if (!yaml_parser_initialize(&p.yaml)) {
-		fprintf(stderr, "huddle: out of memory (libyaml)\n");
-		abort();
+	rc = fm_parse(&p, &colon);
+	if (rc == -1 && colon) {
+		/* Claude Code's own agent files write descriptions such as
+		 * `description: Use it when… user: "…"`, which YAML refuses;
+		 * Claude Code reads them as the text they are. So does
+		 * huddle, with those values quoted; else the first error
+		 * stands. */
+		char *first = *err, *quoted = fm_quote_values(p.block, p.len);
+
+		*err = NULL;
+		frontmatter_free(out);
+		p.cap = 0;
+		p.capitems = 0;
+		p.at = p.byte = 0;
+		p.line = 2;
+		p.block = quoted;
+		p.len = strlen(quoted);
+		rc = fm_parse(&p, &colon);
+		if (rc == -1) {
+			free(*err);
+			*err = first;
+		} else
+			free(first);
+		free(quoted);
 	}
-	yaml_parser_set_encoding(&p.yaml, YAML_UTF8_ENCODING);
-	yaml_parser_set_input_string(&p.yaml, (const unsigned char *)p.block,
-	    p.len);
-	rc = fm_stream(&p);
-	yaml_event_delete(&p.ev);
-	yaml_parser_delete(&p.yaml);
 	if (rc == -1) {
 		frontmatter_free(out);
 		return -1;
@@ -364,6 +382,71 @@ frontmatter_parse(const char *text, const char *file,
 	out->body = xstrdup(rest);
 	out->body_line = fence + 1;
 	return 0;
+}
+
+/* Parses p's block into p->out: 0, or -1 with *p->err; *colon says
+ * whether libyaml refused a ": " in a plain value. */
+static int
+fm_parse(struct fm_parser *p, int *colon)
+{
+	int rc;
+
+	if (!yaml_parser_initialize(&p->yaml)) {
+		fprintf(stderr, "huddle: out of memory (libyaml)\n");
+		abort();
+	}
+	yaml_parser_set_encoding(&p->yaml, YAML_UTF8_ENCODING);
+	yaml_parser_set_input_string(&p->yaml, (const unsigned char *)p->block,
+	    p->len);
+	rc = fm_stream(p);
+	*colon = rc == -1 && p->yaml.error == YAML_SCANNER_ERROR &&
+	    p->yaml.problem != NULL && strstr(p->yaml.problem,
+	    "mapping values are not allowed") != NULL;
+	yaml_event_delete(&p->ev);
+	yaml_parser_delete(&p->yaml);
+	return rc;
+}
+
+/*
+ * The block (len bytes) with each top-level `key: value` line whose
+ * plain value holds ": " written as a single-quoted value, the same
+ * number of lines (malloc'd). A value that starts as YAML's own syntax
+ * (a quote, [, {, |, >, &, *, !, #) is left as it is.
+ */
+static char *
+fm_quote_values(const char *block, size_t len)
+{
+	const char *s = block, *end = block + len, *nl, *v, *c, *q;
+	char *out = NULL;
+	size_t olen = 0, ocap = 0, k;
+
+	for (; s < end; s = nl + 1) {
+		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			nl = end;
+		k = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+		    "XYZ0123456789_-");
+		v = s + k + 2;
+		if (k == 0 || s + k + 2 > nl || s[k] != ':' || s[k + 1] != ' ' ||
+		    (v < nl && strchr("'\"[{|>&*!#", *v) != NULL) ||
+		    memmem(v, (size_t)(nl - v), ": ", 2) == NULL) {
+			out = xappend(out, &olen, &ocap, s, (size_t)(nl - s));
+		} else {
+			out = xappend(out, &olen, &ocap, s, k + 2);
+			out = xappend(out, &olen, &ocap, "'", 1);
+			for (q = nl; q > v && (q[-1] == '\r' || q[-1] == ' ' ||
+			    q[-1] == '\t'); q--)
+				;
+			for (c = v; c < q; c++)
+				out = xappend(out, &olen, &ocap, *c == '\'' ?
+				    "''" : c, *c == '\'' ? 2 : 1);
+			out = xappend(out, &olen, &ocap, "'", 1);
+			if (q < nl && nl[-1] == '\r')
+				out = xappend(out, &olen, &ocap, "\r", 1);
+		}
+		if (nl < end)
+			out = xappend(out, &olen, &ocap, "\n", 1);
+	}
+	return out != NULL ? out : xstrdup("");
 }
 
 const struct fm_field *

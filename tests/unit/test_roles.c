@@ -173,11 +173,10 @@ START_TEST(role_parse_refuses_what_it_cannot_honour)
 	role_bad("---\nname: Bad Name\n---\n", "agents/r.md:2: a role's name");
 	role_bad("---\nmodel: x; rm -rf /\n---\n", "agents/r.md:2: a model id");
 	role_bad("---\nname: [a, b]\n---\n", "name is one value");
-	/* Unquoted, a ": " in a value is not YAML: the file and line say
-	 * where, and how to write it. */
-	role_bad("---\nname: x\ndescription: Use it when asked: plan\n---\n",
+	/* Broken YAML: the file and line say where. */
+	role_bad("---\nname: x\n  description: plan\n---\n",
 	    "agents/r.md:3: invalid YAML: mapping values are not allowed in "
-	    "this context (quote a value that holds \": \")");
+	    "this context");
 	role_bad("---\nname: &n x\n---\n", "agents/r.md:2: anchors and "
 	    "aliases are not accepted");
 }
