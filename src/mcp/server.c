@@ -1,22 +1,19 @@
 /*
- * One MCP server: its transport, the start of a conversation with it in
- * either revision, and its requests (see server.h).
+ * One MCP server: the start of a conversation with it in either
+ * revision, its requests and their replies, its tool list, and what it
+ * asks of huddle (see server.h). It reaches the server through its
+ * transport (stdio.c or http.c), only by the operations of transport.h.
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "llm/http.h"
-#include "llm/sse.h"
 #include "mcp/content.h"
 #include "mcp/elicit.h"
+#include "mcp/jsonrpc.h"
 #include "mcp/server.h"
+#include "mcp/transport.h"
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -35,18 +32,6 @@ static const char *const mcp_legacy_versions[] = {
 #define MCP_MAX_TOOLS		100
 #define MCP_MAX_DESCRIPTION	1024
 #define MCP_MAX_SCHEMA		8192
-/* The bytes one drain of a stdio server's output reads at most. */
-#define MCP_DRAIN_MAX		(1024 * 1024)
-
-/* How an exchange ended. */
-enum mcp_x {
-	MCP_X_OK,
-	MCP_X_RPC_ERROR,	/* the server answered with an error */
-	MCP_X_TRANSPORT,	/* the server could not be reached or read */
-	MCP_X_DEAD,		/* a stdio server's stdout closed */
-	MCP_X_TIMEOUT,
-	MCP_X_CANCELLED
-};
 
 const char *
 mcp_state_name(enum mcp_state st)
@@ -65,6 +50,9 @@ mcp_state_name(enum mcp_state st)
 	}
 	return "?";
 }
+
+static int mcp_take_text(struct mcp_wait *w, const char *text, size_t len);
+static int64_t mcp_deadline(struct mcp_wait *w);
 
 /* --- configuration --------------------------------------------------------- */
 
@@ -163,7 +151,6 @@ mcp_server_new(const char *name, json_t *config,
 	s->notice = notice;
 	s->ud = ud;
 	s->next_id = 1;
-	s->proc.err = -1;
 	cancel_init(&s->stop);
 	pthread_mutex_init(&s->io, NULL);
 	pthread_mutex_init(&s->lock, NULL);
@@ -172,7 +159,20 @@ mcp_server_new(const char *name, json_t *config,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->changed, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&s->spawn_cv, NULL);
+	/* What its transport is lent, and the transport. */
+	s->link.name = s->name;
+	s->link.config = s->config;
+	s->link.launch = launch;
+	s->link.lock = &s->lock;
+	s->link.changed = &s->changed;
+	s->link.stop = &s->stop;
+	s->link.asking = &s->asking;
+	s->link.asked_ms = &s->asked_ms;
+	s->link.version = &s->version;
+	s->link.take = mcp_take_text;
+	s->link.until = mcp_deadline;
+	s->link.ud = s;
+	s->transport = (http ? &mcp_http_ops : &mcp_stdio_ops)->new(&s->link);
 	return s;
 }
 
@@ -197,408 +197,24 @@ mcp_tell(struct mcp_server *s, const char *text)
 		s->notice(s->ud, text);
 }
 
-/* --- the stdio transport --------------------------------------------------- */
-
-/* Appends 'word' to *cmd, quoted for /bin/sh. */
-static void
-mcp_quote(char **cmd, size_t *len, size_t *cap, const char *word)
-{
-	const char *p;
-
-	*cmd = xappend(*cmd, len, cap, " '", 2);
-	for (p = word; *p != '\0'; p++) {
-		if (*p == '\'')
-			*cmd = xappend(*cmd, len, cap, "'\\''", 4);
-		else
-			*cmd = xappend(*cmd, len, cap, p, 1);
-	}
-	*cmd = xappend(*cmd, len, cap, "'", 1);
-}
-
-/* --- a stdio server's stderr ---------------------------------------------- */
-
-/* Keeps one line of stderr (raw bytes), cleaned: terminal escapes (CSI,
- * OSC and the two-byte ones) are dropped, the rest as utf8_clean makes
- * it; a line left empty is not kept. */
-static void
-mcp_tail_add(struct mcp_server *s, const char *raw, size_t len)
-{
-	char *plain = xmalloc(len + 1), *line;
-	size_t i = 0, n = 0;
-
-	while (i < len) {
-		unsigned char c = (unsigned char)raw[i];
-
-		if (c != 0x1b) {
-			plain[n++] = (char)c;
-			i++;
-			continue;
-		}
-		if (++i >= len)
-			break;
-		if (raw[i] == '[') {
-			/* CSI: parameters, then a final byte @ to ~. */
-			for (i++; i < len && !((unsigned char)raw[i] >= 0x40 &&
-			    (unsigned char)raw[i] <= 0x7e); i++)
-				;
-			i++;
-		} else if (raw[i] == ']') {
-			/* OSC: up to BEL or ESC \. */
-			for (i++; i < len && raw[i] != '\a' && raw[i] != 0x1b;
-			    i++)
-				;
-			i += i < len && raw[i] == 0x1b ? 2 : 1;
-		} else
-			i++;
-	}
-	line = utf8_clean(plain, n, MCP_TAIL_LINE_MAX);
-	free(plain);
-	if (line[strspn(line, " ")] == '\0') {
-		free(line);
-		return;
-	}
-	pthread_mutex_lock(&s->lock);
-	free(s->tail[s->tail_next]);
-	s->tail[s->tail_next] = line;
-	s->tail_next = (s->tail_next + 1) % MCP_TAIL_LINES;
-	if (s->tail_n < MCP_TAIL_LINES)
-		s->tail_n++;
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* Forgets the stderr kept (a new process starts). */
-static void
-mcp_tail_clear(struct mcp_server *s)
-{
-	size_t i;
-
-	pthread_mutex_lock(&s->lock);
-	for (i = 0; i < MCP_TAIL_LINES; i++) {
-		free(s->tail[i]);
-		s->tail[i] = NULL;
-	}
-	s->tail_n = s->tail_next = 0;
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* The bytes of one stderr line looked at at most: the rest of a longer
- * line is dropped. */
-#define MCP_TAIL_RAW_MAX	(4 * MCP_TAIL_LINE_MAX)
-/* What the reader still reads once told to finish. */
-#define MCP_TAIL_FINISH_MAX	(1024 * 1024)
-
-/* The thread that reads a stdio server's stderr while it runs, so that
- * a server that writes much there never blocks on it: line by line into
- * the tail. A carriage return not followed by a newline starts the line
- * again, as on a terminal (progress bars). Ends at the end of the pipe,
- * or once told to finish (err_stop) when nothing more is there at once. */
-static void *
-mcp_err_read(void *arg)
-{
-	struct mcp_server *s = arg;
-	struct pollfd p = { s->proc.err, POLLIN, 0 };
-	char buf[4096], line[MCP_TAIL_RAW_MAX];
-	size_t len = 0, late = 0;
-	ssize_t n, i;
-	int stopping, cr = 0;
-
-	for (;;) {
-		stopping = atomic_load(&s->err_stop);
-		if (stopping && late > MCP_TAIL_FINISH_MAX)
-			break;
-		if (poll(&p, 1, stopping ? 0 : 200) <= 0) {
-			if (stopping)
-				break;
-			continue;
-		}
-		n = read(p.fd, buf, sizeof buf);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
-			if (stopping && errno == EAGAIN)
-				break;
-			continue;
-		}
-		if (n <= 0)
-			break;
-		if (stopping)
-			late += (size_t)n;
-		for (i = 0; i < n; i++) {
-			if (buf[i] == '\n') {
-				mcp_tail_add(s, line, len);
-				len = 0;
-				cr = 0;
-				continue;
-			}
-			/* "\r\n" ends a line; "\r" then more redraws it. */
-			if (cr)
-				len = 0;
-			cr = buf[i] == '\r';
-			if (!cr && len < sizeof line)
-				line[len++] = buf[i];
-		}
-	}
-	if (len > 0)
-		mcp_tail_add(s, line, len);
-	return NULL;
-}
-
-/* Ends a stdio server's process: the reaper and all beneath it, then
- * the reader of its stderr (which reads what is left), then what the
- * launch's begin set up for it. io is held. */
-static void
-mcp_stdio_end(struct mcp_server *s)
-{
-	bash_end_piped(&s->proc);
-	if (s->err_reading) {
-		atomic_store(&s->err_stop, 1);
-		pthread_join(s->err_reader, NULL);
-		s->err_reading = 0;
-	}
-	if (s->proc.err != -1)
-		close(s->proc.err);
-	s->proc.err = -1;
-	if (s->handle != NULL && s->launch != NULL && s->launch->end != NULL)
-		s->launch->end(s->launch->ud, s->handle);
-	s->handle = NULL;
-}
-
-/*
- * A process started through the reaper dies with the thread that started
- * it (the reaper's parent-death signal follows the thread), so a
- * server's processes are all started by a thread of its own, which lives
- * until the server is freed: a background start, an agent's call or a
- * listing may each start it, and end before it does.
- */
-struct mcp_spawn {
-	const char			*command;
-	const struct bash_options	*bo;
-	struct bash_piped		*proc;
-	char				**why;
-	int				 rc;
-	int				 done;
-};
-
-/* The server's spawning thread: one spawn at a time, until told to
- * quit. */
-static void *
-mcp_spawner(void *arg)
-{
-	struct mcp_server *s = arg;
-	struct mcp_spawn *job;
-
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->spawner_quit && s->spawn == NULL)
-			pthread_cond_wait(&s->spawn_cv, &s->lock);
-		if (s->spawn == NULL)
-			break;
-		job = s->spawn;
-		pthread_mutex_unlock(&s->lock);
-		job->rc = bash_start_piped(job->command, job->bo, job->proc,
-		    job->why);
-		pthread_mutex_lock(&s->lock);
-		job->done = 1;
-		s->spawn = NULL;
-		pthread_cond_broadcast(&s->spawn_cv);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
-/* bash_start_piped on the server's spawning thread (made at its first
- * use), waiting for it. io is held: one spawn at a time. */
-static int
-mcp_spawn(struct mcp_server *s, const char *command,
-    const struct bash_options *bo, struct bash_piped *proc, char **why)
-{
-	struct mcp_spawn job = { command, bo, proc, why, -1, 0 };
-
-	pthread_mutex_lock(&s->lock);
-	if (!s->spawner_live && !s->spawner_quit)
-		s->spawner_live = pthread_create(&s->spawner, NULL,
-		    mcp_spawner, s) == 0;
-	if (!s->spawner_live) {
-		pthread_mutex_unlock(&s->lock);
-		*why = xstrdup("cannot start: no thread to start it on");
-		return -1;
-	}
-	s->spawn = &job;
-	pthread_cond_broadcast(&s->spawn_cv);
-	while (!job.done)
-		pthread_cond_wait(&s->spawn_cv, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	return job.rc;
-}
-
-/* Starts a stdio server's process; io is held. */
-static int
-mcp_stdio_start(struct mcp_server *s, char **err)
-{
-	struct bash_options bo = s->launch->bo;
-	json_t *env = json_object_get(s->config, "env"), *v, *a;
-	const char *cwd = json_string_value(json_object_get(s->config, "cwd"));
-	const char *key, **extra = NULL;
-	char *cmd = NULL;
-	size_t len = 0, cap = 0, n = 0, i;
-	int rc;
-
-	cmd = xappend(cmd, &len, &cap, "exec", 4);
-	mcp_quote(&cmd, &len, &cap, json_string_value(json_object_get(
-	    s->config, "command")));
-	json_array_foreach(json_object_get(s->config, "args"), i, a)
-		mcp_quote(&cmd, &len, &cap, json_string_value(a));
-	mcp_tail_clear(s);
-	/* What this start gets of its own (its sandbox, its network pass,
-	 * its cache), from the launch. */
-	s->handle = NULL;
-	if (s->launch->begin != NULL && s->launch->begin(s->launch->ud,
-	    s->name, s->config, &bo, &s->handle, err) == -1) {
-		free(cmd);
-		return -1;
-	}
-	/* The person's own variables for it, after the filtered ones. */
-	for (i = 0; bo.extra_env != NULL && bo.extra_env[i] != NULL; i++)
-		;
-	extra = xcalloc(json_object_size(env) + i + 1, sizeof *extra);
-	/* The launch's own (the proxy's variables) first, copied. */
-	for (i = 0; bo.extra_env != NULL && bo.extra_env[i] != NULL; i++)
-		extra[n++] = xstrdup(bo.extra_env[i]);
-	json_object_foreach(env, key, v) {
-		if (json_is_string(v))
-			extra[n++] = xasprintf("%s=%s", key,
-			    json_string_value(v));
-	}
-	extra[n] = NULL;
-	if (n > 0)
-		bo.extra_env = extra;
-	/* Never the working tree: tools such as npx or uvx read files of
-	 * their directory (.npmrc, package.json, node_modules/.bin) that
-	 * teammates can write, and would run their code beside the
-	 * server's secrets. Only an absolute "cwd" is accepted. */
-	bo.workdir = cwd != NULL && cwd[0] == '/' ? cwd : "/";
-	bo.cancel = NULL;
-	memset(&s->proc, 0, sizeof s->proc);
-	s->proc.err = -1;
-	rc = mcp_spawn(s, cmd, &bo, &s->proc, err);
-	/* A server that stops reading must not block huddle's writes. */
-	if (rc == 0)
-		fcntl(s->proc.in, F_SETFL, fcntl(s->proc.in, F_GETFL) |
-		    O_NONBLOCK);
-	if (rc == 0) {
-		atomic_store(&s->err_stop, 0);
-		s->err_reading = pthread_create(&s->err_reader, NULL,
-		    mcp_err_read, s) == 0;
-	}
-	if (rc == -1)
-		mcp_stdio_end(s);
-	for (i = 0; i < n; i++)
-		free((char *)extra[i]);
-	free(extra);
-	free(cmd);
-	jsonrpc_lines_clear(&s->lines);
-	return rc;
-}
-
-/*
- * Writes a line and its newline; io is held. With a deadline, waits for
- * room in the pipe until then or the cancel; with deadline < 0 (answers
- * and notifications) writes only what fits at once, else drops the line
- * (a pipe's write of at most PIPE_BUF bytes is whole or nothing). A
- * request cut short leaves half a line in the pipe: *torn is set.
- */
-static enum mcp_x
-mcp_stdio_write(struct mcp_server *s, const char *text, struct cancel *cancel,
-    int64_t deadline, int *torn)
-{
-	size_t len = strlen(text) + 1, off = 0;
-	char *line;
-	struct pollfd p[2];
-	enum mcp_x x = MCP_X_OK;
-	ssize_t n;
-
-	if (torn != NULL)
-		*torn = 0;
-	if (deadline < 0 && len > PIPE_BUF)
-		return MCP_X_TIMEOUT;
-	line = xasprintf("%s\n", text);
-	while (off < len) {
-		n = write(s->proc.in, line + off, len - off);
-		if (n > 0) {
-			off += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0 || errno != EAGAIN) {
-			x = MCP_X_DEAD;
-			break;
-		}
-		if (deadline < 0 || clock_mono_ms() >= deadline) {
-			x = MCP_X_TIMEOUT;
-			break;
-		}
-		if (cancel != NULL && cancel_fired(cancel)) {
-			x = MCP_X_CANCELLED;
-			break;
-		}
-		p[0].fd = s->proc.in;
-		p[0].events = POLLOUT;
-		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
-		p[1].events = POLLIN;
-		poll(p, 2, (int)(deadline - clock_mono_ms() > 1000 ? 1000 :
-		    deadline - clock_mono_ms()));
-	}
-	if (torn != NULL && x != MCP_X_OK && off > 0)
-		*torn = 1;
-	free(line);
-	return x;
-}
-
 /* --- one exchange ---------------------------------------------------------- */
 
-/* What an exchange waits for and what it got. */
-struct mcp_wait {
-	struct mcp_server	*s;
-	int64_t			 id;
-	json_t			*result;	/* the reply's, a reference */
-	json_t			*error;
-	struct sse_parser	*sse;		/* kept across a resumed
-						 * stream: its last id */
-	int			 streaming;	/* text/event-stream */
-	int			 events;	/* events on this connection */
-	char			*body;		/* a JSON body */
-	size_t			 len, cap;
-	struct http_response	*resp;
-	struct cancel		*cancel;	/* the person's, or NULL */
-	int64_t			 deadline;	/* when to give up, not
-						 * counting the time the
-						 * person takes to answer */
-	int64_t			 asked_base;	/* s->asked_ms at the start */
-	enum mcp_x		 stop;		/* HTTP: why on_data stopped */
-	long			 status;	/* HTTP: the last status */
-	int			 own_stream;	/* the server's own stream */
-	int			 handshake;	/* initialize: its answer
-						 * gives the session */
-	int64_t			 held_since;	/* the person is asked for
-						 * the process's network since
-						 * then (0: not) */
-};
-
-/* When w gives up: its deadline, moved on by the time questions to the
- * person have taken since it started; not while one is open, nor while
- * the person is asked to let the server's process reach a host (npx's
- * registry at its first start, say). */
+/* When w gives up (the link's until): its deadline, moved on by the
+ * time questions to the person have taken since it started; not while
+ * one is open, nor while the person is asked to let the server's
+ * process reach a host (npx's registry at its first start, say). */
 static int64_t
 mcp_deadline(struct mcp_wait *w)
 {
-	struct mcp_server *s = w->s;
+	struct mcp_server *s = w->link->ud;
+	struct mcp_transport *tr = s->transport;
 	int64_t now;
 
 	if (!w->own_stream && atomic_load(&s->asking) > 0)
 		return INT64_MAX / 2;
-	if (!s->http && s->launch != NULL && s->launch->asking != NULL &&
-	    s->handle != NULL) {
+	if (tr->ops->held != NULL) {
 		now = clock_mono_ms();
-		if (s->launch->asking(s->launch->ud, s->handle)) {
+		if (tr->ops->held(tr)) {
 			if (w->held_since == 0)
 				w->held_since = now;
 			return INT64_MAX / 2;
@@ -614,12 +230,6 @@ mcp_deadline(struct mcp_wait *w)
 
 /* --- messages the server sends unasked ------------------------------------- */
 
-static int mcp_post_note(struct mcp_server *s, const char *text,
-    struct cancel *cancel);
-
-/* How long a message huddle sends unasked may take to go out. */
-#define MCP_SEND_MS	10000
-
 /*
  * Sends text (a notification, or a reply to the server's request) on the
  * server's transport, within MCP_SEND_MS or until cancel (may be NULL)
@@ -631,16 +241,7 @@ static void
 mcp_send_text(struct mcp_server *s, const char *text, struct cancel *cancel,
     int must)
 {
-	int torn = 0;
-
-	if (s->http) {
-		if (mcp_post_note(s, text, cancel) == -1)
-			log_printf("mcp: %s: a message could not be sent",
-			    s->name);
-	} else if (s->proc.pid > 0 && mcp_stdio_write(s, text, cancel, must ?
-	    clock_mono_ms() + MCP_SEND_MS : -1, &torn) != MCP_X_OK)
-		log_printf("mcp: %s: a message could not be written%s",
-		    s->name, torn ? " whole" : "");
+	s->transport->ops->send(s->transport, text, cancel, must);
 }
 
 /* "file://" and path, percent-encoded where a URI needs it
@@ -705,7 +306,7 @@ mcp_caller_take(struct mcp_server *s)
 static void
 mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m, struct cancel *cancel)
 {
-	struct mcp_server *s = w->s;
+	struct mcp_server *s = w->link->ud;
 	const struct mcp_caller *c = mcp_caller_take(s);
 	int64_t asked;
 	char *why = NULL, *reply, *text;
@@ -748,7 +349,7 @@ mcp_elicit(struct mcp_wait *w, struct jsonrpc_msg *m, struct cancel *cancel)
 static void
 mcp_progress(struct mcp_wait *w, json_t *params)
 {
-	struct mcp_server *s = w->s;
+	struct mcp_server *s = w->link->ud;
 	json_t *token = json_object_get(params, "progressToken");
 	double done = json_number_value(json_object_get(params, "progress"));
 	double total = json_number_value(json_object_get(params, "total"));
@@ -790,7 +391,7 @@ mcp_progress(struct mcp_wait *w, json_t *params)
 static void
 mcp_handle(struct mcp_wait *w, struct jsonrpc_msg *m)
 {
-	struct mcp_server *s = w->s;
+	struct mcp_server *s = w->link->ud;
 	struct cancel *cancel = w->own_stream ? w->cancel : NULL;
 	const char *root = s->launch != NULL ? s->launch->bo.workdir : NULL;
 	char *reply, *uri;
@@ -848,7 +449,8 @@ mcp_take(struct mcp_wait *w, json_t *o)
 	return 0;
 }
 
-/* Takes a message's text, a line or an event's data. */
+/* Takes a message's text, a line, a body or an event's data (the
+ * link's take): 1 when it held the reply w waits for. */
 static int
 mcp_take_text(struct mcp_wait *w, const char *text, size_t len)
 {
@@ -863,369 +465,6 @@ mcp_take_text(struct mcp_wait *w, const char *text, size_t len)
 		done = mcp_take(w, o);
 	json_decref(o);
 	return done;
-}
-
-/* Waits on the stdio server for the reply, until w's deadline or
- * cancel; io is held. */
-static enum mcp_x
-mcp_stdio_wait(struct mcp_wait *w)
-{
-	struct mcp_server *s = w->s;
-	struct cancel *cancel = w->cancel;
-	char buf[65536], *line;
-	struct pollfd p[2];
-	ssize_t n;
-
-	for (;;) {
-		while ((line = jsonrpc_lines_next(&s->lines)) != NULL) {
-			int done = mcp_take_text(w, line, strlen(line));
-
-			free(line);
-			if (done)
-				return MCP_X_OK;
-		}
-		if (cancel != NULL && cancel_fired(cancel))
-			return MCP_X_CANCELLED;
-		if (clock_mono_ms() >= mcp_deadline(w))
-			return MCP_X_TIMEOUT;
-		p[0].fd = s->proc.out;
-		p[0].events = POLLIN;
-		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
-		p[1].events = POLLIN;
-		if (poll(p, 2, (int)(mcp_deadline(w) - clock_mono_ms() > 1000 ?
-		    1000 : mcp_deadline(w) - clock_mono_ms())) <= 0)
-			continue;
-		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		n = read(s->proc.out, buf, sizeof buf);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return MCP_X_DEAD;
-		if (jsonrpc_lines_feed(&s->lines, buf, (size_t)n) == -1)
-			return MCP_X_DEAD;
-	}
-}
-
-/* Reads what a stdio server sent unasked, without waiting, and at most
- * MCP_DRAIN_MAX bytes (a server that never stops writing gets its turn
- * again at the next use); io is held. Returns -1 when it has died. */
-static int
-mcp_stdio_drain(struct mcp_server *s)
-{
-	struct mcp_wait w;
-	struct pollfd p = { s->proc.out, POLLIN, 0 };
-	char buf[65536], *line;
-	size_t total = 0;
-	ssize_t n;
-
-	memset(&w, 0, sizeof w);
-	w.s = s;
-	w.id = -1;
-	while (total < MCP_DRAIN_MAX && poll(&p, 1, 0) == 1) {
-		n = read(s->proc.out, buf, sizeof buf);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			break;
-		if (n <= 0 || jsonrpc_lines_feed(&s->lines, buf, (size_t)n))
-			return -1;
-		total += (size_t)n;
-		while ((line = jsonrpc_lines_next(&s->lines)) != NULL) {
-			mcp_take_text(&w, line, strlen(line));
-			free(line);
-		}
-	}
-	return 0;
-}
-
-static int
-mcp_on_event(void *ud, const char *event, const char *data, size_t len)
-{
-	struct mcp_wait *w = ud;
-
-	(void)event;
-	w->events++;
-	return mcp_take_text(w, data, len);
-}
-
-static int
-mcp_on_data(void *ud, const char *buf, size_t len)
-{
-	struct mcp_wait *w = ud;
-	const char *ct = w->resp->content_type;
-
-	/* A server may keep a stream open for ever with keep-alives, each
-	 * of which restarts the transfer's stall timer. */
-	if (w->cancel != NULL && cancel_fired(w->cancel)) {
-		w->stop = MCP_X_CANCELLED;
-		return 1;
-	}
-	if (clock_mono_ms() >= mcp_deadline(w)) {
-		w->stop = MCP_X_TIMEOUT;
-		return 1;
-	}
-	if (!w->streaming && w->body == NULL && ct != NULL &&
-	    strncasecmp(ct, "text/event-stream", 17) == 0) {
-		w->streaming = 1;
-		if (w->sse == NULL)
-			w->sse = sse_new(mcp_on_event, w);
-	}
-	if (w->streaming) {
-		int rc = sse_feed(w->sse, buf, len);
-
-		if (rc == -1)
-			w->stop = MCP_X_TRANSPORT;
-		return rc != 0 ? 1 : 0;
-	}
-	if (w->len + len > JSONRPC_MAX_LINE)
-		return 1;
-	w->body = xappend(w->body, &w->len, &w->cap, buf, len);
-	return 0;
-}
-
-/* The headers of a POST to the server, or with last_id of a GET (of the
- * stream it resumes; "": none); lock is not held. */
-static struct curl_slist *
-mcp_headers(struct mcp_server *s, const char *last_id)
-{
-	json_t *h = json_object_get(s->config, "headers"), *v;
-	struct curl_slist *l = NULL;
-	const char *key;
-	char *line;
-
-	if (last_id == NULL) {
-		l = curl_slist_append(l, "Content-Type: application/json");
-		l = curl_slist_append(l, "Accept: application/json, "
-		    "text/event-stream");
-	} else {
-		l = curl_slist_append(l, "Accept: text/event-stream");
-		if (*last_id != '\0') {
-			line = xasprintf("Last-Event-ID: %s", last_id);
-			l = curl_slist_append(l, line);
-			free(line);
-		}
-	}
-	pthread_mutex_lock(&s->lock);
-	if (s->version != NULL) {
-		line = xasprintf("MCP-Protocol-Version: %s", s->version);
-		l = curl_slist_append(l, line);
-		free(line);
-	}
-	if (s->session != NULL) {
-		line = xasprintf("Mcp-Session-Id: %s", s->session);
-		l = curl_slist_append(l, line);
-		free(line);
-	}
-	pthread_mutex_unlock(&s->lock);
-	json_object_foreach(h, key, v) {
-		if (!json_is_string(v))
-			continue;
-		line = xasprintf("%s: %s", key, json_string_value(v));
-		l = curl_slist_append(l, line);
-		free(line);
-	}
-	return l;
-}
-
-/* "scheme://host[:port]" of url (malloc'd): what errors may show, since
- * a hosted server's address often carries a key in its user, path or
- * query, and errors reach the model. */
-static char *
-mcp_origin(const char *url)
-{
-	const char *host = strstr(url, "://"), *end, *at;
-
-	if (host == NULL)
-		return xstrdup("(the server's address)");
-	host += 3;
-	end = host + strcspn(host, "/?#");
-	for (at = host; at < end; at++)
-		if (*at == '@')
-			host = at + 1;
-	return xasprintf("%.*s%.*s", (int)(strstr(url, "://") + 3 - url), url,
-	    (int)(end - host), host);
-}
-
-/*
- * One HTTP exchange: POSTs text, or GETs the stream that resumes after
- * last_id when text is NULL; with w, reads into it what answers. io is
- * held. A 2xx answer is MCP_X_OK whether or not it held the reply.
- */
-static enum mcp_x
-mcp_http_once(struct mcp_server *s, const char *text, const char *last_id,
-    struct mcp_wait *w, struct cancel *cancel, int64_t deadline, char **err)
-{
-	const char *url = json_string_value(json_object_get(s->config, "url"));
-	char *where = mcp_origin(url);
-	struct curl_slist *hdrs = mcp_headers(s, text == NULL ? last_id :
-	    NULL);
-	struct http_response resp;
-	struct cancel own;
-	struct http *h;
-	enum http_result r;
-	enum mcp_x x = MCP_X_OK;
-	long stall = (long)((deadline - clock_mono_ms() + 999) / 1000);
-	int in_session;
-
-	cancel_init(&own);
-	h = http_new(cancel != NULL ? cancel : &own);
-	if (w != NULL) {
-		w->resp = &resp;
-		w->stop = MCP_X_OK;
-		w->streaming = 0;
-		w->events = 0;
-		free(w->body);
-		w->body = NULL;
-		w->len = w->cap = 0;
-		if (w->sse != NULL)
-			sse_reset(w->sse);
-		/* A call's answer may wait for the person's. */
-		if (!w->own_stream)
-			http_hold(h, &s->asking);
-	} else
-		http_deadline(h, deadline);
-	if (text != NULL)
-		r = http_post(h, url, hdrs, text, strlen(text), 10000,
-		    stall > 0 ? stall : 1, w != NULL ? mcp_on_data : NULL, w,
-		    &resp);
-	else
-		r = http_get(h, url, hdrs, 10000, stall > 0 ? stall : 1,
-		    mcp_on_data, w, &resp);
-	curl_slist_free_all(hdrs);
-	if (w != NULL)
-		w->status = resp.status;
-	/* The session is the one initialize's answer gives (what else
-	 * answers, late, must not bring back one that ended). */
-	pthread_mutex_lock(&s->lock);
-	if (resp.mcp_session_id != NULL && w != NULL && w->handshake) {
-		free(s->session);
-		s->session = xstrdup(resp.mcp_session_id);
-	}
-	in_session = s->session != NULL;
-	pthread_mutex_unlock(&s->lock);
-	if (r == HTTP_CANCELLED)
-		x = MCP_X_CANCELLED;
-	else if (r == HTTP_STOPPED && w != NULL && w->stop == MCP_X_TRANSPORT) {
-		*err = xasprintf("%s: an event of its answer was too large",
-		    where);
-		x = MCP_X_TRANSPORT;
-	} else if (r == HTTP_STOPPED && w != NULL && w->stop != MCP_X_OK)
-		x = w->stop;
-	else if (r == HTTP_TRANSPORT && resp.timed_out)
-		x = MCP_X_TIMEOUT;
-	else if (r == HTTP_TRANSPORT) {
-		*err = xasprintf("%s: %s", where, resp.error ? resp.error :
-		    "no answer");
-		x = MCP_X_TRANSPORT;
-	} else if (resp.status == 404 && in_session) {
-		/* The session ended on the server's side: start again. */
-		*err = xasprintf("%s: the server ended the session", where);
-		x = MCP_X_DEAD;
-	} else if (resp.status == 401) {
-		/* The server wants a sign-in (OAuth, as the specification
-		 * has it), which huddle does not do yet: say so, never a
-		 * bare 401. */
-		*err = xasprintf("%s asks to sign in (HTTP 401): huddle does "
-		    "not sign in to MCP servers yet; give it a token in the "
-		    "server's \"headers\" in your settings, or leave it out",
-		    where);
-		x = MCP_X_TRANSPORT;
-	} else if (text == NULL && resp.status == 405) {
-		*err = xasprintf("%s closed the stream of its answer before "
-		    "the reply and does not let it be resumed (HTTP 405 to "
-		    "GET)", where);
-		x = MCP_X_TRANSPORT;
-	} else if (resp.status < 200 || resp.status >= 300) {
-		*err = xasprintf("%s: HTTP %ld%s%.200s", where, resp.status,
-		    resp.body ? ": " : "", resp.body ? resp.body : "");
-		x = MCP_X_TRANSPORT;
-	} else if (w != NULL && w->body != NULL && !w->streaming)
-		mcp_take_text(w, w->body, w->len);
-	http_response_clear(&resp);
-	http_free(h);
-	cancel_destroy(&own);
-	free(where);
-	return x;
-}
-
-/* How long to wait before resuming a stream that named no retry time,
- * and at least; how often a stream may close with nothing new (its last
- * event id did not move) before the server is taken to have lost the
- * reply. */
-#define MCP_RESUME_DEFAULT_MS	1000
-#define MCP_RESUME_MIN_MS	100
-#define MCP_RESUME_MAX		5
-
-/*
- * POSTs text; with w, reads the reply w waits for, resuming its stream
- * when the server closes it first: after the retry time the stream
- * asked for, a GET with the last event id, again while each resumed
- * stream moves the last event id on (MCP_RESUME_MAX times in a row
- * without). io is held.
- */
-static enum mcp_x
-mcp_http_post(struct mcp_server *s, const char *text, struct mcp_wait *w,
-    struct cancel *cancel, char **err)
-{
-	int64_t deadline = w != NULL ? mcp_deadline(w) : clock_mono_ms() +
-	    MCP_SEND_MS;
-	enum mcp_x x = mcp_http_once(s, text, NULL, w, cancel, deadline, err);
-	char *where, *seen = xstrdup("");
-	int idle = 0;
-	long wait;
-	struct pollfd p;
-
-	if (w == NULL) {
-		free(seen);
-		return x;
-	}
-	/* Resumed while a stream (or an empty answer after one) ended
-	 * without the reply; progress is the last event id moving on. */
-	while (x == MCP_X_OK && w->result == NULL && w->error == NULL &&
-	    w->sse != NULL && *sse_last_id(w->sse) != '\0' &&
-	    (w->streaming || w->body == NULL)) {
-		idle = strcmp(sse_last_id(w->sse), seen) != 0 ? 0 : idle + 1;
-		free(seen);
-		seen = xstrdup(sse_last_id(w->sse));
-		if (idle >= MCP_RESUME_MAX)
-			break;
-		wait = sse_retry_ms(w->sse) >= 0 ? sse_retry_ms(w->sse) :
-		    MCP_RESUME_DEFAULT_MS;
-		if (wait < MCP_RESUME_MIN_MS)
-			wait = MCP_RESUME_MIN_MS;
-		if (clock_mono_ms() + wait >= mcp_deadline(w)) {
-			free(seen);
-			return MCP_X_TIMEOUT;
-		}
-		p.fd = cancel != NULL ? cancel_fd(cancel) : -1;
-		p.events = POLLIN;
-		poll(&p, 1, (int)wait);
-		if (cancel != NULL && cancel_fired(cancel)) {
-			free(seen);
-			return MCP_X_CANCELLED;
-		}
-		x = mcp_http_once(s, NULL, seen, w, cancel, mcp_deadline(w),
-		    err);
-	}
-	free(seen);
-	if (x == MCP_X_OK && w->result == NULL && w->error == NULL) {
-		where = mcp_origin(json_string_value(json_object_get(s->config,
-		    "url")));
-		*err = xasprintf("%s: the answer held no reply to request "
-		    "%lld", where, (long long)w->id);
-		free(where);
-		x = MCP_X_TRANSPORT;
-	}
-	return x;
-}
-
-static int
-mcp_post_note(struct mcp_server *s, const char *text, struct cancel *cancel)
-{
-	char *err = NULL;
-	enum mcp_x x = mcp_http_post(s, text, NULL, cancel, &err);
-
-	free(err);
-	return x == MCP_X_OK ? 0 : -1;
 }
 
 /* What huddle offers servers: the working tree as its one root, and
@@ -1265,10 +504,10 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	enum mcp_x x;
 	char *text;
 	int64_t token;
-	int modern, torn = 0;
+	int modern;
 
 	memset(&w, 0, sizeof w);
-	w.s = s;
+	w.link = &s->link;
 	w.id = s->next_id++;
 	w.cancel = cancel;
 	w.deadline = deadline;
@@ -1291,19 +530,8 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	text = jsonrpc_request(w.id, method, params);
 	*result = NULL;
 	*err = NULL;
-	if (s->http)
-		x = mcp_http_post(s, text, &w, cancel, err);
-	else if ((x = mcp_stdio_write(s, text, cancel, deadline, &torn)) ==
-	    MCP_X_OK)
-		x = mcp_stdio_wait(&w);
-	else if (torn) {
-		/* Half a request in its input: it cannot be spoken to. */
-		*err = xstrdup("it stopped reading its input");
-		x = MCP_X_DEAD;
-	}
+	x = s->transport->ops->request(s->transport, text, &w, err);
 	free(text);
-	sse_free(w.sse);
-	free(w.body);
 	if (x == MCP_X_TIMEOUT || x == MCP_X_CANCELLED) {
 		json_t *p = json_pack("{s:I, s:s}", "requestId",
 		    (json_int_t)w.id, "reason", x == MCP_X_TIMEOUT ?
@@ -1327,135 +555,6 @@ mcp_request(struct mcp_server *s, const char *method, json_t *params,
 	return x;
 }
 
-/* --- the server's own stream ----------------------------------------------- */
-
-/* The server's own stream is opened again after its retry time, and
- * after at least the backoff, which starts at MIN, doubles each time a
- * stream ends before it LASTED, up to MAX. */
-#define MCP_LISTEN_BACKOFF_MIN_MS	1000
-#define MCP_LISTEN_LASTED_MS		10000
-#define MCP_LISTEN_BACKOFF_MAX_MS	30000
-
-/* One thread reading the server's own stream for one session. */
-struct mcp_listener {
-	struct mcp_server	*s;
-	struct cancel		 stop;		/* fired: end */
-};
-
-/*
- * Holds a GET open for what the server sends unasked, and acts on it as
- * on anything else it sends (mcp_handle): opened again after the
- * stream's retry time (or a growing wait when it failed) while the
- * session lasts; ends when told, when the server answers the GET with
- * an error (it offers no such stream: 4xx, 501) or ends the session.
- */
-static void *
-mcp_listen(void *arg)
-{
-	struct mcp_listener *me = arg;
-	struct mcp_server *s = me->s;
-	struct mcp_wait w;
-	struct pollfd p;
-	long backoff = MCP_LISTEN_BACKOFF_MIN_MS, wait;
-	char *err = NULL, *last;
-	int64_t opened;
-	enum mcp_x x;
-
-	memset(&w, 0, sizeof w);
-	w.s = s;
-	w.id = -1;
-	w.own_stream = 1;
-	w.cancel = &me->stop;
-	while (!cancel_fired(&me->stop)) {
-		opened = clock_mono_ms();
-		/* A stream may be idle for hours; a day bounds one. */
-		w.deadline = clock_mono_ms() + 24 * 3600 * 1000LL;
-		w.asked_base = (int64_t)atomic_load(&s->asked_ms);
-		last = xstrdup(w.sse != NULL ? sse_last_id(w.sse) : "");
-		x = mcp_http_once(s, NULL, last, &w, &me->stop, w.deadline,
-		    &err);
-		free(last);
-		free(err);
-		err = NULL;
-		if (x == MCP_X_CANCELLED || cancel_fired(&me->stop) ||
-		    x == MCP_X_DEAD)
-			break;
-		if ((w.status >= 400 && w.status < 500) || w.status == 501) {
-			log_printf("mcp: %s offers no stream of its own (HTTP "
-			    "%ld to GET)", s->name, w.status);
-			break;
-		}
-		/* A stream that lasted is opened again at once (after its
-		 * retry time); one that ended soon, ever more slowly, so
-		 * that no server can make huddle spin. */
-		backoff = clock_mono_ms() - opened >= MCP_LISTEN_LASTED_MS ?
-		    MCP_LISTEN_BACKOFF_MIN_MS : backoff * 2 >
-		    MCP_LISTEN_BACKOFF_MAX_MS ? MCP_LISTEN_BACKOFF_MAX_MS :
-		    backoff * 2;
-		wait = w.sse != NULL && sse_retry_ms(w.sse) > backoff ?
-		    sse_retry_ms(w.sse) : backoff;
-		p.fd = cancel_fd(&me->stop);
-		p.events = POLLIN;
-		poll(&p, 1, (int)wait);
-	}
-	sse_free(w.sse);
-	free(w.body);
-	json_decref(w.result);
-	json_decref(w.error);
-	pthread_mutex_lock(&s->lock);
-	if (s->listening == me)
-		s->listening = NULL;
-	cancel_destroy(&me->stop);
-	free(me);
-	s->listeners--;
-	pthread_cond_broadcast(&s->changed);
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
-/* Opens the server's own stream for its session, on a thread of its
- * own (an HTTP server of the handshake revisions, when it has none). */
-static void
-mcp_listen_start(struct mcp_server *s)
-{
-	struct mcp_listener *me;
-	pthread_attr_t attr;
-	pthread_t th;
-
-	pthread_mutex_lock(&s->lock);
-	if (!s->http || s->modern || s->listening != NULL ||
-	    cancel_fired(&s->stop)) {
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
-	me = xcalloc(1, sizeof *me);
-	me->s = s;
-	cancel_init(&me->stop);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&th, &attr, mcp_listen, me) == 0) {
-		s->listening = me;
-		s->listeners++;
-	} else {
-		cancel_destroy(&me->stop);
-		free(me);
-	}
-	pthread_attr_destroy(&attr);
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* Tells the thread of the session's own stream to end (it ends on its
- * own: it may be waiting for the person). */
-static void
-mcp_listen_stop(struct mcp_server *s)
-{
-	pthread_mutex_lock(&s->lock);
-	if (s->listening != NULL)
-		cancel_fire(&s->listening->stop);
-	s->listening = NULL;
-	pthread_mutex_unlock(&s->lock);
-}
-
 /* --- starting -------------------------------------------------------------- */
 
 /* How long a start may take, and a stdio server's server/discover. */
@@ -1477,14 +576,7 @@ mcp_probe_ms(const struct mcp_server *s)
 static void
 mcp_stop(struct mcp_server *s)
 {
-	if (!s->http)
-		mcp_stdio_end(s);
-	mcp_listen_stop(s);
-	jsonrpc_lines_clear(&s->lines);
-	pthread_mutex_lock(&s->lock);
-	free(s->session);
-	s->session = NULL;
-	pthread_mutex_unlock(&s->lock);
+	s->transport->ops->stop(s->transport);
 }
 
 /* Starts the transport (a process for stdio); io is held. */
@@ -1497,9 +589,7 @@ mcp_open(struct mcp_server *s, char **err)
 	s->modern = 0;
 	s->starts++;
 	pthread_mutex_unlock(&s->lock);
-	if (s->http)
-		return 0;
-	return mcp_stdio_start(s, err);
+	return s->transport->ops->start(s->transport, err);
 }
 
 /* Notes the server's identity from a discover or initialize result. */
@@ -1559,8 +649,8 @@ mcp_negotiate(struct mcp_server *s, struct cancel *cancel, char **err)
 	why = NULL;
 	if (x == MCP_X_DEAD && !s->http) {
 		/* A server that could not bear the probe: start afresh. */
-		mcp_stdio_end(s);
-		if (mcp_stdio_start(s, err) == -1)
+		mcp_stop(s);
+		if (s->transport->ops->start(s->transport, err) == -1)
 			return -1;
 	}
 	/* The handshake of the earlier revisions. */
@@ -1734,6 +824,7 @@ static int
 mcp_start(struct mcp_server *s, struct cancel *cancel, char **err)
 {
 	char *why = NULL, *tail;
+	int modern;
 
 	mcp_set_state(s, MCP_STARTING, NULL);
 	if (mcp_open(s, &why) == -1 || mcp_negotiate(s, cancel, &why) == -1 ||
@@ -1756,7 +847,13 @@ mcp_start(struct mcp_server *s, struct cancel *cancel, char **err)
 		return -1;
 	}
 	mcp_set_state(s, MCP_READY, NULL);
-	mcp_listen_start(s);
+	/* A server of the handshake revisions may have a stream of its own
+	 * for its session (HTTP); a stateless one has no session. */
+	pthread_mutex_lock(&s->lock);
+	modern = s->modern;
+	pthread_mutex_unlock(&s->lock);
+	if (!modern && s->transport->ops->listen != NULL)
+		s->transport->ops->listen(s->transport);
 	return 0;
 }
 
@@ -1839,19 +936,9 @@ mcp_server_wait(struct mcp_server *s, int64_t deadline)
 char *
 mcp_server_tail(struct mcp_server *s, const char *indent)
 {
-	char *out = NULL;
-	size_t len = 0, cap = 0, i, k;
+	struct mcp_transport *tr = s->transport;
 
-	pthread_mutex_lock(&s->lock);
-	for (i = 0; i < s->tail_n; i++) {
-		k = (s->tail_next + MCP_TAIL_LINES - s->tail_n + i) %
-		    MCP_TAIL_LINES;
-		out = xappend(out, &len, &cap, indent, strlen(indent));
-		out = xappend(out, &len, &cap, s->tail[k], strlen(s->tail[k]));
-		out = xappend(out, &len, &cap, "\n", 1);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return out;
+	return tr->ops->tail != NULL ? tr->ops->tail(tr, indent) : NULL;
 }
 
 json_t *
@@ -1869,7 +956,8 @@ mcp_server_tools(struct mcp_server *s, int start)
 		mcp_server_start(s);
 	else if (start && st == MCP_READY &&
 	    pthread_mutex_trylock(&s->io) == 0) {
-		if (!s->http && mcp_stdio_drain(s) == -1)
+		if (s->transport->ops->drain != NULL &&
+		    s->transport->ops->drain(s->transport) == -1)
 			mcp_died(s, "its output ended");
 		pthread_mutex_lock(&s->lock);
 		stale = s->stale && s->state == MCP_READY;
@@ -1981,22 +1069,20 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 char *
 mcp_server_describe(struct mcp_server *s)
 {
-	char *out = NULL, *line, *origin, *tail;
+	char *out = NULL, *line, *label, *tail;
 	size_t len = 0, cap = 0, i;
 	int show_tail;
 	json_t *t;
 
 	pthread_mutex_lock(&s->lock);
-	origin = s->http ? mcp_origin(json_string_value(json_object_get(
-	    s->config, "url"))) : NULL;
-	line = xasprintf("%s (%s%s): %s%s%s%s%s\n", s->name,
-	    s->http ? "http " : "stdio", s->http ? origin : "",
+	label = s->transport->ops->label(s->transport);
+	line = xasprintf("%s (%s): %s%s%s%s%s\n", s->name, label,
 	    mcp_state_name(s->state), s->version ? ", revision " : "",
 	    s->version ? s->version : "", s->error ? " — " : "",
 	    s->error ? s->error : "");
 	out = xappend(out, &len, &cap, line, strlen(line));
 	free(line);
-	free(origin);
+	free(label);
 	if (s->progress != NULL) {
 		line = xasprintf("  running %s\n", s->progress);
 		out = xappend(out, &len, &cap, line, strlen(line));
@@ -2030,7 +1116,6 @@ mcp_server_describe(struct mcp_server *s)
 void
 mcp_server_free(struct mcp_server *s)
 {
-	size_t i;
 	int live;
 
 	if (s == NULL)
@@ -2046,22 +1131,9 @@ mcp_server_free(struct mcp_server *s)
 	pthread_mutex_lock(&s->io);
 	mcp_stop(s);
 	pthread_mutex_unlock(&s->io);
-	/* The threads of its own stream end once their GET does. */
-	pthread_mutex_lock(&s->lock);
-	while (s->listeners > 0)
-		pthread_cond_wait(&s->changed, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	/* Its processes have ended: so may the thread that started them. */
-	pthread_mutex_lock(&s->lock);
-	s->spawner_quit = 1;
-	live = s->spawner_live;
-	pthread_cond_broadcast(&s->spawn_cv);
-	pthread_mutex_unlock(&s->lock);
-	if (live)
-		pthread_join(s->spawner, NULL);
-	pthread_cond_destroy(&s->spawn_cv);
-	for (i = 0; i < MCP_TAIL_LINES; i++)
-		free(s->tail[i]);
+	/* The threads of its transport (its own stream's, the one that
+	 * started its processes) end before what they use does. */
+	s->transport->ops->free(s->transport);
 	cancel_destroy(&s->stop);
 	pthread_cond_destroy(&s->changed);
 	pthread_mutex_destroy(&s->io);
@@ -2072,7 +1144,6 @@ mcp_server_free(struct mcp_server *s)
 	free(s->name);
 	free(s->error);
 	free(s->version);
-	free(s->session);
 	free(s->info);
 	free(s->progress);
 	free(s);

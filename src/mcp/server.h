@@ -18,6 +18,10 @@
  * last MCP_TAIL_LINES lines a stdio server wrote on its stderr are kept,
  * cleaned of terminal escapes, for the person (the notice of a start
  * that failed, /mcp).
+ *
+ * The protocol is server.c's; the transports, stdio.c and http.c, are
+ * reached through the operations of transport.h, which also declares
+ * how stdio servers are started (struct mcp_launch).
  */
 #ifndef HUDDLE_MCP_SERVER_H
 #define HUDDLE_MCP_SERVER_H
@@ -28,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcp/jsonrpc.h"
+#include "mcp/transport.h"
 #include "tools/bash.h"
 #include "tools/tool.h"
 #include "util/cancel.h"
@@ -43,39 +47,6 @@
 /* How long a stdio server may leave server/discover unanswered before
  * it is taken for one that only knows the handshake. */
 #define MCP_PROBE_MS		10000
-
-/* The lines of a stdio server's stderr kept, and the bytes of each. */
-#define MCP_TAIL_LINES		20
-#define MCP_TAIL_LINE_MAX	300
-
-/*
- * How stdio servers are started: the options of a command (tools/bash.h:
- * the reaper, the sandbox, the environment), whose workdir is the
- * working tree; the caller keeps what they point to alive. When `begin`
- * is set, it is called before each start of a stdio server with a copy
- * of bo, which it may change for that start (its own sandbox profile,
- * environment entries: what it points to must live until `end`); it
- * returns 0 with *handle (given to `end` once the process has ended), or
- * -1 with *err, and the server does not start. When `asking` is set, it
- * tells whether the person is being asked something for the start of
- * handle (its network): while so, the start's clock stands still.
- * start_ms and probe_ms, when not 0, stand for MCP_START_MS and
- * MCP_PROBE_MS.
- */
-struct mcp_spawn;
-struct mcp_listener;
-
-struct mcp_launch {
-	struct bash_options	 bo;
-	int			(*begin)(void *ud, const char *name,
-				    json_t *config, struct bash_options *bo,
-				    void **handle, char **err);
-	void			(*end)(void *ud, void *handle);
-	int			(*asking)(void *ud, void *handle);
-	void			*ud;
-	int			 start_ms;	/* 0: MCP_START_MS */
-	int			 probe_ms;	/* 0: MCP_PROBE_MS */
-};
 
 /* Told when a server stops or cannot start: a sentence. */
 typedef void (*mcp_notice_fn)(void *ud, const char *text);
@@ -123,17 +94,18 @@ struct mcp_server {
 	const struct mcp_launch	*launch;
 	mcp_notice_fn		 notice;
 	void			*ud;
+	struct mcp_link		 link;		/* what its transport is
+						 * lent */
+	struct mcp_transport	*transport;	/* stdio.c's or http.c's:
+						 * io held for most of its
+						 * operations (transport.h),
+						 * and lock for its fields
+						 * that say so */
 
 	pthread_mutex_t		 io;		/* one exchange at a time;
 						 * held for the fields
 						 * below that say so */
 	int64_t			 next_id;	/* io */
-	struct bash_piped	 proc;		/* io */
-	struct jsonrpc_lines	 lines;		/* io */
-	void			*handle;	/* io: launch->begin's */
-	pthread_t		 err_reader;	/* io: reads proc.err */
-	int			 err_reading;	/* io */
-	atomic_int		 err_stop;	/* the reader: finish */
 
 	struct cancel		 stop;		/* fired when freed: ends a
 						 * background start */
@@ -156,25 +128,14 @@ struct mcp_server {
 						 * is using caller */
 	int			 told_question;	/* a question huddle cannot
 						 * show was named, this call */
-	struct mcp_listener	*listening;	/* the own stream's thread
-						 * of this session, or NULL */
-	int			 listeners;	/* such threads alive */
 	pthread_cond_t		 changed;	/* state changed */
-	pthread_t		 spawner;	/* starts its processes */
-	int			 spawner_live;
-	int			 spawner_quit;
-	pthread_cond_t		 spawn_cv;	/* a spawn asked or done */
-	struct mcp_spawn	*spawn;		/* the spawn asked, or NULL */
 	pthread_t		 starter;	/* the background start */
 	int			 starter_live;	/* started, not joined */
 	int			 starter_done;	/* it has told what it had */
 	enum mcp_state		 state;
-	char			*tail[MCP_TAIL_LINES];	/* stderr, a ring */
-	size_t			 tail_n, tail_next;
 	char			*error;		/* the last failure */
 	char			*version;	/* the revision agreed */
 	int			 modern;	/* the stateless revision */
-	char			*session;	/* Mcp-Session-Id (HTTP) */
 	char			*info;		/* serverInfo: "name version" */
 	json_t			*tools;		/* the listed tools */
 	int			 stale;		/* list_changed seen */
