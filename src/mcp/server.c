@@ -33,7 +33,10 @@ static const char *const mcp_legacy_versions[] = {
 #define MCP_MAX_DESCRIPTION	1024
 #define MCP_MAX_SCHEMA		8192
 
-const char *
+static char *mcp_server_tail(struct mcp_server *s, const char *indent);
+
+/* "ready", "not started", "starting", "failed", "stopped". */
+static const char *
 mcp_state_name(enum mcp_state st)
 {
 	switch (st) {
@@ -933,7 +936,10 @@ mcp_server_wait(struct mcp_server *s, int64_t deadline)
 	return st;
 }
 
-char *
+/* The last lines of its stderr (MCP_TAIL_LINES at most), each indented
+ * by `indent` and ending in a newline (malloc'd), or NULL when it wrote
+ * none. */
+static char *
 mcp_server_tail(struct mcp_server *s, const char *indent)
 {
 	struct mcp_transport *tr = s->transport;

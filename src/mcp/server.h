@@ -190,11 +190,6 @@ void mcp_server_start(struct mcp_server *s);
  * util/clock.h). Returns its state. */
 enum mcp_state mcp_server_wait(struct mcp_server *s, int64_t deadline);
 
-/* The last lines of its stderr (MCP_TAIL_LINES at most), each indented
- * by `indent` and ending in a newline (malloc'd), or NULL when it wrote
- * none. */
-char *mcp_server_tail(struct mcp_server *s, const char *indent);
-
 /*
  * A copy of the server's tools (its tools/list entries), or NULL when it
  * has none to offer (not ready yet). With `start`, a server never
@@ -222,8 +217,5 @@ int mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 /* A few lines for the person: the server's transport, state, revision,
  * the progress of a call running, and tools (malloc'd). */
 char *mcp_server_describe(struct mcp_server *s);
-
-/* "ready", "not started", "starting", "failed", "stopped". */
-const char *mcp_state_name(enum mcp_state st);
 
 #endif

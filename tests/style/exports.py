@@ -61,8 +61,6 @@ TESTS_ONLY = {
     "view_pane": "a pane by name, for the view tests",
 }
 
-# Used by nothing else while mcp/server.c is being split in two.
-PENDING = {"mcp_server_tail", "mcp_state_name"}
 
 
 def symbols(obj):
@@ -106,7 +104,7 @@ def main():
                 bad.append("%s is used by the program now: take it off "
                            "the list" % name)
             continue
-        if name in TESTS_ONLY or name in PENDING:
+        if name in TESTS_ONLY:
             continue
         if name in by_tests:
             bad.append("%s (%s) is used by the tests only: say why in "
