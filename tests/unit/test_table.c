@@ -103,18 +103,28 @@ START_TEST(decided_requests_fade_then_leave)
 }
 END_TEST
 
+/* A table of two pending requests and two decided ones, in that order
+ * (1 and 4 pending, 2 approved, 3 rejected); returns its clock. */
+static int64_t
+four_rows(struct table *t)
+{
+	int64_t now = clock_wall_ms();
+
+	table_init(t);
+	update(t, "req_00000001", "pending", now - 5000, 0);
+	update(t, "req_00000002", "approved", now - 4000, now - 3000);
+	update(t, "req_00000003", "rejected", now - 4000, now - 2000);
+	update(t, "req_00000004", "pending", now - 4500, 0);
+	return now;
+}
+
 /* The person's choice stays: Down onto a decision is not undone by the
  * next tick while a request waits; a click maps lines to rows. */
 START_TEST(the_selection_stays_where_the_person_puts_it)
 {
 	struct table t;
-	int64_t now = clock_wall_ms();
+	int64_t now = four_rows(&t);
 
-	table_init(&t);
-	update(&t, "req_00000001", "pending", now - 5000, 0);
-	update(&t, "req_00000002", "approved", now - 4000, now - 3000);
-	update(&t, "req_00000003", "rejected", now - 4000, now - 2000);
-	update(&t, "req_00000004", "pending", now - 4500, 0);
 	ck_assert_str_eq(t.selected, "req_00000001");
 	table_move(&t, 2);
 	ck_assert_str_eq(t.selected, "req_00000003");
@@ -150,13 +160,8 @@ END_TEST
 START_TEST(the_filter_shows_only_what_holds_it)
 {
 	struct table t;
-	int64_t now = clock_wall_ms();
 
-	table_init(&t);
-	update(&t, "req_00000001", "pending", now - 5000, 0);
-	update(&t, "req_00000002", "approved", now - 4000, now - 3000);
-	update(&t, "req_00000003", "rejected", now - 4000, now - 2000);
-	update(&t, "req_00000004", "pending", now - 4500, 0);
+	four_rows(&t);
 	ck_assert_uint_eq(table_shown(&t), 4);
 	table_set_filter(&t, "REJECT");		/* case aside */
 	ck_assert_uint_eq(table_shown(&t), 1);
