@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
+#include "agent/context.h"
 #include "agent/event.h"
 #include "agent/team.h"
 #include "agent/toolset.h"
@@ -54,23 +55,12 @@ struct agent {
 	char			*model_id;	/* the model it talks to */
 	struct model_info	 model;		/* what the catalog says */
 
-	/* Its context window (context.c): set before the thread starts;
-	 * the atomics are read by /context. */
-	_Atomic int64_t		 window;	/* tokens; 0 when unknown */
-	int64_t			 compact_at;	/* compact past this; 0: never */
-	atomic_int		 server_compaction; /* the API compacts */
-	atomic_int		 compact_asked;	/* /compact */
-	atomic_llong		 ctx_tokens;	/* the last count */
-	atomic_llong		 last_before;	/* the last compaction */
-	atomic_llong		 last_after;
-	atomic_llong		 last_at;	/* wall-clock ms */
-	atomic_int		 compactions;
+	/* Its context window (context.h). */
+	struct context_window	 win;
 
 	/* Owned by the agent's thread. */
 	char			*task;		/* its first message, kept when
 						 * the transcript is trimmed */
-	int64_t			 ctx_known;	/* the last call's count */
-	size_t			 ctx_mark;	/* the transcript's length then */
 	char			*system;	/* its system prompt, fixed */
 	json_t			*transcript;
 	size_t			 answered;	/* transcript length when the

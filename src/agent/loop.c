@@ -397,7 +397,7 @@ loop_turn(struct agent *a)
 		/* A reply cut short by a full window: compact before the
 		 * next call. */
 		if (llm_context_exceeded(&res))
-			atomic_store(&a->compact_asked, 1);
+			atomic_store(&a->win.compact_asked, 1);
 		calls = loop_tool_calls(res.message);
 		if (json_array_size(json_object_get(res.message,
 		    "content")) == 0) {
@@ -584,7 +584,7 @@ loop_main(void *arg)
 			continue;
 		}
 		/* /compact while idle. */
-		if (atomic_load(&a->compact_asked)) {
+		if (atomic_load(&a->win.compact_asked)) {
 			(void)context_compact(a, 1, NULL);
 			continue;
 		}

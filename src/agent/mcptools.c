@@ -286,7 +286,7 @@ json_t *
 mcptools_for(struct agent *a)
 {
 	json_t *list = frame_tools(a), *t;
-	int at = atomic_load(&a->compactions);
+	int at = atomic_load(&a->win.compactions);
 	size_t i;
 
 	if (a->team->mcp == NULL)

@@ -304,8 +304,8 @@ team_context(struct team *t, const char *name, int64_t *tokens,
 
 	if (a == NULL)
 		return -1;
-	*tokens = atomic_load(&a->ctx_tokens);
-	*window = a->window;
+	*tokens = atomic_load(&a->win.ctx_tokens);
+	*window = a->win.window;
 	return 0;
 }
 
@@ -321,12 +321,12 @@ team_context_text(struct team *t, const char *name)
 
 	if (a == NULL)
 		return NULL;
-	tokens = atomic_load(&a->ctx_tokens);
-	window = a->window;
-	n = atomic_load(&a->compactions);
-	before = atomic_load(&a->last_before);
-	after = atomic_load(&a->last_after);
-	at = atomic_load(&a->last_at);
+	tokens = atomic_load(&a->win.ctx_tokens);
+	window = a->win.window;
+	n = atomic_load(&a->win.compactions);
+	before = atomic_load(&a->win.last_before);
+	after = atomic_load(&a->win.last_after);
+	at = atomic_load(&a->win.last_at);
 	number_thousands(tokens, used, sizeof used);
 	number_thousands(window, of, sizeof of);
 	number_thousands(before, b, sizeof b);
@@ -342,7 +342,7 @@ team_context_text(struct team *t, const char *name)
 	text = xasprintf("%s: %s of %s tokens in its window (%lld%%), "
 	    "compacts past %lld%% %s · %s · instructions: %s", name, used, of,
 	    window > 0 ? (long long)(tokens * 100 / window) : 0LL,
-	    (long long)t->opts.compact_at, a->server_compaction ?
+	    (long long)t->opts.compact_at, a->win.server_compaction ?
 	    "on the server" : "itself", last, instr);
 	free(last);
 	free(instr);
