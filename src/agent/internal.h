@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
+#include "agent/checking.h"
 #include "agent/context.h"
 #include "agent/event.h"
 #include "agent/team.h"
@@ -27,7 +28,6 @@
 #include "llm/llm.h"
 
 struct bash_options;
-struct checker;
 struct mcp_launch;
 struct mcp_set;
 struct netgate;
@@ -183,18 +183,8 @@ struct team {
 	pthread_mutex_t		 budget_lock;	/* max_cost */
 	double			 max_cost;	/* 0: none */
 
-	/* The checks of tasks the person completes run in threads of
-	 * their own (teamtasks.c); team_free cancels and joins them. A
-	 * check in a worktree is marked while it runs (checking.c). */
-	pthread_mutex_t		 check_lock;	/* what follows, to the
-						 * cancel */
-	struct checker		**checkers;
-	size_t			 ncheckers, capcheckers;
-	int			 checks_closed;	/* team_free: no new ones */
-	char			**checking;	/* the worktree of each check
-						 * running now */
-	size_t			 nchecking, capchecking;
-	struct cancel		 check_cancel;
+	/* The checks of tasks the person completes (checking.h). */
+	struct checking		 checks;
 
 	/* The MCP servers (mcptools.c); NULL when none. */
 	struct mcp_set		*mcp;

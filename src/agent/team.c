@@ -173,11 +173,11 @@ team_open(const struct team_options *o, char **err)
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
-	cancel_init(&t->check_cancel);
+	cancel_init(&t->checks.check_cancel);
 	pthread_mutex_init(&t->git_lock, NULL);
 	pthread_mutex_init(&t->repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
-	pthread_mutex_init(&t->check_lock, NULL);
+	pthread_mutex_init(&t->checks.check_lock, NULL);
 	evq_init(&t->events);
 	t->agent_thread = loop_main;
 	/* The state lives out of the workdir, in a folder of the team's
@@ -448,13 +448,13 @@ team_free(struct team *t)
 	}
 	free(t->agents);
 	/* No checker can be added now either. */
-	pthread_mutex_lock(&t->check_lock);
-	t->checks_closed = 1;
-	pthread_mutex_unlock(&t->check_lock);
+	pthread_mutex_lock(&t->checks.check_lock);
+	t->checks.checks_closed = 1;
+	pthread_mutex_unlock(&t->checks.check_lock);
 	team_reap_checkers(t, 1);
-	free(t->checkers);
-	free(t->checking);
-	cancel_destroy(&t->check_cancel);
+	free(t->checks.checkers);
+	free(t->checks.checking);
+	cancel_destroy(&t->checks.check_cancel);
 	mcptools_close(t);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
@@ -480,7 +480,7 @@ team_free(struct team *t)
 	pthread_mutex_destroy(&t->git_lock);
 	pthread_mutex_destroy(&t->repo_lock);
 	pthread_mutex_destroy(&t->budget_lock);
-	pthread_mutex_destroy(&t->check_lock);
+	pthread_mutex_destroy(&t->checks.check_lock);
 	free(t->workdir);
 	free(t->state);
 	free(t);

@@ -41,8 +41,8 @@ af_open(struct agentfix *f)
 	pthread_mutex_init(&t->git_lock, NULL);
 	pthread_mutex_init(&t->repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
-	pthread_mutex_init(&t->check_lock, NULL);
-	cancel_init(&t->check_cancel);
+	pthread_mutex_init(&t->checks.check_lock, NULL);
+	cancel_init(&t->checks.check_cancel);
 	evq_init(&t->events);
 }
 
@@ -131,15 +131,15 @@ af_close(struct agentfix *f)
 	for (i = 0; i < t->nagents; i++)
 		agent_free(t->agents[i]);
 	free(t->agents);
-	free(t->checking);
+	free(t->checks.checking);
 	free(t->git.path);	/* team_sandbox_open's, freed by team_free */
 	free(t->git_common);
 	if (t->roles != NULL)
 		roles_free(t->roles);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
-	cancel_destroy(&t->check_cancel);
-	pthread_mutex_destroy(&t->check_lock);
+	cancel_destroy(&t->checks.check_cancel);
+	pthread_mutex_destroy(&t->checks.check_lock);
 	pthread_mutex_destroy(&t->budget_lock);
 	pthread_mutex_destroy(&t->repo_lock);
 	pthread_mutex_destroy(&t->git_lock);
