@@ -14,6 +14,7 @@
 #include "agent/checking.h"
 #include "agent/context.h"
 #include "agent/event.h"
+#include "agent/mcptools.h"
 #include "agent/team.h"
 #include "agent/toolset.h"
 #include "core/bus.h"
@@ -28,8 +29,6 @@
 #include "llm/llm.h"
 
 struct bash_options;
-struct mcp_launch;
-struct mcp_set;
 struct netgate;
 struct policy;
 struct profile;
@@ -186,12 +185,8 @@ struct team {
 	/* The checks of tasks the person completes (checking.h). */
 	struct checking		 checks;
 
-	/* The MCP servers (mcptools.c); NULL when none. */
-	struct mcp_set		*mcp;
-	struct mcp_launch	*mcp_launch;
-	struct profile		*mcp_profile;
-	struct mcpoffers	*mcp_offers;	/* a project's .mcp.json
-						 * (mcpoffers.c); NULL: none */
+	/* The MCP servers (mcptools.h). */
+	struct mcptools		 mcp;
 };
 
 /* teamstate.c */

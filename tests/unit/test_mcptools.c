@@ -36,8 +36,8 @@ open_with_server(struct lt *l)
 	free(path);
 	lt_start(l);
 	/* It starts in the background: its tools are there once ready. */
-	ck_assert_uint_eq(mcp_set_wait(l->team->mcp, clock_mono_ms() + 30000),
-	    1);
+	ck_assert_uint_eq(mcp_set_wait(l->team->mcp.set,
+	    clock_mono_ms() + 30000), 1);
 }
 
 static void
