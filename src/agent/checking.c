@@ -33,13 +33,13 @@ checking_mark(struct team *t, const char *root)
 
 	if (strcmp(root, t->workdir) == 0)
 		return;
-	pthread_mutex_lock(&t->git_lock);
+	pthread_mutex_lock(&t->places.git_lock);
 	pthread_mutex_lock(&ck->check_lock);
 	ck->checking = xgrow(ck->checking, &ck->capchecking,
 	    ck->nchecking + 1, sizeof *ck->checking);
 	ck->checking[ck->nchecking++] = (char *)root;
 	pthread_mutex_unlock(&ck->check_lock);
-	pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_unlock(&t->places.git_lock);
 }
 
 void

@@ -15,6 +15,7 @@
 #include "agent/context.h"
 #include "agent/event.h"
 #include "agent/mcptools.h"
+#include "agent/places.h"
 #include "agent/team.h"
 #include "agent/toolset.h"
 #include "core/bus.h"
@@ -148,18 +149,7 @@ struct team {
 	struct bus		*bus;
 	struct protocol		*proto;
 	struct taskboard	*tasks;
-	struct git		 git;		/* huddle's own git commands */
-	struct profile		*git_profile;	/* ... confined by it (places.c) */
-	pthread_mutex_t		 repo_lock;	/* the first check of the
-						 * repository (places.c),
-						 * which sets: */
-	char			*git_common;	/* the repository's git dir,
-						 * once worktrees are used */
-	pthread_mutex_t		 git_lock;	/* one worktree change at a
-						 * time: add, merge, remove;
-						 * diffs and states read
-						 * under it; a tool in a
-						 * worktree passes it first */
+	struct places		 places;	/* huddle's git (places.h) */
 	struct evq		 events;
 	void			*(*agent_thread)(void *); /* every agent's
 						 * thread body: loop_main */

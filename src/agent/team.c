@@ -174,8 +174,8 @@ team_open(const struct team_options *o, char **err)
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
 	cancel_init(&t->checks.check_cancel);
-	pthread_mutex_init(&t->git_lock, NULL);
-	pthread_mutex_init(&t->repo_lock, NULL);
+	pthread_mutex_init(&t->places.git_lock, NULL);
+	pthread_mutex_init(&t->places.repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
 	pthread_mutex_init(&t->checks.check_lock, NULL);
 	evq_init(&t->events);
@@ -469,16 +469,16 @@ team_free(struct team *t)
 	 * still has it open. */
 	if (t->lock_fd != -1)
 		close(t->lock_fd);
-	profile_free(t->git_profile);
-	free(t->git_common);
+	profile_free(t->places.git_profile);
+	free(t->places.git_common);
 	free(t->outputs);
-	git_clear(&t->git);
+	git_clear(&t->places.git);
 	policy_free(t->policy);
 	roles_free(t->roles);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
-	pthread_mutex_destroy(&t->git_lock);
-	pthread_mutex_destroy(&t->repo_lock);
+	pthread_mutex_destroy(&t->places.git_lock);
+	pthread_mutex_destroy(&t->places.repo_lock);
 	pthread_mutex_destroy(&t->budget_lock);
 	pthread_mutex_destroy(&t->checks.check_lock);
 	free(t->workdir);

@@ -199,11 +199,11 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 			return -1;
 		/* Held until the worktree is recorded with its member: no
 		 * one finds it unrecorded meanwhile (/discard's leftovers). */
-		pthread_mutex_lock(&t->git_lock);
+		pthread_mutex_lock(&t->places.git_lock);
 		git_held = 1;
-		if (worktree_add(&t->git, t->workdir, s->name, s->base, &base,
-		    err) == -1) {
-			pthread_mutex_unlock(&t->git_lock);
+		if (worktree_add(&t->places.git, t->workdir, s->name, s->base,
+		    &base, err) == -1) {
+			pthread_mutex_unlock(&t->places.git_lock);
 			return -1;
 		}
 	}
@@ -235,7 +235,7 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	bus_announce(t->bus, &task);
 	store_unlock(t->store);
 	if (git_held)
-		pthread_mutex_unlock(&t->git_lock);
+		pthread_mutex_unlock(&t->places.git_lock);
 	message_clear(&task);
 	event_spawned(&t->events, s->name, s->role, s->plan_required, model ?
 	    model : t->opts.llm.model, autonomous, base);
@@ -245,14 +245,14 @@ undo:
 	if (base != NULL) {
 		char *why = NULL;
 
-		if (worktree_remove(&t->git, t->workdir, s->name, 1, &why) ==
-		    -1) {
+		if (worktree_remove(&t->places.git, t->workdir, s->name, 1,
+		    &why) == -1) {
 			log_printf("%s: undoing its worktree: %s", s->name, why);
 			free(why);
 		}
 		free(base);
 	}
 	if (git_held)
-		pthread_mutex_unlock(&t->git_lock);
+		pthread_mutex_unlock(&t->places.git_lock);
 	return -1;
 }

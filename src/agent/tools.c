@@ -70,8 +70,8 @@ tool_place(struct agent *a, struct tool_output *o)
 		 * makes or removes one): places_merge judges whether its holder
 		 * works under this lock. */
 		if (strcmp(places_root(a), a->team->workdir) != 0) {
-			pthread_mutex_lock(&a->team->git_lock);
-			pthread_mutex_unlock(&a->team->git_lock);
+			pthread_mutex_lock(&a->team->places.git_lock);
+			pthread_mutex_unlock(&a->team->places.git_lock);
 		}
 		return 0;
 	}

@@ -38,8 +38,8 @@ af_open(struct agentfix *f)
 	t->sandbox = SANDBOX_ON;
 	t->epoch_us = clock_mono_us();
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_mutex_init(&t->git_lock, NULL);
-	pthread_mutex_init(&t->repo_lock, NULL);
+	pthread_mutex_init(&t->places.git_lock, NULL);
+	pthread_mutex_init(&t->places.repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
 	pthread_mutex_init(&t->checks.check_lock, NULL);
 	cancel_init(&t->checks.check_cancel);
@@ -132,8 +132,9 @@ af_close(struct agentfix *f)
 		agent_free(t->agents[i]);
 	free(t->agents);
 	free(t->checks.checking);
-	free(t->git.path);	/* team_sandbox_open's, freed by team_free */
-	free(t->git_common);
+	/* team_sandbox_open's, freed by team_free */
+	free(t->places.git.path);
+	free(t->places.git_common);
 	if (t->roles != NULL)
 		roles_free(t->roles);
 	policy_free(t->policy);
@@ -141,8 +142,8 @@ af_close(struct agentfix *f)
 	cancel_destroy(&t->checks.check_cancel);
 	pthread_mutex_destroy(&t->checks.check_lock);
 	pthread_mutex_destroy(&t->budget_lock);
-	pthread_mutex_destroy(&t->repo_lock);
-	pthread_mutex_destroy(&t->git_lock);
+	pthread_mutex_destroy(&t->places.repo_lock);
+	pthread_mutex_destroy(&t->places.git_lock);
 	pthread_mutex_destroy(&t->lock);
 	tu_team_close(&f->tu);
 	tu_rmtree(f->workdir);
