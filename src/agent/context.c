@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/history.h"
 #include "agent/internal.h"
 #include "core/transcript.h"

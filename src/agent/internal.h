@@ -179,113 +179,12 @@ struct team {
 	struct mcptools		 mcp;
 };
 
-/* teamstate.c */
-
-/* The running agent called name, or NULL. Its thread may end at any
- * time after; only what the agent struct keeps for its life is safe to
- * read. */
-struct agent *team_find(struct team *t, const char *name);
-
-/* The options of a command run for the team (bash, a task's check) in
- * the place of profile p: its working directory, sandbox, timeout and
- * temp dir; `cancel` stops it. */
-void team_bash_options(struct team *t, const struct profile *p,
-    struct cancel *cancel, struct bash_options *bo);
-
-/* Notes, in the store, that the lead waits for `name`: its next idle
- * notice will be fed to the lead's model. Call it before the message the
- * lead waits on an answer to is sent. Safe from any thread. */
-void team_lead_waits(struct team *t, const char *name);
-
-/* A notice on the screen, from a part that keeps the team as its user
- * data (ud): an MCP server stopped or failed. */
-void team_on_notice(void *ud, const char *text);
-
 /* team.c */
 
 /* Asks an agent's thread to end: at its next boundary, or at once when
  * it is waiting, calling a model or running a command; forced marks it
  * stopped by force. */
 void team_stop_agent(struct team *t, struct agent *a, int forced);
-
-/* teamspawn.c */
-
-/* Starts a new teammate's thread (the member exists in the store).
- * Returns 0 or -1 with *err. Safe from any thread. */
-int team_launch(struct team *t, const char *name, const char *role,
-    char **err);
-
-
-/* teamroles.c */
-
-/*
- * Copies s into *out with the role it names applied (roles.h): the
- * settings' model for that role, else the role's, else s's; a plan
- * required and autonomy when either asks. Claude Code's model aliases
- * (sonnet, opus, haiku) become the catalog's model of that family.
- */
-void team_role_apply(struct team *t, const struct spawn_request *s,
-    struct spawn_request *out);
-
-/* Reads the team's roles (roles_load) into t->roles, with a notice for
- * each file left out. Returns 0, or -1 with *err (a person's role file
- * is wrong). */
-int team_roles_open(struct team *t, char **err);
-
-/* loop.c */
-
-/* The thread body of every agent. */
-void *loop_main(void *arg);
-
-/* agent.c */
-
-/* Sets the agent's status in the store and tells the front end. */
-void agent_set_status(struct agent *a, enum member_status status,
-    const char *detail);
-
-/* Takes the inbox into the transcript now (read_inbox). Returns the
- * number of messages the model will see. */
-int agent_take_inbox(struct agent *a);
-
-/* Takes the inbox into the transcript; between_turns says the agent is
- * not in a turn. Returns the number recorded; *wakes (when not NULL) gets
- * how many of them ask for an answer: not the answer to a permission the
- * agent asked for, which its tool call already had (read between turns,
- * it is left over from a turn the person interrupted). */
-int agent_drain(struct agent *a, int between_turns, int *wakes);
-
-/* The agent cannot go on until a new message comes: shows why (stolen)
- * and keeps it for the idle notice to the lead. */
-void agent_fail(struct agent *a, char *why);
-
-/*
- * Blocks until request `id` is decided, the agent is stopped, or — when
- * early is set — other messages arrive. Returns the request (free it), or
- * NULL when the agent was stopped.
- */
-struct request *agent_await(struct agent *a, const char *id, int early);
-
-/* agent_await that also gives up (NULL) once *give_up is set and the
- * agent's inbox woken (bus_wake). */
-struct request *agent_await_or(struct agent *a, const char *id,
-    atomic_int *give_up);
-
-/* Shows an error in the agent's pane (and the log). */
-void agent_error(struct agent *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Stores a transcript entry (stolen) and keeps it in memory. Returns 0,
- * or -1 with the agent failed. */
-int agent_record(struct agent *a, json_t *entry);
-
-/* Adds a call's usage and its price to the agent's sums. */
-void agent_count_usage(struct agent *a, const struct llm_usage *u);
-
-/* Frees an agent whose thread has ended (or never started). */
-void agent_free(struct agent *a);
-
-/* Whether teammate a must still get its plan approved. */
-int agent_plan_blocks(struct agent *a);
 
 /* context.c */
 

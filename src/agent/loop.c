@@ -25,8 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/history.h"
 #include "agent/internal.h"
+#include "agent/loop.h"
 #include "tools/tool.h"
 #include "core/transcript.h"
 #include "util/log.h"

@@ -22,6 +22,7 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/teamstate.h"
 #include "mcp/server.h"
 #include "core/mcpoffer.h"
 #include "core/permbody.h"

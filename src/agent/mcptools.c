@@ -22,10 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
 #include "agent/mcpask.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
+#include "agent/teamstate.h"
 #include "core/permbody.h"
 #include "core/statedir.h"
 #include "mcp/set.h"

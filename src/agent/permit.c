@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
 #include "core/permbody.h"
 #include "tools/ccrules.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/teamstate.h"
 #include "agent/toolarg.h"
 #include "agent/toolset.h"
 #include "tools/tool.h"

@@ -19,9 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
+#include "agent/loop.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
+#include "agent/teamroles.h"
+#include "agent/teamspawn.h"
+#include "agent/teamstate.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
 #include "tools/confine.h"

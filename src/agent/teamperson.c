@@ -11,6 +11,7 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/teamstate.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 

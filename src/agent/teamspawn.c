@@ -1,5 +1,5 @@
 /*
- * Agents join the team (see internal.h): a teammate the lead spawns is
+ * Agents join the team (see teamspawn.h): a teammate the lead spawns is
  * checked (the name, the model, the team's size), written to the store
  * with its first message in one transaction, and started; team_start
  * starts the members a resumed team had. An agent's thread runs the
@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
 #include "agent/roles.h"
+#include "agent/teamroles.h"
+#include "agent/teamspawn.h"
 #include "tools/profile.h"
 #include "tools/worktree.h"
 #include "util/log.h"

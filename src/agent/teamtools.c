@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
 #include "util/xmalloc.h"
 

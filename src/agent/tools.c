@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/teamroles.h"
+#include "agent/teamstate.h"
 #include "tools/bash.h"
 #include "tools/ccrules.h"
 #include "tools/fstools.h"

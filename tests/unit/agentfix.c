@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/roles.h"
 #include "agentfix.h"
 #include "tools/policy.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "agent/teamstate.h"
 #include "liveteam.h"
 #include "tools/mountns.h"
 #include "tools/reaper.h"
