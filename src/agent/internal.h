@@ -235,52 +235,6 @@ void context_cut_result(struct agent *a, struct tool_output *o);
 void context_fit_images(struct agent *a, json_t *pending,
     struct tool_output *o);
 
-/* tools.c */
-
-/* Runs one tool call for agent a. Bad input is a tool error. */
-void tools_run(struct agent *a, const char *name, json_t *input,
-    struct tool_output *out);
-
-/* tasktools.c */
-
-/* Runs one of the task board's tools (toolset.h) for agent a. */
-void tasktools_run(struct agent *a, enum tool_id id, json_t *in,
-    struct tool_output *o);
-
-/* tasks.c */
-
-/*
- * Agent a (NULL: the person) completes task `id` with `result` (NULL:
- * leave it): its check — the task's own command, else the team's
- * --verify — runs first, and only a zero exit completes it; otherwise it
- * stays in progress with the check's output, and its owner is told. A
- * task's own check passes the permission gate first (permit.c); one the
- * person refuses is not run and counts as failed. Returns 0 when
- * completed, 1 when the check failed or was not run, -1 when it may not
- * (each with a sentence in *msg).
- */
-int tasks_complete(struct team *t, struct agent *a, const char *id,
-    const char *result, struct cancel *cancel, char **msg);
-
-/* The command that checks task k: its own, else the team's (NULL:
- * none). */
-const char *tasks_check_command(struct team *t, const struct task *k);
-
-
-
-/* Why agent a may not give a task this check command, or NULL when it
- * may: a teammate whose plan is not approved may not (malloc'd). Whether
- * the check needs the person's permission is asked when it runs. */
-char *tasks_check_refused(struct agent *a, const char *command);
-
-/*
- * An autonomous teammate with nothing to answer takes its next task: it
- * is reminded, once, of a task it still has in progress; else it claims
- * the next ready one, which its transcript records in the claim's own
- * transaction. Returns 1 when its model has work now, 0 when not.
- */
-int tasks_next(struct agent *a);
-
 /* checking.c */
 
 /* Marks a check running at root, in a worktree, until checking_unmark: it
@@ -293,12 +247,6 @@ void checking_unmark(struct team *t, const char *root);
 /* Whether a task's check runs in the worktree at root now (places_merge
  * asks under git_lock, under which a check in a worktree starts). */
 int checking_at(struct team *t, const char *root);
-
-/* teamtasks.c */
-
-/* Joins the checker threads that have ended; with all set, cancels the
- * others and joins them too (team_free). */
-void team_reap_checkers(struct team *t, int all);
 
 /* places.c: where an agent's tools work — the working directory or a
  * git worktree of the team's (tools/worktree.c makes and removes them) */
@@ -345,71 +293,6 @@ struct profile *places_of_task(struct team *t, const struct task *k,
 /* After teammate name ended: its worktree is removed when it holds
  * nothing that is not merged, and kept (with a notice) otherwise. */
 void places_retire(struct team *t, const char *name);
-
-/* teamwithdraw.c */
-
-/* At the quit's start: withdraws the permission requests that wait for
- * the person, and names them for the next start. */
-void team_withdraw_pending(struct team *t);
-
-/* At a start: a notice naming the requests the last quit withdrew,
- * once. */
-void team_quit_told(struct team *t);
-
-/* permit.c */
-
-/* Why the policy (or an ask rule of the project's Claude Code settings)
- * flags command at root (with no sandbox: every one), or NULL
- * when it runs without asking (malloc'd). */
-char *permit_risk(struct team *t, const char *root, const char *command);
-
-/*
- * The one gate of every shell command a model wrote (a bash call, a
- * task's check), at root where it will run: a command permit_risk flags
- * waits for the person's answer to a permission request whose body
- * (core/permbody.h) records it, what asks (`what`: "bash", "t3's check,
- * written by lead"), why and where it was flagged, root and who asks.
- * a is the agent that waits (its status shows it); NULL for the person's
- * own /task done, whose thread waits until cancel fires. Returns 0 when
- * the command may run, -1 with a sentence in *why (malloc'd) when not.
- */
-int permit_command(struct team *t, struct agent *a, const char *what,
-    const char *command, const char *root, struct cancel *cancel,
-    char **why);
-
-/*
- * The gate of a file tool's call that an ask rule of the project's Claude
- * Code settings matches (`rule`, as written there): a permission request
- * recording the tool, the path, the rule and who asks, which agent a
- * waits for. Returns 0 when approved, -1 with *why (malloc'd) when not.
- */
-int permit_file(struct agent *a, const char *tool, const char *path,
-    const char *rule, char **why);
-
-/* Cancels the permission requests a check of the person's /task done
- * left pending when huddle last stopped: nobody waits for them now (an
- * agent cancels its own when it starts). */
-void permit_forget(struct team *t);
-
-/* teamsandbox.c */
-
-/* Makes the commands' TMPDIR, finds what the kernel offers and lists
- * what is hidden from commands. Returns 0 or -1 with *err. */
-int team_sandbox_open(struct team *t, char **err);
-
-/* The sandbox profile of commands run at root (absolute, canonical):
- * the working directory, or a worktree (worktree: the rest of the
- * working tree hidden). Returns it (profile_free), or NULL with *err. */
-struct profile *team_sandbox_profile(struct team *t, const char *root,
-    int worktree, char **err);
-
-/* The same with one more writable directory, `also` (absolute,
- * canonical; NULL: none): an MCP server's cache. */
-struct profile *team_sandbox_profile_also(struct team *t, const char *root,
-    int worktree, const char *also, char **err);
-
-/* Removes the TMPDIR and frees what team_sandbox_open made. */
-void team_sandbox_close(struct team *t);
 
 /* mcptools.c */
 

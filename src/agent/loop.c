@@ -29,6 +29,8 @@
 #include "agent/history.h"
 #include "agent/internal.h"
 #include "agent/loop.h"
+#include "agent/tasks.h"
+#include "agent/tools.h"
 #include "tools/tool.h"
 #include "core/transcript.h"
 #include "util/log.h"

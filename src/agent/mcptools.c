@@ -27,6 +27,7 @@
 #include "agent/mcpask.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
+#include "agent/teamsandbox.h"
 #include "agent/teamstate.h"
 #include "core/permbody.h"
 #include "core/statedir.h"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/teamsandbox.h"
 #include "agent/teamstate.h"
 #include "tools/bash.h"
 #include "tools/profile.h"

@@ -13,6 +13,8 @@
 #include "agent/agent.h"
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/permit.h"
+#include "agent/tasks.h"
 #include "agent/teamstate.h"
 #include "core/transcript.h"
 #include "tools/bash.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/teamsandbox.h"
 #include "core/statedir.h"
 #include "tools/confine.h"
 #include "tools/hidden.h"

@@ -16,6 +16,7 @@
 #include "agent/internal.h"
 #include "agent/roles.h"
 #include "agent/teamroles.h"
+#include "agent/teamsandbox.h"
 #include "agent/teamspawn.h"
 #include "tools/profile.h"
 #include "tools/worktree.h"

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/tasks.h"
+#include "agent/teamtasks.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

@@ -11,6 +11,8 @@
 
 #include "agent/agent.h"
 #include "agent/internal.h"
+#include "agent/teamsandbox.h"
+#include "agent/tools.h"
 #include "util/xmalloc.h"
 
 struct agent *

@@ -11,8 +11,11 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/permit.h"
+#include "agent/tasktools.h"
 #include "agent/teamroles.h"
 #include "agent/teamstate.h"
+#include "agent/tools.h"
 #include "tools/bash.h"
 #include "tools/ccrules.h"
 #include "tools/fstools.h"

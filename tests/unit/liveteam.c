@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "agent/teamstate.h"
+#include "agent/tools.h"
 #include "liveteam.h"
 #include "tools/mountns.h"
 #include "tools/reaper.h"

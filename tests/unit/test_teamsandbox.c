@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/teamsandbox.h"
 #include "agentfix.h"
 #include "tools/hidden.h"
 #include "tools/landlock.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agent/teamstate.h"
+#include "agent/tools.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
