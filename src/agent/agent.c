@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/frame.h"
 #include "agent/internal.h"
 #include "agent/mcpask.h"
 #include "core/permbody.h"

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "agent/checking.h"
 #include "agent/internal.h"
 #include "util/xmalloc.h"
 

@@ -12,6 +12,7 @@
 #include "util/cancel.h"
 
 struct checker;
+struct team;
 
 /*
  * The team's running checks (struct team's checks): team_free cancels
@@ -30,5 +31,16 @@ struct checking {
 	size_t			 nchecking, capchecking;
 	struct cancel		 check_cancel;
 };
+
+/* Marks a check running at root, in a worktree, until checking_unmark: it
+ * starts after any merge there and keeps one from starting. */
+void checking_mark(struct team *t, const char *root);
+
+/* The check at root (the same pointer) has ended. */
+void checking_unmark(struct team *t, const char *root);
+
+/* Whether a task's check runs in the worktree at root now (places_merge
+ * asks under git_lock, under which a check in a worktree starts). */
+int checking_at(struct team *t, const char *root);
 
 #endif

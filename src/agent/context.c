@@ -29,8 +29,12 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/context.h"
+#include "agent/frame.h"
 #include "agent/history.h"
 #include "agent/internal.h"
+#include "agent/mcptools.h"
+#include "agent/prompt.h"
 #include "core/transcript.h"
 #include "mcp/content.h"
 #include "tools/tool.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/frame.h"
 #include "agent/history.h"
 #include "agent/instructions.h"
 #include "agent/internal.h"

@@ -26,10 +26,15 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/context.h"
+#include "agent/frame.h"
 #include "agent/history.h"
 #include "agent/internal.h"
 #include "agent/loop.h"
+#include "agent/mcptools.h"
+#include "agent/prompt.h"
 #include "agent/tasks.h"
+#include "agent/teamoutputs.h"
 #include "agent/tools.h"
 #include "tools/tool.h"
 #include "core/transcript.h"

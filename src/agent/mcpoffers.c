@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/mcpoffers.h"
 #include "agent/netgate.h"
 #include "agent/teamstate.h"
 #include "mcp/server.h"

@@ -23,8 +23,11 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/frame.h"
 #include "agent/internal.h"
 #include "agent/mcpask.h"
+#include "agent/mcpoffers.h"
+#include "agent/mcptools.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
 #include "agent/teamsandbox.h"

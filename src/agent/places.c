@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/checking.h"
 #include "agent/internal.h"
+#include "agent/places.h"
 #include "agent/teamsandbox.h"
 #include "agent/teamstate.h"
 #include "tools/bash.h"

@@ -11,6 +11,7 @@
 
 #include "agent/internal.h"
 #include "agent/permit.h"
+#include "agent/places.h"
 #include "agent/tasks.h"
 #include "agent/tasktools.h"
 #include "agent/teamstate.h"

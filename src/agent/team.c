@@ -4,11 +4,12 @@
  * team's parts read of it teamstate.c's; what the person does is
  * teamperson.c's; the orderly quit is teamquit.c's.
  *
- * Each part of the team has a lock of its own (internal.h): the agents'
- * (the list of agents), the budget's, the checks', the repository's
- * first check and the worktrees' (git_lock). The agents' lock is never
- * held while calling the store, the bus, git or an agent, so it cannot
- * take part in a deadlock; git_lock is taken before the checks' lock.
+ * Each part of the team has a lock of its own (internal.h, checking.h,
+ * places.h): the agents' (the list of agents), the budget's, the
+ * checks', the repository's first check and the worktrees' (git_lock).
+ * The agents' lock is never held while calling the store, the bus, git
+ * or an agent, so it cannot take part in a deadlock; git_lock is taken
+ * before the checks' lock.
  */
 #include "config.h"
 
@@ -22,9 +23,13 @@
 #include "agent/agent.h"
 #include "agent/internal.h"
 #include "agent/loop.h"
+#include "agent/mcpoffers.h"
+#include "agent/mcptools.h"
 #include "agent/netgate.h"
 #include "agent/permit.h"
+#include "agent/places.h"
 #include "agent/roles.h"
+#include "agent/teamoutputs.h"
 #include "agent/teamroles.h"
 #include "agent/teamsandbox.h"
 #include "agent/teamspawn.h"

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/context.h"
 #include "agent/internal.h"
+#include "agent/places.h"
 #include "agent/roles.h"
 #include "agent/teamroles.h"
 #include "agent/teamsandbox.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/places.h"
 #include "agent/tasks.h"
 #include "agent/teamtasks.h"
 #include "util/log.h"

@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/frame.h"
+#include "agent/mcptools.h"
 #include "agent/permit.h"
+#include "agent/places.h"
 #include "agent/tasktools.h"
 #include "agent/teamroles.h"
 #include "agent/teamstate.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/checking.h"
 #include "agentfix.h"
 #include "util/xmalloc.h"
 

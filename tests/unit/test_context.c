@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/context.h"
 #include "core/transcript.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"

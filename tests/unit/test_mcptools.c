@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/mcptools.h"
 #include "liveteam.h"
 #include "mcp/set.h"
 #include "util/clock.h"
