@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/frame.h"
 #include "agent/internal.h"
 #include "agent/mcpask.h"
 #include "core/permbody.h"

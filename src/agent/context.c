@@ -28,8 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/context.h"
+#include "agent/frame.h"
 #include "agent/history.h"
 #include "agent/internal.h"
+#include "agent/mcptools.h"
+#include "agent/prompt.h"
 #include "core/transcript.h"
 #include "mcp/content.h"
 #include "tools/tool.h"
@@ -180,26 +185,26 @@ context_init_threshold(struct agent *a)
 	struct team *t = a->team;
 	int64_t at;
 
-	at = a->window * t->opts.compact_at / 100;
-	a->compact_at = t->opts.compact_at > 0 && t->opts.compact_at < 100 ?
-	    at : 0;
+	at = a->win.window * t->opts.compact_at / 100;
+	a->win.compact_at = t->opts.compact_at > 0 &&
+	    t->opts.compact_at < 100 ? at : 0;
 	/* On the server when the API can: an Anthropic model the catalog
 	 * says compacts, and a trigger it accepts. */
-	a->server_compaction = a->compact_at >= CONTEXT_MIN_TRIGGER &&
+	a->win.server_compaction = a->win.compact_at >= CONTEXT_MIN_TRIGGER &&
 	    a->model.compaction && t->opts.llm.provider == LLM_ANTHROPIC;
 }
 
 void
 context_init(struct agent *a)
 {
-	a->window = a->model.context_window;
+	a->win.window = a->model.context_window;
 	context_init_threshold(a);
 }
 
 int64_t
 context_trigger(struct agent *a)
 {
-	return a->server_compaction ? a->compact_at : 0;
+	return a->win.server_compaction ? a->win.compact_at : 0;
 }
 
 /* The whole view estimated: system prompt, tools and history. */
@@ -223,16 +228,17 @@ context_tokens(struct agent *a)
 	int64_t est;
 
 	/* No count yet, or the view moved since it was made. */
-	if (a->ctx_known == 0 || history_view_start(a->transcript, &block) >
-	    a->ctx_mark || a->ctx_mark > n)
+	if (a->win.ctx_known == 0 ||
+	    history_view_start(a->transcript, &block) > a->win.ctx_mark ||
+	    a->win.ctx_mark > n)
 		est = context_view_estimate(a);
 	else {
-		for (i = a->ctx_mark; i < n; i++)
+		for (i = a->win.ctx_mark; i < n; i++)
 			bytes += context_json_bytes(json_array_get(
 			    a->transcript, i));
-		est = a->ctx_known + context_estimate(bytes);
+		est = a->win.ctx_known + context_estimate(bytes);
 	}
-	atomic_store(&a->ctx_tokens, est);
+	atomic_store(&a->win.ctx_tokens, est);
 	return est;
 }
 
@@ -244,11 +250,11 @@ context_counted(struct agent *a, const struct llm_usage *u)
 
 	if (n <= 0)
 		return;
-	a->ctx_known = n;
+	a->win.ctx_known = n;
 	/* The reply is counted; it is recorded right after the call. */
-	a->ctx_mark = json_array_size(a->transcript) + 1;
-	atomic_store(&a->ctx_tokens, n);
-	event_context(&a->team->events, a->name, n, a->window);
+	a->win.ctx_mark = json_array_size(a->transcript) + 1;
+	atomic_store(&a->win.ctx_tokens, n);
+	event_context(&a->team->events, a->name, n, a->win.window);
 }
 
 /* Tells the front end and remembers it for /context. */
@@ -256,13 +262,13 @@ static void
 context_note(struct agent *a, const char *kind, int64_t before,
     int64_t after)
 {
-	atomic_store(&a->last_before, before);
-	atomic_store(&a->last_after, after);
-	atomic_store(&a->last_at, clock_wall_ms());
-	atomic_fetch_add(&a->compactions, 1);
-	atomic_store(&a->ctx_tokens, after);
+	atomic_store(&a->win.last_before, before);
+	atomic_store(&a->win.last_after, after);
+	atomic_store(&a->win.last_at, clock_wall_ms());
+	atomic_fetch_add(&a->win.compactions, 1);
+	atomic_store(&a->win.ctx_tokens, after);
 	event_compaction(&a->team->events, a->name, kind, before, after,
-	    a->window);
+	    a->win.window);
 }
 
 void
@@ -332,7 +338,8 @@ context_trim(struct agent *a)
 	json_decref(a->transcript);
 	a->transcript = kept;
 	a->answered = a->answered > start ? a->answered - start : 0;
-	a->ctx_mark = a->ctx_mark > start ? a->ctx_mark - start : 0;
+	a->win.ctx_mark = a->win.ctx_mark > start ?
+	    a->win.ctx_mark - start : 0;
 }
 
 /*
@@ -588,12 +595,13 @@ context_summary(struct agent *a, json_t *view, int64_t tokens,
 	struct llm_request req = { 0 };
 	struct llm_result res;
 	char *summary = NULL;
-	int fits = a->window <= 0 || tokens < a->window * 9 / 10, tries;
+	int fits = a->win.window <= 0 || tokens < a->win.window * 9 / 10;
+	int tries;
 
 	*unusable = 0;
 	req.system = a->system;
 	req.messages = fits ? context_ask_after(view) : context_ask_text(view,
-	    (size_t)a->window / 2 * CONTEXT_BYTES_PER_TOKEN);
+	    (size_t)a->win.window / 2 * CONTEXT_BYTES_PER_TOKEN);
 	req.tools = fits ? mcptools_for(a) : NULL;
 	req.tool_choice = req.tools != NULL ? "none" : NULL;
 	for (tries = 0; tries < 2 && summary == NULL; tries++) {
@@ -628,14 +636,14 @@ int
 context_compact(struct agent *a, int force, const char *why)
 {
 	int64_t before = context_tokens(a), after;
-	int asked = atomic_exchange(&a->compact_asked, 0);
+	int asked = atomic_exchange(&a->win.compact_asked, 0);
 	int idle = json_array_size(a->transcript) == a->answered;
 	json_t *view, *entry;
 	char *summary, *state, *recent, *text, *indented, *err = NULL;
 	int unusable;
 
-	if (!force && !asked && (a->compact_at == 0 || a->server_compaction ||
-	    before <= a->compact_at))
+	if (!force && !asked && (a->win.compact_at == 0 ||
+	    a->win.server_compaction || before <= a->win.compact_at))
 		return 0;
 	if (json_array_size(a->transcript) == 0)
 		return 0;
@@ -661,8 +669,8 @@ context_compact(struct agent *a, int force, const char *why)
 	}
 	state = context_state(a);
 	/* A quarter of the window for the rounds kept as they were. */
-	recent = context_recent(view, (size_t)(a->window > 0 ? a->window :
-	    before) / 4 * CONTEXT_BYTES_PER_TOKEN);
+	recent = context_recent(view, (size_t)(a->win.window > 0 ?
+	    a->win.window : before) / 4 * CONTEXT_BYTES_PER_TOKEN);
 	json_decref(view);
 	/* The summary is the model's words: indented, none of its lines
 	 * passes for one of huddle's headers. */
@@ -695,7 +703,7 @@ context_compact(struct agent *a, int force, const char *why)
 	/* On demand while idle, the summary is not a message to answer. */
 	if (idle)
 		a->answered = json_array_size(a->transcript);
-	a->ctx_known = 0;
+	a->win.ctx_known = 0;
 	context_trim(a);
 	after = context_tokens(a);
 	context_note(a, "client", before, after);
@@ -714,13 +722,13 @@ context_learn_window(struct agent *a, const struct llm_result *r)
 		m = strtoll(p + 10, NULL, 10);
 	else if ((p = strstr(msg, "maximum context length is ")) != NULL)
 		m = strtoll(p + 26, NULL, 10);
-	if (m < 1024 || (a->window > 0 && m >= a->window))
+	if (m < 1024 || (a->win.window > 0 && m >= a->win.window))
 		return;
-	a->window = m;
+	a->win.window = m;
 	context_init_threshold(a);
 	/* The client's trigger was set for the old window: compact on the
 	 * client from now on. */
-	a->server_compaction = 0;
+	a->win.server_compaction = 0;
 	event_notice(&a->team->events, a->name, "the model's context window "
 	    "is smaller than the catalog says: huddle now counts with the "
 	    "server's figure");
@@ -732,10 +740,10 @@ context_cut_result(struct agent *a, struct tool_output *o)
 	size_t most, len, head, tail;
 	char *out;
 
-	if (a->window <= 0 || o->text == NULL)
+	if (a->win.window <= 0 || o->text == NULL)
 		return;
 	/* A tenth of the window at most. */
-	most = (size_t)(a->window / 10) * CONTEXT_BYTES_PER_TOKEN;
+	most = (size_t)(a->win.window / 10) * CONTEXT_BYTES_PER_TOKEN;
 	len = strlen(o->text);
 	if (len <= most)
 		return;

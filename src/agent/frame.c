@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/frame.h"
 #include "agent/history.h"
 #include "agent/instructions.h"
 #include "agent/internal.h"
@@ -224,7 +225,7 @@ frame_open(struct agent *a)
 	if (json_is_array(tools)) {
 		json_decref(a->mcp_tools);
 		a->mcp_tools = json_incref(tools);
-		a->mcp_tools_at = atomic_load(&a->compactions);
+		a->mcp_tools_at = atomic_load(&a->win.compactions);
 	}
 	frame_set_sources(a, json_string_value(json_object_get(o,
 	    "sources")) ? json_string_value(json_object_get(o, "sources")) :

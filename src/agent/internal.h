@@ -1,7 +1,13 @@
 /*
- * What the files of the agent layer share about a team and its agents:
- * team.c runs the team, agent.c is one agent's loop, tools.c its tools,
- * prompt.c its system prompt. Nothing outside src/agent/ includes this.
+ * What every file of the agent layer shares: the team (struct team) and
+ * each of its agents (struct agent), which team.c opens, runs and frees.
+ * A part of them with state of its own keeps it in a struct its header
+ * declares (context.h, checking.h, mcptools.h, places.h), and every file
+ * declares its functions in a header of its own: loop.c is one agent's
+ * loop, agent.c what an agent keeps of itself, tools.c how its tool calls
+ * run, prompt.c its system prompt, teamstate.c what the team's parts
+ * read of it. Nothing outside src/agent/ but the unit tests includes
+ * this.
  */
 #ifndef HUDDLE_AGENT_INTERNAL_H
 #define HUDDLE_AGENT_INTERNAL_H
@@ -11,7 +17,11 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
+#include "agent/checking.h"
+#include "agent/context.h"
 #include "agent/event.h"
+#include "agent/mcptools.h"
+#include "agent/places.h"
 #include "agent/team.h"
 #include "agent/toolset.h"
 #include "core/bus.h"
@@ -25,16 +35,11 @@
 #include "llm/catalog.h"
 #include "llm/llm.h"
 
-struct bash_options;
-struct checker;
-struct mcp_launch;
-struct mcp_set;
 struct netgate;
 struct policy;
 struct profile;
 struct role;
 struct roles;
-struct tool_output;
 
 struct agent {
 	struct team		*team;
@@ -54,23 +59,12 @@ struct agent {
 	char			*model_id;	/* the model it talks to */
 	struct model_info	 model;		/* what the catalog says */
 
-	/* Its context window (context.c): set before the thread starts;
-	 * the atomics are read by /context. */
-	_Atomic int64_t		 window;	/* tokens; 0 when unknown */
-	int64_t			 compact_at;	/* compact past this; 0: never */
-	atomic_int		 server_compaction; /* the API compacts */
-	atomic_int		 compact_asked;	/* /compact */
-	atomic_llong		 ctx_tokens;	/* the last count */
-	atomic_llong		 last_before;	/* the last compaction */
-	atomic_llong		 last_after;
-	atomic_llong		 last_at;	/* wall-clock ms */
-	atomic_int		 compactions;
+	/* Its context window (context.h). */
+	struct context_window	 win;
 
 	/* Owned by the agent's thread. */
 	char			*task;		/* its first message, kept when
 						 * the transcript is trimmed */
-	int64_t			 ctx_known;	/* the last call's count */
-	size_t			 ctx_mark;	/* the transcript's length then */
 	char			*system;	/* its system prompt, fixed */
 	json_t			*transcript;
 	size_t			 answered;	/* transcript length when the
@@ -159,18 +153,7 @@ struct team {
 	struct bus		*bus;
 	struct protocol		*proto;
 	struct taskboard	*tasks;
-	struct git		 git;		/* huddle's own git commands */
-	struct profile		*git_profile;	/* ... confined by it (places.c) */
-	pthread_mutex_t		 repo_lock;	/* the first check of the
-						 * repository (places.c),
-						 * which sets: */
-	char			*git_common;	/* the repository's git dir,
-						 * once worktrees are used */
-	pthread_mutex_t		 git_lock;	/* one worktree change at a
-						 * time: add, merge, remove;
-						 * diffs and states read
-						 * under it; a tool in a
-						 * worktree passes it first */
+	struct places		 places;	/* huddle's git (places.h) */
 	struct evq		 events;
 	void			*(*agent_thread)(void *); /* every agent's
 						 * thread body: loop_main */
@@ -193,450 +176,19 @@ struct team {
 	pthread_mutex_t		 budget_lock;	/* max_cost */
 	double			 max_cost;	/* 0: none */
 
-	/* The checks of tasks the person completes run in threads of
-	 * their own (teamtasks.c); team_free cancels and joins them. A
-	 * check in a worktree is marked while it runs (checking.c). */
-	pthread_mutex_t		 check_lock;	/* what follows, to the
-						 * cancel */
-	struct checker		**checkers;
-	size_t			 ncheckers, capcheckers;
-	int			 checks_closed;	/* team_free: no new ones */
-	char			**checking;	/* the worktree of each check
-						 * running now */
-	size_t			 nchecking, capchecking;
-	struct cancel		 check_cancel;
+	/* The checks of tasks the person completes (checking.h). */
+	struct checking		 checks;
 
-	/* The MCP servers (mcptools.c); NULL when none. */
-	struct mcp_set		*mcp;
-	struct mcp_launch	*mcp_launch;
-	struct profile		*mcp_profile;
-	struct mcpoffers	*mcp_offers;	/* a project's .mcp.json
-						 * (mcpoffers.c); NULL: none */
+	/* The MCP servers (mcptools.h). */
+	struct mcptools		 mcp;
 };
 
-/* teamstate.c */
-
-/* The running agent called name, or NULL. Its thread may end at any
- * time after; only what the agent struct keeps for its life is safe to
- * read. */
-struct agent *team_find(struct team *t, const char *name);
-
-/* The options of a command run for the team (bash, a task's check) in
- * the place of profile p: its working directory, sandbox, timeout and
- * temp dir; `cancel` stops it. */
-void team_bash_options(struct team *t, const struct profile *p,
-    struct cancel *cancel, struct bash_options *bo);
-
-/* Notes, in the store, that the lead waits for `name`: its next idle
- * notice will be fed to the lead's model. Call it before the message the
- * lead waits on an answer to is sent. Safe from any thread. */
-void team_lead_waits(struct team *t, const char *name);
-
-/* A notice on the screen, from a part that keeps the team as its user
- * data (ud): an MCP server stopped or failed. */
-void team_on_notice(void *ud, const char *text);
-
-/* team.c */
+/* team.c: its own header, team.h, is the front end's; what it offers the
+ * agent files alone is here. */
 
 /* Asks an agent's thread to end: at its next boundary, or at once when
  * it is waiting, calling a model or running a command; forced marks it
  * stopped by force. */
 void team_stop_agent(struct team *t, struct agent *a, int forced);
-
-/* teamspawn.c */
-
-/* Starts a new teammate's thread (the member exists in the store).
- * Returns 0 or -1 with *err. Safe from any thread. */
-int team_launch(struct team *t, const char *name, const char *role,
-    char **err);
-
-
-/* teamroles.c */
-
-/*
- * Copies s into *out with the role it names applied (roles.h): the
- * settings' model for that role, else the role's, else s's; a plan
- * required and autonomy when either asks. Claude Code's model aliases
- * (sonnet, opus, haiku) become the catalog's model of that family.
- */
-void team_role_apply(struct team *t, const struct spawn_request *s,
-    struct spawn_request *out);
-
-/* Reads the team's roles (roles_load) into t->roles, with a notice for
- * each file left out. Returns 0, or -1 with *err (a person's role file
- * is wrong). */
-int team_roles_open(struct team *t, char **err);
-
-/* loop.c */
-
-/* The thread body of every agent. */
-void *loop_main(void *arg);
-
-/* agent.c */
-
-/* Sets the agent's status in the store and tells the front end. */
-void agent_set_status(struct agent *a, enum member_status status,
-    const char *detail);
-
-/* Takes the inbox into the transcript now (read_inbox). Returns the
- * number of messages the model will see. */
-int agent_take_inbox(struct agent *a);
-
-/* Takes the inbox into the transcript; between_turns says the agent is
- * not in a turn. Returns the number recorded; *wakes (when not NULL) gets
- * how many of them ask for an answer: not the answer to a permission the
- * agent asked for, which its tool call already had (read between turns,
- * it is left over from a turn the person interrupted). */
-int agent_drain(struct agent *a, int between_turns, int *wakes);
-
-/* The agent cannot go on until a new message comes: shows why (stolen)
- * and keeps it for the idle notice to the lead. */
-void agent_fail(struct agent *a, char *why);
-
-/*
- * Blocks until request `id` is decided, the agent is stopped, or — when
- * early is set — other messages arrive. Returns the request (free it), or
- * NULL when the agent was stopped.
- */
-struct request *agent_await(struct agent *a, const char *id, int early);
-
-/* agent_await that also gives up (NULL) once *give_up is set and the
- * agent's inbox woken (bus_wake). */
-struct request *agent_await_or(struct agent *a, const char *id,
-    atomic_int *give_up);
-
-/* Shows an error in the agent's pane (and the log). */
-void agent_error(struct agent *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Stores a transcript entry (stolen) and keeps it in memory. Returns 0,
- * or -1 with the agent failed. */
-int agent_record(struct agent *a, json_t *entry);
-
-/* Adds a call's usage and its price to the agent's sums. */
-void agent_count_usage(struct agent *a, const struct llm_usage *u);
-
-/* Frees an agent whose thread has ended (or never started). */
-void agent_free(struct agent *a);
-
-/* Whether teammate a must still get its plan approved. */
-int agent_plan_blocks(struct agent *a);
-
-/* context.c */
-
-/* Sets the agent's window and how it compacts, from its model and the
- * team's options. */
-void context_init(struct agent *a);
-
-/* The compaction trigger to give the LLM client (0: none). */
-int64_t context_trigger(struct agent *a);
-
-/* The tokens the next request would hold: the last call's count and an
- * estimate of what was appended since. */
-int64_t context_tokens(struct agent *a);
-
-/* Records a model call's count (before its reply is recorded). */
-void context_counted(struct agent *a, const struct llm_usage *u);
-
-/* Notes a compaction the server did in a reply. */
-void context_server_compacted(struct agent *a, const struct llm_usage *u);
-
-/*
- * Compacts on the client when the next request would pass the threshold,
- * when asked (/compact), or when `force` (the API refused a prompt too
- * long; `why` says so). Returns 0 (done, or not needed) or -1 when the
- * summary could not be had (the agent's pane says why).
- */
-int context_compact(struct agent *a, int force, const char *why);
-
-/* Learns the window from a refusal that names it ("prompt is too long:
- * N tokens > M maximum", "maximum context length is M tokens") when it is
- * smaller than the one assumed. */
-void context_learn_window(struct agent *a, const struct llm_result *r);
-
-/* Forgets, in memory, the entries before the model's view (the store
- * keeps them): a long session's memory does not grow with its rounds. */
-void context_trim(struct agent *a);
-
-/* Cuts a tool result larger than a tenth of the window to its head and
- * tail, with a note of what was left out and how to read it. */
-void context_cut_result(struct agent *a, struct tool_output *o);
-
-/*
- * Keeps a tool result's images within what one request may carry with
- * the images of the agent's view and of `pending` (this turn's results
- * so far, tool_result blocks): those past it are withheld, their lines
- * saying why (doc/mcp.md, "Images").
- */
-void context_fit_images(struct agent *a, json_t *pending,
-    struct tool_output *o);
-
-/* tools.c */
-
-/* Runs one tool call for agent a. Bad input is a tool error. */
-void tools_run(struct agent *a, const char *name, json_t *input,
-    struct tool_output *out);
-
-/* tasktools.c */
-
-/* Runs one of the task board's tools (toolset.h) for agent a. */
-void tasktools_run(struct agent *a, enum tool_id id, json_t *in,
-    struct tool_output *o);
-
-/* tasks.c */
-
-/*
- * Agent a (NULL: the person) completes task `id` with `result` (NULL:
- * leave it): its check — the task's own command, else the team's
- * --verify — runs first, and only a zero exit completes it; otherwise it
- * stays in progress with the check's output, and its owner is told. A
- * task's own check passes the permission gate first (permit.c); one the
- * person refuses is not run and counts as failed. Returns 0 when
- * completed, 1 when the check failed or was not run, -1 when it may not
- * (each with a sentence in *msg).
- */
-int tasks_complete(struct team *t, struct agent *a, const char *id,
-    const char *result, struct cancel *cancel, char **msg);
-
-/* The command that checks task k: its own, else the team's (NULL:
- * none). */
-const char *tasks_check_command(struct team *t, const struct task *k);
-
-
-
-/* Why agent a may not give a task this check command, or NULL when it
- * may: a teammate whose plan is not approved may not (malloc'd). Whether
- * the check needs the person's permission is asked when it runs. */
-char *tasks_check_refused(struct agent *a, const char *command);
-
-/*
- * An autonomous teammate with nothing to answer takes its next task: it
- * is reminded, once, of a task it still has in progress; else it claims
- * the next ready one, which its transcript records in the claim's own
- * transaction. Returns 1 when its model has work now, 0 when not.
- */
-int tasks_next(struct agent *a);
-
-/* checking.c */
-
-/* Marks a check running at root, in a worktree, until checking_unmark: it
- * starts after any merge there and keeps one from starting. */
-void checking_mark(struct team *t, const char *root);
-
-/* The check at root (the same pointer) has ended. */
-void checking_unmark(struct team *t, const char *root);
-
-/* Whether a task's check runs in the worktree at root now (places_merge
- * asks under git_lock, under which a check in a worktree starts). */
-int checking_at(struct team *t, const char *root);
-
-/* teamtasks.c */
-
-/* Joins the checker threads that have ended; with all set, cancels the
- * others and joins them too (team_free). */
-void team_reap_checkers(struct team *t, int all);
-
-/* places.c: where an agent's tools work — the working directory or a
- * git worktree of the team's (tools/worktree.c makes and removes them) */
-
-/* Checks, once, that the workdir is the top of a git repository with a
- * commit (keeping its git directory). Returns 0 or -1 with *err. */
-int places_git_repo(struct team *t, char **err);
-
-/* Whether `name` is free for a new teammate: no board worktree has it
- * and no open task names one so. 0, or -1 with *err. */
-int places_name_free(struct team *t, const char *name, char **err);
-
-/* Whether tasks may name worktrees here (the workdir is a repository):
- * 0, or -1 with *err. */
-int places_for_tasks(struct team *t, char **err);
-
-/*
- * Moves agent a to where it works now: the worktree its in-progress task
- * names (made from the person's HEAD the first time a task needs it),
- * else its home. Call before a tool that works in a place. Returns 0, or
- * -1 with *err when that worktree cannot be had (missing, moved, or git
- * failed); a's place is then left as it was.
- */
-int places_update(struct agent *a, char **err);
-
-/* Where agent a's tools work now, and the profile they run from. */
-const char *places_root(const struct agent *a);
-const struct profile *places_profile(const struct agent *a);
-
-/* Whether member name has a worktree of its own. */
-int places_own(struct team *t, const char *name);
-
-/* Sets agent a to work in its worktree (base: its base commit): its
- * root, and its own sandbox that hides the rest of the working tree.
- * Returns 0, or -1 with *err (a missing or moved worktree). */
-int places_enter(struct agent *a, char **err);
-
-/* Where task k's check runs: in the worktree it names, else where its
- * owner works at home. Returns the profile of that place (profile_free),
- * or NULL with *err (its worktree is missing). */
-struct profile *places_of_task(struct team *t, const struct task *k,
-    char **err);
-
-/* After teammate name ended: its worktree is removed when it holds
- * nothing that is not merged, and kept (with a notice) otherwise. */
-void places_retire(struct team *t, const char *name);
-
-/* teamwithdraw.c */
-
-/* At the quit's start: withdraws the permission requests that wait for
- * the person, and names them for the next start. */
-void team_withdraw_pending(struct team *t);
-
-/* At a start: a notice naming the requests the last quit withdrew,
- * once. */
-void team_quit_told(struct team *t);
-
-/* permit.c */
-
-/* Why the policy (or an ask rule of the project's Claude Code settings)
- * flags command at root (with no sandbox: every one), or NULL
- * when it runs without asking (malloc'd). */
-char *permit_risk(struct team *t, const char *root, const char *command);
-
-/*
- * The one gate of every shell command a model wrote (a bash call, a
- * task's check), at root where it will run: a command permit_risk flags
- * waits for the person's answer to a permission request whose body
- * (core/permbody.h) records it, what asks (`what`: "bash", "t3's check,
- * written by lead"), why and where it was flagged, root and who asks.
- * a is the agent that waits (its status shows it); NULL for the person's
- * own /task done, whose thread waits until cancel fires. Returns 0 when
- * the command may run, -1 with a sentence in *why (malloc'd) when not.
- */
-int permit_command(struct team *t, struct agent *a, const char *what,
-    const char *command, const char *root, struct cancel *cancel,
-    char **why);
-
-/*
- * The gate of a file tool's call that an ask rule of the project's Claude
- * Code settings matches (`rule`, as written there): a permission request
- * recording the tool, the path, the rule and who asks, which agent a
- * waits for. Returns 0 when approved, -1 with *why (malloc'd) when not.
- */
-int permit_file(struct agent *a, const char *tool, const char *path,
-    const char *rule, char **why);
-
-/* Cancels the permission requests a check of the person's /task done
- * left pending when huddle last stopped: nobody waits for them now (an
- * agent cancels its own when it starts). */
-void permit_forget(struct team *t);
-
-/* teamsandbox.c */
-
-/* Makes the commands' TMPDIR, finds what the kernel offers and lists
- * what is hidden from commands. Returns 0 or -1 with *err. */
-int team_sandbox_open(struct team *t, char **err);
-
-/* The sandbox profile of commands run at root (absolute, canonical):
- * the working directory, or a worktree (worktree: the rest of the
- * working tree hidden). Returns it (profile_free), or NULL with *err. */
-struct profile *team_sandbox_profile(struct team *t, const char *root,
-    int worktree, char **err);
-
-/* The same with one more writable directory, `also` (absolute,
- * canonical; NULL: none): an MCP server's cache. */
-struct profile *team_sandbox_profile_also(struct team *t, const char *root,
-    int worktree, const char *also, char **err);
-
-/* Removes the TMPDIR and frees what team_sandbox_open made. */
-void team_sandbox_close(struct team *t);
-
-/* mcptools.c */
-
-/* Makes the team's MCP servers from its options (none start yet).
- * Returns 0 or -1 with *err. */
-int mcptools_open(struct team *t, char **err);
-
-/* Stops the servers. */
-void mcptools_close(struct team *t);
-
-/* Appends the MCP tools agent a may call to list (a model request's
- * tools); a server not started yet starts now. */
-void mcptools_list(struct agent *a, json_t *list);
-
-/* Agent a's whole tool list: frame_tools's and the MCP tools, the latter
- * as they were at its first request since its last compaction. Called
- * from a's thread only. */
-json_t *mcptools_for(struct agent *a);
-
-/* Runs MCP tool `name` ("mcp__S__T") for a: asks the person unless the
- * settings allow it, then calls it. */
-void mcptools_run(struct agent *a, const char *name, json_t *input,
-    struct tool_output *out);
-/* mcpoffers.c: a project's .mcp.json */
-
-/* Reads the working tree's .mcp.json and what the person answered
- * before; notices name what is refused or ignored. Returns how many of
- * its servers may yet join (approved, or to be asked). */
-size_t mcpoffers_open(struct team *t);
-
-/* Adds the servers approved before to the team's set (made by then). */
-void mcpoffers_start(struct team *t);
-
-/* Offers the person each server not answered yet (a permission request
- * from huddle); an offer a previous run left pending is withdrawn
- * first and asked again. */
-void mcpoffers_ask(struct team *t);
-
-/* Takes in the decisions made since: an answer is kept in the store,
- * an approved server joins the set. */
-void mcpoffers_settle(struct team *t);
-
-/* Whether server name came from the project's .mcp.json (approved):
- * the settings' list of tools allowed without asking does not cover
- * it. */
-int mcpoffers_is_project(struct team *t, const char *name);
-
-/* /mcp's lines on offers not approved (malloc'd), or NULL. */
-char *mcpoffers_text(struct team *t);
-
-/* Frees what mcpoffers_open made. */
-void mcpoffers_close(struct team *t);
-
-/* frame.c */
-
-/* Builds agent a's frame afresh from the files (a notice when the
- * instructions were cut) and keeps it. For a new conversation, and after
- * a compaction. */
-void frame_build(struct agent *a);
-
-/* At the agent's start, its transcript loaded: the frame kept for it
- * when its conversation is bound to one (--resume), else a new one. */
-void frame_open(struct agent *a);
-
-/* The tools agent a is given: toolset_for's, narrowed by its frame; for
- * the lead, spawn_teammate's description lists the team's roles. The
- * same for the whole of a's life (the prompt cache needs it). */
-json_t *frame_tools(struct agent *a);
-
-/* Whether a's frame offers tool name (all, when it names none). MCP
- * tools come and go with their servers: the role alone decides. */
-int frame_offers(struct agent *a, const char *name);
-
-/* Keeps the MCP tools (the definitions, a reference taken) that a's
- * conversation is now bound to, in a->mcp_tools and in its frame's file:
- * a resumed agent is offered them again, ready or not, until its next
- * compaction. */
-void frame_keep_mcp(struct agent *a, json_t *tools);
-
-/* prompt.c */
-
-/* The system prompt of an agent (malloc'd). */
-char *prompt_system(struct team *t, struct agent *a);
-
-/* teamoutputs.c: the folder whole outputs are kept in (t->outputs),
- * made at the team's start: 0, or -1 with *err; and a kept output's
- * file, tmp, moved to its name for agent's call id (team_output_path)
- * with the oldest beyond the team's count removed: the path (malloc'd),
- * or NULL with tmp removed. */
-int team_outputs_open(struct team *t, char **err);
-char *team_output_keep(struct team *t, const char *agent, const char *id,
-    const char *tmp);
 
 #endif

@@ -25,8 +25,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/context.h"
+#include "agent/frame.h"
 #include "agent/history.h"
 #include "agent/internal.h"
+#include "agent/loop.h"
+#include "agent/mcptools.h"
+#include "agent/prompt.h"
+#include "agent/tasks.h"
+#include "agent/teamoutputs.h"
+#include "agent/tools.h"
 #include "tools/tool.h"
 #include "core/transcript.h"
 #include "util/log.h"
@@ -397,7 +406,7 @@ loop_turn(struct agent *a)
 		/* A reply cut short by a full window: compact before the
 		 * next call. */
 		if (llm_context_exceeded(&res))
-			atomic_store(&a->compact_asked, 1);
+			atomic_store(&a->win.compact_asked, 1);
 		calls = loop_tool_calls(res.message);
 		if (json_array_size(json_object_get(res.message,
 		    "content")) == 0) {
@@ -584,7 +593,7 @@ loop_main(void *arg)
 			continue;
 		}
 		/* /compact while idle. */
-		if (atomic_load(&a->compact_asked)) {
+		if (atomic_load(&a->win.compact_asked)) {
 			(void)context_compact(a, 1, NULL);
 			continue;
 		}

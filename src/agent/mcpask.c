@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
 #include "agent/mcpask.h"
 #include "core/permbody.h"

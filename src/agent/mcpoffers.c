@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/mcpoffers.h"
 #include "agent/netgate.h"
+#include "agent/teamstate.h"
 #include "mcp/server.h"
 #include "core/mcpoffer.h"
 #include "core/permbody.h"
@@ -175,7 +177,7 @@ mcpoffers_open(struct team *t)
 			n++;
 	}
 	json_decref(servers);
-	t->mcp_offers = o;
+	t->mcp.offers = o;
 	return n;
 }
 
@@ -185,21 +187,21 @@ mcpoffers_join(struct team *t, struct mcpoffer_item *it)
 {
 	char *err = NULL;
 
-	if (mcp_set_add(t->mcp, it->name, it->config, MCPOFFERS_ORIGIN,
-	    t->mcp_launch, team_on_notice, t, &err) == -1) {
+	if (mcp_set_add(t->mcp.set, it->name, it->config, MCPOFFERS_ORIGIN,
+	    t->mcp.launch, team_on_notice, t, &err) == -1) {
 		mcpoffers_notice(t, xasprintf("%s: MCP server %s: %s",
 		    MCPOFFERS_FILE, it->name, err));
 		free(err);
 		return;
 	}
 	/* It starts now, in the background, like the others. */
-	mcp_set_start(t->mcp);
+	mcp_set_start(t->mcp.set);
 }
 
 void
 mcpoffers_start(struct team *t)
 {
-	struct mcpoffers *o = t->mcp_offers;
+	struct mcpoffers *o = t->mcp.offers;
 	size_t i;
 
 	for (i = 0; o != NULL && i < o->n; i++)
@@ -306,7 +308,7 @@ mcpoffers_ask_one(struct team *t, struct mcpoffer_item *it)
 void
 mcpoffers_ask(struct team *t)
 {
-	struct mcpoffers *o = t->mcp_offers;
+	struct mcpoffers *o = t->mcp.offers;
 	struct request *list;
 	char *err = NULL;
 	size_t i, n;
@@ -342,7 +344,7 @@ mcpoffers_ask(struct team *t)
 void
 mcpoffers_settle(struct team *t)
 {
-	struct mcpoffers *o = t->mcp_offers;
+	struct mcpoffers *o = t->mcp.offers;
 	struct mcpoffer_item *it;
 	struct request *r;
 	char *err = NULL;
@@ -387,7 +389,7 @@ mcpoffers_settle(struct team *t)
 int
 mcpoffers_is_project(struct team *t, const char *name)
 {
-	struct mcpoffers *o = t->mcp_offers;
+	struct mcpoffers *o = t->mcp.offers;
 	size_t i;
 	int is = 0;
 
@@ -404,7 +406,7 @@ mcpoffers_is_project(struct team *t, const char *name)
 char *
 mcpoffers_text(struct team *t)
 {
-	struct mcpoffers *o = t->mcp_offers;
+	struct mcpoffers *o = t->mcp.offers;
 	char *out = NULL, *line;
 	size_t len = 0, cap = 0, i;
 
@@ -431,7 +433,7 @@ mcpoffers_text(struct team *t)
 void
 mcpoffers_close(struct team *t)
 {
-	struct mcpoffers *o = t->mcp_offers;
+	struct mcpoffers *o = t->mcp.offers;
 	size_t i;
 
 	if (o == NULL)
@@ -444,5 +446,5 @@ mcpoffers_close(struct team *t)
 	free(o->items);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
-	t->mcp_offers = NULL;
+	t->mcp.offers = NULL;
 }

@@ -22,10 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/frame.h"
 #include "agent/internal.h"
 #include "agent/mcpask.h"
+#include "agent/mcpoffers.h"
+#include "agent/mcptools.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
+#include "agent/teamsandbox.h"
+#include "agent/teamstate.h"
 #include "core/permbody.h"
 #include "core/statedir.h"
 #include "mcp/set.h"
@@ -196,19 +202,19 @@ mcptools_open(struct team *t, char **err)
 	 * (what they read, write and reach), built apart from any
 	 * agent's so that none of theirs is shared. A project's servers
 	 * get the same. */
-	if ((t->mcp_profile = team_sandbox_profile(t, t->workdir, 0,
+	if ((t->mcp.profile = team_sandbox_profile(t, t->workdir, 0,
 	    &why)) == NULL) {
 		*err = xasprintf("MCP servers: %s", why);
 		free(why);
 		return -1;
 	}
-	t->mcp_launch = xcalloc(1, sizeof *t->mcp_launch);
-	team_bash_options(t, t->mcp_profile, NULL, &t->mcp_launch->bo);
-	t->mcp_launch->begin = mcptools_begin;
-	t->mcp_launch->end = mcptools_end;
-	t->mcp_launch->asking = mcptools_asking;
-	t->mcp_launch->ud = t;
-	if ((t->mcp = mcp_set_new(NULL, t->mcp_launch, team_on_notice, t,
+	t->mcp.launch = xcalloc(1, sizeof *t->mcp.launch);
+	team_bash_options(t, t->mcp.profile, NULL, &t->mcp.launch->bo);
+	t->mcp.launch->begin = mcptools_begin;
+	t->mcp.launch->end = mcptools_end;
+	t->mcp.launch->asking = mcptools_asking;
+	t->mcp.launch->ud = t;
+	if ((t->mcp.set = mcp_set_new(NULL, t->mcp.launch, team_on_notice, t,
 	    err)) == NULL)
 		return -1;
 	if (t->opts.mcp_servers != NULL &&
@@ -218,15 +224,15 @@ mcptools_open(struct team *t, char **err)
 		return -1;
 	}
 	json_object_foreach(t->opts.mcp_servers, name, cfg) {
-		if (mcp_set_add(t->mcp, name, cfg, t->opts.mcp_origin,
-		    t->mcp_launch, team_on_notice, t, err) == -1)
+		if (mcp_set_add(t->mcp.set, name, cfg, t->opts.mcp_origin,
+		    t->mcp.launch, team_on_notice, t, err) == -1)
 			return -1;
 	}
 	/* The project's servers the person approved before. */
 	mcpoffers_start(t);
 	/* All of them now, in the background: the agents' first requests
 	 * do not wait for them. */
-	mcp_set_start(t->mcp);
+	mcp_set_start(t->mcp.set);
 	return 0;
 }
 
@@ -236,12 +242,12 @@ mcptools_close(struct team *t)
 	/* A decision made just before the quit is kept. */
 	mcpoffers_settle(t);
 	mcpoffers_close(t);
-	mcp_set_free(t->mcp);
-	t->mcp = NULL;
-	free(t->mcp_launch);
-	t->mcp_launch = NULL;
-	profile_free(t->mcp_profile);
-	t->mcp_profile = NULL;
+	mcp_set_free(t->mcp.set);
+	t->mcp.set = NULL;
+	free(t->mcp.launch);
+	t->mcp.launch = NULL;
+	profile_free(t->mcp.profile);
+	t->mcp.profile = NULL;
 }
 
 /* The servers agent a may use, its role's (roles.h) as a NULL-terminated
@@ -268,11 +274,11 @@ mcptools_list(struct agent *a, json_t *list)
 	json_t *all, *tool;
 	size_t i;
 
-	if (a->team->mcp == NULL)
+	if (a->team->mcp.set == NULL)
 		return;
 	mcpoffers_settle(a->team);
 	all = json_array();
-	mcp_set_tools(a->team->mcp, mcptools_only(a), all);
+	mcp_set_tools(a->team->mcp.set, mcptools_only(a), all);
 	/* A role that lists tools narrows its servers' tools too. */
 	json_array_foreach(all, i, tool) {
 		if (role_allows_tool(a->role_def, json_string_value(
@@ -286,10 +292,10 @@ json_t *
 mcptools_for(struct agent *a)
 {
 	json_t *list = frame_tools(a), *t;
-	int at = atomic_load(&a->compactions);
+	int at = atomic_load(&a->win.compactions);
 	size_t i;
 
-	if (a->team->mcp == NULL)
+	if (a->team->mcp.set == NULL)
 		return list;
 	/* A request's tools are part of what its model's earlier thoughts
 	 * are bound to (and of its cached prefix): the MCP tools an agent
@@ -370,7 +376,7 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 	struct mcpask ask;
 	char *tool = NULL;
 
-	s = role_allows_tool(a->role_def, name) ? mcp_set_find(t->mcp,
+	s = role_allows_tool(a->role_def, name) ? mcp_set_find(t->mcp.set,
 	    mcptools_only(a), name, &tool) : NULL;
 	if (s == NULL) {
 		tool_error(out, "there is no tool named '%s' for you", name);
@@ -397,10 +403,10 @@ mcptools_text(struct team *t)
 	char *text, *offers, *both;
 
 	mcpoffers_settle(t);
-	text = mcp_set_text(t->mcp);
+	text = mcp_set_text(t->mcp.set);
 	if ((offers = mcpoffers_text(t)) == NULL)
 		return text;
-	if (mcp_set_count(t->mcp) == 0) {
+	if (mcp_set_count(t->mcp.set) == 0) {
 		free(text);
 		text = xstrdup("no MCP server is in use");
 	}

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
+#include "agent/permit.h"
+#include "agent/places.h"
 #include "core/permbody.h"
 #include "tools/ccrules.h"
 #include "tools/policy.h"

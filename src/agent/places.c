@@ -16,7 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/checking.h"
 #include "agent/internal.h"
+#include "agent/places.h"
+#include "agent/teamsandbox.h"
+#include "agent/teamstate.h"
 #include "tools/bash.h"
 #include "tools/profile.h"
 #include "tools/worktree.h"
@@ -56,10 +60,10 @@ places_git_sandbox(struct team *t, const char *common, char **err)
 	s.git_admin = 1;
 	if ((p = profile_new(&s, err)) == NULL)
 		return -1;
-	profile_free(t->git_profile);
-	t->git_profile = p;
+	profile_free(t->places.git_profile);
+	t->places.git_profile = p;
 	profile_bash_options(p, &bo);
-	git_confine(&t->git, &bo);
+	git_confine(&t->places.git, &bo);
 	return 0;
 }
 
@@ -82,21 +86,23 @@ places_git_find(struct team *t, char **err)
 
 	if (places_git_sandbox(t, NULL, err) == -1)
 		return -1;
-	if (worktree_repo(&t->git, t->workdir, &t->git_common, err) == -1)
+	if (worktree_repo(&t->places.git, t->workdir, &t->places.git_common,
+	    err) == -1)
 		return -1;
-	if ((common = realpath(t->git_common, NULL)) == NULL)
-		*err = xasprintf("%s: %s", t->git_common, strerror(errno));
+	if ((common = realpath(t->places.git_common, NULL)) == NULL)
+		*err = xasprintf("%s: %s", t->places.git_common,
+		    strerror(errno));
 	/* Beneath the working tree (its .git) it is writable already. */
-	if (common == NULL || git_pin(&t->git, common, err) == -1 ||
+	if (common == NULL || git_pin(&t->places.git, common, err) == -1 ||
 	    (!places_beneath(common, t->workdir) &&
 	    places_git_sandbox(t, common, err) == -1)) {
 		free(common);
-		free(t->git_common);
-		t->git_common = NULL;
+		free(t->places.git_common);
+		t->places.git_common = NULL;
 		return -1;
 	}
-	free(t->git_common);
-	t->git_common = common;
+	free(t->places.git_common);
+	t->places.git_common = common;
 	return 0;
 }
 
@@ -105,10 +111,10 @@ places_git_repo(struct team *t, char **err)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&t->repo_lock);
-	if (t->git_common == NULL)
+	pthread_mutex_lock(&t->places.repo_lock);
+	if (t->places.git_common == NULL)
 		rc = places_git_find(t, err);
-	pthread_mutex_unlock(&t->repo_lock);
+	pthread_mutex_unlock(&t->places.repo_lock);
 	return rc;
 }
 
@@ -171,7 +177,7 @@ places_enter(struct agent *a, char **err)
 	char *root;
 
 	if (places_git_repo(t, err) == -1 ||
-	    worktree_check(&t->git, t->workdir, a->name, err) == -1)
+	    worktree_check(&t->places.git, t->workdir, a->name, err) == -1)
 		return -1;
 	root = worktree_path(t->workdir, a->name);
 	profile_free(a->home);
@@ -192,18 +198,20 @@ places_board_worktree(struct team *t, const char *name, char **err)
 
 	if (places_git_repo(t, err) == -1)
 		return -1;
-	pthread_mutex_lock(&t->git_lock);
+	pthread_mutex_lock(&t->places.git_lock);
 	if (wtrecord_get(t->store, name, &w) == 0) {
 		if (w.member != NULL)
 			*err = xasprintf("the worktree %s is %s's own", name,
 			    w.member);
 		else
-			rc = worktree_check(&t->git, t->workdir, name, err);
+			rc = worktree_check(&t->places.git, t->workdir, name,
+			    err);
 		wtrecord_clear(&w);
-	} else if (worktree_add(&t->git, t->workdir, name, NULL, &sha, err) ==
-	    0) {
+	} else if (worktree_add(&t->places.git, t->workdir, name, NULL, &sha,
+	    err) == 0) {
 		if ((rc = wtrecord_add(t->store, name, sha, NULL, err)) == -1 &&
-		    worktree_remove(&t->git, t->workdir, name, 1, &why) == -1) {
+		    worktree_remove(&t->places.git, t->workdir, name, 1,
+		    &why) == -1) {
 			log_printf("worktree %s: undoing it: %s", name, why);
 			free(why);
 		}
@@ -212,7 +220,7 @@ places_board_worktree(struct team *t, const char *name, char **err)
 			    name);
 		free(sha);
 	}
-	pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_unlock(&t->places.git_lock);
 	return rc;
 }
 
@@ -293,7 +301,7 @@ places_member(struct team *t, const char *name, char **err)
 	if (!places_own(t, name))
 		return team_sandbox_profile(t, t->workdir, 0, err);
 	if (places_git_repo(t, err) == -1 ||
-	    worktree_check(&t->git, t->workdir, name, err) == -1)
+	    worktree_check(&t->places.git, t->workdir, name, err) == -1)
 		return NULL;
 	root = worktree_path(t->workdir, name);
 	p = team_sandbox_profile(t, root, 1, err);
@@ -324,25 +332,25 @@ places_retire(struct team *t, const char *name)
 	}
 	wtrecord_clear(&w);
 	root = worktree_path(t->workdir, name);
-	pthread_mutex_lock(&t->git_lock);
+	pthread_mutex_lock(&t->places.git_lock);
 	if (checking_at(t, root))
 		event_notice(&t->events, name, "its worktree is kept: a task's "
 		    "check runs there");
 	else if (places_git_repo(t, &err) == -1 ||
-	    worktree_state(&t->git, t->workdir, name, &s, &err) == -1 ||
+	    worktree_state(&t->places.git, t->workdir, name, &s, &err) == -1 ||
 	    s.missing || !s.merged) {
 		event_notice(&t->events, name, "its worktree is kept: %s",
 		    s.missing ? "it is missing" : err ? err : "it holds work "
 		    "not merged (/diff, /merge or /discard it)");
 		free(err);
-	} else if (worktree_remove(&t->git, t->workdir, name, 0, &err) ==
-	    -1 || wtrecord_remove(t->store, name, &err) == -1) {
+	} else if (worktree_remove(&t->places.git, t->workdir, name, 0,
+	    &err) == -1 || wtrecord_remove(t->store, name, &err) == -1) {
 		event_error(&t->events, name, "%s", err);
 		free(err);
 	} else
 		event_notice(&t->events, name, "its worktree held nothing "
 		    "unmerged: removed");
-	pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_unlock(&t->places.git_lock);
 	free(root);
 }
 
@@ -394,14 +402,15 @@ places_diff(struct team *t, const char *name, char **err)
 		return NULL;
 	}
 	/* Not in the middle of a worktree being made or removed. */
-	pthread_mutex_lock(&t->git_lock);
-	if (worktree_check(&t->git, t->workdir, name, err) == -1 ||
-	    worktree_diff(&t->git, t->workdir, name, w.base, &d, err) == -1) {
-		pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_lock(&t->places.git_lock);
+	if (worktree_check(&t->places.git, t->workdir, name, err) == -1 ||
+	    worktree_diff(&t->places.git, t->workdir, name, w.base, &d,
+	    err) == -1) {
+		pthread_mutex_unlock(&t->places.git_lock);
 		wtrecord_clear(&w);
 		return NULL;
 	}
-	pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_unlock(&t->places.git_lock);
 	branch = worktree_branch(name);
 	report = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:i, s:s}", "name",
 	    name, "branch", branch, "base", w.base, "files", d.files, "added",
@@ -482,10 +491,10 @@ places_merged_board(struct team *t, const struct wt_record *w,
 
 	if (ids != NULL) {
 		text = xasprintf("%s; the worktree stays for %s", *msg, ids);
-	} else if (worktree_state(&t->git, t->workdir, w->name, &s, &err) ==
-	    0 && s.merged && !s.dirty && !s.missing && worktree_remove(
-	    &t->git, t->workdir, w->name, 0, &err) == 0 && wtrecord_remove(
-	    t->store, w->name, &err) == 0) {
+	} else if (worktree_state(&t->places.git, t->workdir, w->name, &s,
+	    &err) == 0 && s.merged && !s.dirty && !s.missing &&
+	    worktree_remove(&t->places.git, t->workdir, w->name, 0,
+	    &err) == 0 && wtrecord_remove(t->store, w->name, &err) == 0) {
 		text = xasprintf("%s; no open task names the worktree %s, so "
 		    "it and its branch are removed", *msg, w->name);
 	} else
@@ -514,7 +523,7 @@ places_merge(struct team *t, const char *name, char **msg)
 	 * which threads share). Judged under git_lock, which a tool in a
 	 * worktree passes before it starts (tool_place): a holder idle now
 	 * runs nothing until the merge is done. */
-	pthread_mutex_lock(&t->git_lock);
+	pthread_mutex_lock(&t->places.git_lock);
 	if ((who = places_worker(t, &w)) != NULL) {
 		struct member *m = roster_get(t->store, who);
 		int busy = m != NULL && (m->status == MEMBER_WORKING ||
@@ -523,7 +532,7 @@ places_merge(struct team *t, const char *name, char **msg)
 
 		member_free(m);
 		if (busy) {
-			pthread_mutex_unlock(&t->git_lock);
+			pthread_mutex_unlock(&t->places.git_lock);
 			*msg = xasprintf("%s is working%s%s: wait until it is "
 			    "idle, or stop it, then review (/diff %s) and "
 			    "merge", who, w.member ? "" : " in ", w.member ?
@@ -541,7 +550,7 @@ places_merge(struct team *t, const char *name, char **msg)
 
 		free(root);
 		if (checking) {
-			pthread_mutex_unlock(&t->git_lock);
+			pthread_mutex_unlock(&t->places.git_lock);
 			*msg = xasprintf("a task's check runs in %s: wait "
 			    "until it is done, then merge", name);
 			wtrecord_clear(&w);
@@ -549,10 +558,10 @@ places_merge(struct team *t, const char *name, char **msg)
 		}
 	}
 	message = places_merge_message(t, &w);
-	v = worktree_merge(&t->git, t->workdir, name, message, msg);
+	v = worktree_merge(&t->places.git, t->workdir, name, message, msg);
 	if (v == WT_MERGED && w.member == NULL)
 		places_merged_board(t, &w, msg);
-	pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_unlock(&t->places.git_lock);
 	free(message);
 	wtrecord_clear(&w);
 	log_printf("merge of %s: %s", name, *msg);
@@ -581,8 +590,8 @@ places_discard_leftover(struct team *t, const char *name, int confirmed,
 		free(err);
 		return -1;
 	}
-	pthread_mutex_lock(&t->git_lock);
-	if (worktree_exists(&t->git, t->workdir, name)) {
+	pthread_mutex_lock(&t->places.git_lock);
+	if (worktree_exists(&t->places.git, t->workdir, name)) {
 		free(*msg);
 		if (!confirmed)
 			*msg = xasprintf("huddle has no record of a worktree "
@@ -590,7 +599,7 @@ places_discard_leftover(struct team *t, const char *name, int confirmed,
 			    "this deletes %s/%s and the branch huddle/%s; to "
 			    "do it, type /discard %s yes", name, WORKTREE_DIR,
 			    name, name, name);
-		else if (worktree_remove(&t->git, t->workdir, name, 1,
+		else if (worktree_remove(&t->places.git, t->workdir, name, 1,
 		    &err) == 0) {
 			*msg = xasprintf("discarded the unrecorded worktree %s "
 			    "and the branch huddle/%s", name, name);
@@ -598,7 +607,7 @@ places_discard_leftover(struct team *t, const char *name, int confirmed,
 		} else
 			*msg = err;
 	}
-	pthread_mutex_unlock(&t->git_lock);
+	pthread_mutex_unlock(&t->places.git_lock);
 	return rc;
 }
 
@@ -624,8 +633,9 @@ places_discard(struct team *t, const char *name, int confirmed, char **msg)
 		    "(it holds a task there): stop it, or take the task back "
 		    "(/task reopen), then discard the worktree", who, name);
 	} else if (!confirmed) {
-		if (places_git_repo(t, &err) == 0 && worktree_state(&t->git,
-		    t->workdir, name, &s, &err) == 0 && !s.missing)
+		if (places_git_repo(t, &err) == 0 &&
+		    worktree_state(&t->places.git, t->workdir, name, &s,
+		    &err) == 0 && !s.missing)
 			*msg = xasprintf("this deletes the worktree %s and its "
 			    "branch huddle/%s%s%s; to do it, type /discard %s "
 			    "yes", name, name, s.merged ? " (all of it is "
@@ -640,17 +650,17 @@ places_discard(struct team *t, const char *name, int confirmed, char **msg)
 	} else if (places_git_repo(t, msg) == 0) {
 		char *root = worktree_path(t->workdir, name);
 
-		pthread_mutex_lock(&t->git_lock);
+		pthread_mutex_lock(&t->places.git_lock);
 		if (checking_at(t, root))
 			*msg = xasprintf("a task's check runs in %s: wait "
 			    "until it is done, then discard it", name);
-		else if (worktree_remove(&t->git, t->workdir, name, 1,
+		else if (worktree_remove(&t->places.git, t->workdir, name, 1,
 		    msg) == 0 && wtrecord_remove(t->store, name, msg) == 0) {
 			*msg = xasprintf("discarded the worktree %s and the "
 			    "branch huddle/%s%s", name, name, also);
 			rc = 0;
 		}
-		pthread_mutex_unlock(&t->git_lock);
+		pthread_mutex_unlock(&t->places.git_lock);
 		free(root);
 	}
 	free(who);
@@ -674,13 +684,14 @@ places_list(struct team *t)
 		err = NULL;
 		path = worktree_path(t->workdir, w[i].name);
 		branch = worktree_branch(w[i].name);
-		pthread_mutex_lock(&t->git_lock);
-		if (places_git_repo(t, &err) == -1 || worktree_state(&t->git,
-		    t->workdir, w[i].name, &s, &err) == -1) {
+		pthread_mutex_lock(&t->places.git_lock);
+		if (places_git_repo(t, &err) == -1 ||
+		    worktree_state(&t->places.git, t->workdir, w[i].name, &s,
+		    &err) == -1) {
 			memset(&s, 0, sizeof s);
 			s.missing = 1;
 		}
-		pthread_mutex_unlock(&t->git_lock);
+		pthread_mutex_unlock(&t->places.git_lock);
 		who = w[i].member != NULL ? xstrdup(w[i].member) :
 		    taskboard_worktree_holder(t->tasks, w[i].name);
 		m = who != NULL ? roster_get(t->store, who) : NULL;

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 
 #include "agent/internal.h"
+#include "agent/places.h"
+#include "agent/prompt.h"
 #include "tools/profile.h"
 #include "util/xmalloc.h"
 

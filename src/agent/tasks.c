@@ -10,8 +10,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent/agent.h"
+#include "agent/checking.h"
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/permit.h"
+#include "agent/places.h"
+#include "agent/tasks.h"
+#include "agent/teamstate.h"
 #include "core/transcript.h"
 #include "tools/bash.h"
 #include "tools/profile.h"

@@ -10,6 +10,11 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/permit.h"
+#include "agent/places.h"
+#include "agent/tasks.h"
+#include "agent/tasktools.h"
+#include "agent/teamstate.h"
 #include "agent/toolarg.h"
 #include "agent/toolset.h"
 #include "tools/tool.h"

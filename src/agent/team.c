@@ -4,11 +4,12 @@
  * team's parts read of it teamstate.c's; what the person does is
  * teamperson.c's; the orderly quit is teamquit.c's.
  *
- * Each part of the team has a lock of its own (internal.h): the agents'
- * (the list of agents), the budget's, the checks', the repository's
- * first check and the worktrees' (git_lock). The agents' lock is never
- * held while calling the store, the bus, git or an agent, so it cannot
- * take part in a deadlock; git_lock is taken before the checks' lock.
+ * Each part of the team has a lock of its own (internal.h, checking.h,
+ * places.h): the agents' (the list of agents), the budget's, the
+ * checks', the repository's first check and the worktrees' (git_lock).
+ * The agents' lock is never held while calling the store, the bus, git
+ * or an agent, so it cannot take part in a deadlock; git_lock is taken
+ * before the checks' lock.
  */
 #include "config.h"
 
@@ -19,9 +20,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
+#include "agent/loop.h"
+#include "agent/mcpoffers.h"
+#include "agent/mcptools.h"
 #include "agent/netgate.h"
+#include "agent/permit.h"
+#include "agent/places.h"
 #include "agent/roles.h"
+#include "agent/teamoutputs.h"
+#include "agent/teamroles.h"
+#include "agent/teamsandbox.h"
+#include "agent/teamspawn.h"
+#include "agent/teamstate.h"
+#include "agent/teamtasks.h"
+#include "agent/teamwithdraw.h"
 #include "core/statedir.h"
 #include "tools/bash.h"
 #include "tools/confine.h"
@@ -173,11 +187,11 @@ team_open(const struct team_options *o, char **err)
 	t->workdir = xstrdup(o->workdir);
 	t->opts.workdir = t->workdir;
 	pthread_mutex_init(&t->lock, NULL);
-	cancel_init(&t->check_cancel);
-	pthread_mutex_init(&t->git_lock, NULL);
-	pthread_mutex_init(&t->repo_lock, NULL);
+	cancel_init(&t->checks.check_cancel);
+	pthread_mutex_init(&t->places.git_lock, NULL);
+	pthread_mutex_init(&t->places.repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
-	pthread_mutex_init(&t->check_lock, NULL);
+	pthread_mutex_init(&t->checks.check_lock, NULL);
 	evq_init(&t->events);
 	t->agent_thread = loop_main;
 	/* The state lives out of the workdir, in a folder of the team's
@@ -304,8 +318,8 @@ team_context(struct team *t, const char *name, int64_t *tokens,
 
 	if (a == NULL)
 		return -1;
-	*tokens = atomic_load(&a->ctx_tokens);
-	*window = a->window;
+	*tokens = atomic_load(&a->win.ctx_tokens);
+	*window = a->win.window;
 	return 0;
 }
 
@@ -321,12 +335,12 @@ team_context_text(struct team *t, const char *name)
 
 	if (a == NULL)
 		return NULL;
-	tokens = atomic_load(&a->ctx_tokens);
-	window = a->window;
-	n = atomic_load(&a->compactions);
-	before = atomic_load(&a->last_before);
-	after = atomic_load(&a->last_after);
-	at = atomic_load(&a->last_at);
+	tokens = atomic_load(&a->win.ctx_tokens);
+	window = a->win.window;
+	n = atomic_load(&a->win.compactions);
+	before = atomic_load(&a->win.last_before);
+	after = atomic_load(&a->win.last_after);
+	at = atomic_load(&a->win.last_at);
 	number_thousands(tokens, used, sizeof used);
 	number_thousands(window, of, sizeof of);
 	number_thousands(before, b, sizeof b);
@@ -342,7 +356,7 @@ team_context_text(struct team *t, const char *name)
 	text = xasprintf("%s: %s of %s tokens in its window (%lld%%), "
 	    "compacts past %lld%% %s · %s · instructions: %s", name, used, of,
 	    window > 0 ? (long long)(tokens * 100 / window) : 0LL,
-	    (long long)t->opts.compact_at, a->server_compaction ?
+	    (long long)t->opts.compact_at, a->win.server_compaction ?
 	    "on the server" : "itself", last, instr);
 	free(last);
 	free(instr);
@@ -448,13 +462,13 @@ team_free(struct team *t)
 	}
 	free(t->agents);
 	/* No checker can be added now either. */
-	pthread_mutex_lock(&t->check_lock);
-	t->checks_closed = 1;
-	pthread_mutex_unlock(&t->check_lock);
+	pthread_mutex_lock(&t->checks.check_lock);
+	t->checks.checks_closed = 1;
+	pthread_mutex_unlock(&t->checks.check_lock);
 	team_reap_checkers(t, 1);
-	free(t->checkers);
-	free(t->checking);
-	cancel_destroy(&t->check_cancel);
+	free(t->checks.checkers);
+	free(t->checks.checking);
+	cancel_destroy(&t->checks.check_cancel);
 	mcptools_close(t);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
@@ -469,18 +483,18 @@ team_free(struct team *t)
 	 * still has it open. */
 	if (t->lock_fd != -1)
 		close(t->lock_fd);
-	profile_free(t->git_profile);
-	free(t->git_common);
+	profile_free(t->places.git_profile);
+	free(t->places.git_common);
 	free(t->outputs);
-	git_clear(&t->git);
+	git_clear(&t->places.git);
 	policy_free(t->policy);
 	roles_free(t->roles);
 	evq_destroy(&t->events);
 	pthread_mutex_destroy(&t->lock);
-	pthread_mutex_destroy(&t->git_lock);
-	pthread_mutex_destroy(&t->repo_lock);
+	pthread_mutex_destroy(&t->places.git_lock);
+	pthread_mutex_destroy(&t->places.repo_lock);
 	pthread_mutex_destroy(&t->budget_lock);
-	pthread_mutex_destroy(&t->check_lock);
+	pthread_mutex_destroy(&t->checks.check_lock);
 	free(t->workdir);
 	free(t->state);
 	free(t);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/teamoutputs.h"
 #include "core/statedir.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

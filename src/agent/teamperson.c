@@ -11,6 +11,7 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/teamstate.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
@@ -296,7 +297,7 @@ team_compact(struct team *t, const char *name, char **err)
 		*err = xasprintf("no running member is called '%s'", name);
 		return -1;
 	}
-	atomic_store(&a->compact_asked, 1);
+	atomic_store(&a->win.compact_asked, 1);
 	bus_wake(t->bus, a->name);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/teamwithdraw.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

@@ -1,5 +1,5 @@
 /*
- * A spawn with a role (see team_role_apply in internal.h): what the
+ * A spawn with a role (see teamroles.h): what the
  * role's definition and the person's settings add to the lead's request.
  */
 #include "config.h"
@@ -9,6 +9,7 @@
 
 #include "agent/internal.h"
 #include "agent/roles.h"
+#include "agent/teamroles.h"
 
 void
 team_role_apply(struct team *t, const struct spawn_request *s,

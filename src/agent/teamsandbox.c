@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/teamsandbox.h"
 #include "core/statedir.h"
 #include "tools/confine.h"
 #include "tools/hidden.h"
@@ -98,9 +99,9 @@ team_sandbox_open(struct team *t, char **err)
 	free(tmpl);
 	pthread_mutex_init(&t->rulesets_lock, NULL);
 	t->program = reaperexe_path();
-	t->git.program = t->program;
-	t->git.tmpdir = t->tmpdir;
-	git_find(&t->git);
+	t->places.git.program = t->program;
+	t->places.git.tmpdir = t->tmpdir;
+	git_find(&t->places.git);
 	/* Every team's state, not only this one's: another team's
 	 * transcripts are no business of this one's commands. */
 	state = team_sandbox_state_base(t);
@@ -143,8 +144,8 @@ team_sandbox_ruleset(struct team *t, const struct profile_spec *s,
 {
 	/* Whatever of the rules may differ from one place to another. */
 	char *key = xasprintf("%d %d %s\n%s\n%s", worktree, s->proxy_port,
-	    s->root, worktree && t->git_common != NULL ? t->git_common : "",
-	    also != NULL ? also : "");
+	    s->root, worktree && t->places.git_common != NULL ?
+	    t->places.git_common : "", also != NULL ? also : "");
 	struct team_ruleset *e = NULL;
 	struct ruleset *rs, *stale = NULL;
 	size_t i;
@@ -207,8 +208,8 @@ team_sandbox_profile_also(struct team *t, const char *root, int worktree,
 	 * but the repository's history is not. */
 	if (worktree) {
 		s.hide_also = t->workdir;
-		if (t->git_common != NULL)
-			readable[s.nreadable++] = t->git_common;
+		if (t->places.git_common != NULL)
+			readable[s.nreadable++] = t->places.git_common;
 	}
 	s.readable = readable;
 	s.hidden = t->hidden;

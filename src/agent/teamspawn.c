@@ -1,5 +1,5 @@
 /*
- * Agents join the team (see internal.h): a teammate the lead spawns is
+ * Agents join the team (see teamspawn.h): a teammate the lead spawns is
  * checked (the name, the model, the team's size), written to the store
  * with its first message in one transaction, and started; team_start
  * starts the members a resumed team had. An agent's thread runs the
@@ -12,8 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/context.h"
 #include "agent/internal.h"
+#include "agent/places.h"
 #include "agent/roles.h"
+#include "agent/teamroles.h"
+#include "agent/teamsandbox.h"
+#include "agent/teamspawn.h"
 #include "tools/profile.h"
 #include "tools/worktree.h"
 #include "util/log.h"
@@ -199,11 +205,11 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 			return -1;
 		/* Held until the worktree is recorded with its member: no
 		 * one finds it unrecorded meanwhile (/discard's leftovers). */
-		pthread_mutex_lock(&t->git_lock);
+		pthread_mutex_lock(&t->places.git_lock);
 		git_held = 1;
-		if (worktree_add(&t->git, t->workdir, s->name, s->base, &base,
-		    err) == -1) {
-			pthread_mutex_unlock(&t->git_lock);
+		if (worktree_add(&t->places.git, t->workdir, s->name, s->base,
+		    &base, err) == -1) {
+			pthread_mutex_unlock(&t->places.git_lock);
 			return -1;
 		}
 	}
@@ -235,7 +241,7 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	bus_announce(t->bus, &task);
 	store_unlock(t->store);
 	if (git_held)
-		pthread_mutex_unlock(&t->git_lock);
+		pthread_mutex_unlock(&t->places.git_lock);
 	message_clear(&task);
 	event_spawned(&t->events, s->name, s->role, s->plan_required, model ?
 	    model : t->opts.llm.model, autonomous, base);
@@ -245,14 +251,14 @@ undo:
 	if (base != NULL) {
 		char *why = NULL;
 
-		if (worktree_remove(&t->git, t->workdir, s->name, 1, &why) ==
-		    -1) {
+		if (worktree_remove(&t->places.git, t->workdir, s->name, 1,
+		    &why) == -1) {
 			log_printf("%s: undoing its worktree: %s", s->name, why);
 			free(why);
 		}
 		free(base);
 	}
 	if (git_held)
-		pthread_mutex_unlock(&t->git_lock);
+		pthread_mutex_unlock(&t->places.git_lock);
 	return -1;
 }

@@ -1,5 +1,5 @@
 /*
- * What the team's parts read of it (see internal.h and team.h): its
+ * What the team's parts read of it (see teamstate.h and team.h): its
  * agents by name, its stores, its budget and spend, the options of its
  * commands, the lead's waits. Below everything else of the team: these
  * call only the core layers.
@@ -12,6 +12,7 @@
 
 #include "agent/internal.h"
 #include "agent/netgate.h"
+#include "agent/teamstate.h"
 #include "tools/bash.h"
 #include "tools/profile.h"
 #include "util/log.h"

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "agent/internal.h"
+#include "agent/places.h"
+#include "agent/tasks.h"
+#include "agent/teamtasks.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -83,8 +86,8 @@ team_checker_main(void *arg)
 	struct checker *c = arg;
 	char *msg = NULL;
 
-	tasks_complete(c->team, NULL, c->id, NULL, &c->team->check_cancel,
-	    &msg);
+	tasks_complete(c->team, NULL, c->id, NULL,
+	    &c->team->checks.check_cancel, &msg);
 	event_notice(&c->team->events, NULL, "%s", msg ? msg : "");
 	free(msg);
 	atomic_store(&c->done, 1);
@@ -96,25 +99,26 @@ team_reap_checkers(struct team *t, int all)
 {
 	struct checker **ended = NULL;
 	size_t n = 0, keep = 0, cap = 0, i;
+	struct checking *ck = &t->checks;
 
 	if (all) {
-		cancel_fire(&t->check_cancel);
+		cancel_fire(&ck->check_cancel);
 		/* A check that waits for the person's permission waits on
 		 * the person's inbox (permit.c); a team that failed to open
 		 * has no bus. */
 		if (t->bus != NULL)
 			bus_wake(t->bus, MSG_USER);
 	}
-	pthread_mutex_lock(&t->check_lock);
-	for (i = 0; i < t->ncheckers; i++) {
-		if (all || atomic_load(&t->checkers[i]->done)) {
+	pthread_mutex_lock(&ck->check_lock);
+	for (i = 0; i < ck->ncheckers; i++) {
+		if (all || atomic_load(&ck->checkers[i]->done)) {
 			ended = xgrow(ended, &cap, n + 1, sizeof *ended);
-			ended[n++] = t->checkers[i];
+			ended[n++] = ck->checkers[i];
 		} else
-			t->checkers[keep++] = t->checkers[i];
+			ck->checkers[keep++] = ck->checkers[i];
 	}
-	t->ncheckers = keep;
-	pthread_mutex_unlock(&t->check_lock);
+	ck->ncheckers = keep;
+	pthread_mutex_unlock(&ck->check_lock);
 	for (i = 0; i < n; i++) {
 		pthread_join(ended[i]->thread, NULL);
 		free(ended[i]->id);
@@ -126,6 +130,7 @@ team_reap_checkers(struct team *t, int all)
 int
 team_task_done(struct team *t, const char *id, char **msg)
 {
+	struct checking *ck = &t->checks;
 	struct checker *c;
 	struct task k;
 	int rc;
@@ -147,15 +152,15 @@ team_task_done(struct team *t, const char *id, char **msg)
 	c = xcalloc(1, sizeof *c);
 	c->team = t;
 	c->id = xstrdup(k.id);
-	pthread_mutex_lock(&t->check_lock);
-	rc = t->checks_closed ? -1 : pthread_create(&c->thread, NULL,
+	pthread_mutex_lock(&ck->check_lock);
+	rc = ck->checks_closed ? -1 : pthread_create(&c->thread, NULL,
 	    team_checker_main, c);
 	if (rc == 0) {
-		t->checkers = xgrow(t->checkers, &t->capcheckers,
-		    t->ncheckers + 1, sizeof *t->checkers);
-		t->checkers[t->ncheckers++] = c;
+		ck->checkers = xgrow(ck->checkers, &ck->capcheckers,
+		    ck->ncheckers + 1, sizeof *ck->checkers);
+		ck->checkers[ck->ncheckers++] = c;
 	}
-	pthread_mutex_unlock(&t->check_lock);
+	pthread_mutex_unlock(&ck->check_lock);
 	if (rc != 0) {
 		free(c->id);
 		free(c);

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/internal.h"
+#include "agent/teamsandbox.h"
+#include "agent/tools.h"
 #include "util/xmalloc.h"
 
 struct agent *

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/internal.h"
+#include "agent/teamwithdraw.h"
 #include "core/permbody.h"
 #include "util/log.h"
 #include "util/safefile.h"

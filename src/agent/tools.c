@@ -10,6 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/frame.h"
+#include "agent/mcptools.h"
+#include "agent/permit.h"
+#include "agent/places.h"
+#include "agent/tasktools.h"
+#include "agent/teamroles.h"
+#include "agent/teamstate.h"
+#include "agent/tools.h"
 #include "tools/bash.h"
 #include "tools/ccrules.h"
 #include "tools/fstools.h"
@@ -70,8 +79,8 @@ tool_place(struct agent *a, struct tool_output *o)
 		 * makes or removes one): places_merge judges whether its holder
 		 * works under this lock. */
 		if (strcmp(places_root(a), a->team->workdir) != 0) {
-			pthread_mutex_lock(&a->team->git_lock);
-			pthread_mutex_unlock(&a->team->git_lock);
+			pthread_mutex_lock(&a->team->places.git_lock);
+			pthread_mutex_unlock(&a->team->places.git_lock);
 		}
 		return 0;
 	}

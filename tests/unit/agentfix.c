@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "agent/roles.h"
 #include "agentfix.h"
 #include "tools/policy.h"
@@ -38,11 +39,11 @@ af_open(struct agentfix *f)
 	t->sandbox = SANDBOX_ON;
 	t->epoch_us = clock_mono_us();
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_mutex_init(&t->git_lock, NULL);
-	pthread_mutex_init(&t->repo_lock, NULL);
+	pthread_mutex_init(&t->places.git_lock, NULL);
+	pthread_mutex_init(&t->places.repo_lock, NULL);
 	pthread_mutex_init(&t->budget_lock, NULL);
-	pthread_mutex_init(&t->check_lock, NULL);
-	cancel_init(&t->check_cancel);
+	pthread_mutex_init(&t->checks.check_lock, NULL);
+	cancel_init(&t->checks.check_cancel);
 	evq_init(&t->events);
 }
 
@@ -131,18 +132,19 @@ af_close(struct agentfix *f)
 	for (i = 0; i < t->nagents; i++)
 		agent_free(t->agents[i]);
 	free(t->agents);
-	free(t->checking);
-	free(t->git.path);	/* team_sandbox_open's, freed by team_free */
-	free(t->git_common);
+	free(t->checks.checking);
+	/* team_sandbox_open's, freed by team_free */
+	free(t->places.git.path);
+	free(t->places.git_common);
 	if (t->roles != NULL)
 		roles_free(t->roles);
 	policy_free(t->policy);
 	evq_destroy(&t->events);
-	cancel_destroy(&t->check_cancel);
-	pthread_mutex_destroy(&t->check_lock);
+	cancel_destroy(&t->checks.check_cancel);
+	pthread_mutex_destroy(&t->checks.check_lock);
 	pthread_mutex_destroy(&t->budget_lock);
-	pthread_mutex_destroy(&t->repo_lock);
-	pthread_mutex_destroy(&t->git_lock);
+	pthread_mutex_destroy(&t->places.repo_lock);
+	pthread_mutex_destroy(&t->places.git_lock);
 	pthread_mutex_destroy(&t->lock);
 	tu_team_close(&f->tu);
 	tu_rmtree(f->workdir);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "agent/teamstate.h"
+#include "agent/tools.h"
 #include "liveteam.h"
 #include "tools/mountns.h"
 #include "tools/reaper.h"

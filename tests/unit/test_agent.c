@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
+#include "agent/teamstate.h"
 #include "agentfix.h"
 #include "core/transcript.h"
 #include "util/clock.h"

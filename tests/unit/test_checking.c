@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/checking.h"
 #include "agentfix.h"
 #include "util/xmalloc.h"
 
@@ -30,10 +31,10 @@ START_TEST(a_mark_holds_until_its_unmark)
 	ck_assert(checking_at(&f.team, root));
 	checking_unmark(&f.team, root);
 	ck_assert(!checking_at(&f.team, root));
-	ck_assert_uint_eq(f.team.nchecking, 0);
+	ck_assert_uint_eq(f.team.checks.nchecking, 0);
 	/* An unmark of nothing marked changes nothing. */
 	checking_unmark(&f.team, root);
-	ck_assert_uint_eq(f.team.nchecking, 0);
+	ck_assert_uint_eq(f.team.checks.nchecking, 0);
 	free(same);
 	free(root);
 	af_close(&f);
@@ -52,7 +53,7 @@ START_TEST(two_checks_in_one_worktree)
 	checking_mark(&f.team, first);
 	checking_mark(&f.team, second);
 	checking_mark(&f.team, other);
-	ck_assert_uint_eq(f.team.nchecking, 3);
+	ck_assert_uint_eq(f.team.checks.nchecking, 3);
 	checking_unmark(&f.team, first);
 	ck_assert(checking_at(&f.team, first));	/* the second runs on */
 	ck_assert(checking_at(&f.team, other));
@@ -77,7 +78,7 @@ START_TEST(the_working_directory_is_never_marked)
 	copy = xstrdup(f.workdir);
 	checking_mark(&f.team, f.workdir);
 	checking_mark(&f.team, copy);
-	ck_assert_uint_eq(f.team.nchecking, 0);
+	ck_assert_uint_eq(f.team.checks.nchecking, 0);
 	ck_assert(!checking_at(&f.team, f.workdir));
 	free(copy);
 	af_close(&f);

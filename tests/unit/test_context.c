@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/context.h"
 #include "core/transcript.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
@@ -89,7 +90,7 @@ START_TEST(a_big_result_is_cut)
 	l.o.choice.context_window = 20000;
 	lt_start(&l);
 	a = lt_agent(&l, "lead");
-	ck_assert_int_eq(a->window, 20000);
+	ck_assert_int_eq(a->win.window, 20000);
 	o.text = xmalloc(n + 1);
 	memset(o.text, 'x', n);
 	memcpy(o.text, "HEAD", 4);
@@ -122,12 +123,12 @@ START_TEST(a_smaller_window_is_learnt)
 	a = lt_agent(&l, "lead");
 	r.error_message = "prompt is too long: 150000 tokens > 100000 maximum";
 	context_learn_window(a, &r);
-	ck_assert_int_eq(a->window, 100000);
+	ck_assert_int_eq(a->win.window, 100000);
 	lt_need(&l, EV_NOTICE, "lead", "smaller than the catalog says");
 	/* A larger figure is not taken. */
 	r.error_message = "maximum context length is 300000 tokens";
 	context_learn_window(a, &r);
-	ck_assert_int_eq(a->window, 100000);
+	ck_assert_int_eq(a->win.window, 100000);
 	lt_close(&l);
 }
 END_TEST
@@ -289,7 +290,7 @@ START_TEST(images_count_by_pixels_and_go_at_compaction)
 	    "s:s}]}", "role", "assistant", "content", "type", "text", "text",
 	    "Seen."));
 	a->answered = json_array_size(a->transcript);
-	a->ctx_known = 0;
+	a->win.ctx_known = 0;
 	plain = context_tokens(a);
 	/* A 750 x 1500 image of a MiB of base64: 1500 tokens, not the
 	 * quarter million its bytes would make. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/mcpoffers.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

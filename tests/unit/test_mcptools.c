@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/mcptools.h"
 #include "liveteam.h"
 #include "mcp/set.h"
 #include "util/clock.h"
@@ -36,8 +37,8 @@ open_with_server(struct lt *l)
 	free(path);
 	lt_start(l);
 	/* It starts in the background: its tools are there once ready. */
-	ck_assert_uint_eq(mcp_set_wait(l->team->mcp, clock_mono_ms() + 30000),
-	    1);
+	ck_assert_uint_eq(mcp_set_wait(l->team->mcp.set,
+	    clock_mono_ms() + 30000), 1);
 }
 
 static void

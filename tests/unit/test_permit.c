@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/permit.h"
 #include "agentfix.h"
 #include "core/permbody.h"
 #include "util/cancel.h"

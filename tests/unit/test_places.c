@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/places.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/prompt.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

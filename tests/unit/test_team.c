@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/teamstate.h"
 #include "liveteam.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"

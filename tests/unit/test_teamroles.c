@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "agent/roles.h"
+#include "agent/teamroles.h"
 #include "agentfix.h"
 #include "util/xmalloc.h"
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/teamsandbox.h"
 #include "agentfix.h"
 #include "tools/hidden.h"
 #include "tools/landlock.h"
@@ -80,7 +81,7 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	ck_assert_int_eq(f.team.sandbox_abi, landlock_abi());
 	ck_assert_int_eq(f.team.sandbox, f.team.sandbox_abi > 0 ? SANDBOX_ON :
 	    SANDBOX_MISSING);
-	ck_assert_ptr_eq(f.team.git.tmpdir, f.team.tmpdir);
+	ck_assert_ptr_eq(f.team.places.git.tmpdir, f.team.tmpdir);
 
 	write_file(f.team.tmpdir, "left-over", "x");
 	tmp = xstrdup(f.team.tmpdir);
@@ -180,19 +181,19 @@ START_TEST(each_place_gets_its_profile)
 	ck_assert_ptr_nonnull(why);
 	free(why);
 
-	f.team.git_common = f.tu.dir;	/* hidden, yet let through */
+	f.team.places.git_common = f.tu.dir;	/* hidden, yet let through */
 	away = team_sandbox_profile(&f.team, wt, 1, &err);
 	ck_assert_msg(away != NULL, "%s", err);
 	ck_assert_str_eq(away->root, wt);
 	ck_assert_ptr_null(profile_refuses(away, in_wt, 0));
 	/* The repository's history stays readable from a worktree (the
 	 * working tree itself is hidden from its commands by Landlock). */
-	ck_assert_str_eq(away->readable[0], f.team.git_common);
+	ck_assert_str_eq(away->readable[0], f.team.places.git_common);
 	ck_assert_ptr_null(away->readable[1]);
 	ck_assert_ptr_null(home->readable[0]);
 	why = profile_refuses(away, state, 0);
 	ck_assert_ptr_null(why);
-	f.team.git_common = NULL;
+	f.team.places.git_common = NULL;
 	profile_free(home);
 	profile_free(away);
 

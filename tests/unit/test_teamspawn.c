@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/places.h"
+#include "agent/teamstate.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

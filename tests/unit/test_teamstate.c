@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/teamstate.h"
 #include "agentfix.h"
 #include "tools/bash.h"
 #include "tools/profile.h"

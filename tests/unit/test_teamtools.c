@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/teamsandbox.h"
 #include "agentfix.h"
 #include "agent/team.h"
 #include "tools/mountns.h"

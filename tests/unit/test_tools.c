@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/teamstate.h"
+#include "agent/tools.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

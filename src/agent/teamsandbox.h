@@ -1,0 +1,29 @@
+/*
+ * The team's sandbox (teamsandbox.c): how the commands its agents run
+ * are confined, with a profile for each place they run in.
+ */
+#ifndef HUDDLE_AGENT_TEAMSANDBOX_H
+#define HUDDLE_AGENT_TEAMSANDBOX_H
+
+struct profile;
+struct team;
+
+/* Makes the commands' TMPDIR, finds what the kernel offers and lists
+ * what is hidden from commands. Returns 0 or -1 with *err. */
+int team_sandbox_open(struct team *t, char **err);
+
+/* The sandbox profile of commands run at root (absolute, canonical):
+ * the working directory, or a worktree (worktree: the rest of the
+ * working tree hidden). Returns it (profile_free), or NULL with *err. */
+struct profile *team_sandbox_profile(struct team *t, const char *root,
+    int worktree, char **err);
+
+/* The same with one more writable directory, `also` (absolute,
+ * canonical; NULL: none): an MCP server's cache. */
+struct profile *team_sandbox_profile_also(struct team *t, const char *root,
+    int worktree, const char *also, char **err);
+
+/* Removes the TMPDIR and frees what team_sandbox_open made. */
+void team_sandbox_close(struct team *t);
+
+#endif
