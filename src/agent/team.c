@@ -438,6 +438,10 @@ void
 team_tick(struct team *t)
 {
 	protocol_tick(t->proto, clock_wall_ms());
+	/* A host allowed for the whole team by an answer whose request
+	 * was noted late (netgate.c: the asker settles it) makes others
+	 * moot after the answer's own withdrawal ran: they go here. */
+	netgate_withdraw_moot(t->netgate);
 	bus_poll(t->bus);
 	team_reap(t);
 	team_reap_checkers(t, 0);
