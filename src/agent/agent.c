@@ -259,24 +259,24 @@ agent_free(struct agent *a)
 	size_t i;
 
 	llm_client_free(a->llm);
-	json_decref(a->mcp_tools);
-	for (i = 0; a->mcp_servers != NULL && a->mcp_servers[i] != NULL; i++)
-		free(a->mcp_servers[i]);
-	free(a->mcp_servers);
+	json_decref(a->mcp.tools);
+	for (i = 0; a->mcp.servers != NULL && a->mcp.servers[i] != NULL; i++)
+		free(a->mcp.servers[i]);
+	free(a->mcp.servers);
 	free(a->model_id);
-	profile_free(a->home);
-	free(a->place);
-	profile_free(a->away);
+	profile_free(a->at.home);
+	free(a->at.name);
+	profile_free(a->at.away);
 	cancel_destroy(&a->cancel);
 	json_decref(a->transcript);
 	free(a->system);
 	free(a->task);
 	free(a->leave_reason);
 	free(a->failure);
-	free(a->instr_sources);
-	free(a->frame_extras);
-	free(a->frame_roles);
-	json_decref(a->frame_tools);
+	free(a->frame.sources);
+	free(a->frame.extras);
+	free(a->frame.roles);
+	json_decref(a->frame.tools);
 	free(a->name);
 	free(a->role);
 	free(a);

@@ -38,8 +38,8 @@ frame_set_sources(struct agent *a, const char *sources)
 	char *old;
 
 	pthread_mutex_lock(&a->team->lock);
-	old = a->instr_sources;
-	a->instr_sources = xstrdup(sources);
+	old = a->frame.sources;
+	a->frame.sources = xstrdup(sources);
 	pthread_mutex_unlock(&a->team->lock);
 	free(old);
 }
@@ -62,9 +62,9 @@ frame_save(struct agent *a)
 	tmp = xasprintf("%s.tmp", path);
 	pthread_mutex_lock(&a->team->lock);
 	o = json_pack("{s:s, s:s, s:s, s:O?, s:O?}", "extras",
-	    a->frame_extras, "roles", a->frame_roles, "sources",
-	    a->instr_sources ? a->instr_sources : "", "tools", a->frame_tools,
-	    "mcp", a->mcp_tools);
+	    a->frame.extras, "roles", a->frame.roles, "sources",
+	    a->frame.sources ? a->frame.sources : "", "tools", a->frame.tools,
+	    "mcp", a->mcp.tools);
 	pthread_mutex_unlock(&a->team->lock);
 	if (o == NULL || json_dump_file(o, tmp, JSON_COMPACT) == -1 ||
 	    rename(tmp, path) == -1) {
@@ -80,11 +80,11 @@ frame_save(struct agent *a)
 static void
 frame_clear(struct agent *a)
 {
-	free(a->frame_extras);
-	free(a->frame_roles);
-	json_decref(a->frame_tools);
-	a->frame_extras = a->frame_roles = NULL;
-	a->frame_tools = NULL;
+	free(a->frame.extras);
+	free(a->frame.roles);
+	json_decref(a->frame.tools);
+	a->frame.extras = a->frame.roles = NULL;
+	a->frame.tools = NULL;
 }
 
 /* The frame of a conversation bound to none: as huddle was before
@@ -93,8 +93,8 @@ static void
 frame_plain(struct agent *a)
 {
 	frame_clear(a);
-	a->frame_extras = xstrdup("");
-	a->frame_roles = xstrdup("");
+	a->frame.extras = xstrdup("");
+	a->frame.roles = xstrdup("");
 	frame_set_sources(a, "none (this conversation began without them; "
 	    "they come at its next compaction)");
 }
@@ -148,21 +148,21 @@ frame_build(struct agent *a)
 
 	frame_clear(a);
 	instructions_read(t->workdir, t->opts.config_dir,
-	    t->opts.instructions, a->home, &in);
+	    t->opts.instructions, a->at.home, &in);
 	if (in.notice != NULL)
 		event_notice(&t->events, a->name, "project instructions: %s",
 		    in.notice);
-	a->frame_extras = frame_role_text(a, in.text);
-	a->frame_roles = a->is_lead ? roles_describe(t->roles) : xstrdup("");
+	a->frame.extras = frame_role_text(a, in.text);
+	a->frame.roles = a->is_lead ? roles_describe(t->roles) : xstrdup("");
 	if (r != NULL) {
-		a->frame_tools = json_array();
+		a->frame.tools = json_array();
 		all = toolset_for(a->is_lead);
 		json_array_foreach(all, i, tool) {
 			const char *name = json_string_value(json_object_get(
 			    tool, "name"));
 
 			if (role_allows_tool(r, name))
-				json_array_append_new(a->frame_tools,
+				json_array_append_new(a->frame.tools,
 				    json_string(name));
 		}
 		json_decref(all);
@@ -213,19 +213,19 @@ frame_open(struct agent *a)
 		return;
 	}
 	frame_clear(a);
-	a->frame_extras = xstrdup(json_string_value(json_object_get(o,
+	a->frame.extras = xstrdup(json_string_value(json_object_get(o,
 	    "extras")));
-	a->frame_roles = xstrdup(json_string_value(json_object_get(o,
+	a->frame.roles = xstrdup(json_string_value(json_object_get(o,
 	    "roles")));
 	tools = json_object_get(o, "tools");
-	a->frame_tools = json_is_array(tools) ? json_incref(tools) : NULL;
+	a->frame.tools = json_is_array(tools) ? json_incref(tools) : NULL;
 	/* The MCP tools the conversation was bound to, until it compacts
 	 * (mcptools_for). */
 	tools = json_object_get(o, "mcp");
 	if (json_is_array(tools)) {
-		json_decref(a->mcp_tools);
-		a->mcp_tools = json_incref(tools);
-		a->mcp_tools_at = atomic_load(&a->win.compactions);
+		json_decref(a->mcp.tools);
+		a->mcp.tools = json_incref(tools);
+		a->mcp.at = atomic_load(&a->win.compactions);
 	}
 	frame_set_sources(a, json_string_value(json_object_get(o,
 	    "sources")) ? json_string_value(json_object_get(o, "sources")) :
@@ -237,8 +237,8 @@ void
 frame_keep_mcp(struct agent *a, json_t *tools)
 {
 	json_incref(tools);
-	json_decref(a->mcp_tools);
-	a->mcp_tools = tools;
+	json_decref(a->mcp.tools);
+	a->mcp.tools = tools;
 	frame_save(a);
 }
 
@@ -250,18 +250,18 @@ frame_offers(struct agent *a, const char *name)
 
 	if (strncmp(name, "mcp__", 5) == 0)
 		return role_allows_tool(a->role_def, name);
-	json_array_foreach(a->frame_tools, i, n) {
+	json_array_foreach(a->frame.tools, i, n) {
 		if (strcmp(json_string_value(n), name) == 0)
 			return 1;
 	}
-	return a->frame_tools == NULL;
+	return a->frame.tools == NULL;
 }
 
 json_t *
 frame_tools(struct agent *a)
 {
 	json_t *list = toolset_for(a->is_lead), *tool;
-	const char *roles = a->frame_roles;
+	const char *roles = a->frame.roles;
 	size_t i;
 
 	/* Only the tools its frame names (frame.c), when it names them. */

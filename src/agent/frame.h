@@ -9,6 +9,19 @@
 
 struct agent;
 
+/*
+ * An agent's frame, owned by its thread: its role's prompt and the
+ * instructions (added to its system prompt), the lead's roles text, the
+ * names of the tools its role leaves it (NULL: all); and the instruction
+ * files it holds, for /context, which the team's lock guards.
+ */
+struct agent_frame {
+	char		*extras;
+	char		*roles;
+	json_t		*tools;
+	char		*sources;
+};
+
 /* Builds agent a's frame afresh from the files (a notice when the
  * instructions were cut) and keeps it. For a new conversation, and after
  * a compaction. */
@@ -28,7 +41,7 @@ json_t *frame_tools(struct agent *a);
 int frame_offers(struct agent *a, const char *name);
 
 /* Keeps the MCP tools (the definitions, a reference taken) that a's
- * conversation is now bound to, in a->mcp_tools and in its frame's file:
+ * conversation is now bound to, in a->mcp.tools and in its frame's file:
  * a resumed agent is offered them again, ready or not, until its next
  * compaction. */
 void frame_keep_mcp(struct agent *a, json_t *tools);

@@ -2,7 +2,8 @@
  * What every file of the agent layer shares: the team (struct team) and
  * each of its agents (struct agent), which team.c opens, runs and frees.
  * A part of them with state of its own keeps it in a struct its header
- * declares (context.h, checking.h, mcptools.h, places.h), and every file
+ * declares (context.h, checking.h, frame.h, mcptools.h, places.h,
+ * teamsandbox.h), and every file
  * declares its functions in a header of its own: loop.c is one agent's
  * loop, agent.c what an agent keeps of itself, tools.c how its tool calls
  * run, prompt.c its system prompt, teamstate.c what the team's parts
@@ -20,20 +21,15 @@
 #include "agent/checking.h"
 #include "agent/context.h"
 #include "agent/event.h"
+#include "agent/frame.h"
 #include "agent/mcptools.h"
 #include "agent/places.h"
+#include "agent/teamsandbox.h"
 #include "agent/team.h"
-#include "agent/toolset.h"
-#include "core/bus.h"
 #include "core/protocol.h"
 #include "core/roster.h"
-#include "core/store.h"
-#include "core/task.h"
-#include "core/wtrecord.h"
-#include "tools/git.h"
 #include "util/cancel.h"
 #include "llm/catalog.h"
-#include "llm/llm.h"
 
 struct netgate;
 struct policy;
@@ -84,49 +80,14 @@ struct agent {
 						 * the thread of a question
 						 * (mcpask.c) */
 	int			 autonomous;	/* takes tasks from the board */
-	struct profile		*home;		/* where it works at home: the
-						 * workdir, or its own
-						 * worktree (teamsandbox.c) */
-	char			*place;		/* the worktree its task names,
-						 * where it works now; NULL:
-						 * at home (places.c) */
-	struct profile		*away;		/* that worktree's profile */
-	dev_t			 place_dev;	/* the directory entered */
-	ino_t			 place_ino;
+	struct agent_place	 at;		/* where it works (places.h) */
 	int64_t			 reminded;	/* the task it was last
 						 * reminded of (tasks.c) */
-	char			**mcp_servers;	/* NULL-terminated: the MCP
-						 * servers it may use; NULL:
-						 * all (mcptools.c) */
-	json_t			*mcp_tools;	/* the MCP tools its requests
-						 * list, fixed until its next
-						 * compaction (mcptools.c) */
-	int			 mcp_tools_at;	/* compactions then */
+	struct agent_mcp	 mcp;		/* mcptools.h */
 	/* Its role (roles.h), for a teammate spawned with a defined one:
 	 * its prompt, tools and MCP servers. NULL: no role. */
 	const struct role	*role_def;
-	/* Its frame (frame.c), owned by its thread: its role's prompt and
-	 * the instructions (added to its system prompt), the lead's roles
-	 * text, the names of the tools its role leaves it (NULL: all);
-	 * and the instruction files it holds, for /context, which the
-	 * team's lock guards. */
-	char			*frame_extras;
-	char			*frame_roles;
-	json_t			*frame_tools;
-	char			*instr_sources;
-};
-
-/* How bash commands are confined. */
-enum team_sandbox {
-	SANDBOX_ON,		/* Landlock */
-	SANDBOX_MISSING,	/* no Landlock: every command asks */
-	SANDBOX_OFF		/* --no-sandbox */
-};
-
-/* The Landlock ruleset of one place (tools/ruleset.h). */
-struct team_ruleset {
-	char			*key;		/* the place and its port */
-	struct ruleset		*rs;		/* held */
+	struct agent_frame	 frame;		/* frame.h */
 };
 
 struct team {
@@ -138,15 +99,7 @@ struct team {
 	char			*outputs;	/* whole outputs' folder
 						 * (teamoutputs.c) */
 	char			*program;	/* huddle's, for reapers */
-	enum team_sandbox	 sandbox;
-	int			 sandbox_abi;
-	char			**hidden;	/* from every command
-						 * (tools/hidden.h) */
-	pthread_mutex_t		 rulesets_lock;	/* what follows */
-	struct team_ruleset	*rulesets;	/* one per place, shared
-						 * by its profiles
-						 * (teamsandbox.c) */
-	size_t			 nrulesets;
+	struct teamsandbox	 sb;		/* teamsandbox.h */
 	struct runlater		*runlater;	/* the workdir's run-later
 						 * files at start */
 	struct store		*store;
@@ -163,7 +116,7 @@ struct team {
 	int64_t			 epoch_us;	/* when opened */
 
 	pthread_mutex_t		 lock;		/* the agents, closing and
-						 * each agent's instr_sources;
+						 * each agent's frame.sources;
 						 * nothing else */
 	struct agent		**agents;
 	size_t			 nagents, capagents;

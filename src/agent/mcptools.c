@@ -260,12 +260,12 @@ mcptools_only(struct agent *a)
 
 	if (names == NULL)
 		return NULL;
-	if (a->mcp_servers == NULL) {
-		a->mcp_servers = xcalloc(n + 1, sizeof *a->mcp_servers);
+	if (a->mcp.servers == NULL) {
+		a->mcp.servers = xcalloc(n + 1, sizeof *a->mcp.servers);
 		for (i = 0; i < n; i++)
-			a->mcp_servers[i] = xstrdup(names[i]);
+			a->mcp.servers[i] = xstrdup(names[i]);
 	}
-	return (const char *const *)a->mcp_servers;
+	return (const char *const *)a->mcp.servers;
 }
 
 void
@@ -304,15 +304,15 @@ mcptools_for(struct agent *a)
 	 * frame for --resume (frame.c). Servers start in the background:
 	 * those ready by then are in; one ready later joins at the agent's
 	 * next compaction (and a teammate spawned after sees it at once). */
-	if (a->mcp_tools == NULL || a->mcp_tools_at != at) {
+	if (a->mcp.tools == NULL || a->mcp.at != at) {
 		json_t *now = json_array();
 
 		mcptools_list(a, now);
-		a->mcp_tools_at = at;
+		a->mcp.at = at;
 		frame_keep_mcp(a, now);
 		json_decref(now);
 	}
-	json_array_foreach(a->mcp_tools, i, t)
+	json_array_foreach(a->mcp.tools, i, t)
 		json_array_append_new(list, json_deep_copy(t));
 	return list;
 }

@@ -28,6 +28,18 @@ struct mcptools {
 						 * (mcpoffers.c); NULL: none */
 };
 
+/*
+ * One agent's MCP part (struct agent's mcp), owned by its thread: the
+ * servers it may use (NULL-terminated; NULL: all), and the tools its
+ * requests list, fixed until its next compaction (at: the count of
+ * compactions then).
+ */
+struct agent_mcp {
+	char			**servers;
+	json_t			*tools;
+	int			 at;
+};
+
 /* Makes the team's MCP servers from its options (none start yet).
  * Returns 0 or -1 with *err. */
 int mcptools_open(struct team *t, char **err);

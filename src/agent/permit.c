@@ -48,7 +48,7 @@ permit_judge(struct team *t, const char *root, const char *command,
 	char *rule;
 
 	memset(v, 0, sizeof *v);
-	if (t->sandbox == SANDBOX_MISSING) {
+	if (t->sb.mode == SANDBOX_MISSING) {
 		v->label = xstrdup("no sandbox");
 		v->detail = xstrdup("no sandbox on this system: every command "
 		    "asks");

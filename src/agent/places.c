@@ -8,6 +8,7 @@
  * with them — /diff, /merge, /discard, /worktrees — and what becomes of
  * one when its teammate ends or its work is merged.
  */
+#include "core/wtrecord.h"
 #include "config.h"
 
 #include <errno.h>
@@ -43,15 +44,15 @@ places_git_sandbox(struct team *t, const char *common, char **err)
 	struct bash_options bo = { 0 };
 	struct profile *p;
 
-	if (t->sandbox == SANDBOX_OFF)
+	if (t->sb.mode == SANDBOX_OFF)
 		return 0;
 	s.root = t->workdir;
 	s.tmpdir = t->tmpdir;
 	s.program = t->program;
 	s.writable = &common;
 	s.nwritable = common != NULL;
-	s.hidden = t->hidden;
-	s.sandbox = t->sandbox == SANDBOX_ON;
+	s.hidden = t->sb.hidden;
+	s.sandbox = t->sb.mode == SANDBOX_ON;
 	s.confined = 1;
 	s.net = CONFINE_NET_NONE;
 	s.max_procs = t->opts.max_procs;
@@ -180,10 +181,10 @@ places_enter(struct agent *a, char **err)
 	    worktree_check(&t->places.git, t->workdir, a->name, err) == -1)
 		return -1;
 	root = worktree_path(t->workdir, a->name);
-	profile_free(a->home);
-	a->home = team_sandbox_profile(t, root, 1, err);
+	profile_free(a->at.home);
+	a->at.home = team_sandbox_profile(t, root, 1, err);
 	free(root);
-	return a->home == NULL ? -1 : 0;
+	return a->at.home == NULL ? -1 : 0;
 }
 
 /* The board's worktree `name`, made from the person's HEAD when no task
@@ -250,9 +251,9 @@ places_update(struct agent *a, char **err)
 
 	/* The same worktree, still the directory it entered: a worktree
 	 * merged, removed and made anew meanwhile is entered anew. */
-	if (want == NULL ? a->place == NULL : a->place != NULL &&
-	    strcmp(want, a->place) == 0 && stat(a->away->root, &st) == 0 &&
-	    st.st_dev == a->place_dev && st.st_ino == a->place_ino) {
+	if (want == NULL ? a->at.name == NULL : a->at.name != NULL &&
+	    strcmp(want, a->at.name) == 0 && stat(a->at.away->root, &st) == 0 &&
+	    st.st_dev == a->at.dev && st.st_ino == a->at.ino) {
 		free(want);
 		return 0;
 	}
@@ -264,15 +265,15 @@ places_update(struct agent *a, char **err)
 		free(want);
 		return -1;
 	}
-	free(a->place);
-	profile_free(a->away);
-	a->place = want;
-	a->away = p;
-	a->place_dev = 0;
-	a->place_ino = 0;
+	free(a->at.name);
+	profile_free(a->at.away);
+	a->at.name = want;
+	a->at.away = p;
+	a->at.dev = 0;
+	a->at.ino = 0;
 	if (p != NULL && stat(p->root, &st) == 0) {
-		a->place_dev = st.st_dev;
-		a->place_ino = st.st_ino;
+		a->at.dev = st.st_dev;
+		a->at.ino = st.st_ino;
 	}
 	log_printf("%s: works in %s", a->name, want ? want : "its home");
 	return 0;
@@ -281,7 +282,7 @@ places_update(struct agent *a, char **err)
 const struct profile *
 places_profile(const struct agent *a)
 {
-	return a->place != NULL ? a->away : a->home;
+	return a->at.name != NULL ? a->at.away : a->at.home;
 }
 
 const char *

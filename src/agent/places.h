@@ -7,6 +7,7 @@
 #define HUDDLE_AGENT_PLACES_H
 
 #include <pthread.h>
+#include <sys/types.h>
 
 #include "tools/git.h"
 
@@ -14,6 +15,7 @@ struct agent;
 struct profile;
 struct task;
 struct team;
+struct wt_record;
 
 /*
  * huddle's own git and the worktrees' locks (struct team's places).
@@ -34,6 +36,20 @@ struct places {
 						 * diffs and states read
 						 * under it; a tool in a
 						 * worktree passes it first */
+};
+
+/*
+ * Where one agent works, owned by its thread: at home (the workdir, or
+ * its own worktree: teamsandbox.c), or in the worktree its task names
+ * (name, NULL at home), with that worktree's profile and the directory
+ * entered, to see that it is still the one.
+ */
+struct agent_place {
+	struct profile		*home;
+	char			*name;
+	struct profile		*away;
+	dev_t			 dev;
+	ino_t			 ino;
 };
 
 /* Checks, once, that the workdir is the top of a git repository with a

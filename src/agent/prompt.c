@@ -105,7 +105,7 @@ prompt_teammate(struct team *t, struct agent *a)
 	    "- permission: some risky commands wait for the person's "
 	    "permission; if it is refused, do not try to get around it.\n\n"
 	    "%s",
-	    a->name, m && m->role[0] ? m->role : "teammate", a->home->root,
+	    a->name, m && m->role[0] ? m->role : "teammate", a->at.home->root,
 	    worktree,
 	    m != NULL && m->autonomous ? "You are autonomous: whenever you "
 	    "have nothing to answer, huddle gives you the next ready task of "
@@ -135,7 +135,7 @@ prompt_system(struct team *t, struct agent *a)
 	char *base = a->is_lead ? prompt_lead(t) : prompt_teammate(t, a), *p;
 
 	/* Its role's prompt and the project's instructions (frame.c). */
-	p = xasprintf("%s%s", base, a->frame_extras ? a->frame_extras : "");
+	p = xasprintf("%s%s", base, a->frame.extras ? a->frame.extras : "");
 	free(base);
 	return p;
 }

@@ -350,8 +350,8 @@ team_context_text(struct team *t, const char *name)
 	    "s", (long long)((clock_wall_ms() - at) / 1000), b, f);
 	/* The instruction files its prompt holds (instructions.h). */
 	pthread_mutex_lock(&t->lock);
-	instr = xstrdup(a->instr_sources && *a->instr_sources ?
-	    a->instr_sources : "none");
+	instr = xstrdup(a->frame.sources && *a->frame.sources ?
+	    a->frame.sources : "none");
 	pthread_mutex_unlock(&t->lock);
 	text = xasprintf("%s: %s of %s tokens in its window (%lld%%), "
 	    "compacts past %lld%% %s · %s · instructions: %s", name, used, of,

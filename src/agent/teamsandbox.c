@@ -97,7 +97,7 @@ team_sandbox_open(struct team *t, char **err)
 		return -1;
 	}
 	free(tmpl);
-	pthread_mutex_init(&t->rulesets_lock, NULL);
+	pthread_mutex_init(&t->sb.lock, NULL);
 	t->program = reaperexe_path();
 	t->places.git.program = t->program;
 	t->places.git.tmpdir = t->tmpdir;
@@ -105,28 +105,28 @@ team_sandbox_open(struct team *t, char **err)
 	/* Every team's state, not only this one's: another team's
 	 * transcripts are no business of this one's commands. */
 	state = team_sandbox_state_base(t);
-	t->hidden = hidden_paths(NULL, state != NULL ? state : t->state);
+	t->sb.hidden = hidden_paths(NULL, state != NULL ? state : t->state);
 	free(state);
 	t->runlater = runlater_note(t->workdir);
-	t->sandbox_abi = landlock_abi();
+	t->sb.abi = landlock_abi();
 	if (t->opts.no_sandbox) {
-		t->sandbox = SANDBOX_OFF;
+		t->sb.mode = SANDBOX_OFF;
 		return 0;
 	}
-	if (t->sandbox_abi == 0) {
-		t->sandbox = SANDBOX_MISSING;
+	if (t->sb.abi == 0) {
+		t->sb.mode = SANDBOX_MISSING;
 		event_notice(&t->events, NULL, "this kernel has no Landlock "
 		    "sandbox: every command will ask for your permission "
 		    "(--no-sandbox runs them unconfined)");
 		return 0;
 	}
-	t->sandbox = SANDBOX_ON;
+	t->sb.mode = SANDBOX_ON;
 	if (t->opts.max_procs > 0 && !confine_limits_hold(&why)) {
 		event_notice(&t->events, NULL, "commands have no process "
 		    "limit: %s", why);
 		free(why);
 	}
-	if (t->opts.no_network && t->sandbox_abi < 4)
+	if (t->opts.no_network && t->sb.abi < 4)
 		event_notice(&t->events, NULL, "this kernel's Landlock cannot "
 		    "deny the network (it needs ABI 4): commands keep it");
 	return 0;
@@ -150,14 +150,14 @@ team_sandbox_ruleset(struct team *t, const struct profile_spec *s,
 	struct ruleset *rs, *stale = NULL;
 	size_t i;
 
-	pthread_mutex_lock(&t->rulesets_lock);
-	for (i = 0; i < t->nrulesets && e == NULL; i++)
-		if (strcmp(t->rulesets[i].key, key) == 0)
-			e = &t->rulesets[i];
+	pthread_mutex_lock(&t->sb.lock);
+	for (i = 0; i < t->sb.n && e == NULL; i++)
+		if (strcmp(t->sb.rulesets[i].key, key) == 0)
+			e = &t->sb.rulesets[i];
 	if (e == NULL) {
-		t->rulesets = xrealloc(t->rulesets, (t->nrulesets + 1) *
-		    sizeof *t->rulesets);
-		e = &t->rulesets[t->nrulesets++];
+		t->sb.rulesets = xrealloc(t->sb.rulesets, (t->sb.n + 1) *
+		    sizeof *t->sb.rulesets);
+		e = &t->sb.rulesets[t->sb.n++];
 		e->key = key;
 		e->rs = NULL;
 		key = NULL;
@@ -169,7 +169,7 @@ team_sandbox_ruleset(struct team *t, const struct profile_spec *s,
 	if (e->rs == NULL)
 		e->rs = profile_ruleset_start(s);
 	rs = ruleset_hold(e->rs);
-	pthread_mutex_unlock(&t->rulesets_lock);
+	pthread_mutex_unlock(&t->sb.lock);
 	/* Profiles made before keep theirs. */
 	ruleset_drop(stale);
 	free(key);
@@ -212,9 +212,9 @@ team_sandbox_profile_also(struct team *t, const char *root, int worktree,
 			readable[s.nreadable++] = t->places.git_common;
 	}
 	s.readable = readable;
-	s.hidden = t->hidden;
-	s.sandbox = t->sandbox == SANDBOX_ON;
-	s.confined = t->sandbox != SANDBOX_OFF;
+	s.hidden = t->sb.hidden;
+	s.sandbox = t->sb.mode == SANDBOX_ON;
+	s.confined = t->sb.mode != SANDBOX_OFF;
 	s.net = t->opts.network == TEAM_NET_PROXY ? CONFINE_NET_PROXY :
 	    t->opts.network == TEAM_NET_OPEN ? CONFINE_NET_OPEN :
 	    CONFINE_NET_NONE;
@@ -242,15 +242,15 @@ team_sandbox_close(struct team *t)
 		nftw(t->tmpdir, team_sandbox_rm, 16, FTW_DEPTH | FTW_PHYS);
 		free(t->tmpdir);
 		/* A profile still held keeps its ruleset. */
-		for (i = 0; i < t->nrulesets; i++) {
-			free(t->rulesets[i].key);
-			ruleset_drop(t->rulesets[i].rs);
+		for (i = 0; i < t->sb.n; i++) {
+			free(t->sb.rulesets[i].key);
+			ruleset_drop(t->sb.rulesets[i].rs);
 		}
-		free(t->rulesets);
-		pthread_mutex_destroy(&t->rulesets_lock);
+		free(t->sb.rulesets);
+		pthread_mutex_destroy(&t->sb.lock);
 	}
 	free(t->program);
-	hidden_free(t->hidden);
+	hidden_free(t->sb.hidden);
 	runlater_free(t->runlater);
 }
 
@@ -272,7 +272,7 @@ team_sandbox_planted(struct team *t)
 const char *
 team_sandbox_brief(struct team *t)
 {
-	switch (t->sandbox) {
+	switch (t->sb.mode) {
 	case SANDBOX_ON:
 		return t->opts.no_network ? "commands: Landlock sandbox, no "
 		    "network (/team says more)" : "commands: Landlock sandbox "
@@ -296,16 +296,16 @@ team_sandbox_text(struct team *t)
 		free(roots);
 		roots = next;
 	}
-	switch (t->sandbox) {
+	switch (t->sb.mode) {
 	case SANDBOX_ON:
 		text = xasprintf("commands run in the Landlock sandbox (ABI "
 		    "%d): they write only in %s; they read neither the "
 		    "person's secret stores (~/.ssh, ~/.aws, …) nor huddle's "
 		    "state, and reach no terminal; network %s",
-		    t->sandbox_abi, roots, t->netgate != NULL ? "through "
+		    t->sb.abi, roots, t->netgate != NULL ? "through "
 		    "huddle's proxy, each new host asking you" :
 		    !t->opts.no_network ? "allowed" :
-		    t->sandbox_abi >= 4 ? "denied" : "allowed (the kernel "
+		    t->sb.abi >= 4 ? "denied" : "allowed (the kernel "
 		    "cannot deny it)");
 		break;
 	case SANDBOX_MISSING:

@@ -5,8 +5,38 @@
 #ifndef HUDDLE_AGENT_TEAMSANDBOX_H
 #define HUDDLE_AGENT_TEAMSANDBOX_H
 
+#include <pthread.h>
+#include <stddef.h>
+
 struct profile;
+struct ruleset;
 struct team;
+
+/* How bash commands are confined. */
+enum team_sandbox {
+	SANDBOX_ON,		/* Landlock */
+	SANDBOX_MISSING,	/* no Landlock: every command asks */
+	SANDBOX_OFF		/* --no-sandbox */
+};
+
+/* The Landlock ruleset of one place (tools/ruleset.h). */
+struct team_ruleset {
+	char			*key;		/* the place and its port */
+	struct ruleset		*rs;		/* held */
+};
+
+/* The team's sandbox (struct team's sb): set by team_sandbox_open before
+ * any agent runs, then read only; lock guards the rulesets. */
+struct teamsandbox {
+	enum team_sandbox	 mode;
+	int			 abi;		/* Landlock's, 0: none */
+	char			**hidden;	/* from every command
+						 * (tools/hidden.h) */
+	pthread_mutex_t		 lock;		/* what follows */
+	struct team_ruleset	*rulesets;	/* one per place, shared
+						 * by its profiles */
+	size_t			 n;
+};
 
 /* Makes the commands' TMPDIR, finds what the kernel offers and lists
  * what is hidden from commands. Returns 0 or -1 with *err. */

@@ -6,6 +6,7 @@
  * team's agent_thread (loop.c's loop, set by team_open), so the tools
  * that spawn a teammate never call up to the loop that runs them.
  */
+#include "core/wtrecord.h"
 #include "config.h"
 
 #include <pthread.h>
@@ -91,7 +92,7 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	/* A worktree gone missing or moved is reported, never made again
 	 * over what may be work: its teammate does not start. */
 	if (places_own(t, name) ? places_enter(a, err) == -1 :
-	    (a->home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
+	    (a->at.home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
 		member_free(m);
 		agent_free(a);
 		return -1;

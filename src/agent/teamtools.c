@@ -27,7 +27,7 @@ team_tool_member(struct team *t, const char *name, char **err)
 	a->status = MEMBER_IDLE;
 	a->transcript = json_array();
 	cancel_init(&a->cancel);
-	if ((a->home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
+	if ((a->at.home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
 		agent_free(a);
 		return NULL;
 	}

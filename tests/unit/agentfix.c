@@ -36,7 +36,7 @@ af_open(struct agentfix *f)
 	t->proto = f->tu.proto;
 	t->tasks = f->tu.tasks;
 	t->policy = policy_default();
-	t->sandbox = SANDBOX_ON;
+	t->sb.mode = SANDBOX_ON;
 	t->epoch_us = clock_mono_us();
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->places.git_lock, NULL);

@@ -30,7 +30,7 @@ START_TEST(risk_is_the_policys_word)
 	ck_assert_ptr_nonnull(strstr(why, "rm -r"));
 	free(why);
 	/* Without a sandbox every command is flagged. */
-	f.team.sandbox = SANDBOX_MISSING;
+	f.team.sb.mode = SANDBOX_MISSING;
 	why = permit_risk(&f.team, f.workdir, "ls -l");
 	ck_assert_ptr_nonnull(why);
 	ck_assert_str_eq(why, "no sandbox on this system: every command asks");
@@ -166,7 +166,7 @@ START_TEST(the_persons_own_check_waits_without_an_agent)
 	af_open(&f);
 	cancel_init(&c);
 	/* No sandbox: even a harmless command asks. */
-	f.team.sandbox = SANDBOX_MISSING;
+	f.team.sb.mode = SANDBOX_MISSING;
 	p.f = &f;
 	p.approve = 1;
 	p.answer = "ok";

@@ -73,13 +73,13 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_int_eq(st.st_mode & 077, 0);	/* the team's alone */
 	/* huddle's state is hidden from every command. */
-	ck_assert_ptr_nonnull(f.team.hidden);
-	for (i = 0; f.team.hidden[i] != NULL; i++)
-		if (strcmp(f.team.hidden[i], f.tu.dir) == 0)
-			hidden_state = f.team.hidden[i];
+	ck_assert_ptr_nonnull(f.team.sb.hidden);
+	for (i = 0; f.team.sb.hidden[i] != NULL; i++)
+		if (strcmp(f.team.sb.hidden[i], f.tu.dir) == 0)
+			hidden_state = f.team.sb.hidden[i];
 	ck_assert_ptr_nonnull(hidden_state);
-	ck_assert_int_eq(f.team.sandbox_abi, landlock_abi());
-	ck_assert_int_eq(f.team.sandbox, f.team.sandbox_abi > 0 ? SANDBOX_ON :
+	ck_assert_int_eq(f.team.sb.abi, landlock_abi());
+	ck_assert_int_eq(f.team.sb.mode, f.team.sb.abi > 0 ? SANDBOX_ON :
 	    SANDBOX_MISSING);
 	ck_assert_ptr_eq(f.team.places.git.tmpdir, f.team.tmpdir);
 
@@ -103,7 +103,7 @@ START_TEST(no_sandbox_is_off_and_says_so)
 	af_open(&f);
 	f.team.opts.no_sandbox = 1;
 	open_sandbox(&f);
-	ck_assert_int_eq(f.team.sandbox, SANDBOX_OFF);
+	ck_assert_int_eq(f.team.sb.mode, SANDBOX_OFF);
 	ev = af_events(&f);
 	ck_assert_uint_eq(af_count(ev, EV_NOTICE, NULL, NULL), 0);
 	event_free_list(ev);
@@ -124,8 +124,8 @@ START_TEST(the_words_follow_the_mode)
 
 	af_open(&f);
 	open_sandbox(&f);
-	f.team.sandbox = SANDBOX_ON;
-	f.team.sandbox_abi = 5;
+	f.team.sb.mode = SANDBOX_ON;
+	f.team.sb.abi = 5;
 	f.team.opts.no_network = 1;
 	ck_assert_str_eq(team_sandbox_brief(&f.team), "commands: Landlock "
 	    "sandbox, no network (/team says more)");
@@ -137,14 +137,14 @@ START_TEST(the_words_follow_the_mode)
 	ck_assert_ptr_nonnull(strstr(text, "network denied"));
 	free(roots);
 	free(text);
-	f.team.sandbox_abi = 3;		/* cannot deny it */
+	f.team.sb.abi = 3;		/* cannot deny it */
 	text = team_sandbox_text(&f.team);
 	ck_assert_ptr_nonnull(strstr(text, "the kernel cannot deny it"));
 	free(text);
 	f.team.opts.no_network = 0;
 	ck_assert_str_eq(team_sandbox_brief(&f.team), "commands: Landlock "
 	    "sandbox (/team says more)");
-	f.team.sandbox = SANDBOX_MISSING;
+	f.team.sb.mode = SANDBOX_MISSING;
 	ck_assert_str_eq(team_sandbox_brief(&f.team), "commands: NO sandbox "
 	    "(no Landlock): each one asks you");
 	text = team_sandbox_text(&f.team);
@@ -174,7 +174,7 @@ START_TEST(each_place_gets_its_profile)
 	ck_assert_msg(home != NULL, "%s", err);
 	ck_assert_str_eq(home->root, f.workdir);
 	ck_assert_str_eq(home->tmpdir, f.team.tmpdir);
-	ck_assert_int_eq(home->sandbox, f.team.sandbox == SANDBOX_ON);
+	ck_assert_int_eq(home->sandbox, f.team.sb.mode == SANDBOX_ON);
 	ck_assert_int_eq(home->confined, 1);
 	ck_assert_ptr_null(profile_refuses(home, in_work, 0));
 	why = profile_refuses(home, state, 0);
@@ -198,7 +198,7 @@ START_TEST(each_place_gets_its_profile)
 	profile_free(away);
 
 	/* --no-sandbox: nothing confined. */
-	f.team.sandbox = SANDBOX_OFF;
+	f.team.sb.mode = SANDBOX_OFF;
 	home = team_sandbox_profile(&f.team, f.workdir, 0, &err);
 	ck_assert_int_eq(home->sandbox, 0);
 	ck_assert_int_eq(home->confined, 0);
@@ -237,16 +237,16 @@ START_TEST(a_place_shares_one_ruleset)
 
 	af_open(&f);
 	open_sandbox(&f);
-	if (f.team.sandbox != SANDBOX_ON) {
+	if (f.team.sb.mode != SANDBOX_ON) {
 		team_sandbox_close(&f.team);
 		af_close(&f);
 		return;
 	}
 	/* Nothing hidden lies where other programs come and go (the
 	 * fixture's folders are in /tmp): the ruleset stays fresh. */
-	hidden_free(f.team.hidden);
-	f.team.hidden = xcalloc(2, sizeof *f.team.hidden);
-	f.team.hidden[0] = xstrdup("/nonexistent-huddle-test/.ssh");
+	hidden_free(f.team.sb.hidden);
+	f.team.sb.hidden = xcalloc(2, sizeof *f.team.sb.hidden);
+	f.team.sb.hidden[0] = xstrdup("/nonexistent-huddle-test/.ssh");
 	first = profile_of_home(&f.team);
 	ck_assert_ptr_nonnull(first->ruleset);
 	/* Teammates spawned at once, from several threads, share it. */
