@@ -125,8 +125,11 @@ keys_reject(struct view *v, int arg)
 	if (keys_tasks_shown(v, "F6") || (r = keys_target(v)) == NULL ||
 	    keys_show_first(v, r))
 		return KEY_REDRAW;
+	/* A reason typed for this request and left with Esc is there
+	 * again; another request's is not. */
+	if (strcmp(v->reject_id, r->id) != 0)
+		input_kill(&v->feedback);
 	memcpy(v->reject_id, r->id, sizeof v->reject_id);
-	input_kill(&v->feedback);
 	v->popup = POPUP_FEEDBACK;
 	return KEY_REDRAW;
 }

@@ -88,6 +88,11 @@ def test_f6_rejects_with_feedback():
         s.send_keys("F6")
         s.wait_for("feedback:", 5, "the feedback prompt")
         s.send_text("add tests first")
+        # Esc leaves the reason; F6 again on the same request has it.
+        s.send_keys("Escape")
+        s.wait_for(lambda t: "feedback:" not in t, 5, "the prompt closed")
+        s.send_keys("F6")
+        s.wait_for("add tests first", 5, "the reason typed before")
         s.send_keys("Enter")
         s.wait_for(re.compile(r"plan\s+bob → lead\s+\S+\s+rejected"), 10, "rejected")
         s.wait_for("add tests first", 10, "the feedback reaches bob")
