@@ -26,6 +26,18 @@ def session(fake, term, *script):
     return fake_screen(fake, ["--quit-timeout", "30"], 100, 30, term)
 
 
+def requests_holding(fake, text, timeout=10):
+    """The model requests (as JSON text) that hold text, once one does
+    (or none, at the deadline)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sent = [json.dumps(r) for r in fake.requests()]
+        held = [r for r in sent if text in r]
+        if held or time.monotonic() >= deadline:
+            return held
+        time.sleep(0.1)
+
+
 def input_line(s):
     return s.rows()[-2]
 
@@ -69,15 +81,9 @@ def test_paste_is_one_message(fake, term):
         s.wait_for(lambda t: "line two↵three" in input_line(s), 5,
                    "Alt-Enter puts a newline in")
         s.send_keys("Enter")
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            sent = [json.dumps(r) for r in fake.requests()]
-            if any("line one" in r for r in sent):
-                break
-            time.sleep(0.1)
         # One message of three lines (its further lines indented, as
         # every message's are for the model).
-        texts = [r for r in sent if "line one" in r]
+        texts = requests_holding(fake, "line one")
         expect(len(texts) == 1 and
                "line one\\n  line two\\n  three" in texts[0],
                "the paste did not reach the lead as one message: %s"
@@ -135,14 +141,7 @@ def test_a_long_paste_is_folded(fake, term):
         s.wait_for(lambda t: "[Pasted 10 lines]" in input_line(s), 5,
                    "pasted again")
         s.send_keys("Enter")
-        deadline = time.monotonic() + 10
-        sent = []
-        while time.monotonic() < deadline:
-            sent = [json.dumps(r) for r in fake.requests()]
-            if any("pasted line 10" in r for r in sent):
-                break
-            time.sleep(0.1)
-        texts = [r for r in sent if "pasted line 1" in r]
+        texts = requests_holding(fake, "pasted line 10")
         expect(len(texts) == 1 and "look: pasted line 1" in texts[0] and
                "pasted line 10" in texts[0],
                "the paste did not reach the lead whole: %s"
