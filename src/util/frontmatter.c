@@ -19,6 +19,9 @@
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
+/* The most keys a front matter holds: a role file has a handful. */
+#define FM_MAX_KEYS	64
+
 struct fm_parser {
 	yaml_parser_t		 yaml;
 	yaml_event_t		 ev;		/* the event being read */
@@ -239,6 +242,10 @@ fm_field(struct fm_parser *p)
 			return -1;
 		}
 	}
+	if (o->nfields == FM_MAX_KEYS) {
+		free(key);
+		return fm_fail(p, line, "more than %d keys", FM_MAX_KEYS);
+	}
 	o->fields = xgrow(o->fields, &p->cap, o->nfields + 1,
 	    sizeof *o->fields);
 	f = &o->fields[o->nfields++];
@@ -321,7 +328,7 @@ fm_closing(const char *s, size_t *len, const char **rest, int *line)
 }
 
 static int fm_parse(struct fm_parser *p, int *colon);
-static char *fm_quote_values(const char *block, size_t len);
+static char *fm_quote_line(const char *block, size_t len, int n);
 
 int
 frontmatter_parse(const char *text, const char *file,
@@ -329,7 +336,8 @@ frontmatter_parse(const char *text, const char *file,
 {
 	struct fm_parser p;
 	const char *s = text, *eol, *rest;
-	int rc, fence, colon;
+	char *owned = NULL;
+	int rc, fence, colon, tries;
 
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
@@ -351,30 +359,29 @@ frontmatter_parse(const char *text, const char *file,
 		    "not closed by a line of ---");
 	p.block = eol + 1;
 	rc = fm_parse(&p, &colon);
-	if (rc == -1 && colon) {
-		/* Claude Code's own agent files write descriptions such as
-		 * `description: Use it when… user: "…"`, which YAML refuses;
-		 * Claude Code reads them as the text they are. So does
-		 * huddle, with those values quoted; else the first error
-		 * stands. */
-		char *first = *err, *quoted = fm_quote_values(p.block, p.len);
+	/* Claude Code's own agent files write descriptions such as
+	 * `description: Use it when… user: "…"`, which YAML refuses and
+	 * Claude Code reads as the text they are. So does huddle: the line
+	 * libyaml refused, when it is a top-level `key: value` with a plain
+	 * value, is read again with that value quoted (its comment kept
+	 * out), one refused line at a time; any other error stands. */
+	for (tries = 0; rc == -1 && colon > 0 && tries < FM_MAX_KEYS; tries++) {
+		char *quoted = fm_quote_line(p.block, p.len, colon - 2);
 
+		if (quoted == NULL)
+			break;
+		free(*err);
 		*err = NULL;
 		frontmatter_free(out);
-		p.cap = 0;
-		p.capitems = 0;
+		p.cap = p.capitems = 0;
 		p.at = p.byte = 0;
 		p.line = 2;
-		p.block = quoted;
+		free(owned);
+		p.block = owned = quoted;
 		p.len = strlen(quoted);
 		rc = fm_parse(&p, &colon);
-		if (rc == -1) {
-			free(*err);
-			*err = first;
-		} else
-			free(first);
-		free(quoted);
 	}
+	free(owned);
 	if (rc == -1) {
 		frontmatter_free(out);
 		return -1;
@@ -384,8 +391,8 @@ frontmatter_parse(const char *text, const char *file,
 	return 0;
 }
 
-/* Parses p's block into p->out: 0, or -1 with *p->err; *colon says
- * whether libyaml refused a ": " in a plain value. */
+/* Parses p's block into p->out: 0, or -1 with *p->err; *colon is the
+ * file's line on which libyaml refused a ": " in a plain value, or 0. */
 static int
 fm_parse(struct fm_parser *p, int *colon)
 {
@@ -399,54 +406,65 @@ fm_parse(struct fm_parser *p, int *colon)
 	yaml_parser_set_input_string(&p->yaml, (const unsigned char *)p->block,
 	    p->len);
 	rc = fm_stream(p);
-	*colon = rc == -1 && p->yaml.error == YAML_SCANNER_ERROR &&
+	*colon = 0;
+	if (rc == -1 && p->yaml.error == YAML_SCANNER_ERROR &&
 	    p->yaml.problem != NULL && strstr(p->yaml.problem,
-	    "mapping values are not allowed") != NULL;
+	    "mapping values are not allowed") != NULL)
+		*colon = fm_line(p, p->yaml.problem_mark.index);
 	yaml_event_delete(&p->ev);
 	yaml_parser_delete(&p->yaml);
 	return rc;
 }
 
 /*
- * The block (len bytes) with each top-level `key: value` line whose
- * plain value holds ": " written as a single-quoted value, the same
- * number of lines (malloc'd). A value that starts as YAML's own syntax
- * (a quote, [, {, |, >, &, *, !, #) is left as it is.
+ * The block (len bytes) with its line `n` (from 0), when that is a
+ * top-level `key: value` line whose plain value holds ": ", written
+ * with the value single-quoted and a comment after it (" #…") left out
+ * of the quotes: the same number of lines (malloc'd). NULL when line n
+ * is not such a line.
  */
 static char *
-fm_quote_values(const char *block, size_t len)
+fm_quote_line(const char *block, size_t len, int n)
 {
 	const char *s = block, *end = block + len, *nl, *v, *c, *q;
 	char *out = NULL;
 	size_t olen = 0, ocap = 0, k;
 
-	for (; s < end; s = nl + 1) {
-		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
-			nl = end;
-		k = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
-		    "XYZ0123456789_-");
-		v = s + k + 2;
-		if (k == 0 || s + k + 2 > nl || s[k] != ':' || s[k + 1] != ' ' ||
-		    (v < nl && strchr("'\"[{|>&*!#", *v) != NULL) ||
-		    memmem(v, (size_t)(nl - v), ": ", 2) == NULL) {
-			out = xappend(out, &olen, &ocap, s, (size_t)(nl - s));
-		} else {
-			out = xappend(out, &olen, &ocap, s, k + 2);
-			out = xappend(out, &olen, &ocap, "'", 1);
-			for (q = nl; q > v && (q[-1] == '\r' || q[-1] == ' ' ||
-			    q[-1] == '\t'); q--)
-				;
-			for (c = v; c < q; c++)
-				out = xappend(out, &olen, &ocap, *c == '\'' ?
-				    "''" : c, *c == '\'' ? 2 : 1);
-			out = xappend(out, &olen, &ocap, "'", 1);
-			if (q < nl && nl[-1] == '\r')
-				out = xappend(out, &olen, &ocap, "\r", 1);
-		}
-		if (nl < end)
-			out = xappend(out, &olen, &ocap, "\n", 1);
-	}
-	return out != NULL ? out : xstrdup("");
+	for (; n > 0 && s < end; n--)
+		if ((s = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			return NULL;
+		else
+			s++;
+	if (n != 0 || s >= end)
+		return NULL;
+	if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+		nl = end;
+	k = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_-");
+	if (k == 0 || s + k + 1 >= nl || s[k] != ':' || s[k + 1] != ' ')
+		return NULL;
+	for (v = s + k + 1; v < nl && (*v == ' ' || *v == '\t'); v++)
+		;
+	/* A value that starts as YAML's own syntax is not plain text. */
+	if (v == nl || strchr("'\"[{|>&*!#%@`", *v) != NULL)
+		return NULL;
+	/* Its end: a comment, else the line's end, less trailing blanks. */
+	for (c = v; c < nl && !(*c == '#' && (c[-1] == ' ' ||
+	    c[-1] == '\t')); c++)
+		;
+	for (q = c; q > v && (q[-1] == '\r' || q[-1] == ' ' ||
+	    q[-1] == '\t'); q--)
+		;
+	if (q <= v || memmem(v, (size_t)(q - v), ": ", 2) == NULL)
+		return NULL;
+	out = xappend(out, &olen, &ocap, block, (size_t)(v - block));
+	out = xappend(out, &olen, &ocap, "'", 1);
+	for (; v < q; v++)
+		out = xappend(out, &olen, &ocap, *v == '\'' ? "''" : v,
+		    *v == '\'' ? 2 : 1);
+	out = xappend(out, &olen, &ocap, "'", 1);
+	out = xappend(out, &olen, &ocap, q, (size_t)(end - q));
+	return out;
 }
 
 const struct fm_field *

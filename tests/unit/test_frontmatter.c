@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "util/xmalloc.h"
 #include "util/frontmatter.h"
 
 /* Parses text, which must parse. */
@@ -355,9 +356,49 @@ START_TEST(frontmatter_reads_claude_codes_colons)
 	ck_assert_str_eq(f.body, "Body\n");
 	ck_assert_int_eq(f.body_line, 6);
 	frontmatter_free(&f);
-	/* The retry does not hide another error: the first one is said. */
+	/* The retry does not hide another error. */
 	fm_bad("---\nname: a: b\n  nested: c\n---\n",
-	    "x.md:2: invalid YAML: mapping values are not allowed");
+	    "x.md:3: invalid YAML: did not find expected key");
+	/* Only the line libyaml refused is read again: the lines it read
+	 * keep their meaning, comments and lists too. */
+	fm_ok("---\nname: reviewer\ndescription: Use when the user says: "
+	    "review\ndisallowedTools: Bash # note: never a shell\ntools: Read "
+	    "# was: Bash, Write\nlist:  [Bash, \"x: y\"]\n---\n", &f);
+	ck_assert_str_eq(fm_text(&f, "description"), "Use when the user "
+	    "says: review");
+	ck_assert_str_eq(fm_text(&f, "disallowedTools"), "Bash");
+	ck_assert_str_eq(fm_text(&f, "tools"), "Read");
+	{
+		const char *const list[] = { "Bash", "x: y" };
+
+		fm_list_is(&f, "list", list, 2);
+	}
+	frontmatter_free(&f);
+	/* A refused line's comment stays out of its value. */
+	fm_ok("---\ndescription: a: b # c: d\n---\n", &f);
+	ck_assert_str_eq(fm_text(&f, "description"), "a: b");
+	frontmatter_free(&f);
+	/* Two such lines: each read again in turn. */
+	fm_ok("---\ndescription: a: b\nhint: c: d\n---\n", &f);
+	ck_assert_str_eq(fm_text(&f, "hint"), "c: d");
+	frontmatter_free(&f);
+}
+END_TEST
+
+START_TEST(frontmatter_holds_at_most_64_keys)
+{
+	char *text = xstrdup("---\n"), *next;
+	int i;
+
+	for (i = 0; i < 65; i++) {
+		next = xasprintf("%sk%d: x\n", text, i);
+		free(text);
+		text = next;
+	}
+	next = xasprintf("%s---\n", text);
+	free(text);
+	fm_bad(next, "x.md:66: more than 64 keys");
+	free(next);
 }
 END_TEST
 
@@ -407,6 +448,7 @@ frontmatter_suite(void)
 	tcase_add_test(tc, frontmatter_refuses_twice_and_documents);
 	tcase_add_test(tc, frontmatter_names_syntax_errors_at_their_line);
 	tcase_add_test(tc, frontmatter_reads_claude_codes_colons);
+	tcase_add_test(tc, frontmatter_holds_at_most_64_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
