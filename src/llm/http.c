@@ -25,6 +25,8 @@ struct http {
 	CURL		*easy;
 	CURLM		*multi;
 	struct cancel	*cancel;
+	struct cancel	*stop;		/* fired: the transfer stops, or
+					 * NULL (http_stop_on) */
 	atomic_int	*hold;		/* while > 0, no stall */
 	int64_t		 deadline;	/* monotonic ms; 0: none */
 	char		 errbuf[CURL_ERROR_SIZE];
@@ -54,6 +56,12 @@ http_new(struct cancel *cancel)
 	}
 	h->cancel = cancel;
 	return h;
+}
+
+void
+http_stop_on(struct http *h, struct cancel *stop)
+{
+	h->stop = stop;
 }
 
 void
@@ -244,7 +252,7 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 {
 	struct http_call call = { h, resp, on_data, ud, 0, 0, 0 };
 	struct curl_slist *all = NULL, *p;
-	struct curl_waitfd extra;
+	struct curl_waitfd extra[2];
 	CURLcode code = CURLE_OK;
 	enum http_result result;
 	CURLMsg *msg;
@@ -262,6 +270,10 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 	 * libcurl's own low-speed check averages over several seconds. */
 	call.last_byte_ms = clock_mono_ms();
 	while (running && !cancel_fired(h->cancel)) {
+		if (h->stop != NULL && cancel_fired(h->stop)) {
+			call.stopped = 1;
+			break;
+		}
 		if (curl_multi_perform(h->multi, &running) != CURLM_OK)
 			break;
 		if (!running)
@@ -273,10 +285,14 @@ http_post(struct http *h, const char *url, struct curl_slist *headers,
 			stalled = 1;
 			break;
 		}
-		extra.fd = cancel_fd(h->cancel);
-		extra.events = CURL_WAIT_POLLIN;
-		extra.revents = 0;
-		curl_multi_poll(h->multi, &extra, 1, 1000, NULL);
+		extra[0].fd = cancel_fd(h->cancel);
+		extra[0].events = CURL_WAIT_POLLIN;
+		extra[0].revents = 0;
+		extra[1] = extra[0];
+		if (h->stop != NULL)
+			extra[1].fd = cancel_fd(h->stop);
+		curl_multi_poll(h->multi, extra, h->stop != NULL ? 2 : 1, 1000,
+		    NULL);
 	}
 	while ((msg = curl_multi_info_read(h->multi, &left)) != NULL) {
 		if (msg->msg == CURLMSG_DONE)

@@ -48,6 +48,10 @@ struct http;
 
 /* Creates a handle that honours `cancel` (not owned). */
 struct http *http_new(struct cancel *cancel);
+
+/* A second token (not owned; NULL: none): when it fires, a transfer
+ * ends as when its data callback asks (HTTP_STOPPED), not cancelled. */
+void http_stop_on(struct http *h, struct cancel *stop);
 void http_free(struct http *h);
 
 /*

@@ -31,11 +31,21 @@ struct mcp_http {
 	struct mcp_listener	*listening;	/* the own stream's thread
 						 * of this session, or NULL */
 	int			 listeners;	/* such threads alive */
+	/* The request in flight (io is held for it), and its reply when
+	 * the server sent it on its own stream instead, as a server may
+	 * that takes any GET for the resumption of the call's stream:
+	 * the listener keeps it here and fires came, which stops the
+	 * request's transfer (mcp_http_relay). */
+	struct mcp_wait		*asking;
+	json_t			*relayed_result, *relayed_error;
+	int			 relayed;
+	struct cancel		 came;
 };
 
 /* What one exchange reads over HTTP, for w (may be NULL: nothing is
  * read); kept across the connections of a resumed stream. */
 struct mcp_read {
+	struct mcp_http		*mh;
 	struct mcp_wait		*w;
 	struct sse_parser	*sse;		/* kept across a resumed
 						 * stream: its last id */
@@ -60,9 +70,47 @@ static int
 mcp_on_event(void *ud, const char *event, const char *data, size_t len)
 {
 	struct mcp_read *rd = ud;
+	struct mcp_wait *w = rd->w;
+	struct mcp_http *mh = rd->mh;
+	int done;
 
 	(void)event;
-	return rd->w->link->take(rd->w, data, len);
+	if (!w->own_stream)
+		return w->link->take(w, data, len);
+	/* The server's own stream: a reply to the request in flight is
+	 * taken for it, and handed over. */
+	pthread_mutex_lock(w->link->lock);
+	w->id = mh->asking != NULL ? mh->asking->id : -1;
+	pthread_mutex_unlock(w->link->lock);
+	if ((done = w->link->take(w, data, len)) != 0) {
+		pthread_mutex_lock(w->link->lock);
+		if (mh->asking != NULL && mh->asking->id == w->id &&
+		    !mh->relayed) {
+			mh->relayed_result = w->result;
+			mh->relayed_error = w->error;
+			mh->relayed = 1;
+			cancel_fire(&mh->came);
+		} else {
+			json_decref(w->result);
+			json_decref(w->error);
+		}
+		w->result = w->error = NULL;
+		pthread_mutex_unlock(w->link->lock);
+	}
+	return 0;
+}
+
+/* Takes into w the reply the listener was handed for it, if any. */
+static void
+mcp_http_relay(struct mcp_http *mh, struct mcp_wait *w)
+{
+	pthread_mutex_lock(w->link->lock);
+	if (mh->relayed && w->result == NULL && w->error == NULL) {
+		w->result = mh->relayed_result;
+		w->error = mh->relayed_error;
+		mh->relayed_result = mh->relayed_error = NULL;
+	}
+	pthread_mutex_unlock(w->link->lock);
 }
 
 /* The bytes of an answer as they come: an event stream, or a JSON
@@ -203,9 +251,12 @@ mcp_http_once(struct mcp_http *mh, const char *text, const char *last_id,
 		rd->len = rd->cap = 0;
 		if (rd->sse != NULL)
 			sse_reset(rd->sse);
-		/* A call's answer may wait for the person's. */
-		if (!w->own_stream)
+		/* A call's answer may wait for the person's, and may come
+		 * on the server's own stream instead. */
+		if (!w->own_stream) {
 			http_hold(h, link->asking);
+			http_stop_on(h, &mh->came);
+		}
 	} else
 		http_deadline(h, deadline);
 	if (text != NULL)
@@ -305,8 +356,15 @@ mcp_http_post(struct mcp_http *mh, const char *text, struct mcp_wait *w,
 		return mcp_http_once(mh, text, NULL, NULL, cancel, deadline,
 		    err);
 	memset(&rd, 0, sizeof rd);
+	rd.mh = mh;
 	rd.w = w;
+	cancel_reset(&mh->came);
+	pthread_mutex_lock(w->link->lock);
+	mh->asking = w;
+	mh->relayed = 0;
+	pthread_mutex_unlock(w->link->lock);
 	x = mcp_http_once(mh, text, NULL, &rd, cancel, deadline, err);
+	mcp_http_relay(mh, w);
 	seen = xstrdup("");
 	/* Resumed while a stream (or an empty answer after one) ended
 	 * without the reply; progress is the last event id moving on. */
@@ -335,6 +393,7 @@ mcp_http_post(struct mcp_http *mh, const char *text, struct mcp_wait *w,
 		}
 		x = mcp_http_once(mh, NULL, seen, &rd, cancel,
 		    w->link->until(w), err);
+		mcp_http_relay(mh, w);
 	}
 	if (x == MCP_X_OK && w->result == NULL && w->error == NULL) {
 		where = mcp_origin(json_string_value(json_object_get(
@@ -345,6 +404,13 @@ mcp_http_post(struct mcp_http *mh, const char *text, struct mcp_wait *w,
 		x = MCP_X_TRANSPORT;
 	}
 out:
+	pthread_mutex_lock(w->link->lock);
+	mh->asking = NULL;
+	json_decref(mh->relayed_result);
+	json_decref(mh->relayed_error);
+	mh->relayed_result = mh->relayed_error = NULL;
+	mh->relayed = 0;
+	pthread_mutex_unlock(w->link->lock);
 	free(seen);
 	mcp_read_clear(&rd);
 	return x;
@@ -416,6 +482,7 @@ mcp_listen(void *arg)
 	w.own_stream = 1;
 	w.cancel = &me->stop;
 	memset(&rd, 0, sizeof rd);
+	rd.mh = mh;
 	rd.w = &w;
 	while (!cancel_fired(&me->stop)) {
 		opened = clock_mono_ms();
@@ -549,6 +616,7 @@ mcp_http_new(struct mcp_link *link)
 
 	mh->base.ops = &mcp_http_ops;
 	mh->base.link = link;
+	cancel_init(&mh->came);
 	return &mh->base;
 }
 
@@ -562,6 +630,7 @@ mcp_http_free(struct mcp_transport *t)
 	while (mh->listeners > 0)
 		pthread_cond_wait(t->link->changed, t->link->lock);
 	pthread_mutex_unlock(t->link->lock);
+	cancel_destroy(&mh->came);
 	free(mh->session);
 	free(mh);
 }

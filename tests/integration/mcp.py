@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import (API_KEY, OPENAI_TEST_MODEL,  # noqa: E402
+from fakellm_client import (API_KEY, OPENAI_TEST_MODEL, SLOW,  # noqa: E402
                             FakeLLM, Results, conversation,
                             remote_addresses, team_folder, wait_for)
 from team_driver import Huddle, call, contains, ev, expect, notes, say  # noqa: E402
@@ -194,6 +194,44 @@ def test_legacy_http_call(fake):
             expect(m[:2] == ["initialize", "notifications/initialized"],
                    m)
             expect("tools/call" in m, m)
+            h.send("/quit")
+            expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    finally:
+        srv.kill()
+        srv.wait()
+
+
+def test_reply_on_the_servers_own_stream(fake):
+    """A server that sends a call's reply on the client's own GET
+    stream, not on the call's (as the conformance suite's sse-retry
+    server may): the reply is the call's all the same, at once."""
+    fake.reset()
+    tmp = tempfile.mkdtemp(prefix="huddle-mcphttp-")
+    port_file = os.path.join(tmp, "port")
+    srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
+                            "--reply-on-get", "--port-file", port_file])
+    try:
+        wait_for(lambda: os.path.exists(port_file), 10, "the HTTP server")
+        port = int(open(port_file).read())
+        cfg = os.path.join(tmp, "mcp.json")
+        with open(cfg, "w") as f:
+            json.dump({"mcpServers": {"web": {
+                "type": "http", "url": "http://127.0.0.1:%d/mcp" % port}}},
+                f)
+        fake.script(
+            *spawn_carl(),
+            call("carl", "mcp__web__add", a=2, b=40),
+            say("carl", "Done."),
+            call("carl", "shutdown_response",
+                 request_id="{{request_id}}", approve=True))
+        with Huddle(fake, args=["--mcp-config", cfg]) as h:
+            wait_ready(h, "web")
+            h.send("go")
+            approve_next(h, "mcp__web__add")
+            res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
+                         timeout=10 * SLOW, what="the result over HTTP")
+            expect(res["is_error"] is False and res["output"] == "42",
+                   res)
             h.send("/quit")
             expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
     finally:
@@ -667,6 +705,8 @@ def main():
               test_stdio_call, fake)
         r.run("a teammate calls an MCP tool over HTTP (handshake, "
               "session, SSE)", test_legacy_http_call, fake)
+        r.run("a call's reply sent on the server's own stream is the "
+              "call's", test_reply_on_the_servers_own_stream, fake)
         r.run("a rejected call is not made; an unknown tool is refused",
               test_rejected_and_unknown, fake)
         r.run("an MCP call is interrupted; a dead server restarts; a "

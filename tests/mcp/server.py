@@ -46,6 +46,12 @@ Hostile modes, for the client's defences:
   --get-trickle       (HTTP, --legacy) the client's own stream asks a
                       ping; the POST of its answer is answered one byte
                       every two seconds, for ever
+  --reply-on-get      (HTTP, --legacy) a tools/call's stream carries only
+                      a priming event; the reply goes on the client's
+                      own GET stream (one without Last-Event-ID), and
+                      then the call's stream closes, as a server does
+                      that takes any GET for the call's resumption (the
+                      MCP conformance suite's sse-retry server does)
 """
 
 import argparse
@@ -350,6 +356,9 @@ def run_stdio():
 def run_http():
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     sessions = set()
+    # --reply-on-get: the client's own streams open now.
+    own_streams = []
+    own_cond = threading.Condition()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -386,9 +395,54 @@ def run_http():
                 except OSError:
                     pass
                 return
+            if ARGS.reply_on_get:
+                return self.own_stream()
             # As the specification lets a server that offers no stream
             # of its own.
             self.reply(405, None)
+
+        def own_stream(self):
+            """Holds the GET open; one without Last-Event-ID is the
+            client's own, on which a call's reply may go."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            own = self.headers.get("Last-Event-ID") is None
+            if not own:
+                self.wfile.write(b"id: r1\nretry: 200\ndata: \n\n")
+                self.wfile.flush()
+            with own_cond:
+                if own:
+                    own_streams.append(self)
+                    own_cond.notify_all()
+            try:
+                while True:
+                    time.sleep(0.2)
+                    with own_cond:
+                        self.wfile.write(b": idle\n\n")
+                        self.wfile.flush()
+            except OSError:
+                pass
+            with own_cond:
+                if self in own_streams:
+                    own_streams.remove(self)
+
+        def reply_elsewhere(self, reply):
+            """A call's stream: a priming event, the reply on the
+            client's own stream, then the end."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"id: c1\nretry: 200\ndata: \n\n")
+            self.wfile.flush()
+            with own_cond:
+                own_cond.wait_for(lambda: own_streams, timeout=10)
+                for s in own_streams[:1]:
+                    s.wfile.write(("id: g1\ndata: %s\n\n" %
+                                   json.dumps(reply)).encode())
+                    s.wfile.flush()
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length",
@@ -437,6 +491,8 @@ def run_http():
             reply = handle(msg, notes.append)
             if reply is None:
                 return self.reply(202, None, new_sid)
+            if ARGS.reply_on_get and msg.get("method") == "tools/call":
+                return self.reply_elsewhere(reply)
             if ARGS.sse:
                 return self.reply_sse(notes + [reply], new_sid)
             return self.reply(200, reply, new_sid)
@@ -541,6 +597,7 @@ def main():
     p.add_argument("--get-tight", action="store_true")
     p.add_argument("--start-delay", type=float, default=0)
     p.add_argument("--get-trickle", action="store_true")
+    p.add_argument("--reply-on-get", action="store_true")
     p.add_argument("--auth", action="store_true")
     p.add_argument("--env-tool", action="store_true")
     p.add_argument("--connect")
