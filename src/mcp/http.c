@@ -280,6 +280,9 @@ mcp_http_once(struct mcp_http *mh, const char *text, const char *last_id,
 	pthread_mutex_unlock(link->lock);
 	if (r == HTTP_CANCELLED)
 		x = MCP_X_CANCELLED;
+	else if (r == HTTP_STOPPED && rd != NULL && rd->stop == MCP_X_OK &&
+	    !w->own_stream && cancel_fired(&mh->came))
+		x = MCP_X_OK;		/* the reply came on the own stream */
 	else if (r == HTTP_STOPPED && rd != NULL &&
 	    rd->stop == MCP_X_TRANSPORT) {
 		*err = xasprintf("%s: an event of its answer was too large",

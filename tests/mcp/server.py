@@ -429,20 +429,22 @@ def run_http():
                     own_streams.remove(self)
 
         def reply_elsewhere(self, reply):
-            """A call's stream: a priming event, the reply on the
-            client's own stream, then the end."""
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(b"id: c1\nretry: 200\ndata: \n\n")
-            self.wfile.flush()
+            """The reply on the client's own stream, even before the
+            call's own answer begins (the hardest order for a client);
+            then the call's stream: a priming event, and the end."""
             with own_cond:
                 own_cond.wait_for(lambda: own_streams, timeout=10)
                 for s in own_streams[:1]:
                     s.wfile.write(("id: g1\ndata: %s\n\n" %
                                    json.dumps(reply)).encode())
                     s.wfile.flush()
+            time.sleep(0.3)   # the client has it before our headers
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"id: c1\nretry: 200\ndata: \n\n")
+            self.wfile.flush()
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length",
