@@ -988,13 +988,17 @@ mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
 	json_t *result = NULL, *params, *images;
 	char *err = NULL, *text;
 	enum mcp_x x;
-	int is_error, stale;
+	int is_error, stale, ready;
 	const char *rt;
 
 	if (timeout_s <= 0)
 		timeout_s = BASH_TIMEOUT_S;
 	pthread_mutex_lock(&s->io);
-	if (s->state != MCP_READY && mcp_start(s, cancel, &err) == -1) {
+	/* The state is written under the lock alone (mcp_server_start). */
+	pthread_mutex_lock(&s->lock);
+	ready = s->state == MCP_READY;
+	pthread_mutex_unlock(&s->lock);
+	if (!ready && mcp_start(s, cancel, &err) == -1) {
 		pthread_mutex_unlock(&s->io);
 		tool_error(out, "%s", err);
 		free(err);

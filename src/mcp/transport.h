@@ -170,7 +170,7 @@ struct mcp_transport_ops {
 	void	(*stop)(struct mcp_transport *t);
 
 	/* The last lines of the server's stderr, as mcp_server_tail says
-	 * (server.h). NULL: none are kept. */
+	 * (server.c). NULL: none are kept. */
 	char	*(*tail)(struct mcp_transport *t, const char *indent);
 
 	/* How the person is shown the transport: "stdio", or "http " and
