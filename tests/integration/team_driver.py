@@ -35,6 +35,7 @@ class Huddle:
         self.lines = queue.Queue()
         self.proc = None
         self.stderr = b""
+        self.eof = False          # its output has ended
 
     def __enter__(self):
         return self.start()
@@ -59,6 +60,7 @@ class Huddle:
                "--quit-timeout", "3"] + api + self.args
         if self.resume:
             cmd.append("--resume")
+        self.eof = False
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         threading.Thread(target=self._read, daemon=True).start()
@@ -99,6 +101,7 @@ class Huddle:
         except queue.Empty:
             return False
         if ev is None:
+            self.eof = True
             raise AssertionError("huddle exited (status %s); stderr: %s"
                                  % (self.proc.poll(), self.stderr.decode(errors="replace")))
         self.events.append(ev)
@@ -158,6 +161,15 @@ class Huddle:
             status = self.proc.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             raise AssertionError("huddle did not exit within %d s" % timeout)
+        # Every line it printed is taken, to the end of its output (the
+        # last ones, its exit event among them, may still be on their
+        # way from the reader when the process is seen gone).
+        end = time.monotonic() + 5
+        while not self.eof and time.monotonic() < end:
+            try:
+                self._pump(0.2)
+            except AssertionError:
+                break
         # What it said on stderr is read to its end.
         self._err_reader.join(5)
         return status
