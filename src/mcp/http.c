@@ -55,6 +55,8 @@ struct mcp_read {
 	struct http_response	*resp;
 	enum mcp_x		 stop;		/* why on_data stopped */
 	long			 status;	/* the last status */
+	int			 relayed;	/* the own stream handed a
+						 * call its reply */
 };
 
 /* Lets go of what rd read. */
@@ -89,6 +91,7 @@ mcp_on_event(void *ud, const char *event, const char *data, size_t len)
 			mh->relayed_result = w->result;
 			mh->relayed_error = w->error;
 			mh->relayed = 1;
+			rd->relayed = 1;
 			cancel_fire(&mh->came);
 		} else {
 			json_decref(w->result);
@@ -516,6 +519,12 @@ mcp_listen(void *arg)
 		    backoff * 2;
 		wait = rd.sse != NULL && sse_retry_ms(rd.sse) > backoff ?
 		    sse_retry_ms(rd.sse) : backoff;
+		/* A stream that carried a call's reply stood for the call's
+		 * resumed stream: its retry time holds, as for that one. */
+		if (rd.relayed && rd.sse != NULL && sse_retry_ms(rd.sse) >= 0)
+			wait = sse_retry_ms(rd.sse) > MCP_RESUME_MIN_MS ?
+			    sse_retry_ms(rd.sse) : MCP_RESUME_MIN_MS;
+		rd.relayed = 0;
 		p.fd = cancel_fd(&me->stop);
 		p.events = POLLIN;
 		poll(&p, 1, (int)wait);
