@@ -158,22 +158,29 @@ def test_stdio_call(fake):
         expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
 
 
+def http_web(tmp, flags, headers=None):
+    """The test server over HTTP (--legacy and flags) and an
+    --mcp-config naming it "web": (the process, the config's path)."""
+    port_file = os.path.join(tmp, "port")
+    srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
+                            "--port-file", port_file] + flags)
+    wait_for(lambda: os.path.exists(port_file), 10, "the HTTP server")
+    web = {"type": "http",
+           "url": "http://127.0.0.1:%d/mcp" % int(open(port_file).read())}
+    if headers:
+        web["headers"] = headers
+    cfg = os.path.join(tmp, "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"web": web}}, f)
+    return srv, cfg
+
+
 def test_legacy_http_call(fake):
     fake.reset()
     tmp = tempfile.mkdtemp(prefix="huddle-mcphttp-")
-    port_file = os.path.join(tmp, "port")
     log = os.path.join(tmp, "mcp.log")
-    srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
-                            "--sse", "--port-file", port_file,
-                            "--log", log])
+    srv, cfg = http_web(tmp, ["--sse", "--log", log], {"X-Test": "yes"})
     try:
-        wait_for(lambda: os.path.exists(port_file), 10, "the HTTP server")
-        port = int(open(port_file).read())
-        cfg = os.path.join(tmp, "mcp.json")
-        with open(cfg, "w") as f:
-            json.dump({"mcpServers": {"web": {
-                "type": "http", "url": "http://127.0.0.1:%d/mcp" % port,
-                "headers": {"X-Test": "yes"}}}}, f)
         fake.script(
             *spawn_carl(),
             call("carl", "mcp__web__add", a=2, b=40),
@@ -207,17 +214,8 @@ def test_reply_on_the_servers_own_stream(fake):
     server may): the reply is the call's all the same, at once."""
     fake.reset()
     tmp = tempfile.mkdtemp(prefix="huddle-mcphttp-")
-    port_file = os.path.join(tmp, "port")
-    srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
-                            "--reply-on-get", "--port-file", port_file])
+    srv, cfg = http_web(tmp, ["--reply-on-get"])
     try:
-        wait_for(lambda: os.path.exists(port_file), 10, "the HTTP server")
-        port = int(open(port_file).read())
-        cfg = os.path.join(tmp, "mcp.json")
-        with open(cfg, "w") as f:
-            json.dump({"mcpServers": {"web": {
-                "type": "http", "url": "http://127.0.0.1:%d/mcp" % port}}},
-                f)
         fake.script(
             *spawn_carl(),
             call("carl", "mcp__web__add", a=2, b=40),
