@@ -52,6 +52,14 @@ def run():
                 result = h.wait(ev("tool_result", "mallory", tool="bash"),
                                 timeout=30, since=since,
                                 what="mallory's command")
+                # Each rejection's event is written as the store notes it,
+                # which may come after the command's result: wait for them.
+                try:
+                    h.wait(lambda e: not _pending(h, "mallory") and
+                           len(_pending(h, "bob")) == 1, timeout=20,
+                           what="mallory's requests decided")
+                except AssertionError:
+                    pass
                 left, bobs = _pending(h, "mallory"), _pending(h, "bob")
                 h.send("/quit")
                 h.wait_exit(30)
@@ -70,5 +78,5 @@ def _check(said, reply, result, left, bobs):
     ok = ("rejected mallory's %d requests (%d network)" % (N, N) in
           reply.get("message", "") and not left and len(bobs) == 1 and
           "flood-over" in out and "200" not in out)
-    return ok, "%s; mallory's command: %s; bob's pending: %d" % (
-        reply.get("message", ""), out.strip()[-80:], len(bobs))
+    return ok, "mallory's left %d, bob's pending %d; %s; her command: %s" % (
+        len(left), len(bobs), reply.get("message", ""), out.strip()[-40:])
