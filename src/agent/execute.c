@@ -10,6 +10,7 @@
 #include "agent/command.h"
 #include "agent/team.h"
 #include "core/roster.h"
+#include "core/taskboard.h"
 #include "util/xmalloc.h"
 
 /* The most requests /requests reports. */

@@ -8,6 +8,7 @@
  * with them — /diff, /merge, /discard, /worktrees — and what becomes of
  * one when its teammate ends or its work is merged.
  */
+#include "core/taskboard.h"
 #include "core/wtrecord.h"
 #include "config.h"
 

@@ -18,6 +18,7 @@
 #include "agent/places.h"
 #include "agent/tasks.h"
 #include "agent/teamstate.h"
+#include "core/taskboard.h"
 #include "core/transcript.h"
 #include "tools/bash.h"
 #include "tools/profile.h"

@@ -17,6 +17,7 @@
 #include "agent/teamstate.h"
 #include "agent/toolarg.h"
 #include "agent/toolset.h"
+#include "core/taskboard.h"
 #include "tools/tool.h"
 #include "util/xmalloc.h"
 

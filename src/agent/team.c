@@ -37,6 +37,7 @@
 #include "agent/teamtasks.h"
 #include "agent/teamwithdraw.h"
 #include "core/statedir.h"
+#include "core/taskboard.h"
 #include "tools/bash.h"
 #include "tools/confine.h"
 #include "tools/profile.h"

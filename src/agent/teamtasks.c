@@ -14,6 +14,7 @@
 #include "agent/places.h"
 #include "agent/tasks.h"
 #include "agent/teamtasks.h"
+#include "core/taskboard.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

@@ -16,6 +16,7 @@
 #include "core/protocol.h"
 #include "core/roster.h"
 #include "core/task.h"
+#include "core/taskboard.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/names.h"

@@ -11,6 +11,7 @@
 
 #include "core/bus.h"
 #include "core/roster.h"
+#include "core/taskboard.h"
 #include "core/transcript.h"
 #include "ui/text.h"
 #include "ui/view.h"

@@ -13,6 +13,7 @@
 
 #include "core/roster.h"
 #include "core/task.h"
+#include "core/taskboard.h"
 #include "core/transcript.h"
 #include "testutil.h"
 #include "util/clock.h"

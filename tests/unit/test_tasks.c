@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agent/tasks.h"
+#include "core/taskboard.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

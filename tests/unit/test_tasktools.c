@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/taskboard.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
 

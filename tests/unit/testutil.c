@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/roster.h"
+#include "core/taskboard.h"
 #include "testutil.h"
 #include "util/cancel.h"
 #include "util/clock.h"
