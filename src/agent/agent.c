@@ -30,11 +30,11 @@ agent_set_status(struct agent *a, enum member_status status,
 
 	if (atomic_exchange(&a->status, status) == status && detail == NULL)
 		return;
-	if (roster_set_status(t->store, a->name, status, &err) == -1) {
+	if (roster_set_status(t->core.store, a->name, status, &err) == -1) {
 		log_printf("%s: status: %s", a->name, err);
 		free(err);
 	}
-	event_status(&t->events, a->name, status, detail);
+	event_status(&t->core.events, a->name, status, detail);
 }
 
 void agent_error(struct agent *, const char *, ...)
@@ -52,7 +52,7 @@ agent_error(struct agent *a, const char *fmt, ...)
 	va_end(ap);
 
 	log_printf("%s: %s", a->name, msg);
-	event_error(&a->team->events, a->name, "%s", msg);
+	event_error(&a->team->core.events, a->name, "%s", msg);
 	free(msg);
 }
 
@@ -60,9 +60,9 @@ void
 agent_fail(struct agent *a, char *why)
 {
 	agent_error(a, "%s", why);
-	free(a->failure);
-	a->failure = why;
-	a->errored = 1;
+	free(a->turn.failure);
+	a->turn.failure = why;
+	a->turn.errored = 1;
 }
 
 int
@@ -70,14 +70,15 @@ agent_record(struct agent *a, json_t *entry)
 {
 	char *err = NULL;
 
-	if (transcript_append(a->team->store, a->name, entry, &err) == -1) {
+	if (transcript_append(a->team->core.store, a->name, entry,
+	    &err) == -1) {
 		agent_fail(a, xasprintf("could not store the transcript: %s",
 		    err));
 		free(err);
 		json_decref(entry);
 		return -1;
 	}
-	json_array_append_new(a->transcript, entry);
+	json_array_append_new(a->turn.transcript, entry);
 	return 0;
 }
 
@@ -118,7 +119,7 @@ agent_lead_feed(void *ud, const struct message *m)
 		return 0;
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;
-	return roster_take_awaited_tx(a->team->store, m->from, m->id);
+	return roster_take_awaited_tx(a->team->core.store, m->from, m->id);
 }
 
 /* A teammate between turns is at a clean point: the quit's shutdown
@@ -133,9 +134,9 @@ agent_idle_feed(void *ud, const struct message *m)
 	    "request_id"));
 
 	if (m->type != MSG_SHUTDOWN_REQUEST || strcmp(m->from, MSG_SYSTEM) !=
-	    0 || id == NULL || strlen(id) >= sizeof a->quit_seen)
+	    0 || id == NULL || strlen(id) >= sizeof a->turn.quit_seen)
 		return 1;
-	memcpy(a->quit_seen, id, strlen(id) + 1);
+	memcpy(a->turn.quit_seen, id, strlen(id) + 1);
 	return 0;
 }
 
@@ -149,7 +150,7 @@ agent_drain(struct agent *a, int between_turns, int *wakes)
 	bus_feed_fn feed = a->is_lead ? agent_lead_feed : between_turns ?
 	    agent_idle_feed : NULL;
 
-	if (bus_drain_filtered(a->team->bus, a->name, feed, a, &msgs, &n,
+	if (bus_drain_filtered(a->team->core.bus, a->name, feed, a, &msgs, &n,
 	    &err) == -1) {
 		agent_error(a, "could not read the inbox: %s", err);
 		free(err);
@@ -158,17 +159,17 @@ agent_drain(struct agent *a, int between_turns, int *wakes)
 	for (i = 0; i < n; i++) {
 		if (!msgs[i].recorded)
 			continue;
-		json_array_append_new(a->transcript, bus_entry(&msgs[i]));
+		json_array_append_new(a->turn.transcript, bus_entry(&msgs[i]));
 		recorded++;
 		if (wakes != NULL && msgs[i].type != MSG_PERMISSION_RESPONSE)
 			(*wakes)++;
 	}
 	message_free_array(msgs, n);
 	if (recorded > 0) {
-		a->errored = 0;
-		a->unfinished = 0;
-		free(a->failure);
-		a->failure = NULL;
+		a->turn.errored = 0;
+		a->turn.unfinished = 0;
+		free(a->turn.failure);
+		a->turn.failure = NULL;
 	}
 	return recorded;
 }
@@ -193,7 +194,7 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 	    llm_compaction_read(u) <= 0)
 		return;
 	/* A compaction on the server is billed like a call of its own. */
-	if (roster_add_usage(t->store, a->name, u->input +
+	if (roster_add_usage(t->core.store, a->name, u->input +
 	    (u->compaction_input > 0 ? u->compaction_input : 0), u->output +
 	    (u->compaction_output > 0 ? u->compaction_output : 0),
 	    u->cache_write_5m + u->cache_write_1h +
@@ -204,10 +205,10 @@ agent_count_usage(struct agent *a, const struct llm_usage *u)
 		log_printf("%s: usage: %s", a->name, err);
 		free(err);
 	}
-	if ((m = roster_get(t->store, a->name)) == NULL)
+	if ((m = roster_get(t->core.store, a->name)) == NULL)
 		return;
-	event_usage(&t->events, a->name, m, a->model_id,
-	    roster_team_cost(t->store));
+	event_usage(&t->core.events, a->name, m, a->model_id,
+	    roster_team_cost(t->core.store));
 	member_free(m);
 }
 
@@ -221,21 +222,22 @@ agent_await_early(struct agent *a, const char *id, int early,
 
 	agent_set_status(a, MEMBER_WAITING, id);
 	for (;;) {
-		uint64_t gen = bus_generation(t->bus, a->name);
+		uint64_t gen = bus_generation(t->core.bus, a->name);
 		/* Count the inbox before reading the request: the decision
 		 * and its message commit together, so a message that arrived
 		 * first is never taken for one that came with the decision. */
-		size_t waiting = early ? bus_pending(t->bus, a->name) : 0;
+		size_t waiting = early ? bus_pending(t->core.bus, a->name) : 0;
 
-		if ((r = protocol_get(t->proto, id)) == NULL)
+		if ((r = protocol_get(t->core.proto, id)) == NULL)
 			return NULL;
 		if (r->status != REQ_PENDING || waiting > 0)
 			break;
 		request_free(r);
-		if (atomic_load(&a->stop) || atomic_load(&a->interrupt) ||
+		if (atomic_load(&a->run.stop) ||
+		    atomic_load(&a->run.interrupt) ||
 		    (give_up != NULL && atomic_load(give_up)))
 			return NULL;
-		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
+		bus_wait_since(t->core.bus, a->name, gen, -1, &a->run.stop);
 	}
 	agent_set_status(a, MEMBER_WORKING, NULL);
 	return r;
@@ -258,7 +260,7 @@ agent_free(struct agent *a)
 {
 	size_t i;
 
-	llm_client_free(a->llm);
+	llm_client_free(a->run.llm);
 	json_decref(a->mcp.tools);
 	for (i = 0; a->mcp.servers != NULL && a->mcp.servers[i] != NULL; i++)
 		free(a->mcp.servers[i]);
@@ -267,12 +269,12 @@ agent_free(struct agent *a)
 	profile_free(a->at.home);
 	free(a->at.name);
 	profile_free(a->at.away);
-	cancel_destroy(&a->cancel);
-	json_decref(a->transcript);
-	free(a->system);
-	free(a->task);
-	free(a->leave_reason);
-	free(a->failure);
+	cancel_destroy(&a->run.cancel);
+	json_decref(a->turn.transcript);
+	free(a->turn.system);
+	free(a->turn.task);
+	free(a->turn.leave_reason);
+	free(a->turn.failure);
 	free(a->frame.sources);
 	free(a->frame.extras);
 	free(a->frame.roles);
@@ -285,7 +287,7 @@ agent_free(struct agent *a)
 int
 agent_plan_blocks(struct agent *a)
 {
-	struct member *m = roster_get(a->team->store, a->name);
+	struct member *m = roster_get(a->team->core.store, a->name);
 	int blocked = m != NULL && m->plan_required && !m->plan_approved;
 
 	member_free(m);

@@ -32,7 +32,7 @@ checking_mark(struct team *t, const char *root)
 {
 	struct checking *ck = &t->checks;
 
-	if (strcmp(root, t->workdir) == 0)
+	if (strcmp(root, t->home.workdir) == 0)
 		return;
 	pthread_mutex_lock(&t->places.git_lock);
 	pthread_mutex_lock(&ck->check_lock);

@@ -211,8 +211,9 @@ context_trigger(struct agent *a)
 static int64_t
 context_view_estimate(struct agent *a)
 {
-	json_t *view = history_build(a->transcript), *tools = mcptools_for(a);
-	size_t bytes = (a->system ? strlen(a->system) : 0) +
+	json_t *view = history_build(a->turn.transcript);
+	json_t *tools = mcptools_for(a);
+	size_t bytes = (a->turn.system ? strlen(a->turn.system) : 0) +
 	    context_json_bytes(view) + context_json_bytes(tools);
 
 	json_decref(view);
@@ -223,19 +224,19 @@ context_view_estimate(struct agent *a)
 int64_t
 context_tokens(struct agent *a)
 {
-	size_t n = json_array_size(a->transcript), i, bytes = 0;
+	size_t n = json_array_size(a->turn.transcript), i, bytes = 0;
 	long block;
 	int64_t est;
 
 	/* No count yet, or the view moved since it was made. */
 	if (a->win.ctx_known == 0 ||
-	    history_view_start(a->transcript, &block) > a->win.ctx_mark ||
+	    history_view_start(a->turn.transcript, &block) > a->win.ctx_mark ||
 	    a->win.ctx_mark > n)
 		est = context_view_estimate(a);
 	else {
 		for (i = a->win.ctx_mark; i < n; i++)
 			bytes += context_json_bytes(json_array_get(
-			    a->transcript, i));
+			    a->turn.transcript, i));
 		est = a->win.ctx_known + context_estimate(bytes);
 	}
 	atomic_store(&a->win.ctx_tokens, est);
@@ -252,9 +253,9 @@ context_counted(struct agent *a, const struct llm_usage *u)
 		return;
 	a->win.ctx_known = n;
 	/* The reply is counted; it is recorded right after the call. */
-	a->win.ctx_mark = json_array_size(a->transcript) + 1;
+	a->win.ctx_mark = json_array_size(a->turn.transcript) + 1;
 	atomic_store(&a->win.ctx_tokens, n);
-	event_context(&a->team->events, a->name, n, a->win.window);
+	event_context(&a->team->core.events, a->name, n, a->win.window);
 }
 
 /* Tells the front end and remembers it for /context. */
@@ -267,7 +268,7 @@ context_note(struct agent *a, const char *kind, int64_t before,
 	atomic_store(&a->win.last_at, clock_wall_ms());
 	atomic_fetch_add(&a->win.compactions, 1);
 	atomic_store(&a->win.ctx_tokens, after);
-	event_compaction(&a->team->events, a->name, kind, before, after,
+	event_compaction(&a->team->core.events, a->name, kind, before, after,
 	    a->win.window);
 }
 
@@ -306,16 +307,16 @@ context_put(char **s, size_t *len, size_t *cap, const char *fmt, ...)
 static const char *
 context_task(struct agent *a)
 {
-	json_t *entry = json_array_get(a->transcript, 0), *b;
+	json_t *entry = json_array_get(a->turn.transcript, 0), *b;
 	size_t i;
 
-	if (a->task != NULL)
-		return a->task;
+	if (a->turn.task != NULL)
+		return a->turn.task;
 	json_array_foreach(json_object_get(entry, "content"), i, b) {
 		if (json_is_string(json_object_get(b, "text"))) {
-			a->task = xstrdup(json_string_value(json_object_get(b,
-			    "text")));
-			return a->task;
+			a->turn.task = xstrdup(json_string_value(
+			    json_object_get(b, "text")));
+			return a->turn.task;
 		}
 	}
 	return NULL;
@@ -325,19 +326,20 @@ void
 context_trim(struct agent *a)
 {
 	long block;
-	size_t start = history_view_start(a->transcript, &block), n, i;
+	size_t start = history_view_start(a->turn.transcript, &block), n, i;
 	json_t *kept;
 
 	if (start == 0)
 		return;
 	(void)context_task(a);
-	n = json_array_size(a->transcript);
+	n = json_array_size(a->turn.transcript);
 	kept = json_array();
 	for (i = start; i < n; i++)
-		json_array_append(kept, json_array_get(a->transcript, i));
-	json_decref(a->transcript);
-	a->transcript = kept;
-	a->answered = a->answered > start ? a->answered - start : 0;
+		json_array_append(kept, json_array_get(a->turn.transcript, i));
+	json_decref(a->turn.transcript);
+	a->turn.transcript = kept;
+	a->turn.answered = a->turn.answered > start ?
+	    a->turn.answered - start : 0;
 	a->win.ctx_mark = a->win.ctx_mark > start ?
 	    a->win.ctx_mark - start : 0;
 }
@@ -352,8 +354,8 @@ context_state(struct agent *a)
 {
 	struct team *t = a->team;
 	struct request *r;
-	struct member *m = roster_get(t->store, a->name);
-	size_t n = protocol_list(t->proto, 0, &r), i, len = 0, cap = 0;
+	struct member *m = roster_get(t->core.store, a->name);
+	size_t n = protocol_list(t->core.proto, 0, &r), i, len = 0, cap = 0;
 	const char *task = context_task(a);
 	char *s = xstrdup(""), *cut, *waits;
 
@@ -373,7 +375,7 @@ context_state(struct agent *a)
 			    req_type_name(r[i].type), r[i].id, r[i].to);
 	}
 	request_free_array(r, n);
-	if (a->is_lead && (waits = roster_awaited(t->store)) != NULL) {
+	if (a->is_lead && (waits = roster_awaited(t->core.store)) != NULL) {
 		context_put(&s, &len, &cap, "- You wait for %s: each one's "
 		    "idle notice will come to you as a message.\n", waits);
 		free(waits);
@@ -599,7 +601,7 @@ context_summary(struct agent *a, json_t *view, int64_t tokens,
 	int tries;
 
 	*unusable = 0;
-	req.system = a->system;
+	req.system = a->turn.system;
 	req.messages = fits ? context_ask_after(view) : context_ask_text(view,
 	    (size_t)a->win.window / 2 * CONTEXT_BYTES_PER_TOKEN);
 	req.tools = fits ? mcptools_for(a) : NULL;
@@ -607,7 +609,7 @@ context_summary(struct agent *a, json_t *view, int64_t tokens,
 	for (tries = 0; tries < 2 && summary == NULL; tries++) {
 		free(*err);
 		*err = NULL;
-		if (llm_call(a->llm, &req, NULL, NULL, &res) == 0) {
+		if (llm_call(a->run.llm, &req, NULL, NULL, &res) == 0) {
 			summary = context_reply_text(res.message);
 			if (*summary == '\0' ||
 			    context_calls_tool(res.message)) {
@@ -637,7 +639,7 @@ context_compact(struct agent *a, int force, const char *why)
 {
 	int64_t before = context_tokens(a), after;
 	int asked = atomic_exchange(&a->win.compact_asked, 0);
-	int idle = json_array_size(a->transcript) == a->answered;
+	int idle = json_array_size(a->turn.transcript) == a->turn.answered;
 	json_t *view, *entry;
 	char *summary, *state, *recent, *text, *indented, *err = NULL;
 	int unusable;
@@ -645,17 +647,18 @@ context_compact(struct agent *a, int force, const char *why)
 	if (!force && !asked && (a->win.compact_at == 0 ||
 	    a->win.server_compaction || before <= a->win.compact_at))
 		return 0;
-	if (json_array_size(a->transcript) == 0)
+	if (json_array_size(a->turn.transcript) == 0)
 		return 0;
-	event_notice(&a->team->events, a->name, "%s", why ? why : asked ?
+	event_notice(&a->team->core.events, a->name, "%s", why ? why : asked ?
 	    "compacting, as asked" : "compacting: the context window is "
 	    "filling up");
-	view = history_build(a->transcript);
+	view = history_build(a->turn.transcript);
 	if ((summary = context_summary(a, view, before, &unusable,
 	    &err)) == NULL) {
 		/* Twice no usable summary: the view stays as it is. */
 		if (unusable)
-			event_notice(&a->team->events, a->name, "could not "
+			event_notice(&a->team->core.events, a->name,
+			    "could not "
 			    "compact: asked twice, the model gave no usable "
 			    "summary (it called a tool or wrote nothing); the "
 			    "conversation is kept as it was");
@@ -687,7 +690,7 @@ context_compact(struct agent *a, int force, const char *why)
 	free(summary);
 	free(state);
 	free(recent);
-	after = context_estimate(strlen(a->system ? a->system : "")) +
+	after = context_estimate(strlen(a->turn.system ? a->turn.system : "")) +
 	    context_estimate(context_json_bytes(entry));
 	json_object_set_new(entry, HISTORY_COMPACTED, json_pack("{s:s, s:I, "
 	    "s:I, s:I}", "kind", "client", "before", (json_int_t)before,
@@ -698,11 +701,11 @@ context_compact(struct agent *a, int force, const char *why)
 	 * cache does too: the system prompt is written again here, and
 	 * instruction files changed since take effect (frame.c). */
 	frame_build(a);
-	free(a->system);
-	a->system = prompt_system(a->team, a);
+	free(a->turn.system);
+	a->turn.system = prompt_system(a->team, a);
 	/* On demand while idle, the summary is not a message to answer. */
 	if (idle)
-		a->answered = json_array_size(a->transcript);
+		a->turn.answered = json_array_size(a->turn.transcript);
 	a->win.ctx_known = 0;
 	context_trim(a);
 	after = context_tokens(a);
@@ -729,7 +732,8 @@ context_learn_window(struct agent *a, const struct llm_result *r)
 	/* The client's trigger was set for the old window: compact on the
 	 * client from now on. */
 	a->win.server_compaction = 0;
-	event_notice(&a->team->events, a->name, "the model's context window "
+	event_notice(&a->team->core.events, a->name,
+	    "the model's context window "
 	    "is smaller than the catalog says: huddle now counts with the "
 	    "server's figure");
 }
@@ -776,7 +780,7 @@ context_fit_images(struct agent *a, json_t *pending, struct tool_output *o)
 
 	if (json_array_size(o->images) == 0)
 		return;
-	view = history_build(a->transcript);
+	view = history_build(a->turn.transcript);
 	context_image_scan(view, 0, &s);
 	json_decref(view);
 	context_image_scan(pending, 0, &s);

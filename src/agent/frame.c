@@ -29,7 +29,7 @@
 static char *
 frame_path(struct agent *a)
 {
-	return xasprintf("%s/frames/%s.json", a->team->state, a->name);
+	return xasprintf("%s/frames/%s.json", a->team->home.state, a->name);
 }
 
 static void
@@ -37,10 +37,10 @@ frame_set_sources(struct agent *a, const char *sources)
 {
 	char *old;
 
-	pthread_mutex_lock(&a->team->lock);
+	pthread_mutex_lock(&a->team->crew.lock);
 	old = a->frame.sources;
 	a->frame.sources = xstrdup(sources);
-	pthread_mutex_unlock(&a->team->lock);
+	pthread_mutex_unlock(&a->team->crew.lock);
 	free(old);
 }
 
@@ -48,7 +48,7 @@ frame_set_sources(struct agent *a, const char *sources)
 static void
 frame_save(struct agent *a)
 {
-	char *dir = xasprintf("%s/frames", a->team->state), *path, *tmp;
+	char *dir = xasprintf("%s/frames", a->team->home.state), *path, *tmp;
 	char *err = NULL;
 	json_t *o;
 
@@ -60,12 +60,12 @@ frame_save(struct agent *a)
 	}
 	path = frame_path(a);
 	tmp = xasprintf("%s.tmp", path);
-	pthread_mutex_lock(&a->team->lock);
+	pthread_mutex_lock(&a->team->crew.lock);
 	o = json_pack("{s:s, s:s, s:s, s:O?, s:O?}", "extras",
 	    a->frame.extras, "roles", a->frame.roles, "sources",
 	    a->frame.sources ? a->frame.sources : "", "tools", a->frame.tools,
 	    "mcp", a->mcp.tools);
-	pthread_mutex_unlock(&a->team->lock);
+	pthread_mutex_unlock(&a->team->crew.lock);
 	if (o == NULL || json_dump_file(o, tmp, JSON_COMPACT) == -1 ||
 	    rename(tmp, path) == -1) {
 		log_printf("%s: frame not kept in %s", a->name, path);
@@ -147,10 +147,11 @@ frame_build(struct agent *a)
 	size_t i;
 
 	frame_clear(a);
-	instructions_read(t->workdir, t->opts.config_dir,
+	instructions_read(t->home.workdir, t->opts.config_dir,
 	    t->opts.instructions, a->at.home, &in);
 	if (in.notice != NULL)
-		event_notice(&t->events, a->name, "project instructions: %s",
+		event_notice(&t->core.events, a->name,
+		    "project instructions: %s",
 		    in.notice);
 	a->frame.extras = frame_role_text(a, in.text);
 	a->frame.roles = a->is_lead ? roles_describe(t->roles) : xstrdup("");
@@ -178,12 +179,12 @@ static int
 frame_bound(struct agent *a)
 {
 	long block;
-	size_t i = history_view_start(a->transcript, &block);
+	size_t i = history_view_start(a->turn.transcript, &block);
 	const char *role;
 
-	for (; i < json_array_size(a->transcript); i++) {
+	for (; i < json_array_size(a->turn.transcript); i++) {
 		role = json_string_value(json_object_get(json_array_get(
-		    a->transcript, i), "role"));
+		    a->turn.transcript, i), "role"));
 		if (role != NULL && strcmp(role, "assistant") == 0)
 			return 1;
 	}

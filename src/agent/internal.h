@@ -1,14 +1,12 @@
 /*
  * What every file of the agent layer shares: the team (struct team) and
  * each of its agents (struct agent), which team.c opens, runs and frees.
- * A part of them with state of its own keeps it in a struct its header
- * declares (context.h, checking.h, frame.h, mcptools.h, places.h,
- * teamsandbox.h), and every file
- * declares its functions in a header of its own: loop.c is one agent's
- * loop, agent.c what an agent keeps of itself, tools.c how its tool calls
- * run, prompt.c its system prompt, teamstate.c what the team's parts
- * read of it. Nothing outside src/agent/ but the unit tests includes
- * this.
+ * Each is a handful of parts, a struct each: the small ones here (an
+ * agent's thread, the team's home, core, crew, quit and budget), the
+ * others in the header of the file that owns them (loop.h, context.h,
+ * checking.h, frame.h, mcptools.h, places.h, teamsandbox.h). Every file
+ * declares its functions in a header of its own. Nothing outside
+ * src/agent/ but the unit tests includes this.
  */
 #ifndef HUDDLE_AGENT_INTERNAL_H
 #define HUDDLE_AGENT_INTERNAL_H
@@ -22,6 +20,7 @@
 #include "agent/context.h"
 #include "agent/event.h"
 #include "agent/frame.h"
+#include "agent/loop.h"
 #include "agent/mcptools.h"
 #include "agent/places.h"
 #include "agent/teamsandbox.h"
@@ -37,12 +36,9 @@ struct profile;
 struct role;
 struct roles;
 
-struct agent {
-	struct team		*team;
-	char			*name;
-	char			*role;
-	int			 is_lead;
-
+/* An agent's thread and how others stop it: set by teamspawn.c and read
+ * by anyone; the thread's own fields say so. */
+struct agent_run {
 	pthread_t		 thread;
 	atomic_int		 stop;		/* end at the next boundary */
 	atomic_int		 finished;	/* the thread has returned */
@@ -52,88 +48,90 @@ struct agent {
 	struct llm_client	*llm;		/* used by the thread only;
 						 * others may llm_cancel it */
 	char			 quit_req[PROTO_ID_SIZE]; /* asked at quit */
-	char			*model_id;	/* the model it talks to */
-	struct model_info	 model;		/* what the catalog says */
+};
 
-	/* Its context window (context.h). */
-	struct context_window	 win;
-
-	/* Owned by the agent's thread. */
-	char			*task;		/* its first message, kept when
-						 * the transcript is trimmed */
-	char			*system;	/* its system prompt, fixed */
-	json_t			*transcript;
-	size_t			 answered;	/* transcript length when the
-						 * model last ended a turn */
-	int			 errored;	/* last call failed */
-	char			*failure;	/* why, for the lead */
-	int			 unfinished;	/* the turn was cut short by
-					 * --max-rounds: failure says so */
-	char			 quit_seen[PROTO_ID_SIZE]; /* the quit's
-						 * request, found idle */
-	int			 leaving;	/* approved its shutdown */
-	int			 pausing;	/* that shutdown was the quit's:
-						 * it is kept for --resume */
-	char			*leave_reason;
-	int			 worked;	/* a turn ran since idle */
-	_Atomic enum member_status status;	/* set by its thread, and by
-						 * the thread of a question
-						 * (mcpask.c) */
-	int			 autonomous;	/* takes tasks from the board */
-	struct agent_place	 at;		/* where it works (places.h) */
-	int64_t			 reminded;	/* the task it was last
-						 * reminded of (tasks.c) */
-	struct agent_mcp	 mcp;		/* mcptools.h */
+struct agent {
+	struct team		*team;
+	char			*name;
+	char			*role;
+	int			 is_lead;
 	/* Its role (roles.h), for a teammate spawned with a defined one:
 	 * its prompt, tools and MCP servers. NULL: no role. */
 	const struct role	*role_def;
+	char			*model_id;	/* the model it talks to */
+	struct model_info	 model;		/* what the catalog says */
+	struct agent_run	 run;
+	struct agent_turn	 turn;
+	_Atomic enum member_status status;	/* set by its thread, and by
+						 * the thread of a question
+						 * (mcpask.c) */
+	struct context_window	 win;		/* context.h */
+	struct agent_place	 at;		/* where it works (places.h) */
+	struct agent_mcp	 mcp;		/* mcptools.h */
 	struct agent_frame	 frame;		/* frame.h */
 };
 
-struct team {
-	struct team_options	 opts;
+/* Where the team lives: set by team_open, then read only. */
+struct team_home {
 	char			*workdir;
 	char			*state;		/* the team's state folder */
 	int			 lock_fd;	/* held while the team runs */
-	char			*tmpdir;	/* the commands' TMPDIR */
 	char			*outputs;	/* whole outputs' folder
 						 * (teamoutputs.c) */
 	char			*program;	/* huddle's, for reapers */
-	struct teamsandbox	 sb;		/* teamsandbox.h */
-	struct runlater		*runlater;	/* the workdir's run-later
-						 * files at start */
+	int64_t			 epoch_us;	/* when opened */
+};
+
+/* The core layer's parts the team runs on (src/core/), opened by
+ * team_open: each locks itself (the store's lock). */
+struct team_core {
 	struct store		*store;
 	struct bus		*bus;
 	struct protocol		*proto;
 	struct taskboard	*tasks;
-	struct places		 places;	/* huddle's git (places.h) */
 	struct evq		 events;
-	void			*(*agent_thread)(void *); /* every agent's
-						 * thread body: loop_main */
-	struct policy		*policy;
-	struct roles		*roles;		/* read at open (roles.h) */
-	struct netgate		*netgate;	/* --network proxy, or NULL */
-	int64_t			 epoch_us;	/* when opened */
+};
 
+/* The team's agents (team.c, teamspawn.c). */
+struct team_crew {
 	pthread_mutex_t		 lock;		/* the agents, closing and
 						 * each agent's frame.sources;
 						 * nothing else */
 	struct agent		**agents;
 	size_t			 nagents, capagents;
-
-	atomic_int		 quitting;	/* no new teammates */
 	int			 closing;	/* team_free: no new agents
 						 * (under lock) */
-	int64_t			 quit_deadline;	/* clock_mono_ms */
+	void			*(*thread)(void *); /* every agent's
+						 * thread body: loop_main */
+};
+
+/* A quit under way (teamquit.c). */
+struct team_quit {
+	atomic_int		 quitting;	/* no new teammates */
+	int64_t			 deadline;	/* clock_mono_ms */
 	int			 lead_stopping;
-	pthread_mutex_t		 budget_lock;	/* max_cost */
+};
+
+/* --max-cost (teamstate.c). */
+struct team_budget {
+	pthread_mutex_t		 lock;
 	double			 max_cost;	/* 0: none */
+};
 
-	/* The checks of tasks the person completes (checking.h). */
-	struct checking		 checks;
-
-	/* The MCP servers (mcptools.h). */
-	struct mcptools		 mcp;
+struct team {
+	struct team_options	 opts;
+	struct team_home	 home;
+	struct team_core	 core;
+	struct team_crew	 crew;
+	struct teamsandbox	 sb;		/* teamsandbox.h */
+	struct places		 places;	/* huddle's git (places.h) */
+	struct policy		*policy;
+	struct roles		*roles;		/* read at open (roles.h) */
+	struct netgate		*netgate;	/* --network proxy, or NULL */
+	struct team_quit	 quit;
+	struct team_budget	 budget;
+	struct checking		 checks;	/* checking.h */
+	struct mcptools		 mcp;		/* mcptools.h */
 };
 
 /* team.c: its own header, team.h, is the front end's; what it offers the

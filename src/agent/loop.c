@@ -48,12 +48,12 @@
 static const char *
 loop_last_role(struct agent *a)
 {
-	size_t n = json_array_size(a->transcript);
+	size_t n = json_array_size(a->turn.transcript);
 
 	if (n == 0)
 		return NULL;
 	return json_string_value(json_object_get(json_array_get(
-	    a->transcript, n - 1), "role"));
+	    a->turn.transcript, n - 1), "role"));
 }
 
 /* Whether something in the transcript waits for the model's answer. */
@@ -62,8 +62,8 @@ loop_has_work(struct agent *a)
 {
 	const char *role = loop_last_role(a);
 
-	return !a->errored && role != NULL && strcmp(role, "user") == 0 &&
-	    json_array_size(a->transcript) != a->answered;
+	return !a->turn.errored && role != NULL && strcmp(role, "user") == 0 &&
+	    json_array_size(a->turn.transcript) != a->turn.answered;
 }
 
 static void
@@ -73,19 +73,19 @@ loop_on_llm(void *ud, const struct llm_event *ev)
 
 	switch (ev->type) {
 	case LLM_EV_TEXT:
-		event_text(&a->team->events, a->name, ev->text, ev->len);
+		event_text(&a->team->core.events, a->name, ev->text, ev->len);
 		break;
 	case LLM_EV_THINKING:
 		if (ev->redacted)
-			event_thinking_redacted(&a->team->events, a->name);
+			event_thinking_redacted(&a->team->core.events, a->name);
 		else
-			event_thinking(&a->team->events, a->name, ev->text,
+			event_thinking(&a->team->core.events, a->name, ev->text,
 			    ev->len);
 		break;
 	case LLM_EV_TOOL:
 		break;
 	case LLM_EV_RETRY:
-		event_retry(&a->team->events, a->name, ev->error,
+		event_retry(&a->team->core.events, a->name, ev->error,
 		    ev->attempt, ev->delay_ms, ev->discard);
 		break;
 	}
@@ -122,13 +122,14 @@ loop_run_tools(struct agent *a, json_t *calls)
 
 		/* Events cross threads: they get copies, never shared JSON
 		 * (jansson's reference counts are not for sharing). */
-		event_tool_call(&a->team->events, a->name, name, id, input);
-		if (atomic_load(&a->stop))
+		event_tool_call(&a->team->core.events, a->name, name, id,
+		    input);
+		if (atomic_load(&a->run.stop))
 			tool_error(&out, "not run: the agent is stopping");
-		else if (atomic_load(&a->interrupt))
+		else if (atomic_load(&a->run.interrupt))
 			tool_error(&out, "not run: the person interrupted the "
 			    "turn");
-		else if (a->leaving)
+		else if (a->turn.leaving)
 			tool_error(&out, "not run: you approved your shutdown");
 		else
 			tools_run(a, name ? name : "", input, &out);
@@ -145,7 +146,7 @@ loop_run_tools(struct agent *a, json_t *calls)
 			free(out.whole);
 			out.whole = kept;
 		}
-		event_tool_result(&a->team->events, a->name, name, id,
+		event_tool_result(&a->team->core.events, a->name, name, id,
 		    out.is_error, out.text, out.whole);
 		json_array_append_new(results, json_pack("{s:s, s:s, s:o, "
 		    "s:b}", "type", "tool_result", "tool_use_id", id ? id : "",
@@ -209,11 +210,11 @@ loop_refusal_text(json_t *message)
 static char *
 loop_last_text(struct agent *a)
 {
-	size_t n = json_array_size(a->transcript), i;
+	size_t n = json_array_size(a->turn.transcript), i;
 	json_t *b;
 
 	while (n > 0) {
-		json_t *e = json_array_get(a->transcript, --n);
+		json_t *e = json_array_get(a->turn.transcript, --n);
 		const char *role = json_string_value(json_object_get(e,
 		    "role"));
 
@@ -242,19 +243,19 @@ loop_within_budget(struct agent *a)
 	int told = 0;
 
 	for (;;) {
-		uint64_t gen = bus_generation(t->bus, a->name);
+		uint64_t gen = bus_generation(t->core.bus, a->name);
 		double max = team_budget(t), spent = team_cost(t);
 
 		if (max <= 0 || spent < max)
 			break;
 		if (!told) {
 			agent_set_status(a, MEMBER_WAITING, "budget");
-			event_budget(&t->events, a->name, spent, max);
+			event_budget(&t->core.events, a->name, spent, max);
 			told = 1;
 		}
-		if (atomic_load(&a->stop) || atomic_load(&a->interrupt))
+		if (atomic_load(&a->run.stop) || atomic_load(&a->run.interrupt))
 			return -1;
-		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
+		bus_wait_since(t->core.bus, a->name, gen, -1, &a->run.stop);
 	}
 	if (told)
 		agent_set_status(a, MEMBER_WORKING, NULL);
@@ -276,11 +277,11 @@ loop_call(struct agent *a, int round, struct llm_result *res)
 	}
 	/* Compaction first, when the request would not fit. */
 	(void)context_compact(a, 0, NULL);
-	req.system = a->system;
-	req.messages = history_build(a->transcript);
+	req.system = a->turn.system;
+	req.messages = history_build(a->turn.transcript);
 	req.tools = mcptools_for(a);
-	event_llm_call(&t->events, a->name, round);
-	rc = llm_call(a->llm, &req, loop_on_llm, a, res);
+	event_llm_call(&t->core.events, a->name, round);
+	rc = llm_call(a->run.llm, &req, loop_on_llm, a, res);
 	agent_count_usage(a, &res->usage);
 	if (rc == 0) {
 		context_counted(a, &res->usage);
@@ -299,9 +300,9 @@ loop_call(struct agent *a, int round, struct llm_result *res)
 static void
 loop_arm(struct agent *a)
 {
-	atomic_store(&a->interrupt, 0);
-	cancel_reset(&a->cancel);
-	llm_reset_cancel(a->llm);
+	atomic_store(&a->run.interrupt, 0);
+	cancel_reset(&a->run.cancel);
+	llm_reset_cancel(a->run.llm);
 }
 
 /* The person interrupted the turn: the history stays valid (every tool
@@ -312,8 +313,8 @@ loop_interrupted(struct agent *a)
 {
 	agent_record(a, transcript_user_text("(The person interrupted your "
 	    "turn here. Wait for their next message.)"));
-	a->answered = json_array_size(a->transcript);
-	event_notice(&a->team->events, a->name, "interrupted");
+	a->turn.answered = json_array_size(a->turn.transcript);
+	event_notice(&a->team->core.events, a->name, "interrupted");
 }
 
 /* The turn reached --max-rounds: the work is not done, and the lead
@@ -325,11 +326,11 @@ loop_unfinished(struct agent *a, int rounds)
 	    "(the --max-rounds limit) before its work was done; a message "
 	    "makes it go on", rounds);
 
-	a->answered = json_array_size(a->transcript);
+	a->turn.answered = json_array_size(a->turn.transcript);
 	agent_error(a, "%s", why);
-	free(a->failure);
-	a->failure = why;
-	a->unfinished = 1;
+	free(a->turn.failure);
+	a->turn.failure = why;
+	a->turn.unfinished = 1;
 }
 
 /* A turn: model calls and tool rounds until the model is done. */
@@ -342,10 +343,10 @@ loop_turn(struct agent *a)
 	char *line;
 
 	loop_arm(a);
-	a->unfinished = 0;
+	a->turn.unfinished = 0;
 	agent_set_status(a, MEMBER_WORKING, NULL);
-	a->worked = 1;
-	for (round = 1; !atomic_load(&a->stop); round++) {
+	a->turn.worked = 1;
+	for (round = 1; !atomic_load(&a->run.stop); round++) {
 		json_t *calls, *results;
 
 		if (t->opts.max_rounds > 0 && round > t->opts.max_rounds) {
@@ -372,11 +373,11 @@ loop_turn(struct agent *a)
 				return;
 			}
 			if (res.status == LLM_ERR_CANCELLED &&
-			    atomic_load(&a->interrupt) &&
-			    !atomic_load(&a->stop))
+			    atomic_load(&a->run.interrupt) &&
+			    !atomic_load(&a->run.stop))
 				loop_interrupted(a);
 			else if (res.status != LLM_ERR_CANCELLED ||
-			    !atomic_load(&a->stop)) {
+			    !atomic_load(&a->run.stop)) {
 				line = llm_result_error_line(&res);
 				agent_fail(a, res.attempts > 1 ? xasprintf(
 				    "the model call failed: %s (%d attempts, "
@@ -412,7 +413,7 @@ loop_turn(struct agent *a)
 		    "content")) == 0) {
 			/* Nothing said and nothing asked: the turn is over
 			 * without an entry (an empty one would be refused). */
-			a->answered = json_array_size(a->transcript);
+			a->turn.answered = json_array_size(a->turn.transcript);
 		} else if ((a->model.words_in_thinking &&
 		    json_object_set_new(res.message, "words_in_thinking",
 		    json_true()) == -1) ||
@@ -427,16 +428,16 @@ loop_turn(struct agent *a)
 		llm_result_clear(&res);
 		if (json_array_size(calls) == 0) {
 			json_decref(calls);
-			a->answered = json_array_size(a->transcript);
+			a->turn.answered = json_array_size(a->turn.transcript);
 			return;
 		}
 		results = loop_run_tools(a, calls);
 		json_decref(calls);
 		if (agent_record(a, results) == -1)
 			return;
-		if (a->leaving)
+		if (a->turn.leaving)
 			return;
-		if (atomic_load(&a->interrupt)) {
+		if (atomic_load(&a->run.interrupt)) {
 			loop_interrupted(a);
 			return;
 		}
@@ -450,7 +451,7 @@ loop_turn(struct agent *a)
 static void
 loop_repair(struct agent *a)
 {
-	json_t *calls = history_unanswered(a->transcript), *call, *results;
+	json_t *calls = history_unanswered(a->turn.transcript), *call, *results;
 	size_t i;
 
 	if (json_array_size(calls) == 0) {
@@ -477,17 +478,18 @@ loop_notify_idle(struct agent *a)
 {
 	char *last = loop_last_text(a), *text, *err = NULL;
 
-	if (a->errored)
+	if (a->turn.errored)
 		text = xasprintf("%s stopped on an error and waits for a "
-		    "message to try again: %s", a->name, a->failure ?
-		    a->failure : "unknown error");
-	else if (a->unfinished)
-		text = xasprintf("%s is NOT done: %s", a->name, a->failure);
+		    "message to try again: %s", a->name, a->turn.failure ?
+		    a->turn.failure : "unknown error");
+	else if (a->turn.unfinished)
+		text = xasprintf("%s is NOT done: %s", a->name,
+		    a->turn.failure);
 	else if (last != NULL)
 		text = xasprintf("%s is idle: %s", a->name, last);
 	else
 		text = xasprintf("%s is idle", a->name);
-	if (bus_send(a->team->bus, a->name, ROSTER_LEAD,
+	if (bus_send(a->team->core.bus, a->name, ROSTER_LEAD,
 	    MSG_IDLE_NOTIFICATION, text, NULL, &err) < 0) {
 		log_printf("%s: idle notification: %s", a->name, err);
 		free(err);
@@ -505,21 +507,21 @@ loop_pause_idle(struct agent *a)
 	char *msg = NULL;
 	enum proto_verdict v;
 
-	v = protocol_respond(a->team->proto, a->quit_seen,
+	v = protocol_respond(a->team->core.proto, a->turn.quit_seen,
 	    MSG_SHUTDOWN_RESPONSE, a->name, 1, "idle: stopped between turns",
 	    &msg);
 	if (v == PROTO_DECIDED) {
-		a->leaving = 1;
-		a->pausing = 1;
-		free(a->leave_reason);
-		a->leave_reason = xasprintf("approved shutdown %s: idle",
-		    a->quit_seen);
+		a->turn.leaving = 1;
+		a->turn.pausing = 1;
+		free(a->turn.leave_reason);
+		a->turn.leave_reason = xasprintf("approved shutdown %s: idle",
+		    a->turn.quit_seen);
 	} else
 		log_printf("%s: the quit's request %s: %s", a->name,
-		    a->quit_seen, msg);
+		    a->turn.quit_seen, msg);
 	free(msg);
-	*a->quit_seen = '\0';
-	return a->leaving;
+	*a->turn.quit_seen = '\0';
+	return a->turn.leaving;
 }
 
 static void
@@ -529,17 +531,18 @@ loop_finish(struct agent *a)
 	char *err = NULL;
 
 	/* An approved shutdown was recorded with the approval itself. */
-	if (atomic_load(&a->forced) && !a->leaving && !a->is_lead &&
-	    protocol_terminate(t->proto, a->name, "stopped by force",
+	if (atomic_load(&a->run.forced) && !a->turn.leaving && !a->is_lead &&
+	    protocol_terminate(t->core.proto, a->name, "stopped by force",
 	    &err) == -1) {
 		agent_error(a, "could not record the end: %s", err);
 		free(err);
 	}
-	if (a->pausing)
+	if (a->turn.pausing)
 		agent_set_status(a, MEMBER_IDLE, NULL);
-	else if (a->leaving || (atomic_load(&a->forced) && !a->is_lead)) {
+	else if (a->turn.leaving || (atomic_load(&a->run.forced) &&
+	    !a->is_lead)) {
 		a->status = MEMBER_TERMINATED;
-		event_status(&t->events, a->name, MEMBER_TERMINATED, NULL);
+		event_status(&t->core.events, a->name, MEMBER_TERMINATED, NULL);
 	} else
 		agent_set_status(a, MEMBER_IDLE, NULL);
 }
@@ -552,24 +555,25 @@ loop_main(void *arg)
 	char *err = NULL;
 	const char *role;
 
-	a->transcript = transcript_load(t->store, a->name, &err);
-	if (a->transcript == NULL) {
+	a->turn.transcript = transcript_load(t->core.store, a->name, &err);
+	if (a->turn.transcript == NULL) {
 		agent_fail(a, err);
-		a->transcript = json_array();
+		a->turn.transcript = json_array();
 	}
 	/* Written once: the system prompt never changes in an agent's
 	 * life (but at a compaction), so every request extends the one
 	 * before. */
 	frame_open(a);
-	a->system = prompt_system(t, a);
+	a->turn.system = prompt_system(t, a);
 	role = loop_last_role(a);
 	if (role != NULL && strcmp(role, "assistant") == 0)
-		a->answered = json_array_size(a->transcript);
+		a->turn.answered = json_array_size(a->turn.transcript);
 	context_trim(a);
 	loop_repair(a);
 	/* A permission request is only worth anything to the call blocked
 	 * on it; after a restart nobody waits for an old one. */
-	if (protocol_cancel_from(t->proto, a->name, REQ_PERMISSION, "huddle "
+	if (protocol_cancel_from(t->core.proto, a->name, REQ_PERMISSION,
+	    "huddle "
 	    "restarted while the command waited; it was not run", &err) ==
 	    -1) {
 		agent_error(a, "%s", err);
@@ -577,16 +581,17 @@ loop_main(void *arg)
 		err = NULL;
 	}
 
-	while (!atomic_load(&a->stop) && !a->leaving) {
-		uint64_t gen = bus_generation(t->bus, a->name);
-		int idle = json_array_size(a->transcript) == a->answered;
+	while (!atomic_load(&a->run.stop) && !a->turn.leaving) {
+		uint64_t gen = bus_generation(t->core.bus, a->name);
+		int idle = json_array_size(a->turn.transcript) ==
+		    a->turn.answered;
 		int wakes = 0;
 
 		/* Only answers to permissions it asked for: left over from
 		 * a turn the person interrupted, they start no turn. */
 		if (agent_drain(a, 1, &wakes) > 0 && idle && wakes == 0)
-			a->answered = json_array_size(a->transcript);
-		if (*a->quit_seen != '\0' && loop_pause_idle(a))
+			a->turn.answered = json_array_size(a->turn.transcript);
+		if (*a->turn.quit_seen != '\0' && loop_pause_idle(a))
 			break;
 		if (loop_has_work(a)) {
 			loop_turn(a);
@@ -599,19 +604,19 @@ loop_main(void *arg)
 		}
 		/* Nothing to answer: an autonomous teammate takes its next
 		 * task (a task made ready wakes it here). */
-		if (a->autonomous && !a->errored && tasks_next(a))
+		if (a->turn.autonomous && !a->turn.errored && tasks_next(a))
 			continue;
-		if (a->worked && !a->is_lead)
+		if (a->turn.worked && !a->is_lead)
 			loop_notify_idle(a);
-		a->worked = 0;
-		if (!a->errored)
+		a->turn.worked = 0;
+		if (!a->turn.errored)
 			agent_set_status(a, MEMBER_IDLE, NULL);
 		/* Anything sent after gen was read wakes us. */
-		bus_wait_since(t->bus, a->name, gen, -1, &a->stop);
+		bus_wait_since(t->core.bus, a->name, gen, -1, &a->run.stop);
 	}
 	loop_finish(a);
-	atomic_store(&a->finished, 1);
+	atomic_store(&a->run.finished, 1);
 	/* Wake the main thread so it reaps this thread. */
-	event_notice_quiet(&t->events, a->name, "stopped");
+	event_notice_quiet(&t->core.events, a->name, "stopped");
 	return NULL;
 }

@@ -49,11 +49,13 @@ mcpask_request(struct agent *a, const char *server, json_t *params,
 	body = permbody_make(&b);
 	free(reason);
 	free(form);
-	rc = protocol_request(t->proto, REQ_PERMISSION, a->name, ROSTER_LEAD,
+	rc = protocol_request(t->core.proto, REQ_PERMISSION, a->name,
+	    ROSTER_LEAD,
 	    body, id, &err);
 	free(body);
 	if (rc == -1) {
-		event_notice(&t->events, a->name, "MCP server %s asked the "
+		event_notice(&t->core.events, a->name,
+		    "MCP server %s asked the "
 		    "person something, which could not be put to them: %s",
 		    server, err);
 		free(err);
@@ -77,7 +79,8 @@ mcpask_elicit(void *ud, const char *server, json_t *params)
 	log_printf("%s: MCP server %s asks the person (%s)", a->name, server,
 	    id);
 	if ((r = agent_await_or(a, id, &m->abandoned)) == NULL) {
-		if (protocol_cancel(t->proto, id, "the call stopped before "
+		if (protocol_cancel(t->core.proto, id,
+		    "the call stopped before "
 		    "the answer", &err) == -1)
 			free(err);
 		return mcpask_action("cancel");
@@ -90,7 +93,8 @@ mcpask_elicit(void *ud, const char *server, json_t *params)
 	    &err)) == NULL) {
 		/* The answer was given; it cannot be taken back, and a
 		 * wrong one must not reach the server as if right. */
-		event_notice(&t->events, a->name, "your answer to %s did not "
+		event_notice(&t->core.events, a->name,
+		    "your answer to %s did not "
 		    "fit the form of MCP server %s (%s): it was told the "
 		    "question was cancelled", id, server, err);
 		free(err);
@@ -116,7 +120,7 @@ mcpask_progress(void *ud, const char *server, const char *tool,
 	atomic_store(&m->shown_ms, now);
 	how = total > 0 ? xasprintf("%.0f%%", 100 * done / total) :
 	    xasprintf("%g", done);
-	event_notice(&m->agent->team->events, m->agent->name, "%s on MCP "
+	event_notice(&m->agent->team->core.events, m->agent->name, "%s on MCP "
 	    "server %s: %s%s%.200s", tool, server, how, message ? " — " : "",
 	    message ? message : "");
 	free(how);
@@ -130,7 +134,7 @@ mcpask_abandon(void *ud)
 	struct mcpask *m = ud;
 
 	atomic_store(&m->abandoned, 1);
-	bus_wake(m->agent->team->bus, m->agent->name);
+	bus_wake(m->agent->team->core.bus, m->agent->name);
 }
 
 void

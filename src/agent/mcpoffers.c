@@ -56,7 +56,7 @@ struct mcpoffers {
 static void
 mcpoffers_notice(struct team *t, char *text)
 {
-	evq_notice(&t->events, text);
+	evq_notice(&t->core.events, text);
 	free(text);
 }
 
@@ -71,7 +71,7 @@ mcpoffers_read(struct team *t)
 	size_t size;
 	int dir;
 
-	if ((dir = open(t->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	if ((dir = open(t->home.workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)
 		return NULL;
 	/* Beneath the working tree: a link that leads out of it is refused,
@@ -82,14 +82,14 @@ mcpoffers_read(struct team *t)
 	if (text == NULL) {
 		if (errno != ENOENT)
 			mcpoffers_notice(t, xasprintf("%s/%s was not read: %s; "
-			    "its MCP servers are not offered", t->workdir,
+			    "its MCP servers are not offered", t->home.workdir,
 			    MCPOFFERS_FILE, err));
 		free(err);
 		return NULL;
 	}
 	if (size > MCPOFFERS_FILE_MAX) {
 		mcpoffers_notice(t, xasprintf("%s/%s is larger than %d KiB; "
-		    "its MCP servers are not offered", t->workdir,
+		    "its MCP servers are not offered", t->home.workdir,
 		    MCPOFFERS_FILE, MCPOFFERS_FILE_MAX / 1024));
 		free(text);
 		return NULL;
@@ -99,10 +99,10 @@ mcpoffers_read(struct team *t)
 	servers = json_object_get(root, "mcpServers");
 	if (root == NULL || !json_is_object(servers)) {
 		mcpoffers_notice(t, root == NULL ? xasprintf("%s/%s:%d: %s; "
-		    "its MCP servers are not offered", t->workdir,
+		    "its MCP servers are not offered", t->home.workdir,
 		    MCPOFFERS_FILE, je.line, je.text) : xasprintf("%s/%s has "
 		    "no \"mcpServers\" object; no MCP server is offered",
-		    t->workdir, MCPOFFERS_FILE));
+		    t->home.workdir, MCPOFFERS_FILE));
 		json_decref(root);
 		return NULL;
 	}
@@ -170,9 +170,9 @@ mcpoffers_open(struct team *t)
 		 * files it reads there). */
 		if (json_object_get(it->config, "cwd") == NULL)
 			json_object_set_new(it->config, "cwd",
-			    json_string(t->workdir));
+			    json_string(t->home.workdir));
 		it->entry = mcpoffer_entry(cfg);
-		it->answer = mcpoffer_get(t->store, name, it->entry);
+		it->answer = mcpoffer_get(t->core.store, name, it->entry);
 		if (it->answer != MCPOFFER_REJECTED)
 			n++;
 	}
@@ -290,7 +290,7 @@ mcpoffers_ask_one(struct team *t, struct mcpoffer_item *it)
 	b.directory = (char *)dir;
 	b.who = (char *)MSG_SYSTEM;
 	body = permbody_make(&b);
-	if (protocol_request(t->proto, REQ_PERMISSION, MSG_SYSTEM,
+	if (protocol_request(t->core.proto, REQ_PERMISSION, MSG_SYSTEM,
 	    ROSTER_LEAD, body, it->id, &err) == -1) {
 		mcpoffers_notice(t, xasprintf("%s: MCP server %s could not be "
 		    "offered: %s", MCPOFFERS_FILE, it->name, err));
@@ -316,14 +316,15 @@ mcpoffers_ask(struct team *t)
 	/* An offer a previous run left undecided is asked again, afresh:
 	 * the file may have changed since. huddle's other requests, its
 	 * servers' network (netgate.h), may already be this run's. */
-	n = protocol_list(t->proto, 0, &list);
+	n = protocol_list(t->core.proto, 0, &list);
 	for (i = 0; i < n; i++) {
 		if (list[i].type != REQ_PERMISSION || list[i].status !=
 		    REQ_PENDING || strcmp(list[i].from, MSG_SYSTEM) != 0 ||
 		    strncmp(list[i].body, NETGATE_PREFIX,
 		    strlen(NETGATE_PREFIX)) == 0)
 			continue;
-		if (protocol_cancel(t->proto, list[i].id, "huddle restarted "
+		if (protocol_cancel(t->core.proto, list[i].id,
+		    "huddle restarted "
 		    "before the decision; the offer is asked again", &err) ==
 		    -1) {
 			log_printf("mcp offers: %s", err);
@@ -350,18 +351,18 @@ mcpoffers_settle(struct team *t)
 	char *err = NULL;
 	size_t i;
 
-	if (o == NULL || t->proto == NULL)
+	if (o == NULL || t->core.proto == NULL)
 		return;
 	pthread_mutex_lock(&o->lock);
 	for (i = 0; i < o->n; i++) {
 		it = &o->items[i];
 		if (it->answer != MCPOFFER_NONE || it->id[0] == '\0' ||
-		    (r = protocol_get(t->proto, it->id)) == NULL)
+		    (r = protocol_get(t->core.proto, it->id)) == NULL)
 			continue;
 		if (r->status == REQ_APPROVED || r->status == REQ_REJECTED) {
 			it->answer = r->status == REQ_APPROVED ?
 			    MCPOFFER_APPROVED : MCPOFFER_REJECTED;
-			if (mcpoffer_set(t->store, it->name, it->entry,
+			if (mcpoffer_set(t->core.store, it->name, it->entry,
 			    it->answer == MCPOFFER_APPROVED, &err) == -1) {
 				mcpoffers_notice(t, xasprintf("the answer to "
 				    "MCP server %s was not kept: %s", it->name,

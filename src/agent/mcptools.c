@@ -56,7 +56,7 @@ mcptools_cache_dir(struct team *t, const char *name, json_t *config)
 	/* FNV-1a: a name, not a secret. */
 	for (p = text != NULL ? text : ""; *p != '\0'; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	dir = xasprintf("%s/mcp/%s-%08llx", t->state, name,
+	dir = xasprintf("%s/mcp/%s-%08llx", t->home.state, name,
 	    (unsigned long long)(h & 0xffffffffULL));
 	free(text);
 	json_decref(what);
@@ -146,7 +146,7 @@ mcptools_begin(void *ud, const char *name, json_t *config,
 	}
 	free(dir);
 	h = xcalloc(1, sizeof *h);
-	if ((h->profile = team_sandbox_profile_also(t, t->workdir, 0, real,
+	if ((h->profile = team_sandbox_profile_also(t, t->home.workdir, 0, real,
 	    &why)) == NULL) {
 		*err = xasprintf("its sandbox: %s", why);
 		free(why);
@@ -202,7 +202,7 @@ mcptools_open(struct team *t, char **err)
 	 * (what they read, write and reach), built apart from any
 	 * agent's so that none of theirs is shared. A project's servers
 	 * get the same. */
-	if ((t->mcp.profile = team_sandbox_profile(t, t->workdir, 0,
+	if ((t->mcp.profile = team_sandbox_profile(t, t->home.workdir, 0,
 	    &why)) == NULL) {
 		*err = xasprintf("MCP servers: %s", why);
 		free(why);
@@ -336,12 +336,13 @@ mcptools_permit(struct agent *a, const char *server, const char *tool,
 	b.command = args != NULL ? args : (char *)"{}";
 	b.reason = (char *)"MCP tool";
 	b.detail = detail;
-	b.directory = t->workdir;
+	b.directory = t->home.workdir;
 	b.who = a->name;
 	body = permbody_make(&b);
 	free(detail);
 	free(args);
-	rc = protocol_request(t->proto, REQ_PERMISSION, a->name, ROSTER_LEAD,
+	rc = protocol_request(t->core.proto, REQ_PERMISSION, a->name,
+	    ROSTER_LEAD,
 	    body, id, &err);
 	free(body);
 	if (rc == -1) {
@@ -350,7 +351,7 @@ mcptools_permit(struct agent *a, const char *server, const char *tool,
 		return -1;
 	}
 	if ((r = agent_await(a, id, 0)) == NULL) {
-		if (protocol_cancel(t->proto, id, "stopped before the "
+		if (protocol_cancel(t->core.proto, id, "stopped before the "
 		    "decision; the tool was not called", &err) == -1)
 			free(err);
 		return tool_error(out, "stopped while waiting for permission "
@@ -391,7 +392,7 @@ mcptools_run(struct agent *a, const char *name, json_t *input,
 	    mcptools_permit(a, s->name, tool, name, input, out) == 0) {
 		log_printf("%s: MCP %s", a->name, name);
 		mcpask_init(&ask, a);
-		mcp_server_call(s, tool, input, &ask.caller, &a->cancel,
+		mcp_server_call(s, tool, input, &ask.caller, &a->run.cancel,
 		    t->opts.bash_timeout_s, BASH_OUTPUT_CAP, out);
 	}
 	free(tool);

@@ -86,16 +86,16 @@ permit_await(struct team *t, const char *id, struct cancel *cancel)
 
 	for (;;) {
 		/* Read the generation first: a decision after it wakes us. */
-		uint64_t gen = bus_generation(t->bus, MSG_USER);
+		uint64_t gen = bus_generation(t->core.bus, MSG_USER);
 
-		if ((r = protocol_get(t->proto, id)) == NULL)
+		if ((r = protocol_get(t->core.proto, id)) == NULL)
 			return NULL;
 		if (r->status != REQ_PENDING)
 			return r;
 		request_free(r);
 		if (cancel == NULL || cancel_fired(cancel))
 			return NULL;
-		bus_wait_since(t->bus, MSG_USER, gen, -1, &cancel->fired);
+		bus_wait_since(t->core.bus, MSG_USER, gen, -1, &cancel->fired);
 	}
 }
 
@@ -104,7 +104,8 @@ permit_forget(struct team *t)
 {
 	char *err = NULL;
 
-	if (protocol_cancel_from(t->proto, MSG_USER, REQ_PERMISSION, "huddle "
+	if (protocol_cancel_from(t->core.proto, MSG_USER, REQ_PERMISSION,
+	    "huddle "
 	    "restarted while the check waited; it was not run", &err) == -1) {
 		log_printf("permission: %s", err);
 		free(err);
@@ -123,7 +124,8 @@ permit_ask(struct team *t, struct agent *a, const struct permbody *b,
 	int rc;
 
 	body = permbody_make(b);
-	rc = protocol_request(t->proto, REQ_PERMISSION, b->who, ROSTER_LEAD,
+	rc = protocol_request(t->core.proto, REQ_PERMISSION, b->who,
+	    ROSTER_LEAD,
 	    body, id, &err);
 	free(body);
 	if (rc == -1) {
@@ -137,7 +139,7 @@ permit_ask(struct team *t, struct agent *a, const struct permbody *b,
 		char *text = xasprintf("stopped before the decision; %s",
 		    undone);
 
-		if (protocol_cancel(t->proto, id, text, &err) == -1)
+		if (protocol_cancel(t->core.proto, id, text, &err) == -1)
 			free(err);
 		free(text);
 		*why = xasprintf("stopped while waiting for permission (%s)",

@@ -47,9 +47,9 @@ places_git_sandbox(struct team *t, const char *common, char **err)
 
 	if (t->sb.mode == SANDBOX_OFF)
 		return 0;
-	s.root = t->workdir;
-	s.tmpdir = t->tmpdir;
-	s.program = t->program;
+	s.root = t->home.workdir;
+	s.tmpdir = t->sb.tmpdir;
+	s.program = t->home.program;
 	s.writable = &common;
 	s.nwritable = common != NULL;
 	s.hidden = t->sb.hidden;
@@ -88,7 +88,8 @@ places_git_find(struct team *t, char **err)
 
 	if (places_git_sandbox(t, NULL, err) == -1)
 		return -1;
-	if (worktree_repo(&t->places.git, t->workdir, &t->places.git_common,
+	if (worktree_repo(&t->places.git, t->home.workdir,
+	    &t->places.git_common,
 	    err) == -1)
 		return -1;
 	if ((common = realpath(t->places.git_common, NULL)) == NULL)
@@ -96,7 +97,7 @@ places_git_find(struct team *t, char **err)
 		    strerror(errno));
 	/* Beneath the working tree (its .git) it is writable already. */
 	if (common == NULL || git_pin(&t->places.git, common, err) == -1 ||
-	    (!places_beneath(common, t->workdir) &&
+	    (!places_beneath(common, t->home.workdir) &&
 	    places_git_sandbox(t, common, err) == -1)) {
 		free(common);
 		free(t->places.git_common);
@@ -128,7 +129,7 @@ places_name_free(struct team *t, const char *name, char **err)
 	int board;
 
 	/* A teammate's own is its member's: the roster refuses that name. */
-	if (wtrecord_get(t->store, name, &w) == 0) {
+	if (wtrecord_get(t->core.store, name, &w) == 0) {
 		board = w.member == NULL;
 		wtrecord_clear(&w);
 		if (board) {
@@ -137,7 +138,7 @@ places_name_free(struct team *t, const char *name, char **err)
 			return -1;
 		}
 	}
-	if ((ids = taskboard_worktree_open(t->tasks, name)) != NULL) {
+	if ((ids = taskboard_worktree_open(t->core.tasks, name)) != NULL) {
 		*err = xasprintf("tasks (%s) name a worktree '%s'; choose "
 		    "another name", ids, name);
 		free(ids);
@@ -165,7 +166,7 @@ places_own(struct team *t, const char *name)
 	struct wt_record w;
 	int own = 0;
 
-	if (name != NULL && wtrecord_get(t->store, name, &w) == 0) {
+	if (name != NULL && wtrecord_get(t->core.store, name, &w) == 0) {
 		own = w.member != NULL;
 		wtrecord_clear(&w);
 	}
@@ -179,9 +180,9 @@ places_enter(struct agent *a, char **err)
 	char *root;
 
 	if (places_git_repo(t, err) == -1 ||
-	    worktree_check(&t->places.git, t->workdir, a->name, err) == -1)
+	    worktree_check(&t->places.git, t->home.workdir, a->name, err) == -1)
 		return -1;
-	root = worktree_path(t->workdir, a->name);
+	root = worktree_path(t->home.workdir, a->name);
 	profile_free(a->at.home);
 	a->at.home = team_sandbox_profile(t, root, 1, err);
 	free(root);
@@ -201,24 +202,28 @@ places_board_worktree(struct team *t, const char *name, char **err)
 	if (places_git_repo(t, err) == -1)
 		return -1;
 	pthread_mutex_lock(&t->places.git_lock);
-	if (wtrecord_get(t->store, name, &w) == 0) {
+	if (wtrecord_get(t->core.store, name, &w) == 0) {
 		if (w.member != NULL)
 			*err = xasprintf("the worktree %s is %s's own", name,
 			    w.member);
 		else
-			rc = worktree_check(&t->places.git, t->workdir, name,
+			rc = worktree_check(&t->places.git, t->home.workdir,
+			    name,
 			    err);
 		wtrecord_clear(&w);
-	} else if (worktree_add(&t->places.git, t->workdir, name, NULL, &sha,
+	} else if (worktree_add(&t->places.git, t->home.workdir, name, NULL,
+	    &sha,
 	    err) == 0) {
-		if ((rc = wtrecord_add(t->store, name, sha, NULL, err)) == -1 &&
-		    worktree_remove(&t->places.git, t->workdir, name, 1,
+		if ((rc = wtrecord_add(t->core.store, name, sha, NULL,
+		    err)) == -1 &&
+		    worktree_remove(&t->places.git, t->home.workdir, name, 1,
 		    &why) == -1) {
 			log_printf("worktree %s: undoing it: %s", name, why);
 			free(why);
 		}
 		if (rc == 0)
-			event_notice(&t->events, NULL, "made the worktree %s",
+			event_notice(&t->core.events, NULL,
+			    "made the worktree %s",
 			    name);
 		free(sha);
 	}
@@ -236,7 +241,7 @@ places_board(struct team *t, const char *name, char **err)
 
 	if (places_board_worktree(t, name, err) == -1)
 		return NULL;
-	root = worktree_path(t->workdir, name);
+	root = worktree_path(t->home.workdir, name);
 	p = team_sandbox_profile(t, root, 1, err);
 	free(root);
 	return p;
@@ -245,7 +250,7 @@ places_board(struct team *t, const char *name, char **err)
 int
 places_update(struct agent *a, char **err)
 {
-	char *want = a->is_lead ? NULL : taskboard_place(a->team->tasks,
+	char *want = a->is_lead ? NULL : taskboard_place(a->team->core.tasks,
 	    a->name), *why = NULL;
 	struct profile *p = NULL;
 	struct stat st;
@@ -301,11 +306,11 @@ places_member(struct team *t, const char *name, char **err)
 	char *root;
 
 	if (!places_own(t, name))
-		return team_sandbox_profile(t, t->workdir, 0, err);
+		return team_sandbox_profile(t, t->home.workdir, 0, err);
 	if (places_git_repo(t, err) == -1 ||
-	    worktree_check(&t->places.git, t->workdir, name, err) == -1)
+	    worktree_check(&t->places.git, t->home.workdir, name, err) == -1)
 		return NULL;
-	root = worktree_path(t->workdir, name);
+	root = worktree_path(t->home.workdir, name);
 	p = team_sandbox_profile(t, root, 1, err);
 	free(root);
 	return p;
@@ -326,31 +331,33 @@ places_retire(struct team *t, const char *name)
 	struct wt_record w;
 	char *err = NULL, *root;
 
-	if (wtrecord_get(t->store, name, &w) == -1)
+	if (wtrecord_get(t->core.store, name, &w) == -1)
 		return;
 	if (w.member == NULL) {
 		wtrecord_clear(&w);
 		return;
 	}
 	wtrecord_clear(&w);
-	root = worktree_path(t->workdir, name);
+	root = worktree_path(t->home.workdir, name);
 	pthread_mutex_lock(&t->places.git_lock);
 	if (checking_at(t, root))
-		event_notice(&t->events, name, "its worktree is kept: a task's "
+		event_notice(&t->core.events, name,
+		    "its worktree is kept: a task's "
 		    "check runs there");
 	else if (places_git_repo(t, &err) == -1 ||
-	    worktree_state(&t->places.git, t->workdir, name, &s, &err) == -1 ||
+	    worktree_state(&t->places.git, t->home.workdir, name, &s,
+	    &err) == -1 ||
 	    s.missing || !s.merged) {
-		event_notice(&t->events, name, "its worktree is kept: %s",
+		event_notice(&t->core.events, name, "its worktree is kept: %s",
 		    s.missing ? "it is missing" : err ? err : "it holds work "
 		    "not merged (/diff, /merge or /discard it)");
 		free(err);
-	} else if (worktree_remove(&t->places.git, t->workdir, name, 0,
-	    &err) == -1 || wtrecord_remove(t->store, name, &err) == -1) {
-		event_error(&t->events, name, "%s", err);
+	} else if (worktree_remove(&t->places.git, t->home.workdir, name, 0,
+	    &err) == -1 || wtrecord_remove(t->core.store, name, &err) == -1) {
+		event_error(&t->core.events, name, "%s", err);
 		free(err);
 	} else
-		event_notice(&t->events, name, "its worktree held nothing "
+		event_notice(&t->core.events, name, "its worktree held nothing "
 		    "unmerged: removed");
 	pthread_mutex_unlock(&t->places.git_lock);
 	free(root);
@@ -365,9 +372,9 @@ places_find(struct team *t, const char *name, struct wt_record *w,
 {
 	struct member *m;
 
-	if (wtrecord_get(t->store, name, w) == 0)
+	if (wtrecord_get(t->core.store, name, w) == 0)
 		return 0;
-	m = roster_get(t->store, name);
+	m = roster_get(t->core.store, name);
 	*err = m != NULL ? xasprintf("%s has no worktree", name) :
 	    xasprintf("no worktree is called '%s' (/worktrees lists them)",
 	    name);
@@ -381,7 +388,7 @@ static char *
 places_worker(struct team *t, const struct wt_record *w)
 {
 	char *who = w->member != NULL ? xstrdup(w->member) :
-	    taskboard_worktree_holder(t->tasks, w->name);
+	    taskboard_worktree_holder(t->core.tasks, w->name);
 
 	if (who != NULL && team_find(t, who) == NULL) {
 		free(who);
@@ -405,8 +412,8 @@ places_diff(struct team *t, const char *name, char **err)
 	}
 	/* Not in the middle of a worktree being made or removed. */
 	pthread_mutex_lock(&t->places.git_lock);
-	if (worktree_check(&t->places.git, t->workdir, name, err) == -1 ||
-	    worktree_diff(&t->places.git, t->workdir, name, w.base, &d,
+	if (worktree_check(&t->places.git, t->home.workdir, name, err) == -1 ||
+	    worktree_diff(&t->places.git, t->home.workdir, name, w.base, &d,
 	    err) == -1) {
 		pthread_mutex_unlock(&t->places.git_lock);
 		wtrecord_clear(&w);
@@ -451,7 +458,7 @@ places_merge_message(struct team *t, const struct wt_record *w)
 		line = xasprintf("Work in the worktree %s\n\n", w->name);
 		text = xappend(text, &len, &cap, line, strlen(line));
 		free(line);
-		n = taskboard_list(t->tasks, -1, &k);
+		n = taskboard_list(t->core.tasks, -1, &k);
 		for (i = 0; i < n; i++) {
 			if (k[i].worktree == NULL || strcmp(k[i].worktree,
 			    w->name) != 0 || k[i].status == TASK_CANCELLED)
@@ -467,8 +474,8 @@ places_merge_message(struct team *t, const struct wt_record *w)
 		line = "\nCommitted by huddle for a merge.";
 		return xappend(text, &len, &cap, line, strlen(line));
 	}
-	m = roster_get(t->store, w->name);
-	if (taskboard_current(t->tasks, w->name, &cur) == 0) {
+	m = roster_get(t->core.store, w->name);
+	if (taskboard_current(t->core.tasks, w->name, &cur) == 0) {
 		text = xasprintf("%s's work on %s: %s\n\nCommitted by huddle "
 		    "for a merge.", w->name, cur.id, cur.subject);
 		task_clear(&cur);
@@ -488,15 +495,16 @@ places_merged_board(struct team *t, const struct wt_record *w,
     char **msg)
 {
 	struct worktree_state s;
-	char *ids = taskboard_worktree_open(t->tasks, w->name), *err = NULL;
+	char *ids = taskboard_worktree_open(t->core.tasks, w->name);
+	char *err = NULL;
 	char *text;
 
 	if (ids != NULL) {
 		text = xasprintf("%s; the worktree stays for %s", *msg, ids);
-	} else if (worktree_state(&t->places.git, t->workdir, w->name, &s,
+	} else if (worktree_state(&t->places.git, t->home.workdir, w->name, &s,
 	    &err) == 0 && s.merged && !s.dirty && !s.missing &&
-	    worktree_remove(&t->places.git, t->workdir, w->name, 0,
-	    &err) == 0 && wtrecord_remove(t->store, w->name, &err) == 0) {
+	    worktree_remove(&t->places.git, t->home.workdir, w->name, 0,
+	    &err) == 0 && wtrecord_remove(t->core.store, w->name, &err) == 0) {
 		text = xasprintf("%s; no open task names the worktree %s, so "
 		    "it and its branch are removed", *msg, w->name);
 	} else
@@ -527,7 +535,7 @@ places_merge(struct team *t, const char *name, char **msg)
 	 * runs nothing until the merge is done. */
 	pthread_mutex_lock(&t->places.git_lock);
 	if ((who = places_worker(t, &w)) != NULL) {
-		struct member *m = roster_get(t->store, who);
+		struct member *m = roster_get(t->core.store, who);
 		int busy = m != NULL && (m->status == MEMBER_WORKING ||
 		    m->status == MEMBER_WAITING || m->status ==
 		    MEMBER_STARTING);
@@ -547,7 +555,7 @@ places_merge(struct team *t, const char *name, char **msg)
 	}
 	/* Nor while a task's check runs there. */
 	{
-		char *root = worktree_path(t->workdir, name);
+		char *root = worktree_path(t->home.workdir, name);
 		int checking = checking_at(t, root);
 
 		free(root);
@@ -560,7 +568,7 @@ places_merge(struct team *t, const char *name, char **msg)
 		}
 	}
 	message = places_merge_message(t, &w);
-	v = worktree_merge(&t->places.git, t->workdir, name, message, msg);
+	v = worktree_merge(&t->places.git, t->home.workdir, name, message, msg);
 	if (v == WT_MERGED && w.member == NULL)
 		places_merged_board(t, &w, msg);
 	pthread_mutex_unlock(&t->places.git_lock);
@@ -584,7 +592,7 @@ places_discard_leftover(struct team *t, const char *name, int confirmed,
 
 	if (!roster_name_valid(name))
 		return -1;
-	if ((m = roster_get(t->store, name)) != NULL) {
+	if ((m = roster_get(t->core.store, name)) != NULL) {
 		member_free(m);
 		return -1;
 	}
@@ -593,7 +601,7 @@ places_discard_leftover(struct team *t, const char *name, int confirmed,
 		return -1;
 	}
 	pthread_mutex_lock(&t->places.git_lock);
-	if (worktree_exists(&t->places.git, t->workdir, name)) {
+	if (worktree_exists(&t->places.git, t->home.workdir, name)) {
 		free(*msg);
 		if (!confirmed)
 			*msg = xasprintf("huddle has no record of a worktree "
@@ -601,7 +609,8 @@ places_discard_leftover(struct team *t, const char *name, int confirmed,
 			    "this deletes %s/%s and the branch huddle/%s; to "
 			    "do it, type /discard %s yes", name, WORKTREE_DIR,
 			    name, name, name);
-		else if (worktree_remove(&t->places.git, t->workdir, name, 1,
+		else if (worktree_remove(&t->places.git, t->home.workdir, name,
+		    1,
 		    &err) == 0) {
 			*msg = xasprintf("discarded the unrecorded worktree %s "
 			    "and the branch huddle/%s", name, name);
@@ -623,7 +632,7 @@ places_discard(struct team *t, const char *name, int confirmed, char **msg)
 
 	if (places_find(t, name, &w, msg) == -1)
 		return places_discard_leftover(t, name, confirmed, msg);
-	ids = w.member == NULL ? taskboard_worktree_open(t->tasks, name) :
+	ids = w.member == NULL ? taskboard_worktree_open(t->core.tasks, name) :
 	    NULL;
 	also = ids == NULL ? xstrdup("") : xasprintf(" (open tasks name it: "
 	    "%s; the first of them worked makes it anew from your HEAD)",
@@ -636,7 +645,7 @@ places_discard(struct team *t, const char *name, int confirmed, char **msg)
 		    "(/task reopen), then discard the worktree", who, name);
 	} else if (!confirmed) {
 		if (places_git_repo(t, &err) == 0 &&
-		    worktree_state(&t->places.git, t->workdir, name, &s,
+		    worktree_state(&t->places.git, t->home.workdir, name, &s,
 		    &err) == 0 && !s.missing)
 			*msg = xasprintf("this deletes the worktree %s and its "
 			    "branch huddle/%s%s%s; to do it, type /discard %s "
@@ -650,14 +659,16 @@ places_discard(struct team *t, const char *name, int confirmed, char **msg)
 			    name);
 		free(err);
 	} else if (places_git_repo(t, msg) == 0) {
-		char *root = worktree_path(t->workdir, name);
+		char *root = worktree_path(t->home.workdir, name);
 
 		pthread_mutex_lock(&t->places.git_lock);
 		if (checking_at(t, root))
 			*msg = xasprintf("a task's check runs in %s: wait "
 			    "until it is done, then discard it", name);
-		else if (worktree_remove(&t->places.git, t->workdir, name, 1,
-		    msg) == 0 && wtrecord_remove(t->store, name, msg) == 0) {
+		else if (worktree_remove(&t->places.git, t->home.workdir, name,
+		    1,
+		    msg) == 0 && wtrecord_remove(t->core.store, name,
+		    msg) == 0) {
 			*msg = xasprintf("discarded the worktree %s and the "
 			    "branch huddle/%s%s", name, name, also);
 			rc = 0;
@@ -678,26 +689,28 @@ places_list(struct team *t)
 	struct worktree_state s;
 	struct wt_record *w;
 	struct member *m;
-	size_t n = wtrecord_list(t->store, &w), i;
+	size_t n = wtrecord_list(t->core.store, &w), i;
 	json_t *list = json_array(), *o;
 	char *err, *path, *branch, *who, *ids;
 
 	for (i = 0; i < n; i++) {
 		err = NULL;
-		path = worktree_path(t->workdir, w[i].name);
+		path = worktree_path(t->home.workdir, w[i].name);
 		branch = worktree_branch(w[i].name);
 		pthread_mutex_lock(&t->places.git_lock);
 		if (places_git_repo(t, &err) == -1 ||
-		    worktree_state(&t->places.git, t->workdir, w[i].name, &s,
+		    worktree_state(&t->places.git, t->home.workdir, w[i].name,
+		    &s,
 		    &err) == -1) {
 			memset(&s, 0, sizeof s);
 			s.missing = 1;
 		}
 		pthread_mutex_unlock(&t->places.git_lock);
 		who = w[i].member != NULL ? xstrdup(w[i].member) :
-		    taskboard_worktree_holder(t->tasks, w[i].name);
-		m = who != NULL ? roster_get(t->store, who) : NULL;
-		ids = w[i].member == NULL ? taskboard_worktree_open(t->tasks,
+		    taskboard_worktree_holder(t->core.tasks, w[i].name);
+		m = who != NULL ? roster_get(t->core.store, who) : NULL;
+		ids = w[i].member == NULL ?
+		    taskboard_worktree_open(t->core.tasks,
 		    w[i].name) : NULL;
 		o = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:b, s:i, "
 		    "s:i, s:b, s:s?, s:s?}", "name", w[i].name, "member",

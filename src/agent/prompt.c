@@ -68,7 +68,7 @@ prompt_lead(struct team *t)
 	    "verify check — waits for the person's permission "
 	    "(permission_request). Only the person can grant it, never you; "
 	    "if it is refused, do not try to get around it.\n\n%s",
-	    t->workdir, lead_reviews ?
+	    t->home.workdir, lead_reviews ?
 	    "review it with review_plan (request_id, approve, feedback). Reject "
 	    "with concrete feedback when the plan is unsafe or incomplete." :
 	    "the person reviews it; you cannot.", prompt_messages);
@@ -77,7 +77,7 @@ prompt_lead(struct team *t)
 static char *
 prompt_teammate(struct team *t, struct agent *a)
 {
-	struct member *m = roster_get(t->store, a->name);
+	struct member *m = roster_get(t->core.store, a->name);
 	/* Whether the plan was approved yet is not said here: the system
 	 * prompt of an agent never changes (the model binds its thinking
 	 * to it), and the gate's answers tell the model where it stands. */

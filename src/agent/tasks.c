@@ -98,7 +98,7 @@ tasks_not_run(struct team *t, const char *who, const struct task *k,
 	c.checked = TASK_FAILED;
 	c.check_output = output;
 	c.if_updated_at = k->updated_at;
-	rc = taskboard_update(t->tasks, who, k->id, &c, NULL, &err);
+	rc = taskboard_update(t->core.tasks, who, k->id, &c, NULL, &err);
 	*msg = rc == 0 ? xasprintf("%s is not completed: its check (%s) was "
 	    "not run, since %s. It stays %s; the person may approve it when "
 	    "it is completed again, or the lead may make the task again "
@@ -124,22 +124,22 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	char *err = NULL, *head;
 	int status = -1, rc;
 
-	if (taskboard_get(t->tasks, id, &k) == -1) {
+	if (taskboard_get(t->core.tasks, id, &k) == -1) {
 		*msg = xasprintf("there is no task '%s'", id ? id : "");
 		return -1;
 	}
 	c.result = result;
 	c.status = TASK_COMPLETED;
 	if ((command = tasks_check_command(t, &k)) == NULL) {
-		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
+		rc = taskboard_update(t->core.tasks, who, k.id, &c, NULL, &err);
 		*msg = rc == 0 ? xasprintf("%s completed", k.id) : err;
 		task_clear(&k);
 		return rc;
 	}
 	/* Not run for someone the board would refuse anyway, nor when it
 	 * would no longer be let run. */
-	if (taskboard_may_move(t->tasks, who, k.id, TASK_COMPLETED, &err) ==
-	    -1) {
+	if (taskboard_may_move(t->core.tasks, who, k.id, TASK_COMPLETED,
+	    &err) == -1) {
 		*msg = err;
 		task_clear(&k);
 		return -1;
@@ -176,14 +176,14 @@ tasks_complete(struct team *t, struct agent *a, const char *id,
 	c.if_updated_at = k.updated_at;
 	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		c.checked = TASK_PASSED;
-		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
+		rc = taskboard_update(t->core.tasks, who, k.id, &c, NULL, &err);
 		*msg = rc == 0 ? xasprintf("%s completed: its check (%s) "
 		    "passed", k.id, command) : err;
 	} else {
 		c.status = -1;
 		c.checked = TASK_FAILED;
 		c.check_output = head;
-		rc = taskboard_update(t->tasks, who, k.id, &c, NULL, &err);
+		rc = taskboard_update(t->core.tasks, who, k.id, &c, NULL, &err);
 		*msg = rc == 0 ? xasprintf("%s is not completed: its check "
 		    "(%s) failed, so it stays %s. Fix what the output shows "
 		    "and complete it again.\n%s", k.id, command,
@@ -208,12 +208,12 @@ tasks_next(struct agent *a)
 	char *err = NULL;
 	int rc;
 
-	if (taskboard_current(t->tasks, a->name, &k) == 0) {
+	if (taskboard_current(t->core.tasks, a->name, &k) == 0) {
 		/* Once: a model that will not finish it waits for the lead
 		 * rather than going round for ever. */
-		rc = k.num != a->reminded;
+		rc = k.num != a->turn.reminded;
 		if (rc) {
-			a->reminded = k.num;
+			a->turn.reminded = k.num;
 			rc = agent_record(a, task_handover_entry(&k,
 			    "is still yours and in progress",
 			    "Go on with it.")) == 0;
@@ -221,7 +221,7 @@ tasks_next(struct agent *a)
 		task_clear(&k);
 		return rc;
 	}
-	rc = taskboard_claim(t->tasks, a->name, NULL, &k, &entry, &err);
+	rc = taskboard_claim(t->core.tasks, a->name, NULL, &k, &entry, &err);
 	if (rc == -1) {
 		agent_error(a, "could not claim a task: %s", err);
 		free(err);
@@ -230,8 +230,8 @@ tasks_next(struct agent *a)
 	if (rc == 0)
 		return 0;
 	/* Stored with the claim; kept in memory here. */
-	json_array_append_new(a->transcript, entry);
-	a->reminded = k.num;
+	json_array_append_new(a->turn.transcript, entry);
+	a->turn.reminded = k.num;
 	task_clear(&k);
 	return 1;
 }

@@ -72,14 +72,15 @@ tool_task_create(struct agent *a, json_t *in, struct tool_output *o)
 		free(err);
 		return;
 	}
-	if (taskboard_create(a->team->tasks, a->name, &n, &k, &err) == -1) {
+	if (taskboard_create(a->team->core.tasks, a->name, &n, &k,
+	    &err) == -1) {
 		tool_error(o, "not created: %s", err);
 		free(err);
 		return;
 	}
 	line = task_line(&k);
 	risk = n.verify != NULL && *n.verify != '\0' ? permit_risk(a->team,
-	    a->team->workdir, n.verify) : NULL;
+	    a->team->home.workdir, n.verify) : NULL;
 	tool_ok(o, "created %s%s%s%s%s", line, k.blocked ? "; it becomes ready "
 	    "when what it waits for is completed" : "", risk ? "; its check "
 	    "waits for the person's permission each time it runs (" : "",
@@ -110,7 +111,7 @@ tool_task_list(struct agent *a, json_t *in, struct tool_output *o)
 		    "or cancelled");
 		return;
 	}
-	n = taskboard_list(a->team->tasks, status, &list);
+	n = taskboard_list(a->team->core.tasks, status, &list);
 	/* Every open task; of the closed ones (or of one status), the
 	 * latest. */
 	for (i = 0; i < n; i++)
@@ -162,7 +163,7 @@ tool_task_get(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (toolarg_str(in, "id", 1, &id, o) == -1)
 		return;
-	if (taskboard_get(a->team->tasks, id, &k) == -1) {
+	if (taskboard_get(a->team->core.tasks, id, &k) == -1) {
 		tool_error(o, "there is no task '%s'", id);
 		return;
 	}
@@ -182,7 +183,7 @@ tool_task_claim(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (toolarg_str(in, "id", 0, &id, o) == -1)
 		return;
-	rc = taskboard_claim(a->team->tasks, a->name, id, &k, NULL, &err);
+	rc = taskboard_claim(a->team->core.tasks, a->name, id, &k, NULL, &err);
 	if (rc == -1) {
 		tool_error(o, "not claimed: %s", err);
 		free(err);
@@ -193,7 +194,7 @@ tool_task_claim(struct agent *a, json_t *in, struct tool_output *o)
 		    "another or belongs to someone (task_list shows them)");
 		return;
 	}
-	a->reminded = k.num;
+	a->turn.reminded = k.num;
 	text = task_handover(&k, "claimed by you", "It is yours now and in "
 	    "progress.");
 	tool_ok(o, "%s", text);
@@ -229,7 +230,7 @@ tool_task_update(struct agent *a, json_t *in, struct tool_output *o)
 			    "nothing: leave blocked_by out");
 			return;
 		}
-		rc = tasks_complete(a->team, a, id, c.result, &a->cancel,
+		rc = tasks_complete(a->team, a, id, c.result, &a->run.cancel,
 		    &msg);
 		if (rc == -1)
 			tool_error(o, "not completed: %s", msg);
@@ -238,7 +239,7 @@ tool_task_update(struct agent *a, json_t *in, struct tool_output *o)
 		free(msg);
 		return;
 	}
-	if (taskboard_update(a->team->tasks, a->name, id, &c, &k, &err) ==
+	if (taskboard_update(a->team->core.tasks, a->name, id, &c, &k, &err) ==
 	    -1) {
 		tool_error(o, "not changed: %s", err);
 		free(err);
@@ -262,7 +263,7 @@ tool_task_assign(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	/* The lead hears when the teammate is done with it. */
 	team_lead_waits(a->team, teammate);
-	if (taskboard_assign(a->team->tasks, a->name, id, teammate, &k,
+	if (taskboard_assign(a->team->core.tasks, a->name, id, teammate, &k,
 	    &err) == -1) {
 		tool_error(o, "not assigned: %s", err);
 		free(err);

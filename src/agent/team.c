@@ -75,7 +75,7 @@ team_on_message(void *ud, const void *what)
 	const struct message *m = what;
 	struct team *t = ud;
 
-	event_message(&t->events, m);
+	event_message(&t->core.events, m);
 }
 
 static void
@@ -84,7 +84,7 @@ team_on_request(void *ud, const void *what)
 	const struct request *r = what;
 	struct team *t = ud;
 
-	event_request(&t->events, r);
+	event_request(&t->core.events, r);
 }
 
 /* The board tells its changes with the store's lock held, in the order
@@ -96,7 +96,7 @@ team_on_task(void *ud, const void *what)
 	const struct task *k = what;
 	struct team *t = ud;
 
-	event_task(&t->events, k);
+	event_task(&t->core.events, k);
 }
 
 /* --- opening ------------------------------------------------------------------- */
@@ -120,17 +120,17 @@ team_check_state(struct team *t, char **err)
 {
 	size_t i;
 
-	if (team_beneath(t->state, t->workdir)) {
+	if (team_beneath(t->home.state, t->home.workdir)) {
 		*err = xasprintf("the team's state folder %s lies inside the "
 		    "working directory, where tools write; choose another "
-		    "--state-dir", t->state);
+		    "--state-dir", t->home.state);
 		return -1;
 	}
 	for (i = 0; i < t->opts.nwritable; i++) {
-		if (team_beneath(t->state, t->opts.writable[i])) {
+		if (team_beneath(t->home.state, t->opts.writable[i])) {
 			*err = xasprintf("the team's state folder %s lies "
 			    "inside --writable %s; choose another --state-dir",
-			    t->state, t->opts.writable[i]);
+			    t->home.state, t->opts.writable[i]);
 			return -1;
 		}
 	}
@@ -144,12 +144,13 @@ static int
 team_set_aside(struct team *t, const char *base, char **aside,
     char **err)
 {
-	int rc = statedir_set_aside(base, t->workdir, aside, err);
+	int rc = statedir_set_aside(base, t->home.workdir, aside, err);
 
 	if (rc == 1)
-		event_notice(&t->events, NULL, "the team kept in %s is set "
+		event_notice(&t->core.events, NULL,
+		    "the team kept in %s is set "
 		    "aside as %s: huddle --resume --team %s continues it "
-		    "(huddle --teams lists them)", t->workdir, *aside,
+		    "(huddle --teams lists them)", t->home.workdir, *aside,
 		    *aside);
 	return rc == -1 ? -1 : 0;
 }
@@ -167,7 +168,7 @@ team_notice_retiring(struct team *t, const char *id)
 		return;
 	catalog_lookup(t->opts.catalog, id, &m);
 	if (catalog_life(&m, time(NULL), &msg) == CATALOG_RETIRING)
-		event_notice(&t->events, NULL, "%s; choose another with "
+		event_notice(&t->core.events, NULL, "%s; choose another with "
 		    "--model NAME", msg);
 	free(msg);
 }
@@ -182,19 +183,19 @@ team_open(const struct team_options *o, char **err)
 	size_t n;
 
 	t->opts = *o;
-	t->max_cost = o->max_cost;
-	t->lock_fd = -1;
-	t->epoch_us = clock_mono_us();
-	t->workdir = xstrdup(o->workdir);
-	t->opts.workdir = t->workdir;
-	pthread_mutex_init(&t->lock, NULL);
+	t->budget.max_cost = o->max_cost;
+	t->home.lock_fd = -1;
+	t->home.epoch_us = clock_mono_us();
+	t->home.workdir = xstrdup(o->workdir);
+	t->opts.workdir = t->home.workdir;
+	pthread_mutex_init(&t->crew.lock, NULL);
 	cancel_init(&t->checks.check_cancel);
 	pthread_mutex_init(&t->places.git_lock, NULL);
 	pthread_mutex_init(&t->places.repo_lock, NULL);
-	pthread_mutex_init(&t->budget_lock, NULL);
+	pthread_mutex_init(&t->budget.lock, NULL);
 	pthread_mutex_init(&t->checks.check_lock, NULL);
-	evq_init(&t->events);
-	t->agent_thread = loop_main;
+	evq_init(&t->core.events);
+	t->crew.thread = loop_main;
 	/* The state lives out of the workdir, in a folder of the team's
 	 * own, locked for this process before anything is read. */
 	if ((base = statedir_base(o->state_base, err)) == NULL)
@@ -203,16 +204,16 @@ team_open(const struct team_options *o, char **err)
 		free(base);
 		goto fail;
 	}
-	t->state = statedir_team(base, t->workdir, o->team_name, err);
+	t->home.state = statedir_team(base, t->home.workdir, o->team_name, err);
 	free(base);
-	if (t->state == NULL || team_check_state(t, err) == -1 ||
-	    (t->lock_fd = statedir_lock(t->state, err)) == -1 ||
+	if (t->home.state == NULL || team_check_state(t, err) == -1 ||
+	    (t->home.lock_fd = statedir_lock(t->home.state, err)) == -1 ||
 	    team_outputs_open(t, err) == -1 ||
 	    team_sandbox_open(t, err) == -1 ||
-	    statedir_stray(t->state, t->workdir, &notice, err) == -1)
+	    statedir_stray(t->home.state, t->home.workdir, &notice, err) == -1)
 		goto fail;
 	if (notice != NULL) {
-		event_notice(&t->events, NULL, "%s", notice);
+		event_notice(&t->core.events, NULL, "%s", notice);
 		free(notice);
 	}
 	team_notice_retiring(t, o->llm.model);
@@ -220,34 +221,34 @@ team_open(const struct team_options *o, char **err)
 	for (s = o->claude_notice; s != NULL && *s != '\0'; s = nl ? nl + 1 :
 	    NULL) {
 		nl = strchr(s, '\n');
-		event_notice(&t->events, NULL, "%.*s", nl ? (int)(nl - s) :
+		event_notice(&t->core.events, NULL, "%.*s", nl ? (int)(nl - s) :
 		    (int)strlen(s), s);
 	}
 	if (o->teammate_model != NULL)
 		team_notice_retiring(t, o->teammate_model);
-	if ((t->store = store_open(t->state, 0, err)) == NULL)
+	if ((t->core.store = store_open(t->home.state, 0, err)) == NULL)
 		goto fail;
-	store_on_full(t->store, evq_notice, &t->events);
-	n = roster_list(t->store, &members);
+	store_on_full(t->core.store, evq_notice, &t->core.events);
+	n = roster_list(t->core.store, &members);
 	member_free_array(members, n);
 	if (o->resume && n == 0) {
 		*err = xasprintf("there is no team%s%s%s to resume for %s (its "
 		    "state would be in %s; huddle --teams lists the teams "
 		    "kept)", o->team_name ? " called '" : "", o->team_name ?
-		    o->team_name : "", o->team_name ? "'" : "", t->workdir,
-		    t->state);
+		    o->team_name : "", o->team_name ? "'" : "", t->home.workdir,
+		    t->home.state);
 		goto fail;
 	}
 	if (!o->resume && n > 0) {
 		*err = o->team_name != NULL ? xasprintf("a team called '%s' "
 		    "already works in %s: --resume --team %s continues it, "
-		    "or choose another name", o->team_name, t->workdir,
+		    "or choose another name", o->team_name, t->home.workdir,
 		    o->team_name) : xasprintf("a team already works in %s: "
 		    "--resume continues it, --new sets it aside and starts "
-		    "a fresh one", t->workdir);
+		    "a fresh one", t->home.workdir);
 		goto fail;
 	}
-	if (!o->resume && roster_add(t->store, ROSTER_LEAD, "lead", "", 0,
+	if (!o->resume && roster_add(t->core.store, ROSTER_LEAD, "lead", "", 0,
 	    err) == -1)
 		goto fail;
 	if (o->policy_path != NULL) {
@@ -259,26 +260,27 @@ team_open(const struct team_options *o, char **err)
 	 * (roles.h). */
 	if (team_roles_open(t, err) == -1)
 		goto fail;
-	t->bus = bus_new(t->store);
-	t->proto = protocol_new(t->bus);
-	protocol_set_answerers(t->proto, REQ_PLAN_APPROVAL, o->plan_review);
+	t->core.bus = bus_new(t->core.store);
+	t->core.proto = protocol_new(t->core.bus);
+	protocol_set_answerers(t->core.proto, REQ_PLAN_APPROVAL,
+	    o->plan_review);
 	if (o->shutdown_timeout_ms > 0)
-		protocol_set_timeout(t->proto, REQ_SHUTDOWN,
+		protocol_set_timeout(t->core.proto, REQ_SHUTDOWN,
 		    o->shutdown_timeout_ms);
-	t->tasks = taskboard_new(t->bus);
+	t->core.tasks = taskboard_new(t->core.bus);
 	/* Its listener goes first: a network request is noted before a
 	 * front end can decide it. */
 	if (o->network == TEAM_NET_PROXY && (t->netgate =
-	    netgate_open(t->proto, o->local, o->nlocal, err)) == NULL)
+	    netgate_open(t->core.proto, o->local, o->nlocal, err)) == NULL)
 		goto fail;
 	/* Outside a git repository --worktrees says so at once. */
 	if (o->worktrees && places_git_repo(t, err) == -1)
 		goto fail;
 	if (mcptools_open(t, err) == -1)
 		goto fail;
-	bus_listen(t->bus, team_on_message, t);
-	protocol_listen(t->proto, team_on_request, t);
-	taskboard_listen(t->tasks, team_on_task, t);
+	bus_listen(t->core.bus, team_on_message, t);
+	protocol_listen(t->core.proto, team_on_request, t);
+	taskboard_listen(t->core.tasks, team_on_task, t);
 	free(aside);
 	return t;
 fail:
@@ -350,10 +352,10 @@ team_context_text(struct team *t, const char *name)
 	    "%d time%s, the last %lld s ago: %s → %s tokens", n, n == 1 ? "" :
 	    "s", (long long)((clock_wall_ms() - at) / 1000), b, f);
 	/* The instruction files its prompt holds (instructions.h). */
-	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->crew.lock);
 	instr = xstrdup(a->frame.sources && *a->frame.sources ?
 	    a->frame.sources : "none");
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->crew.lock);
 	text = xasprintf("%s: %s of %s tokens in its window (%lld%%), "
 	    "compacts past %lld%% %s · %s · instructions: %s", name, used, of,
 	    window > 0 ? (long long)(tokens * 100 / window) : 0LL,
@@ -374,19 +376,20 @@ team_start(struct team *t, char **err)
 	permit_forget(t);
 	team_quit_told(t);
 	mcpoffers_ask(t);
-	n = roster_list(t->store, &m);
+	n = roster_list(t->core.store, &m);
 	for (i = 0; i < n && rc == 0; i++) {
 		if (m[i].status == MEMBER_TERMINATED)
 			continue;
 		if (!m[i].is_lead)
-			event_relaunched(&t->events, m[i].name, m[i].role,
+			event_relaunched(&t->core.events, m[i].name, m[i].role,
 			    m[i].plan_required, team_model_of(t, &m[i]),
 			    m[i].autonomous, t->opts.resume);
 		rc = team_launch(t, m[i].name, m[i].role, err);
 		/* A teammate that cannot start (its worktree is gone) is
 		 * reported; the others go on. */
 		if (rc == -1 && !m[i].is_lead) {
-			event_error(&t->events, m[i].name, "not started: %s",
+			event_error(&t->core.events, m[i].name,
+			    "not started: %s",
 			    *err);
 			free(*err);
 			*err = NULL;
@@ -401,11 +404,11 @@ void
 team_stop_agent(struct team *t, struct agent *a, int forced)
 {
 	if (forced)
-		atomic_store(&a->forced, 1);
-	atomic_store(&a->stop, 1);
-	cancel_fire(&a->cancel);
-	llm_cancel(a->llm);
-	bus_wake(t->bus, a->name);
+		atomic_store(&a->run.forced, 1);
+	atomic_store(&a->run.stop, 1);
+	cancel_fire(&a->run.cancel);
+	llm_cancel(a->run.llm);
+	bus_wake(t->core.bus, a->name);
 }
 
 /* Joins and frees the agents whose threads have ended. */
@@ -415,17 +418,17 @@ team_reap(struct team *t)
 	struct agent *done[64];
 	size_t i, j, n = 0;
 
-	pthread_mutex_lock(&t->lock);
-	for (i = j = 0; i < t->nagents; i++) {
-		if (atomic_load(&t->agents[i]->finished) && n < 64)
-			done[n++] = t->agents[i];
+	pthread_mutex_lock(&t->crew.lock);
+	for (i = j = 0; i < t->crew.nagents; i++) {
+		if (atomic_load(&t->crew.agents[i]->run.finished) && n < 64)
+			done[n++] = t->crew.agents[i];
 		else
-			t->agents[j++] = t->agents[i];
+			t->crew.agents[j++] = t->crew.agents[i];
 	}
-	t->nagents = j;
-	pthread_mutex_unlock(&t->lock);
+	t->crew.nagents = j;
+	pthread_mutex_unlock(&t->crew.lock);
 	for (i = 0; i < n; i++) {
-		pthread_join(done[i]->thread, NULL);
+		pthread_join(done[i]->run.thread, NULL);
 		/* Ended for good: its worktree goes if nothing is lost. */
 		if (done[i]->status == MEMBER_TERMINATED && !done[i]->is_lead)
 			places_retire(t, done[i]->name);
@@ -438,12 +441,12 @@ team_reap(struct team *t)
 void
 team_tick(struct team *t)
 {
-	protocol_tick(t->proto, clock_wall_ms());
+	protocol_tick(t->core.proto, clock_wall_ms());
 	/* A host allowed for the whole team by an answer whose request
 	 * was noted late (netgate.c: the asker settles it) makes others
 	 * moot after the answer's own withdrawal ran: they go here. */
 	netgate_withdraw_moot(t->netgate);
-	bus_poll(t->bus);
+	bus_poll(t->core.bus);
 	team_reap(t);
 	team_reap_checkers(t, 0);
 }
@@ -455,17 +458,17 @@ team_free(struct team *t)
 
 	if (t == NULL)
 		return;
-	pthread_mutex_lock(&t->lock);
-	t->closing = 1;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_lock(&t->crew.lock);
+	t->crew.closing = 1;
+	pthread_mutex_unlock(&t->crew.lock);
 	/* No agent can be added now; the list only shrinks here. */
-	for (i = 0; i < t->nagents; i++)
-		team_stop_agent(t, t->agents[i], 0);
-	for (i = 0; i < t->nagents; i++) {
-		pthread_join(t->agents[i]->thread, NULL);
-		agent_free(t->agents[i]);
+	for (i = 0; i < t->crew.nagents; i++)
+		team_stop_agent(t, t->crew.agents[i], 0);
+	for (i = 0; i < t->crew.nagents; i++) {
+		pthread_join(t->crew.agents[i]->run.thread, NULL);
+		agent_free(t->crew.agents[i]);
 	}
-	free(t->agents);
+	free(t->crew.agents);
 	/* No checker can be added now either. */
 	pthread_mutex_lock(&t->checks.check_lock);
 	t->checks.checks_closed = 1;
@@ -477,30 +480,30 @@ team_free(struct team *t)
 	mcptools_close(t);
 	/* What escaped a command whose reaper it killed ends with us. */
 	bash_sweep_orphans(BASH_GRACE_MS);
-	taskboard_free(t->tasks);
+	taskboard_free(t->core.tasks);
 	netgate_close(t->netgate);
-	protocol_free(t->proto);
-	bus_free(t->bus);
-	store_close(t->store);
+	protocol_free(t->core.proto);
+	bus_free(t->core.bus);
+	store_close(t->core.store);
 	/* Its TMPDIR is in the team's folder: gone before the lock. */
 	team_sandbox_close(t);
 	/* Last, so that no other huddle opens the store while this one
 	 * still has it open. */
-	if (t->lock_fd != -1)
-		close(t->lock_fd);
+	if (t->home.lock_fd != -1)
+		close(t->home.lock_fd);
 	profile_free(t->places.git_profile);
 	free(t->places.git_common);
-	free(t->outputs);
+	free(t->home.outputs);
 	git_clear(&t->places.git);
 	policy_free(t->policy);
 	roles_free(t->roles);
-	evq_destroy(&t->events);
-	pthread_mutex_destroy(&t->lock);
+	evq_destroy(&t->core.events);
+	pthread_mutex_destroy(&t->crew.lock);
 	pthread_mutex_destroy(&t->places.git_lock);
 	pthread_mutex_destroy(&t->places.repo_lock);
-	pthread_mutex_destroy(&t->budget_lock);
+	pthread_mutex_destroy(&t->budget.lock);
 	pthread_mutex_destroy(&t->checks.check_lock);
-	free(t->workdir);
-	free(t->state);
+	free(t->home.workdir);
+	free(t->home.state);
 	free(t);
 }

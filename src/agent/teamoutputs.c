@@ -36,8 +36,8 @@ struct team_output_file {
 int
 team_outputs_open(struct team *t, char **err)
 {
-	t->outputs = xasprintf("%s/outputs", t->state);
-	return statedir_make(t->outputs, 0, err);
+	t->home.outputs = xasprintf("%s/outputs", t->home.state);
+	return statedir_make(t->home.outputs, 0, err);
 }
 
 char *
@@ -49,7 +49,7 @@ team_output_path(struct team *t, const char *agent, const char *id)
 	/* Ids are the provider's words: only a plain one names a file. */
 	if (n == 0 || n > 128 || id[n] != '\0')
 		return NULL;
-	return xasprintf("%s/outputs/%s.%s.txt", t->state, agent, id);
+	return xasprintf("%s/outputs/%s.%s.txt", t->home.state, agent, id);
 }
 
 static int
@@ -115,7 +115,7 @@ team_output_keep(struct team *t, const char *agent, const char *id,
 		free(path);
 		return NULL;
 	}
-	if (t->outputs != NULL)
-		team_outputs_prune(t->outputs);
+	if (t->home.outputs != NULL)
+		team_outputs_prune(t->home.outputs);
 	return path;
 }

@@ -18,7 +18,8 @@
 int
 team_say(struct team *t, const char *to, const char *text, char **err)
 {
-	return bus_send(t->bus, MSG_USER, to ? to : ROSTER_LEAD, MSG_MESSAGE,
+	return bus_send(t->core.bus, MSG_USER, to ? to : ROSTER_LEAD,
+	    MSG_MESSAGE,
 	    text, NULL, err) < 0 ? -1 : 0;
 }
 
@@ -27,7 +28,7 @@ static int
 team_for_person(struct team *t, const struct request *r)
 {
 	return r->status == REQ_PENDING &&
-	    (protocol_answerers(t->proto, r->type) & PROTO_BY_USER) != 0;
+	    (protocol_answerers(t->core.proto, r->type) & PROTO_BY_USER) != 0;
 }
 
 int
@@ -39,14 +40,14 @@ team_find_request(struct team *t, const char *target,
 	size_t n, i, by_id = 0, by_name = 0;
 	char *q;
 
-	if ((r = protocol_get(t->proto, target)) != NULL) {
+	if ((r = protocol_get(t->core.proto, target)) != NULL) {
 		memcpy(id, r->id, PROTO_ID_SIZE);
 		request_free(r);
 		return 0;
 	}
 	if (strncmp(prefix, "req_", 4) == 0)
 		prefix += 4;
-	n = protocol_list(t->proto, 0, &list);
+	n = protocol_list(t->core.proto, 0, &list);
 	for (i = 0; i < n; i++) {
 		if (!team_for_person(t, &list[i]))
 			continue;
@@ -92,7 +93,8 @@ team_respond(struct team *t, const struct request *r, int approve,
 {
 	enum proto_verdict v;
 
-	v = protocol_respond(t->proto, r->id, req_type_response_msg(r->type),
+	v = protocol_respond(t->core.proto, r->id,
+	    req_type_response_msg(r->type),
 	    MSG_USER, approve, feedback ? feedback : "", why);
 	/* A host allowed for the whole team answers the others who asked
 	 * for it: their requests are withdrawn. */
@@ -117,7 +119,7 @@ team_decide(struct team *t, const char *target, int approve,
 		if (team_find_request(t, target, id, msg) == -1)
 			return PROTO_UNKNOWN;
 	} else {
-		n = protocol_list(t->proto, 0, &list);
+		n = protocol_list(t->core.proto, 0, &list);
 		for (i = 0; i < n && *id == '\0'; i++) {
 			if (team_for_person(t, &list[i]))
 				memcpy(id, list[i].id, PROTO_ID_SIZE);
@@ -131,7 +133,7 @@ team_decide(struct team *t, const char *target, int approve,
 	}
 	/* A decided id still goes to the engine, which says why it changes
 	 * nothing. */
-	if ((r = protocol_get(t->proto, id)) == NULL) {
+	if ((r = protocol_get(t->core.proto, id)) == NULL) {
 		*msg = xasprintf("no request has the id '%s'", id);
 		return PROTO_UNKNOWN;
 	}
@@ -201,7 +203,7 @@ team_reject_all(struct team *t, const char *name, const char *feedback,
 
 	/* The requests waiting now; any that come while these are decided
 	 * wait for the next time. */
-	n = protocol_list(t->proto, 0, &list);
+	n = protocol_list(t->core.proto, 0, &list);
 	for (i = 0; i < n; i++) {
 		if (!team_for_person(t, &list[i]) ||
 		    strcmp(list[i].from, name) != 0)
@@ -234,7 +236,7 @@ team_request_shutdown(struct team *t, const char *name, char **err)
 		*err = xstrdup("the lead stops when you quit (F10 or /quit)");
 		return -1;
 	}
-	return protocol_request(t->proto, REQ_SHUTDOWN, MSG_USER, name,
+	return protocol_request(t->core.proto, REQ_SHUTDOWN, MSG_USER, name,
 	    "requested by the person", id, err);
 }
 
@@ -254,18 +256,18 @@ team_force_stop(struct team *t, const char *name, char **err)
 	}
 	/* No thread runs for it (it never started, or it ended): record
 	 * the end directly. */
-	if ((m = roster_get(t->store, name)) == NULL) {
+	if ((m = roster_get(t->core.store, name)) == NULL) {
 		*err = xasprintf("no teammate named '%s'", name);
 		return -1;
 	}
 	member_free(m);
-	return protocol_terminate(t->proto, name, "stopped by force", err);
+	return protocol_terminate(t->core.proto, name, "stopped by force", err);
 }
 
 int
 team_interrupt(struct team *t, const char *name, char **err)
 {
-	struct member *m = roster_get(t->store, name);
+	struct member *m = roster_get(t->core.store, name);
 	struct agent *a = team_find(t, name);
 	int busy = m != NULL && (m->status == MEMBER_WORKING ||
 	    m->status == MEMBER_WAITING);
@@ -281,10 +283,10 @@ team_interrupt(struct team *t, const char *name, char **err)
 	}
 	/* The agent may be reaped only by this (the main) thread, so a
 	 * stays valid here. */
-	atomic_store(&a->interrupt, 1);
-	cancel_fire(&a->cancel);
-	llm_cancel(a->llm);
-	bus_wake(t->bus, a->name);
+	atomic_store(&a->run.interrupt, 1);
+	cancel_fire(&a->run.cancel);
+	llm_cancel(a->run.llm);
+	bus_wake(t->core.bus, a->name);
 	return 0;
 }
 
@@ -298,6 +300,6 @@ team_compact(struct team *t, const char *name, char **err)
 		return -1;
 	}
 	atomic_store(&a->win.compact_asked, 1);
-	bus_wake(t->bus, a->name);
+	bus_wake(t->core.bus, a->name);
 	return 0;
 }

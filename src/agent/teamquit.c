@@ -19,7 +19,7 @@
 int
 team_quitting(struct team *t)
 {
-	return atomic_load(&t->quitting);
+	return atomic_load(&t->quit.quitting);
 }
 
 /*
@@ -33,11 +33,11 @@ team_snapshot(struct team *t, struct agent ***out)
 {
 	size_t n;
 
-	pthread_mutex_lock(&t->lock);
-	n = t->nagents;
+	pthread_mutex_lock(&t->crew.lock);
+	n = t->crew.nagents;
 	*out = xcalloc(n ? n : 1, sizeof **out);
-	memcpy(*out, t->agents, n * sizeof **out);
-	pthread_mutex_unlock(&t->lock);
+	memcpy(*out, t->crew.agents, n * sizeof **out);
+	pthread_mutex_unlock(&t->crew.lock);
 	return n;
 }
 
@@ -48,19 +48,19 @@ team_quit_begin(struct team *t)
 	size_t n, i, asked = 0;
 	char *err = NULL;
 
-	if (atomic_load(&t->quitting))
+	if (atomic_load(&t->quit.quitting))
 		return;
-	atomic_store(&t->quitting, 1);
-	t->quit_deadline = clock_mono_ms() + t->opts.quit_timeout_ms;
+	atomic_store(&t->quit.quitting, 1);
+	t->quit.deadline = clock_mono_ms() + t->opts.quit_timeout_ms;
 	team_withdraw_pending(t);
 	n = team_snapshot(t, &agents);
 	for (i = 0; i < n; i++) {
 		struct agent *a = agents[i];
 
-		if (a->is_lead || atomic_load(&a->finished))
+		if (a->is_lead || atomic_load(&a->run.finished))
 			continue;
-		if (protocol_request(t->proto, REQ_SHUTDOWN, MSG_SYSTEM,
-		    a->name, TEAM_QUIT_REASON, a->quit_req, &err) == -1) {
+		if (protocol_request(t->core.proto, REQ_SHUTDOWN, MSG_SYSTEM,
+		    a->name, TEAM_QUIT_REASON, a->run.quit_req, &err) == -1) {
 			log_printf("quit: %s", err);
 			free(err);
 			err = NULL;
@@ -68,14 +68,14 @@ team_quit_begin(struct team *t)
 			asked++;
 	}
 	free(agents);
-	event_notice_asked(&t->events, "quitting: asked every teammate to "
+	event_notice_asked(&t->core.events, "quitting: asked every teammate to "
 	    "shut down", (int)asked);
 }
 
 int64_t
 team_quit_left_ms(struct team *t)
 {
-	int64_t left = t->quit_deadline - clock_mono_ms();
+	int64_t left = t->quit.deadline - clock_mono_ms();
 
 	return left > 0 ? left : 0;
 }
@@ -87,12 +87,12 @@ team_quit_force(struct team *t)
 	size_t n, i;
 
 	team_quit_begin(t);
-	t->quit_deadline = clock_mono_ms();
+	t->quit.deadline = clock_mono_ms();
 	(void)team_quit_poll(t);
 	/* The lead too, whatever the teammates are doing. */
 	n = team_snapshot(t, &agents);
 	for (i = 0; i < n; i++)
-		if (!atomic_load(&agents[i]->stop))
+		if (!atomic_load(&agents[i]->run.stop))
 			team_stop_agent(t, agents[i], 0);
 	free(agents);
 }
@@ -102,7 +102,7 @@ team_quit_poll(struct team *t)
 {
 	struct agent **agents, *lead = NULL;
 	size_t n, i, running = 0;
-	int late = clock_mono_ms() >= t->quit_deadline;
+	int late = clock_mono_ms() >= t->quit.deadline;
 	char *err = NULL;
 
 	team_tick(t);
@@ -115,19 +115,20 @@ team_quit_poll(struct team *t)
 			continue;
 		}
 		running++;
-		if (late && !atomic_load(&a->stop)) {
+		if (late && !atomic_load(&a->run.stop)) {
 			/* Out of time: stop it, keeping it for --resume, and
 			 * withdraw the request it did not answer. */
 			team_stop_agent(t, a, 0);
-			if (*a->quit_req != '\0' && protocol_cancel(t->proto,
-			    a->quit_req, "huddle quit first", &err) == -1) {
+			if (*a->run.quit_req != '\0' &&
+			    protocol_cancel(t->core.proto,
+			    a->run.quit_req, "huddle quit first", &err) == -1) {
 				free(err);
 				err = NULL;
 			}
 		}
 	}
-	if (running == 0 && lead != NULL && !t->lead_stopping) {
-		t->lead_stopping = 1;
+	if (running == 0 && lead != NULL && !t->quit.lead_stopping) {
+		t->quit.lead_stopping = 1;
 		team_stop_agent(t, lead, 0);
 	}
 	free(agents);

@@ -46,10 +46,10 @@ team_roles_open(struct team *t, char **err)
 {
 	size_t i;
 
-	if (roles_load(t->opts.config_dir, t->workdir, t->opts.mcp_servers,
+	if (roles_load(t->opts.config_dir, t->home.workdir, t->opts.mcp_servers,
 	    &t->roles, err) == -1)
 		return -1;
 	for (i = 0; i < t->roles->nnotices; i++)
-		event_notice(&t->events, NULL, "%s", t->roles->notices[i]);
+		event_notice(&t->core.events, NULL, "%s", t->roles->notices[i]);
 	return 0;
 }

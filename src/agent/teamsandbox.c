@@ -82,15 +82,15 @@ team_sandbox_open(struct team *t, char **err)
 
 	/* In the team's folder, beneath the state every team's commands
 	 * are denied: no other team's command can read it. */
-	team_sandbox_sweep(t->state);
-	tmpl = xasprintf("%s/tmp-XXXXXX", t->state);
+	team_sandbox_sweep(t->home.state);
+	tmpl = xasprintf("%s/tmp-XXXXXX", t->home.state);
 	if (mkdtemp(tmpl) == NULL) {
 		*err = xasprintf("%s: %s", tmpl, strerror(errno));
 		free(tmpl);
 		return -1;
 	}
 	/* Canonical, as the sandbox's writable directories are. */
-	if ((t->tmpdir = realpath(tmpl, NULL)) == NULL) {
+	if ((t->sb.tmpdir = realpath(tmpl, NULL)) == NULL) {
 		*err = xasprintf("%s: %s", tmpl, strerror(errno));
 		rmdir(tmpl);
 		free(tmpl);
@@ -98,16 +98,17 @@ team_sandbox_open(struct team *t, char **err)
 	}
 	free(tmpl);
 	pthread_mutex_init(&t->sb.lock, NULL);
-	t->program = reaperexe_path();
-	t->places.git.program = t->program;
-	t->places.git.tmpdir = t->tmpdir;
+	t->home.program = reaperexe_path();
+	t->places.git.program = t->home.program;
+	t->places.git.tmpdir = t->sb.tmpdir;
 	git_find(&t->places.git);
 	/* Every team's state, not only this one's: another team's
 	 * transcripts are no business of this one's commands. */
 	state = team_sandbox_state_base(t);
-	t->sb.hidden = hidden_paths(NULL, state != NULL ? state : t->state);
+	t->sb.hidden = hidden_paths(NULL, state != NULL ? state :
+	    t->home.state);
 	free(state);
-	t->runlater = runlater_note(t->workdir);
+	t->sb.runlater = runlater_note(t->home.workdir);
 	t->sb.abi = landlock_abi();
 	if (t->opts.no_sandbox) {
 		t->sb.mode = SANDBOX_OFF;
@@ -115,19 +116,21 @@ team_sandbox_open(struct team *t, char **err)
 	}
 	if (t->sb.abi == 0) {
 		t->sb.mode = SANDBOX_MISSING;
-		event_notice(&t->events, NULL, "this kernel has no Landlock "
+		event_notice(&t->core.events, NULL,
+		    "this kernel has no Landlock "
 		    "sandbox: every command will ask for your permission "
 		    "(--no-sandbox runs them unconfined)");
 		return 0;
 	}
 	t->sb.mode = SANDBOX_ON;
 	if (t->opts.max_procs > 0 && !confine_limits_hold(&why)) {
-		event_notice(&t->events, NULL, "commands have no process "
+		event_notice(&t->core.events, NULL, "commands have no process "
 		    "limit: %s", why);
 		free(why);
 	}
 	if (t->opts.no_network && t->sb.abi < 4)
-		event_notice(&t->events, NULL, "this kernel's Landlock cannot "
+		event_notice(&t->core.events, NULL,
+		    "this kernel's Landlock cannot "
 		    "deny the network (it needs ABI 4): commands keep it");
 	return 0;
 }
@@ -193,8 +196,8 @@ team_sandbox_profile_also(struct team *t, const char *root, int worktree,
 	size_t i;
 
 	s.root = root;
-	s.tmpdir = t->tmpdir;
-	s.program = t->program;
+	s.tmpdir = t->sb.tmpdir;
+	s.program = t->home.program;
 	writable = xcalloc(t->opts.nwritable + 1, sizeof *writable);
 	for (i = 0; i < t->opts.nwritable; i++)
 		writable[i] = t->opts.writable[i];
@@ -207,7 +210,7 @@ team_sandbox_profile_also(struct team *t, const char *root, int worktree,
 	/* From a worktree the rest of the working tree is out of sight,
 	 * but the repository's history is not. */
 	if (worktree) {
-		s.hide_also = t->workdir;
+		s.hide_also = t->home.workdir;
 		if (t->places.git_common != NULL)
 			readable[s.nreadable++] = t->places.git_common;
 	}
@@ -238,9 +241,9 @@ team_sandbox_close(struct team *t)
 {
 	size_t i;
 
-	if (t->tmpdir != NULL) {
-		nftw(t->tmpdir, team_sandbox_rm, 16, FTW_DEPTH | FTW_PHYS);
-		free(t->tmpdir);
+	if (t->sb.tmpdir != NULL) {
+		nftw(t->sb.tmpdir, team_sandbox_rm, 16, FTW_DEPTH | FTW_PHYS);
+		free(t->sb.tmpdir);
 		/* A profile still held keeps its ruleset. */
 		for (i = 0; i < t->sb.n; i++) {
 			free(t->sb.rulesets[i].key);
@@ -249,9 +252,9 @@ team_sandbox_close(struct team *t)
 		free(t->sb.rulesets);
 		pthread_mutex_destroy(&t->sb.lock);
 	}
-	free(t->program);
+	free(t->home.program);
 	hidden_free(t->sb.hidden);
-	runlater_free(t->runlater);
+	runlater_free(t->sb.runlater);
 }
 
 char *
@@ -259,12 +262,12 @@ team_sandbox_planted(struct team *t)
 {
 	char *list, *text;
 
-	if (t->runlater == NULL || (list = runlater_changes(t->runlater)) ==
-	    NULL)
+	if (t->sb.runlater == NULL ||
+	    (list = runlater_changes(t->sb.runlater)) == NULL)
 		return NULL;
 	text = xasprintf("files that run code when you work in %s changed "
 	    "while the team worked: %s. Read them before you run make, git, "
-	    "your editor or direnv there.", t->workdir, list);
+	    "your editor or direnv there.", t->home.workdir, list);
 	free(list);
 	return text;
 }
@@ -287,7 +290,8 @@ team_sandbox_brief(struct team *t)
 char *
 team_sandbox_text(struct team *t)
 {
-	char *roots = xasprintf("%s and %s", t->workdir, t->tmpdir), *next;
+	char *roots = xasprintf("%s and %s", t->home.workdir, t->sb.tmpdir),
+	    *next;
 	char *text;
 	size_t i;
 

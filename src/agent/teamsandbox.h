@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 struct profile;
+struct runlater;
 struct ruleset;
 struct team;
 
@@ -29,6 +30,9 @@ struct team_ruleset {
  * any agent runs, then read only; lock guards the rulesets. */
 struct teamsandbox {
 	enum team_sandbox	 mode;
+	char			*tmpdir;	/* the commands' TMPDIR */
+	struct runlater		*runlater;	/* the workdir's run-later
+						 * files at start */
 	int			 abi;		/* Landlock's, 0: none */
 	char			**hidden;	/* from every command
 						 * (tools/hidden.h) */

@@ -3,7 +3,7 @@
  * checked (the name, the model, the team's size), written to the store
  * with its first message in one transaction, and started; team_start
  * starts the members a resumed team had. An agent's thread runs the
- * team's agent_thread (loop.c's loop, set by team_open), so the tools
+ * team's crew.thread (loop.c's loop, set by team_open), so the tools
  * that spawn a teammate never call up to the loop that runs them.
  */
 #include "core/wtrecord.h"
@@ -65,10 +65,10 @@ team_model_in_use(struct team *t, const char *id)
 	size_t i;
 	int found = 0;
 
-	pthread_mutex_lock(&t->lock);
-	for (i = 0; i < t->nagents && !found; i++)
-		found = strcmp(t->agents[i]->model_id, id) == 0;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_lock(&t->crew.lock);
+	for (i = 0; i < t->crew.nagents && !found; i++)
+		found = strcmp(t->crew.agents[i]->model_id, id) == 0;
+	pthread_mutex_unlock(&t->crew.lock);
 	return found;
 }
 
@@ -77,7 +77,7 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 {
 	struct agent *a = xcalloc(1, sizeof *a);
 	struct llm_config cfg;
-	struct member *m = roster_get(t->store, name);
+	struct member *m = roster_get(t->core.store, name);
 	int rc;
 
 	a->team = t;
@@ -86,13 +86,14 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
 	a->role_def = a->is_lead ? NULL : roles_find(t->roles, a->role);
 	a->status = m ? m->status : MEMBER_STARTING;
-	a->autonomous = m != NULL && m->autonomous;
+	a->turn.autonomous = m != NULL && m->autonomous;
 	a->model_id = xstrdup(team_model_of(t, m));
-	cancel_init(&a->cancel);
+	cancel_init(&a->run.cancel);
 	/* A worktree gone missing or moved is reported, never made again
 	 * over what may be work: its teammate does not start. */
 	if (places_own(t, name) ? places_enter(a, err) == -1 :
-	    (a->at.home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
+	    (a->at.home = team_sandbox_profile(t, t->home.workdir, 0,
+	    err)) == NULL) {
 		member_free(m);
 		agent_free(a);
 		return -1;
@@ -111,21 +112,22 @@ team_launch(struct team *t, const char *name, const char *role, char **err)
 	    !team_model_in_use(t, a->model_id)) {
 		char *msg = catalog_assumed(&a->model);
 
-		event_notice(&t->events, a->name, "%s", msg);
+		event_notice(&t->core.events, a->name, "%s", msg);
 		free(msg);
 	}
 	cfg.agent = a->name;
-	a->llm = llm_client_new(&cfg);
-	pthread_mutex_lock(&t->lock);
-	t->agents = xgrow(t->agents, &t->capagents, t->nagents + 1,
-	    sizeof *t->agents);
+	a->run.llm = llm_client_new(&cfg);
+	pthread_mutex_lock(&t->crew.lock);
+	t->crew.agents = xgrow(t->crew.agents, &t->crew.capagents,
+	    t->crew.nagents + 1,
+	    sizeof *t->crew.agents);
 	/* Started under the lock so a reaper never sees a half-made agent,
 	 * and never once team_free has begun. */
-	rc = t->closing ? -1 : pthread_create(&a->thread, NULL,
-	    t->agent_thread, a);
+	rc = t->crew.closing ? -1 : pthread_create(&a->run.thread, NULL,
+	    t->crew.thread, a);
 	if (rc == 0)
-		t->agents[t->nagents++] = a;
-	pthread_mutex_unlock(&t->lock);
+		t->crew.agents[t->crew.nagents++] = a;
+	pthread_mutex_unlock(&t->crew.lock);
 	if (rc != 0) {
 		*err = xasprintf("cannot start a thread for %s", name);
 		agent_free(a);
@@ -138,7 +140,7 @@ static size_t
 team_live_teammates(struct team *t)
 {
 	struct member *m;
-	size_t n = roster_list(t->store, &m), i, live = 0;
+	size_t n = roster_list(t->core.store, &m), i, live = 0;
 
 	for (i = 0; i < n; i++)
 		live += !m[i].is_lead && m[i].status != MEMBER_TERMINATED;
@@ -172,7 +174,7 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	model = s->model ? s->model : t->opts.teammate_model;
 	autonomous = s->autonomous || t->opts.autonomous;
 
-	if (atomic_load(&t->quitting)) {
+	if (atomic_load(&t->quit.quitting)) {
 		*err = xstrdup("the team is shutting down");
 		return -1;
 	}
@@ -193,7 +195,7 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	/* Its worktree first (a name free for a member, and for a path and
 	 * a branch): a store that fails takes it back. */
 	if (s->worktree || t->opts.worktrees) {
-		struct member *m = roster_get(t->store, s->name);
+		struct member *m = roster_get(t->core.store, s->name);
 
 		if (m != NULL) {
 			*err = xasprintf("a member named '%s' already exists",
@@ -208,7 +210,8 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 		 * one finds it unrecorded meanwhile (/discard's leftovers). */
 		pthread_mutex_lock(&t->places.git_lock);
 		git_held = 1;
-		if (worktree_add(&t->places.git, t->workdir, s->name, s->base,
+		if (worktree_add(&t->places.git, t->home.workdir, s->name,
+		    s->base,
 		    &base, err) == -1) {
 			pthread_mutex_unlock(&t->places.git_lock);
 			return -1;
@@ -216,35 +219,37 @@ team_spawn(struct team *t, const struct spawn_request *asked, char **err)
 	}
 	/* The member and its task, its first message, commit together and
 	 * before its thread starts: a crash at any point loses nothing. */
-	if (store_begin(t->store, err) == -1)
+	if (store_begin(t->core.store, err) == -1)
 		goto undo;
-	rc = roster_add_tx(t->store, s->name, s->role, s->prompt,
+	rc = roster_add_tx(t->core.store, s->name, s->role, s->prompt,
 	    s->plan_required, err);
 	if (rc == 0 && base != NULL)
-		rc = wtrecord_add_tx(t->store, s->name, base, s->name, err);
+		rc = wtrecord_add_tx(t->core.store, s->name, base, s->name,
+		    err);
 	/* The lead hears when it is idle; an autonomous teammate's work
 	 * is the board's, which tells the lead itself. */
 	if (rc == 0 && !autonomous)
-		rc = roster_set_awaited_tx(t->store, s->name, 1, err);
+		rc = roster_set_awaited_tx(t->core.store, s->name, 1, err);
 	if (rc == 0 && model != NULL)
-		rc = roster_set_model_tx(t->store, s->name, model, err);
+		rc = roster_set_model_tx(t->core.store, s->name, model, err);
 	if (rc == 0 && autonomous)
-		rc = roster_set_autonomous_tx(t->store, s->name, err);
-	if (rc == 0 && bus_post_tx(t->store, ROSTER_LEAD, s->name,
+		rc = roster_set_autonomous_tx(t->core.store, s->name, err);
+	if (rc == 0 && bus_post_tx(t->core.store, ROSTER_LEAD, s->name,
 	    MSG_MESSAGE, s->prompt, NULL, &task, err) < 0)
 		rc = -1;
-	if (store_commit(t->store, rc == 0, rc == 0 ? err : NULL) == -1) {
-		store_unlock(t->store);
+	if (store_commit(t->core.store, rc == 0, rc == 0 ? err : NULL) == -1) {
+		store_unlock(t->core.store);
 		message_clear(&task);
 		goto undo;
 	}
-	bus_wake(t->bus, s->name);
-	bus_announce(t->bus, &task);
-	store_unlock(t->store);
+	bus_wake(t->core.bus, s->name);
+	bus_announce(t->core.bus, &task);
+	store_unlock(t->core.store);
 	if (git_held)
 		pthread_mutex_unlock(&t->places.git_lock);
 	message_clear(&task);
-	event_spawned(&t->events, s->name, s->role, s->plan_required, model ?
+	event_spawned(&t->core.events, s->name, s->role, s->plan_required,
+	    model ?
 	    model : t->opts.llm.model, autonomous, base);
 	free(base);
 	return team_launch(t, s->name, s->role, err);
@@ -252,7 +257,7 @@ undo:
 	if (base != NULL) {
 		char *why = NULL;
 
-		if (worktree_remove(&t->places.git, t->workdir, s->name, 1,
+		if (worktree_remove(&t->places.git, t->home.workdir, s->name, 1,
 		    &why) == -1) {
 			log_printf("%s: undoing its worktree: %s", s->name, why);
 			free(why);

@@ -21,31 +21,31 @@
 struct evq *
 team_events(struct team *t)
 {
-	return &t->events;
+	return &t->core.events;
 }
 
 struct store *
 team_store(struct team *t)
 {
-	return t->store;
+	return t->core.store;
 }
 
 struct bus *
 team_bus(struct team *t)
 {
-	return t->bus;
+	return t->core.bus;
 }
 
 int64_t
 team_epoch_us(struct team *t)
 {
-	return t->epoch_us;
+	return t->home.epoch_us;
 }
 
 struct protocol *
 team_protocol(struct team *t)
 {
-	return t->proto;
+	return t->core.proto;
 }
 
 struct agent *
@@ -54,13 +54,13 @@ team_find(struct team *t, const char *name)
 	struct agent *a = NULL;
 	size_t i;
 
-	pthread_mutex_lock(&t->lock);
-	for (i = 0; i < t->nagents; i++) {
-		if (strcmp(t->agents[i]->name, name) == 0 &&
-		    !atomic_load(&t->agents[i]->finished))
-			a = t->agents[i];
+	pthread_mutex_lock(&t->crew.lock);
+	for (i = 0; i < t->crew.nagents; i++) {
+		if (strcmp(t->crew.agents[i]->name, name) == 0 &&
+		    !atomic_load(&t->crew.agents[i]->run.finished))
+			a = t->crew.agents[i];
 	}
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&t->crew.lock);
 	return a;
 }
 
@@ -70,13 +70,13 @@ team_set_budget(struct team *t, double max_cost)
 	struct member *m;
 	size_t n, i;
 
-	pthread_mutex_lock(&t->budget_lock);
-	t->max_cost = max_cost > 0 ? max_cost : 0;
-	pthread_mutex_unlock(&t->budget_lock);
+	pthread_mutex_lock(&t->budget.lock);
+	t->budget.max_cost = max_cost > 0 ? max_cost : 0;
+	pthread_mutex_unlock(&t->budget.lock);
 	/* Whoever waits on the old limit looks again. */
-	n = roster_list(t->store, &m);
+	n = roster_list(t->core.store, &m);
 	for (i = 0; i < n; i++)
-		bus_wake(t->bus, m[i].name);
+		bus_wake(t->core.bus, m[i].name);
 	member_free_array(m, n);
 }
 
@@ -85,16 +85,16 @@ team_budget(struct team *t)
 {
 	double max;
 
-	pthread_mutex_lock(&t->budget_lock);
-	max = t->max_cost;
-	pthread_mutex_unlock(&t->budget_lock);
+	pthread_mutex_lock(&t->budget.lock);
+	max = t->budget.max_cost;
+	pthread_mutex_unlock(&t->budget.lock);
 	return max;
 }
 
 double
 team_cost(struct team *t)
 {
-	return roster_team_cost(t->store);
+	return roster_team_cost(t->core.store);
 }
 
 const char *
@@ -108,7 +108,7 @@ team_lead_waits(struct team *t, const char *name)
 {
 	char *err = NULL;
 
-	if (roster_set_awaited(t->store, name, 1, &err) == -1) {
+	if (roster_set_awaited(t->core.store, name, 1, &err) == -1) {
 		log_printf("lead waits for %s: %s", name, err);
 		free(err);
 	}
@@ -119,7 +119,7 @@ team_bash_options(struct team *t, const struct profile *p,
     struct cancel *cancel, struct bash_options *bo)
 {
 	memset(bo, 0, sizeof *bo);
-	bo->program = t->program;
+	bo->program = t->home.program;
 	bo->timeout_s = t->opts.bash_timeout_s;
 	bo->cancel = cancel;
 	profile_bash_options(p, bo);
@@ -134,13 +134,13 @@ team_proxy_port(struct team *t)
 const char *
 team_workdir(struct team *t)
 {
-	return t->workdir;
+	return t->home.workdir;
 }
 
 const char *
 team_state_dir(struct team *t)
 {
-	return t->state;
+	return t->home.state;
 }
 
 void
@@ -148,5 +148,5 @@ team_on_notice(void *ud, const char *text)
 {
 	struct team *t = ud;
 
-	evq_notice(&t->events, text);
+	evq_notice(&t->core.events, text);
 }

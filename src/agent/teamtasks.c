@@ -21,7 +21,7 @@
 struct taskboard *
 team_taskboard(struct team *t)
 {
-	return t->tasks;
+	return t->core.tasks;
 }
 
 int
@@ -33,7 +33,7 @@ team_task_add(struct team *t, const char *subject, const char *const *after,
 
 	if (worktree != NULL && places_for_tasks(t, msg) == -1)
 		return -1;
-	if (taskboard_create(t->tasks, MSG_USER, &n, &k, msg) == -1)
+	if (taskboard_create(t->core.tasks, MSG_USER, &n, &k, msg) == -1)
 		return -1;
 	/* In the board's words (ready, or waiting), not the store's
 	 * "pending". */
@@ -50,7 +50,8 @@ team_task_assign(struct team *t, const char *id, const char *teammate,
 {
 	struct task k;
 
-	if (taskboard_assign(t->tasks, MSG_USER, id, teammate, &k, msg) == -1)
+	if (taskboard_assign(t->core.tasks, MSG_USER, id, teammate, &k,
+	    msg) == -1)
 		return -1;
 	*msg = xasprintf("%s is %s's now%s", k.id, teammate, k.blocked ?
 	    "; it starts when what it waits for is done" : "");
@@ -66,7 +67,7 @@ team_task_move(struct team *t, const char *id, enum task_status status,
 	struct task k;
 
 	c.status = status;
-	if (taskboard_update(t->tasks, MSG_USER, id, &c, &k, msg) == -1)
+	if (taskboard_update(t->core.tasks, MSG_USER, id, &c, &k, msg) == -1)
 		return -1;
 	*msg = xasprintf("%s is %s", k.id, task_status_name(k.status));
 	task_clear(&k);
@@ -89,7 +90,7 @@ team_checker_main(void *arg)
 
 	tasks_complete(c->team, NULL, c->id, NULL,
 	    &c->team->checks.check_cancel, &msg);
-	event_notice(&c->team->events, NULL, "%s", msg ? msg : "");
+	event_notice(&c->team->core.events, NULL, "%s", msg ? msg : "");
 	free(msg);
 	atomic_store(&c->done, 1);
 	return NULL;
@@ -107,8 +108,8 @@ team_reap_checkers(struct team *t, int all)
 		/* A check that waits for the person's permission waits on
 		 * the person's inbox (permit.c); a team that failed to open
 		 * has no bus. */
-		if (t->bus != NULL)
-			bus_wake(t->bus, MSG_USER);
+		if (t->core.bus != NULL)
+			bus_wake(t->core.bus, MSG_USER);
 	}
 	pthread_mutex_lock(&ck->check_lock);
 	for (i = 0; i < ck->ncheckers; i++) {
@@ -136,7 +137,7 @@ team_task_done(struct team *t, const char *id, char **msg)
 	struct task k;
 	int rc;
 
-	if (taskboard_get(t->tasks, id, &k) == -1) {
+	if (taskboard_get(t->core.tasks, id, &k) == -1) {
 		*msg = xasprintf("there is no task '%s'", id);
 		return -1;
 	}
@@ -144,7 +145,7 @@ team_task_done(struct team *t, const char *id, char **msg)
 		task_clear(&k);
 		return team_task_move(t, id, TASK_COMPLETED, msg);
 	}
-	if (taskboard_may_move(t->tasks, MSG_USER, k.id, TASK_COMPLETED,
+	if (taskboard_may_move(t->core.tasks, MSG_USER, k.id, TASK_COMPLETED,
 	    msg) == -1) {
 		task_clear(&k);
 		return -1;

@@ -25,9 +25,10 @@ team_tool_member(struct team *t, const char *name, char **err)
 	a->role = xstrdup(name);
 	a->is_lead = strcmp(name, ROSTER_LEAD) == 0;
 	a->status = MEMBER_IDLE;
-	a->transcript = json_array();
-	cancel_init(&a->cancel);
-	if ((a->at.home = team_sandbox_profile(t, t->workdir, 0, err)) == NULL) {
+	a->turn.transcript = json_array();
+	cancel_init(&a->run.cancel);
+	if ((a->at.home = team_sandbox_profile(t, t->home.workdir, 0,
+	    err)) == NULL) {
 		agent_free(a);
 		return NULL;
 	}
@@ -40,11 +41,11 @@ team_tool_call(struct agent *a, const char *tool, json_t *input,
 {
 	tools_run(a, tool, input, out);
 	/* The next call starts afresh, as from a new turn. */
-	json_array_clear(a->transcript);
-	a->leaving = 0;
-	a->pausing = 0;
-	free(a->leave_reason);
-	a->leave_reason = NULL;
+	json_array_clear(a->turn.transcript);
+	a->turn.leaving = 0;
+	a->turn.pausing = 0;
+	free(a->turn.leave_reason);
+	a->turn.leave_reason = NULL;
 }
 
 void

@@ -68,14 +68,14 @@ void
 team_withdraw_pending(struct team *t)
 {
 	struct request *list;
-	size_t n = protocol_list(t->proto, 0, &list), i, len = 0, cap = 0;
+	size_t n = protocol_list(t->core.proto, 0, &list), i, len = 0, cap = 0;
 	char *text = NULL, *line, *path, *err = NULL;
 
 	for (i = 0; i < n; i++) {
 		if (list[i].status != REQ_PENDING ||
 		    list[i].type != REQ_PERMISSION)
 			continue;
-		if (protocol_cancel(t->proto, list[i].id, TEAM_WITHDRAWN,
+		if (protocol_cancel(t->core.proto, list[i].id, TEAM_WITHDRAWN,
 		    &err) == -1) {
 			log_printf("quit: %s", err);
 			free(err);
@@ -89,7 +89,7 @@ team_withdraw_pending(struct team *t)
 	request_free_array(list, n);
 	if (text == NULL)
 		return;
-	path = xasprintf("%s/%s", t->state, TEAM_WITHDRAWN_FILE);
+	path = xasprintf("%s/%s", t->home.state, TEAM_WITHDRAWN_FILE);
 	team_write_whole(path, text, len);
 	free(path);
 	free(text);
@@ -98,7 +98,7 @@ team_withdraw_pending(struct team *t)
 void
 team_quit_told(struct team *t)
 {
-	char *path = xasprintf("%s/%s", t->state, TEAM_WITHDRAWN_FILE);
+	char *path = xasprintf("%s/%s", t->home.state, TEAM_WITHDRAWN_FILE);
 	char *text, *err = NULL;
 	size_t len = 0;
 
@@ -114,7 +114,7 @@ team_quit_told(struct team *t)
 		}
 		if (text[len - 1] == '\n')
 			text[--len] = '\0';
-		event_notice(&t->events, NULL, "the last quit withdrew "
+		event_notice(&t->core.events, NULL, "the last quit withdrew "
 		    "%s (%s waited for you; %s agent%s told)", text,
 		    lines > 0 ? "they" : "it",
 		    lines > 0 ? "their" : "its", lines > 0 ? "s were" :

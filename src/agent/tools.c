@@ -78,7 +78,7 @@ tool_place(struct agent *a, struct tool_output *o)
 		/* In a worktree, nothing starts while huddle merges one (or
 		 * makes or removes one): places_merge judges whether its holder
 		 * works under this lock. */
-		if (strcmp(places_root(a), a->team->workdir) != 0) {
+		if (strcmp(places_root(a), a->team->home.workdir) != 0) {
 			pthread_mutex_lock(&a->team->places.git_lock);
 			pthread_mutex_unlock(&a->team->places.git_lock);
 		}
@@ -104,16 +104,17 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 	    tool_place(a, o) == -1)
 		return;
 	/* The lead's commands too: one policy for every command. */
-	if (permit_command(t, a, "bash", command, places_root(a), &a->cancel,
+	if (permit_command(t, a, "bash", command, places_root(a),
+	    &a->run.cancel,
 	    &why) == -1) {
 		tool_error(o, "not run: %s", why);
 		free(why);
 		return;
 	}
-	team_bash_options(t, places_profile(a), &a->cancel, &bo);
+	team_bash_options(t, places_profile(a), &a->run.cancel, &bo);
 	/* An output longer than the model or a pane takes is kept whole
 	 * for the person (teamoutputs.c). */
-	bo.keep_dir = t->outputs;
+	bo.keep_dir = t->home.outputs;
 	bo.keep_lines = TOOLS_KEEP_LINES;
 	/* Its own proxy credentials, valid while it runs. */
 	pass = netgate_pass_new(t->netgate, a->name);
@@ -125,7 +126,8 @@ tool_bash(struct agent *a, json_t *in, struct tool_output *o)
 		    "and in $TMPDIR%s; ask the person to "
 		    "restart huddle with --writable DIR (or without "
 		    "--no-network) if this command needs more]",
-		    strcmp(places_root(a), t->workdir) != 0 ? "your worktree (and reads none of "
+		    strcmp(places_root(a), t->home.workdir) != 0 ?
+		    "your worktree (and reads none of "
 		    "the working tree outside it)" : "the working directory",
 		    t->opts.no_network ? ", and gives them no network" : "");
 	if (bo.confine != NULL && tool_bash_limited(o->text))
@@ -197,7 +199,7 @@ tool_file_gate(struct agent *a, const char *tool, const char *path,
 static struct fstools_ctx
 tool_fs(struct agent *a)
 {
-	struct fstools_ctx c = { places_root(a), &a->cancel,
+	struct fstools_ctx c = { places_root(a), &a->run.cancel,
 	    places_profile(a) };
 
 	return c;
@@ -285,7 +287,7 @@ tool_send_message(struct agent *a, json_t *in, struct tool_output *o)
 	 * hear one idle notice it did not need. */
 	if (a->is_lead)
 		team_lead_waits(a->team, to);
-	if (bus_send(a->team->bus, a->name, to, MSG_MESSAGE, content, NULL,
+	if (bus_send(a->team->core.bus, a->name, to, MSG_MESSAGE, content, NULL,
 	    &err) < 0) {
 		tool_error(o, "not sent: %s", err);
 		free(err);
@@ -317,7 +319,8 @@ tool_broadcast(struct agent *a, json_t *in, struct tool_output *o)
 
 	if (toolarg_str(in, "content", 1, &content, o) == -1)
 		return;
-	if ((n = bus_broadcast(a->team->bus, a->name, content, &err)) < 0) {
+	if ((n = bus_broadcast(a->team->core.bus, a->name, content,
+	    &err)) < 0) {
 		tool_error(o, "not sent: %s", err);
 		free(err);
 		return;
@@ -412,7 +415,7 @@ tool_list_teammates(struct agent *a, json_t *in, struct tool_output *o)
 	size_t n, i;
 	char *text = xstrdup(""), *next;
 
-	n = roster_list(a->team->store, &m);
+	n = roster_list(a->team->core.store, &m);
 	for (i = 0; i < n; i++) {
 		if (m[i].is_lead)
 			continue;
@@ -445,7 +448,7 @@ tool_request_shutdown(struct agent *a, json_t *in, struct tool_output *o)
 		return;
 	}
 	team_lead_waits(a->team, name);
-	if (protocol_request(a->team->proto, REQ_SHUTDOWN, a->name, name,
+	if (protocol_request(a->team->core.proto, REQ_SHUTDOWN, a->name, name,
 	    reason ? reason : "", id, &err) == -1) {
 		tool_error(o, "not sent: %s", err);
 		free(err);
@@ -468,11 +471,12 @@ tool_review_plan(struct agent *a, json_t *in, struct tool_output *o)
 	    toolarg_bool(in, "approve", 1, &approve, o) == -1 ||
 	    toolarg_str(in, "feedback", 0, &feedback, o) == -1)
 		return;
-	v = protocol_respond(a->team->proto, id, MSG_PLAN_APPROVAL_RESPONSE,
+	v = protocol_respond(a->team->core.proto, id,
+	    MSG_PLAN_APPROVAL_RESPONSE,
 	    a->name, approve, feedback ? feedback : "", &msg);
 	/* As when the person decides (team_decide): the lead hears the
 	 * teammate's next idle notice. */
-	if (v == PROTO_DECIDED && (r = protocol_get(a->team->proto, id)) !=
+	if (v == PROTO_DECIDED && (r = protocol_get(a->team->core.proto, id)) !=
 	    NULL) {
 		team_lead_waits(a->team, r->from);
 		request_free(r);
@@ -498,7 +502,7 @@ tool_submit_plan(struct agent *a, json_t *in, struct tool_output *o)
 		    "to take");
 		return;
 	}
-	if (protocol_request(a->team->proto, REQ_PLAN_APPROVAL, a->name,
+	if (protocol_request(a->team->core.proto, REQ_PLAN_APPROVAL, a->name,
 	    ROSTER_LEAD, plan, id, &err) == -1) {
 		tool_error(o, "not submitted: %s", err);
 		free(err);
@@ -548,12 +552,12 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	    toolarg_str(in, "reason", 0, &reason, o) == -1)
 		return;
 	/* The quit's request: stop, but stay a member for --resume. */
-	if ((r = protocol_get(a->team->proto, id)) != NULL) {
+	if ((r = protocol_get(a->team->core.proto, id)) != NULL) {
 		quit = r->type == REQ_SHUTDOWN && strcmp(r->from, MSG_SYSTEM) ==
 		    0;
 		request_free(r);
 	}
-	v = protocol_respond(a->team->proto, id, MSG_SHUTDOWN_RESPONSE,
+	v = protocol_respond(a->team->core.proto, id, MSG_SHUTDOWN_RESPONSE,
 	    a->name, approve, reason ? reason : "", &msg);
 	if (v != PROTO_DECIDED) {
 		tool_error(o, "%s", msg);
@@ -562,10 +566,10 @@ tool_shutdown_response(struct agent *a, json_t *in, struct tool_output *o)
 	}
 	free(msg);
 	if (approve) {
-		a->leaving = 1;
-		a->pausing = quit;
-		free(a->leave_reason);
-		a->leave_reason = xasprintf("approved shutdown %s%s%s", id,
+		a->turn.leaving = 1;
+		a->turn.pausing = quit;
+		free(a->turn.leave_reason);
+		a->turn.leave_reason = xasprintf("approved shutdown %s%s%s", id,
 		    reason && *reason ? ": " : "", reason ? reason : "");
 		tool_ok(o, quit ? "stopping for the quit after this tool "
 		    "call; when the team is resumed, you continue from here" :

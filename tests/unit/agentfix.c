@@ -28,30 +28,30 @@ af_open(struct agentfix *f)
 
 	team_options_defaults(&t->opts);
 	t->opts.workdir = f->workdir;
-	t->workdir = f->workdir;
-	t->state = f->tu.dir;
-	t->lock_fd = -1;
-	t->store = f->tu.store;
-	t->bus = f->tu.bus;
-	t->proto = f->tu.proto;
-	t->tasks = f->tu.tasks;
+	t->home.workdir = f->workdir;
+	t->home.state = f->tu.dir;
+	t->home.lock_fd = -1;
+	t->core.store = f->tu.store;
+	t->core.bus = f->tu.bus;
+	t->core.proto = f->tu.proto;
+	t->core.tasks = f->tu.tasks;
 	t->policy = policy_default();
 	t->sb.mode = SANDBOX_ON;
-	t->epoch_us = clock_mono_us();
-	pthread_mutex_init(&t->lock, NULL);
+	t->home.epoch_us = clock_mono_us();
+	pthread_mutex_init(&t->crew.lock, NULL);
 	pthread_mutex_init(&t->places.git_lock, NULL);
 	pthread_mutex_init(&t->places.repo_lock, NULL);
-	pthread_mutex_init(&t->budget_lock, NULL);
+	pthread_mutex_init(&t->budget.lock, NULL);
 	pthread_mutex_init(&t->checks.check_lock, NULL);
 	cancel_init(&t->checks.check_cancel);
-	evq_init(&t->events);
+	evq_init(&t->core.events);
 }
 
 struct agent *
 af_agent(struct agentfix *f, const char *name)
 {
 	struct team *t = &f->team;
-	struct member *m = roster_get(t->store, name);
+	struct member *m = roster_get(t->core.store, name);
 	struct agent *a = xcalloc(1, sizeof *a);
 
 	ck_assert_msg(m != NULL, "%s is no member", name);
@@ -60,21 +60,22 @@ af_agent(struct agentfix *f, const char *name)
 	a->role = xstrdup(m->role);
 	a->is_lead = m->is_lead;
 	a->status = m->status;
-	a->transcript = json_array();
-	cancel_init(&a->cancel);
+	a->turn.transcript = json_array();
+	cancel_init(&a->run.cancel);
 	member_free(m);
-	pthread_mutex_lock(&t->lock);
-	t->agents = xgrow(t->agents, &t->capagents, t->nagents + 1,
-	    sizeof *t->agents);
-	t->agents[t->nagents++] = a;
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_lock(&t->crew.lock);
+	t->crew.agents = xgrow(t->crew.agents, &t->crew.capagents,
+	    t->crew.nagents + 1,
+	    sizeof *t->crew.agents);
+	t->crew.agents[t->crew.nagents++] = a;
+	pthread_mutex_unlock(&t->crew.lock);
 	return a;
 }
 
 struct event *
 af_events(struct agentfix *f)
 {
-	return evq_take(&f->team.events);
+	return evq_take(&f->team.core.events);
 }
 
 size_t
@@ -104,9 +105,9 @@ af_wait_request(struct agentfix *f, enum req_type type, const char *to,
 	int found;
 
 	for (;;) {
-		uint64_t gen = bus_generation(f->team.bus, to);
+		uint64_t gen = bus_generation(f->team.core.bus, to);
 
-		n = protocol_list(f->team.proto, 0, &list);
+		n = protocol_list(f->team.core.proto, 0, &list);
 		for (i = 0, found = 0; i < n && !found; i++) {
 			if (list[i].type == type && list[i].status ==
 			    REQ_PENDING && strcmp(list[i].to, to) == 0) {
@@ -117,7 +118,8 @@ af_wait_request(struct agentfix *f, enum req_type type, const char *to,
 		request_free_array(list, n);
 		if (found)
 			return;
-		ck_assert_msg(bus_wait_since(f->team.bus, to, gen, deadline,
+		ck_assert_msg(bus_wait_since(f->team.core.bus, to, gen,
+		    deadline,
 		    NULL) == 1, "no %s request to %s came", req_type_name(type),
 		    to);
 	}
@@ -129,9 +131,9 @@ af_close(struct agentfix *f)
 	struct team *t = &f->team;
 	size_t i;
 
-	for (i = 0; i < t->nagents; i++)
-		agent_free(t->agents[i]);
-	free(t->agents);
+	for (i = 0; i < t->crew.nagents; i++)
+		agent_free(t->crew.agents[i]);
+	free(t->crew.agents);
 	free(t->checks.checking);
 	/* team_sandbox_open's, freed by team_free */
 	free(t->places.git.path);
@@ -139,13 +141,13 @@ af_close(struct agentfix *f)
 	if (t->roles != NULL)
 		roles_free(t->roles);
 	policy_free(t->policy);
-	evq_destroy(&t->events);
+	evq_destroy(&t->core.events);
 	cancel_destroy(&t->checks.check_cancel);
 	pthread_mutex_destroy(&t->checks.check_lock);
-	pthread_mutex_destroy(&t->budget_lock);
+	pthread_mutex_destroy(&t->budget.lock);
 	pthread_mutex_destroy(&t->places.repo_lock);
 	pthread_mutex_destroy(&t->places.git_lock);
-	pthread_mutex_destroy(&t->lock);
+	pthread_mutex_destroy(&t->crew.lock);
 	tu_team_close(&f->tu);
 	tu_rmtree(f->workdir);
 	free(f->workdir);

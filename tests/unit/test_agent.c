@@ -23,7 +23,7 @@
 static enum member_status
 stored_status(struct agentfix *f, const char *name)
 {
-	struct member *m = roster_get(f->team.store, name);
+	struct member *m = roster_get(f->team.core.store, name);
 	enum member_status st;
 
 	ck_assert_ptr_nonnull(m);
@@ -37,7 +37,7 @@ static json_t *
 stored(struct agentfix *f, const char *name)
 {
 	char *err = NULL;
-	json_t *t = transcript_load(f->team.store, name, &err);
+	json_t *t = transcript_load(f->team.core.store, name, &err);
 
 	ck_assert_msg(t != NULL, "%s", err);
 	return t;
@@ -54,25 +54,25 @@ START_TEST(record_stores_then_keeps)
 	a = af_agent(&f, "alice");
 	ck_assert_int_eq(agent_record(a, transcript_user_text("first")), 0);
 	ck_assert_int_eq(agent_record(a, transcript_user_text("second")), 0);
-	ck_assert_uint_eq(json_array_size(a->transcript), 2);
+	ck_assert_uint_eq(json_array_size(a->turn.transcript), 2);
 	t = stored(&f, "alice");
-	ck_assert(json_equal(t, a->transcript));
+	ck_assert(json_equal(t, a->turn.transcript));
 	json_decref(t);
 
 	/* The store refuses it: nothing is kept, the agent has failed. */
-	store_set_ceiling(f.team.store, 4096);
+	store_set_ceiling(f.team.core.store, 4096);
 	entry = transcript_user_text("third");
 	ck_assert_int_eq(agent_record(a, entry), -1);
-	ck_assert_uint_eq(json_array_size(a->transcript), 2);
-	ck_assert(a->errored);
-	ck_assert_ptr_nonnull(a->failure);
-	ck_assert_ptr_nonnull(strstr(a->failure, "could not store the "
+	ck_assert_uint_eq(json_array_size(a->turn.transcript), 2);
+	ck_assert(a->turn.errored);
+	ck_assert_ptr_nonnull(a->turn.failure);
+	ck_assert_ptr_nonnull(strstr(a->turn.failure, "could not store the "
 	    "transcript"));
 	ev = af_events(&f);
 	ck_assert_uint_eq(af_count(ev, EV_ERROR, "alice", &last), 1);
-	ck_assert_str_eq(event_str(last->data, "message"), a->failure);
+	ck_assert_str_eq(event_str(last->data, "message"), a->turn.failure);
 	event_free_list(ev);
-	store_set_ceiling(f.team.store, STORE_CEILING);
+	store_set_ceiling(f.team.core.store, STORE_CEILING);
 	t = stored(&f, "alice");
 	ck_assert_uint_eq(json_array_size(t), 2);
 	json_decref(t);
@@ -101,40 +101,40 @@ START_TEST(drain_takes_the_inbox_in)
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	a->errored = 1;
-	a->unfinished = 1;
-	a->failure = xstrdup("the model failed");
+	a->turn.errored = 1;
+	a->turn.unfinished = 1;
+	a->turn.failure = xstrdup("the model failed");
 	ck_assert_int_eq(agent_drain(a, 0, &wakes), 0);
-	ck_assert(a->errored);		/* nothing came: it stays failed */
+	ck_assert(a->turn.errored);	/* nothing came: it stays failed */
 
 	/* A permission alice asked for, decided by the person: its answer
 	 * is recorded but wakes nobody (her tool call had it). */
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    "alice", "lead", "rm -rf build", id, &err), 0);
-	ck_assert_int_eq(protocol_respond(f.team.proto, id,
+	ck_assert_int_eq(protocol_respond(f.team.core.proto, id,
 	    MSG_PERMISSION_RESPONSE, MSG_USER, 1, "fine", &msg),
 	    PROTO_DECIDED);
 	free(msg);
-	ck_assert_int_gt(bus_send(f.team.bus, "bob", "alice", MSG_MESSAGE,
+	ck_assert_int_gt(bus_send(f.team.core.bus, "bob", "alice", MSG_MESSAGE,
 	    "BOB-SAYS-HI", NULL, &err), 0);
 	ck_assert_int_eq(agent_drain(a, 0, &wakes), 2);
 	ck_assert_int_eq(wakes, 1);
-	ck_assert_uint_eq(json_array_size(a->transcript), 2);
-	ck_assert(holds(a->transcript, "BOB-SAYS-HI"));
+	ck_assert_uint_eq(json_array_size(a->turn.transcript), 2);
+	ck_assert(holds(a->turn.transcript, "BOB-SAYS-HI"));
 	/* A message clears the failure. */
-	ck_assert(!a->errored && !a->unfinished);
-	ck_assert_ptr_null(a->failure);
+	ck_assert(!a->turn.errored && !a->turn.unfinished);
+	ck_assert_ptr_null(a->turn.failure);
 	/* What it took is stored, and delivered once. */
 	t = stored(&f, "alice");
-	ck_assert(json_equal(t, a->transcript));
+	ck_assert(json_equal(t, a->turn.transcript));
 	json_decref(t);
 	ck_assert_int_eq(agent_take_inbox(a), 0);
-	ck_assert_uint_eq(bus_pending(f.team.bus, "alice"), 0);
+	ck_assert_uint_eq(bus_pending(f.team.core.bus, "alice"), 0);
 
-	ck_assert_int_gt(bus_send(f.team.bus, "lead", "alice", MSG_MESSAGE,
+	ck_assert_int_gt(bus_send(f.team.core.bus, "lead", "alice", MSG_MESSAGE,
 	    "LEAD-SAYS", NULL, &err), 0);
 	ck_assert_int_eq(agent_take_inbox(a), 1);
-	ck_assert(holds(a->transcript, "LEAD-SAYS"));
+	ck_assert(holds(a->turn.transcript, "LEAD-SAYS"));
 	af_close(&f);
 }
 END_TEST
@@ -149,24 +149,24 @@ START_TEST(the_lead_hears_an_idle_notice_it_waits_for)
 	af_open(&f);
 	lead = af_agent(&f, "lead");
 	ck_assert(lead->is_lead);
-	ck_assert_int_gt(bus_send(f.team.bus, "alice", "lead",
+	ck_assert_int_gt(bus_send(f.team.core.bus, "alice", "lead",
 	    MSG_IDLE_NOTIFICATION, "IDLE-ONE", NULL, &err), 0);
 	ck_assert_int_eq(agent_drain(lead, 0, &wakes), 0);
 	ck_assert_int_eq(wakes, 0);
-	ck_assert(!holds(lead->transcript, "IDLE-ONE"));
-	ck_assert_uint_eq(bus_pending(f.team.bus, "lead"), 0);
+	ck_assert(!holds(lead->turn.transcript, "IDLE-ONE"));
+	ck_assert_uint_eq(bus_pending(f.team.core.bus, "lead"), 0);
 
 	team_lead_waits(&f.team, "alice");
-	ck_assert_int_gt(bus_send(f.team.bus, "alice", "lead",
+	ck_assert_int_gt(bus_send(f.team.core.bus, "alice", "lead",
 	    MSG_IDLE_NOTIFICATION, "IDLE-TWO", NULL, &err), 0);
-	ck_assert_int_gt(bus_send(f.team.bus, "bob", "lead",
+	ck_assert_int_gt(bus_send(f.team.core.bus, "bob", "lead",
 	    MSG_IDLE_NOTIFICATION, "IDLE-BOB", NULL, &err), 0);
 	ck_assert_int_eq(agent_drain(lead, 0, &wakes), 1);
 	ck_assert_int_eq(wakes, 1);
-	ck_assert(holds(lead->transcript, "IDLE-TWO"));
-	ck_assert(!holds(lead->transcript, "IDLE-BOB"));
+	ck_assert(holds(lead->turn.transcript, "IDLE-TWO"));
+	ck_assert(!holds(lead->turn.transcript, "IDLE-BOB"));
 	/* One notice answers one wait. */
-	ck_assert_int_gt(bus_send(f.team.bus, "alice", "lead",
+	ck_assert_int_gt(bus_send(f.team.core.bus, "alice", "lead",
 	    MSG_IDLE_NOTIFICATION, "IDLE-THREE", NULL, &err), 0);
 	ck_assert_int_eq(agent_drain(lead, 0, NULL), 0);
 	af_close(&f);
@@ -181,18 +181,19 @@ START_TEST(between_turns_the_quit_is_noted_not_heard)
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_SHUTDOWN,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_SHUTDOWN,
 	    MSG_SYSTEM, "alice", "the person quits", id, &err), 0);
 	ck_assert_int_eq(agent_drain(a, 1, NULL), 0);
-	ck_assert_str_eq(a->quit_seen, id);
-	ck_assert_uint_eq(json_array_size(a->transcript), 0);
+	ck_assert_str_eq(a->turn.quit_seen, id);
+	ck_assert_uint_eq(json_array_size(a->turn.transcript), 0);
 
 	/* The lead's shutdown request is the model's to answer. */
-	memset(a->quit_seen, 0, sizeof a->quit_seen);
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_SHUTDOWN, "lead",
+	memset(a->turn.quit_seen, 0, sizeof a->turn.quit_seen);
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_SHUTDOWN,
+	    "lead",
 	    "alice", "done, thanks", id, &err), 0);
 	ck_assert_int_eq(agent_drain(a, 1, NULL), 1);
-	ck_assert_str_eq(a->quit_seen, "");
+	ck_assert_str_eq(a->turn.quit_seen, "");
 	af_close(&f);
 }
 END_TEST
@@ -211,17 +212,17 @@ static void *
 decide_when_waiting(void *arg)
 {
 	struct decider *d = arg;
-	struct pollfd p = { evq_fd(&d->f->team.events), POLLIN, 0 };
+	struct pollfd p = { evq_fd(&d->f->team.core.events), POLLIN, 0 };
 	char *msg = NULL;
 
 	/* The agent's status change is the first event pushed. */
 	ck_assert_int_eq(poll(&p, 1, 10000), 1);
 	if (d->message) {
-		ck_assert_int_gt(bus_send(d->f->team.bus, "bob", "alice",
+		ck_assert_int_gt(bus_send(d->f->team.core.bus, "bob", "alice",
 		    MSG_MESSAGE, "meanwhile", NULL, &msg), 0);
 		return NULL;
 	}
-	d->verdict = protocol_respond(d->f->team.proto, d->id,
+	d->verdict = protocol_respond(d->f->team.core.proto, d->id,
 	    MSG_PERMISSION_RESPONSE, MSG_USER, d->approve, d->approve ?
 	    "go" : "no", &msg);
 	free(msg);
@@ -241,7 +242,7 @@ START_TEST(await_returns_the_decision_made_elsewhere)
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    "alice", "lead", "make install", id, &err), 0);
 	d.f = &f;
 	d.id = id;
@@ -289,7 +290,7 @@ START_TEST(await_early_returns_on_a_message)
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    "alice", "lead", "make install", id, &err), 0);
 	d.f = &f;
 	d.id = id;
@@ -299,7 +300,7 @@ START_TEST(await_early_returns_on_a_message)
 	pthread_join(th, NULL);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(r->status, REQ_PENDING);
-	ck_assert_uint_eq(bus_pending(f.team.bus, "alice"), 1);
+	ck_assert_uint_eq(bus_pending(f.team.core.bus, "alice"), 1);
 	request_free(r);
 	af_close(&f);
 }
@@ -315,15 +316,15 @@ START_TEST(await_ends_when_stopped_or_unknown)
 	af_open(&f);
 	a = af_agent(&f, "alice");
 	ck_assert_ptr_null(agent_await(a, "req_deadbeef", 0));
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    "alice", "lead", "make install", id, &err), 0);
-	atomic_store(&a->stop, 1);
+	atomic_store(&a->run.stop, 1);
 	ck_assert_ptr_null(agent_await(a, id, 0));
-	atomic_store(&a->stop, 0);
-	atomic_store(&a->interrupt, 1);
+	atomic_store(&a->run.stop, 0);
+	atomic_store(&a->run.interrupt, 1);
 	ck_assert_ptr_null(agent_await(a, id, 0));
 	/* The request is left for whoever stopped it to withdraw. */
-	r = protocol_get(f.team.proto, id);
+	r = protocol_get(f.team.core.proto, id);
 	ck_assert_int_eq(r->status, REQ_PENDING);
 	request_free(r);
 	af_close(&f);
@@ -362,7 +363,7 @@ START_TEST(usage_adds_tokens_and_price)
 	u.compaction_cache_write = 2000;
 	u.cache_read = 40;
 	agent_count_usage(a, &u);
-	m = roster_get(f.team.store, "alice");
+	m = roster_get(f.team.core.store, "alice");
 	ck_assert_int_eq(m->tokens_in, 2500);
 	ck_assert_int_eq(m->tokens_out, 500);
 	ck_assert_int_eq(m->cache_read, 10040);
@@ -393,10 +394,10 @@ START_TEST(the_plan_gate_holds_until_approved)
 	bob = af_agent(&f, "bob");
 	ck_assert(!agent_plan_blocks(alice));
 	ck_assert(agent_plan_blocks(bob));
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PLAN_APPROVAL,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PLAN_APPROVAL,
 	    "bob", "lead", "1. refactor", id, &err), 0);
 	ck_assert(agent_plan_blocks(bob));
-	ck_assert_int_eq(protocol_respond(f.team.proto, id,
+	ck_assert_int_eq(protocol_respond(f.team.core.proto, id,
 	    MSG_PLAN_APPROVAL_RESPONSE, "lead", 1, "ok", &msg), PROTO_DECIDED);
 	free(msg);
 	ck_assert(!agent_plan_blocks(bob));

@@ -280,16 +280,19 @@ START_TEST(images_count_by_pixels_and_go_at_compaction)
 	lt_start(&l);
 	a = lt_agent(&l, "lead");
 	result = result_with(0, 0, 0, 0);
-	json_array_append_new(a->transcript, transcript_user_text("Look."));
-	json_array_append_new(a->transcript, json_pack("{s:s, s:[{s:s, s:s, "
+	json_array_append_new(a->turn.transcript,
+	    transcript_user_text("Look."));
+	json_array_append_new(a->turn.transcript,
+	    json_pack("{s:s, s:[{s:s, s:s, "
 	    "s:s, s:{}}]}", "role", "assistant", "content", "type", "tool_use",
 	    "id", "toolu_1", "name", "mcp__b__shot", "input"));
-	json_array_append_new(a->transcript, json_pack("{s:s, s:[o]}", "role",
+	json_array_append_new(a->turn.transcript, json_pack("{s:s, s:[o]}",
+	    "role",
 	    "user", "content", result));
-	json_array_append_new(a->transcript, json_pack("{s:s, s:[{s:s, "
+	json_array_append_new(a->turn.transcript, json_pack("{s:s, s:[{s:s, "
 	    "s:s}]}", "role", "assistant", "content", "type", "text", "text",
 	    "Seen."));
-	a->answered = json_array_size(a->transcript);
+	a->turn.answered = json_array_size(a->turn.transcript);
 	a->win.ctx_known = 0;
 	plain = context_tokens(a);
 	/* A 750 x 1500 image of a MiB of base64: 1500 tokens, not the

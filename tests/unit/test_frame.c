@@ -72,8 +72,8 @@ START_TEST(a_roles_tools_narrow_the_frame)
 	json_decref(tools);
 	ck_assert_int_eq(frame_offers(a, "bash"), 0);
 	ck_assert_int_eq(frame_offers(a, "read_file"), 1);
-	ck_assert_ptr_nonnull(strstr(a->system, "# Your role: reviewer"));
-	ck_assert_ptr_nonnull(strstr(a->system, "say what is wrong"));
+	ck_assert_ptr_nonnull(strstr(a->turn.system, "# Your role: reviewer"));
+	ck_assert_ptr_nonnull(strstr(a->turn.system, "say what is wrong"));
 	lt_tool(&l, "rita", "bash", "{\"command\": \"true\"}", &o);
 	ck_assert_int_eq(o.is_error, 1);
 	ck_assert_ptr_nonnull(strstr(o.text, "no tool named 'bash'"));
@@ -100,7 +100,7 @@ START_TEST(instructions_reach_the_prompt_and_are_kept)
 	lt_write(&l, "AGENTS.md", "Always use tabs-42.\n");
 	lt_start(&l);
 	lt_need_status(&l, "lead", "idle");
-	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->system,
+	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->turn.system,
 	    "tabs-42"));
 	text = team_context_text(l.team, "lead");
 	ck_assert_ptr_nonnull(strstr(text, "AGENTS.md"));
@@ -121,9 +121,9 @@ START_TEST(instructions_reach_the_prompt_and_are_kept)
 	/* Its prompt is written before its first call. */
 	ck_assert_int_eq(team_say(l.team, NULL, "and now?", &err), 0);
 	lt_need(&l, EV_LLM_CALL, "lead", NULL);
-	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->system,
+	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->turn.system,
 	    "tabs-42"));
-	ck_assert_ptr_null(strstr(lt_agent(&l, "lead")->system,
+	ck_assert_ptr_null(strstr(lt_agent(&l, "lead")->turn.system,
 	    "spaces-99"));
 	lt_close(&l);
 }
@@ -147,7 +147,7 @@ START_TEST(an_unbound_conversation_reads_the_files_again)
 	/* Its prompt is written before its first call. */
 	ck_assert_int_eq(team_say(l.team, NULL, "and now?", &err), 0);
 	lt_need(&l, EV_LLM_CALL, "lead", NULL);
-	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->system,
+	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->turn.system,
 	    "spaces-99"));
 	lt_close(&l);
 }

@@ -162,7 +162,7 @@ static size_t
 requests(struct agentfix *f)
 {
 	struct request *list;
-	size_t n = protocol_list(f->team.proto, 100, &list);
+	size_t n = protocol_list(f->team.core.proto, 100, &list);
 
 	request_free_array(list, n);
 	return n;
@@ -173,7 +173,7 @@ decide(struct agentfix *f, const char *id, int approve, const char *text)
 {
 	char *msg = NULL;
 
-	ck_assert_int_eq(protocol_respond(f->team.proto, id,
+	ck_assert_int_eq(protocol_respond(f->team.core.proto, id,
 	    MSG_PERMISSION_RESPONSE, MSG_USER, approve, text, &msg),
 	    PROTO_DECIDED);
 	free(msg);
@@ -184,7 +184,7 @@ gate_open(struct agentfix *f)
 {
 	const char *local[] = { local_entry };
 	char *err = NULL;
-	struct netgate *g = netgate_open(f->team.proto, local,
+	struct netgate *g = netgate_open(f->team.core.proto, local,
 	    *local_entry != '\0', &err);
 
 	ck_assert_msg(g != NULL, "%s", err);
@@ -285,7 +285,7 @@ START_TEST(allowed_for_the_team_asks_no_more)
 	a = netgate_pass_new(g, "alice");
 	fd = ask(g, a, port);
 	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
-	r = protocol_get(f.team.proto, id);
+	r = protocol_get(f.team.core.proto, id);
 	ck_assert_str_eq(r->from, "alice");
 	want = xasprintf("127.0.0.1:%d", port);
 	ck_assert(netgate_target(r->body, target, sizeof target));
@@ -314,7 +314,7 @@ START_TEST(allowed_for_the_team_asks_no_more)
 	/* A resumed team recalls it. */
 	free(want);
 	want = NULL;
-	again = netgate_open(f.team.proto, NULL, 0, &want);
+	again = netgate_open(f.team.core.proto, NULL, 0, &want);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_uint_eq(netgate_team_allowed(again), 1);
 	netgate_close(again);
@@ -335,7 +335,7 @@ gate_open_both(struct agentfix *f, int port, int oport)
 
 	snprintf(one, sizeof one, "127.0.0.1:%d", port);
 	snprintf(two, sizeof two, "127.0.0.1:%d", oport);
-	g = netgate_open(f->team.proto, local, 2, &err);
+	g = netgate_open(f->team.core.proto, local, 2, &err);
 	ck_assert_msg(g != NULL, "%s", err);
 	f->team.netgate = g;
 	return g;
@@ -350,15 +350,15 @@ wait_pending(struct agentfix *f, size_t n)
 	size_t k, i, pending;
 
 	for (;;) {
-		uint64_t gen = bus_generation(f->team.bus, ROSTER_LEAD);
+		uint64_t gen = bus_generation(f->team.core.bus, ROSTER_LEAD);
 
-		k = protocol_list(f->team.proto, 0, &list);
+		k = protocol_list(f->team.core.proto, 0, &list);
 		for (i = 0, pending = 0; i < k; i++)
 			pending += list[i].status == REQ_PENDING;
 		request_free_array(list, k);
 		if (pending >= n)
 			return;
-		ck_assert_msg(bus_wait_since(f->team.bus, ROSTER_LEAD, gen,
+		ck_assert_msg(bus_wait_since(f->team.core.bus, ROSTER_LEAD, gen,
 		    deadline, NULL) == 1, "%zu pending requests, not %zu",
 		    pending, n);
 	}
@@ -374,7 +374,7 @@ pending_for(struct agentfix *f, int port, char (*ids)[PROTO_ID_SIZE],
 	size_t k, i, found = 0;
 
 	snprintf(want, sizeof want, "127.0.0.1:%d", port);
-	k = protocol_list(f->team.proto, 0, &list);
+	k = protocol_list(f->team.core.proto, 0, &list);
 	for (i = 0; i < k; i++) {
 		if (list[i].status == REQ_PENDING && netgate_target(
 		    list[i].body, target, sizeof target) && strcmp(target,
@@ -419,7 +419,7 @@ START_TEST(allowed_for_the_team_answers_the_others_waiting)
 	expect_answer(fa, "HTTP/1.1 200", NULL);
 	expect_answer(fb, "HTTP/1.1 200", NULL);
 	netgate_withdraw_moot(g);
-	r = protocol_get(f.team.proto, ids[1]);
+	r = protocol_get(f.team.core.proto, ids[1]);
 	ck_assert_int_eq(r->status, REQ_CANCELLED);
 	want = xasprintf("127.0.0.1:%d was allowed for the whole team (%s) "
 	    "while this waited", port, ids[0]);
@@ -427,7 +427,7 @@ START_TEST(allowed_for_the_team_answers_the_others_waiting)
 	free(want);
 	request_free(r);
 	/* Another host's request still waits for the person. */
-	r = protocol_get(f.team.proto, idc[0]);
+	r = protocol_get(f.team.core.proto, idc[0]);
 	ck_assert_int_eq(r->status, REQ_PENDING);
 	request_free(r);
 	decide(&f, idc[0], 0, "no");
@@ -460,25 +460,25 @@ START_TEST(huddles_stale_network_request_is_withdrawn)
 	char *err = NULL;
 
 	af_open(&f);
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    MSG_SYSTEM, ROSTER_LEAD, "network: example.org:443, CONNECT, for "
 	    "MCP server memory — approve", stale, &err), 0);
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    MSG_SYSTEM, ROSTER_LEAD, "{\"tool\":\"MCP server proj\"}", offer,
 	    &err), 0);
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    ROSTER_LEAD, ROSTER_LEAD, "network: example.org:443, CONNECT — "
 	    "approve", own, &err), 0);
 	g = gate_open(&f);
-	r = protocol_get(f.team.proto, stale);
+	r = protocol_get(f.team.core.proto, stale);
 	ck_assert_int_eq(r->status, REQ_CANCELLED);
 	ck_assert_str_eq(r->response, "huddle restarted while the MCP server "
 	    "waited");
 	request_free(r);
-	r = protocol_get(f.team.proto, offer);
+	r = protocol_get(f.team.core.proto, offer);
 	ck_assert_int_eq(r->status, REQ_PENDING);
 	request_free(r);
-	r = protocol_get(f.team.proto, own);
+	r = protocol_get(f.team.core.proto, own);
 	ck_assert_int_eq(r->status, REQ_PENDING);
 	request_free(r);
 	netgate_close(g);
@@ -504,7 +504,7 @@ START_TEST(a_hidden_loopback_is_shown_or_refused)
 	a = netgate_pass_new(g, "alice");
 	fd = ask_as(g, a, "2130706433", port);
 	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
-	r = protocol_get(f.team.proto, id);
+	r = protocol_get(f.team.core.proto, id);
 	want = xasprintf("network: 2130706433:%d → 127.0.0.1 (this machine), "
 	    "CONNECT — ", port);
 	ck_assert_msg(strncmp(r->body, want, strlen(want)) == 0, "%s",
@@ -517,7 +517,7 @@ START_TEST(a_hidden_loopback_is_shown_or_refused)
 	netgate_close(g);
 
 	/* The person's list lacks it: refused before anyone is asked. */
-	g = netgate_open(f.team.proto, NULL, 0, &err);
+	g = netgate_open(f.team.core.proto, NULL, 0, &err);
 	ck_assert_ptr_nonnull(g);
 	f.team.netgate = g;
 	a = netgate_pass_new(g, "alice");
@@ -588,7 +588,7 @@ START_TEST(a_pass_that_ends_withdraws_its_question)
 	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
 	netgate_pass_end(g, a);
 	expect_answer(fd, "HTTP/1.1 403", "the command ended");
-	r = protocol_get(f.team.proto, id);
+	r = protocol_get(f.team.core.proto, id);
 	ck_assert_int_eq(r->status, REQ_CANCELLED);
 	ck_assert_ptr_nonnull(strstr(r->response, "the command ended"));
 	request_free(r);

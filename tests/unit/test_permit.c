@@ -51,7 +51,7 @@ START_TEST(a_safe_command_asks_nothing)
 	ck_assert_int_eq(permit_command(&f.team, a, "bash", "ls -l",
 	    f.workdir, NULL, &why), 0);
 	ck_assert_ptr_null(why);
-	ck_assert_uint_eq(protocol_list(f.team.proto, 10, &list), 0);
+	ck_assert_uint_eq(protocol_list(f.team.core.proto, 10, &list), 0);
 	ck_assert_ptr_null(af_events(&f));	/* nor waited */
 	af_close(&f);
 }
@@ -77,10 +77,10 @@ person_main(void *arg)
 	char *msg = NULL;
 
 	af_wait_request(p->f, REQ_PERMISSION, ROSTER_LEAD, p->id);
-	r = protocol_get(p->f->team.proto, p->id);
+	r = protocol_get(p->f->team.core.proto, p->id);
 	p->parsed = permbody_parse(r->body, &p->body);
 	request_free(r);
-	p->verdict = protocol_respond(p->f->team.proto, p->id,
+	p->verdict = protocol_respond(p->f->team.core.proto, p->id,
 	    MSG_PERMISSION_RESPONSE, MSG_USER, p->approve, p->answer, &msg);
 	free(msg);
 	return NULL;
@@ -116,7 +116,7 @@ START_TEST(a_flagged_command_runs_once_approved)
 	ck_assert_int_gt(strlen(p.body.detail), 0);
 	ck_assert_uint_lt(p.body.flag_start, p.body.flag_end);
 	permbody_clear(&p.body);
-	r = protocol_get(f.team.proto, p.id);
+	r = protocol_get(f.team.core.proto, p.id);
 	ck_assert_str_eq(r->from, "alice");
 	ck_assert_int_eq(r->status, REQ_APPROVED);
 	request_free(r);
@@ -177,7 +177,7 @@ START_TEST(the_persons_own_check_waits_without_an_agent)
 	ck_assert_str_eq(p.body.who, MSG_USER);
 	ck_assert_str_eq(p.body.reason, "no sandbox");
 	permbody_clear(&p.body);
-	r = protocol_get(f.team.proto, p.id);
+	r = protocol_get(f.team.core.proto, p.id);
 	ck_assert_str_eq(r->from, MSG_USER);
 	ck_assert_int_eq(r->status, REQ_APPROVED);
 	request_free(r);
@@ -192,7 +192,7 @@ static void
 expect_withdrawn(struct agentfix *f, const char *why)
 {
 	struct request *list;
-	size_t n = protocol_list(f->team.proto, 10, &list);
+	size_t n = protocol_list(f->team.core.proto, 10, &list);
 
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(list[0].status, REQ_CANCELLED);
@@ -222,7 +222,7 @@ START_TEST(a_stopped_wait_withdraws_the_request)
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	atomic_store(&a->stop, 1);
+	atomic_store(&a->run.stop, 1);
 	ck_assert_int_eq(permit_command(&f.team, a, "bash", "rm -rf out",
 	    f.workdir, NULL, &why), -1);
 	expect_withdrawn(&f, why);
@@ -238,16 +238,16 @@ START_TEST(forget_cancels_the_persons_requests_only)
 	char mine[PROTO_ID_SIZE], hers[PROTO_ID_SIZE], *err = NULL;
 
 	af_open(&f);
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    MSG_USER, ROSTER_LEAD, "check", mine, &err), 0);
-	ck_assert_int_eq(protocol_request(f.team.proto, REQ_PERMISSION,
+	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
 	    "alice", ROSTER_LEAD, "bash", hers, &err), 0);
 	permit_forget(&f.team);
-	r = protocol_get(f.team.proto, mine);
+	r = protocol_get(f.team.core.proto, mine);
 	ck_assert_int_eq(r->status, REQ_CANCELLED);
 	ck_assert_ptr_nonnull(strstr(r->response, "huddle restarted"));
 	request_free(r);
-	r = protocol_get(f.team.proto, hers);
+	r = protocol_get(f.team.core.proto, hers);
 	ck_assert_int_eq(r->status, REQ_PENDING);
 	request_free(r);
 	af_close(&f);

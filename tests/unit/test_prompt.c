@@ -22,7 +22,7 @@ prompt_of(struct lt *l, const char *name)
 
 	lt_need(l, EV_LLM_CALL, name, NULL);
 	a = lt_agent(l, name);
-	ck_assert_ptr_nonnull(a->system);
+	ck_assert_ptr_nonnull(a->turn.system);
 	/* The same text prompt_system makes again. */
 	return prompt_system(l->team, a);
 }
@@ -49,7 +49,7 @@ START_TEST(the_lead_reviews_plans_or_not)
 	ck_assert_ptr_nonnull(strstr(p, "You are the lead"));
 	ck_assert_ptr_nonnull(strstr(p, l.work));
 	ck_assert_ptr_nonnull(strstr(p, "review it with review_plan"));
-	ck_assert_str_eq(p, lt_agent(&l, "lead")->system);
+	ck_assert_str_eq(p, lt_agent(&l, "lead")->turn.system);
 	free(p);
 	lt_close(&l);
 

@@ -65,11 +65,11 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	/* In the team's folder, beneath the state hidden from every
 	 * team's commands. */
 	base = realpath(f.tu.dir, NULL);
-	ck_assert_ptr_nonnull(f.team.tmpdir);
-	ck_assert_msg(strncmp(f.team.tmpdir, base, strlen(base)) == 0 &&
-	    strncmp(f.team.tmpdir + strlen(base), "/tmp-", 5) == 0,
-	    "%s", f.team.tmpdir);
-	ck_assert_int_eq(stat(f.team.tmpdir, &st), 0);
+	ck_assert_ptr_nonnull(f.team.sb.tmpdir);
+	ck_assert_msg(strncmp(f.team.sb.tmpdir, base, strlen(base)) == 0 &&
+	    strncmp(f.team.sb.tmpdir + strlen(base), "/tmp-", 5) == 0,
+	    "%s", f.team.sb.tmpdir);
+	ck_assert_int_eq(stat(f.team.sb.tmpdir, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_int_eq(st.st_mode & 077, 0);	/* the team's alone */
 	/* huddle's state is hidden from every command. */
@@ -81,10 +81,10 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	ck_assert_int_eq(f.team.sb.abi, landlock_abi());
 	ck_assert_int_eq(f.team.sb.mode, f.team.sb.abi > 0 ? SANDBOX_ON :
 	    SANDBOX_MISSING);
-	ck_assert_ptr_eq(f.team.places.git.tmpdir, f.team.tmpdir);
+	ck_assert_ptr_eq(f.team.places.git.tmpdir, f.team.sb.tmpdir);
 
-	write_file(f.team.tmpdir, "left-over", "x");
-	tmp = xstrdup(f.team.tmpdir);
+	write_file(f.team.sb.tmpdir, "left-over", "x");
+	tmp = xstrdup(f.team.sb.tmpdir);
 	team_sandbox_close(&f.team);
 	ck_assert_int_eq(stat(tmp, &st), -1);
 	ck_assert_int_eq(errno, ENOENT);
@@ -131,7 +131,7 @@ START_TEST(the_words_follow_the_mode)
 	    "sandbox, no network (/team says more)");
 	text = team_sandbox_text(&f.team);
 	roots = xasprintf("they write only in %s and %s;", f.workdir,
-	    f.team.tmpdir);
+	    f.team.sb.tmpdir);
 	ck_assert_msg(strstr(text, roots) != NULL, "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "(ABI 5)"));
 	ck_assert_ptr_nonnull(strstr(text, "network denied"));
@@ -173,7 +173,7 @@ START_TEST(each_place_gets_its_profile)
 	home = team_sandbox_profile(&f.team, f.workdir, 0, &err);
 	ck_assert_msg(home != NULL, "%s", err);
 	ck_assert_str_eq(home->root, f.workdir);
-	ck_assert_str_eq(home->tmpdir, f.team.tmpdir);
+	ck_assert_str_eq(home->tmpdir, f.team.sb.tmpdir);
 	ck_assert_int_eq(home->sandbox, f.team.sb.mode == SANDBOX_ON);
 	ck_assert_int_eq(home->confined, 1);
 	ck_assert_ptr_null(profile_refuses(home, in_work, 0));
@@ -220,7 +220,7 @@ profile_of_home(void *arg)
 {
 	struct team *t = arg;
 	char *err = NULL;
-	struct profile *p = team_sandbox_profile(t, t->workdir, 0, &err);
+	struct profile *p = team_sandbox_profile(t, t->home.workdir, 0, &err);
 
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
 	return p;

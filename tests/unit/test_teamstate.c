@@ -28,7 +28,7 @@ START_TEST(find_sees_the_running_agents_only)
 	ck_assert_ptr_null(team_find(&f.team, "lead"));
 	ck_assert_ptr_null(team_find(&f.team, "ali"));
 	/* One whose thread ended is gone. */
-	atomic_store(&alice->finished, 1);
+	atomic_store(&alice->run.finished, 1);
 	ck_assert_ptr_null(team_find(&f.team, "alice"));
 	ck_assert_ptr_eq(team_find(&f.team, "bob"), bob);
 	af_close(&f);
@@ -46,20 +46,23 @@ START_TEST(the_budget_wakes_every_member)
 	af_open(&f);
 	ck_assert(team_budget(&f.team) == 0);
 	for (i = 0; i < 3; i++)
-		gen[i] = bus_generation(f.team.bus, names[i]);
+		gen[i] = bus_generation(f.team.core.bus, names[i]);
 	team_set_budget(&f.team, 2.5);
 	ck_assert(team_budget(&f.team) == 2.5);
 	for (i = 0; i < 3; i++)
-		ck_assert_msg(bus_generation(f.team.bus, names[i]) != gen[i],
+		ck_assert_msg(bus_generation(f.team.core.bus,
+		    names[i]) != gen[i],
 		    "%s was not woken", names[i]);
 	/* No limit below zero. */
 	team_set_budget(&f.team, -1);
 	ck_assert(team_budget(&f.team) == 0);
 
 	ck_assert(team_cost(&f.team) == 0);
-	ck_assert_int_eq(roster_add_usage(f.team.store, "alice", 10, 5, 0, 0,
+	ck_assert_int_eq(roster_add_usage(f.team.core.store, "alice", 10, 5, 0,
+	    0,
 	    0.25, &err), 0);
-	ck_assert_int_eq(roster_add_usage(f.team.store, "lead", 10, 5, 0, 0,
+	ck_assert_int_eq(roster_add_usage(f.team.core.store, "lead", 10, 5, 0,
+	    0,
 	    1.0, &err), 0);
 	ck_assert(team_cost(&f.team) == 1.25);
 	af_close(&f);
@@ -72,10 +75,10 @@ START_TEST(the_lead_waits_are_stored)
 	char *w;
 
 	af_open(&f);
-	ck_assert_ptr_null(roster_awaited(f.team.store));
+	ck_assert_ptr_null(roster_awaited(f.team.core.store));
 	team_lead_waits(&f.team, "bob");
 	team_lead_waits(&f.team, "alice");
-	w = roster_awaited(f.team.store);
+	w = roster_awaited(f.team.core.store);
 	ck_assert_ptr_nonnull(w);
 	ck_assert_ptr_nonnull(strstr(w, "alice"));
 	ck_assert_ptr_nonnull(strstr(w, "bob"));
@@ -83,7 +86,7 @@ START_TEST(the_lead_waits_are_stored)
 	free(w);
 	/* Naming no member is no error, and stores nothing. */
 	team_lead_waits(&f.team, "nobody");
-	w = roster_awaited(f.team.store);
+	w = roster_awaited(f.team.core.store);
 	ck_assert_ptr_null(strstr(w, "nobody"));
 	free(w);
 	af_close(&f);
@@ -105,7 +108,7 @@ START_TEST(a_commands_options_come_from_team_and_place)
 	s.tmpdir = f.tu.dir;
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err);
-	f.team.program = "/usr/bin/huddle-test";
+	f.team.home.program = "/usr/bin/huddle-test";
 	f.team.opts.bash_timeout_s = 33;
 	memset(&bo, 0x5a, sizeof bo);
 	team_bash_options(&f.team, p, &c, &bo);
@@ -117,7 +120,7 @@ START_TEST(a_commands_options_come_from_team_and_place)
 	ck_assert_int_eq(bo.sandboxed, 0);
 	ck_assert_uint_eq(bo.output_cap, 0);	/* cleared first */
 	ck_assert_ptr_null(bo.extra_env);
-	f.team.program = NULL;
+	f.team.home.program = NULL;
 	profile_free(p);
 	cancel_destroy(&c);
 	af_close(&f);
@@ -133,10 +136,10 @@ START_TEST(what_the_parts_read)
 	ck_assert_ptr_eq(team_store(&f.team), f.tu.store);
 	ck_assert_ptr_eq(team_bus(&f.team), f.tu.bus);
 	ck_assert_ptr_eq(team_protocol(&f.team), f.tu.proto);
-	ck_assert_ptr_eq(team_events(&f.team), &f.team.events);
+	ck_assert_ptr_eq(team_events(&f.team), &f.team.core.events);
 	ck_assert_str_eq(team_workdir(&f.team), f.workdir);
 	ck_assert_str_eq(team_state_dir(&f.team), f.tu.dir);
-	ck_assert_int_eq(team_epoch_us(&f.team), f.team.epoch_us);
+	ck_assert_int_eq(team_epoch_us(&f.team), f.team.home.epoch_us);
 	ck_assert_int_eq(team_proxy_port(&f.team), 0);	/* no netgate */
 	f.team.opts.llm.model = "model-x";
 	ck_assert_str_eq(team_lead_model(&f.team), "model-x");

@@ -63,7 +63,7 @@ START_TEST(a_call_runs_through_the_dispatch)
 	ck_assert(!call(alice, "send_message", json_pack("{s:s, s:s}", "to",
 	    "bob", "content", "hi"), &text));
 	free(text);
-	ck_assert_uint_eq(bus_pending(f.team.bus, "bob"), 1);
+	ck_assert_uint_eq(bus_pending(f.team.core.bus, "bob"), 1);
 	/* The lead's tools are not a teammate's. */
 	ck_assert(call(alice, "list_teammates", json_object(), &text));
 	ck_assert_msg(strstr(text, "no tool named") != NULL, "%s", text);
@@ -115,9 +115,9 @@ START_TEST(each_call_starts_afresh)
 	 * next call does not carry. */
 	ck_assert(!call(bob, "read_inbox", json_object(), &text));
 	free(text);
-	ck_assert_uint_eq(bus_pending(f.team.bus, "bob"), 0);
-	ck_assert_uint_eq(json_array_size(bob->transcript), 0);
-	ck_assert_int_eq(bob->leaving, 0);
+	ck_assert_uint_eq(bus_pending(f.team.core.bus, "bob"), 0);
+	ck_assert_uint_eq(json_array_size(bob->turn.transcript), 0);
+	ck_assert_int_eq(bob->turn.leaving, 0);
 	team_tool_member_free(alice);
 	team_tool_member_free(bob);
 	close_team(&f);
