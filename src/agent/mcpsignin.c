@@ -22,10 +22,9 @@
 #include "core/message.h"
 #include "core/protocol.h"
 #include "core/roster.h"
+#include "tools/env.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
-
-extern char **environ;
 
 #define MCPSIGNIN_POLL_MS	200
 
@@ -64,13 +63,15 @@ mcpsignin_on_path(const char *name)
 
 /* Opens url with $BROWSER, else xdg-open found on PATH: 0, or -1 when
  * there is neither (or it could not start). The program does not
- * inherit huddle's terminal. */
+ * inherit huddle's terminal, nor the secrets of its environment; it is
+ * the person's own, run at their word, unconfined (doc/security.md,
+ * "What huddle itself runs"). */
 static int
 mcpsignin_open_browser(const char *url)
 {
 	const char *browser = getenv("BROWSER");
 	posix_spawn_file_actions_t fa;
-	char *first = NULL, *argv[6];
+	char *first = NULL, *argv[6], **env;
 	pthread_attr_t attr;
 	pthread_t th;
 	pid_t pid;
@@ -94,12 +95,14 @@ mcpsignin_open_browser(const char *url)
 		argv[2] = NULL;
 	} else
 		return -1;
+	env = env_for_browser();
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
+	free(env);
 	if (first != NULL) {
 		free(argv[2]);
 		free(first);
