@@ -135,6 +135,31 @@ mcpsignin_body(const char *name, const char *scopes, const char *url,
 	    at, url);
 }
 
+void
+mcpsignin_recall(struct team *t)
+{
+	struct request *list;
+	char *err = NULL;
+	size_t n, i;
+
+	n = protocol_list(t->proto, 0, &list);
+	for (i = 0; i < n; i++) {
+		if (list[i].type != REQ_PERMISSION ||
+		    list[i].status != REQ_PENDING ||
+		    strcmp(list[i].from, MSG_SYSTEM) != 0 ||
+		    strncmp(list[i].body, MCPSIGNIN_PREFIX,
+		    strlen(MCPSIGNIN_PREFIX)) != 0)
+			continue;
+		if (protocol_cancel(t->proto, list[i].id, "huddle restarted "
+		    "while the sign-in waited", &err) == -1) {
+			log_printf("mcp: %s", err);
+			free(err);
+			err = NULL;
+		}
+	}
+	request_free_array(list, n);
+}
+
 int
 mcpsignin_ask(void *ud, const char *name, const char *scopes,
     const char *url, const char *at, struct cancel *cancel, char **why)

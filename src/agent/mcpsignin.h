@@ -11,6 +11,8 @@
 
 #include "util/cancel.h"
 
+struct team;
+
 /* What starts the body of a sign-in request. */
 #define MCPSIGNIN_PREFIX "sign in: "
 
@@ -25,5 +27,9 @@
  */
 int mcpsignin_ask(void *ud, const char *name, const char *scopes,
     const char *url, const char *at, struct cancel *cancel, char **why);
+
+/* Withdraws the sign-in requests a previous run left waiting: nothing
+ * waits on them any more (a server asks again at its next 401). */
+void mcpsignin_recall(struct team *t);
 
 #endif

@@ -393,6 +393,32 @@ mcp_oauth_auth_method(json_t *supported, int has_secret)
 	return "none";
 }
 
+int
+mcp_oauth_url_ok(const char *url)
+{
+	const char *host, *end;
+	size_t n;
+
+	if (url == NULL)
+		return 0;
+	if (strncasecmp(url, "https://", 8) == 0)
+		return url[8] != '\0' && url[8] != '/';
+	if (strncasecmp(url, "http://", 7) != 0)
+		return 0;
+	/* Plain HTTP only to this machine, where nothing is on the wire. */
+	host = url + 7;
+	end = host + strcspn(host, "/?#");
+	if (memchr(host, '@', (size_t)(end - host)) != NULL)
+		return 0;
+	if (*host == '[')
+		return strncmp(host, "[::1]", 5) == 0 && (host[5] == ':' ||
+		    host + 5 == end);
+	n = strcspn(host, ":/?#");
+	return (n == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+	    (n >= 9 && strncmp(host, "127.", 4) == 0 &&
+	    strspn(host, "0123456789.") == n);
+}
+
 /* --- HTTP -------------------------------------------------------------- */
 
 /* One request to a discovery, registration or token endpoint: GET (form
@@ -760,6 +786,15 @@ mcp_oauth_discover(struct mcp_oauth *o, const char *www,
 	if (f->authorize == NULL || f->token == NULL) {
 		*err = xstrdup("its authorization server's metadata lacks "
 		    "an endpoint");
+		return -1;
+	}
+	/* The specification asks HTTPS of every endpoint; a code, a
+	 * secret or a token never crosses the network in the clear. */
+	if (!mcp_oauth_url_ok(f->authorize) || !mcp_oauth_url_ok(f->token) ||
+	    (f->registration != NULL &&
+	    !mcp_oauth_url_ok(f->registration))) {
+		*err = xstrdup("its authorization server's endpoints are not "
+		    "all HTTPS (plain HTTP is taken only on this machine)");
 		return -1;
 	}
 	if (json_array_size(json_object_get(f->as,

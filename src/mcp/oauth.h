@@ -104,6 +104,10 @@ int mcp_oauth_resource_ok(const char *resource, const char *url);
  * SHA-256 (43 characters and a NUL in out). */
 void mcp_oauth_s256(const char *verifier, char out[44]);
 
+/* Whether url may carry a code, a secret or a token: https, or http
+ * to this machine (localhost, 127.0.0.0/8, [::1]) and without a user. */
+int mcp_oauth_url_ok(const char *url);
+
 /* How to authenticate at the token endpoint: "client_secret_basic",
  * "client_secret_post" or "none", from what the authorization server
  * supports (an array; NULL: RFC 8414's default, basic) and whether the

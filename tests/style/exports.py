@@ -38,6 +38,7 @@ TESTS_ONLY = {
     "mcp_oauth_resource_ok": "the resource check, checked alone",
     "mcp_oauth_s256": "PKCE's challenge, against RFC 7636's vector",
     "mcp_oauth_scopes": "the choice of scopes, checked alone",
+    "mcp_oauth_url_ok": "which endpoints may carry secrets",
     "mcp_redirect_param": "a query's reading, checked alone",
     "mcp_set_tool_name": "the name a server's tool gets, checked alone",
     "mcp_set_wait": "waits for servers to start, as the tests must",

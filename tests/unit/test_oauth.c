@@ -227,6 +227,25 @@ START_TEST(a_resource_must_be_the_servers)
 }
 END_TEST
 
+START_TEST(secrets_go_over_https_or_stay_on_this_machine)
+{
+	ck_assert(mcp_oauth_url_ok("https://as.example/token"));
+	ck_assert(mcp_oauth_url_ok("HTTPS://as.example"));
+	ck_assert(mcp_oauth_url_ok("http://localhost:8080/token"));
+	ck_assert(mcp_oauth_url_ok("http://127.0.0.1/token"));
+	ck_assert(mcp_oauth_url_ok("http://127.1.2.3:9/t"));
+	ck_assert(mcp_oauth_url_ok("http://[::1]:9/t"));
+	ck_assert(!mcp_oauth_url_ok("http://as.example/token"));
+	ck_assert(!mcp_oauth_url_ok("http://localhost.evil.example/t"));
+	ck_assert(!mcp_oauth_url_ok("http://127.0.0.1.evil.example/t"));
+	ck_assert(!mcp_oauth_url_ok("http://localhost@evil.example/t"));
+	ck_assert(!mcp_oauth_url_ok("http://[::1].evil/t"));
+	ck_assert(!mcp_oauth_url_ok("ftp://as.example/t"));
+	ck_assert(!mcp_oauth_url_ok("https://"));
+	ck_assert(!mcp_oauth_url_ok(NULL));
+}
+END_TEST
+
 START_TEST(token_endpoint_auth_follows_the_metadata)
 {
 	json_t *basic = json_pack("[s]", "client_secret_basic");
@@ -442,6 +461,7 @@ oauth_suite(void)
 	tcase_add_test(tc, metadata_urls_are_tried_path_based_first);
 	tcase_add_test(tc, scopes_are_chosen_as_the_specification_says);
 	tcase_add_test(tc, a_resource_must_be_the_servers);
+	tcase_add_test(tc, secrets_go_over_https_or_stay_on_this_machine);
 	tcase_add_test(tc, token_endpoint_auth_follows_the_metadata);
 	tcase_add_test(tc, query_parameters_are_decoded);
 	tcase_add_test(tc, the_listener_takes_its_own_sign_in_only);
