@@ -96,8 +96,9 @@ enum command_args {
 	    execute_worktrees, "list the worktrees")			\
 	X(TEAM, "team", "", ARGS_NONE, CMDF_REPORT, execute_team,	\
 	    "list the members, their models, tokens and cost")		\
-	X(MCP, "mcp", "", ARGS_NONE, 0, execute_mcp,			\
-	    "the MCP servers, their states and tools")			\
+	X(MCP, "mcp", "[logout SERVER]", ARGS_REQ_TEXT, 0, execute_mcp,	\
+	    "the MCP servers, their states, sign-ins and tools; logout "	\
+	    "forgets a sign-in")						\
 	X(ROLES, "roles", "", ARGS_NONE, CMDF_REPORT, execute_roles,	\
 	    "list the teammate roles and where each is defined")	\
 	X(REQUESTS, "requests", "", ARGS_NONE, CMDF_REPORT,		\

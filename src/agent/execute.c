@@ -310,8 +310,21 @@ static void
 execute_mcp(struct team *t, const struct command *c, const char *focus,
     const char *selected, struct command_result *res)
 {
-	(void)c, (void)focus, (void)selected;
-	execute_done(res, 1, mcptools_text(t));
+	char *msg = NULL;
+	int rc;
+
+	(void)focus, (void)selected;
+	if (c->target == NULL) {
+		execute_done(res, 1, mcptools_text(t));
+		return;
+	}
+	if (strcmp(c->target, "logout") != 0 || c->text == NULL ||
+	    strchr(c->text, ' ') != NULL) {
+		execute_done(res, 0, xstrdup("usage: /mcp [logout SERVER]"));
+		return;
+	}
+	rc = mcptools_logout(t, c->text, &msg);
+	execute_done(res, rc == 0, msg);
 }
 
 /* /task add SUBJECT [after IDS]: the ids split at their commas. */

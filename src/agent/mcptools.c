@@ -27,6 +27,7 @@
 #include "agent/internal.h"
 #include "agent/mcpask.h"
 #include "agent/mcpoffers.h"
+#include "agent/mcpsignin.h"
 #include "agent/mcptools.h"
 #include "agent/netgate.h"
 #include "agent/roles.h"
@@ -35,6 +36,7 @@
 #include "core/permbody.h"
 #include "core/statedir.h"
 #include "mcp/set.h"
+#include "mcp/tokens.h"
 #include "tools/bash.h"
 #include "tools/profile.h"
 #include "util/log.h"
@@ -188,10 +190,18 @@ mcptools_begin(void *ud, const char *name, json_t *config,
 	return 0;
 }
 
+/* Whether the team's servers come from the person's settings file. */
+static int
+mcptools_from_settings(struct team *t)
+{
+	return t->opts.mcp_origin != NULL &&
+	    strcmp(t->opts.mcp_origin, "the person's settings") == 0;
+}
+
 int
 mcptools_open(struct team *t, char **err)
 {
-	char *why = NULL;
+	char *why = NULL, *state;
 	size_t offered = mcpoffers_open(t);
 	const char *name;
 	json_t *cfg;
@@ -213,6 +223,18 @@ mcptools_open(struct team *t, char **err)
 	t->mcp.launch->begin = mcptools_begin;
 	t->mcp.launch->end = mcptools_end;
 	t->mcp.launch->asking = mcptools_asking;
+	/* HTTP servers that ask for a sign-in ask the person; the tokens
+	 * are kept in the person's own state, beside every team's. */
+	t->mcp.launch->signin = mcpsignin_ask;
+	mcpsignin_recall(t);
+	if ((state = statedir_base(t->opts.state_base, &why)) != NULL) {
+		t->mcp.tokens = xasprintf("%s/%s", state, MCP_TOKENS_FILE);
+		free(state);
+	} else {
+		free(why);
+		why = NULL;
+	}
+	t->mcp.launch->tokens = t->mcp.tokens;
 	t->mcp.launch->ud = t;
 	if ((t->mcp.set = mcp_set_new(NULL, t->mcp.launch, team_on_notice, t,
 	    err)) == NULL)
@@ -224,8 +246,23 @@ mcptools_open(struct team *t, char **err)
 		return -1;
 	}
 	json_object_foreach(t->opts.mcp_servers, name, cfg) {
-		if (mcp_set_add(t->mcp.set, name, cfg, t->opts.mcp_origin,
-		    t->mcp.launch, team_on_notice, t, err) == -1)
+		json_t *own = json_deep_copy(cfg);
+		int rc;
+
+		/* A client of the person's own, with its secret, is taken
+		 * from the person's settings only: not from a file named
+		 * on the command line, which may lie in the working tree. */
+		if (json_object_get(own, "oauth") != NULL &&
+		    !mcptools_from_settings(t)) {
+			json_object_del(own, "oauth");
+			evq_notice(&t->events, "MCP servers: an \"oauth\" "
+			    "client is taken from your settings only, not "
+			    "from --mcp-config: it was left out");
+		}
+		rc = mcp_set_add(t->mcp.set, name, own, t->opts.mcp_origin,
+		    t->mcp.launch, team_on_notice, t, err);
+		json_decref(own);
+		if (rc == -1)
 			return -1;
 	}
 	/* The project's servers the person approved before. */
@@ -248,6 +285,30 @@ mcptools_close(struct team *t)
 	t->mcp.launch = NULL;
 	profile_free(t->mcp.profile);
 	t->mcp.profile = NULL;
+	free(t->mcp.tokens);
+	t->mcp.tokens = NULL;
+}
+
+int
+mcptools_logout(struct team *t, const char *name, char **msg)
+{
+	struct mcp_server *s = t->mcp.set != NULL ? mcp_set_get(t->mcp.set,
+	    name) : NULL;
+	int had;
+
+	if (s == NULL) {
+		*msg = xasprintf("no MCP server is called %s", name);
+		return -1;
+	}
+	if ((had = mcp_server_logout(s)) == -1) {
+		*msg = xasprintf("MCP server %s does not sign in (it is not an "
+		    "HTTP server)", name);
+		return -1;
+	}
+	*msg = had ? xasprintf("MCP server %s: its sign-in is forgotten; the "
+	    "next request it refuses asks you to sign in again", name) :
+	    xasprintf("MCP server %s: there was no sign-in to forget", name);
+	return 0;
 }
 
 /* The servers agent a may use, its role's (roles.h) as a NULL-terminated

@@ -26,6 +26,8 @@ struct mcptools {
 	struct profile		*profile;	/* the servers' sandbox */
 	struct mcpoffers	*offers;	/* a project's .mcp.json
 						 * (mcpoffers.c); NULL: none */
+	char			*tokens;	/* the person's store of
+						 * sign-ins (mcp/tokens.h) */
 };
 
 /*

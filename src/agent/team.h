@@ -156,6 +156,11 @@ int team_proxy_port(struct team *t);
 /* What /mcp shows: the MCP servers, their states and tools. */
 char *mcptools_text(struct team *t);
 
+/* /mcp logout NAME: forgets the person's sign-in to server name (its
+ * tokens, in memory and in their store); *msg a sentence for the person
+ * (malloc'd). Returns 0, or -1 when there is no such HTTP server. */
+int mcptools_logout(struct team *t, const char *name, char **msg);
+
 /* The working directory (absolute). */
 const char *team_workdir(struct team *t);
 

@@ -83,6 +83,7 @@ http_response_clear(struct http_response *resp)
 	free(resp->request_id);
 	free(resp->content_type);
 	free(resp->mcp_session_id);
+	free(resp->www_authenticate);
 	free(resp->body);
 	free(resp->error);
 	json_decref(resp->ratelimit);
@@ -146,6 +147,8 @@ http_on_header(char *buf, size_t size, size_t n, void *arg)
 		    offsetof(struct http_response, content_type) },
 		{ "mcp-session-id",
 		    offsetof(struct http_response, mcp_session_id) },
+		{ "www-authenticate",
+		    offsetof(struct http_response, www_authenticate) },
 	};
 	size_t len = size * n, i, namelen;
 	const char *colon = memchr(buf, ':', len);

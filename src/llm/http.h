@@ -25,6 +25,8 @@ struct http_response {
 	char	*request_id;		/* request-id or x-request-id */
 	char	*content_type;		/* content-type */
 	char	*mcp_session_id;	/* mcp-session-id (MCP servers) */
+	char	*www_authenticate;	/* www-authenticate (an MCP server
+					 * asking for a sign-in) */
 	json_t	*ratelimit;		/* {"anthropic-ratelimit-…": "value",
 					 * "x-ratelimit-…": …}, or NULL */
 	char	*body;			/* the body when not streamed to

@@ -15,6 +15,7 @@
 #include "llm/http.h"
 #include "llm/sse.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/oauth.h"
 #include "mcp/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -25,6 +26,7 @@ struct mcp_listener;
 /* An HTTP server's side of it. */
 struct mcp_http {
 	struct mcp_transport	 base;
+	struct mcp_oauth	*oauth;		/* its sign-in (oauth.h) */
 
 	/* Under the server's lock: */
 	char			*session;	/* Mcp-Session-Id */
@@ -164,6 +166,7 @@ mcp_headers(struct mcp_http *mh, const char *last_id)
 	struct curl_slist *l = NULL;
 	const char *key;
 	char *line;
+	int own_auth = 0;
 
 	if (last_id == NULL) {
 		l = curl_slist_append(l, "Content-Type: application/json");
@@ -192,8 +195,17 @@ mcp_headers(struct mcp_http *mh, const char *last_id)
 	json_object_foreach(h, key, v) {
 		if (!json_is_string(v))
 			continue;
+		if (strcasecmp(key, "Authorization") == 0)
+			own_auth = 1;
 		line = xasprintf("%s: %s", key, json_string_value(v));
 		l = curl_slist_append(l, line);
+		free(line);
+	}
+	/* A token of the person's own, in the headers, is theirs to
+	 * give; else the sign-in's, if any. */
+	if (!own_auth && (line = mcp_oauth_header(mh->oauth)) != NULL) {
+		l = curl_slist_append(l, line);
+		explicit_bzero(line, strlen(line));
 		free(line);
 	}
 	return l;
@@ -226,7 +238,8 @@ mcp_origin(const char *url)
  */
 static enum mcp_x
 mcp_http_once(struct mcp_http *mh, const char *text, const char *last_id,
-    struct mcp_read *rd, struct cancel *cancel, int64_t deadline, char **err)
+    struct mcp_read *rd, struct cancel *cancel, int64_t deadline,
+    long *auth, char **www, char **err)
 {
 	const struct mcp_link *link = mh->base.link;
 	struct mcp_wait *w = rd != NULL ? rd->w : NULL;
@@ -243,6 +256,10 @@ mcp_http_once(struct mcp_http *mh, const char *text, const char *last_id,
 	long stall = (long)((deadline - clock_mono_ms() + 999) / 1000);
 	int in_session;
 
+	if (auth != NULL) {
+		*auth = 0;
+		*www = NULL;
+	}
 	cancel_init(&own);
 	h = http_new(cancel != NULL ? cancel : &own);
 	if (rd != NULL) {
@@ -303,14 +320,18 @@ mcp_http_once(struct mcp_http *mh, const char *text, const char *last_id,
 		/* The session ended on the server's side: start again. */
 		*err = xasprintf("%s: the server ended the session", where);
 		x = MCP_X_DEAD;
-	} else if (resp.status == 401) {
-		/* The server wants a sign-in (OAuth, as the specification
-		 * has it), which huddle does not do yet: say so, never a
-		 * bare 401. */
-		*err = xasprintf("%s asks to sign in (HTTP 401): huddle does "
-		    "not sign in to MCP servers yet; give it a token in the "
-		    "server's \"headers\" in your settings, or leave it out",
-		    where);
+	} else if (resp.status == 401 || (resp.status == 403 &&
+	    resp.www_authenticate != NULL &&
+	    strstr(resp.www_authenticate, "insufficient_scope") != NULL)) {
+		/* The server wants a sign-in (oauth.h), or one with more
+		 * scopes: the caller may get one and try again. */
+		*err = xasprintf("%s asks to sign in (HTTP %ld)", where,
+		    resp.status);
+		if (auth != NULL) {
+			*auth = resp.status;
+			*www = xstrdup(resp.www_authenticate != NULL ?
+			    resp.www_authenticate : "");
+		}
 		x = MCP_X_TRANSPORT;
 	} else if (text == NULL && resp.status == 405) {
 		*err = xasprintf("%s closed the stream of its answer before "
@@ -328,6 +349,52 @@ mcp_http_once(struct mcp_http *mh, const char *text, const char *last_id,
 	cancel_destroy(&own);
 	free(where);
 	return x;
+}
+
+/*
+ * POSTs text as mcp_http_once does, and when the server asks for a
+ * sign-in (or for more scopes), gets one (oauth.h: a refreshed token, or
+ * the person's sign-in, during which w's clock stands still) and POSTs
+ * again: at most a sign-in and MCP_OAUTH_STEP_UPS more in one exchange.
+ * io is held; the server's own stream never signs in.
+ */
+static enum mcp_x
+mcp_http_signed(struct mcp_http *mh, const char *text, struct mcp_read *rd,
+    struct cancel *cancel, char **err)
+{
+	struct mcp_link *link = mh->base.link;
+	struct mcp_wait *w = rd->w;
+	enum mcp_x x;
+	long auth;
+	char *www, *why = NULL, *where;
+	int tries, step_ups = 0;
+
+	for (tries = 0;; tries++) {
+		x = mcp_http_once(mh, text, NULL, rd, cancel, link->until(w),
+		    &auth, &www, err);
+		if (auth == 0 || w->own_stream ||
+		    tries > MCP_OAUTH_STEP_UPS) {
+			free(www);
+			return x;
+		}
+		if (mcp_oauth_answer(mh->oauth, auth, www, step_ups,
+		    cancel != NULL ? cancel : link->stop, link->asking,
+		    link->asked_ms, &why) == -1) {
+			free(www);
+			where = mcp_origin(json_string_value(json_object_get(
+			    link->config, "url")));
+			free(*err);
+			*err = xasprintf("%s %s", where, why);
+			free(where);
+			free(why);
+			return MCP_X_TRANSPORT;
+		}
+		free(www);
+		free(*err);
+		*err = NULL;
+		if (auth == 403)
+			step_ups++;
+	}
 }
 
 /* How long to wait before resuming a stream that named no retry time,
@@ -360,7 +427,7 @@ mcp_http_post(struct mcp_http *mh, const char *text, struct mcp_wait *w,
 
 	if (w == NULL)
 		return mcp_http_once(mh, text, NULL, NULL, cancel, deadline,
-		    err);
+		    NULL, NULL, err);
 	memset(&rd, 0, sizeof rd);
 	rd.mh = mh;
 	rd.w = w;
@@ -369,7 +436,8 @@ mcp_http_post(struct mcp_http *mh, const char *text, struct mcp_wait *w,
 	mh->asking = w;
 	mh->relayed = 0;
 	pthread_mutex_unlock(w->link->lock);
-	x = mcp_http_once(mh, text, NULL, &rd, cancel, deadline, err);
+	(void)deadline;
+	x = mcp_http_signed(mh, text, &rd, cancel, err);
 	mcp_http_relay(mh, w);
 	seen = xstrdup("");
 	/* Resumed while a stream (or an empty answer after one) ended
@@ -398,7 +466,7 @@ mcp_http_post(struct mcp_http *mh, const char *text, struct mcp_wait *w,
 			goto out;
 		}
 		x = mcp_http_once(mh, NULL, seen, &rd, cancel,
-		    w->link->until(w), err);
+		    w->link->until(w), NULL, NULL, err);
 		mcp_http_relay(mh, w);
 	}
 	if (x == MCP_X_OK && w->result == NULL && w->error == NULL) {
@@ -497,7 +565,7 @@ mcp_listen(void *arg)
 		w.asked_base = (int64_t)atomic_load(link->asked_ms);
 		last = xstrdup(rd.sse != NULL ? sse_last_id(rd.sse) : "");
 		x = mcp_http_once(mh, NULL, last, &rd, &me->stop, w.deadline,
-		    &err);
+		    NULL, NULL, &err);
 		free(last);
 		free(err);
 		err = NULL;
@@ -620,6 +688,20 @@ mcp_http_label(struct mcp_transport *t)
 	return label;
 }
 
+/* What /mcp says of its sign-in. */
+static char *
+mcp_http_signin_text(struct mcp_transport *t)
+{
+	return mcp_oauth_text(((struct mcp_http *)t)->oauth);
+}
+
+/* Forgets its sign-in; the session goes with it. */
+static int
+mcp_http_logout(struct mcp_transport *t)
+{
+	return mcp_oauth_logout(((struct mcp_http *)t)->oauth);
+}
+
 /* An HTTP server's side, with no session yet. */
 static struct mcp_transport *
 mcp_http_new(struct mcp_link *link)
@@ -628,6 +710,7 @@ mcp_http_new(struct mcp_link *link)
 
 	mh->base.ops = &mcp_http_ops;
 	mh->base.link = link;
+	mh->oauth = mcp_oauth_new(link->name, link->config, link->launch);
 	cancel_init(&mh->came);
 	return &mh->base;
 }
@@ -643,6 +726,7 @@ mcp_http_free(struct mcp_transport *t)
 		pthread_cond_wait(t->link->changed, t->link->lock);
 	pthread_mutex_unlock(t->link->lock);
 	cancel_destroy(&mh->came);
+	mcp_oauth_free(mh->oauth);
 	free(mh->session);
 	free(mh);
 }
@@ -657,6 +741,8 @@ const struct mcp_transport_ops mcp_http_ops = {
 	.held = NULL,
 	.stop = mcp_http_stop,
 	.tail = NULL,
+	.signin_text = mcp_http_signin_text,
+	.logout = mcp_http_logout,
 	.label = mcp_http_label,
 	.free = mcp_http_free,
 };

@@ -1093,6 +1093,13 @@ mcp_server_describe(struct mcp_server *s)
 	out = xappend(out, &len, &cap, line, strlen(line));
 	free(line);
 	free(label);
+	if (s->transport->ops->signin_text != NULL &&
+	    (label = s->transport->ops->signin_text(s->transport)) != NULL) {
+		line = xasprintf("  sign-in: %s\n", label);
+		out = xappend(out, &len, &cap, line, strlen(line));
+		free(line);
+		free(label);
+	}
 	if (s->progress != NULL) {
 		line = xasprintf("  running %s\n", s->progress);
 		out = xappend(out, &len, &cap, line, strlen(line));
@@ -1121,6 +1128,14 @@ mcp_server_describe(struct mcp_server *s)
 		free(tail);
 	}
 	return out;
+}
+
+int
+mcp_server_logout(struct mcp_server *s)
+{
+	struct mcp_transport *tr = s->transport;
+
+	return tr->ops->logout != NULL ? tr->ops->logout(tr) : -1;
 }
 
 void

@@ -214,6 +214,12 @@ int mcp_server_call(struct mcp_server *s, const char *tool, json_t *args,
     const struct mcp_caller *caller, struct cancel *cancel, int timeout_s,
     size_t cap, struct tool_output *out);
 
+/* Forgets the server's sign-in (oauth.h), in memory and in the person's
+ * store: its next request that the server refuses asks the person
+ * again. Returns 1 when there was one, 0 when not, -1 for a server that
+ * does not sign in (stdio). */
+int mcp_server_logout(struct mcp_server *s);
+
 /* A few lines for the person: the server's transport, state, revision,
  * the progress of a call running, and tools (malloc'd). */
 char *mcp_server_describe(struct mcp_server *s);

@@ -333,6 +333,20 @@ mcp_set_allowed(json_t *allow, const char *server, const char *name)
 	return 0;
 }
 
+struct mcp_server *
+mcp_set_get(struct mcp_set *set, const char *name)
+{
+	struct mcp_server *found = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&set->lock);
+	for (i = 0; i < set->n && found == NULL; i++)
+		if (strcmp(set->servers[i]->name, name) == 0)
+			found = set->servers[i];
+	pthread_mutex_unlock(&set->lock);
+	return found;
+}
+
 char *
 mcp_set_text(struct mcp_set *set)
 {

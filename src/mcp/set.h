@@ -85,6 +85,9 @@ int mcp_set_is_tool_name(const char *name);
  * the tool offered as name, of server `server`, run without asking. */
 int mcp_set_allowed(json_t *allow, const char *server, const char *name);
 
+/* Server name of the set, or NULL. It lives as long as the set. */
+struct mcp_server *mcp_set_get(struct mcp_set *set, const char *name);
+
 /* What /mcp shows: every server, its state and tools (malloc'd). */
 char *mcp_set_text(struct mcp_set *set);
 

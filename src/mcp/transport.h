@@ -50,6 +50,23 @@ struct mcp_launch {
 				    void **handle, char **err);
 	void			(*end)(void *ud, void *handle);
 	int			(*asking)(void *ud, void *handle);
+	/* Asks the person to sign in to HTTP server name (oauth.h) for
+	 * scopes ("": none named) at url, huddle's loopback page that
+	 * sends the browser on to the authorization server's page `at`
+	 * (its address without the query: the whole one, with its state,
+	 * goes to the browser alone), and waits for the answer, or
+	 * cancel (may be NULL). Returns 1 when
+	 * they said yes (the URL was opened for them, or shown), 0 when
+	 * they said no, -1 when nobody answered; *why may then say why.
+	 * NULL: nobody can be asked, and a server that asks for a sign-in
+	 * fails with a sentence. */
+	int			(*signin)(void *ud, const char *name,
+				    const char *scopes, const char *url,
+				    const char *at, struct cancel *cancel,
+				    char **why);
+	const char		*tokens;	/* the store of sign-ins
+						 * (tokens.h), or NULL: kept
+						 * for this run only */
 	void			*ud;
 	int			 start_ms;	/* 0: MCP_START_MS */
 	int			 probe_ms;	/* 0: MCP_PROBE_MS */
@@ -172,6 +189,14 @@ struct mcp_transport_ops {
 	/* The last lines of the server's stderr, as mcp_server_tail says
 	 * (server.c). NULL: none are kept. */
 	char	*(*tail)(struct mcp_transport *t, const char *indent);
+
+	/* What /mcp says of the server's sign-in (oauth.h; malloc'd), or
+	 * NULL. NULL op: it has none. */
+	char	*(*signin_text)(struct mcp_transport *t);
+
+	/* Forgets the server's sign-in; 1 when there was one. NULL: it has
+	 * none. */
+	int	(*logout)(struct mcp_transport *t);
 
 	/* How the person is shown the transport: "stdio", or "http " and
 	 * the scheme, host and port of its address (malloc'd). Takes no

@@ -151,6 +151,24 @@ env_seal(void)
 }
 
 char **
+env_for_browser(void)
+{
+	size_t n, k = 0;
+	char **env;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	env = xcalloc(n + 1, sizeof *env);
+	/* The desktop's variables stay: the browser opens a window on it. */
+	for (n = 0; environ[n] != NULL; n++) {
+		if (!env_looks_secret(environ[n]) || !env_is_secret(environ[n]))
+			env[k++] = environ[n];
+	}
+	env[k] = NULL;
+	return env;
+}
+
+char **
 env_for_tools(void)
 {
 	size_t n, k = 0;

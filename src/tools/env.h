@@ -31,4 +31,9 @@ void env_seal(void);
  * pointers into environ (free the array, not the strings). */
 char **env_for_tools(void);
 
+/* The environment for the person's browser, opened for a sign-in (agent/
+ * mcpsignin.c): as env_for_tools, but the desktop's variables are kept,
+ * since the browser shows a window there. */
+char **env_for_browser(void);
+
 #endif

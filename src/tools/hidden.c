@@ -21,6 +21,7 @@ enum hidden_base {
 	HIDDEN_HOME,		/* beneath the home directory */
 	HIDDEN_CONFIG,		/* beneath $XDG_CONFIG_HOME or ~/.config */
 	HIDDEN_DATA,		/* beneath $XDG_DATA_HOME or ~/.local/share */
+	HIDDEN_STATE,		/* beneath $XDG_STATE_HOME or ~/.local/state */
 	HIDDEN_ROOT		/* absolute, a glob(3) pattern */
 };
 
@@ -59,6 +60,9 @@ static const struct {
 	{ HIDDEN_HOME, ".cargo/credentials.toml" },
 	{ HIDDEN_HOME, ".gem/credentials" },
 	{ HIDDEN_CONFIG, "huddle" },
+	/* huddle's sign-ins to MCP servers (mcp/tokens.h), where they are
+	 * kept by default; the whole state folder is hidden as well. */
+	{ HIDDEN_STATE, "huddle/mcp-auth.json" },
 	/* What the person typed. */
 	{ HIDDEN_HOME, ".bash_history" },
 	{ HIDDEN_HOME, ".zsh_history" },
@@ -158,7 +162,7 @@ char **
 hidden_paths(const char *home, const char *state)
 {
 	struct hidden_list l = { NULL, 0, 0 };
-	char real[PATH_MAX], *h, *config[2], *data[2];
+	char real[PATH_MAX], *h, *config[2], *data[2], *st[2];
 	glob_t g;
 	size_t i, j;
 
@@ -176,6 +180,8 @@ hidden_paths(const char *home, const char *state)
 	config[1] = h ? hidden_dir("XDG_CONFIG_HOME", h, NULL) : NULL;
 	data[0] = h ? hidden_dir(NULL, h, ".local/share") : NULL;
 	data[1] = h ? hidden_dir("XDG_DATA_HOME", h, NULL) : NULL;
+	st[0] = h ? hidden_dir(NULL, h, ".local/state") : NULL;
+	st[1] = h ? hidden_dir("XDG_STATE_HOME", h, NULL) : NULL;
 	for (i = 0; i < sizeof hidden_table / sizeof *hidden_table; i++) {
 		const char *path = hidden_table[i].path;
 
@@ -190,6 +196,10 @@ hidden_paths(const char *home, const char *state)
 		case HIDDEN_DATA:
 			hidden_add_under(&l, data[0], path);
 			hidden_add_under(&l, data[1], path);
+			continue;
+		case HIDDEN_STATE:
+			hidden_add_under(&l, st[0], path);
+			hidden_add_under(&l, st[1], path);
 			continue;
 		case HIDDEN_ROOT:
 			if (strchr(hidden_table[i].path, '*') == NULL) {
@@ -211,6 +221,7 @@ hidden_paths(const char *home, const char *state)
 	for (i = 0; i < 2; i++) {
 		free(config[i]);
 		free(data[i]);
+		free(st[i]);
 	}
 	if (l.v == NULL)
 		l.v = xcalloc(1, sizeof *l.v);

@@ -52,6 +52,30 @@ TOOLS = {
     "elicitation-sep1034-client-defaults":
         ("test_client_elicitation_defaults", {}),
 }
+# The auth scenarios' server has one tool; once signed in, the lead calls
+# it (auth/scope-step-up asks for more scopes on that call).
+AUTH_TOOL = ("test-tool", {})
+# Auth scenarios where huddle must not get in: the server's start fails,
+# with a sentence, and that is the goal.
+AUTH_REFUSED = {
+    # The server keeps answering insufficient_scope: huddle signs in
+    # once and does not ask the person again for the same scopes.
+    "auth/scope-retry-limit": "needs scope",
+    # The protected resource metadata names another resource.
+    "auth/resource-mismatch": "names another resource",
+}
+# The client ID metadata document huddle is configured with (the person
+# would host one; the suite checks the client_id is this URL).
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+BROWSER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "browser.py")
+
+
+def tool_for(scenario):
+    """The tool the lead calls in scenario, or None."""
+    if scenario.startswith("auth/"):
+        return None if scenario in AUTH_REFUSED else AUTH_TOOL
+    return TOOLS.get(scenario)
 # All of it must end before the suite's timeout (30 s) kills us; a
 # scenario that goes well takes about a second.
 BUDGET = float(os.environ.get("MCPCLIENT_BUDGET", "15"))
@@ -60,6 +84,14 @@ QUIT_WAIT = 8
 
 class Failed(Exception):
     pass
+
+
+class Refused(Failed):
+    """The server failed to start: /mcp's line."""
+
+    def __init__(self, line):
+        Failed.__init__(self, "the server did not start: %s" % line)
+        self.line = line
 
 
 def huddle_path():
@@ -93,6 +125,7 @@ class Session:
                                      stdout=subprocess.PIPE,
                                      stderr=self.err)
         self.events = []
+        self.signins = 0
         self.lines = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -124,7 +157,20 @@ class Session:
         if e is None:
             raise Failed("huddle exited (status %s)" % self.proc.wait())
         self.events.append(e)
+        self.sign_in(e)
         return e
+
+    def sign_in(self, e):
+        """The person approves a sign-in request as it comes: $BROWSER
+        (browser.py) then goes through the authorization server's page
+        back to huddle."""
+        if (e.get("event") == "request" and e.get("type") == "permission"
+                and e.get("status") == "pending" and
+                (e.get("body") or "").startswith("sign in: ")):
+            self.signins += 1
+            print("mcpclient: approving %s (%s)"
+                  % (e["id"], e["body"].splitlines()[0]), file=sys.stderr)
+            self.send("/approve %s" % e["id"])
 
     def mcp_line(self, deadline):
         """What /mcp says of the server: its first line."""
@@ -176,7 +222,7 @@ def wait_ready(s, deadline):
         if ": ready" in line:
             return line
         if ": failed" in line or ": stopped" in line:
-            raise Failed("the server did not start: %s" % line)
+            raise Refused(line)
         pause = time.monotonic() + 0.1
         while s.next(min(pause, deadline)) is not None:
             pass
@@ -195,7 +241,8 @@ def call_tool(s, tool, deadline):
             raise Failed("no result of %s in time" % name)
         kind = e.get("event")
         if (kind == "request" and e.get("type") == "permission" and
-                e.get("status") == "pending"):
+                e.get("status") == "pending" and
+                not (e.get("body") or "").startswith("sign in: ")):
             what = (e.get("permission") or {}).get("tool")
             if what in (name, "elicitation"):
                 print("mcpclient: approving %s (%s)" % (e["id"], what),
@@ -220,6 +267,15 @@ def verdict(scenario, ok, what):
 
 def run(s, scenario, tool, deadline):
     """Plays the person's part; returns (ok, what happened)."""
+    if scenario in AUTH_REFUSED:
+        try:
+            line = wait_ready(s, deadline)
+        except Refused as e:
+            ok = AUTH_REFUSED[scenario] in e.line
+            print("mcpclient: %s" % e.line, file=sys.stderr)
+            return ok, "the server was %srefused as it should: %s" % (
+                "" if ok else "not ", e.line)
+        return False, "the server became ready: %s" % line
     line = wait_ready(s, deadline)
     print("mcpclient: %s" % line, file=sys.stderr)
     if tool is None:
@@ -240,7 +296,7 @@ def main():
         return 2
     url = sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
-    tool = TOOLS.get(scenario)
+    tool = tool_for(scenario)
     # mcpsuite.py's self-test has the lead call another tool.
     if tool is not None and os.environ.get("MCPCLIENT_TOOL"):
         tool = (os.environ["MCPCLIENT_TOOL"], tool[1])
@@ -263,9 +319,20 @@ def main():
         work = os.path.join(top, "work")
         for d in (home, os.path.join(config, "huddle"), state, work):
             os.makedirs(d)
+        entry = {"type": "http", "url": url}
+        if scenario.startswith("auth/"):
+            # The person's client: a metadata document they host, and
+            # the pre-registered credentials the scenario gives.
+            oauth = {"clientMetadataUrl": CIMD_URL}
+            context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT")
+                                 or "{}")
+            if context.get("client_id"):
+                oauth["clientId"] = context["client_id"]
+            if context.get("client_secret"):
+                oauth["clientSecret"] = context["client_secret"]
+            entry["oauth"] = oauth
         with open(os.path.join(config, "huddle", "settings.json"), "w") as f:
-            json.dump({"mcpServers": {SERVER: {"type": "http",
-                                               "url": url}}}, f)
+            json.dump({"mcpServers": {SERVER: entry}}, f)
         script = os.path.join(top, "script.json")
         with open(script, "w") as f:
             json.dump(script_for(tool), f)
@@ -273,7 +340,7 @@ def main():
                if not k.startswith(("ANTHROPIC_", "OPENAI_", "HUDDLE",
                                     "MCP_CONFORMANCE_", "MCPCLIENT_"))}
         env.update(HOME=home, XDG_CONFIG_HOME=config,
-                   XDG_STATE_HOME=state, TMPDIR=top)
+                   XDG_STATE_HOME=state, TMPDIR=top, BROWSER=BROWSER)
         cmd = [huddle_path(), "--headless", "--provider", "script",
                "--script", script, "--workdir", work,
                "--state-dir", os.path.join(state, "huddle"),

@@ -73,6 +73,8 @@ ARGS = None
 LOCK = threading.Lock()
 CANCELLED = set()
 STATE = {"grown": False, "initialized": False, "caps": {}}
+# --oauth: the code challenge of the sign-in under way.
+OAUTH = {}
 # Our own requests to the client that wait for its answer: id -> [event,
 # the answer].
 PENDING = {}
@@ -366,7 +368,91 @@ def run_http():
         def log_message(self, *a):
             pass
 
+        def oauth(self):
+            """--oauth: the server is its own authorization server
+            (RFC 9728 and 8414 metadata, dynamic registration, the
+            authorization endpoint that sends the browser straight back
+            with the code, the token endpoint that checks PKCE), and
+            /mcp takes only the token it gives. Returns whether it
+            answered the request."""
+            from urllib.parse import parse_qs, urlsplit, urlencode
+            import base64
+            import hashlib
+            u = urlsplit(self.path)
+            base = "http://127.0.0.1:%d" % self.server.server_address[1]
+            q = {k: v[0] for k, v in parse_qs(u.query).items()}
+            if self.command == "GET" and u.path == \
+                    "/.well-known/oauth-protected-resource/mcp":
+                return self.reply(200, {
+                    "resource": base + "/mcp",
+                    "authorization_servers": [base],
+                    "scopes_supported": ["notes:read"]}) or True
+            if self.command == "GET" and u.path == \
+                    "/.well-known/oauth-authorization-server":
+                return self.reply(200, {
+                    "issuer": base,
+                    "authorization_endpoint": base + "/authorize",
+                    "token_endpoint": base + "/token",
+                    "registration_endpoint": base + "/register",
+                    "response_types_supported": ["code"],
+                    "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": ["none"]}) \
+                    or True
+            if self.command == "GET" and u.path == "/authorize":
+                log({"authorize": sorted(q)})
+                OAUTH["challenge"] = q.get("code_challenge")
+                back = q["redirect_uri"] + "?" + urlencode(
+                    {"code": ARGS.oauth_code, "state": q.get("state", "")})
+                self.send_response(302)
+                self.send_header("Location", back)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return True
+            if self.command == "POST" and u.path in ("/register", "/token"):
+                body = self.rfile.read(int(self.headers.get(
+                    "Content-Length", 0))).decode()
+                if u.path == "/register":
+                    log({"register": json.loads(body).get("client_name")})
+                    return self.reply(201, {"client_id": "huddle-test"}) \
+                        or True
+                form = {k: v[0] for k, v in parse_qs(body).items()}
+                verifier = form.get("code_verifier", "")
+                made = base64.urlsafe_b64encode(hashlib.sha256(
+                    verifier.encode()).digest()).decode().rstrip("=")
+                ok = (form.get("code") == ARGS.oauth_code and
+                      made == OAUTH.get("challenge"))
+                log({"token": form.get("grant_type"), "pkce": ok})
+                if not ok:
+                    return self.reply(400, {"error": "invalid_grant"}) \
+                        or True
+                return self.reply(200, {
+                    "access_token": ARGS.oauth_token, "token_type":
+                    "Bearer", "expires_in": 3600, "scope": "notes:read",
+                    "refresh_token": ARGS.oauth_token + "-refresh"}) or True
+            if u.path == "/mcp" and self.headers.get("Authorization") != \
+                    "Bearer " + ARGS.oauth_token:
+                if self.command == "POST":
+                    self._body = self.rfile.read(int(self.headers.get(
+                        "Content-Length", 0)))
+                    method = json.loads(self._body).get("method")
+                    # --oauth-calls: only a tool's call needs the token.
+                    if ARGS.oauth_calls and method != "tools/call":
+                        return False
+                    log({"unauthorized": method})
+                elif ARGS.oauth_calls:
+                    return False
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Bearer resource_'
+                                 'metadata="%s/.well-known/oauth-protected-'
+                                 'resource/mcp"' % base)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return True
+            return False
+
         def do_GET(self):
+            if ARGS.oauth and self.oauth():
+                return
             log({"GET": self.headers.get("Last-Event-ID")})
             if ARGS.get_tight:
                 ev = "retry: 0\nid: 1\ndata: %s\n\n" % json.dumps(
@@ -447,8 +533,12 @@ def run_http():
             self.wfile.flush()
 
         def do_POST(self):
-            body = self.rfile.read(int(self.headers.get("Content-Length",
-                                                        0)))
+            if ARGS.oauth and self.oauth():
+                return
+            body = self.__dict__.pop("_body", None)
+            if body is None:
+                body = self.rfile.read(int(self.headers.get(
+                    "Content-Length", 0)))
             msg = json.loads(body)
             if ARGS.get_trickle and "method" not in msg:
                 # The answer to our ping: a body that never ends.
@@ -601,6 +691,13 @@ def main():
     p.add_argument("--get-trickle", action="store_true")
     p.add_argument("--reply-on-get", action="store_true")
     p.add_argument("--auth", action="store_true")
+    p.add_argument("--oauth", action="store_true",
+                   help="ask for a sign-in, and be the authorization "
+                   "server that gives --oauth-token for --oauth-code")
+    p.add_argument("--oauth-token", default="test-access-token")
+    p.add_argument("--oauth-calls", action="store_true",
+                   help="with --oauth, only tools/call needs the token")
+    p.add_argument("--oauth-code", default="test-code")
     p.add_argument("--env-tool", action="store_true")
     p.add_argument("--connect")
     p.add_argument("--mute", action="store_true",
