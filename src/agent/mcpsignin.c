@@ -142,7 +142,7 @@ mcpsignin_recall(struct team *t)
 	char *err = NULL;
 	size_t n, i;
 
-	n = protocol_list(t->proto, 0, &list);
+	n = protocol_list(t->core.proto, 0, &list);
 	for (i = 0; i < n; i++) {
 		if (list[i].type != REQ_PERMISSION ||
 		    list[i].status != REQ_PENDING ||
@@ -150,7 +150,8 @@ mcpsignin_recall(struct team *t)
 		    strncmp(list[i].body, MCPSIGNIN_PREFIX,
 		    strlen(MCPSIGNIN_PREFIX)) != 0)
 			continue;
-		if (protocol_cancel(t->proto, list[i].id, "huddle restarted "
+		if (protocol_cancel(t->core.proto, list[i].id,
+		    "huddle restarted "
 		    "while the sign-in waited", &err) == -1) {
 			log_printf("mcp: %s", err);
 			free(err);
@@ -171,7 +172,7 @@ mcpsignin_ask(void *ud, const char *name, const char *scopes,
 	int rc;
 
 	body = mcpsignin_body(name, scopes, url, at);
-	rc = protocol_request(t->proto, REQ_PERMISSION, MSG_SYSTEM,
+	rc = protocol_request(t->core.proto, REQ_PERMISSION, MSG_SYSTEM,
 	    ROSTER_LEAD, body, id, &err);
 	free(body);
 	if (rc == -1) {
@@ -181,14 +182,15 @@ mcpsignin_ask(void *ud, const char *name, const char *scopes,
 	}
 	log_printf("mcp: %s asks the person to sign in (%s)", name, id);
 	for (;;) {
-		if ((r = protocol_get(t->proto, id)) != NULL &&
+		if ((r = protocol_get(t->core.proto, id)) != NULL &&
 		    r->status != REQ_PENDING)
 			break;
 		request_free(r);
 		r = NULL;
 		if (cancel != NULL && cancel_sleep(cancel,
 		    MCPSIGNIN_POLL_MS) != 0) {
-			if (protocol_cancel(t->proto, id, "the request that "
+			if (protocol_cancel(t->core.proto, id,
+			    "the request that "
 			    "needed the sign-in ended first", &err) == -1)
 				free(err);
 			*why = xstrdup("the request that needed the sign-in "
@@ -204,14 +206,14 @@ mcpsignin_ask(void *ud, const char *name, const char *scopes,
 			body = xasprintf("the sign-in page of MCP server %s "
 			    "was opened in your browser; huddle waits 5 "
 			    "minutes for it to come back", name);
-			evq_notice(&t->events, body);
+			evq_notice(&t->core.events, body);
 			free(body);
 		} else {
 			body = xasprintf("open %s in your browser to sign in "
 			    "to MCP server %s (no $BROWSER is set and "
 			    "xdg-open was not found); huddle waits 5 minutes",
 			    url, name);
-			evq_notice(&t->events, body);
+			evq_notice(&t->core.events, body);
 			free(body);
 		}
 		rc = 1;

@@ -255,7 +255,7 @@ mcptools_open(struct team *t, char **err)
 		if (json_object_get(own, "oauth") != NULL &&
 		    !mcptools_from_settings(t)) {
 			json_object_del(own, "oauth");
-			evq_notice(&t->events, "MCP servers: an \"oauth\" "
+			evq_notice(&t->core.events, "MCP servers: an \"oauth\" "
 			    "client is taken from your settings only, not "
 			    "from --mcp-config: it was left out");
 		}
