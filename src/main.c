@@ -44,7 +44,6 @@
 
 #define DEFAULT_ANTHROPIC_URL	"https://api.anthropic.com"
 #define DEFAULT_OPENAI_URL	"https://api.openai.com/v1"
-#define DEFAULT_OPENAI_MODEL	"gpt-6.2-sol"
 
 /* What a step returns when the program goes on. */
 #define GO_ON	(-1)
@@ -121,7 +120,7 @@ llm_setup(const struct options *o, const struct catalog *cat,
 		/* Local servers need no key. */
 		cfg->api_key = openai_key ? openai_key : "";
 		cfg->base_url = o->base_url ? o->base_url : DEFAULT_OPENAI_URL;
-		cfg->model = o->model ? o->model : DEFAULT_OPENAI_MODEL;
+		cfg->model = o->model ? o->model : OPT_OPENAI_MODEL;
 	} else {
 		cfg->provider = LLM_SCRIPT;
 		cfg->model = "script";

@@ -27,7 +27,8 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    "(--resume continues it)" },
 	[OPT_WORKDIR] = { "workdir", 0, "DIR", OPTT_PATH, OPT_CLI_ONLY,
 	    F(workdir), .what = "a directory",
-	    .help = "where the team works (default: the current directory)" },
+	    .deflt = "the current directory",
+	    .help = "where the team works" },
 	[OPT_RESUME] = { "resume", 0, NULL, OPTT_FLAG, OPT_CLI_ONLY,
 	    F(resume),
 	    .help = "continue the team of the working directory" },
@@ -41,8 +42,8 @@ const struct opt_def options_table[OPT__COUNT] = {
 	[OPT_STATE_DIR] = { "state-dir", 0, "DIR", OPTT_PATH, OPT_GATE,
 	    F(state_dir), 1, .what = "an absolute path",
 	    .deflt = "$XDG_STATE_HOME/huddle",
-	    .help = "keep teams' state under DIR (default: "
-	    "$XDG_STATE_HOME/huddle, ~/.local/state/huddle)" },
+	    .deflt_note = "without it ~/.local/state/huddle",
+	    .help = "keep teams' state under DIR" },
 	[OPT_TEAMS] = { "teams", 0, NULL, OPTT_FLAG, OPT_CLI_ONLY, F(teams),
 	    .help = "list the teams kept there and exit" },
 	[OPT_HEADLESS] = { "headless", 0, NULL, OPTT_FLAG, OPT_CLI_ONLY,
@@ -55,20 +56,19 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    "(the settings files: doc/settings.md), and exit" },
 	[OPT_PLAN_REVIEW] = { "plan-review", 0, "WHO", OPTT_WORD, OPT_GATE,
 	    F(plan_review), .what = "human lead any", .deflt = "any",
-	    .help = "who reviews plans: human, lead or any (default any)" },
+	    .help = "who reviews plans: human, lead or any" },
 	[OPT_MAX_TEAMMATES] = { "max-teammates", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_teammates), 1, 64, "a number", .deflt = "8",
-	    .help = "at most N live teammates (default 8)" },
+	    .help = "at most N live teammates" },
 	[OPT_QUIT_TIMEOUT] = { "quit-timeout", 0, "S", OPTT_INT,
 	    OPT_NEUTRAL, F(quit_timeout), 0, 3600, "seconds",
 	    .deflt = "10",
-	    .help = "seconds teammates get to shut down when you quit "
-	    "(default 10)" },
+	    .help = "seconds teammates get to shut down when you quit" },
 	[OPT_SHUTDOWN_TIMEOUT] = { "shutdown-timeout", 0, "S", OPTT_INT,
 	    OPT_NEUTRAL, F(shutdown_timeout), 1, 86400, "seconds",
 	    .deflt = "60",
-	    .help = "a shutdown request expires after S seconds (default "
-	    "60); then it can be forced" },
+	    .help = "a shutdown request expires after S seconds, then "
+	    "it can be forced" },
 	[OPT_RISK_POLICY] = { "risk-policy", 0, "FILE", OPTT_PATH, OPT_GATE,
 	    F(risk_policy), .what = "a file",
 	    .help = "rules for commands that need your permission" },
@@ -85,21 +85,19 @@ const struct opt_def options_table[OPT__COUNT] = {
 	[OPT_PROVIDER] = { "provider", 0, "NAME", OPTT_WORD, OPT_GATE,
 	    F(provider), .what = "anthropic openai openai-chat script",
 	    .deflt = "anthropic",
-	    .help = "anthropic (default); openai (OpenAI's Responses API); "
-	    "openai-chat (a chat completions server: Ollama, vLLM, "
-	    "llama.cpp, DeepSeek, OpenRouter); or script" },
+	    .help = "anthropic; openai (OpenAI's Responses API); "
+	    "openai-chat (a chat completions server: Ollama, vLLM, llama.cpp, "
+	    "DeepSeek, OpenRouter); or script" },
 	[OPT_MODEL] = { "model", 0, "NAME", OPTT_TEXT, OPT_NEUTRAL,
 	    F(model), .what = "a model's name",
 	    .env = "HUDDLE_MODEL ANTHROPIC_MODEL",
 	    .env_openai = "HUDDLE_MODEL OPENAI_MODEL",
-	    .deflt = "the catalog's default",
-	    .help = "the model (default: $HUDDLE_MODEL, else "
-	    "$ANTHROPIC_MODEL / $OPENAI_MODEL, else the catalog's default "
-	    "/ gpt-6.2-sol)" },
+	    .deflt = "the catalog's default / " OPT_OPENAI_MODEL,
+	    .help = "the model" },
 	[OPT_TEAMMATE_MODEL] = { "teammate-model", 0, "NAME", OPTT_TEXT,
 	    OPT_NEUTRAL, F(teammate_model), .what = "a model's name",
 	    .deflt = "the lead's",
-	    .help = "teammates' model (default: the lead's)" },
+	    .help = "teammates' model" },
 	[OPT_MODELS] = { "models", 0, NULL, OPTT_FLAG, OPT_CLI_ONLY,
 	    F(models), .help = "list the model catalog and exit" },
 	[OPT_CATALOG] = { "catalog", 0, "FILE", OPTT_PATH, OPT_GATE,
@@ -109,24 +107,23 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    F(thinking),
 	    .what = "adaptive, off or a budget of at least 1024 tokens",
 	    .deflt = "the catalog's",
-	    .help = "adaptive, off, or a budget in tokens (default: the "
-	    "catalog's, per model)" },
+	    .deflt_note = "per model",
+	    .help = "adaptive, off, or a budget in tokens" },
 	[OPT_THINKING_DISPLAY] = { "thinking-display", 0, "HOW", OPTT_WORD,
 	    OPT_NEUTRAL, F(thinking_display), .what = "summarized omitted",
 	    .deflt = "summarized",
-	    .help = "summarized (default) or omitted: omitted starts replies "
+	    .help = "summarized or omitted: omitted starts replies "
 	    "sooner, but the panes show no thinking" },
 	[OPT_REASONING_EFFORT] = { "reasoning-effort", 0, "E", OPTT_WORD,
 	    OPT_GATE, F(reasoning_effort),
 	    .what = "none minimal low medium high xhigh max",
 	    .deflt = "the catalog's",
-	    .help = "OpenAI: none, minimal, low, medium, high, xhigh or max "
-	    "(default: the catalog's)" },
+	    .help = "OpenAI: none, minimal, low, medium, high, xhigh "
+	    "or max" },
 	[OPT_MAX_TOKENS] = { "max-tokens", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_tokens), 1, 100000000, "a number of tokens",
 	    .deflt = "the model's largest",
-	    .help = "cap each reply at N tokens (default: the model's "
-	    "largest)" },
+	    .help = "cap each reply at N tokens" },
 	[OPT_CONTEXT_WINDOW] = { "context-window", 0, "N", OPTT_INT,
 	    OPT_GATE, F(context_window), 1024, 1000000000,
 	    "a number of tokens", .deflt = "the catalog's",
@@ -134,12 +131,12 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    "does not know" },
 	[OPT_COMPACT_AT] = { "compact-at", 0, "PCT", OPTT_INT, OPT_GATE,
 	    F(compact_at), 10, 100, "a percent", .deflt = "75",
-	    .help = "compact an agent's conversation when its next request "
-	    "would fill PCT% of the window (default 75; 100: never)" },
+	    .deflt_note = "100: never",
+	    .help = "compact an agent's conversation when its next "
+	    "request would fill PCT% of the window" },
 	[OPT_MAX_ROUNDS] = { "max-rounds", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_rounds), 1, 100000, "a number", .deflt = "no limit",
-	    .help = "tool rounds an agent may run in one turn (default: no "
-	    "limit)" },
+	    .help = "tool rounds an agent may run in one turn" },
 	[OPT_AUTONOMOUS] = { "autonomous", 0, NULL, OPTT_FLAG, OPT_GATE,
 	    F(autonomous),
 	    .help = "every teammate takes the next ready task of the task "
@@ -157,8 +154,8 @@ const struct opt_def options_table[OPT__COUNT] = {
 	[OPT_MAX_COST] = { "max-cost", 0, "USD", OPTT_DOLLARS, OPT_GATE,
 	    F(max_cost), .what = "US dollars, e.g. 5 or 2.50",
 	    .deflt = "no limit",
-	    .help = "start no model call once the team has spent USD "
-	    "(raise it with /budget)" },
+	    .help = "start no model call once the team has spent USD; "
+	    "/budget raises it" },
 	[OPT_PRICE] = { "price", 0, "IN/OUT", OPTT_PRICE, OPT_GATE,
 	    F(price_in), .what = "IN/OUT, US dollars per million input and "
 	    "output tokens, e.g. 3/15", .deflt = "none",
@@ -188,32 +185,33 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    "it is this machine or its link, once you approve (repeatable)" },
 	[OPT_MAX_PROCS] = { "max-procs", 0, "N", OPTT_INT, OPT_GATE,
 	    F(max_procs), 0, 1000000, "a number", .deflt = "512",
-	    .help = "processes one command may start (default 512; 0: no "
-	    "limit)" },
+	    .deflt_note = "0: no limit",
+	    .help = "processes one command may start" },
 	[OPT_MAX_MEMORY] = { "max-memory", 0, "SIZE", OPTT_SIZE, OPT_GATE,
 	    F(max_memory), .what = "a size, e.g. 512M or 4G (0: no limit)",
 	    .deflt = "2G",
-	    .help = "memory of one command's process, e.g. 4G (default 2G; "
-	    "0: no limit)" },
+	    .deflt_note = "0: no limit",
+	    .help = "memory of one command's process, e.g. 4G" },
 	[OPT_MAX_FILE_SIZE] = { "max-file-size", 0, "SIZE", OPTT_SIZE,
 	    OPT_GATE, F(max_file_size),
 	    .what = "a size, e.g. 100M or 8G (0: no limit)", .deflt = "4G",
-	    .help = "largest file a command may write (default 4G; 0: no "
-	    "limit)" },
+	    .deflt_note = "0: no limit",
+	    .help = "largest file a command may write" },
 	[OPT_TMP_MAX] = { "tmp-max", 0, "SIZE", OPTT_SIZE, OPT_GATE,
 	    F(tmp_max), .what = "a size, e.g. 512M or 8G (0: no limit)",
 	    .deflt = "4G",
-	    .help = "what the team's TMPDIR may hold; a command that makes "
-	    "it grow past that is stopped (default 4G; 0: no limit)" },
+	    .deflt_note = "0: no limit",
+	    .help = "what the team's TMPDIR may hold; a command that "
+	    "makes it grow past that is stopped" },
 	[OPT_TMP_MAX_FILES] = { "tmp-max-files", 0, "N", OPTT_INT, OPT_GATE,
 	    F(tmp_max_files), 0, 100000000, "a number", .deflt = "100000",
-	    .help = "files the team's TMPDIR may hold, as --tmp-max (default "
-	    "100000; 0: no limit)" },
+	    .deflt_note = "0: no limit",
+	    .help = "files the team's TMPDIR may hold, as --tmp-max" },
 	[OPT_NETWORK] = { "network", 0, "HOW", OPTT_WORD, OPT_GATE,
 	    F(network), .what = "proxy open none", .deflt = "proxy",
-	    .help = "proxy (default): commands reach the network through "
-	    "huddle's proxy, each new host asking you; open: directly, as "
-	    "they ask; none: not at all" },
+	    .help = "proxy: commands reach the network through "
+	    "huddle's proxy, each new host asking you; open: directly, as they "
+	    "ask; none: not at all" },
 	[OPT_NO_NETWORK] = { "no-network", 0, NULL, OPTT_ALIAS, OPT_GATE,
 	    F(no_network), .what = "none", .alias = OPT_NETWORK,
 	    .help = "the same as --network none" },
@@ -224,8 +222,7 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    F(base_url), .what = "a URL",
 	    .env = "ANTHROPIC_BASE_URL", .env_openai = "OPENAI_BASE_URL",
 	    .deflt = "the vendor's",
-	    .help = "the API's base URL (default: $ANTHROPIC_BASE_URL or "
-	    "$OPENAI_BASE_URL, else the vendor's)" },
+	    .help = "the API's base URL" },
 	[OPT_SCRIPT] = { "script", 0, "FILE", OPTT_PATH, OPT_GATE,
 	    F(script), .what = "a file",
 	    .help = "the scenario for --provider script" },
@@ -236,23 +233,23 @@ const struct opt_def options_table[OPT__COUNT] = {
 	    OPT_NEUTRAL, F(retry_for), 0, 0,
 	    "a duration, e.g. 90s, 10m or 1h (0: never retry)",
 	    .deflt = "10m",
-	    .help = "retry an overloaded, rate-limited or dropped call for "
-	    "up to TIME, e.g. 90s, 10m, 1h (default 10m; 0: never retry)" },
+	    .deflt_note = "0: never retry",
+	    .help = "retry an overloaded, rate-limited or dropped call "
+	    "for up to TIME, e.g. 90s, 10m, 1h" },
 	[OPT_RETRY_MAX_DELAY] = { "retry-max-delay", 0, "TIME",
 	    OPTT_DURATION, OPT_NEUTRAL, F(retry_max_delay), 1, 0,
 	    "a duration, e.g. 40s or 250ms", .deflt = "40s",
-	    .help = "the longest wait between attempts (default 40s; a "
-	    "server's retry-after wins)" },
+	    .deflt_note = "a server's retry-after wins",
+	    .help = "the longest wait between attempts" },
 	[OPT_MAX_RETRIES] = { "max-retries", 0, "N", OPTT_INT, OPT_NEUTRAL,
 	    F(max_retries), 0, 1000, "a number",
 	    .deflt = "as --retry-for allows",
-	    .help = "retries of a failed call at most (default: as many as "
-	    "--retry-for allows)" },
+	    .help = "retries of a failed call at most" },
 	[OPT_STALL_TIMEOUT] = { "stall-timeout", 0, "S", OPTT_INT,
 	    OPT_NEUTRAL, F(stall_timeout), 1, 3600, "seconds",
 	    .deflt = "60",
-	    .help = "a streamed call that receives nothing for S seconds "
-	    "fails (default 60)" },
+	    .help = "a streamed call that receives nothing for S "
+	    "seconds fails" },
 	[OPT_HELP] = { "help", 'h', NULL, OPTT_FLAG, OPT_CLI_ONLY, F(help),
 	    .help = "show this help and exit" },
 	[OPT_VERSION] = { "version", 'V', NULL, OPTT_FLAG, OPT_CLI_ONLY,
@@ -726,12 +723,56 @@ options_wrap(FILE *out, const char *text, size_t col, size_t indent)
 	fputc('\n', out);
 }
 
+/* The variables that stand for row d, for --help: "$HUDDLE_MODEL, else
+ * $ANTHROPIC_MODEL / $OPENAI_MODEL" (its env and env_openai lists side
+ * by side), or "" (malloc'd). */
+static char *
+options_help_env(const struct opt_def *d)
+{
+	const char *a = d->env ? d->env : "", *b = d->env_openai ?
+	    d->env_openai : a;
+	char *text = xstrdup(""), *next;
+	size_t na, nb;
+
+	while (*a != '\0' || *b != '\0') {
+		na = strcspn(a, " ");
+		nb = strcspn(b, " ");
+		if (na == nb && strncmp(a, b, na) == 0)
+			next = xasprintf("%s%s$%.*s", text, *text ? ", else " :
+			    "", (int)na, a);
+		else
+			next = xasprintf("%s%s%s%.*s%s%.*s", text, *text ?
+			    ", else " : "", na ? "$" : "", (int)na, a,
+			    na && nb ? " / $" : nb ? "$" : "", (int)nb, b);
+		free(text);
+		text = next;
+		a += na + (a[na] == ' ');
+		b += nb + (b[nb] == ' ');
+	}
+	return text;
+}
+
+char *
+options_help_line(const struct opt_def *d)
+{
+	char *env, *line;
+
+	if (d->deflt == NULL)
+		return xstrdup(d->help);
+	env = options_help_env(d);
+	line = xasprintf("%s (default: %s%s%s%s%s)", d->help, env,
+	    *env ? ", else " : "", d->deflt, d->deflt_note ? "; " : "",
+	    d->deflt_note ? d->deflt_note : "");
+	free(env);
+	return line;
+}
+
 /* Writes --help. */
 static void
 options_help(FILE *out)
 {
 	const struct opt_def *d;
-	char left[64];
+	char left[64], *help;
 	int i, n;
 
 	fputs("usage: huddle [options]\n"
@@ -760,7 +801,9 @@ options_help(FILE *out)
 			n += 2;
 		}
 		/* The first word goes on the option's line however long. */
-		options_wrap(out, d->help, (size_t)n, 24);
+		help = options_help_line(d);
+		options_wrap(out, help, (size_t)n, 24);
+		free(help);
 	}
 	fputs("\n"
 	    "Most options can be kept in settings files too: your own\n"

@@ -97,12 +97,21 @@ struct opt_def {
 	const char	*env;	/* variables that stand for it, the first
 				 * set wins; NULL: none */
 	const char	*env_openai; /* the same for the OpenAI providers */
-	const char	*deflt;	/* the built-in value, as --settings says */
-	const char	*help;	/* for --help */
+	const char	*deflt;	/* the built-in value, as --settings says;
+				 * --help adds "(default …)" from it */
+	const char	*deflt_note; /* after it there: "0: no limit" */
+	const char	*help;	/* for --help, the default unsaid */
 };
+
+/* The OpenAI providers' model when none is named. */
+#define OPT_OPENAI_MODEL	"gpt-6.2-sol"
 
 /* The table, OPT__COUNT rows indexed by enum opt_id. */
 extern const struct opt_def options_table[];
+
+/* Row d's line in --help: its help, then "(default: …)" from its
+ * default, the variables that stand for it and its note (malloc'd). */
+char *options_help_line(const struct opt_def *d);
 
 /* A repeatable option's values (malloc'd strings). */
 struct opt_list {

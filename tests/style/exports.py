@@ -43,6 +43,7 @@ TESTS_ONLY = {
     "mcp_set_tool_name": "the name a server's tool gets, checked alone",
     "mcp_set_wait": "waits for servers to start, as the tests must",
     "mcptools_list": "the tools list of a set, checked alone",
+    "options_help_line": "a row's --help line, held to its default",
     "netgate_target": "parses a proxy request's target, checked alone",
     "netgate_team_allowed": "the team-wide allow list, checked alone",
     "policy_check": "one command against the risk policy",

@@ -2,8 +2,8 @@
  * Unit tests of the options table (options.c) against what follows it:
  * a default said once. The table's default of each option the team or
  * the model calls use is what those parts take when nothing is given
- * (team_options_defaults, llm_config_defaults), and every help line that
- * names a default names the table's.
+ * (team_options_defaults, llm_config_defaults), and --help says each
+ * default from its row alone.
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include "llm/llm.h"
 #include "options.h"
 #include "testutil.h"
+#include "util/xmalloc.h"
 
 START_TEST(the_parts_take_the_tables_defaults)
 {
@@ -41,25 +42,39 @@ START_TEST(the_parts_take_the_tables_defaults)
 }
 END_TEST
 
-/* A help line that names a default names the table's ("at most N live
- * teammates (default 8)", "proxy (default): …", "(default: $HUDDLE_MODEL,
- * else … the catalog's default …)"). */
-START_TEST(the_help_names_the_tables_defaults)
+/* --help says a default only from its row: no row's own help names one,
+ * and the line --help prints ends with the row's ("at most N live
+ * teammates (default: 8)", "(default: $HUDDLE_MODEL, else
+ * $ANTHROPIC_MODEL / $OPENAI_MODEL, else …)"). */
+START_TEST(the_help_says_the_tables_defaults)
 {
 	const struct opt_def *d;
-	int i, named = 0;
+	char *line, *want;
+	int i, said = 0;
 
 	for (i = 0; i < OPT__COUNT; i++) {
 		d = &options_table[i];
-		if (d->help == NULL || d->deflt == NULL ||
-		    strstr(d->help, "default") == NULL)
+		if (d->help == NULL)
 			continue;
-		ck_assert_msg(strstr(d->help, d->deflt) != NULL,
-		    "--%s: the help \"%s\" does not name the default \"%s\"",
-		    d->name, d->help, d->deflt);
-		named++;
+		ck_assert_msg(d->deflt == NULL || strstr(d->help, "default") ==
+		    NULL, "--%s: its help names a default of its own: \"%s\"",
+		    d->name, d->help);
+		if (d->deflt == NULL)
+			continue;
+		line = options_help_line(d);
+		want = xasprintf("%s%s%s%s)", d->env ? ", else " :
+		    " (default: ", d->deflt, d->deflt_note ? "; " : "",
+		    d->deflt_note ? d->deflt_note : "");
+		ck_assert_msg(strlen(line) > strlen(want) && strcmp(line +
+		    strlen(line) - strlen(want), want) == 0 &&
+		    strncmp(line, d->help, strlen(d->help)) == 0,
+		    "--%s: \"%s\" does not end with \"%s\"", d->name, line,
+		    want);
+		free(want);
+		free(line);
+		said++;
 	}
-	ck_assert_int_gt(named, 15);
+	ck_assert_int_gt(said, 25);
 }
 END_TEST
 
@@ -70,7 +85,7 @@ options_suite(void)
 	TCase *tc = tcase_create("options");
 
 	tcase_add_test(tc, the_parts_take_the_tables_defaults);
-	tcase_add_test(tc, the_help_names_the_tables_defaults);
+	tcase_add_test(tc, the_help_says_the_tables_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }
