@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/fstools.h"
@@ -624,7 +625,10 @@ START_TEST(hard_links_are_not_written)
 END_TEST
 
 /* Swaps work/d (a directory) and work/s (a link to ../out) until told to
- * stop. */
+ * stop: in bursts, each followed by a pause of 0.1 ms, so that the tools
+ * meet both a swap under way and a tree at rest however the two threads
+ * are scheduled (on a busy machine a swapper that never rests can leave
+ * no call a whole tree to work in). */
 struct swapper {
 	_Atomic int	 stop;
 	long		 swaps;
@@ -635,10 +639,12 @@ swap_loop(void *arg)
 {
 	struct swapper *w = arg;
 
+	struct timespec rest = { 0, 100000 };
+
 	while (!atomic_load(&w->stop)) {
 		if (renameat2(AT_FDCWD, "d", AT_FDCWD, "s",
-		    RENAME_EXCHANGE) == 0)
-			w->swaps++;
+		    RENAME_EXCHANGE) == 0 && ++w->swaps % 64 == 0)
+			nanosleep(&rest, NULL);
 	}
 	return NULL;
 }
@@ -650,6 +656,7 @@ START_TEST(a_swapped_link_never_leads_out)
 	pthread_t th;
 	char *out = xasprintf("%s/out", top), *p, *dir;
 	int i, reads = 0, writes = 0;
+	time_t deadline;
 
 	dir = in_wd("d");
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -672,7 +679,11 @@ START_TEST(a_swapped_link_never_leads_out)
 	atomic_init(&w.stop, 0);
 	w.swaps = 0;
 	ck_assert_int_eq(pthread_create(&th, NULL, swap_loop, &w), 0);
-	for (i = 0; i < 1000; i++) {
+	/* A thousand rounds at least, and until a read and a write went
+	 * through (the race was run both ways), for 20 s at most. */
+	deadline = time(NULL) + 20;
+	for (i = 0; i < 1000 || ((reads == 0 || writes == 0) &&
+	    time(NULL) < deadline); i++) {
 		if (fstools_read(&fc, "d/f", 0, 0, &o) == 0) {
 			ck_assert_str_eq(o.text, "inside\n");
 			reads++;
