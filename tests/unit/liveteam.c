@@ -12,8 +12,6 @@
 #include "agent/teamstate.h"
 #include "agent/tools.h"
 #include "liveteam.h"
-#include "tools/mountns.h"
-#include "tools/reaper.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -297,18 +295,4 @@ lt_close(struct lt *l)
 	free(l->root);
 	free(l->work);
 	free(l->state);
-}
-
-int
-lt_main(int argc, char **argv, Suite *suite)
-{
-	/* Started again as huddle would be: never run the suite then, or
-	 * each git sandbox's holder would start a team of its own. */
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
-		return mountns_holder_main(argc, argv);
-	if (argc > 1 && strncmp(argv[1], "--", 2) == 0)
-		return 2;
-	return tu_run(suite);
 }

@@ -91,8 +91,4 @@ void lt_git_init(struct lt *l);
 /* Frees the team and everything lt_init made. */
 void lt_close(struct lt *l);
 
-/* The test program's main: it is its commands' reaper and the git
- * sandbox's namespace holder, too, as huddle is. */
-int lt_main(int argc, char **argv, Suite *suite);
-
 #endif

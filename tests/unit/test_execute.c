@@ -183,5 +183,5 @@ execute_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, execute_suite());
+	return tu_main(argc, argv, execute_suite());
 }

@@ -170,5 +170,5 @@ frame_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, frame_suite());
+	return tu_main(argc, argv, frame_suite());
 }

@@ -169,5 +169,5 @@ loop_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, loop_suite());
+	return tu_main(argc, argv, loop_suite());
 }

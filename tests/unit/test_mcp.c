@@ -1254,7 +1254,5 @@ mcp_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(mcp_suite());
+	return tu_main(argc, argv, mcp_suite());
 }

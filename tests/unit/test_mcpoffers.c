@@ -144,5 +144,5 @@ mcpoffers_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, mcpoffers_suite());
+	return tu_main(argc, argv, mcpoffers_suite());
 }

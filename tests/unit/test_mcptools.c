@@ -165,5 +165,5 @@ mcptools_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, mcptools_suite());
+	return tu_main(argc, argv, mcptools_suite());
 }

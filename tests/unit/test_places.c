@@ -160,5 +160,5 @@ worktrees_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, worktrees_suite());
+	return tu_main(argc, argv, worktrees_suite());
 }

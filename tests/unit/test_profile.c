@@ -411,7 +411,5 @@ profile_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(profile_suite());
+	return tu_main(argc, argv, profile_suite());
 }

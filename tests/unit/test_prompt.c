@@ -111,5 +111,5 @@ prompt_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, prompt_suite());
+	return tu_main(argc, argv, prompt_suite());
 }

@@ -371,7 +371,5 @@ ruleset_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(ruleset_suite());
+	return tu_main(argc, argv, ruleset_suite());
 }

@@ -204,5 +204,5 @@ tasks_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, tasks_suite());
+	return tu_main(argc, argv, tasks_suite());
 }

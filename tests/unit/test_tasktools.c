@@ -167,5 +167,5 @@ tasktools_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, tasktools_suite());
+	return tu_main(argc, argv, tasktools_suite());
 }

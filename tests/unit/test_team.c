@@ -168,5 +168,5 @@ team_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, team_suite());
+	return tu_main(argc, argv, team_suite());
 }

@@ -150,5 +150,5 @@ teamspawn_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, teamspawn_suite());
+	return tu_main(argc, argv, teamspawn_suite());
 }

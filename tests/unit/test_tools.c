@@ -276,5 +276,5 @@ tools_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, tools_suite());
+	return tu_main(argc, argv, tools_suite());
 }
