@@ -78,14 +78,21 @@ tu_rmtree(const char *dir)
 }
 
 void
-tu_write_file(const char *dir, const char *name, const char *text)
+tu_write(const char *path, const char *text)
 {
-	char *path = xasprintf("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 
 	ck_assert_msg(f != NULL, "%s", path);
 	fputs(text, f);
 	fclose(f);
+}
+
+void
+tu_write_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+
+	tu_write(path, text);
 	free(path);
 }
 

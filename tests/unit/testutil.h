@@ -36,8 +36,9 @@ char *tu_tmpdir_canonical(void);
 /* Removes a directory tree. */
 void tu_rmtree(const char *dir);
 
-/* Writes text to the file dir/name (made or emptied), failing the test
- * when it cannot. */
+/* Writes text to the file at path, or dir/name (made or emptied),
+ * failing the test when it cannot. */
+void tu_write(const char *path, const char *text);
 void tu_write_file(const char *dir, const char *name, const char *text);
 
 /* A team in a fresh directory: the store, its bus and protocol engine,
