@@ -189,6 +189,27 @@ tu_source_file(const char *name)
 	return text;
 }
 
+json_t *
+tu_json(const char *text)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, JSON_DECODE_ANY, &jerr);
+
+	ck_assert_msg(j != NULL, "bad test JSON: %s: %s", jerr.text, text);
+	return j;
+}
+
+void
+tu_json_check(json_t *got, const char *want)
+{
+	json_t *w = tu_json(want);
+	char *g = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	ck_assert_msg(json_equal(got, w), "got %s\nwant %s", g, want);
+	free(g);
+	json_decref(w);
+}
+
 int
 tu_run(Suite *suite)
 {

@@ -6,6 +6,7 @@
 #define HUDDLE_TESTS_TESTUTIL_H
 
 #include <check.h>
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -72,6 +73,13 @@ void *tu_fire_later(void *firer);
 /* A file of the source tree ($top_srcdir, else .), whole and
  * NUL-terminated (free it); NULL when missing. */
 char *tu_source_file(const char *name);
+
+/* The JSON text parsed (any value; decref it), failing the test when it
+ * is not JSON. */
+json_t *tu_json(const char *text);
+
+/* Fails the test unless got equals the JSON text want, showing both. */
+void tu_json_check(json_t *got, const char *want);
 
 /* Runs a suite (fork mode) and returns the process exit status. */
 int tu_run(Suite *suite);
