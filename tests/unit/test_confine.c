@@ -610,6 +610,37 @@ START_TEST(with_the_landlock_sandbox)
 }
 END_TEST
 
+/* Forks a child that runs as nobody (uid and gid 65534) and is given
+ * tu_wd (the folder tu_wd is made in, the test's TMPDIR, made passable to
+ * it). Returns the child's pid in the parent; in the child, 0, once the
+ * program and tu_wd are in its reach (else it exits 0: nothing to learn
+ * here) or exits 10 when it could not become nobody. */
+static pid_t
+fork_as_nobody(void)
+{
+	uid_t nobody = 65534;
+	char *p;
+	pid_t pid;
+
+	ck_assert_int_eq(chown(tu_wd, nobody, nobody), 0);
+	p = xstrdup(tu_wd);
+	*strrchr(p, '/') = '\0';
+	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
+		ck_assert_int_eq(chmod(p, 0711), 0);
+	free(p);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
+		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
+			_exit(10);
+		if (access(tu_program, X_OK) == -1 ||
+		    access(tu_wd, W_OK) == -1)
+			_exit(0);
+	}
+	return pid;
+}
+
 /*
  * A user other than root: the read-only paths in a user namespace, and
  * the process count kept by RLIMIT_NPROC, exact there. Run from a child
@@ -651,24 +682,8 @@ START_TEST(a_user_other_than_root)
 	out_fd = unix_listener(p);
 	ck_assert_int_eq(chmod(p, 0666), 0);
 	free(p);
-	ck_assert_int_eq(chown(tu_wd, nobody, nobody), 0);
-	/* The directory wd is made in (the test's TMPDIR, its own) must be
-	 * passable to nobody. */
-	p = xstrdup(tu_wd);
-	*strrchr(p, '/') = '\0';
-	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
-		ck_assert_int_eq(chmod(p, 0711), 0);
-	free(p);
-	pid = fork();
-	ck_assert_int_ne(pid, -1);
+	pid = fork_as_nobody();
 	if (pid == 0) {
-		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
-		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
-			_exit(10);
-		if (access(tu_program, X_OK) == -1 ||
-		    access(tu_wd, W_OK) == -1)
-			_exit(0);	/* out of nobody's reach: nothing to
-					 * learn here */
 		if (bash_run("id -u; echo b > locked/x || echo locked refused; "
 		    "for s in locked/in.sock out.sock; do python3 -c '\n"
 		    "import socket, sys\n"
@@ -878,13 +893,12 @@ END_TEST
  * test runs as root; the verdict comes back as its exit status. */
 START_TEST(no_keyring_for_a_user)
 {
-	char *ro[] = { NULL, NULL }, *p;
+	char *ro[] = { NULL, NULL };
 	struct confine c = { .net = CONFINE_NET_NONE, .readonly = ro,
 	    .max_procs = 64 };
 	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .confine = &c };
 	struct tool_output o = { 0 };
-	uid_t nobody = 65534;
 	char *cmd;
 	long id;
 	int st;
@@ -897,21 +911,8 @@ START_TEST(no_keyring_for_a_user)
 		return;
 	ro[0] = xasprintf("%s/locked", tu_wd);
 	ck_assert_int_eq(mkdir(ro[0], 0755), 0);
-	ck_assert_int_eq(chown(tu_wd, nobody, nobody), 0);
-	p = xstrdup(tu_wd);
-	*strrchr(p, '/') = '\0';
-	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
-		ck_assert_int_eq(chmod(p, 0711), 0);
-	free(p);
-	pid = fork();
-	ck_assert_int_ne(pid, -1);
+	pid = fork_as_nobody();
 	if (pid == 0) {
-		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
-		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
-			_exit(10);
-		if (access(tu_program, X_OK) == -1 ||
-		    access(tu_wd, W_OK) == -1)
-			_exit(0);	/* out of nobody's reach */
 		cmd = keyring_plant(&id);
 		if (bash_run(cmd, &bo, &o) != 0)
 			_exit(11);
