@@ -152,6 +152,24 @@ lt_set_mark(struct lt *l)
 }
 
 void
+lt_spawn(struct lt *l, const char *name, int plan_required, int autonomous,
+    int worktree)
+{
+	char *err = NULL;
+	struct spawn_request s = { name, "coder", "hi", NULL, plan_required,
+	    autonomous, worktree, NULL };
+
+	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
+}
+
+void
+lt_spawn_idle(struct lt *l, const char *name, int plan_required)
+{
+	lt_spawn(l, name, plan_required, 0, 0);
+	lt_need_status(l, name, "idle");
+}
+
+void
 lt_need_status(struct lt *l, const char *agent, const char *status)
 {
 	char *needle = xasprintf("\"status\":\"%s\"", status);

@@ -15,7 +15,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
 #define REVIEWER "---\ndescription: Reviews code\ntools: [read_file]\n" \
 	"---\nRead the diff, say what is wrong.\n"
 
@@ -58,7 +57,7 @@ START_TEST(a_roles_tools_narrow_the_frame)
 	struct spawn_request s = { "rita", "reviewer", "review", NULL, 0, 0,
 	    0, NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_write(&l, ".huddle/agents/reviewer.md", REVIEWER);
 	lt_start(&l);
 	ck_assert_msg(team_spawn(l.team, &s, &err) == 0, "%s", err);
@@ -134,7 +133,7 @@ START_TEST(an_unbound_conversation_reads_the_files_again)
 	struct lt l;
 	char *err = NULL;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_write(&l, "AGENTS.md", "Always use tabs-42.\n");
 	lt_start(&l);
 	lt_need_status(&l, "lead", "idle");

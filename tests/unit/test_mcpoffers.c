@@ -15,8 +15,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 /* A working tree whose .mcp.json offers the test server as "proj". */
 static void
 init_with_offer(struct lt *l)
@@ -24,7 +22,7 @@ init_with_offer(struct lt *l)
 	char *script = tu_source_file("tests/mcp/server.py"), *json;
 
 	ck_assert_msg(script != NULL, "tests/mcp/server.py ($top_srcdir)");
-	lt_init(l, PLAY);
+	lt_init(l, LT_OK_ALWAYS);
 	lt_write(l, "server.py", script);
 	free(script);
 	json = xasprintf("{\"mcpServers\": {\"proj\": {\"command\": "

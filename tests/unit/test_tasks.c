@@ -15,18 +15,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
-static void
-spawn(struct lt *l, const char *name, int plan_required, int autonomous)
-{
-	char *err = NULL;
-	struct spawn_request s = { name, "coder", "hi", NULL, plan_required,
-	    autonomous, 0, NULL };
-
-	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
-}
-
 static enum task_status
 status_of(struct lt *l, const char *id, enum task_check *checked)
 {
@@ -46,9 +34,9 @@ START_TEST(the_persons_task_commands)
 	struct lt l;
 	char *msg = NULL;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "alice", 0, 0);
+	lt_spawn(&l, "alice", 0, 0, 0);
 	lt_need_status(&l, "alice", "idle");
 	ck_assert_int_eq(team_task_add(l.team, "write docs", NULL, 0, NULL,
 	    &msg), 0);
@@ -88,7 +76,7 @@ START_TEST(a_completion_waits_for_its_check)
 	char *msg = NULL;
 	enum task_check checked;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.verify = "test -f done.txt";
 	lt_start(&l);
 	ck_assert_int_eq(team_task_add(l.team, "make done.txt", NULL, 0,
@@ -119,7 +107,7 @@ START_TEST(the_persons_done_checks_in_a_thread)
 	struct lt l;
 	char *msg = NULL;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.verify = "test -f ok.txt";
 	lt_start(&l);
 	lt_write(&l, "ok.txt", "");
@@ -148,7 +136,7 @@ START_TEST(an_autonomous_teammate_takes_the_next_task)
 	    "{\"text\": \"finished\"}], "
 	    "\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}");
 	lt_start(&l);
-	spawn(&l, "alice", 0, 1);
+	lt_spawn(&l, "alice", 0, 1, 0);
 	lt_need_status(&l, "alice", "idle");
 	ck_assert_int_eq(team_task_add(l.team, "do the thing", NULL, 0, NULL,
 	    &msg), 0);
@@ -168,10 +156,10 @@ START_TEST(a_check_needs_an_approved_plan)
 	struct lt l;
 	char *why;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "bob", 1, 0);
-	spawn(&l, "alice", 0, 0);
+	lt_spawn(&l, "bob", 1, 0, 0);
+	lt_spawn(&l, "alice", 0, 0, 0);
 	lt_need(&l, EV_LLM_CALL, "bob", NULL);
 	lt_need(&l, EV_LLM_CALL, "alice", NULL);
 	ck_assert_ptr_null(tasks_check_refused(lt_agent(&l, "lead"),
