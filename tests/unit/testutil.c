@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/roster.h"
@@ -93,6 +94,15 @@ tu_write_file(const char *dir, const char *name, const char *text)
 	char *path = xasprintf("%s/%s", dir, name);
 
 	tu_write(path, text);
+	free(path);
+}
+
+void
+tu_make_dir(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+
+	ck_assert_int_eq(mkdir(path, 0700), 0);
 	free(path);
 }
 

@@ -49,6 +49,10 @@ void tu_team_open(struct tu_team *t);
 void tu_team_reopen(struct tu_team *t);
 void tu_team_close(struct tu_team *t);
 
+/* Makes the folder dir/name (mode 0700), failing the test when it
+ * cannot. */
+void tu_make_dir(const char *dir, const char *name);
+
 /* Runs the shell command cmd in dir, its output dropped, failing the
  * test when it fails. */
 void tu_sh(const char *dir, const char *cmd);
