@@ -76,6 +76,20 @@ lt_start(struct lt *l)
 }
 
 void
+lt_quit(struct lt *l)
+{
+	team_free(l->team);
+	l->team = NULL;
+}
+
+void
+lt_resume(struct lt *l)
+{
+	l->o.resume = 1;
+	lt_start(l);
+}
+
+void
 lt_pump(struct lt *l)
 {
 	struct event *e, *next;

@@ -46,6 +46,11 @@ struct team *lt_open_err(struct lt *l, char **err);
 /* Opens and starts the team. */
 void lt_start(struct lt *l);
 
+/* Frees the team as quitting would, keeping its folders; lt_resume
+ * starts it again as --resume would. */
+void lt_quit(struct lt *l);
+void lt_resume(struct lt *l);
+
 /* Takes what the queue holds now (ticking the team). */
 void lt_pump(struct lt *l);
 

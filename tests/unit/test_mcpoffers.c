@@ -31,16 +31,6 @@ init_with_offer(struct lt *l)
 	free(json);
 }
 
-/* Restarts the team as --resume would. */
-static void
-restart(struct lt *l)
-{
-	team_free(l->team);
-	l->team = NULL;
-	l->o.resume = 1;
-	lt_start(l);
-}
-
 START_TEST(approved_it_joins_and_is_kept)
 {
 	struct lt l;
@@ -64,7 +54,8 @@ START_TEST(approved_it_joins_and_is_kept)
 	lt_need(&l, EV_NOTICE, NULL, "MCP server proj (.mcp.json) approved");
 	ck_assert_int_eq(mcpoffers_is_project(l.team, "proj"), 1);
 	/* Not asked again. */
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	ck_assert_ptr_null(lt_wait(&l, EV_REQUEST, NULL, "MCP server proj",
 	    300));
 	ck_assert_int_eq(mcpoffers_is_project(l.team, "proj"), 1);
@@ -90,7 +81,8 @@ START_TEST(rejected_it_is_not_offered_again)
 	text = mcptools_text(l.team);
 	ck_assert_ptr_nonnull(strstr(text, "rejected"));
 	free(text);
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	ck_assert_ptr_null(lt_wait(&l, EV_REQUEST, NULL, "MCP server proj",
 	    300));
 	text = mcptools_text(l.team);
@@ -102,7 +94,8 @@ START_TEST(rejected_it_is_not_offered_again)
 	    l.work);
 	lt_write(&l, ".mcp.json", json);
 	free(json);
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	lt_need(&l, EV_REQUEST, NULL, "MCP server proj");
 	lt_close(&l);
 }
@@ -116,7 +109,8 @@ START_TEST(an_undecided_offer_is_asked_again)
 	init_with_offer(&l);
 	lt_start(&l);
 	lt_need(&l, EV_REQUEST, NULL, "MCP server proj");
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	lt_need(&l, EV_REQUEST, NULL, "MCP server proj");
 	text = mcptools_text(l.team);
 	ck_assert_ptr_nonnull(strstr(text, "waiting for the person"));
