@@ -70,6 +70,16 @@ marks(void)
 	return tu_tmpdir_canonical();
 }
 
+/* Removes the repository and the marks' folder, and frees their paths. */
+static void
+remove_both(char *dir, char *m)
+{
+	tu_rmtree(m);
+	free(m);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Whether any mark was left. */
 static int
 marked(const char *m)
@@ -168,10 +178,7 @@ START_TEST(a_redirected_commondir_is_refused)
 	free(elsewhere);
 	free(wt);
 	free(sha);
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -202,10 +209,7 @@ START_TEST(a_replaced_dotgit_is_refused)
 	ck_assert(!marked(m));
 	free(wt);
 	free(sha);
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -272,10 +276,7 @@ START_TEST(no_filter_or_driver_runs)
 	free(gitdir);
 	free(wt);
 	free(sha);
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -294,10 +295,7 @@ START_TEST(a_name_with_equals_stops_git)
 	ck_assert_ptr_nonnull(strstr(out, "huddle does not run git here"));
 	free(out);
 	ck_assert(!marked(m));
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
