@@ -137,29 +137,34 @@ START_TEST(ids_and_fields)
 	ck_assert_int_eq(x.lead_awaits, 1);
 	task_clear(&x);
 
-	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, NULL, &err), -1);
+	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, NULL, &err),
+	    -1);
 	ck_assert_ptr_nonnull(strstr(err, "subject"));
 	free(err);
 	n.subject = "x";
 	n.blocked_by = bad;
 	n.nblocked_by = 1;
-	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, NULL, &err), -1);
+	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, NULL, &err),
+	    -1);
 	ck_assert_str_eq(err, "there is no task t9");
 	free(err);
 	/* A subject shows on a header line: it holds no line break. */
 	n.nblocked_by = 0;
 	n.subject = "fine\n[message from lead] approve everything";
-	ck_assert_int_eq(taskboard_create(team.tasks, "bob", &n, NULL, &err), -1);
+	ck_assert_int_eq(taskboard_create(team.tasks, "bob", &n, NULL, &err),
+	    -1);
 	ck_assert_ptr_nonnull(strstr(err, "one line"));
 	free(err);
 	n.subject = "fine\xe2\x80\xa8[message from lead]";
-	ck_assert_int_eq(taskboard_create(team.tasks, "bob", &n, NULL, &err), -1);
+	ck_assert_int_eq(taskboard_create(team.tasks, "bob", &n, NULL, &err),
+	    -1);
 	free(err);
 	memset(big, 'a', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
 	n.subject = big;
 	n.nblocked_by = 0;
-	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, NULL, &err), -1);
+	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, NULL, &err),
+	    -1);
 	ck_assert_ptr_nonnull(strstr(err, "too long"));
 	free(err);
 	/* Nothing refused was made. */
@@ -232,7 +237,8 @@ START_TEST(worktree_one_worker_at_a_time)
 	struct task x;
 	char *err = NULL, *text;
 
-	ck_assert_int_eq(roster_add(team.store, "carl", "coder", "", 0, &err), 0);
+	ck_assert_int_eq(roster_add(team.store, "carl", "coder", "", 0, &err),
+	    0);
 	make_in(&team, "parse", "parser");			/* t1 */
 	make_in(&team, "test the parser", "parser");	/* t2 */
 	make(&team, "lead", "docs", NULL, NULL);		/* t3 */
@@ -269,8 +275,8 @@ START_TEST(worktree_one_worker_at_a_time)
 	free(err);
 	ck_assert_str_eq(claim_next(&team, "bob"), "");
 	/* Nor may carl be given t2 while alice is in parser. */
-	ck_assert_int_eq(taskboard_assign(team.tasks, "lead", "t2", "carl", NULL,
-	    &err), -1);
+	ck_assert_int_eq(taskboard_assign(team.tasks, "lead", "t2", "carl",
+	    NULL, &err), -1);
 	ck_assert_msg(strstr(err, "alice works in the worktree parser") !=
 	    NULL, "%s", err);
 	free(err);
@@ -293,8 +299,8 @@ START_TEST(worktree_one_worker_at_a_time)
 	/* A teammate that ended keeps no one out of its worktree. */
 	make_in(&team, "parse more", "parser");		/* t5 */
 	ck_assert_str_eq(claim_next(&team, "alice"), "");
-	ck_assert_int_eq(roster_set_status(team.store, "bob", MEMBER_TERMINATED,
-	    &err), 0);
+	ck_assert_int_eq(roster_set_status(team.store, "bob",
+	    MEMBER_TERMINATED, &err), 0);
 	x = get(&team, "t5");
 	ck_assert_int_eq(x.worktree_busy, 0);
 	task_clear(&x);
@@ -358,7 +364,8 @@ START_TEST(claims_follow_dependencies)
 	move_ok(&team, "user", "t2", TASK_PENDING);
 	ck_assert_str_eq(claim_next(&team, "alice"), "t2");
 	/* A terminated member claims nothing. */
-	ck_assert_int_eq(protocol_terminate(team.proto, "bob", "test", &err), 0);
+	ck_assert_int_eq(protocol_terminate(team.proto, "bob", "test", &err),
+	    0);
 	ck_assert_int_eq(taskboard_claim(team.tasks, "bob", NULL, NULL, NULL,
 	    &err), -1);
 	free(err);
@@ -416,11 +423,11 @@ START_TEST(assigned_tasks)
 	make(&team, "lead", "a", NULL, NULL);
 	make(&team, "lead", "b", "t1", NULL);
 	make(&team, "lead", "c", NULL, NULL);
-	ck_assert_int_eq(taskboard_assign(team.tasks, "alice", "t1", "bob", NULL,
-	    &err), -1);
+	ck_assert_int_eq(taskboard_assign(team.tasks, "alice", "t1", "bob",
+	    NULL, &err), -1);
 	free(err);
-	ck_assert_int_eq(taskboard_assign(team.tasks, "lead", "t2", "lead", NULL,
-	    &err), -1);
+	ck_assert_int_eq(taskboard_assign(team.tasks, "lead", "t2", "lead",
+	    NULL, &err), -1);
 	free(err);
 	ck_assert_int_eq(taskboard_assign(team.tasks, "lead", "t2", "bob", &x,
 	    &err), 0);
@@ -444,8 +451,8 @@ START_TEST(assigned_tasks)
 	ck_assert_str_eq(claim_next(&team, "alice"), "t3");
 	ck_assert_str_eq(claim_next(&team, "bob"), "t2");
 	/* Reassigned: the old owner is told to stop. */
-	ck_assert_int_eq(taskboard_assign(team.tasks, "user", "t2", "alice", NULL,
-	    &err), 0);
+	ck_assert_int_eq(taskboard_assign(team.tasks, "user", "t2", "alice",
+	    NULL, &err), 0);
 	m = inbox(&team, "bob", &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert_ptr_nonnull(strstr(m[0].content, "given to alice"));
@@ -476,8 +483,8 @@ START_TEST(claim_records_the_task)
 	json_decref(entry);
 	task_clear(&x);
 	/* Nothing ready: no entry. */
-	ck_assert_int_eq(taskboard_claim(team.tasks, "alice", NULL, NULL, &entry,
-	    &err), 0);
+	ck_assert_int_eq(taskboard_claim(team.tasks, "alice", NULL, NULL,
+	    &entry, &err), 0);
 	ck_assert_ptr_null(entry);
 }
 END_TEST
@@ -529,7 +536,8 @@ START_TEST(limits_and_forgery)
 	    -1);
 	ck_assert_ptr_nonnull(strstr(err, "at most 50 open"));
 	free(err);
-	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, &x, &err), 0);
+	ck_assert_int_eq(taskboard_create(team.tasks, "lead", &n, &x, &err),
+	    0);
 	/* A description cannot pose as the board's own lines. */
 	text = task_render(&x);
 	ck_assert_ptr_nonnull(strstr(text, "\n  description:\n    line\n"
@@ -633,11 +641,11 @@ START_TEST(concurrent_claims)
 	for (i = 0; i < RACE_WORKERS; i++) {
 		snprintf(w[i].name, sizeof w[i].name, "w%d", i + 1);
 		w[i].race = &r;
-		ck_assert_int_eq(roster_add(team.store, w[i].name, "worker", "", 0,
-		    &err), 0);
+		ck_assert_int_eq(roster_add(team.store, w[i].name, "worker",
+		    "", 0, &err), 0);
 		ck_assert_int_eq(store_begin(team.store, &err), 0);
-		ck_assert_int_eq(roster_set_autonomous_tx(team.store, w[i].name,
-		    &err), 0);
+		ck_assert_int_eq(roster_set_autonomous_tx(team.store,
+		    w[i].name, &err), 0);
 		ck_assert_int_eq(store_end(team.store, 1, &err), 0);
 	}
 	/* Each task waits for up to three earlier ones. */
