@@ -240,7 +240,8 @@ START_TEST(a_stream_keeps_the_reasoning_item_whole)
 	ck_assert_str_eq(res.stop_reason, "tool_use");
 	content = json_object_get(res.message, "content");
 	ck_assert_uint_eq(json_array_size(content), 3);
-	tu_json_check(json_object_get(json_array_get(content, 0), "item"), ITEM);
+	tu_json_check(json_object_get(json_array_get(content, 0), "item"),
+	    ITEM);
 	tu_json_check(json_array_get(content, 1), "{\"type\":\"text\","
 	    "\"text\":\"Writing.\",\"item_id\":\"msg_1\"}");
 	tu_json_check(json_object_get(json_array_get(content, 2), "input"),

@@ -231,8 +231,8 @@ START_TEST(roles_load_reads_the_folders)
 	    "tools: [read_file]\n---\nReview.\n");
 	tu_make_dir(work, ".huddle");
 	tu_make_dir(work, ".huddle/agents");
-	tu_write_file(work, ".huddle/agents/reviewer.md", "---\ntools: [bash]\n"
-	    "---\nShadowed.\n");
+	tu_write_file(work, ".huddle/agents/reviewer.md",
+	    "---\ntools: [bash]\n---\nShadowed.\n");
 	tu_write_file(work, ".huddle/agents/broken.md", "---\nname: x\n");
 	tu_write_file(work, ".huddle/agents/notes.txt", "not a role");
 	tu_make_dir(work, ".claude");
@@ -290,8 +290,8 @@ START_TEST(a_folder_gives_at_most_fifty_roles)
 	tu_make_dir(work, ".huddle/agents");
 	for (i = 0; i < 60; i++) {
 		name = xasprintf(".huddle/agents/r%02d.md", i);
-		tu_write_file(work, name, "---\ndescription: One of many\n---\n"
-		    "Work.\n");
+		tu_write_file(work, name,
+		    "---\ndescription: One of many\n---\nWork.\n");
 		free(name);
 	}
 	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), 0);

@@ -179,8 +179,10 @@ START_TEST(files_left_out_are_told_and_a_persons_error_stops)
 	rf_open(&r);
 	tu_make_dir(r.f.workdir, ".huddle");
 	tu_make_dir(r.f.workdir, ".huddle/agents");
-	tu_write_file(r.f.workdir, ".huddle/agents/broken.md", "---\nname: x\n");
-	tu_write_file(r.f.workdir, ".huddle/agents/fine.md", "---\n---\nFine.\n");
+	tu_write_file(r.f.workdir, ".huddle/agents/broken.md",
+	    "---\nname: x\n");
+	tu_write_file(r.f.workdir, ".huddle/agents/fine.md",
+	    "---\n---\nFine.\n");
 	ck_assert_int_eq(team_roles_open(&r.f.team, &err), 0);
 	ck_assert_uint_eq(r.f.team.roles->n, 1);
 	ck_assert_uint_ge(r.f.team.roles->nnotices, 1);
@@ -198,7 +200,8 @@ START_TEST(files_left_out_are_told_and_a_persons_error_stops)
 	roles_free(r.f.team.roles);
 	r.f.team.roles = NULL;
 
-	tu_write_file(r.conf, "agents/bad.md", "---\nplan_required: maybe\n---\n");
+	tu_write_file(r.conf, "agents/bad.md",
+	    "---\nplan_required: maybe\n---\n");
 	ck_assert_int_eq(team_roles_open(&r.f.team, &err), -1);
 	ck_assert_ptr_nonnull(err);
 	ck_assert_ptr_nonnull(strstr(err, "bad.md:2"));
