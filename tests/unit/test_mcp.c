@@ -24,6 +24,7 @@
 #include "mcp/content.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/set.h"
+#include "b64.h"
 #include "testutil.h"
 #include "tools/reaper.h"
 #include "tools/tool.h"
@@ -235,31 +236,6 @@ START_TEST(long_results_are_cut)
 }
 END_TEST
 
-/* base64 of n bytes (malloc'd). */
-static char *
-b64(const unsigned char *b, size_t n)
-{
-	static const char tbl[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = xmalloc(n / 3 * 4 + 5), *o = out;
-	size_t i;
-	unsigned v;
-
-	for (i = 0; i < n; i += 3) {
-		v = (unsigned)b[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)b[i + 1] << 8;
-		if (i + 2 < n)
-			v |= b[i + 2];
-		*o++ = tbl[v >> 18];
-		*o++ = tbl[v >> 12 & 63];
-		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? tbl[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
 /* The base64 of a PNG's start, w x h (the reader needs no more). */
 static char *
 png_b64(unsigned long w, unsigned long h)
@@ -272,7 +248,7 @@ png_b64(unsigned long w, unsigned long h)
 		b[16 + i] = (unsigned char)(w >> (24 - 8 * i));
 		b[20 + i] = (unsigned char)(h >> (24 - 8 * i));
 	}
-	return b64(b, sizeof b);
+	return b64_encode(b, sizeof b);
 }
 
 static void
@@ -293,8 +269,8 @@ START_TEST(images_pass_to_the_model_or_say_why_not)
 	    'W', 'E', 'B', 'P', 'V', 'P', '8', 'L', 0, 0, 0, 0, 0x2f };
 	json_t *content = json_array(), *r, *images = NULL, *img;
 	char *png = png_b64(640, 480), *wide = png_b64(9000, 10), *t;
-	char *w = b64(webp, sizeof webp), *tiff = b64((const unsigned char *)
-	    "II*\0", 4);
+	char *w = b64_encode(webp, sizeof webp);
+	char *tiff = b64_encode((const unsigned char *)"II*\0", 4);
 	int err;
 
 	json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text",
