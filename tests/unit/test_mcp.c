@@ -589,6 +589,15 @@ count_notice(void *ud, const char *text)
 	notices++;
 }
 
+/* A launch of the test's servers: run by the reaper, in wd. */
+static void
+launch_init(struct mcp_launch *launch)
+{
+	memset(launch, 0, sizeof *launch);
+	launch->bo.program = program;
+	launch->bo.workdir = wd;
+}
+
 /* The set of one stdio server "test" started with flag (and cwd, when
  * not NULL); launch must outlive it. */
 static struct mcp_set *
@@ -599,9 +608,7 @@ test_set_mode(struct mcp_launch *launch, const char *flag, const char *cwd,
 	char *err = NULL;
 	struct mcp_set *set;
 
-	memset(launch, 0, sizeof *launch);
-	launch->bo.program = program;
-	launch->bo.workdir = wd;
+	launch_init(launch);
 	*log = xasprintf("%s/mcp.log", wd);
 	cfg = json_pack("{s:{s:s, s:[s, s, s, s]}}", "test", "command",
 	    "python3", "args", script, "--log", *log, flag);
@@ -712,6 +719,39 @@ call(struct mcp_set *set, const char *name, const char *args,
 	return rc;
 }
 
+/* call, with a cancel fired after 300 ms (once the thread that fires
+ * it is joined). */
+static int
+call_cancelled(struct mcp_set *set, const char *name, const char *args,
+    int timeout_s, struct tool_output *o)
+{
+	struct tu_firer f;
+	struct cancel c;
+	pthread_t th;
+	int rc;
+
+	tu_fire_after(&f, &c, 300, &th);
+	rc = call(set, name, args, &c, timeout_s, o);
+	pthread_join(th, NULL);
+	cancel_destroy(&c);
+	return rc;
+}
+
+/* Fails the test unless echo, called with 2 s to answer, times out
+ * within 10 s. */
+static void
+echo_times_out(struct mcp_set *set)
+{
+	struct tool_output o = { 0 };
+	int64_t t0 = clock_mono_ms();
+
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
+	    NULL, 2, &o), -1);
+	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
+	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
+	tool_output_clear(&o);
+}
+
 START_TEST(stdio_server_in_both_revisions)
 {
 	struct mcp_launch launch;
@@ -757,9 +797,6 @@ START_TEST(timeout_and_cancel_tell_the_server)
 {
 	struct mcp_launch launch;
 	struct tool_output o = { 0 };
-	struct tu_firer f;
-	struct cancel c;
-	pthread_t th;
 	struct mcp_set *set;
 	char *log;
 
@@ -769,17 +806,10 @@ START_TEST(timeout_and_cancel_tell_the_server)
 	    NULL, 1, &o), -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "timed out after 1 s"));
 	tool_output_clear(&o);
-	cancel_init(&c);
-	memset(&f, 0, sizeof f);
-	f.cancel = &c;
-	f.after_ms = 300;
-	pthread_create(&th, NULL, tu_fire_later, &f);
-	ck_assert_int_eq(call(set, "mcp__test__slow", "{\"seconds\":30}",
-	    &c, 30, &o), -1);
-	pthread_join(th, NULL);
+	ck_assert_int_eq(call_cancelled(set, "mcp__test__slow",
+	    "{\"seconds\":30}", 30, &o), -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "cancelled"));
 	tool_output_clear(&o);
-	cancel_destroy(&c);
 	/* The server still answers, and heard both. */
 	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
 	    NULL, 10, &o), 0);
@@ -859,9 +889,6 @@ START_TEST(a_server_that_floods_pings_cannot_block)
 {
 	struct mcp_launch launch;
 	struct tool_output o = { 0 };
-	struct tu_firer f;
-	struct cancel c;
-	pthread_t th;
 	struct mcp_set *set;
 	int64_t t0;
 	char *log;
@@ -870,26 +897,14 @@ START_TEST(a_server_that_floods_pings_cannot_block)
 	list_once(set);
 	/* It stops reading at the call: its pings' answers are dropped
 	 * once its input is full, and the deadline holds. */
-	t0 = clock_mono_ms();
-	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
-	    NULL, 2, &o), -1);
-	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
-	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
-	tool_output_clear(&o);
+	echo_times_out(set);
 	/* A request that cannot even be written yields to the cancel. */
-	cancel_init(&c);
-	memset(&f, 0, sizeof f);
-	f.cancel = &c;
-	f.after_ms = 300;
-	pthread_create(&th, NULL, tu_fire_later, &f);
 	t0 = clock_mono_ms();
-	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"y\"}",
-	    &c, 60, &o), -1);
-	pthread_join(th, NULL);
+	ck_assert_int_eq(call_cancelled(set, "mcp__test__echo",
+	    "{\"text\":\"y\"}", 60, &o), -1);
 	ck_assert_msg(strstr(o.text, "cancelled") != NULL, "%s", o.text);
 	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
 	tool_output_clear(&o);
-	cancel_destroy(&c);
 	/* And it can be ended. */
 	mcp_set_free(set);
 	free(log);
@@ -958,9 +973,7 @@ END_TEST
 
 START_TEST(an_http_stream_kept_open_for_ever)
 {
-	struct tool_output o = { 0 };
 	struct mcp_set *set;
-	int64_t t0;
 	char *url;
 	int port;
 	pid_t pid = http_server("--sse-keepalive-forever", &port);
@@ -968,12 +981,7 @@ START_TEST(an_http_stream_kept_open_for_ever)
 	url = xasprintf("http://127.0.0.1:%d/mcp", port);
 	set = http_set(url);
 	list_once(set);
-	t0 = clock_mono_ms();
-	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
-	    NULL, 2, &o), -1);
-	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
-	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
-	tool_output_clear(&o);
+	echo_times_out(set);
 	mcp_set_free(set);
 	free(url);
 	http_server_end(pid);
@@ -1021,9 +1029,7 @@ test_set_held(struct mcp_launch *launch, int held, char **log)
 	char *err = NULL;
 	struct mcp_set *set;
 
-	memset(launch, 0, sizeof *launch);
-	launch->bo.program = program;
-	launch->bo.workdir = wd;
+	launch_init(launch);
 	launch->begin = held_begin;
 	launch->end = held_end;
 	launch->asking = held_asking;

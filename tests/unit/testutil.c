@@ -284,3 +284,14 @@ tu_fire_later(void *arg)
 	cancel_fire(f->cancel);
 	return NULL;
 }
+
+void
+tu_fire_after(struct tu_firer *f, struct cancel *c, int after_ms,
+    pthread_t *th)
+{
+	cancel_init(c);
+	f->cancel = c;
+	f->after_ms = after_ms;
+	atomic_init(&f->fired_at, 0);
+	ck_assert_int_eq(pthread_create(th, NULL, tu_fire_later, f), 0);
+}

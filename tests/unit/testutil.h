@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -73,6 +74,11 @@ struct tu_firer {
 };
 
 void *tu_fire_later(void *firer);
+
+/* Initialises c and starts the thread th (join it) that fires c after
+ * after_ms, as f records (f must outlive the thread). */
+void tu_fire_after(struct tu_firer *f, struct cancel *c, int after_ms,
+    pthread_t *th);
 
 /* A file of the source tree ($top_srcdir, else .), whole and
  * NUL-terminated (free it); NULL when missing. */
