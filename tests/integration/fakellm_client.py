@@ -227,3 +227,15 @@ class Results:
     def finish(self):
         print("%d passed, %d failed" % (self.passed, self.failed))
         sys.exit(1 if self.failed else 0)
+
+
+def run_timed(cases):
+    """Runs each (name, test) of cases against one fake server, says how
+    long they took in all, and exits with the results (Results.finish)."""
+    r = Results()
+    started = time.monotonic()
+    with FakeLLM() as fake:
+        for name, fn in cases:
+            r.run(name, fn, fake)
+    print("  (%.1f s in all)" % (time.monotonic() - started))
+    r.finish()

@@ -6,6 +6,7 @@ and waits for events with deadlines.
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -187,6 +188,14 @@ class Huddle:
         naming what it said on stderr."""
         self.send("/quit")
         expect(self.wait_exit() == 0, "no clean exit: %s" % self.stderr)
+
+    def discard(self):
+        """Kills huddle if it still runs, and removes its working
+        directory."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
     def kill9(self):
         """Kills huddle at once; every event it printed before it died is
