@@ -48,9 +48,14 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import unicodedata
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "integration"))
+from results import Results  # noqa: E402,F401 (the tests import it from here)
 
 POLL = 0.025            # seconds between screen captures while waiting
 SETTLE = 0.5            # at most this long for a frame to arrive whole
@@ -514,30 +519,6 @@ class Screen:
         self._tmux("resize-window", "-t", self.pane, "-x", str(cols), "-y", str(rows))
         self._wait_size(cols, rows)
         self.cols, self.rows_count = cols, rows
-
-
-class Results:
-    """Counts checks and prints the closing 'N passed, N failed' line."""
-
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def run(self, name, fn, *args):
-        start = time.monotonic()
-        try:
-            fn(*args)
-        except Exception as e:  # a failed check of any kind
-            self.failed += 1
-            print("FAIL: %s: %s" % (name, e))
-        else:
-            self.passed += 1
-            print("ok: %s (%.2f s)" % (name, time.monotonic() - start))
-
-    def finish(self):
-        """Prints the summary; returns the exit status for the test."""
-        print("%d passed, %d failed" % (self.passed, self.failed))
-        return 1 if self.failed else 0
 
 
 def expect(cond, what):
