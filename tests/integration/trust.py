@@ -25,6 +25,7 @@ os.environ["HUDDLE_TEST_KEY"] = SENTINEL
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import HUDDLE, FakeLLM, Results  # noqa: E402
+from procs import proc_stats  # noqa: E402
 from team_driver import Huddle, alive, call, ev, expect, notes  # noqa: E402
 
 
@@ -35,18 +36,8 @@ HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
 
 def processes_of(parent):
     """{pid: state} of the processes whose parent is `parent`."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent:
-            found[int(name)] = fields[0]
-    return found
+    return {pid: fields[0] for pid, fields in proc_stats()
+            if int(fields[1]) == parent}
 
 
 def run_bash(fake, command, args=(), env=None):

@@ -55,6 +55,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "integration"))
+from procs import proc_stats  # noqa: E402
 from results import Results  # noqa: E402,F401 (the tests import it from here)
 
 POLL = 0.025            # seconds between screen captures while waiting
@@ -295,17 +296,8 @@ class Screen:
             except PermissionError:
                 pass
             return True
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % name) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[2]) == self.pid and fields[0] not in "ZX":
-                return True
-        return False
+        return any(int(fields[2]) == self.pid and fields[0] not in "ZX"
+                   for _, fields in proc_stats())
 
     # --- reading the screen -------------------------------------------------
 
