@@ -1,6 +1,9 @@
 /*
- * Helpers shared by the Check unit tests: temporary working directories,
- * a ready-made team in a fresh store, and the runner.
+ * Helpers shared by the Check unit tests: temporary working directories
+ * and the files, shell steps and git repositories made in them, a
+ * ready-made team in a fresh store, JSON read and compared, a cancel
+ * fired later, the fixture and reaper of the tests that run commands,
+ * and the runner and main.
  */
 #ifndef HUDDLE_TESTS_TESTUTIL_H
 #define HUDDLE_TESTS_TESTUTIL_H
