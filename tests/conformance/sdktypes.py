@@ -134,8 +134,7 @@ def team(fake, env, args):
         mark = len(h.events)
         h.send("/msg alice anything left?")
         h.wait_text("alice", "Nothing is left.", since=mark)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def server_compaction(fake, env, args):
@@ -154,8 +153,7 @@ def server_compaction(fake, env, args):
         h.wait_text("lead", "All %d rounds are done" % n, timeout=60 * SLOW)
         expect([e for e in h.events if e["event"] == "compaction" and
                 e["kind"] == "server"], "the server did not compact")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 MCP_SERVER = os.path.realpath(os.path.join(HERE, "..", "mcp", "server.py"))
@@ -189,8 +187,7 @@ def picture(fake, env, args):
         h.wait(ev("tool_result", "lead", tool="mcp__pics__picture",
                   is_error=False), what="the picture")
         h.wait_text("lead", "Seen.")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def runs():

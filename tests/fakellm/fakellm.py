@@ -118,23 +118,6 @@ def to_json(value):
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def json_type_name(value):
-    """Name a JSON value's type the way OpenAI's error messages do."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def chunks_of(text, size):
     """Split a string (or bytes) into consecutive pieces of at most size."""
     return [text[i:i + size] for i in range(0, len(text), size)]
@@ -808,13 +791,13 @@ def validate_openai(headers, raw, api_key):
         "JSON.)"))
     if not isinstance(body, dict):
         raise _oai_bad("Invalid type for request body: expected an object, "
-                       f"but got {json_type_name(body)} instead.",
+                       f"but got {responses.json_type_name(body)} instead.",
                        code="invalid_type")
     if "model" not in body:
         raise _oai_bad("you must provide a model parameter")
     if not isinstance(body["model"], str):
         raise _oai_bad("Invalid type for 'model': expected a string, but got "
-                       f"{json_type_name(body['model'])} instead.",
+                       f"{responses.json_type_name(body['model'])} instead.",
                        param="model", code="invalid_type")
     if "messages" not in body:
         raise _oai_bad("Missing required parameter: 'messages'.",
@@ -822,7 +805,7 @@ def validate_openai(headers, raw, api_key):
     messages = body["messages"]
     if not isinstance(messages, list):
         raise _oai_bad("Invalid type for 'messages': expected an array, but "
-                       f"got {json_type_name(messages)} instead.",
+                       f"got {responses.json_type_name(messages)} instead.",
                        param="messages", code="invalid_type")
     if not messages:
         raise _oai_bad("Invalid 'messages': empty array. Expected an array "
@@ -830,7 +813,8 @@ def validate_openai(headers, raw, api_key):
                        "instead.", param="messages", code="empty_array")
     if "stream" in body and not isinstance(body["stream"], bool):
         raise _oai_bad("Invalid type for 'stream': expected a boolean, but "
-                       f"got {json_type_name(body['stream'])} instead.",
+                       "got "
+                       f"{responses.json_type_name(body['stream'])} instead.",
                        param="stream", code="invalid_type")
 
     roles = ("system", "developer", "user", "assistant", "tool", "function")
@@ -848,7 +832,8 @@ def validate_openai(headers, raw, api_key):
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
             raise _oai_bad(f"Invalid type for 'messages[{i}]': expected an "
-                           f"object, but got {json_type_name(msg)} instead.",
+                           "object, but got "
+                           f"{responses.json_type_name(msg)} instead.",
                            param=f"messages[{i}]", code="invalid_type")
         role = msg.get("role")
         if role not in roles:
@@ -881,7 +866,7 @@ def validate_openai(headers, raw, api_key):
         if not isinstance(calls, list):
             raise _oai_bad(f"Invalid type for 'messages[{i}].tool_calls': "
                            "expected an array, but got "
-                           f"{json_type_name(calls)} instead.",
+                           f"{responses.json_type_name(calls)} instead.",
                            param=f"messages[{i}].tool_calls",
                            code="invalid_type")
         ids = []
@@ -912,7 +897,7 @@ def validate_openai(headers, raw, api_key):
     if tools is not None:
         if not isinstance(tools, list):
             raise _oai_bad("Invalid type for 'tools': expected an array, but "
-                           f"got {json_type_name(tools)} instead.",
+                           f"got {responses.json_type_name(tools)} instead.",
                            param="tools", code="invalid_type")
         for n, tool in enumerate(tools):
             if not isinstance(tool, dict) or tool.get("type") != "function":

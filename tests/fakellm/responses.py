@@ -85,12 +85,16 @@ def is_reasoning_model(model):
         and "-chat" not in model
 
 
-def _type_name(value):
+def json_type_name(value, integer="integer"):
+    """Names a JSON value's type the way OpenAI's error messages do; the
+    Responses API's call an integer a number (integer="number")."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return integer
+    if isinstance(value, float):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -118,7 +122,7 @@ def _missing(param):
 
 def _invalid_type(param, expected, value):
     return Bad(f"Invalid type for '{param}': expected {expected}, but got "
-               f"{_type_name(value)} instead.", param=param,
+               f"{json_type_name(value, 'number')} instead.", param=param,
                code="invalid_type")
 
 
@@ -203,7 +207,8 @@ def validate(headers, raw, api_key):
                   "but what was sent was not valid JSON.)") from None
     if not isinstance(body, dict):
         raise Bad("Invalid type for request body: expected an object, but "
-                  f"got {_type_name(body)} instead.", code="invalid_type")
+                  f"got {json_type_name(body, 'number')} instead.",
+                  code="invalid_type")
     if not isinstance(body.get("model"), str):
         raise _missing("model") if "model" not in body else \
             _invalid_type("model", "a string", body["model"])

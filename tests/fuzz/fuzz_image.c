@@ -26,35 +26,12 @@
 #include "util/image.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
+#include "../unit/b64.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const fuzz_mimes[] = { "image/png", "image/jpeg",
     "image/gif", "image/webp", "image/JPG", "image/tiff" };
-
-static char *
-fuzz_b64(const unsigned char *b, size_t n)
-{
-	static const char tbl[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = xmalloc(n / 3 * 4 + 5), *o = out;
-	size_t i;
-	unsigned v;
-
-	for (i = 0; i < n; i += 3) {
-		v = (unsigned)b[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)b[i + 1] << 8;
-		if (i + 2 < n)
-			v |= b[i + 2];
-		*o++ = tbl[v >> 18];
-		*o++ = tbl[v >> 12 & 63];
-		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? tbl[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
 
 /* The bytes taken as base64 text. */
 static void
@@ -124,7 +101,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = image_size(copy, n, mime, &w, &h);
 	if (rc == 0 && (w == 0 || h == 0))
 		abort();
-	b64 = fuzz_b64(copy, n);
+	b64 = b64_encode(copy, n);
 	if (!image_base64_valid(b64, strlen(b64), &decoded) || decoded != n)
 		abort();
 	brc = image_base64_size(b64, strlen(b64), n, mime, &bw, &bh);

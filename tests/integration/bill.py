@@ -226,8 +226,7 @@ def test_token_never_reaches_a_tool(fake):
                "ANTHROPIC_AUTH_TOKEN" not in res["output"],
                "the token reached a command")
         h.wait_text("lead", "Looked.")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     headers = fake.requests()[0]["headers"]
     expect(headers.get("authorization") == "Bearer gateway-secret-value",
            headers)
@@ -303,8 +302,7 @@ def test_recorded_session_cost(fake):
               % (u["team_cost_usd"], total))
         expect(abs(u["team_cost_usd"] - total) < 5e-10,
                "huddle reports %r, the doc %r" % (u["team_cost_usd"], total))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def main():

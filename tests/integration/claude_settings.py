@@ -127,8 +127,7 @@ def test_deny_ask_and_notice(fake):
                 expect(not res["is_error"] and "PLAN-TEXT" in
                        res["output"], res)
         h.wait_text("lead", "Done.")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     expect(os.path.exists(os.path.join(work, "asked-file")), "no asked-file")
     expect(not os.path.exists(os.path.join(work, "hooked")),
            "a hook of the project's file ran")

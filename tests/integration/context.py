@@ -80,8 +80,7 @@ def test_150_rounds_in_a_30k_window(fake):
                what="sam's answer with the right id")
         h.wait(ev("status", "sam", status="terminated"), since=mark,
                what="sam terminated")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def sam_requests(fake):
@@ -119,8 +118,7 @@ def test_pending_request_is_restated(fake):
                "the request is not restated in sam's last request")
         expect("shutdown_request from user" not in body,
                "the original message is still in sam's view")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_server_side_compaction(fake):
@@ -138,8 +136,7 @@ def test_server_side_compaction(fake):
         expect(not refusals(fake), "requests were refused")
         compacted = [r for r in sam_requests(fake) if r.get("compacted")]
         expect(compacted, "the fake saw no compaction")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def recovery(fake, provider):
@@ -160,8 +157,7 @@ def recovery(fake, provider):
         expect(not [e for e in h.events if e["event"] == "status" and
                     e.get("agent") == "sam" and e["status"] == "error"],
                "sam ended in error")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_oversized_result_is_cut(fake):
@@ -177,8 +173,7 @@ def test_oversized_result_is_cut(fake):
                    len(e["output"]) < 13000 and "done" in e["output"],
                    "a result was not cut to its head and tail: %d bytes"
                    % len(e["output"]))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_compact_and_context_on_demand(fake):
@@ -211,8 +206,7 @@ def test_compact_and_context_on_demand(fake):
         sam = [m for m in team["members"] if m["name"] == "sam"][0]
         expect(sam["context_window"] == 30000 and
                0 < sam["context_tokens"] < 30000, repr(sam))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_crash_during_compaction(fake):
@@ -244,8 +238,7 @@ def test_crash_during_compaction(fake):
                     got.add(n)
         expect(got == set(range(1, 41)), "rounds lost: %r"
                % sorted(set(range(1, 41)) - got))
-        h2.send("/quit")
-        expect(h2.wait_exit() == 0, "huddle did not quit cleanly")
+        h2.quit()
 
 
 def tests(r, fake):

@@ -23,12 +23,11 @@ completes; and that /quit still exits 0 quickly afterwards.
 
 import json
 import os
-import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results  # noqa: E402
+from fakellm_client import run_timed  # noqa: E402
 from team_driver import Huddle, ev  # noqa: E402
 
 # Bob's slow reply: a redacted thought (it arrives whole), then 32 text
@@ -172,13 +171,6 @@ def quit_quickly(h, limit=QUIT_S):
     return took
 
 
-def close(h):
-    if h.proc.poll() is None:
-        h.proc.kill()
-        h.proc.wait()
-    shutil.rmtree(h.workdir, ignore_errors=True)
-
-
 def fault_case(fake, alice, delays, statuses, error=None, waits=None,
                args=(), stream=True):
     """The common case. alice: her fault items (a good reply and the
@@ -268,7 +260,7 @@ def fault_case(fake, alice, delays, statuses, error=None, waits=None,
                            [(r["t"], r["delay_ms"]) for r in retries], stream)
         quit_quickly(h)
     finally:
-        close(h)
+        h.discard()
 
 
 # --- the cases -----------------------------------------------------------
@@ -391,7 +383,7 @@ def stop_case(fake, alice, ready):
         quit_quickly(h)
         print("  (stop: %d ms inside huddle)" % ms)
     finally:
-        close(h)
+        h.discard()
 
 
 def stalled_stream(h):
@@ -438,40 +430,36 @@ def test_stalled_stream_quit(fake):
         expect(len(requests_of(fake, "alice")) == 1, "alice's call was retried")
         print("  (quit with a stalled stream: %.2f s)" % took)
     finally:
-        close(h)
+        h.discard()
+
+
+CASES = [
+    ("401: shown, not retried, recovers on a message", test_401),
+    ("429 retry-after 1: retried after 1 s", test_429_retry_after),
+    ("500 three times: backoff 0.5 s, 1 s, then error; recovers",
+     test_500_until_retries_run_out),
+    ("500 with x-should-retry false: not retried", test_500_should_not_retry),
+    ("529 twice: backoff, then through", test_529),
+    ("overloaded error event mid-stream: retried", test_error_event),
+    ("refusal as an error event mid-stream: shown, not retried",
+     test_error_event_final),
+    ("connection dropped mid-stream: retried", test_dropped_stream),
+    ("chunked stream cut off: retried", test_dropped_chunked_stream),
+    ("connection closed before a response: retried", test_no_response),
+    ("malformed SSE: shown, not retried", test_malformed_sse),
+    ("--no-stream: cut body retried, malformed JSON shown",
+     test_no_stream_cut_body_then_malformed_json),
+    ("stalled stream: /stop ends the call at once", test_stalled_stream_stop),
+    ("no response headers: /stop ends the call at once",
+     test_stalled_headers_stop),
+    ("waiting to retry: /stop ends the wait at once", test_retry_sleep_stop),
+    ("stalled stream: /quit exits within --quit-timeout",
+     test_stalled_stream_quit),
+]
 
 
 def main():
-    r = Results()
-    started = time.monotonic()
-    with FakeLLM() as fake:
-        r.run("401: shown, not retried, recovers on a message", test_401, fake)
-        r.run("429 retry-after 1: retried after 1 s", test_429_retry_after, fake)
-        r.run("500 three times: backoff 0.5 s, 1 s, then error; recovers",
-              test_500_until_retries_run_out, fake)
-        r.run("500 with x-should-retry false: not retried", test_500_should_not_retry,
-              fake)
-        r.run("529 twice: backoff, then through", test_529, fake)
-        r.run("overloaded error event mid-stream: retried", test_error_event, fake)
-        r.run("refusal as an error event mid-stream: shown, not retried",
-              test_error_event_final, fake)
-        r.run("connection dropped mid-stream: retried", test_dropped_stream, fake)
-        r.run("chunked stream cut off: retried",
-              test_dropped_chunked_stream, fake)
-        r.run("connection closed before a response: retried", test_no_response, fake)
-        r.run("malformed SSE: shown, not retried", test_malformed_sse, fake)
-        r.run("--no-stream: cut body retried, malformed JSON shown",
-              test_no_stream_cut_body_then_malformed_json, fake)
-        r.run("stalled stream: /stop ends the call at once", test_stalled_stream_stop,
-              fake)
-        r.run("no response headers: /stop ends the call at once",
-              test_stalled_headers_stop, fake)
-        r.run("waiting to retry: /stop ends the wait at once", test_retry_sleep_stop,
-              fake)
-        r.run("stalled stream: /quit exits within --quit-timeout",
-              test_stalled_stream_quit, fake)
-    print("  (%.1f s in all)" % (time.monotonic() - started))
-    r.finish()
+    run_timed(CASES)
 
 
 if __name__ == "__main__":

@@ -77,8 +77,7 @@ def test_lead_check_asks(fake):
         res = h.wait(ev("tool_result", "lead", tool="task_update",
                         output=contains("passed")), what="the completion")
         expect(not os.path.exists(junk), "the approved check did not run")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_lead_bash_asks(fake):
@@ -100,8 +99,7 @@ def test_lead_bash_asks(fake):
         expect(res.get("is_error") and "not run" in res["output"],
                repr(res))
         expect(os.path.isdir(junk), "the refused command ran")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_person_task_done_asks(fake):
@@ -140,8 +138,7 @@ def test_person_task_done_asks(fake):
                what="t2 completed")
         expect(not any(e["event"] == "request" for e in h.events[mark:]),
                "the person's --verify asked")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_person_check_after_kill9(fake):
@@ -169,8 +166,7 @@ def test_person_check_after_kill9(fake):
         expect(tasks[0]["status"] == "pending", repr(tasks[0]))
         expect(os.path.isdir(os.path.join(h.workdir, "junk6")),
                "the check ran")
-        again.send("/quit")
-        expect(again.wait_exit() == 0, "huddle did not quit cleanly")
+        again.quit()
 
 
 def test_reserved_names(fake):
@@ -191,8 +187,7 @@ def test_reserved_names(fake):
                    res["output"], repr(res))
         expect(not any(e["event"] == "spawned" for e in h.events),
                "a reserved name was spawned")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def digest(path):
@@ -222,8 +217,7 @@ def test_stray_database_left_alone(fake):
         expect("ignores it" in note["message"], note["message"])
         h.send("hello")
         h.wait(ev("status", "lead", status="idle"), what="the lead")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     after = (digest(db), os.stat(db).st_mtime_ns,
              sorted(os.listdir(os.path.join(work, ".huddle"))))
     expect(before == after, "the working tree changed: %r -> %r"
@@ -281,8 +275,7 @@ def test_long_messages_are_cut(fake):
         for m in got:
             expect(len(m["content"]) < 64 * 1024 + 200 and "bytes cut" in
                    m["content"], "bob got %d bytes" % len(m["content"]))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     size = state_size(h.workdir)
     print("  (the state after 40 MiB sent: %.1f MiB)" % (size / MIB))
     expect(size < 56 * MIB, "the state grew to %d bytes" % size)

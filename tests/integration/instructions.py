@@ -113,8 +113,7 @@ def test_every_agent_and_compaction(fake):
                                       lambda: h.send("and now?")))
         expect("AGENTS-MARK-2" in text and "AGENTS-MARK-1" not in text,
                "the compaction did not take the edited AGENTS.md")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_claude_md_without_agents_md(fake):
@@ -126,8 +125,7 @@ def test_claude_md_without_agents_md(fake):
         h.wait_text("lead", "Hello.")
         first = prompt_of(bodies(fake, "lead")[0])
         expect("CLAUDE-MARK" in first, "CLAUDE.md did not reach the lead")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_cap_and_links(fake):
@@ -154,8 +152,7 @@ def test_cap_and_links(fake):
         system = json.dumps(first.get("system", first.get("instructions")))
         expect(len(system) < 32 * 1024 + 16000,
                "the system prompt holds %d bytes" % len(system))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     # AGENTS.md a FIFO: left out, and huddle does not hang on it; then,
     # without AGENTS.md, CLAUDE.md a link out of the tree: not followed.
     for left_out in ("AGENTS.md left out", "CLAUDE.md left out"):
@@ -173,8 +170,7 @@ def test_cap_and_links(fake):
                    what="the notice: " + left_out)
             text = prompt_of(bodies(fake, "lead")[0])
             expect("SECRET-MARK" not in text, "a link out of the tree was read")
-            h.send("/quit")
-            expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+            h.quit()
 
 
 def test_hidden_beneath_the_tree(fake):
@@ -197,8 +193,7 @@ def test_hidden_beneath_the_tree(fake):
                what="the notice that AGENTS.md was left out")
         text = prompt_of(bodies(fake, "lead")[0])
         expect("SSH-KEY-MARK" not in text, "a hidden key reached the prompt")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_resume_keeps_the_frame(fake):
@@ -213,8 +208,7 @@ def test_resume_keeps_the_frame(fake):
         h.wait_text("lead", "Hello.")
         # Its turn recorded: the conversation is bound to the prompt.
         h.wait(ev("status", "lead", status="idle"), what="the lead idle")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     with open(os.path.join(work, "AGENTS.md"), "w") as f:
         f.write("RESUME-MARK-2\n")
     with Huddle(fake, workdir=work, env=env, resume=True) as h:
@@ -227,8 +221,7 @@ def test_resume_keeps_the_frame(fake):
         h.send("/context lead")
         line = h.wait(ev("reply", command="context"), since=mark)
         expect("AGENTS.md (" in line["message"], line["message"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     refused = [r for r in fake.requests() if r["response_status"] != 200]
     expect(not refused, "requests refused: %s" % refused[:1])
 
@@ -250,8 +243,7 @@ def test_long_session_stays_cached(fake):
                what="alice's idle notice")
         usage = [e for e in h.events
                  if e.get("event") == "usage" and e.get("agent") == "alice"]
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     first, last = usage[0], usage[-1]
 
     def total(u):

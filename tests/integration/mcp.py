@@ -57,10 +57,7 @@ def stdio_team(fake, extra_args=(), legacy=False):
 
 def mcp_text(h):
     """What /mcp says now."""
-    mark = len(h.events)
-    h.send("/mcp")
-    return h.wait(ev("reply", command="mcp"), since=mark,
-                  what="/mcp")["message"]
+    return h.reply("/mcp")["message"]
 
 
 def server_line(h, name):
@@ -79,6 +76,19 @@ def wait_ready(h, name="test", timeout=30):
 def spawn_carl():
     return [call("lead", "spawn_teammate", name="carl", role="tools",
                  prompt="Use the tools."), *notes("lead")]
+
+
+def carl_done():
+    """Carl's last turns: it says it is done, then agrees to shut down."""
+    return [say("carl", "Done."),
+            call("carl", "shutdown_response", request_id="{{request_id}}",
+                 approve=True)]
+
+
+def go(h, server="test"):
+    """Sends the lead its first message once `server` is ready."""
+    wait_ready(h, server)
+    h.send("go")
 
 
 def approve_next(h, tool, since=0):
@@ -107,13 +117,10 @@ def test_stdio_call(fake):
     fake.script(
         *spawn_carl(),
         call("carl", "mcp__test__echo", text="hi there"),
-        say("carl", "Done."),
-        call("carl", "shutdown_response", request_id="{{request_id}}",
-             approve=True))
+        *carl_done())
     h, log = stdio_team(fake)
     with h:
-        wait_ready(h)
-        h.send("go")
+        go(h)
         call_ev = h.wait(ev("tool_call", "carl", tool="mcp__test__echo"),
                          what="the call in carl's pane")
         expect(call_ev["input"] == {"text": "hi there"}, call_ev)
@@ -148,14 +155,10 @@ def test_stdio_call(fake):
         expect(m[0] == "server/discover" and "initialize" not in m, m)
         expect(all((x.get("params") or {}).get("_meta") for x in
                    logged(log) if x.get("method") == "tools/call"), m)
-        mark = len(h.events)
-        h.send("/mcp")
-        rep = h.wait(ev("reply", command="mcp"),
-                     since=mark, what="/mcp")
+        rep = h.reply("/mcp")
         expect("ready" in rep["message"] and "2026-07-28" in
                rep["message"] and "echo" in rep["message"], rep)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def http_web(tmp, flags, headers=None):
@@ -175,6 +178,16 @@ def http_web(tmp, flags, headers=None):
     return srv, cfg
 
 
+def carl_adds_over_http(h, timeout=15):
+    """Starts the team once the HTTP server "web" is ready, approves
+    carl's call of its add, and waits (up to timeout) for the sum."""
+    go(h, "web")
+    approve_next(h, "mcp__web__add")
+    res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
+                 timeout=timeout, what="the result over HTTP")
+    expect(res["is_error"] is False and res["output"] == "42", res)
+
+
 def test_legacy_http_call(fake):
     fake.reset()
     tmp = tempfile.mkdtemp(prefix="huddle-mcphttp-")
@@ -184,25 +197,16 @@ def test_legacy_http_call(fake):
         fake.script(
             *spawn_carl(),
             call("carl", "mcp__web__add", a=2, b=40),
-            say("carl", "Done."),
-            call("carl", "shutdown_response",
-                 request_id="{{request_id}}", approve=True))
+            *carl_done())
         with Huddle(fake, args=["--mcp-config", cfg]) as h:
-            wait_ready(h, "web")
-            h.send("go")
-            approve_next(h, "mcp__web__add")
-            res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
-                         what="the result over HTTP")
-            expect(res["is_error"] is False and res["output"] == "42",
-                   res)
+            carl_adds_over_http(h)
             m = methods(log)
             # discover refused (HTTP 400: no session), then the
             # handshake of a session.
             expect(m[:2] == ["initialize", "notifications/initialized"],
                    m)
             expect("tools/call" in m, m)
-            h.send("/quit")
-            expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+            h.quit()
     finally:
         srv.kill()
         srv.wait()
@@ -219,19 +223,10 @@ def test_reply_on_the_servers_own_stream(fake):
         fake.script(
             *spawn_carl(),
             call("carl", "mcp__web__add", a=2, b=40),
-            say("carl", "Done."),
-            call("carl", "shutdown_response",
-                 request_id="{{request_id}}", approve=True))
+            *carl_done())
         with Huddle(fake, args=["--mcp-config", cfg]) as h:
-            wait_ready(h, "web")
-            h.send("go")
-            approve_next(h, "mcp__web__add")
-            res = h.wait(ev("tool_result", "carl", tool="mcp__web__add"),
-                         timeout=10 * SLOW, what="the result over HTTP")
-            expect(res["is_error"] is False and res["output"] == "42",
-                   res)
-            h.send("/quit")
-            expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+            carl_adds_over_http(h, timeout=10 * SLOW)
+            h.quit()
     finally:
         srv.kill()
         srv.wait()
@@ -243,13 +238,10 @@ def test_rejected_and_unknown(fake):
         *spawn_carl(),
         call("carl", "mcp__test__echo", text="nope"),
         call("carl", "mcp__test__missing"),
-        say("carl", "Done."),
-        call("carl", "shutdown_response", request_id="{{request_id}}",
-             approve=True))
+        *carl_done())
     h, log = stdio_team(fake, legacy=True)
     with h:
-        wait_ready(h)
-        h.send("go")
+        go(h)
         req = h.wait(ev("request", type="permission", status="pending"),
                      what="the permission request")
         h.send("/reject %s not now" % req["id"])
@@ -265,8 +257,7 @@ def test_rejected_and_unknown(fake):
         # This one knew only the handshake.
         expect(m[:3] == ["server/discover", "initialize",
                          "notifications/initialized"], m)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def test_interrupt_crash_restart_and_change(fake):
@@ -278,13 +269,10 @@ def test_interrupt_crash_restart_and_change(fake):
         call("carl", "mcp__test__crash"),
         call("carl", "mcp__test__grow"),
         call("carl", "mcp__test__extra"),
-        say("carl", "Done."),
-        call("carl", "shutdown_response", request_id="{{request_id}}",
-             approve=True))
+        *carl_done())
     h, log = stdio_team(fake)
     with h:
-        wait_ready(h)
-        h.send("go")
+        go(h)
         approve_next(h, "mcp__test__slow")
         wait_for(lambda: "tools/call" in methods(log), 15,
                  "the slow call to reach the server")
@@ -320,12 +308,9 @@ def test_interrupt_crash_restart_and_change(fake):
                res)
         lists = [offered(r) for r in carl_requests(fake)]
         expect(all(x == lists[0] for x in lists), "carl's tools changed")
-        mark = len(h.events)
-        h.send("/mcp")
-        rep = h.wait(ev("reply", command="mcp"), since=mark, what="/mcp")
+        rep = h.reply("/mcp")
         expect("extra" in rep["message"], rep)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def question(h, since):
@@ -349,13 +334,10 @@ def test_progress_and_questions(fake):
         call("carl", "mcp__test__ask"),
         call("carl", "mcp__test__ask"),
         call("carl", "mcp__test__ask"),
-        say("carl", "Done."),
-        call("carl", "shutdown_response", request_id="{{request_id}}",
-             approve=True))
+        *carl_done())
     h, log = stdio_team(fake, legacy=True)
     with h:
-        wait_ready(h)
-        h.send("go")
+        go(h)
         approve_next(h, "mcp__test__slow")
         h.wait(ev("notice", "carl", message=contains(
             "slow on MCP server test: ")), what="the call's progress")
@@ -401,8 +383,7 @@ def test_progress_and_questions(fake):
         h.wait(ev("notice", "carl", message=contains("did not fit the "
                                                       "form")),
                since=mark, what="the notice of the wrong answer")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def lead_requests(fake):
@@ -420,12 +401,10 @@ def test_resumed_agent_keeps_its_tools(fake):
                 say("lead", "Still here."))
     work = tempfile.mkdtemp(prefix="huddle-mcp-")
     with team_of(fake, {"test": []}, work=work) as h:
-        wait_ready(h)
-        h.send("go")
+        go(h)
         approve_next(h, "mcp__test__echo")
         h.wait_text("lead", "Echoed.")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     before = offered(lead_requests(fake)[-1])
     expect("mcp__test__echo" in before, before)
     # The server now never answers: the resumed lead is offered the
@@ -434,8 +413,7 @@ def test_resumed_agent_keeps_its_tools(fake):
     with team_of(fake, {"test": ["--mute"]}, work=work, resume=True) as h:
         h.send("again")
         h.wait_text("lead", "Still here.")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     after = lead_requests(fake)[mark:]
     expect(after and offered(after[0]) == before,
            "the resumed lead was offered %r, not %r" % (
@@ -474,8 +452,7 @@ def test_dead_servers_do_not_delay(fake):
             line = server_line(h, name)
             expect(": starting" in line, line)
         t0 = time.monotonic()
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
         expect(time.monotonic() - t0 < 10, "the quit waited for them")
 
 
@@ -496,8 +473,7 @@ def test_failed_start_shows_stderr(fake):
         expect(": failed" in server_line(h, "broken"), text)
         expect("cannot find module 'left-pad'" in text and
                "\x1b" not in text, text)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def test_proxy_and_cache(fake):
@@ -521,8 +497,7 @@ def test_proxy_and_cache(fake):
         # again, without the tools its thinking is bound to.
         h.wait(ev("status", "lead", status="idle"),
                since=h.events.index(res), what="the end of the turn")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     expect((env["HTTPS_PROXY"] or "").startswith("http://") and
            "@127.0.0.1:" in env["HTTPS_PROXY"] and env["NO_PROXY"] == "",
            env)
@@ -553,8 +528,7 @@ def test_proxy_and_cache(fake):
         expect(env["npm_config_offline"] == "true" and
                env["HTTPS_PROXY"] is None and
                env["HUDDLE_MCP_CACHE"] == cache, env)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def test_network_asked_in_huddles_name(fake):
@@ -582,8 +556,7 @@ def test_network_asked_in_huddles_name(fake):
         expect(not [e for e in h.events if e.get("event") == "llm_call"],
                "a model was woken: %r" % [e for e in h.events
                                           if e.get("agent") == "lead"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def picture_png():
@@ -678,8 +651,7 @@ def test_image_result(fake, api):
         wait_for(lambda: any(image_seen(api, r["body"], data)
                              for r in lead_requests()), 10,
                  "the picture in a request")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     # Resumed, the conversation still holds the picture. (The server
     # must be ready first: the thoughts of the model are bound to the
     # tool list, which holds the server's tools only once it is.)
@@ -692,8 +664,7 @@ def test_image_result(fake, api):
         expect(any(image_seen(api, r["body"], data)
                    for r in lead_requests()),
                "the resumed request lost the picture")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def main():

@@ -179,10 +179,7 @@ class HttpEverything:
 
 def mcp_text(h):
     """What /mcp says now."""
-    mark = len(h.events)
-    h.send("/mcp")
-    return h.wait(ev("reply", command="mcp"), since=mark,
-                  what="/mcp")["message"]
+    return h.reply("/mcp")["message"]
 
 
 def server_states(h):
@@ -430,8 +427,7 @@ def case_filesystem(run):
     # be sent before the servers are ready again).
     h.wait(ev("status", "lead", status="idle"), since=h.events.index(res),
            timeout=30, what="the end of the lead's turn")
-    h.send("/quit")
-    expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    h.quit()
 
 
 def npm_fetches(run, name, since):
@@ -477,8 +473,7 @@ def resumed(run, args, name):
                since=h.events.index(res), timeout=30,
                what="the end of the lead's turn")
         asked = network_requests(h)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     return asked, took
 
 

@@ -52,10 +52,7 @@ def offers(h, since=0):
 
 
 def mcp_reply(h):
-    mark = len(h.events)
-    h.send("/mcp")
-    return h.wait(ev("reply", command="mcp"), since=mark,
-                  what="/mcp")["message"]
+    return h.reply("/mcp")["message"]
 
 
 def wait_ready(h, name="proj", timeout=30):
@@ -130,15 +127,13 @@ def test_approved(fake):
         text = mcp_reply(h)
         expect("proj" in text and "from: .mcp.json" in text, text)
         expect(len(offers(h)) == 1, "asked more than once")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     # Approved for this team: not asked again.
     with Huddle(fake, workdir=work, resume=True) as h:
         text = mcp_reply(h)
         expect("from: .mcp.json" in text, text)
         expect(offers(h) == [], "asked again after approval")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def test_rejected_then_edited(fake):
@@ -153,28 +148,24 @@ def test_rejected_then_edited(fake):
                what="the rejection")
         text = mcp_reply(h)
         expect("rejected" in text, text)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     with Huddle(fake, workdir=work, resume=True) as h:
         text = mcp_reply(h)
         expect("rejected" in text, text)
         expect(offers(h) == [], "a rejected server was offered again")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     # A teammate edits the entry: a new question, with the new command.
     write(work, {"proj": proj(work, "--legacy")})
     with Huddle(fake, workdir=work, resume=True) as h:
         req = h.wait(ev("request", type="permission", status="pending",
                         permission=is_offer), what="the edited offer")
         expect("--legacy" in req["permission"]["command"], req)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     # Left pending at the quit: asked again.
     with Huddle(fake, workdir=work, resume=True) as h:
         h.wait(ev("request", type="permission", status="pending",
                   permission=is_offer), what="the pending offer again")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def test_refused(fake):
@@ -190,8 +181,7 @@ def test_refused(fake):
                what="the refusal of the link")
         text = mcp_reply(h)
         expect(offers(h) == [] and "proj" not in text, text)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
     # The person's own "test" wins; an HTTP server is not offered.
     work = project({})
     rel = proj(work)
@@ -222,8 +212,7 @@ def test_refused(fake):
                "bad.name" not in text, text)
         expect([e for e in h.events if e.get("event") == "request"] == [],
                "something was offered")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def main():

@@ -54,8 +54,7 @@ def leave(agent):
 
 
 def quit_cleanly(h):
-    h.send("/quit")
-    expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+    h.quit()
     wrong = eventdoc.problems(h.events)
     expect(not wrong, "events not as doc/headless.md says:\n" +
            "\n".join(wrong[:10]))

@@ -119,8 +119,7 @@ def session(fake, env, args, compaction):
                       what="/budget")["message"]
         usage = [e for e in h.events if e["event"] == "usage"]
         by_hand = billed_by_hand(fake, catalog())
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     return usage, said, by_hand
 
 

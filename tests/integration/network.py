@@ -99,11 +99,6 @@ class RegistryHandler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def quit_cleanly(h):
-    h.send("/quit")
-    expect(h.wait_exit() == 0, "huddle did not quit cleanly")
-
-
 def bash_result(h, agent, mark, what):
     return h.wait(ev("tool_result", agent, tool="bash"), since=mark,
                   what=what, timeout=60)
@@ -179,7 +174,7 @@ def test_first_asks_team_allows_denied_fails(fake, reg):
         expect(len(reg.seen) == seen, "a denied host was reached")
         expect(["/hello", "/simple/tinypkg/", "/packages/" + WHEEL_NAME] ==
                reg.seen, reg.seen)
-        quit_cleanly(h)
+        h.quit()
     return h.workdir
 
 
@@ -198,7 +193,7 @@ def test_team_allowance_is_resumed(fake, reg, workdir):
         asked = [e for e in h.events[mark:] if e.get("event") == "request"
                  and e.get("status") == "pending"]
         expect(asked == [], "a resumed team asked again: %r" % asked)
-        quit_cleanly(h)
+        h.quit()
 
 
 def test_approve_once_is_for_one_command(fake, reg):
@@ -234,7 +229,7 @@ def test_approve_once_is_for_one_command(fake, reg):
                              e.get("body", "")[:60], e.get("response"))
                             for e in h.events if e.get("event") ==
                             "request"]))
-        quit_cleanly(h)
+        h.quit()
 
 
 def test_this_machine_needs_the_person(fake, reg):
@@ -259,7 +254,7 @@ def test_this_machine_needs_the_person(fake, reg):
         asked = [e for e in h.events if e.get("event") == "request" and
                  e.get("type") == "permission"]
         expect(asked == [], "the person was asked: %r" % asked)
-        quit_cleanly(h)
+        h.quit()
     expect(len(reg.seen) == seen, "the registry was reached")
     # The project's settings are the team's to write: refused at start.
     work = tempfile.mkdtemp(prefix="huddle-team-")
@@ -285,7 +280,7 @@ def test_open_and_none_give_no_proxy(fake, reg):
             res = bash_result(h, "lead", 0, "env")
             expect("listed" in res["output"] and
                    "127.0.0.1" not in res["output"], res["output"])
-            quit_cleanly(h)
+            h.quit()
     fake.reset()
     fake.script(call("lead", "bash", command="env | grep -i _proxy"),
                 *notes("lead", 4))
@@ -296,7 +291,7 @@ def test_open_and_none_give_no_proxy(fake, reg):
         expect("HTTPS_PROXY=http://lead:" in out and "@127.0.0.1:" in out,
                out)
         expect("NO_PROXY=\n" in out, out)
-        quit_cleanly(h)
+        h.quit()
 
 
 def main():

@@ -20,12 +20,11 @@ LLM server on a busy day.
 
 import json
 import os
-import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakellm_client import FakeLLM, Results  # noqa: E402
+from fakellm_client import run_timed  # noqa: E402
 from team_driver import Huddle, call, ev, expect, notes, say  # noqa: E402
 
 ALICE_DONE = "Alice finished the tests."
@@ -64,13 +63,6 @@ def start(fake, items, args=()):
     return h
 
 
-def close(h):
-    if h.proc.poll() is None:
-        h.proc.kill()
-        h.proc.wait()
-    shutil.rmtree(h.workdir, ignore_errors=True)
-
-
 def finishes(h, timeout=30):
     """Alice finishes her turn without an error."""
     h.wait_text("alice", ALICE_DONE, timeout=timeout)
@@ -106,7 +98,7 @@ def test_ten_529s(fake):
         expect("also cover the parser" in later,
                "the message sent during the outage never reached alice")
     finally:
-        close(h)
+        h.discard()
 
 
 def test_timed_outage(fake):
@@ -128,7 +120,7 @@ def test_timed_outage(fake):
         expect(reqs[-2]["time"] - reqs[0]["time"] >= 4 - 0.05,
                "alice got through before the outage was over")
     finally:
-        close(h)
+        h.discard()
 
 
 def test_budget_runs_out(fake):
@@ -148,7 +140,7 @@ def test_budget_runs_out(fake):
         expect(len(reqs) >= 5, "only %d attempts in 2 s" % len(reqs))
         h.wait(ev("status", "alice", status="error"), what="alice's error status")
     finally:
-        close(h)
+        h.discard()
 
 
 def test_stalled_stream(fake):
@@ -164,7 +156,7 @@ def test_stalled_stream(fake):
         expect(len(retries) == 1 and "timeout_error" in retries[0]["message"],
                "retries %r" % retries)
     finally:
-        close(h)
+        h.discard()
 
 
 def test_429_retry_after(fake):
@@ -178,7 +170,7 @@ def test_429_retry_after(fake):
         expect(all("HTTP 429" in r["message"] and "rate_limit_error" in
                    r["message"] for r in retries), "retries %r" % retries)
     finally:
-        close(h)
+        h.discard()
 
 
 def test_400_fails_at_once(fake):
@@ -195,7 +187,7 @@ def test_400_fails_at_once(fake):
         expect(len(requests_of(fake, "alice")) == 1,
                "a 400 was sent again")
     finally:
-        close(h)
+        h.discard()
 
 
 def test_interrupt_during_wait(fake):
@@ -224,7 +216,7 @@ def test_interrupt_during_wait(fake):
         h.send("/msg alice go on")
         h.wait_text("alice", ALICE_DONE, since=mark)
     finally:
-        close(h)
+        h.discard()
 
 
 def test_200_rounds(fake):
@@ -248,7 +240,7 @@ def test_200_rounds(fake):
                  and e.get("agent") == "lead"]
         expect(len(calls) == 201, "%d calls for 200 rounds" % len(calls))
     finally:
-        close(h)
+        h.discard()
 
 
 def test_capped_teammate_is_not_done(fake):
@@ -264,30 +256,28 @@ def test_capped_teammate_is_not_done(fake):
                "--max-rounds" in text, "the notice says %r" % text)
         expect("is idle" not in text, "the notice says idle: %r" % text)
     finally:
-        close(h)
+        h.discard()
+
+
+CASES = [
+    ("ten 529s in a row: the teammate finishes; a message sent "
+     "meanwhile reaches it", test_ten_529s),
+    ("overloaded for 4 s: outlasted", test_timed_outage),
+    ("--retry-for 2s: the server's error after the budget",
+     test_budget_runs_out),
+    ("a stalled stream: retried", test_stalled_stream),
+    ("429 with retry-after: the wait the server asked", test_429_retry_after),
+    ("400: fails at once with the server's sentence", test_400_fails_at_once),
+    ("interrupt during a retry's wait: ends it at once",
+     test_interrupt_during_wait),
+    ("a 200-round turn completes by default", test_200_rounds),
+    ("--max-rounds: the lead hears the teammate is NOT done",
+     test_capped_teammate_is_not_done),
+]
 
 
 def main():
-    r = Results()
-    started = time.monotonic()
-    with FakeLLM() as fake:
-        r.run("ten 529s in a row: the teammate finishes; a message sent "
-              "meanwhile reaches it", test_ten_529s, fake)
-        r.run("overloaded for 4 s: outlasted", test_timed_outage, fake)
-        r.run("--retry-for 2s: the server's error after the budget",
-              test_budget_runs_out, fake)
-        r.run("a stalled stream: retried", test_stalled_stream, fake)
-        r.run("429 with retry-after: the wait the server asked",
-              test_429_retry_after, fake)
-        r.run("400: fails at once with the server's sentence",
-              test_400_fails_at_once, fake)
-        r.run("interrupt during a retry's wait: ends it at once",
-              test_interrupt_during_wait, fake)
-        r.run("a 200-round turn completes by default", test_200_rounds, fake)
-        r.run("--max-rounds: the lead hears the teammate is NOT done",
-              test_capped_teammate_is_not_done, fake)
-    print("  (%.1f s in all)" % (time.monotonic() - started))
-    r.finish()
+    run_timed(CASES)
 
 
 if __name__ == "__main__":

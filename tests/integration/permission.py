@@ -65,8 +65,7 @@ def test_the_request_carries_its_fields(fake):
                what="the command ran once approved")
         expect(not os.path.exists(os.path.join(h.workdir, "junk2")),
                "junk2 remains")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+        h.quit()
 
 
 def main():

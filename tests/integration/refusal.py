@@ -69,8 +69,7 @@ def test_team_agent_stops_on_a_refusal(fake):
         expect(again, "bob was not asked again")
         expect(WORDS not in json.dumps(again[0]["body"]),
                "the refused turn went out again")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def main():

@@ -45,11 +45,6 @@ def items_of(body, kind):
             and i.get("type") == kind]
 
 
-def quit_cleanly(h):
-    h.send("/quit")
-    expect(h.wait_exit() == 0, "huddle did not quit cleanly")
-
-
 def test_tool_loop(fake, state):
     fake.reset()
     fake.script(
@@ -108,7 +103,7 @@ def test_tool_loop(fake, state):
                e.get("agent") == "lead" and
                e.get("cache_read_tokens", 0) > 0,
                what="cached tokens in the lead's usage")
-        quit_cleanly(h)
+        h.quit()
 
 
 def test_resume_keeps_reasoning(fake, state):
@@ -123,7 +118,7 @@ def test_resume_keeps_reasoning(fake, state):
         expect(len(items_of(body, "reasoning")) >= 2,
                "the earlier reasoning items did not survive the resume: %r"
                % [i.get("type") for i in conversation(body)])
-        quit_cleanly(h)
+        h.quit()
 
 
 def ask(fake, args, text="hello"):
@@ -196,7 +191,7 @@ def test_models_that_do_not_reason(fake, state):
                 expect(tools and all(t.get("strict") is False
                                      for t in tools),
                        "tools without strict: false: %r" % tools[:1])
-            quit_cleanly(h)
+            h.quit()
 
 
 def test_chat_completions_reasoning_model(fake, state):

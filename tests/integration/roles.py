@@ -149,8 +149,7 @@ def test_a_teammate_with_a_role(fake):
         expect("the person's role reviewer" in notices and
                "broken.md:2: plan_required is true or false" in notices,
                notices)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     lead = [r["body"] for r in fake.requests() if r.get("agent") == "lead"]
     desc = spawn_description(lead[0])
     expect("- reviewer: Reviews code for bugs [model test-cheap] "
@@ -200,8 +199,7 @@ def test_a_role_requires_a_plan(fake):
                "tess's project role is not framed: %s" % system[:400])
         h.wait(ev("message", "lead", type="idle_notification"),
                what="tess's idle notice")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_a_wrong_person_role_stops_the_start(fake):

@@ -111,8 +111,7 @@ def test_autonomous_graph(fake):
         report = h.wait(ev("tasks"), what="the /tasks report")
         expect([t["status"] for t in report["tasks"]] ==
                ["completed"] * len(GRAPH), repr(report["tasks"]))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_check_fails_then_passes(fake):
@@ -134,8 +133,7 @@ def test_check_fails_then_passes(fake):
         fail = h.wait(ev("tool_result", "ann", tool="task_update",
                          output=contains("is not completed")))
         expect("[exit status 1]" in fail["output"], fail["output"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_person_commands_and_verify(fake):
@@ -173,8 +171,7 @@ def test_person_commands_and_verify(fake):
                   message=contains("not a live teammate")))
         h.send("/task frobnicate t2")
         h.wait(ev("error", command="parse", message=contains("usage")))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_cycles_refused(fake):
@@ -197,8 +194,7 @@ def test_cycles_refused(fake):
         report = h.wait(ev("tasks"))
         expect(len(report["tasks"]) == 3 and
                report["tasks"][0]["blocked_by"] == [], repr(report))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_owner_stopped(fake):
@@ -218,8 +214,7 @@ def test_owner_stopped(fake):
         t1 = h.wait(ev("tasks"))["tasks"][0]
         expect(t1["status"] == "in_progress" and t1["owner"] == "ann" and
                t1["owner_gone"], repr(t1))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_kill9_then_resume(fake):
@@ -280,8 +275,7 @@ def test_kill9_then_resume(fake):
                        "%s owned by %s and %s" % (e["id"], owner.get(
                            e["id"]), e["owner"]))
                 owner[e["id"]] = e["owner"]
-        h2.send("/quit")
-        expect(h2.wait_exit() == 0, "huddle did not quit cleanly")
+        h2.quit()
 
 
 def tests(r, fake):

@@ -6,6 +6,7 @@ and waits for events with deadlines.
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -173,6 +174,28 @@ class Huddle:
         # What it said on stderr is read to its end.
         self._err_reader.join(5)
         return status
+
+    def reply(self, line, timeout=15):
+        """Sends the command `line` ("/mcp") and returns its reply event,
+        the first after it was sent."""
+        mark = len(self.events)
+        self.send(line)
+        return self.wait(ev("reply", command=line.split()[0][1:]),
+                         timeout=timeout, since=mark, what=line)
+
+    def quit(self):
+        """Sends /quit and fails unless huddle exits cleanly (status 0),
+        naming what it said on stderr."""
+        self.send("/quit")
+        expect(self.wait_exit() == 0, "no clean exit: %s" % self.stderr)
+
+    def discard(self):
+        """Kills huddle if it still runs, and removes its working
+        directory."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
     def kill9(self):
         """Kills huddle at once; every event it printed before it died is

@@ -25,6 +25,7 @@ os.environ["HUDDLE_TEST_KEY"] = SENTINEL
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakellm_client import HUDDLE, FakeLLM, Results  # noqa: E402
+from procs import proc_stats  # noqa: E402
 from team_driver import Huddle, alive, call, ev, expect, notes  # noqa: E402
 
 
@@ -35,18 +36,8 @@ HUDDLE_PID = "H=$(cut -d' ' -f4 /proc/$PPID/stat); "
 
 def processes_of(parent):
     """{pid: state} of the processes whose parent is `parent`."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent:
-            found[int(name)] = fields[0]
-    return found
+    return {pid: fields[0] for pid, fields in proc_stats()
+            if int(fields[1]) == parent}
 
 
 def run_bash(fake, command, args=(), env=None):
@@ -56,8 +47,7 @@ def run_bash(fake, command, args=(), env=None):
     with Huddle(fake, args=list(args), env=env, approve=True) as h:
         h.send("go")
         res = h.wait(ev("tool_result", "lead", tool="bash"), what="bash")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     return res["output"]
 
 
@@ -120,8 +110,7 @@ def test_planted_files_are_named_at_quit(fake):
             f.write("all:\n\techo hello\n")
         h.send("go")
         h.wait(ev("tool_result", "lead", tool="bash"), what="bash")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
         said = [e.get("message", "") for e in h.events
                 if e.get("event") == "notice"]
     planted = [m for m in said if "run code" in m]
@@ -227,8 +216,7 @@ def test_sandbox_keeps_bash_in_its_place(fake):
                os.path.exists(os.path.join(extra, "allowed")), out)
         expect(not os.path.exists(os.path.join(outside, "escape")), out)
         expect("Landlock" in team["sandbox"], team["sandbox"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
 
 
 def test_no_network(fake):
@@ -244,8 +232,7 @@ def test_no_network(fake):
         mark = len(h.events)
         h.send("/team")
         team = h.wait(ev("team"), since=mark, what="the team")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     if "network denied" in team["sandbox"]:
         expect("net=0" not in out, "a command connected: " + out)
     else:
@@ -286,8 +273,7 @@ def test_nothing_outlives_a_command(fake):
                    open(late).read().strip(), "the second command")
         pid = int(open(late).read())
         expect(alive(pid), "the escapee did not start")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
         expect(not alive(pid), "%d outlived the team" % pid)
 
 

@@ -159,8 +159,7 @@ def test_two_teammates_merge_and_conflict(fake):
                "huddle's git ran a teammate's configuration")
         expect(git(work, "branch", "--list", "huddle/*") == "",
                "a branch was left")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     shutil.rmtree(work)
 
 
@@ -174,8 +173,7 @@ def test_resume_and_a_missing_worktree(fake):
         h.send("go")
         h.wait(ev("message", type="idle_notification", **{"from": "cat"}),
                timeout=30)
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     # Resumed, cat works in its worktree again.
     fake.reset()
     fake.script(call("cat", "bash", command="pwd; cat b.txt"),
@@ -186,8 +184,7 @@ def test_resume_and_a_missing_worktree(fake):
         expect(out["output"].startswith(os.path.join(
             work, ".huddle", "worktrees", "cat")) and "b\n" in
             out["output"], out["output"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     # Moved away: reported, never made again over it.
     moved = work + "-cat"
     shutil.move(os.path.join(work, ".huddle", "worktrees", "cat"), moved)
@@ -200,8 +197,7 @@ def test_resume_and_a_missing_worktree(fake):
         expect(not os.path.exists(os.path.join(work, ".huddle",
                                                "worktrees", "cat")),
                "the worktree was made again")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     shutil.rmtree(moved)
     shutil.rmtree(work)
 
@@ -393,8 +389,7 @@ def test_tasks_name_worktrees(fake):
         h.send("/discard lexer yes")
         r = h.wait(ev("reply", command="discard"))
         expect(not os.path.exists(os.path.join(wt, "lexer")), r["message"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     shutil.rmtree(work)
 
 
@@ -425,8 +420,7 @@ def test_worktree_made_anew(fake):
         expect(read(os.path.join(wt, "work.log")).split() == ["t1", "t2"],
                "not made anew from the merge: " +
                read(os.path.join(wt, "work.log")))
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     shutil.rmtree(work)
 
 
@@ -462,8 +456,7 @@ def test_no_worktree_where_a_link_leads(fake):
                "a branch was left behind")
         expect(not os.path.exists(os.path.join(work, "work.log")),
                "the task's work landed in the person's tree")
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     shutil.rmtree(work)
     shutil.rmtree(out)
 
@@ -494,8 +487,7 @@ def test_no_merge_while_a_check_runs(fake):
         h.send("/merge parser")
         r = h.wait(ev("reply", command="merge"), since=mark)
         expect("merged huddle/parser" in r["message"], r["message"])
-        h.send("/quit")
-        expect(h.wait_exit() == 0, "huddle did not quit cleanly")
+        h.quit()
     shutil.rmtree(work)
 
 

@@ -20,7 +20,7 @@ import shutil
 import stat
 import tempfile
 
-from attack import exits, judge, row
+from attack import exits, judge, row, spawn_bob_and_mallory
 from fakellm_client import HUDDLE, FakeLLM
 from team_driver import Huddle, call, contains, ev, notes
 
@@ -48,10 +48,7 @@ exec '%s' "$@"
 def _script(fake, mallory):
     fake.reset()
     fake.script(
-        call("lead", "spawn_teammate", name="bob", role="writer",
-             prompt="Plan, then write bob.txt.", plan_required=True),
-        call("lead", "spawn_teammate", name="mallory", role="helper",
-             prompt="Help."),
+        *spawn_bob_and_mallory(),
         *notes("lead", 30),
         call("bob", "submit_plan", plan="1. write bob.txt"),
         *notes("bob", 10),

@@ -13,40 +13,13 @@ status and commit in the tree run nothing."""
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
-import threading
 
-from attack import judge
+from attack import Listener, judge
 from fakellm_client import FakeLLM
 from gitrepo import git, repo
 from team_driver import Huddle, call, contains, ev, notes
-
-
-class Listener:
-    """A loopback port that counts the connections it gets."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.hits = 0
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.hits += 1
-            c.close()
-
-    def close(self):
-        self.sock.close()
 
 
 def _script(work, outside, port):
@@ -150,7 +123,7 @@ def run(approve=True):
                 h.wait_exit(30)
     except AssertionError as e:
         failed = "huddle failed: %s" % e
-    hits = listener.hits
+    hits = listener.accepted
     seen["marks"] = _marks(outside)
     seen["planted"] = _planted(work)
     person = _person_git(work)

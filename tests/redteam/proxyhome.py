@@ -9,11 +9,10 @@ teammate's command asks for dev, which must still be served."""
 
 import os
 import shutil
-import socket
 import tempfile
 import threading
 
-from attack import judge
+from attack import Listener, judge
 from fakellm_client import FakeLLM
 from team_driver import Huddle, call, ev, notes
 
@@ -88,30 +87,19 @@ elif what == "fetch":
 '''
 
 
-class Listener:
+class Service(Listener):
     """A service of the person's on 127.0.0.1: answers a GET with the Host
     header it got, holds any other connection open; .hosts lists the Host
     headers, .accepted counts connections."""
 
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(256)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
         self.hosts = []
         self.conns = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__(backlog=256)
 
-    def _serve(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            self.conns.append(c)
-            threading.Thread(target=self._one, args=(c,), daemon=True).start()
+    def on_connect(self, c):
+        self.conns.append(c)
+        threading.Thread(target=self._one, args=(c,), daemon=True).start()
 
     def _one(self, c):
         got = b""
@@ -132,7 +120,7 @@ class Listener:
         c.close()
 
     def close(self):
-        self.sock.close()
+        super().close()
         for c in self.conns:
             c.close()
 
@@ -142,7 +130,7 @@ def run(approve=True):
     work = os.path.realpath(tempfile.mkdtemp(prefix="huddle-redteam-net-"))
     with open(os.path.join(work, "probe.py"), "w") as f:
         f.write(PROBE)
-    home, dev = Listener(), Listener()
+    home, dev = Service(), Service()
     flag = os.path.join(work, "flag")
     results = {}
     said = ""

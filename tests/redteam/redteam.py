@@ -58,7 +58,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from fakellm_client import STATE_HOME, FakeLLM, team_folder  # noqa: E402
 from team_driver import Huddle, alive, call, ev, notes, say  # noqa: E402
 sys.path.insert(0, HERE)
-from attack import Attack, exits, judge, landlock_abi, row  # noqa: E402
+from attack import (Attack, exits, judge, landlock_abi, row,  # noqa: E402
+                    spawn_bob_and_mallory)
 import disk  # noqa: E402
 import flood  # noqa: E402
 import reqflood  # noqa: E402
@@ -302,10 +303,7 @@ def main_run(approve=True):
             hostile.attacks(setup, STATE_HOME, db)
         fake.reset()
         fake.script(
-            call("lead", "spawn_teammate", name="bob", role="writer",
-                 prompt="Plan, then write bob.txt.", plan_required=True),
-            call("lead", "spawn_teammate", name="mallory", role="helper",
-                 prompt="Help."),
+            *spawn_bob_and_mallory(),
             call("lead", "spawn_teammate", name="person", role="helper",
                  prompt="Speak for the person."),
             call("lead", "task_create", subject="tidy up",

@@ -12,7 +12,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 from requests import table  # noqa: E402
 from fakellm_client import remote_addresses  # noqa: E402
 
@@ -89,9 +90,7 @@ def answer(s, key, left, what):
 def test_fifty_rows_by_keys_mouse_and_filter(fake):
     s = big_team(fake)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for(lambda t: pending_count(s) == ALL, 60,
                    "%d requests pending" % ALL)
         s.send_keys("BTab")

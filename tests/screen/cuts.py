@@ -14,7 +14,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 LONG_COMMAND = "rm -rf junkdir && echo " + "y" * 70 + " LAST-WORD"
 SUBJECT = ("Write unit tests for the parser and the printer and every "
@@ -85,9 +86,7 @@ def test_cuts_say_so(fake):
     os.makedirs(os.path.join(work, "junkdir"))
     s = fake_screen(fake, ["--quit-timeout", "2"], 80, 24, workdir=work)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for(lambda t: "lead's command" in hint(s) and
                    re.search(r"┌ ann · .*t1 ", t), 30,
                    "the lead's command waiting, ann on t1")
@@ -147,9 +146,7 @@ def test_permission_row_at_80(fake):
     s = fake_screen(fake, ["--quit-timeout", "2", "--plan-review", "human"],
                     80, 24, workdir=work)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for(lambda t: row_of(s, "carl") and
                    row_of(s, "documentation") and "2 pending" in t, 30,
                    "the plan and carl's command, pending")
@@ -204,9 +201,7 @@ def test_detail_view_fields(fake):
     os.makedirs(os.path.join(deep, "junkdir"))
     s = fake_screen(fake, ["--quit-timeout", "2"], 80, 24, workdir=deep)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for(lambda t: "lead's command" in hint(s), 20,
                    "the lead's command")
         s.send_keys("BTab", "Enter")

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from huddle_screen import (expect, fake_screen, quit_clean, read_help,  # noqa: E402
-                           run_main)
+                           run_main, say_to_lead)
 
 SPAWN = {"agent": "lead", "kind": "tool_use", "calls": [
     {"name": "spawn_teammate", "input": {
@@ -34,9 +34,7 @@ def test_tab_keeps_each_draft(fake):
     fake.script(SPAWN, *NOTED,
                 {"agent": "alice", "kind": "text", "text": "Hello."})
     with fake_screen(fake, ["--quit-timeout", "3"], 120, 40) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("alice is idle", 20, "alice at work")
         s.send_text("tally")
         s.wait_for(lambda t: input_line(s) == "lead> tally", 5, "typed")
@@ -67,9 +65,7 @@ def test_text_for_an_ended_teammate_is_kept(fake):
                     {"name": "shutdown_response", "input": {
                         "request_id": "{{request_id}}", "approve": True}}]})
     with fake_screen(fake, ["--quit-timeout", "3"], 120, 40) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("alice is idle", 20, "alice at work")
         s.send_keys("Tab")
         s.wait_for(lambda t: input_line(s).startswith("alice>"), 5,
@@ -118,9 +114,7 @@ def folded_session(fake):
 
 def test_folded_output_expands(fake):
     with folded_session(fake) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("read the notes")
-        s.send_keys("Enter")
+        say_to_lead(s, "read the notes")
         s.wait_for(re.compile(r"\(\+\d+ lines\)"), 15, "a folded output")
         s.wait_for("Read it.", 10)
         expect("hidden-three" not in s.text(), "not folded")
@@ -156,9 +150,7 @@ HIGHLIGHT = re.compile(r"\x1b\[[0-9;]*(?:4[0-7]|7)[0-9;]*m(?:\x1b\[[0-9;]*m)*"
 
 def test_search_finds_and_highlights(fake):
     with folded_session(fake) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("read the notes")
-        s.send_keys("Enter")
+        say_to_lead(s, "read the notes")
         s.wait_for("Read it.", 15)
         s.send_keys("C-f")
         s.wait_for(lambda t: input_line(s).startswith("find in lead:"), 5,

@@ -13,7 +13,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 from requests import hint, table  # noqa: E402
 from fakellm_client import remote_addresses  # noqa: E402
 
@@ -59,9 +60,7 @@ def title(s):
 def test_r_rejects_all_of_one_agents_requests(fake):
     s = flood_team(fake)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         want = "requests · %d pending (mallory %d, bob 1)" % (N + 1, N)
         s.wait_for(lambda t: want in title(s), 30, "the flood, counted")
         line = title(s)

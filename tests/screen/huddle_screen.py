@@ -25,6 +25,13 @@ def fake_screen(fake, args=(), cols=120, rows=40, term=None, workdir=None):
                   cols=cols, rows=rows, term=term, settle=True)
 
 
+def say_to_lead(s, line="go"):
+    """Types line to the lead, and Enter, once its input shows."""
+    s.wait_for("lead>", 10)
+    s.send_text(line)
+    s.send_keys("Enter")
+
+
 def quit_clean(s):
     """F10 (again when requests wait for the person and huddle says what
     the quit withdraws), and huddle must exit 0."""
@@ -46,7 +53,7 @@ def run_main(register):
     r = Results()
     with FakeLLM() as fake:
         register(r, fake)
-    sys.exit(r.finish())
+    r.finish()
 
 
 # The help's last row: its keys, then which of its lines are on show.

@@ -16,7 +16,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 
 def session(fake, term, *script):
@@ -157,9 +158,7 @@ def test_second_f10_forces(fake, term):
                 {"agent": "sam", "kind": "tool_use", "calls": [
                     {"name": "bash", "input": {"command": "sleep 40"}}]})
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         # The role gives way in a narrow title (tokens and cost grow).
         s.wait_for(re.compile(r"sam · (ops · )?(working|waiting)"), 15,
                    "sam at work")
@@ -189,9 +188,7 @@ def test_error_stays_until_acknowledged(fake, term):
                  "type": "invalid_request_error",
                  "message": "the answer was refused"})
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         status = lambda: s.rows()[-1]
         s.wait_for(lambda t: "✗ lead:" in status() and "(C-g)" in status(),
                    10, "the error on the status line")

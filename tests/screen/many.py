@@ -11,7 +11,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 STATUSES = ("starting", "working", "waiting", "idle", "terminated")
 
@@ -32,9 +33,7 @@ def test_all_shown_or_counted(fake, n, cols, rows):
     s = fake_screen(fake, ["--quit-timeout", "5", "--max-teammates", str(n)],
                     cols, rows)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
 
         def accounted(text):
             seen = [m for m in names(n) if re.search(
@@ -84,9 +83,7 @@ def test_tab_slides_through_teammates(fake):
         return shown, folded
 
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for(lambda t: len(re.findall(r"mate\d\d · (?:dev · )?idle",
                                             t)) >= 4 and
                    len(re.findall(r"is idle: Hello", t)) >= 1, 30,
@@ -135,9 +132,7 @@ def test_a_scrolled_pane_stays_put(fake):
         end = next(i for i, r in enumerate(rows) if r.startswith("└"))
         return rows[1:end]
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("line 60", 10, "the first reply")
         s.send_keys("PageUp")
         before = pane(s.wait_for("↑ scrolled", 5, "scrolled back"))
@@ -172,9 +167,7 @@ def test_a_turn_is_not_split(fake):
         {"agent": "alice", "kind": "text", "text": "Sent."})
     s = fake_screen(fake, ["--quit-timeout", "2"], 120, 40)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         screen = s.wait_for(lambda t: "END" in t and "mid-stream note" in t,
                             20, "the reply and alice's note")
         # The lead's pane, left half: the reply's words in one run, the
@@ -206,9 +199,7 @@ def test_ended_teammates_fold_and_hide(fake):
             {"name": "shutdown_response", "input": {
                 "request_id": "{{request_id}}", "approve": True}}]})
     with fake_screen(fake, ["--quit-timeout", "3"], 120, 40) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("bea is idle", 20, "both at work")
         s.wait_for("ann is idle", 20, "both at work")
         s.send_text("/shutdown ann")

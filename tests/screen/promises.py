@@ -16,7 +16,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from huddle_screen import (expect, fake_screen, quit_clean, read_help,  # noqa: E402
-                           run_main)
+                           run_main, say_to_lead)
 
 COMMAND = "rm -rf junkdir && echo " + "x" * 60 + " END-OF-IT"
 ROW = re.compile(r"req_[0-9a-f]{8}\s+permission\s+lead → lead\s+\S+\s+(\w+)")
@@ -37,9 +37,7 @@ def asking(fake, cols, rows, command=COMMAND):
 
 
 def start(s):
-    s.wait_for("lead>", 10)
-    s.send_text("go")
-    s.send_keys("Enter")
+    say_to_lead(s)
     s.wait_for(lambda t: ROW.search(t) and "pending" in ROW.search(t).group(0),
                20, "the lead's command, pending")
 
@@ -58,19 +56,25 @@ def bar_of(s):
     return rows[-2 if rows[-1] == "" else -1]
 
 
+def hints_at_every_width(s):
+    """Widens the 24-row screen a column at a time, 80 to 200, and yields
+    each width with the hint, once the hint row spans the screen redrawn
+    at that width."""
+    for cols in range(80, 201):
+        if cols != 80:
+            s.resize(cols, 24)
+        s.wait_for(lambda t, cols=cols: len(hint(s)) == cols and
+                   "lead's command" in hint(s), 5,
+                   "the hint at %d columns" % cols)
+        yield cols, hint(s)
+
+
 def test_hint_and_f5_agree_at_every_width(fake):
     s = asking(fake, 80, 24)
     with s:
         start(s)
         cut_at, whole_at = None, None
-        for cols in range(80, 201):
-            if cols != 80:
-                s.resize(cols, 24)
-            # The hint row spans the screen once redrawn at this width.
-            s.wait_for(lambda t, cols=cols: len(hint(s)) == cols and
-                       "lead's command" in hint(s), 5,
-                       "the hint at %d columns" % cols)
-            h = hint(s)
+        for cols, h in hints_at_every_width(s):
             whole = "END-OF-IT" in h
             decides = "F5 approves" in h
             shows = re.search(r"F5 (or Enter )?shows all", h) is not None
@@ -118,13 +122,7 @@ def test_a_multiline_command_is_never_promised(fake):
     s = asking(fake, 80, 24, command="rm -rf junkdir\necho END-OF-IT")
     with s:
         start(s)
-        for cols in range(80, 201):
-            if cols != 80:
-                s.resize(cols, 24)
-            s.wait_for(lambda t, cols=cols: len(hint(s)) == cols and
-                       "lead's command" in hint(s), 5,
-                       "the hint at %d columns" % cols)
-            h = hint(s)
+        for cols, h in hints_at_every_width(s):
             expect("F5 approves" not in h and "F5 or Enter shows all" in h,
                    "at %d columns: %r" % (cols, h))
         s.send_keys("F5")
@@ -246,9 +244,7 @@ def test_familiar_keys(fake):
         *[{"agent": "alice", "kind": "text", "text": "Waiting."}] * 6)
     s = fake_screen(fake, ["--quit-timeout", "2"], 80, 24)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("┌ alice · ", 20, "alice's pane")
         # Without a pick, x is text.
         s.send_keys("Tab")

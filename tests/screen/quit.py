@@ -12,7 +12,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 from screen_driver import EXITED  # noqa: E402
 
 
@@ -65,9 +66,7 @@ def test_quit_says_what_it_withdraws(fake):
     os.makedirs(os.path.join(work, "junkdir"))
     args = ["--quit-timeout", "3"]
     with fake_screen(fake, args, 100, 30, workdir=work) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for(re.compile(r"requests · 1 pending"), 20,
                    "carl's command waiting")
         s.send_keys("F10")

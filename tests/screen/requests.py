@@ -17,7 +17,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 HIGHLIGHT = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:4[0-7]|7)(?:;[0-9;]*)?m")
@@ -50,12 +51,6 @@ def team(fake, command="rm -rf junkdir", carl_delay_ms=0, cols=120,
     os.makedirs(os.path.join(work, "junkdir"))
     return fake_screen(fake, ["--quit-timeout", "2", "--plan-review",
                               "human"], cols, rows, workdir=work), work
-
-
-def start(s):
-    s.wait_for("lead>", 10)
-    s.send_text("go")
-    s.send_keys("Enter")
 
 
 ROW = re.compile(r"(req_[0-9a-f]{8})\s+(plan|permission)\s+(\w+) → \w+\s+\S+"
@@ -118,7 +113,7 @@ def select_row(s, owner):
 def test_hint_highlight_and_f5_agree(fake):
     s, work = team(fake)
     with s:
-        start(s)
+        say_to_lead(s)
         both_pending(s)
         s.send_keys("BTab")      # the table
         first = selected_is_named(s)
@@ -147,7 +142,7 @@ def test_hint_highlight_and_f5_agree(fake):
 def test_a_new_request_does_not_take_the_hint(fake):
     s, _ = team(fake, carl_delay_ms=1500)
     with s:
-        start(s)
+        say_to_lead(s)
         s.wait_for(lambda t: any(r[1] == "plan" and r[3] == "pending"
                                  for r in table(s)), 20, "bob's plan")
         s.wait_for(lambda t: "bob's plan" in hint(s), 5, "the hint")
@@ -167,7 +162,7 @@ def test_a_command_is_seen_whole_before_f5(fake):
     long = "rm -rf junkdir && echo " + "x" * 90 + " && echo END-OF-IT"
     s, work = team(fake, command=long, cols=80, rows=24)
     with s:
-        start(s)
+        say_to_lead(s)
         s.wait_for(lambda t: any(r[1] == "permission" and r[3] == "pending"
                                  for r in table(s)), 20, "carl's command")
         select_row(s, "carl")
@@ -197,7 +192,7 @@ def test_the_person_sees_what_runs(fake):
     `rm -rf junk2`; F5 shows the numbered lines before anything runs."""
     s, work = team(fake, command=PADDED, cols=80, rows=24)
     with s:
-        start(s)
+        say_to_lead(s)
         s.wait_for(lambda t: any(r[1] == "permission" and r[3] == "pending"
                                  for r in table(s)), 20, "carl's command")
         select_row(s, "carl")
@@ -246,7 +241,7 @@ def test_the_person_sees_what_runs(fake):
 def test_enter_shows_all_and_nonsense_decides_nothing(fake):
     s, _ = team(fake)
     with s:
-        start(s)
+        say_to_lead(s)
         both_pending(s)
         s.send_text("/approve nonsense")
         s.send_keys("Enter")
@@ -272,21 +267,9 @@ def test_enter_shows_all_and_nonsense_decides_nothing(fake):
 
 def test_the_table_grows_and_counts(fake):
     n = 7
-    mates = ["mate%d" % i for i in range(n)]
-    fake.reset()
-    fake.script(
-        {"agent": "lead", "kind": "tool_use", "calls": [
-            {"name": "spawn_teammate", "input": {
-                "name": m, "role": "w", "prompt": "Plan.",
-                "plan_required": True}} for m in mates]},
-        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 12,
-        *[{"agent": m, "kind": "tool_use", "calls": [
-            {"name": "submit_plan", "input": {"plan": "plan of " + m}}]}
-          for m in mates])
-    s = fake_screen(fake, ["--quit-timeout", "2", "--plan-review", "human",
-                           "--max-teammates", str(n)], 80, 24)
+    s = mates_with_plans(fake, n)
     with s:
-        start(s)
+        say_to_lead(s)
         screen = s.wait_for(re.compile(r"requests · 7 pending"), 30,
                             "seven plans")
         rows = screen.split("\n")
@@ -340,7 +323,7 @@ def test_the_selection_stays_and_clicks_are_exact(fake):
     nothing."""
     s = mates_with_plans(fake, 5)
     with s:
-        start(s)
+        say_to_lead(s)
         s.wait_for(re.compile(r"requests · 5 pending"), 30, "five plans")
         s.send_keys("BTab")
         for left in (4, 3):
@@ -405,7 +388,7 @@ def test_the_selection_stays_and_clicks_are_exact(fake):
 def test_letters_on_the_table(fake):
     s, _ = team(fake)
     with s:
-        start(s)
+        say_to_lead(s)
         both_pending(s)
         # Typed into the input line, a letter is text, not a key.
         s.send_text("a")
@@ -466,7 +449,7 @@ def test_t_allows_a_network_host_for_the_team(fake):
     s = fake_screen(fake, ["--quit-timeout", "2", "--allow-local", host],
                     120, 40)
     with s:
-        start(s)
+        say_to_lead(s)
         s.wait_for(lambda t: "lead's network request (F5 " in t, 10,
                    "the hint")
         s.send_keys("BTab")

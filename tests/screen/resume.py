@@ -11,7 +11,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 from screen_driver import region  # noqa: E402
 from fakellm_client import HUDDLE  # noqa: E402
 
@@ -115,9 +116,7 @@ def test_resume_is_as_at_quit(fake):
     args = ["--quit-timeout", "3", "--plan-review", "human",
             "--max-teammates", "8"]
     with fake_screen(fake, args, cols=COLS, rows=ROWS, workdir=work) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         live = s.wait_for(lambda t: len(pending_plans(t)) == 6 and
                           all(line in t for line in LIVE_LINES), 30,
                           "six plans pending and alice done")

@@ -13,7 +13,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 WAITING = re.compile(r"retrying in (\d+)s \(attempt 2\)")
 
@@ -29,9 +30,7 @@ def test_retry_shown_and_esc_ends_it(fake):
                 {"agent": "lead", "kind": "text", "text": "Through at last."})
     s = fake_screen(fake, ["--quit-timeout", "2"], 140, 30)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         screen = s.wait_for(lambda t: WAITING.search(last_row(t)), 10,
                             "the status line's countdown")
         expect("HTTP 529 overloaded_error: Overloaded" in screen,
@@ -67,9 +66,7 @@ def test_retries_in_a_row_are_one_line(fake):
                  "retry_after_ms": 300},
                 {"agent": "lead", "kind": "text", "text": "Through at last."})
     with fake_screen(fake, ["--quit-timeout", "2"], 140, 30) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         screen = s.wait_for("Through at last.", 20, "the reply after three "
                             "retries")
         lines = [ln for ln in screen.split("\n") if "↻" in ln]
@@ -92,9 +89,7 @@ def test_a_void_reply_is_replaced(fake):
                  "text": "BEGUN-ONCE and then the rest of it."})
     s = fake_screen(fake, ["--quit-timeout", "2"], 140, 30)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         t = s.wait_for(lambda t: "the rest of it." in t and
                        "reply starts again" in t, 15, "the reply, whole")
         expect(t.count("BEGUN") == 1, "the broken start is still shown:\n"

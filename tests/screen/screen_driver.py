@@ -48,9 +48,15 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import unicodedata
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "integration"))
+from procs import proc_stats  # noqa: E402
+from results import Results  # noqa: E402,F401 (the tests import it from here)
 
 POLL = 0.025            # seconds between screen captures while waiting
 SETTLE = 0.5            # at most this long for a frame to arrive whole
@@ -290,17 +296,8 @@ class Screen:
             except PermissionError:
                 pass
             return True
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % name) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[2]) == self.pid and fields[0] not in "ZX":
-                return True
-        return False
+        return any(int(fields[2]) == self.pid and fields[0] not in "ZX"
+                   for _, fields in proc_stats())
 
     # --- reading the screen -------------------------------------------------
 
@@ -514,30 +511,6 @@ class Screen:
         self._tmux("resize-window", "-t", self.pane, "-x", str(cols), "-y", str(rows))
         self._wait_size(cols, rows)
         self.cols, self.rows_count = cols, rows
-
-
-class Results:
-    """Counts checks and prints the closing 'N passed, N failed' line."""
-
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def run(self, name, fn, *args):
-        start = time.monotonic()
-        try:
-            fn(*args)
-        except Exception as e:  # a failed check of any kind
-            self.failed += 1
-            print("FAIL: %s: %s" % (name, e))
-        else:
-            self.passed += 1
-            print("ok: %s (%.2f s)" % (name, time.monotonic() - start))
-
-    def finish(self):
-        """Prints the summary; returns the exit status for the test."""
-        print("%d passed, %d failed" % (self.passed, self.failed))
-        return 1 if self.failed else 0
 
 
 def expect(cond, what):

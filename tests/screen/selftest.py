@@ -310,7 +310,7 @@ def main():
         r.failed += 1
     else:
         print("took %.1f s" % took)
-    return r.finish()
+    r.finish()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 ROW = re.compile(r"^│?(t\d+)\s+(ready|pending|in_progress|completed|"
                  r"cancelled)\s+(\S+)\s+(\S+)\s+\S+\s+(✓|✗| )\s+(.*?)\s*│?$")
@@ -67,9 +68,7 @@ def test_tasks_view_live(fake):
     work = tempfile.mkdtemp(prefix="huddle-screen-")
     s = team(fake, work)
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("Build it.")
-        s.send_keys("Enter")
+        say_to_lead(s, "Build it.")
         s.wait_for("F4 tasks", 20, "the requests table naming the tasks")
         s.send_keys("F4")
         s.wait_for("tasks · ", 5, "the tasks view")

@@ -13,7 +13,8 @@ import time
 import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 
 FAMILY = "\U0001F468\u200D\U0001F469\u200D\U0001F467"
 FLAG = "\U0001F1EB\U0001F1F7"
@@ -41,12 +42,6 @@ def session(fake, env=None):
     return s
 
 
-def start(s):
-    s.wait_for("lead>", 10)
-    s.send_text("go")
-    s.send_keys("Enter")
-
-
 def border_columns(rows, border="│"):
     """The display column of every pane border on each row (a wide
     character takes two)."""
@@ -63,7 +58,7 @@ def border_columns(rows, border="│"):
 
 def test_emoji_keep_the_panes_in_line(fake):
     with session(fake) as s:
-        start(s)
+        say_to_lead(s)
         s.wait_for("keycap café 中文 end 0", 20, "ana's line")
         s.wait_for("ben is idle", 20, "ben's turn")
         rows = s.rows()[:-4]
@@ -83,7 +78,7 @@ def test_emoji_keep_the_panes_in_line(fake):
 
 def test_lang_c_is_plain_ascii(fake):
     with session(fake, {"LANG": "C", "LC_ALL": "C"}) as s:
-        start(s)
+        say_to_lead(s)
         s.wait_for("caf? ???? end 0", 20, "ana's line")
         s.wait_for("ben is idle", 20, "ben's turn")
         screen = s.text()
@@ -116,9 +111,7 @@ def test_long_output_keeps_its_end(fake):
             {"name": "bash", "input": {"command": "seq 1 1500"}}]},
         {"agent": "lead", "kind": "text", "text": "Counted."})
     with fake_screen(fake, ["--quit-timeout", "2"], 100, 30) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("Counted.", 20, "the command's end")
         s.send_keys("C-o")
         s.wait_for(lambda t: re.search(r"│\s+1500\s+│", t) and
@@ -167,9 +160,7 @@ def test_whole_output_in_a_pager(fake):
     s = fake_screen(fake, ["--quit-timeout", "2"], 100, 30, workdir=work)
     s.env.update({"PAGER": pager, "PAGED": paged})
     with s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("Counted.", 20, "the command's end")
         s.wait_for("C-p: all", 5, "the folded output's mark")
         s.send_keys("C-p")

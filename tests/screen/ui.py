@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from screen_driver import Results, Screen, expect, region, tmux_available  # noqa: E402
 from fakellm_client import API_KEY, FakeLLM  # noqa: E402
 from huddle_screen import quit_clean as huddle_quit_clean  # noqa: E402
-from huddle_screen import read_help  # noqa: E402
+from huddle_screen import read_help, say_to_lead  # noqa: E402
 
 BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 HUDDLE = os.path.join(BUILD, "src", "huddle")
@@ -245,9 +245,7 @@ def test_typing_and_focus(fake):
                  "calls": [{"name": "shutdown_response",
                             "input": {"request_id": "{{request_id}}", "approve": True}}]})
     with with_fake(fake) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("please spawn alice")
-        s.send_keys("Enter")
+        say_to_lead(s, "please spawn alice")
         s.wait_for("you  please spawn alice", 5, "what the person typed")
         s.wait_for("Spawned alice for you.", 10, "the lead's streamed reply")
         s.wait_for("Hello from alice.", 10, "alice's reply in her pane")
@@ -269,9 +267,7 @@ def test_resize_while_streaming(fake):
                  "delta_chars": 10, "chunk_delay_ms": 10},
                 *[{"agent": "lead", "kind": "text", "text": "ok"}] * 3)
     with with_fake(fake) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         s.wait_for("word20 ", 10, "streaming started")
         s.resize(90, 26)
         s.wait_for(lambda t: t.split("\n")[0].endswith("┐") and
@@ -321,9 +317,7 @@ def test_escape_interrupts_the_focused_agent(fake):
                  "delay_ms": 30000},
                 {"agent": "lead", "kind": "text", "text": "Listening again."})
     with with_fake(fake) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("think about it")
-        s.send_keys("Enter")
+        say_to_lead(s, "think about it")
         s.wait_for("lead · working", 10, "the lead at work")
         s.send_keys("Escape")
         s.wait_for("— interrupted —", 5, "the interrupt in the lead's pane")
@@ -455,9 +449,7 @@ def test_escape_sequences_are_stripped(fake):
                 {"agent": "lead", "kind": "text", "text": "done"},
                 *[{"agent": "lead", "kind": "text", "text": "ok"}] * 3)
     with with_fake(fake) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("go")
-        s.send_keys("Enter")
+        say_to_lead(s)
         screen = s.wait_for("done", 10, "the lead's replies")
         expect("beforelink RED after" in screen,
                "the text is not shown cleanly:\n" + screen)
@@ -509,7 +501,7 @@ def main():
               test_escape_sequences_are_stripped, fake)
         r.run("the first screen says what to do",
               test_first_screen_says_what_to_do, fake)
-    sys.exit(r.finish())
+    r.finish()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from huddle_screen import expect, fake_screen, quit_clean, run_main  # noqa: E402
+from huddle_screen import (expect, fake_screen, quit_clean, run_main,  # noqa: E402
+                           say_to_lead)
 from gitrepo import git, repo  # noqa: E402
 
 
@@ -36,9 +37,7 @@ def test_review_and_merge(fake):
         *say)
     with fake_screen(fake, ["--quit-timeout", "2", "--worktrees"], 120, 40,
                      workdir=work) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("Change a.txt, both of you.")
-        s.send_keys("Enter")
+        say_to_lead(s, "Change a.txt, both of you.")
         s.wait_for(lambda t: t.count("wrote 20 bytes to a.txt") +
                    t.count("wrote 21 bytes") >= 2 or
                    t.count("wrote ") >= 2, 30, "both wrote a.txt")
@@ -90,9 +89,7 @@ def test_task_worktree_on_screen(fake):
          "echo draft > draft.txt; while [ ! -e go ]; do sleep 0.1; done"})
     with fake_screen(fake, ["--quit-timeout", "2"], 120, 40,
                      workdir=work) as s:
-        s.wait_for("lead>", 10)
-        s.send_text("Parse it.")
-        s.send_keys("Enter")
+        say_to_lead(s, "Parse it.")
         s.wait_for("t1 parse [parser]", 30, "cal's title names the worktree")
         s.send_keys("F4")
         s.wait_for("[parser] parse", 10, "the board shows the worktree")

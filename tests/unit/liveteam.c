@@ -12,8 +12,6 @@
 #include "agent/teamstate.h"
 #include "agent/tools.h"
 #include "liveteam.h"
-#include "tools/mountns.h"
-#include "tools/reaper.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -75,6 +73,20 @@ lt_start(struct lt *l)
 	lt_open(l);
 	ck_assert_msg(team_start(l->team, &err) == 0, "team_start: %s", err ?
 	    err : "?");
+}
+
+void
+lt_quit(struct lt *l)
+{
+	team_free(l->team);
+	l->team = NULL;
+}
+
+void
+lt_resume(struct lt *l)
+{
+	l->o.resume = 1;
+	lt_start(l);
 }
 
 void
@@ -151,6 +163,24 @@ lt_set_mark(struct lt *l)
 {
 	lt_pump(l);
 	l->mark = l->nseen;
+}
+
+void
+lt_spawn(struct lt *l, const char *name, int plan_required, int autonomous,
+    int worktree)
+{
+	char *err = NULL;
+	struct spawn_request s = { name, "coder", "hi", NULL, plan_required,
+	    autonomous, worktree, NULL };
+
+	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
+}
+
+void
+lt_spawn_idle(struct lt *l, const char *name, int plan_required)
+{
+	lt_spawn(l, name, plan_required, 0, 0);
+	lt_need_status(l, name, "idle");
 }
 
 void
@@ -297,18 +327,4 @@ lt_close(struct lt *l)
 	free(l->root);
 	free(l->work);
 	free(l->state);
-}
-
-int
-lt_main(int argc, char **argv, Suite *suite)
-{
-	/* Started again as huddle would be: never run the suite then, or
-	 * each git sandbox's holder would start a team of its own. */
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
-		return mountns_holder_main(argc, argv);
-	if (argc > 1 && strncmp(argv[1], "--", 2) == 0)
-		return 2;
-	return tu_run(suite);
 }

@@ -26,6 +26,14 @@ struct lt {
 	size_t		  opened;	/* the first event of this team */
 };
 
+/* A scenario in which every agent answers "ok" to every turn. */
+#define LT_OK_ALWAYS \
+	"{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
+
+/* A scenario in which the lead's first model call takes a minute. */
+#define LT_SLOW_LEAD "{\"agents\": {\"lead\": [{\"delay_ms\": 60000, " \
+	"\"text\": \"late\"}]}}"
+
 /* Makes the folders and the options (the scenario parsed into them;
  * no network, no limits); a test may change l->o before lt_open. */
 void lt_init(struct lt *l, const char *scenario);
@@ -37,6 +45,11 @@ struct team *lt_open_err(struct lt *l, char **err);
 
 /* Opens and starts the team. */
 void lt_start(struct lt *l);
+
+/* Frees the team as quitting would, keeping its folders; lt_resume
+ * starts it again as --resume would. */
+void lt_quit(struct lt *l);
+void lt_resume(struct lt *l);
 
 /* Takes what the queue holds now (ticking the team). */
 void lt_pump(struct lt *l);
@@ -51,6 +64,14 @@ struct event *lt_need(struct lt *l, enum event_type type, const char *agent,
 
 /* Looks only from now on. */
 void lt_set_mark(struct lt *l);
+
+/* Spawns the coder name, told "hi", with plan_required, autonomous and
+ * worktree as given, failing the test when it cannot; lt_spawn_idle
+ * spawns one neither autonomous nor in a worktree, and waits until it is
+ * idle. */
+void lt_spawn(struct lt *l, const char *name, int plan_required,
+    int autonomous, int worktree);
+void lt_spawn_idle(struct lt *l, const char *name, int plan_required);
 
 /* Waits until agent's status is status ("idle", …) in an event. */
 void lt_need_status(struct lt *l, const char *agent, const char *status);
@@ -90,9 +111,5 @@ void lt_git_init(struct lt *l);
 
 /* Frees the team and everything lt_init made. */
 void lt_close(struct lt *l);
-
-/* The test program's main: it is its commands' reaper and the git
- * sandbox's namespace holder, too, as huddle is. */
-int lt_main(int argc, char **argv, Suite *suite);
 
 #endif

@@ -229,6 +229,17 @@ decide_when_waiting(void *arg)
 	return NULL;
 }
 
+/* Alice asks the lead's permission to "make install"; the request's id
+ * in id. */
+static void
+alice_asks(struct agentfix *f, char id[PROTO_ID_SIZE])
+{
+	char *err = NULL;
+
+	ck_assert_int_eq(protocol_request(f->team.core.proto, REQ_PERMISSION,
+	    "alice", "lead", "make install", id, &err), 0);
+}
+
 START_TEST(await_returns_the_decision_made_elsewhere)
 {
 	struct agentfix f;
@@ -236,14 +247,13 @@ START_TEST(await_returns_the_decision_made_elsewhere)
 	struct decider d = { 0 };
 	struct request *r;
 	struct event *ev, *e;
-	char id[PROTO_ID_SIZE], *err = NULL;
+	char id[PROTO_ID_SIZE];
 	pthread_t th;
 	int n = 0;
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
-	    "alice", "lead", "make install", id, &err), 0);
+	alice_asks(&f, id);
 	d.f = &f;
 	d.id = id;
 	d.approve = 0;
@@ -285,13 +295,12 @@ START_TEST(await_early_returns_on_a_message)
 	struct agent *a;
 	struct decider d = { 0 };
 	struct request *r;
-	char id[PROTO_ID_SIZE], *err = NULL;
+	char id[PROTO_ID_SIZE];
 	pthread_t th;
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
-	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
-	    "alice", "lead", "make install", id, &err), 0);
+	alice_asks(&f, id);
 	d.f = &f;
 	d.id = id;
 	d.message = 1;
@@ -311,13 +320,12 @@ START_TEST(await_ends_when_stopped_or_unknown)
 	struct agentfix f;
 	struct agent *a;
 	struct request *r;
-	char id[PROTO_ID_SIZE], *err = NULL;
+	char id[PROTO_ID_SIZE];
 
 	af_open(&f);
 	a = af_agent(&f, "alice");
 	ck_assert_ptr_null(agent_await(a, "req_deadbeef", 0));
-	ck_assert_int_eq(protocol_request(f.team.core.proto, REQ_PERMISSION,
-	    "alice", "lead", "make install", id, &err), 0);
+	alice_asks(&f, id);
 	atomic_store(&a->run.stop, 1);
 	ck_assert_ptr_null(agent_await(a, id, 0));
 	atomic_store(&a->run.stop, 0);

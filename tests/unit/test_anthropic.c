@@ -100,6 +100,23 @@ replay(const char *stream, unsigned seed, struct llm_result *res)
 	return r.last;
 }
 
+/* Replays stream (replay) and fails the test unless it ends well with
+ * the message want, naming the seed and what came; the result in res
+ * (llm_result_clear). */
+static void
+replay_gives(const char *stream, unsigned seed, json_t *want,
+    struct llm_result *res)
+{
+	char *got;
+
+	ck_assert_int_eq(replay(stream, seed, res), PROVIDER_DONE);
+	ck_assert_int_eq(res->status, LLM_OK);
+	got = json_dumps(res->message, JSON_COMPACT);
+	ck_assert_msg(json_equal(res->message, want), "seed %u: %s", seed,
+	    got);
+	free(got);
+}
+
 START_TEST(recorded_stream_at_any_chunking)
 {
 	json_t *want = json_loads("{\"role\":\"assistant\",\"content\":["
@@ -113,9 +130,7 @@ START_TEST(recorded_stream_at_any_chunking)
 	for (seed = 0; seed < 300; seed++) {
 		struct llm_result res = { 0 };
 
-		ck_assert_int_eq(replay(recorded, seed, &res), PROVIDER_DONE);
-		ck_assert_int_eq(res.status, LLM_OK);
-		ck_assert_msg(json_equal(res.message, want), "seed %u", seed);
+		replay_gives(recorded, seed, want, &res);
 		ck_assert_str_eq(res.stop_reason, "tool_use");
 		/* message_delta's counts are cumulative: replaced. */
 		ck_assert_int_eq(res.usage.input, 472);
@@ -191,16 +206,9 @@ START_TEST(server_tool_blocks_and_citations_stay_whole)
 	ck_assert_ptr_nonnull(want);
 	for (seed = 0; seed < 100; seed++) {
 		struct llm_result res = { 0 };
-		char *got;
 
-		ck_assert_int_eq(replay(server_tool, seed, &res),
-		    PROVIDER_DONE);
-		ck_assert_int_eq(res.status, LLM_OK);
-		got = json_dumps(res.message, JSON_COMPACT);
 		/* No tool call of the client's own is made of it. */
-		ck_assert_msg(json_equal(res.message, want), "seed %u: %s",
-		    seed, got);
-		free(got);
+		replay_gives(server_tool, seed, want, &res);
 		llm_result_clear(&res);
 	}
 	json_decref(want);
@@ -569,15 +577,8 @@ START_TEST(thinking_and_unknown_blocks_are_kept_as_received)
 	ck_assert_ptr_nonnull(want);
 	for (seed = 0; seed < 200; seed++) {
 		struct llm_result res = { 0 };
-		char *got;
 
-		ck_assert_int_eq(replay(thinking_stream, seed, &res),
-		    PROVIDER_DONE);
-		ck_assert_int_eq(res.status, LLM_OK);
-		got = json_dumps(res.message, JSON_COMPACT);
-		ck_assert_msg(json_equal(res.message, want), "seed %u: %s",
-		    seed, got);
-		free(got);
+		replay_gives(thinking_stream, seed, want, &res);
 		ck_assert_int_eq(res.usage.input, 5);
 		ck_assert_int_eq(res.usage.output, 77);
 		ck_assert_int_eq(res.usage.cache_read, 4000);

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -44,37 +43,13 @@
 /* Prints the shell's process group, the command's, on the first line. */
 #define PGID	"read -r _ _ _ _ g _ < /proc/$$/stat; echo $g; "
 
-static char *wd;
-static char *program;
-
-static void
-setup(void)
-{
-	char *t = tu_tmpdir(), buf[PATH_MAX];
-
-	ck_assert_ptr_nonnull(realpath(t, buf));
-	free(t);
-	wd = xstrdup(buf);
-	program = reaperexe_self();
-	ck_assert_ptr_nonnull(program);
-	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-}
-
-static void
-teardown(void)
-{
-	tu_rmtree(wd);
-	free(wd);
-	free(program);
-}
-
-/* Runs command in wd with the given timeout and cap; returns bash_run's
+/* Runs command in tu_wd with the given timeout and cap; returns bash_run's
  * result and leaves the output in *o. */
 static int
 run(const char *command, int timeout_s, size_t cap, struct cancel *c,
     struct tool_output *o)
 {
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = timeout_s, .output_cap = cap, .cancel = c };
 
 	tool_output_clear(o);
@@ -151,7 +126,7 @@ END_TEST
 START_TEST(runs_in_workdir_with_no_stdin)
 {
 	struct tool_output o = { 0 };
-	char *want = xasprintf("%s\n[exit status 0]", wd);
+	char *want = xasprintf("%s\n[exit status 0]", tu_wd);
 
 	ck_assert_int_eq(run("pwd", 0, 0, NULL, &o), 0);
 	ck_assert_str_eq(o.text, want);
@@ -166,7 +141,7 @@ END_TEST
 START_TEST(bad_requests_are_tool_errors)
 {
 	struct tool_output o = { 0 };
-	struct bash_options bo = { .program = program,
+	struct bash_options bo = { .program = tu_program,
 	    .workdir = "/nonexistent-huddle-dir" };
 
 	ck_assert_int_eq(bash_run("echo hi", &bo, &o), -1);
@@ -174,7 +149,7 @@ START_TEST(bad_requests_are_tool_errors)
 	ck_assert_ptr_nonnull(strstr(o.text, "cannot run the command in "
 	    "/nonexistent-huddle-dir"));
 	bo.program = NULL;
-	bo.workdir = wd;
+	bo.workdir = tu_wd;
 	ck_assert_int_eq(bash_run("echo hi", &bo, &o), -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "no reaper program"));
 	ck_assert_int_eq(run("", 0, 0, NULL, &o), -1);
@@ -292,8 +267,8 @@ static int
 run_tmp(const char *command, const struct tmpuse *max,
     struct tool_output *o)
 {
-	char *tmp = xasprintf("%s/tmp", wd);
-	struct bash_options bo = { .program = program, .workdir = wd,
+	char *tmp = xasprintf("%s/tmp", tu_wd);
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .tmpdir = tmp, .tmp_max = max };
 	int rc;
 
@@ -312,7 +287,7 @@ START_TEST(a_tmpdir_past_its_ceiling_stops_the_command)
 {
 	struct tmpuse max = { 1 << 20, 200 }, u;
 	struct tool_output o = { 0 };
-	char *tmp = xasprintf("%s/tmp", wd);
+	char *tmp = xasprintf("%s/tmp", tu_wd);
 	int64_t t0 = clock_mono_ms();
 
 	/* Bytes: a file that keeps growing. */
@@ -383,7 +358,7 @@ run_cancelled(const char *setup, const char *rest, struct tool_output *o,
 
 	cancel_init(&c);
 	f.cancel = &c;
-	f.marker = xasprintf("%s/started", wd);
+	f.marker = xasprintf("%s/started", tu_wd);
 	(void)unlink(f.marker);
 	atomic_init(&f.fired_at, 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, fire_once_started, &f), 0);
@@ -436,7 +411,7 @@ START_TEST(a_fired_token_runs_nothing)
 {
 	struct tool_output o = { 0 };
 	struct cancel c;
-	char *marker = xasprintf("%s/ran", wd);
+	char *marker = xasprintf("%s/ran", tu_wd);
 
 	cancel_init(&c);
 	cancel_fire(&c);
@@ -612,7 +587,7 @@ static void *
 work(void *arg)
 {
 	struct worker *w = arg;
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 10 };
 	struct tool_output o = { 0 };
 	char *cmd, *want;
@@ -660,7 +635,7 @@ END_TEST
  * the copy nor its file on disk can be changed through it. */
 START_TEST(a_copied_reaper_runs_and_cannot_be_written)
 {
-	struct bash_options bo = { .workdir = wd, .timeout_s = 10 };
+	struct bash_options bo = { .workdir = tu_wd, .timeout_s = 10 };
 	struct tool_output o = { 0 };
 	char *copy, *err = NULL;
 	int fd;
@@ -724,8 +699,8 @@ files_in(const char *dir)
 START_TEST(a_long_or_cut_output_is_kept_whole)
 {
 	struct tool_output o = { 0 };
-	char *dir = xasprintf("%s/kept", wd), *text;
-	struct bash_options bo = { .program = program, .workdir = wd,
+	char *dir = xasprintf("%s/kept", tu_wd), *text;
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .output_cap = 4096, .keep_dir = dir, .keep_lines = 50 };
 	size_t size;
 
@@ -768,7 +743,8 @@ bash_suite(void)
 	TCase *tc = tcase_create("bash");
 	TCase *kill = tcase_create("kill");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, tu_commands_setup,
+	    tu_commands_teardown);
 	tcase_add_test(tc, output_and_exit_status);
 	tcase_add_test(tc, stderr_is_captured_in_order);
 	tcase_add_test(tc, runs_in_workdir_with_no_stdin);
@@ -781,7 +757,8 @@ bash_suite(void)
 	tcase_add_test(tc, a_copied_reaper_runs_and_cannot_be_written);
 	suite_add_tcase(s, tc);
 
-	tcase_add_checked_fixture(kill, setup, teardown);
+	tcase_add_checked_fixture(kill, tu_commands_setup,
+	    tu_commands_teardown);
 	tcase_set_timeout(kill, 60);
 	tcase_add_test(kill, timeout_kills_the_whole_group);
 	tcase_add_test(kill, cancel_ends_a_command_at_once);
@@ -800,7 +777,5 @@ bash_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(bash_suite());
+	return tu_main(argc, argv, bash_suite());
 }

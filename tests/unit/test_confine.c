@@ -16,14 +16,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -36,41 +34,16 @@
 #include "tools/landlock.h"
 #include "tools/mountns.h"
 #include "tools/reaper.h"
-#include "tools/reaperexe.h"
 #include "tools/sysfilter.h"
 #include "testutil.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-static char *wd;
-static char *program;
-
-static void
-setup(void)
-{
-	char *t = tu_tmpdir(), buf[PATH_MAX];
-
-	ck_assert_ptr_nonnull(realpath(t, buf));
-	free(t);
-	wd = xstrdup(buf);
-	program = reaperexe_self();
-	ck_assert_ptr_nonnull(program);
-	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-}
-
-static void
-teardown(void)
-{
-	tu_rmtree(wd);
-	free(wd);
-	free(program);
-}
-
-/* Runs command in wd under c (NULL: none); the output in *o. */
+/* Runs command in tu_wd under c (NULL: none); the output in *o. */
 static void
 run(const char *command, const struct confine *c, struct tool_output *o)
 {
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .confine = c };
 
 	tool_output_clear(o);
@@ -147,7 +120,7 @@ END_TEST
  */
 START_TEST(no_controlling_terminal)
 {
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60 };
 	struct tool_output o = { 0 };
 	int m, s, st, fd;
@@ -303,8 +276,9 @@ unix_try(const char *path, const struct confine *c, struct tool_output *o)
 START_TEST(unix_sockets_only_where_allowed)
 {
 	struct tool_output o = { 0 };
-	char *root = xasprintf("%s/root", wd), *out = xasprintf("%s/out", wd);
-	char *named = xasprintf("%s/out/named.sock", wd), *p, buf[8];
+	char *root = xasprintf("%s/root", tu_wd);
+	char *out = xasprintf("%s/out", tu_wd);
+	char *named = xasprintf("%s/out/named.sock", tu_wd), *p, buf[8];
 	char *roots[] = { root, NULL }, *socks[] = { named, NULL };
 	struct confine c = { .net = CONFINE_NET_OPEN, .unix_roots = roots,
 	    .unix_sockets = socks };
@@ -467,9 +441,9 @@ START_TEST(git_metadata_is_read_only)
 	run("git init -q . && git -c user.name=t -c user.email=t@t "
 	    "commit -q --allow-empty -m first && echo ok", NULL, &o);
 	ASSERT_HAS(&o, "ok\n");
-	ro[0] = xasprintf("%s/.git/hooks", wd);
-	ro[1] = xasprintf("%s/.git/config", wd);
-	ro[2] = xasprintf("%s/.git/info", wd);
+	ro[0] = xasprintf("%s/.git/hooks", tu_wd);
+	ro[1] = xasprintf("%s/.git/config", tu_wd);
+	ro[2] = xasprintf("%s/.git/info", tu_wd);
 	ro[3] = NULL;
 
 	run("echo a > f && git add f && git -c user.name=t -c user.email=t@t "
@@ -565,7 +539,7 @@ START_TEST(file_size_is_limited)
 	    .max_file_size = 10LL << 20 };
 	struct tool_output o = { 0 };
 	struct stat st;
-	char *f = xasprintf("%s/big", wd);
+	char *f = xasprintf("%s/big", tu_wd);
 
 	run("dd if=/dev/zero of=big bs=1M count=20 2>/dev/null; "
 	    "echo dd=$?", &c, &o);
@@ -607,20 +581,20 @@ END_TEST
 START_TEST(with_the_landlock_sandbox)
 {
 	struct tool_output o = { 0 };
-	char *roots[] = { wd, NULL }, *ro[] = { NULL, NULL }, *err = NULL;
+	char *roots[] = { tu_wd, NULL }, *ro[] = { NULL, NULL }, *err = NULL;
 	struct confine c = { .net = CONFINE_NET_NONE, .unix_roots = roots,
 	    .readonly = ro, .max_procs = CONFINE_DEFAULT_PROCS,
 	    .max_memory = CONFINE_DEFAULT_MEMORY,
 	    .max_file_size = CONFINE_DEFAULT_FILE_SIZE };
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .confine = &c, .sandboxed = 1 };
-	const char *const w[] = { wd };
+	const char *const w[] = { tu_wd };
 	struct landlock_rules rules = { NULL, 0, NULL, 0, w, 1, 1, 0 };
 
 	if (landlock_abi() == 0)
 		return;
 	ck_assert_int_ge((bo.sandbox_fd = landlock_ruleset(&rules, &err)), 0);
-	ro[0] = xasprintf("%s/locked", wd);
+	ro[0] = xasprintf("%s/locked", tu_wd);
 	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
 	ck_assert_int_eq(bash_run("exec 2>/dev/null; echo a > f && cat f; "
 	    "echo b > locked/x || echo locked refused; "
@@ -636,6 +610,37 @@ START_TEST(with_the_landlock_sandbox)
 }
 END_TEST
 
+/* Forks a child that runs as nobody (uid and gid 65534) and is given
+ * tu_wd (the folder tu_wd is made in, the test's TMPDIR, made passable to
+ * it). Returns the child's pid in the parent; in the child, 0, once the
+ * program and tu_wd are in its reach (else it exits 0: nothing to learn
+ * here) or exits 10 when it could not become nobody. */
+static pid_t
+fork_as_nobody(void)
+{
+	uid_t nobody = 65534;
+	char *p;
+	pid_t pid;
+
+	ck_assert_int_eq(chown(tu_wd, nobody, nobody), 0);
+	p = xstrdup(tu_wd);
+	*strrchr(p, '/') = '\0';
+	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
+		ck_assert_int_eq(chmod(p, 0711), 0);
+	free(p);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
+		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
+			_exit(10);
+		if (access(tu_program, X_OK) == -1 ||
+		    access(tu_wd, W_OK) == -1)
+			_exit(0);
+	}
+	return pid;
+}
+
 /*
  * A user other than root: the read-only paths in a user namespace, and
  * the process count kept by RLIMIT_NPROC, exact there. Run from a child
@@ -647,7 +652,7 @@ START_TEST(a_user_other_than_root)
 	char *ro[] = { NULL, NULL }, *roots[] = { NULL, NULL };
 	struct confine c = { .net = CONFINE_NET_OPEN, .readonly = ro,
 	    .unix_roots = roots, .max_procs = 20 };
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .confine = &c };
 	struct tool_output o = { 0 };
 	uid_t nobody = 65534;
@@ -664,7 +669,7 @@ START_TEST(a_user_other_than_root)
 
 	if (geteuid() != 0)
 		return;
-	ro[0] = xasprintf("%s/locked", wd);
+	ro[0] = xasprintf("%s/locked", tu_wd);
 	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
 	ck_assert_int_eq(chown(ro[0], nobody, nobody), 0);
 	roots[0] = ro[0];
@@ -673,27 +678,12 @@ START_TEST(a_user_other_than_root)
 	in_fd = unix_listener(p);
 	ck_assert_int_eq(chmod(p, 0666), 0);
 	free(p);
-	p = xasprintf("%s/out.sock", wd);
+	p = xasprintf("%s/out.sock", tu_wd);
 	out_fd = unix_listener(p);
 	ck_assert_int_eq(chmod(p, 0666), 0);
 	free(p);
-	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
-	/* The directory wd is made in (the test's TMPDIR, its own) must be
-	 * passable to nobody. */
-	p = xstrdup(wd);
-	*strrchr(p, '/') = '\0';
-	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
-		ck_assert_int_eq(chmod(p, 0711), 0);
-	free(p);
-	pid = fork();
-	ck_assert_int_ne(pid, -1);
+	pid = fork_as_nobody();
 	if (pid == 0) {
-		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
-		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
-			_exit(10);
-		if (access(program, X_OK) == -1 || access(wd, W_OK) == -1)
-			_exit(0);	/* out of nobody's reach: nothing to
-					 * learn here */
 		if (bash_run("id -u; echo b > locked/x || echo locked refused; "
 		    "for s in locked/in.sock out.sock; do python3 -c '\n"
 		    "import socket, sys\n"
@@ -736,7 +726,7 @@ START_TEST(no_inbound_tcp_under_the_proxy)
 {
 	struct confine c = { .net = CONFINE_NET_PROXY, .proxy_port = 9 };
 	struct tool_output o = { 0 };
-	char *roots[] = { wd, NULL };
+	char *roots[] = { tu_wd, NULL };
 	const char *cmd = "python3 -c '\n"
 	    "import socket\n"
 	    "for fam, addr in ((socket.AF_INET, None),"
@@ -888,7 +878,7 @@ START_TEST(no_keyring)
 	run(cmd, &none, &o);
 	ck_assert_str_eq(o.text, KEYRING_NONE);
 	tool_output_clear(&o);
-	ro[0] = xasprintf("%s/locked", wd);
+	ro[0] = xasprintf("%s/locked", tu_wd);
 	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
 	run(cmd, &held, &o);
 	ck_assert_str_eq(o.text, KEYRING_NONE);
@@ -903,13 +893,12 @@ END_TEST
  * test runs as root; the verdict comes back as its exit status. */
 START_TEST(no_keyring_for_a_user)
 {
-	char *ro[] = { NULL, NULL }, *p;
+	char *ro[] = { NULL, NULL };
 	struct confine c = { .net = CONFINE_NET_NONE, .readonly = ro,
 	    .max_procs = 64 };
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .confine = &c };
 	struct tool_output o = { 0 };
-	uid_t nobody = 65534;
 	char *cmd;
 	long id;
 	int st;
@@ -920,22 +909,10 @@ START_TEST(no_keyring_for_a_user)
 #endif
 	if (geteuid() != 0)
 		return;
-	ro[0] = xasprintf("%s/locked", wd);
+	ro[0] = xasprintf("%s/locked", tu_wd);
 	ck_assert_int_eq(mkdir(ro[0], 0755), 0);
-	ck_assert_int_eq(chown(wd, nobody, nobody), 0);
-	p = xstrdup(wd);
-	*strrchr(p, '/') = '\0';
-	if (p[0] != '\0' && strcmp(p, "/tmp") != 0)
-		ck_assert_int_eq(chmod(p, 0711), 0);
-	free(p);
-	pid = fork();
-	ck_assert_int_ne(pid, -1);
+	pid = fork_as_nobody();
 	if (pid == 0) {
-		if (setgroups(0, NULL) == -1 || setresgid(nobody, nobody,
-		    nobody) == -1 || setresuid(nobody, nobody, nobody) == -1)
-			_exit(10);
-		if (access(program, X_OK) == -1 || access(wd, W_OK) == -1)
-			_exit(0);	/* out of nobody's reach */
 		cmd = keyring_plant(&id);
 		if (bash_run(cmd, &bo, &o) != 0)
 			_exit(11);
@@ -968,9 +945,9 @@ START_TEST(another_commands_processes_are_hidden)
 	char *ro[] = { NULL, NULL }, *none[] = { NULL }, *err = NULL, *proc;
 	struct confine plain = { .net = CONFINE_NET_NONE },
 	    held = { .net = CONFINE_NET_NONE, .readonly = ro };
-	const char *const w[] = { wd };
+	const char *const w[] = { tu_wd };
 	struct landlock_rules rules = { NULL, 0, NULL, 0, w, 1, 1, 0 };
-	struct bash_options bo = { .program = program, .workdir = wd,
+	struct bash_options bo = { .program = tu_program, .workdir = tu_wd,
 	    .timeout_s = 60, .confine = &plain, .sandboxed = 1 };
 	struct mountns_pin pin;
 	struct bash_piped other;
@@ -999,12 +976,12 @@ START_TEST(another_commands_processes_are_hidden)
 		tool_output_clear(&o);
 	}
 	tool_output_clear(&o);
-	ro[0] = xasprintf("%s/locked", wd);
+	ro[0] = xasprintf("%s/locked", tu_wd);
 	ck_assert_int_eq(mkdir(ro[0], 0700), 0);
 	for (k = 0; k < 2; k++) {
 		bo.confine = k == 0 ? &plain : &held;
-		ck_assert_msg(mountns_pin_new(program, k == 0 ? none : ro, &pin,
-		    &err) == 0, "%s", err != NULL ? err : "?");
+		ck_assert_msg(mountns_pin_new(tu_program, k == 0 ? none : ro,
+		    &pin, &err) == 0, "%s", err != NULL ? err : "?");
 		proc = mountns_pin_proc(&pin);
 		ck_assert_msg(landlock_readable(bo.sandbox_fd, proc, &err) == 0,
 		    "%s", err != NULL ? err : "?");
@@ -1029,7 +1006,8 @@ confine_suite(void)
 	Suite *s = suite_create("confine");
 	TCase *tc = tcase_create("confine");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, tu_commands_setup,
+	    tu_commands_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, json_round_trip);
 	tcase_add_test(tc, no_controlling_terminal);
@@ -1056,9 +1034,5 @@ confine_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
-		return mountns_holder_main(argc, argv);
-	return tu_run(confine_suite());
+	return tu_main(argc, argv, confine_suite());
 }

@@ -338,5 +338,5 @@ context_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, context_suite());
+	return tu_main(argc, argv, context_suite());
 }

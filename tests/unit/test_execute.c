@@ -14,8 +14,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 /* Runs one line; res must be cleared by the caller. */
 static void
 run(struct lt *l, const char *line, const char *focus,
@@ -37,7 +35,7 @@ START_TEST(text_goes_to_the_focus)
 	struct spawn_request s = { "alice", "coder", "hi", NULL, 0, 0, 0,
 	    NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	ck_assert_int_eq(team_spawn(l.team, &s, &err), 0);
 	run(&l, "hello lead-31", NULL, &res);
@@ -63,7 +61,7 @@ START_TEST(reports)
 	struct command_result res;
 	json_t *members;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	run(&l, "/team", NULL, &res);
 	ck_assert_int_eq(res.outcome, OUTCOME_REPORT);
@@ -103,7 +101,7 @@ START_TEST(commands_that_change_or_refuse)
 	struct lt l;
 	struct command_result res;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	/* Past its start, where the lead withdraws its old permissions. */
 	lt_ready(&l, "lead");
@@ -183,5 +181,5 @@ execute_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, execute_suite());
+	return tu_main(argc, argv, execute_suite());
 }

@@ -15,7 +15,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
 #define REVIEWER "---\ndescription: Reviews code\ntools: [read_file]\n" \
 	"---\nRead the diff, say what is wrong.\n"
 
@@ -58,7 +57,7 @@ START_TEST(a_roles_tools_narrow_the_frame)
 	struct spawn_request s = { "rita", "reviewer", "review", NULL, 0, 0,
 	    0, NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_write(&l, ".huddle/agents/reviewer.md", REVIEWER);
 	lt_start(&l);
 	ck_assert_msg(team_spawn(l.team, &s, &err) == 0, "%s", err);
@@ -90,6 +89,22 @@ START_TEST(a_roles_tools_narrow_the_frame)
 }
 END_TEST
 
+/* Once the lead is idle, quits, puts new words in AGENTS.md, resumes
+ * and asks the lead again; returns once its next model call begins
+ * (its prompt is written before it). */
+static void
+resume_with_new_words(struct lt *l)
+{
+	char *err = NULL;
+
+	lt_need_status(l, "lead", "idle");
+	lt_quit(l);
+	lt_write(l, "AGENTS.md", "Always use spaces-99.\n");
+	lt_resume(l);
+	ck_assert_int_eq(team_say(l->team, NULL, "and now?", &err), 0);
+	lt_need(l, EV_LLM_CALL, "lead", NULL);
+}
+
 START_TEST(instructions_reach_the_prompt_and_are_kept)
 {
 	struct lt l;
@@ -111,16 +126,7 @@ START_TEST(instructions_reach_the_prompt_and_are_kept)
 	/* A model turn binds the conversation to this frame. */
 	ck_assert_int_eq(team_say(l.team, NULL, "hi", &err), 0);
 	lt_need(&l, EV_TEXT, "lead", "bound");
-	lt_need_status(&l, "lead", "idle");
-	team_free(l.team);
-	l.team = NULL;
-
-	lt_write(&l, "AGENTS.md", "Always use spaces-99.\n");
-	l.o.resume = 1;
-	lt_start(&l);
-	/* Its prompt is written before its first call. */
-	ck_assert_int_eq(team_say(l.team, NULL, "and now?", &err), 0);
-	lt_need(&l, EV_LLM_CALL, "lead", NULL);
+	resume_with_new_words(&l);
 	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->turn.system,
 	    "tabs-42"));
 	ck_assert_ptr_null(strstr(lt_agent(&l, "lead")->turn.system,
@@ -132,21 +138,12 @@ END_TEST
 START_TEST(an_unbound_conversation_reads_the_files_again)
 {
 	struct lt l;
-	char *err = NULL;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_write(&l, "AGENTS.md", "Always use tabs-42.\n");
 	lt_start(&l);
-	lt_need_status(&l, "lead", "idle");
-	team_free(l.team);
-	l.team = NULL;
 	/* No model turn yet: the new words count. */
-	lt_write(&l, "AGENTS.md", "Always use spaces-99.\n");
-	l.o.resume = 1;
-	lt_start(&l);
-	/* Its prompt is written before its first call. */
-	ck_assert_int_eq(team_say(l.team, NULL, "and now?", &err), 0);
-	lt_need(&l, EV_LLM_CALL, "lead", NULL);
+	resume_with_new_words(&l);
 	ck_assert_ptr_nonnull(strstr(lt_agent(&l, "lead")->turn.system,
 	    "spaces-99"));
 	lt_close(&l);
@@ -170,5 +167,5 @@ frame_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, frame_suite());
+	return tu_main(argc, argv, frame_suite());
 }

@@ -381,12 +381,8 @@ START_TEST(huge_sparse_file_reads_at_once_and_cancels_at_once)
 
 	/* Paging past it means reading it all: a cancel ends that within
 	 * 100 ms. */
-	cancel_init(&c);
+	tu_fire_after(&f, &c, 50, &th);
 	cc.cancel = &c;
-	f.cancel = &c;
-	f.after_ms = 50;
-	atomic_init(&f.fired_at, 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, tu_fire_later, &f), 0);
 	ck_assert_int_eq(fstools_read(&cc, "sparse", 2, 0, &o), -1);
 	t0 = clock_mono_ms() - atomic_load(&f.fired_at);
 	pthread_join(th, NULL);

@@ -14,17 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
 #include "tools/bash.h"
 #include "tools/landlock.h"
-#include "tools/mountns.h"
 #include "tools/profile.h"
-#include "tools/reaper.h"
-#include "tools/reaperexe.h"
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
 
@@ -34,9 +30,7 @@ static struct git g;
 static void
 setup(void)
 {
-	program = reaperexe_self();
-	ck_assert_ptr_nonnull(program);
-	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	program = tu_reaper_program();
 	memset(&g, 0, sizeof g);
 	g.program = program;
 	ck_assert_int_eq(git_find(&g), 0);
@@ -47,27 +41,6 @@ teardown(void)
 {
 	free(program);
 	git_clear(&g);
-}
-
-static void
-sh(const char *dir, const char *cmd)
-{
-	char *line = xasprintf("cd '%s' && { %s; } >/dev/null 2>&1", dir, cmd);
-
-	ck_assert_msg(system(line) == 0, "failed: %s", cmd);
-	free(line);
-}
-
-static void
-put(const char *dir, const char *file, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, file);
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	free(path);
 }
 
 static int
@@ -82,14 +55,8 @@ exists(const char *path)
 static char *
 repo(void)
 {
-	char *dir = tu_tmpdir(), *real = realpath(dir, NULL), *common = NULL;
-	char *err = NULL;
+	char *real = tu_git_repo(), *common = NULL, *err = NULL;
 
-	free(dir);
-	sh(real, "git init -q -b main . && git config user.name T && "
-	    "git config user.email t@example.invalid");
-	put(real, "a.txt", "one\ntwo\nthree\n");
-	sh(real, "git add a.txt && git commit -q -m first");
 	ck_assert_int_eq(worktree_repo(&g, real, &common, &err), 0);
 	ck_assert_int_eq(git_pin(&g, common, &err), 0);
 	free(common);
@@ -100,10 +67,17 @@ repo(void)
 static char *
 marks(void)
 {
-	char *dir = tu_tmpdir(), *real = realpath(dir, NULL);
+	return tu_tmpdir_canonical();
+}
 
+/* Removes the repository and the marks' folder, and frees their paths. */
+static void
+remove_both(char *dir, char *m)
+{
+	tu_rmtree(m);
+	free(m);
+	tu_rmtree(dir);
 	free(dir);
-	return real;
 }
 
 /* Whether any mark was left. */
@@ -136,7 +110,7 @@ drivers(const char *gitdir, const char *m)
 	    gitdir, m, gitdir, m, gitdir, gitdir, m, gitdir, m, gitdir, m,
 	    gitdir, m);
 
-	sh("/", cmd);
+	tu_sh("/", cmd);
 	free(cmd);
 }
 
@@ -164,13 +138,13 @@ START_TEST(a_redirected_commondir_is_refused)
 	wt = worktree_path(dir, "bob");
 	copy = xasprintf("%s/copy.git", elsewhere);
 	cmd = xasprintf("cp -r .git '%s'", copy);
-	sh(dir, cmd);
+	tu_sh(dir, cmd);
 	free(cmd);
 	drivers(copy, m);
-	put(wt, ".gitattributes", attributes);
-	put(wt, "a.txt", "ONE\nTWO\nTHREE\n");
+	tu_write_file(wt, ".gitattributes", attributes);
+	tu_write_file(wt, "a.txt", "ONE\nTWO\nTHREE\n");
 	cmd = xasprintf("echo '%s' > .git/worktrees/bob/commondir", copy);
-	sh(dir, cmd);
+	tu_sh(dir, cmd);
 	free(cmd);
 	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "worktrees/bob/commondir"));
@@ -186,13 +160,13 @@ START_TEST(a_redirected_commondir_is_refused)
 	free(err);
 	ck_assert_msg(!marked(m), "a planted driver ran");
 	/* A config.worktree of the team's is refused the same way. */
-	sh(dir, "echo ../.. > .git/worktrees/bob/commondir && "
+	tu_sh(dir, "echo ../.. > .git/worktrees/bob/commondir && "
 	    "printf '[core]\\n\\tfsmonitor = true\\n' > "
 	    ".git/worktrees/bob/config.worktree");
 	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "bob/config.worktree"));
 	free(err);
-	sh(dir, "rm .git/worktrees/bob/config.worktree");
+	tu_sh(dir, "rm .git/worktrees/bob/config.worktree");
 	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), 0);
 	ck_assert(s.dirty);
 	ck_assert_int_eq(worktree_merge(&g, dir, "bob", "bob's", &report),
@@ -204,10 +178,7 @@ START_TEST(a_redirected_commondir_is_refused)
 	free(elsewhere);
 	free(wt);
 	free(sha);
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -223,7 +194,7 @@ START_TEST(a_replaced_dotgit_is_refused)
 	wt = worktree_path(dir, "bob");
 	cmd = xasprintf("mv .git .git-old && git init -q . && "
 	    "git config core.fsmonitor 'touch %s/fsmonitor; false'", m);
-	sh(wt, cmd);
+	tu_sh(wt, cmd);
 	free(cmd);
 	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "bob/.git is not the file git "
@@ -238,10 +209,7 @@ START_TEST(a_replaced_dotgit_is_refused)
 	ck_assert(!marked(m));
 	free(wt);
 	free(sha);
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -254,7 +222,7 @@ START_TEST(a_replaced_git_directory_is_refused)
 
 	ck_assert_int_eq(git_run(&g, dir, 0, 0, &out, status), 0);
 	free(out);
-	sh(dir, "mv .git .git-old && cp -r .git-old .git");
+	tu_sh(dir, "mv .git .git-old && cp -r .git-old .git");
 	ck_assert_int_eq(git_run(&g, dir, 0, 0, &out, status), -1);
 	ck_assert_ptr_nonnull(strstr(out, "is not the git directory huddle "
 	    "found"));
@@ -277,18 +245,18 @@ START_TEST(no_filter_or_driver_runs)
 
 	gitdir = xasprintf("%s/.git", dir);
 	/* Committed first, so that the worktree's checkout smudges. */
-	put(dir, ".gitattributes", attributes);
-	put(dir, "p.dat", "data\n");
-	sh(dir, "git add .gitattributes p.dat && git commit -q -m attrs");
+	tu_write_file(dir, ".gitattributes", attributes);
+	tu_write_file(dir, "p.dat", "data\n");
+	tu_sh(dir, "git add .gitattributes p.dat && git commit -q -m attrs");
 	drivers(gitdir, m);
 	rc = worktree_add(&g, dir, "bob", NULL, &sha, &err);
 	ck_assert_msg(!marked(m), "smudge ran at worktree add");
 	ck_assert_msg(rc == 0, "%s", err);
 	wt = worktree_path(dir, "bob");
 	/* The same size, another time: status must read it (clean). */
-	put(wt, "a.txt", "ONE\nTWO\nTHREE\n");
-	put(wt, "p.dat", "DATA\n");
-	put(wt, "b.txt", "new\n");
+	tu_write_file(wt, "a.txt", "ONE\nTWO\nTHREE\n");
+	tu_write_file(wt, "p.dat", "DATA\n");
+	tu_write_file(wt, "b.txt", "new\n");
 	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), 0);
 	ck_assert(s.dirty);
 	ck_assert_msg(!marked(m), "a filter ran at status");
@@ -297,21 +265,18 @@ START_TEST(no_filter_or_driver_runs)
 	worktree_diff_clear(&d);
 	ck_assert_msg(!marked(m), "a filter or diff driver ran at diff");
 	/* Both sides change a.txt: the merge driver would be asked. */
-	put(dir, "a.txt", "one\ntwo\nthree\nfour\n");
-	sh(dir, "git " OFF " commit -q -am mine");
+	tu_write_file(dir, "a.txt", "one\ntwo\nthree\nfour\n");
+	tu_sh(dir, "git " OFF " commit -q -am mine");
 	ck_assert_msg(!marked(m), "the test's own commit ran a driver");
 	ck_assert_int_ne(worktree_merge(&g, dir, "bob", "bob's", &report),
 	    WT_MERGED);
 	free(report);
 	ck_assert_msg(!marked(m), "a filter or merge driver ran at merge");
-	sh(dir, "git " OFF " diff --quiet HEAD");
+	tu_sh(dir, "git " OFF " diff --quiet HEAD");
 	free(gitdir);
 	free(wt);
 	free(sha);
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -323,17 +288,14 @@ START_TEST(a_name_with_equals_stops_git)
 
 	cmd = xasprintf("git config 'filter.a=b.clean' 'touch %s/clean; cat' "
 	    "&& echo 'a.txt filter=a=b' > .gitattributes", m);
-	sh(dir, cmd);
+	tu_sh(dir, cmd);
 	free(cmd);
-	put(dir, "a.txt", "changed\n");
+	tu_write_file(dir, "a.txt", "changed\n");
 	ck_assert_int_ne(git_run(&g, dir, 0, 0, &out, add), 0);
 	ck_assert_ptr_nonnull(strstr(out, "huddle does not run git here"));
 	free(out);
 	ck_assert(!marked(m));
-	tu_rmtree(m);
-	free(m);
-	tu_rmtree(dir);
-	free(dir);
+	remove_both(dir, m);
 }
 END_TEST
 
@@ -398,18 +360,12 @@ START_TEST(huddle_git_is_confined)
 }
 END_TEST
 
-int
-main(int argc, char **argv)
+static Suite *
+gitrun_suite(void)
 {
-	Suite *s;
-	TCase *tc;
+	Suite *s = suite_create("gitrun");
+	TCase *tc = tcase_create("git");
 
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
-		return mountns_holder_main(argc, argv);
-	s = suite_create("gitrun");
-	tc = tcase_create("git");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, a_redirected_commondir_is_refused);
@@ -419,5 +375,11 @@ main(int argc, char **argv)
 	tcase_add_test(tc, a_name_with_equals_stops_git);
 	tcase_add_test(tc, huddle_git_is_confined);
 	suite_add_tcase(s, tc);
-	return tu_run(s);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return tu_main(argc, argv, gitrun_suite());
 }

@@ -18,18 +18,6 @@
 #include "tools/profile.h"
 #include "util/xmalloc.h"
 
-static void
-write_file(const char *dir, const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *fp = fopen(path, "w");
-
-	ck_assert_msg(fp != NULL, "%s", path);
-	fputs(text, fp);
-	fclose(fp);
-	free(path);
-}
-
 START_TEST(nothing_to_read_is_empty)
 {
 	char *work = tu_tmpdir();
@@ -57,9 +45,9 @@ START_TEST(each_file_is_framed_and_ends_its_line)
 	setenv("HOME", home, 1);
 	conf = xasprintf("%s/.config", home);
 	ck_assert_int_eq(mkdir(conf, 0700), 0);
-	write_file(conf, "AGENTS.md", "MINE");
-	write_file(work, "CLAUDE.md", "PROJECT");
-	write_file(work, "HACKING", "MORE\n");
+	tu_write_file(conf, "AGENTS.md", "MINE");
+	tu_write_file(work, "CLAUDE.md", "PROJECT");
+	tu_write_file(work, "HACKING", "MORE\n");
 	instructions_read(work, conf, extra, NULL, &in);
 	ck_assert_ptr_nonnull(strstr(in.text, "\n[The person's instructions, "
 	    "from ~/.config/AGENTS.md:]\nMINE\n"));
@@ -97,19 +85,19 @@ START_TEST(what_may_not_be_read_is_left_out_with_a_notice)
 
 	/* AGENTS.md links out of the tree: not read, and CLAUDE.md is not
 	 * taken in its place. */
-	write_file(out, "elsewhere.md", "OUTSIDE");
+	tu_write_file(out, "elsewhere.md", "OUTSIDE");
 	path = xasprintf("%s/AGENTS.md", work);
 	secret = xasprintf("%s/elsewhere.md", out);
 	ck_assert_int_eq(symlink(secret, path), 0);
 	free(path);
 	free(secret);
-	write_file(work, "CLAUDE.md", "CLAUDE");
+	tu_write_file(work, "CLAUDE.md", "CLAUDE");
 	path = xasprintf("%s/pipe.md", work);
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	free(path);
 	secret = xasprintf("%s/keys", work);
 	ck_assert_int_eq(mkdir(secret, 0700), 0);
-	write_file(secret, "notes.md", "SECRET");
+	tu_write_file(secret, "notes.md", "SECRET");
 	hidden[0] = secret;
 	s.root = work;
 	s.tmpdir = out;
@@ -173,7 +161,7 @@ START_TEST(a_cut_keeps_characters_whole)
 	for (i = 0; i < n; i++)
 		memcpy(big + 2 * i, "\xc3\xa9", 2);
 	big[2 * n] = '\0';
-	write_file(work, "AGENTS.md", big);
+	tu_write_file(work, "AGENTS.md", big);
 	instructions_read(work, NULL, NULL, NULL, &in);
 	mark = strstr(in.text, "\n[huddle cut AGENTS.md here");
 	ck_assert_ptr_nonnull(mark);
@@ -204,21 +192,21 @@ START_TEST(the_repository_down_to_the_tree_and_claude_imports)
 	free(p);
 	p = xasprintf("%s/app", top);
 	ck_assert_int_eq(mkdir(p, 0700), 0);
-	write_file(p, "AGENTS.md", "APP-MARK");
+	tu_write_file(p, "AGENTS.md", "APP-MARK");
 	free(p);
 	ck_assert_int_eq(mkdir(work, 0700), 0);
 	p = xasprintf("%s/docs", work);
 	ck_assert_int_eq(mkdir(p, 0700), 0);
 	free(p);
-	write_file(top, "AGENTS.md", "TOP-MARK");
-	write_file(top, "secret.md", "ESCAPED");
-	write_file(work, "AGENTS.md", "WEB-MARK");
-	write_file(work, "CLAUDE.md", "Style in @docs/style.md, mail "
+	tu_write_file(top, "AGENTS.md", "TOP-MARK");
+	tu_write_file(top, "secret.md", "ESCAPED");
+	tu_write_file(work, "AGENTS.md", "WEB-MARK");
+	tu_write_file(work, "CLAUDE.md", "Style in @docs/style.md, mail "
 	    "@alice, not @../../secret.md nor @/etc/hostname.\n```\n"
 	    "@docs/code.md\n```\n");
-	write_file(work, "docs/style.md", "STYLE-MARK see @more.md");
-	write_file(work, "docs/more.md", "MORE-MARK");
-	write_file(work, "docs/code.md", "CODE-MARK");
+	tu_write_file(work, "docs/style.md", "STYLE-MARK see @more.md");
+	tu_write_file(work, "docs/more.md", "MORE-MARK");
+	tu_write_file(work, "docs/code.md", "CODE-MARK");
 	instructions_read(work, NULL, NULL, NULL, &in);
 	a = strstr(in.text, "TOP-MARK");
 	b = strstr(in.text, "APP-MARK");

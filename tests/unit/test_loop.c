@@ -126,8 +126,7 @@ START_TEST(an_interrupt_ends_a_slow_turn)
 	char *err = NULL;
 	int64_t t0;
 
-	lt_init(&l, "{\"agents\": {\"lead\": [{\"delay_ms\": 60000, "
-	    "\"text\": \"late\"}]}}");
+	lt_init(&l, LT_SLOW_LEAD);
 	lt_start(&l);
 	ck_assert_int_eq(team_interrupt(l.team, "lead", &err), -1);
 	ck_assert_ptr_nonnull(err);
@@ -169,5 +168,5 @@ loop_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, loop_suite());
+	return tu_main(argc, argv, loop_suite());
 }

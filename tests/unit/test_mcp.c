@@ -24,6 +24,7 @@
 #include "mcp/content.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/set.h"
+#include "b64.h"
 #include "testutil.h"
 #include "tools/reaper.h"
 #include "tools/tool.h"
@@ -235,31 +236,6 @@ START_TEST(long_results_are_cut)
 }
 END_TEST
 
-/* base64 of n bytes (malloc'd). */
-static char *
-b64(const unsigned char *b, size_t n)
-{
-	static const char tbl[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = xmalloc(n / 3 * 4 + 5), *o = out;
-	size_t i;
-	unsigned v;
-
-	for (i = 0; i < n; i += 3) {
-		v = (unsigned)b[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)b[i + 1] << 8;
-		if (i + 2 < n)
-			v |= b[i + 2];
-		*o++ = tbl[v >> 18];
-		*o++ = tbl[v >> 12 & 63];
-		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? tbl[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
 /* The base64 of a PNG's start, w x h (the reader needs no more). */
 static char *
 png_b64(unsigned long w, unsigned long h)
@@ -272,7 +248,7 @@ png_b64(unsigned long w, unsigned long h)
 		b[16 + i] = (unsigned char)(w >> (24 - 8 * i));
 		b[20 + i] = (unsigned char)(h >> (24 - 8 * i));
 	}
-	return b64(b, sizeof b);
+	return b64_encode(b, sizeof b);
 }
 
 static void
@@ -293,8 +269,8 @@ START_TEST(images_pass_to_the_model_or_say_why_not)
 	    'W', 'E', 'B', 'P', 'V', 'P', '8', 'L', 0, 0, 0, 0, 0x2f };
 	json_t *content = json_array(), *r, *images = NULL, *img;
 	char *png = png_b64(640, 480), *wide = png_b64(9000, 10), *t;
-	char *w = b64(webp, sizeof webp), *tiff = b64((const unsigned char *)
-	    "II*\0", 4);
+	char *w = b64_encode(webp, sizeof webp);
+	char *tiff = b64_encode((const unsigned char *)"II*\0", 4);
 	int err;
 
 	json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text",
@@ -613,6 +589,15 @@ count_notice(void *ud, const char *text)
 	notices++;
 }
 
+/* A launch of the test's servers: run by the reaper, in wd. */
+static void
+launch_init(struct mcp_launch *launch)
+{
+	memset(launch, 0, sizeof *launch);
+	launch->bo.program = program;
+	launch->bo.workdir = wd;
+}
+
 /* The set of one stdio server "test" started with flag (and cwd, when
  * not NULL); launch must outlive it. */
 static struct mcp_set *
@@ -623,9 +608,7 @@ test_set_mode(struct mcp_launch *launch, const char *flag, const char *cwd,
 	char *err = NULL;
 	struct mcp_set *set;
 
-	memset(launch, 0, sizeof *launch);
-	launch->bo.program = program;
-	launch->bo.workdir = wd;
+	launch_init(launch);
 	*log = xasprintf("%s/mcp.log", wd);
 	cfg = json_pack("{s:{s:s, s:[s, s, s, s]}}", "test", "command",
 	    "python3", "args", script, "--log", *log, flag);
@@ -736,6 +719,39 @@ call(struct mcp_set *set, const char *name, const char *args,
 	return rc;
 }
 
+/* call, with a cancel fired after 300 ms (once the thread that fires
+ * it is joined). */
+static int
+call_cancelled(struct mcp_set *set, const char *name, const char *args,
+    int timeout_s, struct tool_output *o)
+{
+	struct tu_firer f;
+	struct cancel c;
+	pthread_t th;
+	int rc;
+
+	tu_fire_after(&f, &c, 300, &th);
+	rc = call(set, name, args, &c, timeout_s, o);
+	pthread_join(th, NULL);
+	cancel_destroy(&c);
+	return rc;
+}
+
+/* Fails the test unless echo, called with 2 s to answer, times out
+ * within 10 s. */
+static void
+echo_times_out(struct mcp_set *set)
+{
+	struct tool_output o = { 0 };
+	int64_t t0 = clock_mono_ms();
+
+	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
+	    NULL, 2, &o), -1);
+	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
+	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
+	tool_output_clear(&o);
+}
+
 START_TEST(stdio_server_in_both_revisions)
 {
 	struct mcp_launch launch;
@@ -781,9 +797,6 @@ START_TEST(timeout_and_cancel_tell_the_server)
 {
 	struct mcp_launch launch;
 	struct tool_output o = { 0 };
-	struct tu_firer f;
-	struct cancel c;
-	pthread_t th;
 	struct mcp_set *set;
 	char *log;
 
@@ -793,17 +806,10 @@ START_TEST(timeout_and_cancel_tell_the_server)
 	    NULL, 1, &o), -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "timed out after 1 s"));
 	tool_output_clear(&o);
-	cancel_init(&c);
-	memset(&f, 0, sizeof f);
-	f.cancel = &c;
-	f.after_ms = 300;
-	pthread_create(&th, NULL, tu_fire_later, &f);
-	ck_assert_int_eq(call(set, "mcp__test__slow", "{\"seconds\":30}",
-	    &c, 30, &o), -1);
-	pthread_join(th, NULL);
+	ck_assert_int_eq(call_cancelled(set, "mcp__test__slow",
+	    "{\"seconds\":30}", 30, &o), -1);
 	ck_assert_ptr_nonnull(strstr(o.text, "cancelled"));
 	tool_output_clear(&o);
-	cancel_destroy(&c);
 	/* The server still answers, and heard both. */
 	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
 	    NULL, 10, &o), 0);
@@ -883,9 +889,6 @@ START_TEST(a_server_that_floods_pings_cannot_block)
 {
 	struct mcp_launch launch;
 	struct tool_output o = { 0 };
-	struct tu_firer f;
-	struct cancel c;
-	pthread_t th;
 	struct mcp_set *set;
 	int64_t t0;
 	char *log;
@@ -894,26 +897,14 @@ START_TEST(a_server_that_floods_pings_cannot_block)
 	list_once(set);
 	/* It stops reading at the call: its pings' answers are dropped
 	 * once its input is full, and the deadline holds. */
-	t0 = clock_mono_ms();
-	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
-	    NULL, 2, &o), -1);
-	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
-	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
-	tool_output_clear(&o);
+	echo_times_out(set);
 	/* A request that cannot even be written yields to the cancel. */
-	cancel_init(&c);
-	memset(&f, 0, sizeof f);
-	f.cancel = &c;
-	f.after_ms = 300;
-	pthread_create(&th, NULL, tu_fire_later, &f);
 	t0 = clock_mono_ms();
-	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"y\"}",
-	    &c, 60, &o), -1);
-	pthread_join(th, NULL);
+	ck_assert_int_eq(call_cancelled(set, "mcp__test__echo",
+	    "{\"text\":\"y\"}", 60, &o), -1);
 	ck_assert_msg(strstr(o.text, "cancelled") != NULL, "%s", o.text);
 	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
 	tool_output_clear(&o);
-	cancel_destroy(&c);
 	/* And it can be ended. */
 	mcp_set_free(set);
 	free(log);
@@ -982,9 +973,7 @@ END_TEST
 
 START_TEST(an_http_stream_kept_open_for_ever)
 {
-	struct tool_output o = { 0 };
 	struct mcp_set *set;
-	int64_t t0;
 	char *url;
 	int port;
 	pid_t pid = http_server("--sse-keepalive-forever", &port);
@@ -992,12 +981,7 @@ START_TEST(an_http_stream_kept_open_for_ever)
 	url = xasprintf("http://127.0.0.1:%d/mcp", port);
 	set = http_set(url);
 	list_once(set);
-	t0 = clock_mono_ms();
-	ck_assert_int_eq(call(set, "mcp__test__echo", "{\"text\":\"x\"}",
-	    NULL, 2, &o), -1);
-	ck_assert_msg(strstr(o.text, "timed out") != NULL, "%s", o.text);
-	ck_assert_int_lt(clock_mono_ms() - t0, 10000);
-	tool_output_clear(&o);
+	echo_times_out(set);
 	mcp_set_free(set);
 	free(url);
 	http_server_end(pid);
@@ -1045,9 +1029,7 @@ test_set_held(struct mcp_launch *launch, int held, char **log)
 	char *err = NULL;
 	struct mcp_set *set;
 
-	memset(launch, 0, sizeof *launch);
-	launch->bo.program = program;
-	launch->bo.workdir = wd;
+	launch_init(launch);
 	launch->begin = held_begin;
 	launch->end = held_end;
 	launch->asking = held_asking;
@@ -1255,7 +1237,5 @@ mcp_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(mcp_suite());
+	return tu_main(argc, argv, mcp_suite());
 }

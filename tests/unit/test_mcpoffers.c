@@ -15,8 +15,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 /* A working tree whose .mcp.json offers the test server as "proj". */
 static void
 init_with_offer(struct lt *l)
@@ -24,23 +22,13 @@ init_with_offer(struct lt *l)
 	char *script = tu_source_file("tests/mcp/server.py"), *json;
 
 	ck_assert_msg(script != NULL, "tests/mcp/server.py ($top_srcdir)");
-	lt_init(l, PLAY);
+	lt_init(l, LT_OK_ALWAYS);
 	lt_write(l, "server.py", script);
 	free(script);
 	json = xasprintf("{\"mcpServers\": {\"proj\": {\"command\": "
 	    "\"python3\", \"args\": [\"%s/server.py\"]}}}", l->work);
 	lt_write(l, ".mcp.json", json);
 	free(json);
-}
-
-/* Restarts the team as --resume would. */
-static void
-restart(struct lt *l)
-{
-	team_free(l->team);
-	l->team = NULL;
-	l->o.resume = 1;
-	lt_start(l);
 }
 
 START_TEST(approved_it_joins_and_is_kept)
@@ -66,7 +54,8 @@ START_TEST(approved_it_joins_and_is_kept)
 	lt_need(&l, EV_NOTICE, NULL, "MCP server proj (.mcp.json) approved");
 	ck_assert_int_eq(mcpoffers_is_project(l.team, "proj"), 1);
 	/* Not asked again. */
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	ck_assert_ptr_null(lt_wait(&l, EV_REQUEST, NULL, "MCP server proj",
 	    300));
 	ck_assert_int_eq(mcpoffers_is_project(l.team, "proj"), 1);
@@ -92,7 +81,8 @@ START_TEST(rejected_it_is_not_offered_again)
 	text = mcptools_text(l.team);
 	ck_assert_ptr_nonnull(strstr(text, "rejected"));
 	free(text);
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	ck_assert_ptr_null(lt_wait(&l, EV_REQUEST, NULL, "MCP server proj",
 	    300));
 	text = mcptools_text(l.team);
@@ -104,7 +94,8 @@ START_TEST(rejected_it_is_not_offered_again)
 	    l.work);
 	lt_write(&l, ".mcp.json", json);
 	free(json);
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	lt_need(&l, EV_REQUEST, NULL, "MCP server proj");
 	lt_close(&l);
 }
@@ -118,7 +109,8 @@ START_TEST(an_undecided_offer_is_asked_again)
 	init_with_offer(&l);
 	lt_start(&l);
 	lt_need(&l, EV_REQUEST, NULL, "MCP server proj");
-	restart(&l);
+	lt_quit(&l);
+	lt_resume(&l);
 	lt_need(&l, EV_REQUEST, NULL, "MCP server proj");
 	text = mcptools_text(l.team);
 	ck_assert_ptr_nonnull(strstr(text, "waiting for the person"));
@@ -144,5 +136,5 @@ mcpoffers_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, mcpoffers_suite());
+	return tu_main(argc, argv, mcpoffers_suite());
 }

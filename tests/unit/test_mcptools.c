@@ -17,8 +17,6 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 /* A team whose settings name the server "test", echo allowed. */
 static void
 open_with_server(struct lt *l)
@@ -26,7 +24,7 @@ open_with_server(struct lt *l)
 	char *script = tu_source_file("tests/mcp/server.py"), *path;
 
 	ck_assert_msg(script != NULL, "tests/mcp/server.py ($top_srcdir)");
-	lt_init(l, PLAY);
+	lt_init(l, LT_OK_ALWAYS);
 	lt_write(l, "server.py", script);
 	free(script);
 	path = xasprintf("%s/server.py", l->work);
@@ -165,5 +163,5 @@ mcptools_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, mcptools_suite());
+	return tu_main(argc, argv, mcptools_suite());
 }

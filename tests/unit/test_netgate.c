@@ -271,6 +271,23 @@ START_TEST(without_a_pass_nothing_is_asked)
 }
 END_TEST
 
+/* Opens the bare team f and its gate g, and alice's pass a, whose
+ * connection to port asks the lead; returns once the question is asked
+ * (its id in id) with the connection's socket. */
+static int
+open_and_ask(struct agentfix *f, struct netgate **g, struct netgate_pass **a,
+    int port, char id[PROTO_ID_SIZE])
+{
+	int fd;
+
+	af_open(f);
+	*g = gate_open(f);
+	*a = netgate_pass_new(*g, "alice");
+	fd = ask(*g, *a, port);
+	af_wait_request(f, REQ_PERMISSION, ROSTER_LEAD, id);
+	return fd;
+}
+
 START_TEST(allowed_for_the_team_asks_no_more)
 {
 	struct agentfix f;
@@ -280,11 +297,7 @@ START_TEST(allowed_for_the_team_asks_no_more)
 	char id[PROTO_ID_SIZE], target[64], *want;
 	int port, host = host_open(&port), fd;
 
-	af_open(&f);
-	g = gate_open(&f);
-	a = netgate_pass_new(g, "alice");
-	fd = ask(g, a, port);
-	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
+	fd = open_and_ask(&f, &g, &a, port, id);
 	r = protocol_get(f.team.core.proto, id);
 	ck_assert_str_eq(r->from, "alice");
 	want = xasprintf("127.0.0.1:%d", port);
@@ -540,11 +553,7 @@ START_TEST(allowed_once_is_the_commands_alone)
 	char id[PROTO_ID_SIZE], second[PROTO_ID_SIZE];
 	int port, host = host_open(&port), fd;
 
-	af_open(&f);
-	g = gate_open(&f);
-	a = netgate_pass_new(g, "alice");
-	fd = ask(g, a, port);
-	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
+	fd = open_and_ask(&f, &g, &a, port, id);
 	decide(&f, id, 1, "teamwork is fine");	/* not the word alone */
 	expect_answer(fd, "HTTP/1.1 200", NULL);
 	ck_assert_uint_eq(netgate_team_allowed(g), 0);
@@ -581,11 +590,7 @@ START_TEST(a_pass_that_ends_withdraws_its_question)
 	char id[PROTO_ID_SIZE];
 	int port, host = host_open(&port), fd;
 
-	af_open(&f);
-	g = gate_open(&f);
-	a = netgate_pass_new(g, "alice");
-	fd = ask(g, a, port);
-	af_wait_request(&f, REQ_PERMISSION, ROSTER_LEAD, id);
+	fd = open_and_ask(&f, &g, &a, port, id);
 	netgate_pass_end(g, a);
 	expect_answer(fd, "HTTP/1.1 403", "the command ended");
 	r = protocol_get(f.team.core.proto, id);

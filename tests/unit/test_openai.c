@@ -41,40 +41,6 @@ record(void *ud, const struct llm_event *ev)
 	}
 }
 
-/* Frees what a result holds (llm_result_clear lives in llm.c). */
-static void
-result_free(struct llm_result *r)
-{
-	json_decref(r->message);
-	free(r->stop_reason);
-	free(r->error_type);
-	free(r->error_message);
-	free(r->request_id);
-	memset(r, 0, sizeof *r);
-}
-
-static json_t *
-load(const char *text)
-{
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	ck_assert_msg(j != NULL, "bad test JSON: %s: %s", jerr.text, text);
-	return j;
-}
-
-/* Fails the test unless got equals the JSON text want. */
-static void
-check_json(json_t *got, const char *want)
-{
-	json_t *w = load(want);
-	char *g = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
-
-	ck_assert_msg(json_equal(got, w), "got %s\nwant %s", g, want);
-	free(g);
-	json_decref(w);
-}
-
 static void
 config(struct llm_config *c, int stream)
 {
@@ -96,12 +62,13 @@ body_for(const struct llm_config *c, const char *system, const char *msgs,
 	char *s;
 	json_t *j;
 
-	req.messages = load(msgs);
-	req.tools = tools != NULL ? load(tools) : NULL;
+	req.messages = tu_json(msgs);
+	req.tools = tools != NULL ? tu_json(tools) : NULL;
 	s = provider_openai.body(c, &req);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_ptr_null(strchr(s, '\n'));	/* compact */
-	j = load(s);
+	j = tu_json(s);
+	ck_assert(json_is_object(j));
 	free(s);
 	json_decref(req.messages);
 	json_decref(req.tools);
@@ -147,10 +114,10 @@ check_stream(const char **chunks, const char *want, const char *stop,
 	ck_assert_int_eq(res.status, LLM_OK);
 	ck_assert_str_eq(json_string_value(json_object_get(res.message,
 	    "role")), "assistant");
-	check_json(json_object_get(res.message, "content"), want);
+	tu_json_check(json_object_get(res.message, "content"), want);
 	ck_assert_str_eq(res.stop_reason, stop);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 
 START_TEST(body_translates_a_whole_conversation)
@@ -183,7 +150,7 @@ START_TEST(body_translates_a_whole_conversation)
 	    "[{\"name\":\"read\",\"description\":\"Read a file\","
 	    "  \"input_schema\":{\"type\":\"object\",\"properties\":"
 	    "  {\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}}]");
-	check_json(got,
+	tu_json_check(got,
 	    "{\"model\":\"qwen2.5-coder\",\"max_tokens\":4096,"
 	    " \"stream\":true,\"stream_options\":{\"include_usage\":true},"
 	    " \"messages\":["
@@ -235,7 +202,7 @@ START_TEST(body_leaves_out_what_is_empty)
 	    " {\"role\":\"developer\",\"content\":\"ignored\"},"
 	    " {\"content\":\"no role\"},"
 	    " {\"role\":\"assistant\",\"content\":\"done\"}]", "[]");
-	check_json(got,
+	tu_json_check(got,
 	    "{\"model\":\"qwen2.5-coder\",\"max_tokens\":4096,"
 	    " \"stream\":false,\"messages\":["
 	    "  {\"role\":\"user\",\"content\":\"hi\"},"
@@ -251,7 +218,7 @@ START_TEST(body_leaves_out_what_is_empty)
 
 	/* No tools at all, and no messages. */
 	got = body_for(&c, "", "[]", NULL);
-	check_json(got, "{\"model\":\"qwen2.5-coder\",\"max_tokens\":4096,"
+	tu_json_check(got, "{\"model\":\"qwen2.5-coder\",\"max_tokens\":4096,"
 	    " \"stream\":false,\"messages\":[]}");
 	json_decref(got);
 }
@@ -294,7 +261,7 @@ START_TEST(body_sends_result_images_in_a_user_message)
 	    "    {\"type\":\"image\",\"source\":{\"type\":\"base64\","
 	    "     \"media_type\":\"image/gif\",\"data\":\"R0lG\"}}]}]}]",
 	    NULL);
-	check_json(json_object_get(got, "messages"),
+	tu_json_check(json_object_get(got, "messages"),
 	    "[{\"role\":\"user\",\"content\":\"Look.\"},"
 	    " {\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
 	    "  {\"id\":\"call_a\",\"type\":\"function\",\"function\":"
@@ -389,7 +356,7 @@ START_TEST(stream_of_the_documented_example)
 
 	ck_assert_int_eq(feed(t, &res, chunks), PROVIDER_DONE);
 	ck_assert_int_eq(turn_finish(t, &res), 0);
-	check_json(res.message, "{\"role\":\"assistant\",\"content\":["
+	tu_json_check(res.message, "{\"role\":\"assistant\",\"content\":["
 	    "{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"get_weather\","
 	    "\"input\":{\"location\":\"Paris\"}}]}");
 	ck_assert_str_eq(res.stop_reason, "tool_use");
@@ -399,7 +366,7 @@ START_TEST(stream_of_the_documented_example)
 	ck_assert_str_eq(seen.tool_ids, "call_1:get_weather ");
 	ck_assert_str_eq(seen.text, "");
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -572,10 +539,10 @@ START_TEST(stream_done_and_empty_chunks)
 	ck_assert_int_eq(res.status, LLM_OK);
 	ck_assert_ptr_null(res.error_message);
 	ck_assert_int_eq(turn_finish(t, &res), 0);
-	check_json(res.message, "{\"role\":\"assistant\",\"content\":[]}");
+	tu_json_check(res.message, "{\"role\":\"assistant\",\"content\":[]}");
 	ck_assert_str_eq(res.stop_reason, "end_turn");
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -601,20 +568,20 @@ START_TEST(stream_malformed_chunk_fails)
 	memset(zs, 'z', sizeof zs - 1);
 	zs[sizeof zs - 1] = '\0';
 	ck_assert_ptr_null(strstr(res.error_message, zs));
-	result_free(&res);
+	llm_result_clear(&res);
 
 	/* Valid JSON that is not an object fails too. */
 	ck_assert_int_eq(event(t, "[1,2]", &res), PROVIDER_FAIL);
 	ck_assert_int_eq(res.status, LLM_ERR_STREAM);
 	ck_assert_str_eq(res.error_type, "invalid_response");
 	ck_assert_ptr_nonnull(strstr(res.error_message, "[1,2]"));
-	result_free(&res);
+	llm_result_clear(&res);
 
 	/* A truncated chunk. */
 	ck_assert_int_eq(event(t, "{\"choices\":[{\"delta\":{\"content\":"
 	    "\"a", &res), PROVIDER_FAIL);
 	ck_assert_int_eq(res.status, LLM_ERR_STREAM);
-	result_free(&res);
+	llm_result_clear(&res);
 	turn_free(t);
 }
 END_TEST
@@ -635,7 +602,7 @@ START_TEST(stream_error_chunk_fails_with_its_message)
 	ck_assert_str_eq(res.error_type, "server_error");
 	ck_assert_str_eq(res.error_message, "the model crashed");
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 
 	/* A bare string, and an error without a message. */
 	t = turn_new(NULL, NULL);
@@ -644,14 +611,14 @@ START_TEST(stream_error_chunk_fails_with_its_message)
 	ck_assert_int_eq(res.status, LLM_ERR_STREAM);
 	ck_assert_ptr_null(res.error_type);
 	ck_assert_str_eq(res.error_message, "out of memory");
-	result_free(&res);
+	llm_result_clear(&res);
 	ck_assert_int_eq(event(t, "{\"error\":{\"code\":503}}", &res),
 	    PROVIDER_FAIL);
 	ck_assert_int_eq(res.status, LLM_ERR_STREAM);
 	ck_assert_str_eq(res.error_type, "503");
 	ck_assert_ptr_nonnull(res.error_message);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -681,14 +648,14 @@ START_TEST(stream_invalid_arguments_fail_at_the_end)
 	ck_assert_ptr_null(res.message);
 	ck_assert_ptr_nonnull(strstr(res.error_message, "c0"));
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 
 	t = turn_new(NULL, NULL);
 	ck_assert_int_eq(feed(t, &res, not_object), PROVIDER_DONE);
 	ck_assert_int_eq(turn_finish(t, &res), -1);
 	ck_assert_int_eq(res.status, LLM_ERR_PARSE);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -717,21 +684,21 @@ START_TEST(parse_body_of_text_and_of_tool_calls)
 	ck_assert_int_eq(provider_openai.parse_body(t, text, strlen(text),
 	    &res), 0);
 	ck_assert_int_eq(turn_finish(t, &res), 0);
-	check_json(res.message, "{\"role\":\"assistant\",\"content\":["
+	tu_json_check(res.message, "{\"role\":\"assistant\",\"content\":["
 	    "{\"type\":\"text\",\"text\":\"Hello \\u00e9\"}]}");
 	ck_assert_str_eq(res.stop_reason, "end_turn");
 	ck_assert_int_eq(res.usage.input, 12);
 	ck_assert_int_eq(res.usage.output, 2);
 	ck_assert_str_eq(seen.text, "Hello \xc3\xa9");
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 
 	memset(&seen, 0, sizeof seen);
 	t = turn_new(record, &seen);
 	ck_assert_int_eq(provider_openai.parse_body(t, calls, strlen(calls),
 	    &res), 0);
 	ck_assert_int_eq(turn_finish(t, &res), 0);
-	check_json(json_object_get(res.message, "content"),
+	tu_json_check(json_object_get(res.message, "content"),
 	    "[{\"type\":\"tool_use\",\"id\":\"call_q7\",\"name\":\"read\","
 	    "  \"input\":{\"path\":\"a\"}},"
 	    " {\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"ls\","
@@ -742,7 +709,7 @@ START_TEST(parse_body_of_text_and_of_tool_calls)
 	ck_assert_int_eq(res.usage.input, 0);
 	ck_assert_str_eq(seen.tool_ids, "call_q7:read call_1:ls call_3:grep ");
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -761,7 +728,7 @@ START_TEST(parse_body_error_in_a_200)
 	ck_assert_str_eq(res.error_message, "context length exceeded");
 	ck_assert_uint_eq(turn_block_count(t), 0);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -790,7 +757,7 @@ START_TEST(parse_body_garbage_fails)
 		ck_assert_ptr_nonnull(res.error_message);
 		ck_assert_uint_eq(turn_block_count(t), 0);
 		turn_free(t);
-		result_free(&res);
+		llm_result_clear(&res);
 	}
 }
 END_TEST
@@ -818,19 +785,19 @@ START_TEST(parse_error_of_json_bodies)
 	provider_openai.parse_error(by_code, strlen(by_code), &res);
 	ck_assert_str_eq(res.error_type, "rate_limit_exceeded");
 	ck_assert_str_eq(res.error_message, "Rate limit reached");
-	result_free(&res);
+	llm_result_clear(&res);
 
 	provider_openai.parse_error(llamacpp, strlen(llamacpp), &res);
 	ck_assert_str_eq(res.error_type, "invalid_request_error");
 	ck_assert_str_eq(res.error_message,
 	    "the request exceeds the available context size");
-	result_free(&res);
+	llm_result_clear(&res);
 
 	provider_openai.parse_error(vllm, strlen(vllm), &res);
 	ck_assert_str_eq(res.error_type, "NotFoundError");
 	ck_assert_str_eq(res.error_message, "The model `x` does not exist.");
 	ck_assert_int_eq(res.status, LLM_OK);	/* the client sets it */
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -849,7 +816,7 @@ START_TEST(parse_error_of_other_bodies)
 	ck_assert_ptr_null(res.error_type);
 	ck_assert_str_eq(res.error_message,
 	    "<html><head><title>502 Bad Gateway</title></head>");
-	result_free(&res);
+	llm_result_clear(&res);
 
 	/* Empty and blank bodies leave both alone. */
 	provider_openai.parse_error("", 0, &res);
@@ -876,13 +843,13 @@ START_TEST(parse_error_of_other_bodies)
 	free(clean);
 	for (i = 0; res.error_message[i] != '\0'; i++)
 		ck_assert_uint_ge((unsigned char)res.error_message[i], 0x20);
-	result_free(&res);
+	llm_result_clear(&res);
 
 	/* JSON that is no error we know is quoted like text. */
 	provider_openai.parse_error("{\"ok\":true}", 11, &res);
 	ck_assert_ptr_null(res.error_type);
 	ck_assert_str_eq(res.error_message, "{\"ok\":true}");
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -915,7 +882,7 @@ START_TEST(reasoning_is_kept_and_sent_back_with_the_tool_calls)
 
 	ck_assert_int_eq(feed(t, &res, chunks), PROVIDER_DONE);
 	ck_assert_int_eq(turn_finish(t, &res), 0);
-	check_json(json_object_get(res.message, "content"),
+	tu_json_check(json_object_get(res.message, "content"),
 	    "[{\"type\":\"reasoning\",\"field\":\"reasoning_content\","
 	    "\"reasoning\":\"Need the listing.\"},"
 	    "{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"bash\","
@@ -933,7 +900,7 @@ START_TEST(reasoning_is_kept_and_sent_back_with_the_tool_calls)
 	dump = json_dumps(msgs, JSON_COMPACT);
 	config(&c, 1);
 	got = body_for(&c, NULL, dump, NULL);
-	check_json(json_array_get(json_object_get(got, "messages"), 1),
+	tu_json_check(json_array_get(json_object_get(got, "messages"), 1),
 	    "{\"role\":\"assistant\",\"content\":null,"
 	    "\"reasoning_content\":\"Need the listing.\",\"tool_calls\":"
 	    "[{\"id\":\"call_1\",\"type\":\"function\",\"function\":"
@@ -942,7 +909,7 @@ START_TEST(reasoning_is_kept_and_sent_back_with_the_tool_calls)
 	json_decref(got);
 	json_decref(msgs);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 
 	/* A whole reply naming it "reasoning" keeps that name. */
 	t = turn_new(NULL, NULL);
@@ -955,11 +922,11 @@ START_TEST(reasoning_is_kept_and_sent_back_with_the_tool_calls)
 		    strlen(body), &res), 0);
 	}
 	ck_assert_int_eq(turn_finish(t, &res), 0);
-	check_json(json_object_get(res.message, "content"),
+	tu_json_check(json_object_get(res.message, "content"),
 	    "[{\"type\":\"reasoning\",\"field\":\"reasoning\","
 	    "\"reasoning\":\"short\"},{\"type\":\"text\",\"text\":\"hi\"}]");
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 

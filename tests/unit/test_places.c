@@ -123,11 +123,9 @@ START_TEST(a_tasks_worktree_takes_its_name)
 	ck_assert_int_eq(places_for_tasks(l.team, &err), -1);
 	free(err);
 	err = NULL;
-	team_free(l.team);
-	l.team = NULL;
+	lt_quit(&l);
 	lt_git_init(&l);
-	l.o.resume = 1;
-	lt_start(&l);
+	lt_resume(&l);
 	ck_assert_msg(places_for_tasks(l.team, &err) == 0, "%s", err);
 	ck_assert_int_eq(places_name_free(l.team, "wt", &err), 0);
 	ck_assert_int_eq(team_task_add(l.team, "in wt", NULL, 0, "wt", &msg),
@@ -160,5 +158,5 @@ worktrees_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, worktrees_suite());
+	return tu_main(argc, argv, worktrees_suite());
 }

@@ -11,22 +11,17 @@
  */
 #include "config.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/bash.h"
 #include "tools/fstools.h"
 #include "tools/hidden.h"
 #include "tools/landlock.h"
 #include "tools/profile.h"
-#include "tools/reaper.h"
-#include "tools/reaperexe.h"
-#include "tools/tool.h"
+#include "homefix.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -36,43 +31,13 @@ static char *wd;		/* a working directory in it */
 static char *state;		/* huddle's state directory in it */
 static char *program;
 
-static char *
-canonical(const char *p)
-{
-	char buf[PATH_MAX];
-
-	ck_assert_ptr_nonnull(realpath(p, buf));
-	return xstrdup(buf);
-}
-
-static void
-put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void
 setup(void)
 {
-	char *t = tu_tmpdir(), *p;
+	char *p;
 
-	top = canonical(t);
-	free(t);
-	home = xasprintf("%s/home", top);
-	wd = xasprintf("%s/home/project", top);
+	hf_make(&top, &home, &wd);
 	state = xasprintf("%s/home/.local/state/huddle", top);
-	ck_assert_int_eq(mkdir(home, 0700), 0);
-	ck_assert_int_eq(mkdir(wd, 0700), 0);
-	p = xasprintf("%s/.ssh", home);
-	ck_assert_int_eq(mkdir(p, 0700), 0);
-	free(p);
-	p = xasprintf("%s/.ssh/id_rsa", home);
-	put(p, "PRIVATE-KEY-SENTINEL\n");
-	free(p);
 	p = xasprintf("%s/.local", home);
 	mkdir(p, 0700);
 	free(p);
@@ -80,24 +45,14 @@ setup(void)
 	mkdir(p, 0700);
 	free(p);
 	ck_assert_int_eq(mkdir(state, 0700), 0);
-	p = xasprintf("%s/team.db", state);
-	put(p, "TRANSCRIPT-SENTINEL\n");
-	free(p);
-	p = xasprintf("%s/notes.txt", wd);
-	put(p, "ordinary\n");
-	free(p);
-	program = reaperexe_self();
-	ck_assert_ptr_nonnull(program);
-	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	tu_write_file(state, "team.db", "TRANSCRIPT-SENTINEL\n");
+	program = tu_reaper_program();
 }
 
 static void
 teardown(void)
 {
-	tu_rmtree(top);
-	free(top);
-	free(home);
-	free(wd);
+	hf_remove(top, home, wd);
 	free(state);
 	free(program);
 }
@@ -121,20 +76,6 @@ profile_at(const char *root, const char *const *readable, size_t nreadable)
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
 	hidden_free(hidden);
 	return p;
-}
-
-/* Runs command from p's place; returns its output (free it). */
-static char *
-run(const struct profile *p, const char *command)
-{
-	struct bash_options bo = { 0 };
-	struct tool_output o = { 0 };
-
-	bo.program = program;
-	bo.timeout_s = 20;
-	profile_bash_options(p, &bo);
-	bash_run(command, &bo, &o);
-	return o.text;
 }
 
 START_TEST(the_table_lists_the_stores_and_the_state)
@@ -194,7 +135,7 @@ START_TEST(commands_cannot_read_the_stores)
 	cmd = xasprintf("cat %s/.ssh/id_rsa; cat %s/team.db; "
 	    "python3 -c 'print(open(\"%s/.ssh/id_rsa\").read())'; "
 	    "cat notes.txt", home, state, home);
-	out = run(p, cmd);
+	out = hf_run(p, program, cmd);
 	ck_assert_msg(strstr(out, "SENTINEL") == NULL, "%s", out);
 	ck_assert_msg(strstr(out, "ordinary") != NULL, "%s", out);
 	free(out);
@@ -204,10 +145,10 @@ START_TEST(commands_cannot_read_the_stores)
 	ck_assert_int_eq(mkdir(cmd, 0700), 0);
 	free(cmd);
 	cmd = xasprintf("%s/.aws/credentials", home);
-	put(cmd, "AWS-SENTINEL\n");
+	tu_write(cmd, "AWS-SENTINEL\n");
 	free(cmd);
 	cmd = xasprintf("cat %s/.aws/credentials", home);
-	out = run(p, cmd);
+	out = hf_run(p, program, cmd);
 	ck_assert_msg(strstr(out, "SENTINEL") == NULL, "%s", out);
 	free(out);
 	free(cmd);
@@ -229,7 +170,7 @@ START_TEST(a_writable_home_keeps_its_stores_hidden)
 	cmd = xasprintf("cat .ssh/id_rsa; echo planted > .ssh/authorized_keys;"
 	    " echo fine > project/new.txt && cat project/new.txt; "
 	    "cat project/notes.txt");
-	out = run(p, cmd);
+	out = hf_run(p, program, cmd);
 	ck_assert_msg(strstr(out, "SENTINEL") == NULL, "%s", out);
 	ck_assert_msg(strstr(out, "fine") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "ordinary") != NULL, "%s", out);
@@ -255,7 +196,7 @@ START_TEST(readable_lets_one_store_through)
 	readable[0] = key;
 	p = profile_at(wd, readable, 1);
 	cmd = xasprintf("cat %s", key);
-	out = run(p, cmd);
+	out = hf_run(p, program, cmd);
 	ck_assert_msg(strstr(out, "PRIVATE-KEY-SENTINEL") != NULL, "%s", out);
 	free(out);
 	free(cmd);
@@ -272,8 +213,9 @@ START_TEST(no_terminal_device_is_reachable)
 	if (landlock_abi() == 0)
 		return;
 	p = profile_at(wd, NULL, 0);
-	out = run(p, "for d in /dev/tty /dev/ptmx /dev/console /dev/pts/0 "
-	    "/dev/tty0; do if (: < $d) 2>/dev/null; then echo OPENED $d; fi; "
+	out = hf_run(p, program, "for d in /dev/tty /dev/ptmx /dev/console "
+	    "/dev/pts/0 /dev/tty0; do "
+	    "if (: < $d) 2>/dev/null; then echo OPENED $d; fi; "
 	    "done; ls /dev/pts >/dev/null 2>&1 && echo LISTED; "
 	    "head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo null; "
 	    "bash -c 'cat <(echo procsub)'; echo stdout > /dev/stdout");
@@ -297,7 +239,7 @@ START_TEST(file_tools_refuse_stores_and_git_files)
 
 	ck_assert_int_eq(mkdir(git, 0755), 0);
 	config = xasprintf("%s/config", git);
-	put(config, "[core]\n");
+	tu_write(config, "[core]\n");
 	free(config);
 	p = profile_at(home, NULL, 0);
 	c.workdir = home;
@@ -353,15 +295,15 @@ START_TEST(worktree_records_and_dotgit_are_kept)
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
 	p = profile_at(home, NULL, 0);
-	out = run(p, "echo /x > .git/worktrees/bob/commondir || echo KEPT; "
-	    "mkdir .git/worktrees/eve || echo KEPT2");
+	out = hf_run(p, program, "echo /x > .git/worktrees/bob/commondir || "
+	    "echo KEPT; mkdir .git/worktrees/eve || echo KEPT2");
 	ck_assert_msg(strstr(out, "KEPT\n") != NULL &&
 	    strstr(out, "KEPT2") != NULL, "%s", out);
 	free(out);
 	profile_free(p);
 	p = profile_at(wt, NULL, 0);
-	out = run(p, "mv .git .git-old || echo KEPT; rm -f .git || echo KEPT2; "
-	    "echo x > .git || echo KEPT3; cat .git");
+	out = hf_run(p, program, "mv .git .git-old || echo KEPT; "
+	    "rm -f .git || echo KEPT2; echo x > .git || echo KEPT3; cat .git");
 	ck_assert_msg(strstr(out, "KEPT\n") != NULL && strstr(out, "KEPT2") !=
 	    NULL && strstr(out, "KEPT3") != NULL && strstr(out, "gitdir: ") !=
 	    NULL, "%s", out);
@@ -380,7 +322,7 @@ START_TEST(worktree_records_and_dotgit_are_kept)
 	s.git_admin = 1;
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
-	out = run(p, "mkdir .git/worktrees/eve && echo MADE");
+	out = hf_run(p, program, "mkdir .git/worktrees/eve && echo MADE");
 	ck_assert_msg(strstr(out, "MADE") != NULL, "%s", out);
 	free(out);
 	profile_free(p);
@@ -411,7 +353,5 @@ profile_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(profile_suite());
+	return tu_main(argc, argv, profile_suite());
 }

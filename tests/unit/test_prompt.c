@@ -12,8 +12,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 /* The system prompt of `name`, once its thread has written it. */
 static char *
 prompt_of(struct lt *l, const char *name)
@@ -27,22 +25,12 @@ prompt_of(struct lt *l, const char *name)
 	return prompt_system(l->team, a);
 }
 
-static void
-spawn(struct lt *l, const char *name, int plan, int autonomous, int wt)
-{
-	char *err = NULL;
-	struct spawn_request s = { name, "coder", "hi", NULL, plan,
-	    autonomous, wt, NULL };
-
-	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
-}
-
 START_TEST(the_lead_reviews_plans_or_not)
 {
 	struct lt l;
 	char *err = NULL, *p;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	ck_assert_int_eq(team_say(l.team, NULL, "hi", &err), 0);
 	p = prompt_of(&l, "lead");
@@ -53,7 +41,7 @@ START_TEST(the_lead_reviews_plans_or_not)
 	free(p);
 	lt_close(&l);
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.plan_review = PROTO_BY_USER;
 	lt_start(&l);
 	ck_assert_int_eq(team_say(l.team, NULL, "hi", &err), 0);
@@ -70,12 +58,12 @@ START_TEST(a_teammates_gates_are_told)
 	struct lt l;
 	char *p;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	lt_git_init(&l);
-	spawn(&l, "alice", 0, 0, 0);
-	spawn(&l, "bob", 1, 1, 0);
-	spawn(&l, "carol", 0, 0, 1);
+	lt_spawn(&l, "alice", 0, 0, 0);
+	lt_spawn(&l, "bob", 1, 1, 0);
+	lt_spawn(&l, "carol", 0, 0, 1);
 	p = prompt_of(&l, "alice");
 	ck_assert_ptr_nonnull(strstr(p, "You are alice, a coder"));
 	ck_assert_ptr_null(strstr(p, "You are autonomous"));
@@ -111,5 +99,5 @@ prompt_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, prompt_suite());
+	return tu_main(argc, argv, prompt_suite());
 }

@@ -239,6 +239,18 @@ client(struct proxy *p)
 	return fd;
 }
 
+/* Starts the host s (answering HTTP when http), a proxy owned by o that
+ * answers v and lets the person's 127.0.0.1:s's port through, and a
+ * client of it; returns the client's socket. */
+static int
+client_of_host(struct server *s, struct owner *o, struct proxy **p,
+    enum proxy_verdict v, int http)
+{
+	server_start(s, http);
+	*p = start(o, v, 0, s->port);
+	return client(*p);
+}
+
 static void
 say(int fd, const char *text)
 {
@@ -303,9 +315,7 @@ START_TEST(connect_allowed_tunnels_both_ways)
 	char req[256], *got;
 	int fd;
 
-	server_start(&s, 0);
-	p = start(&o, PROXY_ALLOW, 0, s.port);
-	fd = client(p);
+	fd = client_of_host(&s, &o, &p, PROXY_ALLOW, 0);
 	snprintf(req, sizeof req, "CONNECT registry.example:%d HTTP/1.1\r\n"
 	    "Host: registry.example:%d\r\n" ALICE "\r\n", s.port, s.port);
 	say(fd, req);
@@ -337,10 +347,8 @@ START_TEST(connect_denied_gets_403_and_reaches_nothing)
 	char req[256], *got;
 	int fd;
 
-	server_start(&s, 0);
-	p = start(&o, PROXY_DENY, 0, s.port);
+	fd = client_of_host(&s, &o, &p, PROXY_DENY, 0);
 	o.reason = "network to 127.0.0.1 denied by the person";
-	fd = client(p);
 	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
 	    s.port);
 	say(fd, req);
@@ -367,9 +375,7 @@ START_TEST(a_waiting_connection_goes_on_its_answer)
 	int64_t deadline = clock_mono_ms() + 5000;
 	uint64_t first;
 
-	server_start(&s, 0);
-	p = start(&o, PROXY_ASK, 0, s.port);
-	fd = client(p);
+	fd = client_of_host(&s, &o, &p, PROXY_ASK, 0);
 	snprintf(req, sizeof req, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n",
 	    s.port);
 	say(fd, req);
@@ -421,9 +427,7 @@ START_TEST(plain_http_is_forwarded_with_connection_close)
 	char req[512], *got;
 	int fd;
 
-	server_start(&s, 1);
-	p = start(&o, PROXY_ALLOW, 0, s.port);
-	fd = client(p);
+	fd = client_of_host(&s, &o, &p, PROXY_ALLOW, 1);
 	/* A Host header that differs from the URI, twice. */
 	snprintf(req, sizeof req, "GET http://registry.example:%d/simple/"
 	    "tiny/?x=1 HTTP/1.1\r\nHost: evil.example\r\n" ALICE

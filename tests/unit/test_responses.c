@@ -46,38 +46,6 @@ record(void *ud, const struct llm_event *ev)
 }
 
 static void
-result_free(struct llm_result *r)
-{
-	json_decref(r->message);
-	free(r->stop_reason);
-	free(r->error_type);
-	free(r->error_message);
-	free(r->request_id);
-	memset(r, 0, sizeof *r);
-}
-
-static json_t *
-load(const char *text)
-{
-	json_error_t jerr;
-	json_t *j = json_loads(text, JSON_DECODE_ANY, &jerr);
-
-	ck_assert_msg(j != NULL, "bad test JSON: %s: %s", jerr.text, text);
-	return j;
-}
-
-static void
-check_json(json_t *got, const char *want)
-{
-	json_t *w = load(want);
-	char *g = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
-
-	ck_assert_msg(json_equal(got, w), "got %s\nwant %s", g, want);
-	free(g);
-	json_decref(w);
-}
-
-static void
 config(struct llm_config *c, int stream)
 {
 	memset(c, 0, sizeof *c);
@@ -103,7 +71,7 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	char *s;
 
 	config(&c, 1);
-	req.messages = load(
+	req.messages = tu_json(
 	    "[{\"role\":\"user\",\"content\":\"Write a.txt\"},"
 	    " {\"role\":\"assistant\",\"content\":["
 	    "  {\"type\":\"openai_reasoning\",\"item\":" ITEM "},"
@@ -113,30 +81,30 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	    " {\"role\":\"user\",\"content\":["
 	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_1\","
 	    "   \"content\":\"done\"}]}]");
-	req.tools = load("[{\"name\":\"write\",\"description\":\"Write\","
+	req.tools = tu_json("[{\"name\":\"write\",\"description\":\"Write\","
 	    "\"input_schema\":{\"type\":\"object\"}}]");
 	s = provider_responses.body(&c, &req);
-	got = load(s);
+	got = tu_json(s);
 	free(s);
 	ck_assert(json_is_false(json_object_get(got, "store")));
-	check_json(json_object_get(got, "include"),
+	tu_json_check(json_object_get(got, "include"),
 	    "[\"reasoning.encrypted_content\"]");
-	check_json(json_object_get(got, "instructions"), "\"Be brief.\"");
-	check_json(json_object_get(got, "max_output_tokens"), "4096");
-	check_json(json_object_get(got, "tools"),
+	tu_json_check(json_object_get(got, "instructions"), "\"Be brief.\"");
+	tu_json_check(json_object_get(got, "max_output_tokens"), "4096");
+	tu_json_check(json_object_get(got, "tools"),
 	    "[{\"type\":\"function\",\"name\":\"write\",\"strict\":false,"
 	    "\"description\":\"Write\",\"parameters\":{\"type\":\"object\"}}]");
-	check_json(json_object_get(got, "tool_choice"), "\"auto\"");
+	tu_json_check(json_object_get(got, "tool_choice"), "\"auto\"");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
 	    got, "reasoning"), "effort")), "medium");
 	/* The reasoning item first, exactly as received, then what
 	 * followed it, then the tool's output. */
 	input = json_object_get(got, "input");
 	ck_assert_uint_eq(json_array_size(input), 5);
-	check_json(json_array_get(input, 1), ITEM);
+	tu_json_check(json_array_get(input, 1), ITEM);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    input, 2), "id")), "msg_1");
-	check_json(json_object_get(json_array_get(input, 2), "content"),
+	tu_json_check(json_object_get(json_array_get(input, 2), "content"),
 	    "[{\"type\":\"output_text\",\"text\":\"Writing.\","
 	    "\"annotations\":[]}]");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
@@ -150,9 +118,9 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	/* A summary request forbids tools. */
 	req.tool_choice = "none";
 	s = provider_responses.body(&c, &req);
-	got = load(s);
+	got = tu_json(s);
 	free(s);
-	check_json(json_object_get(got, "tool_choice"), "\"none\"");
+	tu_json_check(json_object_get(got, "tool_choice"), "\"none\"");
 	json_decref(got);
 
 	/* A model that does not reason (gpt-4.1) is asked for no reasoning:
@@ -160,7 +128,7 @@ START_TEST(body_is_stateless_and_passes_reasoning_back)
 	c.model = "gpt-4.1";
 	c.reasons = 0;
 	s = provider_responses.body(&c, &req);
-	got = load(s);
+	got = tu_json(s);
 	free(s);
 	ck_assert_ptr_null(json_object_get(got, "include"));
 	ck_assert_ptr_null(json_object_get(got, "reasoning"));
@@ -181,7 +149,7 @@ START_TEST(result_images_go_in_the_function_call_output)
 	 * prefix), then each image as a data URL; one without stays a
 	 * string. */
 	config(&c, 1);
-	req.messages = load(
+	req.messages = tu_json(
 	    "[{\"role\":\"user\",\"content\":\"Look.\"},"
 	    " {\"role\":\"assistant\",\"content\":["
 	    "  {\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"shot\","
@@ -197,9 +165,9 @@ START_TEST(result_images_go_in_the_function_call_output)
 	    "  {\"type\":\"tool_result\",\"tool_use_id\":\"call_2\","
 	    "   \"content\":[{\"type\":\"text\",\"text\":\"a.c\"}]}]}]");
 	s = provider_responses.body(&c, &req);
-	got = load(s);
+	got = tu_json(s);
 	free(s);
-	check_json(json_object_get(got, "input"),
+	tu_json_check(json_object_get(got, "input"),
 	    "[{\"type\":\"message\",\"role\":\"user\",\"content\":"
 	    "  [{\"type\":\"input_text\",\"text\":\"Look.\"}]},"
 	    " {\"type\":\"function_call\",\"call_id\":\"call_1\","
@@ -272,17 +240,18 @@ START_TEST(a_stream_keeps_the_reasoning_item_whole)
 	ck_assert_str_eq(res.stop_reason, "tool_use");
 	content = json_object_get(res.message, "content");
 	ck_assert_uint_eq(json_array_size(content), 3);
-	check_json(json_object_get(json_array_get(content, 0), "item"), ITEM);
-	check_json(json_array_get(content, 1), "{\"type\":\"text\","
+	tu_json_check(json_object_get(json_array_get(content, 0), "item"),
+	    ITEM);
+	tu_json_check(json_array_get(content, 1), "{\"type\":\"text\","
 	    "\"text\":\"Writing.\",\"item_id\":\"msg_1\"}");
-	check_json(json_object_get(json_array_get(content, 2), "input"),
+	tu_json_check(json_object_get(json_array_get(content, 2), "input"),
 	    "{\"path\":\"a.txt\"}");
 	/* The cached part of the input is a cache read, as on Messages. */
 	ck_assert_int_eq(res.usage.input, 200);
 	ck_assert_int_eq(res.usage.cache_read, 800);
 	ck_assert_int_eq(res.usage.output, 50);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 
@@ -300,13 +269,13 @@ START_TEST(errors_are_the_servers)
 	    &res), PROVIDER_FAIL);
 	ck_assert_str_eq(res.error_type, "server_error");
 	ck_assert_str_eq(res.error_message, "boom");
-	result_free(&res);
+	llm_result_clear(&res);
 	ck_assert_int_eq(event(t, "not json", &res), PROVIDER_FAIL);
 	ck_assert_ptr_nonnull(strstr(res.error_message, "not json"));
-	result_free(&res);
+	llm_result_clear(&res);
 	provider_responses.parse_error(body, strlen(body), &res);
 	ck_assert_ptr_nonnull(strstr(res.error_message, "rs_1"));
-	result_free(&res);
+	llm_result_clear(&res);
 	turn_free(t);
 }
 END_TEST
@@ -331,7 +300,7 @@ START_TEST(a_whole_reply_reads_the_same)
 	    "content")), 2);
 	ck_assert_int_eq(res.usage.input, 10);
 	turn_free(t);
-	result_free(&res);
+	llm_result_clear(&res);
 }
 END_TEST
 

@@ -20,27 +20,6 @@
 #include "util/safefile.h"
 #include "util/xmalloc.h"
 
-static void
-write_file(const char *dir, const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	free(path);
-}
-
-static void
-make_dir(const char *dir, const char *name)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-
-	ck_assert_int_eq(mkdir(path, 0700), 0);
-	free(path);
-}
-
 /* role_parse with the servers github and db. */
 static int
 parse(const char *text, enum role_origin origin, struct role *r, char **err)
@@ -247,18 +226,18 @@ START_TEST(roles_load_reads_the_folders)
 	struct roles *rs;
 	json_t *j;
 
-	make_dir(conf, "agents");
-	write_file(conf, "agents/reviewer.md", "---\ndescription: Reviews\n"
+	tu_make_dir(conf, "agents");
+	tu_write_file(conf, "agents/reviewer.md", "---\ndescription: Reviews\n"
 	    "tools: [read_file]\n---\nReview.\n");
-	make_dir(work, ".huddle");
-	make_dir(work, ".huddle/agents");
-	write_file(work, ".huddle/agents/reviewer.md", "---\ntools: [bash]\n"
-	    "---\nShadowed.\n");
-	write_file(work, ".huddle/agents/broken.md", "---\nname: x\n");
-	write_file(work, ".huddle/agents/notes.txt", "not a role");
-	make_dir(work, ".claude");
-	make_dir(work, ".claude/agents");
-	write_file(work, ".claude/agents/writer.md", "---\nname: writer\n"
+	tu_make_dir(work, ".huddle");
+	tu_make_dir(work, ".huddle/agents");
+	tu_write_file(work, ".huddle/agents/reviewer.md",
+	    "---\ntools: [bash]\n---\nShadowed.\n");
+	tu_write_file(work, ".huddle/agents/broken.md", "---\nname: x\n");
+	tu_write_file(work, ".huddle/agents/notes.txt", "not a role");
+	tu_make_dir(work, ".claude");
+	tu_make_dir(work, ".claude/agents");
+	tu_write_file(work, ".claude/agents/writer.md", "---\nname: writer\n"
 	    "description: Writes docs\ntools: Read, Write\nmodel: sonnet\n---\n"
 	    "Write.\n");
 	/* A link out of the working tree is not followed. */
@@ -289,7 +268,7 @@ START_TEST(roles_load_reads_the_folders)
 	roles_free(rs);
 
 	/* A person's file that is wrong stops the load, named. */
-	write_file(conf, "agents/bad.md", "---\nautonomous: maybe\n---\n");
+	tu_write_file(conf, "agents/bad.md", "---\nautonomous: maybe\n---\n");
 	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "agents/bad.md:2: autonomous is "
 	    "true or false"));
@@ -307,12 +286,12 @@ START_TEST(a_folder_gives_at_most_fifty_roles)
 	struct roles *rs;
 	int i;
 
-	make_dir(work, ".huddle");
-	make_dir(work, ".huddle/agents");
+	tu_make_dir(work, ".huddle");
+	tu_make_dir(work, ".huddle/agents");
 	for (i = 0; i < 60; i++) {
 		name = xasprintf(".huddle/agents/r%02d.md", i);
-		write_file(work, name, "---\ndescription: One of many\n---\n"
-		    "Work.\n");
+		tu_write_file(work, name,
+		    "---\ndescription: One of many\n---\nWork.\n");
 		free(name);
 	}
 	ck_assert_int_eq(roles_load(conf, work, NULL, &rs, &err), 0);
@@ -335,7 +314,7 @@ START_TEST(safefile_refuses_fifos_links_out_and_reads_a_limit)
 	int fd = open(dir, O_PATH | O_DIRECTORY);
 	size_t size;
 
-	write_file(dir, "a.md", "0123456789");
+	tu_write_file(dir, "a.md", "0123456789");
 	text = safefile_read(fd, "a.md", 1, 4, &size, &err);
 	ck_assert_str_eq(text, "0123");
 	ck_assert_int_eq(size, 10);
@@ -369,17 +348,17 @@ START_TEST(instructions_read_agents_and_claude_md_and_cap_the_size)
 	struct instructions in;
 	json_t *extra = json_pack("[s, s]", "docs/style.md", "missing.md");
 
-	write_file(work, "CLAUDE.md", "CLAUDE-TEXT\n");
+	tu_write_file(work, "CLAUDE.md", "CLAUDE-TEXT\n");
 	instructions_read(work, conf, NULL, NULL, &in);
 	ck_assert_ptr_nonnull(strstr(in.text, "CLAUDE-TEXT"));
 	ck_assert_str_eq(in.sources, "CLAUDE.md (12 B)");
 	ck_assert_ptr_null(in.notice);
 	instructions_clear(&in);
 
-	write_file(work, "AGENTS.md", "AGENTS-TEXT\n");
-	write_file(conf, "AGENTS.md", "PERSON-TEXT\n");
-	make_dir(work, "docs");
-	write_file(work, "docs/style.md", "STYLE-TEXT\n");
+	tu_write_file(work, "AGENTS.md", "AGENTS-TEXT\n");
+	tu_write_file(conf, "AGENTS.md", "PERSON-TEXT\n");
+	tu_make_dir(work, "docs");
+	tu_write_file(work, "docs/style.md", "STYLE-TEXT\n");
 	instructions_read(work, conf, extra, NULL, &in);
 	ck_assert_ptr_nonnull(strstr(in.text, "AGENTS-TEXT"));
 	/* CLAUDE.md beside AGENTS.md, after it. */
@@ -396,7 +375,7 @@ START_TEST(instructions_read_agents_and_claude_md_and_cap_the_size)
 	big = xmalloc(100 * 1024 + 1);
 	memset(big, 'x', 100 * 1024);
 	big[100 * 1024] = '\0';
-	write_file(work, "AGENTS.md", big);
+	tu_write_file(work, "AGENTS.md", big);
 	free(big);
 	instructions_read(work, conf, extra, NULL, &in);
 	ck_assert_int_lt(strlen(in.text), INSTRUCTIONS_MAX + 2048);

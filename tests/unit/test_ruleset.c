@@ -12,23 +12,18 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/bash.h"
 #include "tools/hidden.h"
 #include "tools/landlock.h"
 #include "tools/profile.h"
-#include "tools/reaper.h"
-#include "tools/reaperexe.h"
 #include "tools/ruleset.h"
-#include "tools/tool.h"
+#include "homefix.h"
 #include "testutil.h"
 #include "util/xmalloc.h"
 
@@ -37,16 +32,6 @@ static char *home;		/* a person's home in it */
 static char *wd;		/* a working directory in the home */
 static char *program;
 static char **hidden;		/* the home's stores */
-
-static void
-put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 /* Puts dir's modification time an hour back, so that any change to its
  * entries moves it, however coarse the file system's clock. */
@@ -64,37 +49,15 @@ age(const char *dir)
 static void
 setup(void)
 {
-	char buf[PATH_MAX], *t = tu_tmpdir(), *p;
-
-	ck_assert_ptr_nonnull(realpath(t, buf));
-	free(t);
-	top = xstrdup(buf);
-	home = xasprintf("%s/home", top);
-	wd = xasprintf("%s/home/project", top);
-	ck_assert_int_eq(mkdir(home, 0700), 0);
-	ck_assert_int_eq(mkdir(wd, 0700), 0);
-	p = xasprintf("%s/.ssh", home);
-	ck_assert_int_eq(mkdir(p, 0700), 0);
-	free(p);
-	p = xasprintf("%s/.ssh/id_rsa", home);
-	put(p, "PRIVATE-KEY-SENTINEL\n");
-	free(p);
-	p = xasprintf("%s/notes.txt", wd);
-	put(p, "ordinary\n");
-	free(p);
+	hf_make(&top, &home, &wd);
 	hidden = hidden_paths(home, NULL);
-	program = reaperexe_self();
-	ck_assert_ptr_nonnull(program);
-	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	program = tu_reaper_program();
 }
 
 static void
 teardown(void)
 {
-	tu_rmtree(top);
-	free(top);
-	free(home);
-	free(wd);
+	hf_remove(top, home, wd);
 	free(program);
 	hidden_free(hidden);
 }
@@ -111,20 +74,6 @@ spec_at(const char *root)
 	s.sandbox = 1;
 	s.confined = 1;
 	return s;
-}
-
-/* Runs command from p's place; returns its output (free it). */
-static char *
-run(const struct profile *p, const char *command)
-{
-	struct bash_options bo = { 0 };
-	struct tool_output o = { 0 };
-
-	bo.program = program;
-	bo.timeout_s = 20;
-	profile_bash_options(p, &bo);
-	bash_run(command, &bo, &o);
-	return o.text;
 }
 
 START_TEST(profiles_of_a_place_share_its_ruleset)
@@ -147,7 +96,8 @@ START_TEST(profiles_of_a_place_share_its_ruleset)
 	/* The profiles hold it: the one who started it may go. */
 	ruleset_drop(rs);
 	for (i = 0; i < 2; i++) {
-		out = run(p[i], "cat notes.txt; cat ../.ssh/id_rsa");
+		out = hf_run(p[i], program,
+		    "cat notes.txt; cat ../.ssh/id_rsa");
 		ck_assert_msg(strstr(out, "ordinary") != NULL, "%s", out);
 		ck_assert_msg(strstr(out, "SENTINEL") == NULL, "%s", out);
 		free(out);
@@ -172,7 +122,7 @@ START_TEST(a_ruleset_that_cannot_be_built_runs_nothing)
 	/* The profile does not wait for it; its first command does. */
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
-	out = run(p, "echo RAN-UNCONFINED");
+	out = hf_run(p, program, "echo RAN-UNCONFINED");
 	ck_assert_msg(strstr(out, "RAN-UNCONFINED") == NULL, "%s", out);
 	ck_assert_msg(strstr(out, missing) != NULL, "%s", out);
 	free(out);
@@ -198,7 +148,7 @@ START_TEST(an_entry_made_in_a_split_directory_makes_it_stale)
 	ck_assert_msg(ruleset_fd(rs, &err) != -1, "%s", err ? err : "");
 	/* The home lies on the way to its stores: split. */
 	p = xasprintf("%s/new-file", home);
-	put(p, "x");
+	tu_write(p, "x");
 	ck_assert(!ruleset_fresh(rs));
 	free(p);
 	ruleset_drop(rs);
@@ -221,7 +171,7 @@ START_TEST(a_writable_directory_counts_by_what_it_is)
 	ck_assert_msg(ruleset_fd(rs, &err) != -1, "%s", err ? err : "");
 	ck_assert(ruleset_fresh(rs));
 	/* What commands write there changes nothing of the ruleset ... */
-	put(p, "x");
+	tu_write(p, "x");
 	ck_assert(ruleset_fresh(rs));
 	/* ... but another directory in its place does: the rule is bound
 	 * to the one that was there. */
@@ -250,7 +200,7 @@ START_TEST(a_store_moved_into_place_is_hidden_anew)
 	aws = xasprintf("%s/.aws", home);
 	ck_assert_int_eq(mkdir(stuff, 0700), 0);
 	out = xasprintf("%s/credentials", stuff);
-	put(out, "CLOUD-SENTINEL\n");
+	tu_write(out, "CLOUD-SENTINEL\n");
 	free(out);
 	age(home);
 	old = profile_ruleset_start(&s);
@@ -264,7 +214,7 @@ START_TEST(a_store_moved_into_place_is_hidden_anew)
 	s.ruleset = rs;
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
-	out = run(p, "cat ../.aws/credentials");
+	out = hf_run(p, program, "cat ../.aws/credentials");
 	ck_assert_msg(strstr(out, "CLOUD-SENTINEL") == NULL, "%s", out);
 	free(out);
 	profile_free(p);
@@ -287,7 +237,7 @@ START_TEST(a_readable_grant_joins_without_waiting)
 		goto out;
 	ck_assert_int_eq(mkdir(aws, 0700), 0);
 	out = xasprintf("%s/credentials", aws);
-	put(out, "CLOUD-SENTINEL\n");
+	tu_write(out, "CLOUD-SENTINEL\n");
 	free(out);
 	rs = profile_ruleset_start(&s);
 	s.ruleset = rs;
@@ -302,7 +252,7 @@ START_TEST(a_readable_grant_joins_without_waiting)
 	err = NULL;
 	p = profile_new(&s, &err);
 	ck_assert_msg(p != NULL, "%s", err ? err : "");
-	out = run(p, "cat ../.ssh/id_rsa ../.aws/credentials");
+	out = hf_run(p, program, "cat ../.ssh/id_rsa ../.aws/credentials");
 	ck_assert_msg(strstr(out, "PRIVATE-KEY-SENTINEL") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "CLOUD-SENTINEL") != NULL, "%s", out);
 	free(out);
@@ -371,7 +321,5 @@ ruleset_suite(void)
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	return tu_run(ruleset_suite());
+	return tu_main(argc, argv, ruleset_suite());
 }

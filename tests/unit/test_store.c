@@ -33,14 +33,29 @@ mode_of(const char *path)
 	return st.st_mode & 0777;
 }
 
+static char *scratch;		/* the test's own folder */
+
+static void
+setup(void)
+{
+	scratch = tu_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	tu_rmtree(scratch);
+	free(scratch);
+}
+
 START_TEST(open_makes_private_files)
 {
-	char *dir = tu_tmpdir(), *state, *db, *wal;
+	char *state, *db, *wal;
 	struct store *s;
 	json_t *e = transcript_user_text("hi");
 	char *err = NULL;
 
-	state = xasprintf("%s/team", dir);
+	state = xasprintf("%s/team", scratch);
 	s = tu_store_open(state);
 	ck_assert_int_eq(transcript_append(s, "lead", e, &err), 0);
 	db = xasprintf("%s/team.db", state);
@@ -51,8 +66,6 @@ START_TEST(open_makes_private_files)
 	ck_assert_str_eq(store_path(s), db);
 	store_close(s);
 	json_decref(e);
-	tu_rmtree(dir);
-	free(dir);
 	free(state);
 	free(db);
 	free(wal);
@@ -61,7 +74,7 @@ END_TEST
 
 START_TEST(open_tightens_loose_permissions)
 {
-	char *dir = tu_tmpdir(), *state = xasprintf("%s/state", dir);
+	char *state = xasprintf("%s/state", scratch);
 	char *db = xasprintf("%s/team.db", state);
 	struct store *s;
 	int fd;
@@ -74,8 +87,6 @@ START_TEST(open_tightens_loose_permissions)
 	s = tu_store_open(state);
 	ck_assert_int_eq(mode_of(db), 0600);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 	free(state);
 	free(db);
 }
@@ -83,7 +94,7 @@ END_TEST
 
 START_TEST(open_fails_cleanly)
 {
-	char *dir = tu_tmpdir(), *state = xasprintf("%s/state", dir);
+	char *state = xasprintf("%s/state", scratch);
 	char *err = NULL, *db;
 	int fd;
 
@@ -121,16 +132,14 @@ START_TEST(open_fails_cleanly)
 	ck_assert_ptr_null(store_open("/nonexistent/dir", 0, &err));
 	ck_assert_ptr_nonnull(err);
 	free(err);
-	tu_rmtree(dir);
-	free(dir);
 	free(state);
 }
 END_TEST
 
 START_TEST(schema_version_is_set_and_checked)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 	sqlite3_stmt *st;
 
 	store_lock(s);
@@ -145,11 +154,9 @@ START_TEST(schema_version_is_set_and_checked)
 	store_unlock(s);
 	store_close(s);
 
-	ck_assert_ptr_null(store_open(dir, 0, &err));
+	ck_assert_ptr_null(store_open(scratch, 0, &err));
 	ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
 	free(err);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -157,8 +164,8 @@ END_TEST
  * it to the worktrees table, named after the teammate and its own. */
 START_TEST(version_5_worktree_bases_move)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 	struct wt_record w;
 
 	ck_assert_int_eq(roster_add(s, "alice", "coder", "go", 0, &err), 0);
@@ -175,15 +182,13 @@ START_TEST(version_5_worktree_bases_move)
 	store_unlock(s);
 	store_close(s);
 
-	s = tu_store_open(dir);
+	s = tu_store_open(scratch);
 	ck_assert_int_eq(wtrecord_get(s, "alice", &w), 0);
 	ck_assert_str_eq(w.base, "abc123");
 	ck_assert_str_eq(w.member, "alice");
 	wtrecord_clear(&w);
 	ck_assert_int_eq(wtrecord_get(s, "bob", &w), -1);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -191,8 +196,8 @@ END_TEST
  * every step, and what it held is kept. */
 START_TEST(version_1_database_is_migrated)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 	sqlite3_stmt *st;
 
 	ck_assert_int_eq(roster_add(s, "alice", "coder", "go", 0, &err), 0);
@@ -212,7 +217,7 @@ START_TEST(version_1_database_is_migrated)
 	store_unlock(s);
 	store_close(s);
 
-	s = tu_store_open(dir);
+	s = tu_store_open(scratch);
 	ck_assert_int_eq(roster_set_awaited(s, "alice", 1, &err), 0);
 	ck_assert_int_eq(roster_add_usage(s, "alice", 1, 2, 3, 4, 0.5, &err),
 	    0);
@@ -236,8 +241,6 @@ START_TEST(version_1_database_is_migrated)
 	sqlite3_finalize(st);
 	store_unlock(s);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -245,23 +248,21 @@ END_TEST
  * letting go lets the next one in. */
 START_TEST(team_lock_is_one_at_a_time)
 {
-	char *dir = tu_tmpdir(), *err = NULL, *pid;
+	char *err = NULL, *pid;
 	int a, b;
 
-	a = statedir_lock(dir, &err);
+	a = statedir_lock(scratch, &err);
 	ck_assert_msg(a != -1, "%s", err);
-	ck_assert_int_eq(statedir_lock(dir, &err), -1);
+	ck_assert_int_eq(statedir_lock(scratch, &err), -1);
 	pid = xasprintf("(PID %ld)", (long)getpid());
 	ck_assert_msg(strstr(err, pid) != NULL, "%s", err);
 	free(pid);
 	free(err);
 	err = NULL;
 	close(a);
-	b = statedir_lock(dir, &err);
+	b = statedir_lock(scratch, &err);
 	ck_assert_msg(b != -1, "%s", err);
 	close(b);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -271,14 +272,14 @@ END_TEST
  * planted in it is refused. */
 START_TEST(team_folder_ignores_and_refuses_foreign_databases)
 {
-	char *dir = tu_tmpdir(), *err = NULL, *notice = NULL, *work, *old;
+	char *err = NULL, *notice = NULL, *work, *old;
 	char *folder, *base, *olddb, *newdb;
 	struct member *lead;
 	struct stat before, after;
 	struct store *s;
 
-	work = xasprintf("%s/my project", dir);
-	base = xasprintf("%s/state", dir);
+	work = xasprintf("%s/my project", scratch);
+	base = xasprintf("%s/state", scratch);
 	ck_assert_int_eq(mkdir(work, 0755), 0);
 	old = xasprintf("%s/.huddle", work);
 	olddb = xasprintf("%s/team.db", old);
@@ -335,8 +336,6 @@ START_TEST(team_folder_ignores_and_refuses_foreign_databases)
 	free(base);
 	free(old);
 	free(work);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -376,8 +375,8 @@ used_bytes(struct store *s)
  * and the team opens again as it was. */
 START_TEST(state_has_a_ceiling)
 {
-	char *dir = tu_tmpdir(), *err = NULL, *text;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL, *text;
+	struct store *s = tu_store_open(scratch);
 	int64_t ceiling = 1 << 20;
 	struct member *lead;
 	json_t *e;
@@ -421,7 +420,7 @@ START_TEST(state_has_a_ceiling)
 	ck_assert_int_eq(full_calls, 1);
 	store_close(s);
 	/* Opened again: readable, and still full for new content. */
-	s = tu_store_open(dir);
+	s = tu_store_open(scratch);
 	store_set_ceiling(s, ceiling);
 	lead = roster_get(s, "lead");
 	ck_assert_ptr_nonnull(lead);
@@ -432,8 +431,6 @@ START_TEST(state_has_a_ceiling)
 	json_decref(e);
 	free(text);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -508,8 +505,8 @@ fill_disk(const char *path)
  * content goes on and the reserve is held again. */
 START_TEST(a_full_disk_is_named_and_the_person_still_decides)
 {
-	char *dir = tu_tmpdir(), *state = xasprintf("%s/state", dir);
-	char *fill = xasprintf("%s/fill", dir), *err = NULL, *msg = NULL;
+	char *state = xasprintf("%s/state", scratch);
+	char *fill = xasprintf("%s/fill", scratch), *err = NULL, *msg = NULL;
 	char *reserve = xasprintf("%s/disk-reserve", state);
 	char ids[3][PROTO_ID_SIZE];
 	struct store *s;
@@ -519,7 +516,7 @@ START_TEST(a_full_disk_is_named_and_the_person_still_decides)
 	json_t *e = transcript_user_text("a turn");
 	int i;
 
-	if (small_disk(dir, "8m") == -1) {
+	if (small_disk(scratch, "8m") == -1) {
 		fprintf(stderr, "test_store: no file system of its own to fill; "
 		    "the full disk is not tried\n");
 		goto out;
@@ -603,12 +600,10 @@ START_TEST(a_full_disk_is_named_and_the_person_still_decides)
 	protocol_free(proto);
 	bus_free(bus);
 	store_close(s);
-	tu_rmtree(dir);
-	umount2(dir, MNT_DETACH);
+	tu_rmtree(scratch);
+	umount2(scratch, MNT_DETACH);
 out:
 	json_decref(e);
-	rmdir(dir);
-	free(dir);
 	free(state);
 	free(fill);
 	free(reserve);
@@ -617,13 +612,13 @@ END_TEST
 
 START_TEST(reopen_keeps_data_and_sync_full_works)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 	json_t *e = transcript_user_text("remember me"), *t;
 
 	ck_assert_int_eq(transcript_append(s, "alice", e, &err), 0);
 	store_close(s);
-	s = store_open(dir, STORE_SYNC_FULL, &err);
+	s = store_open(scratch, STORE_SYNC_FULL, &err);
 	ck_assert_ptr_nonnull(s);
 	t = transcript_load(s, "alice", &err);
 	ck_assert_int_eq(json_array_size(t), 1);
@@ -632,15 +627,13 @@ START_TEST(reopen_keeps_data_and_sync_full_works)
 	json_decref(t);
 	json_decref(e);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
 START_TEST(rollback_discards_everything)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 	json_t *e = transcript_user_text("never"), *t;
 
 	ck_assert_int_eq(store_begin(s, &err), 0);
@@ -652,15 +645,13 @@ START_TEST(rollback_discards_everything)
 	json_decref(t);
 	json_decref(e);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
 START_TEST(transcript_keeps_order_and_refuses_double_delivery)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 	json_t *t;
 	int i;
 
@@ -694,15 +685,13 @@ START_TEST(transcript_keeps_order_and_refuses_double_delivery)
 	store_end(s, 0, NULL);
 	json_decref(t);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
 START_TEST(damaged_transcript_is_reported)
 {
-	char *dir = tu_tmpdir(), *err = NULL;
-	struct store *s = tu_store_open(dir);
+	char *err = NULL;
+	struct store *s = tu_store_open(scratch);
 
 	store_lock(s);
 	ck_assert_int_eq(sqlite3_exec(store_db(s), "INSERT INTO transcripts"
@@ -713,8 +702,6 @@ START_TEST(damaged_transcript_is_reported)
 	ck_assert_ptr_nonnull(strstr(err, "damaged"));
 	free(err);
 	store_close(s);
-	tu_rmtree(dir);
-	free(dir);
 }
 END_TEST
 
@@ -724,6 +711,7 @@ store_suite(void)
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, open_makes_private_files);
 	tcase_add_test(tc, open_tightens_loose_permissions);
 	tcase_add_test(tc, open_fails_cleanly);

@@ -16,18 +16,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
-static void
-spawn(struct lt *l, const char *name, int plan_required, int autonomous)
-{
-	char *err = NULL;
-	struct spawn_request s = { name, "coder", "hi", NULL, plan_required,
-	    autonomous, 0, NULL };
-
-	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
-}
-
 static enum task_status
 status_of(struct lt *l, const char *id, enum task_check *checked)
 {
@@ -47,9 +35,9 @@ START_TEST(the_persons_task_commands)
 	struct lt l;
 	char *msg = NULL;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "alice", 0, 0);
+	lt_spawn(&l, "alice", 0, 0, 0);
 	lt_need_status(&l, "alice", "idle");
 	ck_assert_int_eq(team_task_add(l.team, "write docs", NULL, 0, NULL,
 	    &msg), 0);
@@ -89,7 +77,7 @@ START_TEST(a_completion_waits_for_its_check)
 	char *msg = NULL;
 	enum task_check checked;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.verify = "test -f done.txt";
 	lt_start(&l);
 	ck_assert_int_eq(team_task_add(l.team, "make done.txt", NULL, 0,
@@ -120,7 +108,7 @@ START_TEST(the_persons_done_checks_in_a_thread)
 	struct lt l;
 	char *msg = NULL;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.verify = "test -f ok.txt";
 	lt_start(&l);
 	lt_write(&l, "ok.txt", "");
@@ -149,7 +137,7 @@ START_TEST(an_autonomous_teammate_takes_the_next_task)
 	    "{\"text\": \"finished\"}], "
 	    "\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}");
 	lt_start(&l);
-	spawn(&l, "alice", 0, 1);
+	lt_spawn(&l, "alice", 0, 1, 0);
 	lt_need_status(&l, "alice", "idle");
 	ck_assert_int_eq(team_task_add(l.team, "do the thing", NULL, 0, NULL,
 	    &msg), 0);
@@ -169,10 +157,10 @@ START_TEST(a_check_needs_an_approved_plan)
 	struct lt l;
 	char *why;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "bob", 1, 0);
-	spawn(&l, "alice", 0, 0);
+	lt_spawn(&l, "bob", 1, 0, 0);
+	lt_spawn(&l, "alice", 0, 0, 0);
 	lt_need(&l, EV_LLM_CALL, "bob", NULL);
 	lt_need(&l, EV_LLM_CALL, "alice", NULL);
 	ck_assert_ptr_null(tasks_check_refused(lt_agent(&l, "lead"),
@@ -205,5 +193,5 @@ tasks_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, tasks_suite());
+	return tu_main(argc, argv, tasks_suite());
 }

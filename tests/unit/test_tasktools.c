@@ -13,19 +13,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
-static void
-spawn(struct lt *l, const char *name, int plan_required)
-{
-	char *err = NULL;
-	struct spawn_request s = { name, "coder", "hi", NULL, plan_required,
-	    0, 0, NULL };
-
-	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
-	lt_need_status(l, name, "idle");
-}
-
 /* Runs a tool that must succeed; returns its text (free it). */
 static char *
 ok(struct lt *l, const char *who, const char *tool, const char *in)
@@ -53,7 +40,7 @@ START_TEST(create_list_and_get)
 	struct lt l;
 	char *text;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	text = ok(&l, "lead", "task_create", "{\"subject\": \"first\"}");
 	ck_assert_ptr_nonnull(strstr(text, "created t1"));
@@ -90,10 +77,10 @@ START_TEST(claim_update_and_assign)
 	char *text;
 	struct task k;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "alice", 0);
-	spawn(&l, "carol", 0);
+	lt_spawn_idle(&l, "alice", 0);
+	lt_spawn_idle(&l, "carol", 0);
 	free(ok(&l, "lead", "task_create", "{\"subject\": \"a\"}"));
 	free(ok(&l, "lead", "task_create", "{\"subject\": \"b\", "
 	    "\"blocked_by\": [\"t1\"]}"));
@@ -135,9 +122,9 @@ START_TEST(a_check_from_an_unapproved_teammate)
 	struct lt l;
 	char *text;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "bob", 1);
+	lt_spawn_idle(&l, "bob", 1);
 	text = fails(&l, "bob", "task_create", "{\"subject\": \"x\", "
 	    "\"verify\": \"make test\"}");
 	ck_assert_ptr_nonnull(strstr(text, "leave verify out"));
@@ -168,5 +155,5 @@ tasktools_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, tasktools_suite());
+	return tu_main(argc, argv, tasktools_suite());
 }

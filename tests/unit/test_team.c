@@ -16,14 +16,12 @@
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
-#define QUIET "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 START_TEST(a_fresh_team_has_its_lead)
 {
 	struct lt l;
 	struct member *m;
 
-	lt_init(&l, QUIET);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	m = roster_get(team_store(l.team), "lead");
 	ck_assert_ptr_nonnull(m);
@@ -43,7 +41,7 @@ START_TEST(a_second_start_needs_resume)
 	struct lt l;
 	char *err = NULL;
 
-	lt_init(&l, QUIET);
+	lt_init(&l, LT_OK_ALWAYS);
 	/* Nothing to resume yet. */
 	l.o.resume = 1;
 	ck_assert_ptr_null(lt_open_err(&l, &err));
@@ -69,7 +67,7 @@ START_TEST(the_state_may_not_lie_in_the_workdir)
 	struct lt l;
 	char *err = NULL;
 
-	lt_init(&l, QUIET);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.state_base = l.work;
 	ck_assert_ptr_null(lt_open_err(&l, &err));
 	ck_assert_ptr_nonnull(strstr(err, "inside the working directory"));
@@ -88,7 +86,7 @@ START_TEST(resume_relaunches_live_teammates)
 	    NULL };
 	size_t i;
 
-	lt_init(&l, QUIET);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	ck_assert_int_eq(team_spawn(l.team, &alice, &err), 0);
 	ck_assert_int_eq(team_spawn(l.team, &bob, &err), 0);
@@ -117,7 +115,7 @@ START_TEST(the_tick_reaps_an_ended_thread)
 	struct spawn_request alice = { "alice", "coder", "hello", NULL, 0, 0,
 	    0, NULL };
 
-	lt_init(&l, QUIET);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	ck_assert_int_eq(team_spawn(l.team, &alice, &err), 0);
 	lt_need_status(&l, "alice", "idle");
@@ -135,8 +133,7 @@ START_TEST(team_free_stops_a_slow_call)
 	char *err = NULL;
 	int64_t t0;
 
-	lt_init(&l, "{\"agents\": {\"lead\": [{\"delay_ms\": 60000, "
-	    "\"text\": \"late\"}]}}");
+	lt_init(&l, LT_SLOW_LEAD);
 	lt_start(&l);
 	ck_assert_int_eq(team_say(l.team, NULL, "go", &err), 0);
 	lt_need(&l, EV_LLM_CALL, "lead", NULL);
@@ -168,5 +165,5 @@ team_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, team_suite());
+	return tu_main(argc, argv, team_suite());
 }

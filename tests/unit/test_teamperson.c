@@ -356,5 +356,5 @@ teamperson_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, teamperson_suite());
+	return tu_main(argc, argv, teamperson_suite());
 }

@@ -170,5 +170,5 @@ teamquit_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, teamquit_suite());
+	return tu_main(argc, argv, teamquit_suite());
 }

@@ -17,27 +17,6 @@
 #include "agentfix.h"
 #include "util/xmalloc.h"
 
-static void
-write_file(const char *dir, const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *fp = fopen(path, "w");
-
-	ck_assert_msg(fp != NULL, "%s", path);
-	fputs(text, fp);
-	fclose(fp);
-	free(path);
-}
-
-static void
-make_dir(const char *dir, const char *name)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-
-	ck_assert_int_eq(mkdir(path, 0700), 0);
-	free(path);
-}
-
 /* A bare team with the built-in catalog, a person's folder (conf) and
  * the roles of the files written there and in the working tree. */
 struct rolefix {
@@ -57,7 +36,7 @@ rf_open(struct rolefix *r)
 	r->f.team.opts.catalog = r->catalog;
 	r->conf = tu_tmpdir();
 	r->f.team.opts.config_dir = r->conf;
-	make_dir(r->conf, "agents");
+	tu_make_dir(r->conf, "agents");
 }
 
 static void
@@ -127,9 +106,9 @@ START_TEST(a_role_gives_its_model_and_adds_its_gates)
 	rf_open(&r);
 	sonnet = first_current(r.catalog, "-sonnet-");
 	ck_assert_ptr_nonnull(sonnet);
-	write_file(r.conf, "agents/careful.md", "---\nmodel: sonnet\n"
+	tu_write_file(r.conf, "agents/careful.md", "---\nmodel: sonnet\n"
 	    "plan_required: true\n---\nBe careful.\n");
-	write_file(r.conf, "agents/busy.md", "---\nmodel: vendor-x-1\n"
+	tu_write_file(r.conf, "agents/busy.md", "---\nmodel: vendor-x-1\n"
 	    "autonomous: true\n---\nKeep busy.\n");
 	ck_assert_int_eq(team_roles_open(&r.f.team, &err), 0);
 	ck_assert_uint_eq(r.f.team.roles->n, 2);
@@ -165,7 +144,7 @@ START_TEST(the_settings_model_wins)
 	char *err = NULL;
 
 	rf_open(&r);
-	write_file(r.conf, "agents/careful.md", "---\nmodel: opus\n---\n"
+	tu_write_file(r.conf, "agents/careful.md", "---\nmodel: opus\n---\n"
 	    "Be careful.\n");
 	r.f.team.opts.roles = json_pack("{s:{s:s}, s:{s:s}, s:{s:i}}",
 	    "careful", "model", "from-settings", "coder", "model", "",
@@ -198,10 +177,12 @@ START_TEST(files_left_out_are_told_and_a_persons_error_stops)
 	size_t told = 0;
 
 	rf_open(&r);
-	make_dir(r.f.workdir, ".huddle");
-	make_dir(r.f.workdir, ".huddle/agents");
-	write_file(r.f.workdir, ".huddle/agents/broken.md", "---\nname: x\n");
-	write_file(r.f.workdir, ".huddle/agents/fine.md", "---\n---\nFine.\n");
+	tu_make_dir(r.f.workdir, ".huddle");
+	tu_make_dir(r.f.workdir, ".huddle/agents");
+	tu_write_file(r.f.workdir, ".huddle/agents/broken.md",
+	    "---\nname: x\n");
+	tu_write_file(r.f.workdir, ".huddle/agents/fine.md",
+	    "---\n---\nFine.\n");
 	ck_assert_int_eq(team_roles_open(&r.f.team, &err), 0);
 	ck_assert_uint_eq(r.f.team.roles->n, 1);
 	ck_assert_uint_ge(r.f.team.roles->nnotices, 1);
@@ -219,7 +200,8 @@ START_TEST(files_left_out_are_told_and_a_persons_error_stops)
 	roles_free(r.f.team.roles);
 	r.f.team.roles = NULL;
 
-	write_file(r.conf, "agents/bad.md", "---\nplan_required: maybe\n---\n");
+	tu_write_file(r.conf, "agents/bad.md",
+	    "---\nplan_required: maybe\n---\n");
 	ck_assert_int_eq(team_roles_open(&r.f.team, &err), -1);
 	ck_assert_ptr_nonnull(err);
 	ck_assert_ptr_nonnull(strstr(err, "bad.md:2"));

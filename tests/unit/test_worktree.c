@@ -11,14 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
 #include "tools/landlock.h"
-#include "tools/reaper.h"
-#include "tools/reaperexe.h"
 #include "tools/worktree.h"
 #include "util/xmalloc.h"
 
@@ -28,9 +25,7 @@ static struct git g;
 static void
 setup(void)
 {
-	program = reaperexe_self();
-	ck_assert_ptr_nonnull(program);
-	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	program = tu_reaper_program();
 	g.program = program;
 	g.tmpdir = NULL;
 	g.path = NULL;
@@ -45,51 +40,16 @@ teardown(void)
 	g.path = NULL;
 }
 
-static void
-sh(const char *dir, const char *cmd)
-{
-	char *line = xasprintf("cd '%s' && { %s; } >/dev/null 2>&1", dir, cmd);
-
-	ck_assert_msg(system(line) == 0, "failed: %s", cmd);
-	free(line);
-}
-
-static void
-put(const char *dir, const char *file, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, file);
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	free(path);
-}
-
-/* A repository with one commit of a.txt. */
-static char *
-repo(void)
-{
-	char *dir = tu_tmpdir(), *real = realpath(dir, NULL);
-
-	free(dir);
-	sh(real, "git init -q -b main . && git config user.name T && "
-	    "git config user.email t@example.invalid");
-	put(real, "a.txt", "one\ntwo\nthree\n");
-	sh(real, "git add a.txt && git commit -q -m first");
-	return real;
-}
-
 START_TEST(diff_merge_and_remove)
 {
-	char *dir = repo(), *common, *sha, *err = NULL, *report, *wt;
+	char *dir = tu_git_repo(), *common, *sha, *err = NULL, *report, *wt;
 	struct worktree_diff d;
 	struct worktree_state s;
 
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
 	free(common);
 	/* .huddle/ is kept out of the user's status. */
-	sh(dir, "mkdir -p .huddle && touch .huddle/x && "
+	tu_sh(dir, "mkdir -p .huddle && touch .huddle/x && "
 	    "test -z \"$(git status --porcelain)\"");
 	ck_assert_int_eq(worktree_add(&g, dir, "alice", NULL, &sha, &err), 0);
 	ck_assert_int_eq(strlen(sha), 40);
@@ -99,8 +59,8 @@ START_TEST(diff_merge_and_remove)
 	ck_assert_ptr_nonnull(strstr(err, "exists already"));
 	free(err);
 	wt = worktree_path(dir, "alice");
-	put(wt, "a.txt", "one\nTWO\nthree\n");
-	put(wt, "new.txt", "fresh\n");
+	tu_write_file(wt, "a.txt", "one\nTWO\nthree\n");
+	tu_write_file(wt, "new.txt", "fresh\n");
 	ck_assert_int_eq(worktree_diff(&g, dir, "alice", sha, &d, &err), 0);
 	ck_assert_int_eq(json_array_size(d.files), 2);
 	ck_assert_int_eq(d.added, 2);
@@ -111,16 +71,16 @@ START_TEST(diff_merge_and_remove)
 	ck_assert_int_eq(worktree_state(&g, dir, "alice", &s, &err), 0);
 	ck_assert(s.dirty && !s.merged && !s.missing);
 	/* A dirty tree of the user's is refused, and nothing moves. */
-	put(dir, "mine.txt", "x\n");
+	tu_write_file(dir, "mine.txt", "x\n");
 	ck_assert_int_eq(worktree_merge(&g, dir, "alice", "alice's work",
 	    &report), WT_DIRTY);
 	ck_assert_ptr_nonnull(strstr(report, "mine.txt"));
 	free(report);
-	sh(dir, "rm mine.txt");
+	tu_sh(dir, "rm mine.txt");
 	ck_assert_int_eq(worktree_merge(&g, dir, "alice", "alice's work",
 	    &report), WT_MERGED);
 	free(report);
-	sh(dir, "grep -q TWO a.txt && test -f new.txt && "
+	tu_sh(dir, "grep -q TWO a.txt && test -f new.txt && "
 	    "git log --format=%an -1 huddle/alice | grep -q 'alice (huddle)'");
 	ck_assert_int_eq(worktree_state(&g, dir, "alice", &s, &err), 0);
 	ck_assert(s.merged && !s.dirty);
@@ -130,7 +90,7 @@ START_TEST(diff_merge_and_remove)
 	ck_assert_int_eq(worktree_remove(&g, dir, "alice", 0, &err), 0);
 	ck_assert_int_eq(worktree_check(&g, dir, "alice", &err), -1);
 	free(err);
-	sh(dir, "! git show-ref -q refs/heads/huddle/alice");
+	tu_sh(dir, "! git show-ref -q refs/heads/huddle/alice");
 	free(wt);
 	free(sha);
 	tu_rmtree(dir);
@@ -140,23 +100,24 @@ END_TEST
 
 START_TEST(a_conflict_changes_nothing)
 {
-	char *dir = repo(), *common, *sha, *err = NULL, *report, *wt;
+	char *dir = tu_git_repo(), *common, *sha, *err = NULL, *report, *wt;
 	struct worktree_state s;
 
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
 	free(common);
 	ck_assert_int_eq(worktree_add(&g, dir, "bob", NULL, &sha, &err), 0);
 	wt = worktree_path(dir, "bob");
-	put(wt, "a.txt", "one\nbob's\nthree\n");
-	put(dir, "a.txt", "one\nmine\nthree\n");
-	sh(dir, "git commit -q -am mine");
+	tu_write_file(wt, "a.txt", "one\nbob's\nthree\n");
+	tu_write_file(dir, "a.txt", "one\nmine\nthree\n");
+	tu_sh(dir, "git commit -q -am mine");
 	ck_assert_int_eq(worktree_merge(&g, dir, "bob", "bob's work",
 	    &report), WT_CONFLICT);
 	ck_assert_ptr_nonnull(strstr(report, "a.txt"));
 	free(report);
 	/* Both branches as they were; bob's work kept, on his branch. */
-	sh(dir, "test -z \"$(git status --porcelain)\" && grep -q mine a.txt "
-	    "&& git show huddle/bob:a.txt | grep -q \"bob's\"");
+	tu_sh(dir, "test -z \"$(git status --porcelain)\" && "
+	    "grep -q mine a.txt && "
+	    "git show huddle/bob:a.txt | grep -q \"bob's\"");
 	ck_assert_int_eq(worktree_state(&g, dir, "bob", &s, &err), 0);
 	ck_assert(!s.merged && s.ahead == 1 && s.behind == 1);
 	/* Not without force: the work is not merged. */
@@ -178,7 +139,7 @@ START_TEST(outside_a_repository)
 	ck_assert_int_eq(worktree_repo(&g, real, &common, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not in a git repository"));
 	free(err);
-	sh(real, "git init -q .");
+	tu_sh(real, "git init -q .");
 	ck_assert_int_eq(worktree_repo(&g, real, &common, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "no commit yet"));
 	free(err);
@@ -199,7 +160,8 @@ exists(const char *path)
 
 START_TEST(never_where_a_link_leads)
 {
-	char *dir = repo(), *out = tu_tmpdir(), *common, *sha, *err = NULL;
+	char *dir = tu_git_repo(), *out = tu_tmpdir(), *common, *sha;
+	char *err = NULL;
 	char *line, *outwt;
 
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
@@ -208,42 +170,42 @@ START_TEST(never_where_a_link_leads)
 	 * opened; and never through a link in place of the file. */
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
 	free(common);
-	sh(dir, "test \"$(grep -c '^.huddle/$' .git/info/exclude)\" = 1");
-	put(out, "exclude", "theirs\n");
+	tu_sh(dir, "test \"$(grep -c '^.huddle/$' .git/info/exclude)\" = 1");
+	tu_write_file(out, "exclude", "theirs\n");
 	line = xasprintf("rm .git/info/exclude && ln -s '%s/exclude' "
 	    ".git/info/exclude", out);
-	sh(dir, line);
+	tu_sh(dir, line);
 	free(line);
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), -1);
 	free(err);
 	line = xasprintf("test \"$(cat '%s/exclude')\" = theirs", out);
-	sh(dir, line);
+	tu_sh(dir, line);
 	free(line);
-	sh(dir, "rm .git/info/exclude");
+	tu_sh(dir, "rm .git/info/exclude");
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
 	free(common);
 	/* .huddle/worktrees is a link out: no worktree, no branch, nothing
 	 * written where it leads. */
-	sh(dir, "mkdir .huddle");
+	tu_sh(dir, "mkdir .huddle");
 	line = xasprintf("ln -s '%s' .huddle/worktrees", out);
-	sh(dir, line);
+	tu_sh(dir, line);
 	free(line);
 	ck_assert_int_eq(worktree_add(&g, dir, "ann", NULL, &sha, &err), -1);
 	ck_assert_msg(strstr(err, "symbolic link") != NULL, "%s", err);
 	free(err);
 	outwt = xasprintf("%s/ann", out);
 	ck_assert(!exists(outwt));
-	sh(dir, "! git show-ref -q --verify refs/heads/huddle/ann");
+	tu_sh(dir, "! git show-ref -q --verify refs/heads/huddle/ann");
 
 	/* A worktree made where it should be, then .huddle swapped for a
 	 * link to a copy of it: it is not found, and not removed. */
-	sh(dir, "rm .huddle/worktrees");
+	tu_sh(dir, "rm .huddle/worktrees");
 	ck_assert_int_eq(worktree_add(&g, dir, "ann", NULL, &sha, &err), 0);
 	free(sha);
 	line = xasprintf("mkdir '%s/copy' && cp -a .huddle/worktrees "
 	    "'%s/copy/' && mv .huddle .huddle-real && ln -s '%s/copy' .huddle",
 	    out, out, out);
-	sh(dir, line);
+	tu_sh(dir, line);
 	free(line);
 	ck_assert_int_eq(worktree_check(&g, dir, "ann", &err), -1);
 	ck_assert_msg(strstr(err, "symbolic link") != NULL, "%s", err);
@@ -255,7 +217,7 @@ START_TEST(never_where_a_link_leads)
 	outwt = xasprintf("%s/copy/worktrees/ann/a.txt", out);
 	ck_assert(exists(outwt));
 	/* Back where it was, it is found and removed. */
-	sh(dir, "rm .huddle && mv .huddle-real .huddle");
+	tu_sh(dir, "rm .huddle && mv .huddle-real .huddle");
 	ck_assert_int_eq(worktree_check(&g, dir, "ann", &err), 0);
 	ck_assert_int_eq(worktree_remove(&g, dir, "ann", 1, &err), 0);
 	free(outwt);
@@ -270,7 +232,8 @@ END_TEST
  * in it, but nothing a link in it leads to. */
 START_TEST(removal_follows_no_link)
 {
-	char *dir = repo(), *out = tu_tmpdir(), *common, *sha, *err = NULL;
+	char *dir = tu_git_repo(), *out = tu_tmpdir(), *common, *sha;
+	char *err = NULL;
 	char *wt, *line, *kept;
 
 	ck_assert_int_eq(worktree_repo(&g, dir, &common, &err), 0);
@@ -278,11 +241,11 @@ START_TEST(removal_follows_no_link)
 	ck_assert_int_eq(worktree_add(&g, dir, "bob", NULL, &sha, &err), 0);
 	free(sha);
 	wt = worktree_path(dir, "bob");
-	put(out, "keep.txt", "mine\n");
+	tu_write_file(out, "keep.txt", "mine\n");
 	line = xasprintf("echo gitdir: /nowhere > .git && mkdir -p sub/deep "
 	    "&& echo x > sub/deep/x && ln -s '%s' away && ln -s '%s/keep.txt' "
 	    "file", out, out);
-	sh(wt, line);
+	tu_sh(wt, line);
 	free(line);
 	ck_assert_int_eq(worktree_remove(&g, dir, "bob", 1, &err), 0);
 	ck_assert(!exists(wt));
@@ -301,7 +264,8 @@ END_TEST
  * worktree anywhere else. */
 START_TEST(sandboxed_git_writes_only_where_allowed)
 {
-	char *dir = repo(), *out = tu_tmpdir(), *there, *o = NULL, *err = NULL;
+	char *dir = tu_git_repo(), *out = tu_tmpdir(), *there, *o = NULL;
+	char *err = NULL;
 	const char *writable[1];
 	struct landlock_rules rules = { 0 };
 	struct git boxed = g;
@@ -341,16 +305,12 @@ START_TEST(sandboxed_git_writes_only_where_allowed)
 }
 END_TEST
 
-int
-main(int argc, char **argv)
+static Suite *
+worktree_suite(void)
 {
-	Suite *s;
-	TCase *tc;
+	Suite *s = suite_create("worktree");
+	TCase *tc = tcase_create("git");
 
-	if (argc > 1 && strcmp(argv[1], REAPER_ARG) == 0)
-		return reaper_main(argc, argv);
-	s = suite_create("worktree");
-	tc = tcase_create("git");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, diff_merge_and_remove);
@@ -360,5 +320,11 @@ main(int argc, char **argv)
 	tcase_add_test(tc, removal_follows_no_link);
 	tcase_add_test(tc, sandboxed_git_writes_only_where_allowed);
 	suite_add_tcase(s, tc);
-	return tu_run(s);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	return tu_main(argc, argv, worktree_suite());
 }
