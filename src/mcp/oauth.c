@@ -839,7 +839,7 @@ mcp_oauth_refresh(struct mcp_oauth *o, struct cancel *cancel)
 	const char *rt, *te, *res;
 	unsigned gen;
 	long status;
-	int lk = -1, rc = -1;
+	int lk = -1, rc = -1, found;
 
 	pthread_mutex_lock(&o->lock);
 	entry = o->entry != NULL ? json_deep_copy(o->entry) : NULL;
@@ -855,14 +855,17 @@ mcp_oauth_refresh(struct mcp_oauth *o, struct cancel *cancel)
 	    mcp_oauth_str(entry, "access_token") : "");
 	if (path != NULL) {
 		lk = mcp_tokens_lock_refresh(path);
-		stored = mcp_tokens_get(path, o->url);
-		if (stored == NULL) {
+		found = mcp_tokens_find(path, o->url, &stored);
+		if (found == 0) {
 			log_printf("mcp: %s: the sign-in is no longer in the "
 			    "store", o->name);
 			goto out;
 		}
-		if (mcp_oauth_str(stored, "access_token") == NULL ||
-		    strcmp(mcp_oauth_str(stored, "access_token"), was) != 0) {
+		/* found == -1: the store cannot be read, and the sign-in is
+		 * this run's alone. */
+		if (found == 1 && (mcp_oauth_str(stored, "access_token") ==
+		    NULL || strcmp(mcp_oauth_str(stored, "access_token"),
+		    was) != 0)) {
 			log_printf("mcp: %s: the sign-in was refreshed "
 			    "elsewhere: taken from the store", o->name);
 			pthread_mutex_lock(&o->lock);

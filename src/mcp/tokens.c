@@ -66,20 +66,32 @@ mcp_tokens_read(const char *path)
 	return all;
 }
 
-json_t *
-mcp_tokens_get(const char *path, const char *url)
+int
+mcp_tokens_find(const char *path, const char *url, json_t **entry)
 {
-	json_t *all, *servers, *entry;
+	json_t *all, *servers;
 
+	*entry = NULL;
 	if (path == NULL || url == NULL)
-		return NULL;
+		return -1;
 	pthread_mutex_lock(&mcp_tokens_mutex);
 	all = mcp_tokens_read(path);
 	pthread_mutex_unlock(&mcp_tokens_mutex);
+	if (all == NULL)
+		return -1;
 	servers = json_object_get(all, "servers");
-	entry = json_object_get(servers, url);
-	entry = json_is_object(entry) ? json_incref(entry) : NULL;
+	*entry = json_object_get(servers, url);
+	*entry = json_is_object(*entry) ? json_incref(*entry) : NULL;
 	json_decref(all);
+	return *entry != NULL;
+}
+
+json_t *
+mcp_tokens_get(const char *path, const char *url)
+{
+	json_t *entry;
+
+	(void)mcp_tokens_find(path, url, &entry);
 	return entry;
 }
 

@@ -21,6 +21,11 @@
  * to write over it). */
 json_t *mcp_tokens_get(const char *path, const char *url);
 
+/* As mcp_tokens_get, telling the cases apart: 1 with *entry (a new
+ * reference), 0 when the store has none, -1 when there is no readable
+ * store at path (a file that is not one, or cannot be read). */
+int mcp_tokens_find(const char *path, const char *url, json_t **entry);
+
 /*
  * Sets server url's entry to entry (not stolen), or removes it (entry
  * NULL). The file is written whole, mode 0600, through a temporary file

@@ -1012,6 +1012,144 @@ START_TEST(a_refresh_takes_what_another_huddle_refreshed)
 }
 END_TEST
 
+/* One GET of path to 127.0.0.1:port: the answer's Location (malloc'd),
+ * or NULL. */
+static char *
+get_location(int port, const char *path)
+{
+	char buf[8192], *req, *loc, *end;
+	ssize_t n;
+	size_t len = 0;
+	int fd = knock(port);
+
+	if (fd == -1)
+		return NULL;
+	req = xasprintf("GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path);
+	n = write(fd, req, strlen(req));
+	free(req);
+	while (len + 1 < sizeof buf && (n = read(fd, buf + len,
+	    sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(fd);
+	if ((loc = strstr(buf, "Location: ")) == NULL)
+		return NULL;
+	loc += 10;
+	end = loc + strcspn(loc, "\r\n");
+	return xasprintf("%.*s", (int)(end - loc), loc);
+}
+
+/* The person's browser and the authorization server at once: follows
+ * the start page to the authorization URL and comes back to its
+ * redirect_uri with a code and its state. */
+static void *
+browse(void *arg)
+{
+	char *start = arg, *at, *redirect, *state, *back, *path;
+	int port = atoi(start + 17);
+
+	at = get_location(port, strchr(start + 17, '/'));
+	ck_assert_ptr_nonnull(at);
+	redirect = mcp_redirect_param(strchr(at, '?'), "redirect_uri");
+	state = mcp_redirect_param(strchr(at, '?'), "state");
+	ck_assert_ptr_nonnull(redirect);
+	ck_assert_ptr_nonnull(state);
+	path = strchr(redirect + 7, '/');
+	back = xasprintf("%s?code=c0de&state=%s", path, state);
+	free(get_location(port, back));
+	free(back);
+	free(at);
+	free(redirect);
+	free(state);
+	free(start);
+	return NULL;
+}
+
+static pthread_t browser;
+static struct mcp_oauth *signing_out;
+
+static void
+open_browse(void *ud, const char *name, const char *url)
+{
+	(void)ud; (void)name;
+	pthread_create(&browser, NULL, browse, xstrdup(url));
+}
+
+/* Approves, and signs out before the sign-in ends. */
+static int
+approve_then_sign_out(void *ud, const char *name, const char *origin,
+    const char *resource, const char *scopes, const char *at,
+    struct cancel *cancel, char **why)
+{
+	asks++;
+	if (signing_out != NULL)
+		mcp_oauth_logout(signing_out);
+	(void)ud; (void)name; (void)origin; (void)resource; (void)scopes;
+	(void)at; (void)cancel; (void)why;
+	return 1;
+}
+
+START_TEST(a_sign_out_during_a_sign_in_is_not_undone)
+{
+	char *dir = tu_tmpdir(), *path = xasprintf("%s/%s", dir,
+	    MCP_TOKENS_FILE), *err = NULL, *url, *line;
+	struct mcp_launch launch;
+	struct mcp_oauth *o;
+	struct route *token;
+	struct canned c;
+
+	canned_open(&c);
+	url = xasprintf("%s/mcp", c.base);
+	canned_route(&c, "GET", "/.well-known/oauth-protected-resource/mcp",
+	    200, NULL, xasprintf("{\"resource\": \"%s/mcp\", "
+	    "\"authorization_servers\": [\"%s\"]}", c.base, c.base));
+	canned_route(&c, "GET", "/.well-known/oauth-authorization-server",
+	    200, NULL, xasprintf("{\"issuer\": \"%s\", "
+	    "\"authorization_endpoint\": \"%s/authorize\", "
+	    "\"token_endpoint\": \"%s/token\", "
+	    "\"registration_endpoint\": \"%s/register\", "
+	    "\"code_challenge_methods_supported\": [\"S256\"]}", c.base,
+	    c.base, c.base, c.base));
+	canned_route(&c, "POST", "/register", 201, NULL,
+	    xstrdup("{\"client_id\": \"c1\"}"));
+	token = canned_route(&c, "POST", "/token", 200, NULL, xstrdup(
+	    "{\"access_token\": \"S1\", \"token_type\": \"Bearer\"}"));
+	canned_start(&c);
+	memset(&launch, 0, sizeof launch);
+	launch.tokens = path;
+	launch.signin = approve_then_sign_out;
+	launch.open = open_browse;
+	asks = 0;
+
+	/* A whole sign-in: kept. */
+	o = server_for(url, &launch);
+	ck_assert_int_eq(answer(o, "Bearer", &err), 0);
+	pthread_join(browser, NULL);
+	ck_assert_int_eq(token->hits, 1);
+	line = mcp_oauth_header(o);
+	ck_assert_str_eq(line, "Authorization: Bearer S1");
+	free(line);
+	ck_assert_int_eq(mcp_oauth_logout(o), 1);
+	/* Signed out while it went on: not brought back, in memory or in
+	 * the store. */
+	signing_out = o;
+	ck_assert_int_eq(answer(o, "Bearer", &err), 0);
+	pthread_join(browser, NULL);
+	signing_out = NULL;
+	ck_assert_int_eq(token->hits, 2);
+	ck_assert_ptr_null(mcp_oauth_header(o));
+	ck_assert_ptr_null(mcp_tokens_get(path, url));
+	ck_assert_int_eq(asks, 2);
+	mcp_oauth_free(o);
+	canned_stop(&c);
+	free(err);
+	free(url);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(the_bearer_challenge_is_kept_among_several)
 {
 	struct http_response resp;
@@ -1067,6 +1205,7 @@ oauth_suite(void)
 	tcase_add_test(tc, discovery_takes_nothing_that_could_be_forged);
 	tcase_add_test(tc, a_refresh_takes_what_another_huddle_refreshed);
 	tcase_add_test(tc, the_bearer_challenge_is_kept_among_several);
+	tcase_add_test(tc, a_sign_out_during_a_sign_in_is_not_undone);
 	suite_add_tcase(s, tc);
 	return s;
 }
