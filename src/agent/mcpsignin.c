@@ -139,6 +139,25 @@ mcpsignin_open_browser(const char *url)
 	return 0;
 }
 
+/* url as the person is shown it (malloc'd): without the user and
+ * password of its authority nor its query and fragment, which may hold
+ * a key. */
+static char *
+mcpsignin_bare(const char *url)
+{
+	const char *host = strstr(url, "://"), *end, *at, *p;
+
+	if (host == NULL)
+		return xasprintf("%.*s", (int)strcspn(url, "?#"), url);
+	host += 3;
+	end = host + strcspn(host, "/?#");
+	for (at = host, p = host; p < end; p++)
+		if (*p == '@')
+			at = p + 1;
+	return xasprintf("%.*s%.*s", (int)(host - url), url,
+	    (int)strcspn(at, "?#"), at);
+}
+
 /* The request's body: its first line for the table (who asks, for
  * what, and where the token will go), then what the detail view shows
  * (malloc'd). The address of huddle's start page is not in it: the body
@@ -148,10 +167,10 @@ static char *
 mcpsignin_body(const char *name, const char *origin, const char *resource,
     const char *scopes, const char *at)
 {
-	char *sc = mcp_oauth_scope_clean(scopes), *res, *body;
+	char *sc = mcp_oauth_scope_clean(scopes), *res, *org, *body;
 
-	/* The resource without its query, which may hold a key. */
-	res = xasprintf("%.*s", (int)strcspn(resource, "?#"), resource);
+	res = mcpsignin_bare(resource);
+	org = mcpsignin_bare(origin);
 	body = xasprintf(MCPSIGNIN_PREFIX "%s (%s) for %s — the token goes "
 	    "to %s; approve to open the sign-in page in your browser, reject "
 	    "to leave the server out\n"
@@ -160,9 +179,10 @@ mcpsignin_body(const char *name, const char *origin, const char *resource,
 	    "(once you approve, huddle opens its page on this machine, which "
 	    "sends the browser on to the sign-in page, once; the tokens go to "
 	    "your state, never to an agent)", name, sc != NULL ? sc :
-	    "no scope named", res, origin, name, at);
+	    "no scope named", res, org, name, at);
 	free(sc);
 	free(res);
+	free(org);
 	return body;
 }
 

@@ -56,6 +56,8 @@ struct mcp_oauth {
 						 * sign-in this run */
 	int			 declined;	/* the person said no */
 	int			 signing;	/* the person is asked now */
+	int64_t			 early_failed;	/* when a refresh before
+						 * expiry last failed (ms) */
 	unsigned		 gen;		/* raised by each logout: a
 						 * sign-in or refresh begun
 						 * before it is not kept */
@@ -922,10 +924,17 @@ mcp_oauth_prepare(struct mcp_oauth *o, struct cancel *cancel)
 	pthread_mutex_lock(&o->lock);
 	at = json_integer_value(json_object_get(o->entry, "expires_at"));
 	due = at > 0 && mcp_oauth_str(o->entry, "refresh_token") != NULL &&
-	    at - (json_int_t)time(NULL) < MCP_OAUTH_EARLY_S;
+	    at - (json_int_t)time(NULL) < MCP_OAUTH_EARLY_S &&
+	    (o->early_failed == 0 || clock_mono_ms() - o->early_failed >
+	    MCP_OAUTH_EARLY_S * 1000);
 	pthread_mutex_unlock(&o->lock);
-	if (due)
-		(void)mcp_oauth_refresh(o, cancel);
+	/* An authorization server that is down is not asked before every
+	 * request: once in MCP_OAUTH_EARLY_S. */
+	if (due && mcp_oauth_refresh(o, cancel) == -1) {
+		pthread_mutex_lock(&o->lock);
+		o->early_failed = clock_mono_ms();
+		pthread_mutex_unlock(&o->lock);
+	}
 }
 
 /* What discovery found: the resource, its scopes, the authorization

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "llm/http.h"
@@ -982,11 +983,31 @@ START_TEST(a_refresh_takes_what_another_huddle_refreshed)
 	ck_assert_str_eq(json_string_value(json_object_get(got,
 	    "refresh_token")), "R3");
 	json_decref(got);
+	/* A token about to end is refreshed before the request; one with
+	 * time left is not. */
+	token = canned_route(&c, "POST", "/token", 200, NULL, xstrdup(
+	    "{\"access_token\": \"A5\", \"token_type\": \"Bearer\", "
+	    "\"refresh_token\": \"R5\", \"expires_in\": 3600}"));
+	mcp_oauth_prepare(o, NULL);
+	ck_assert_int_eq(token->hits, 0);
+	got = mcp_tokens_get(path, url);
+	json_object_set_new(got, "expires_at", json_integer(
+	    (json_int_t)time(NULL) + 5));
+	ck_assert_int_eq(mcp_tokens_put(path, url, got, &err), 0);
+	json_decref(got);
+	mcp_oauth_free(o);
+	o = server_for(url, &launch);
+	mcp_oauth_prepare(o, NULL);
+	ck_assert_int_eq(token->hits, 1);
+	line = mcp_oauth_header(o);
+	ck_assert_str_eq(line, "Authorization: Bearer A5");
+	free(line);
 	/* Signed out in another huddle: not refreshed back in. */
 	ck_assert_int_eq(mcp_tokens_put(path, url, NULL, &err), 0);
 	ck_assert_int_eq(answer(o, "Bearer", &err), -1);
 	ck_assert_int_eq(token->hits, 1);
 	ck_assert_ptr_null(mcp_tokens_get(path, url));
+	ck_assert_ptr_nonnull(strstr(err, "asks to sign in"));
 	mcp_oauth_free(o);
 	/* A token that could not go into a header is not taken. */
 	token = canned_route(&c, "POST", "/token", 200, NULL, xstrdup(
