@@ -17,7 +17,7 @@
  * before they end and before the person is asked again.
  *
  * Nothing here talks to the person: the one who lends the server its
- * launch (transport.h, `signin`) does. Tokens, codes, verifiers and
+ * launch (transport.h, `signin` and `open`) does. Tokens, codes, verifiers and
  * states never leave this file but in the requests to the servers and
  * the store; no error names them.
  */
