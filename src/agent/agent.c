@@ -97,6 +97,20 @@ agent_is_question(const char *body)
 	return q;
 }
 
+int
+agent_persons_only(int permission, const char *from, const char *body)
+{
+	if (!permission)
+		return 0;
+	/* huddle's own (a project's MCP servers, a sign-in) are the
+	 * person's to answer. */
+	if (from != NULL && strcmp(from, MSG_SYSTEM) == 0)
+		return 1;
+	/* An MCP server's questions to the person: the server's own
+	 * words, which are no model's to read. */
+	return agent_is_question(body);
+}
+
 /* The lead's model hears a teammate's idle notice only when it waits for
  * that teammate, and a task's completion only when the board says it
  * waits for it (core/task.h); other messages always go in. Runs under the
@@ -108,14 +122,8 @@ agent_lead_feed(void *ud, const struct message *m)
 
 	if (m->type == MSG_TASK_COMPLETED)
 		return json_is_true(json_object_get(m->metadata, "feed"));
-	/* huddle's own offers (a project's MCP servers) are the person's
-	 * to answer: the lead's model is not told of them. */
-	if (m->type == MSG_PERMISSION_REQUEST && strcmp(m->from, MSG_SYSTEM) ==
-	    0)
-		return 0;
-	/* Nor of an MCP server's questions to the person: the server's
-	 * own words, which are no model's to read. */
-	if (m->type == MSG_PERMISSION_REQUEST && agent_is_question(m->content))
+	if (agent_persons_only(m->type == MSG_PERMISSION_REQUEST, m->from,
+	    m->content))
 		return 0;
 	if (m->type != MSG_IDLE_NOTIFICATION)
 		return 1;

@@ -360,7 +360,8 @@ context_state(struct agent *a)
 	char *s = xstrdup(""), *cut, *waits;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].status != REQ_PENDING)
+		if (r[i].status != REQ_PENDING || agent_persons_only(
+		    r[i].type == REQ_PERMISSION, r[i].from, r[i].body))
 			continue;
 		if (strcmp(r[i].to, a->name) == 0)
 			context_put(&s, &len, &cap, "- A %s request from %s "

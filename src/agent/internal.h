@@ -142,4 +142,12 @@ struct team {
  * stopped by force. */
 void team_stop_agent(struct team *t, struct agent *a, int forced);
 
+/* agent.c: whether a permission request (permission: its type is one)
+ * from `from` with body is the person's alone, never any model's to
+ * read: huddle's own (an offer of a project's MCP server, a sign-in,
+ * which holds an address for the person's browser) or an MCP server's
+ * question to the person. The lead's feed and the state a compacted
+ * conversation is given both leave it out. */
+int agent_persons_only(int permission, const char *from, const char *body);
+
 #endif

@@ -226,6 +226,7 @@ mcptools_open(struct team *t, char **err)
 	/* HTTP servers that ask for a sign-in ask the person; the tokens
 	 * are kept in the person's own state, beside every team's. */
 	t->mcp.launch->signin = mcpsignin_ask;
+	t->mcp.launch->open = mcpsignin_open;
 	mcpsignin_recall(t);
 	if ((state = statedir_base(t->opts.state_base, &why)) != NULL) {
 		t->mcp.tokens = xasprintf("%s/%s", state, MCP_TOKENS_FILE);

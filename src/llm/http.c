@@ -127,6 +127,20 @@ http_keep_ratelimit(struct http_response *r, const char *name,
 	free(val);
 }
 
+/* Whether a WWW-Authenticate value (len bytes) is a Bearer
+ * challenge. */
+static int
+http_is_bearer(const char *v, size_t len)
+{
+	while (len > 0 && (*v == ' ' || *v == '\t')) {
+		v++;
+		len--;
+	}
+	return len >= 6 && strncasecmp(v, "Bearer", 6) == 0 &&
+	    (len == 6 || v[6] == ' ' || v[6] == '\t' || v[6] == '\r' ||
+	    v[6] == ',');
+}
+
 static size_t
 http_on_header(char *buf, size_t size, size_t n, void *arg)
 {
@@ -178,6 +192,13 @@ http_on_header(char *buf, size_t size, size_t n, void *arg)
 			char **slot = (char **)((char *)r + wanted[i].offset);
 
 			if (i == 4 && *slot != NULL)
+				break;
+			/* Of several challenges, the Bearer one is the
+			 * sign-in's (its resource_metadata): a Basic line
+			 * after it does not hide it. */
+			if (i == 7 && *slot != NULL &&
+			    http_is_bearer(*slot, strlen(*slot)) &&
+			    !http_is_bearer(colon + 1, len - namelen - 1))
 				break;
 			http_keep(slot, colon + 1, len - namelen - 1);
 			break;

@@ -195,8 +195,7 @@ mcp_headers(struct mcp_http *mh, const char *last_id)
 	json_object_foreach(h, key, v) {
 		if (!json_is_string(v))
 			continue;
-		if (strcasecmp(key, "Authorization") == 0)
-			own_auth = 1;
+		own_auth |= strcasecmp(key, "Authorization") == 0;
 		line = xasprintf("%s: %s", key, json_string_value(v));
 		l = curl_slist_append(l, line);
 		free(line);
@@ -209,6 +208,22 @@ mcp_headers(struct mcp_http *mh, const char *last_id)
 		free(line);
 	}
 	return l;
+}
+
+/* Whether the person's settings give the server's Authorization header
+ * themselves: then it is theirs alone, and a 401 is an error, not a
+ * sign-in. */
+static int
+mcp_own_auth(const struct mcp_link *link)
+{
+	json_t *h = json_object_get(link->config, "headers"), *v;
+	const char *key;
+
+	json_object_foreach(h, key, v) {
+		if (json_is_string(v) && strcasecmp(key, "Authorization") == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* "scheme://host[:port]" of url (malloc'd): what errors may show, since
@@ -367,12 +382,24 @@ mcp_http_signed(struct mcp_http *mh, const char *text, struct mcp_read *rd,
 	enum mcp_x x;
 	long auth;
 	char *www, *why = NULL, *where;
-	int tries, step_ups = 0;
+	int tries, step_ups = 0, own = mcp_own_auth(link);
 
+	if (!own && !w->own_stream)
+		mcp_oauth_prepare(mh->oauth, cancel != NULL ? cancel :
+		    link->stop);
 	for (tries = 0;; tries++) {
 		x = mcp_http_once(mh, text, NULL, rd, cancel, link->until(w),
 		    &auth, &www, err);
-		if (auth == 0 || w->own_stream ||
+		if (auth != 0 && own) {
+			/* No sign-in replaces the person's own header. */
+			where = mcp_origin(json_string_value(json_object_get(
+			    link->config, "url")));
+			free(*err);
+			*err = xasprintf("%s refused the Authorization header "
+			    "your settings give it (HTTP %ld)", where, auth);
+			free(where);
+		}
+		if (auth == 0 || w->own_stream || own ||
 		    tries > MCP_OAUTH_STEP_UPS) {
 			free(www);
 			return x;
@@ -695,7 +722,8 @@ mcp_http_signin_text(struct mcp_transport *t)
 	return mcp_oauth_text(((struct mcp_http *)t)->oauth);
 }
 
-/* Forgets its sign-in; the session goes with it. */
+/* Forgets its sign-in. The session stays: the server ends it, or
+ * answers the next request 401 and the person is asked again. */
 static int
 mcp_http_logout(struct mcp_transport *t)
 {

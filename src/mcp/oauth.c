@@ -27,8 +27,13 @@
 #include "util/sha256.h"
 #include "util/xmalloc.h"
 
-/* Each discovery or token request may take this long. */
+/* Each discovery or token request may go this long without a byte,
+ * and take this long in all. */
 #define MCP_OAUTH_HTTP_S	15
+#define MCP_OAUTH_TOTAL_MS	30000
+/* The longest life believed of a token (ten years: past it, time() +
+ * expires_in could overflow). */
+#define MCP_OAUTH_LIFE_MAX	((json_int_t)10 * 366 * 24 * 3600)
 /* A token this close to its end is refreshed before it is used. */
 #define MCP_OAUTH_EARLY_S	30
 
@@ -51,6 +56,11 @@ struct mcp_oauth {
 						 * sign-in this run */
 	int			 declined;	/* the person said no */
 	int			 signing;	/* the person is asked now */
+	int64_t			 early_failed;	/* when a refresh before
+						 * expiry last failed (ms) */
+	unsigned		 gen;		/* raised by each logout: a
+						 * sign-in or refresh begun
+						 * before it is not kept */
 };
 
 /* --- small helpers ------------------------------------------------------- */
@@ -233,6 +243,17 @@ mcp_oauth_challenge(const char *www, const char *name)
 	}
 }
 
+/* Appends url (stolen) to urls when it may be fetched for a sign-in:
+ * what answers at a plain HTTP address elsewhere could be anyone's. */
+static void
+mcp_oauth_add_url(json_t *urls, json_t *url)
+{
+	if (mcp_oauth_url_ok(json_string_value(url)))
+		json_array_append_new(urls, url);
+	else
+		json_decref(url);
+}
+
 json_t *
 mcp_oauth_prm_urls(const char *url, const char *from)
 {
@@ -242,15 +263,15 @@ mcp_oauth_prm_urls(const char *url, const char *from)
 	size_t plen = mcp_oauth_pathlen(path);
 
 	if (from != NULL && *from != '\0')
-		json_array_append_new(urls, json_string(from));
+		mcp_oauth_add_url(urls, json_string(from));
 	if (origin == NULL)
 		return urls;
 	while (plen > 0 && path[plen - 1] == '/')
 		plen--;
 	if (plen > 0)
-		json_array_append_new(urls, json_sprintf("%s/.well-known/"
+		mcp_oauth_add_url(urls, json_sprintf("%s/.well-known/"
 		    "oauth-protected-resource%.*s", origin, (int)plen, path));
-	json_array_append_new(urls, json_sprintf("%s/.well-known/"
+	mcp_oauth_add_url(urls, json_sprintf("%s/.well-known/"
 	    "oauth-protected-resource", origin));
 	free(origin);
 	return urls;
@@ -269,16 +290,16 @@ mcp_oauth_as_urls(const char *issuer)
 	while (plen > 0 && path[plen - 1] == '/')
 		plen--;
 	if (plen > 0) {
-		json_array_append_new(urls, json_sprintf("%s/.well-known/"
+		mcp_oauth_add_url(urls, json_sprintf("%s/.well-known/"
 		    "oauth-authorization-server%.*s", origin, (int)plen, path));
-		json_array_append_new(urls, json_sprintf("%s/.well-known/"
+		mcp_oauth_add_url(urls, json_sprintf("%s/.well-known/"
 		    "openid-configuration%.*s", origin, (int)plen, path));
-		json_array_append_new(urls, json_sprintf("%s%.*s/.well-known/"
+		mcp_oauth_add_url(urls, json_sprintf("%s%.*s/.well-known/"
 		    "openid-configuration", origin, (int)plen, path));
 	} else {
-		json_array_append_new(urls, json_sprintf("%s/.well-known/"
+		mcp_oauth_add_url(urls, json_sprintf("%s/.well-known/"
 		    "oauth-authorization-server", origin));
-		json_array_append_new(urls, json_sprintf("%s/.well-known/"
+		mcp_oauth_add_url(urls, json_sprintf("%s/.well-known/"
 		    "openid-configuration", origin));
 	}
 	free(origin);
@@ -320,17 +341,23 @@ char *
 mcp_oauth_scopes(const char *challenge, json_t *prm_supported,
     json_t *as_supported)
 {
-	char *out = NULL, *more;
+	char *out = NULL, *more, *cleaned;
 	size_t i;
 	json_t *v;
 
-	if (challenge != NULL && *challenge != '\0')
-		out = xstrdup(challenge);
+	if (challenge != NULL && (out = mcp_oauth_scope_clean(challenge)) !=
+	    NULL)
+		;
 	else if (json_array_size(prm_supported) > 0) {
 		json_array_foreach(prm_supported, i, v) {
+			/* A scope-token each; no server's word forges a
+			 * line of the person's table. */
 			if (!json_is_string(v) || *json_string_value(v) ==
-			    '\0' || strchr(json_string_value(v), ' '))
+			    '\0' || strchr(json_string_value(v), ' ') ||
+			    (cleaned = mcp_oauth_scope_clean(
+			    json_string_value(v))) == NULL)
 				continue;
+			free(cleaned);
 			more = xasprintf("%s%s%s", out != NULL ? out : "",
 			    out != NULL ? " " : "", json_string_value(v));
 			free(out);
@@ -394,6 +421,105 @@ mcp_oauth_auth_method(json_t *supported, int has_secret)
 }
 
 int
+mcp_oauth_issuer_ok(const char *got, const char *want)
+{
+	size_t g, w;
+
+	if (got == NULL || want == NULL)
+		return 0;
+	g = strlen(got);
+	w = strlen(want);
+	/* Identical (RFC 8414 section 3.3), but for one trailing slash,
+	 * which some servers' URL types add. */
+	if (g > 0 && got[g - 1] == '/')
+		g--;
+	if (w > 0 && want[w - 1] == '/')
+		w--;
+	return g == w && g > 0 && strncmp(got, want, g) == 0;
+}
+
+int
+mcp_oauth_pkce_ok(json_t *methods)
+{
+	return mcp_oauth_array_has(methods, "S256");
+}
+
+int
+mcp_oauth_token_ok(const char *token)
+{
+	size_t n, eq;
+
+	if (token == NULL)
+		return 0;
+	/* RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "."
+	 * / "_" / "~" / "+" / "/" ) *"=". */
+	n = strspn(token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789-._~+/");
+	eq = strspn(token + n, "=");
+	return n > 0 && token[n + eq] == '\0' && n + eq <= MCP_OAUTH_TOKEN_MAX;
+}
+
+/* Whether c may be in a scope-token (RFC 6749 section 3.3). */
+static int
+mcp_oauth_scope_char(int c)
+{
+	return c == 0x21 || (c >= 0x23 && c <= 0x5b) || (c >= 0x5d && c <= 0x7e);
+}
+
+char *
+mcp_oauth_scope_clean(const char *scopes)
+{
+	char *out = xmalloc(scopes != NULL ? strlen(scopes) + 1 : 1), *o = out;
+	const char *p = scopes, *end, *q;
+
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ')
+			p++;
+		end = p + strcspn(p, " ");
+		for (q = p; q < end && mcp_oauth_scope_char((unsigned char)*q);
+		    q++)
+			;
+		if (q == end && end > p) {
+			if (o != out)
+				*o++ = ' ';
+			memcpy(o, p, (size_t)(end - p));
+			o += end - p;
+		}
+		p = end;
+	}
+	*o = '\0';
+	if (o == out) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *
+mcp_oauth_printable(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max), i;
+	char *out = xmalloc(n + 1);
+
+	/* What an authorization server says reaches an agent's tool error
+	 * and the screen: plain ASCII, nothing that moves a cursor. */
+	for (i = 0; i < n; i++)
+		out[i] = (unsigned char)s[i] >= 0x20 &&
+		    (unsigned char)s[i] < 0x7f ? s[i] : '?';
+	out[n] = '\0';
+	return out;
+}
+
+json_int_t
+mcp_oauth_expiry(json_int_t now, json_int_t expires_in)
+{
+	if (expires_in <= 0)
+		return 0;
+	return now + (expires_in < MCP_OAUTH_LIFE_MAX ? expires_in :
+	    MCP_OAUTH_LIFE_MAX);
+}
+
+int
 mcp_oauth_url_ok(const char *url)
 {
 	const char *host, *end;
@@ -401,6 +527,10 @@ mcp_oauth_url_ok(const char *url)
 
 	if (url == NULL)
 		return 0;
+	/* Nothing that could end a header line or split a request. */
+	for (host = url; *host != '\0'; host++)
+		if ((unsigned char)*host <= ' ' || *host == 0x7f)
+			return 0;
 	if (strncasecmp(url, "https://", 8) == 0)
 		return url[8] != '\0' && url[8] != '/';
 	if (strncasecmp(url, "http://", 7) != 0)
@@ -446,6 +576,8 @@ mcp_oauth_http(const char *url, const char *body, int is_json,
 		    "application/json" : "Content-Type: "
 		    "application/x-www-form-urlencoded");
 	memset(&resp, 0, sizeof resp);
+	/* A server that trickles its answer is not waited on for ever. */
+	http_deadline(hc, clock_mono_ms() + MCP_OAUTH_TOTAL_MS);
 	if (body != NULL)
 		r = http_post(hc, url, h, body, strlen(body), 10000,
 		    MCP_OAUTH_HTTP_S, NULL, NULL, &resp);
@@ -475,6 +607,8 @@ mcp_oauth_first(json_t *urls, const char *key, struct cancel *cancel,
 	long status;
 
 	json_array_foreach(urls, i, v) {
+		if (!mcp_oauth_url_ok(json_string_value(v)))
+			continue;
 		status = mcp_oauth_http(json_string_value(v), NULL, 0, NULL,
 		    cancel, &got);
 		if (status >= 200 && status < 300 && json_is_object(got) &&
@@ -531,24 +665,50 @@ mcp_oauth_free(struct mcp_oauth *o)
 	free(o);
 }
 
-/* Keeps entry (stolen) as the sign-in, in memory and in the store.
- * Takes the lock. */
+/*
+ * Keeps entry (stolen) as the sign-in, in memory and in the store, unless
+ * a logout came since gen was read (the sign-in it ends is not brought
+ * back). With was (a refresh), the store is written only while it still
+ * holds the access token was: another huddle may have refreshed or
+ * forgotten the sign-in meanwhile, and then what the store holds is
+ * taken instead. Takes the lock.
+ */
 static void
-mcp_oauth_keep(struct mcp_oauth *o, json_t *entry)
+mcp_oauth_keep(struct mcp_oauth *o, json_t *entry, unsigned gen,
+    const char *was)
 {
+	const char *path = o->launch != NULL ? o->launch->tokens : NULL;
 	char *err = NULL;
+	int rc;
 
 	pthread_mutex_lock(&o->lock);
-	json_decref(o->entry);
-	o->entry = entry;
-	pthread_mutex_unlock(&o->lock);
-	if (o->launch != NULL && o->launch->tokens != NULL &&
-	    mcp_tokens_put(o->launch->tokens, o->url, entry, &err) == -1) {
-		/* The path names no secret. */
-		log_printf("mcp: %s: the sign-in could not be kept: %s",
-		    o->name, err);
-		free(err);
+	if (o->gen != gen) {
+		pthread_mutex_unlock(&o->lock);
+		json_decref(entry);
+		log_printf("mcp: %s: signed out while signing in: the sign-in "
+		    "is not kept", o->name);
+		return;
 	}
+	json_decref(o->entry);
+	o->entry = json_incref(entry);
+	pthread_mutex_unlock(&o->lock);
+	if (path != NULL && (rc = mcp_tokens_swap(path, o->url, entry, was,
+	    &err)) != 0) {
+		if (rc == -1) {
+			/* The path names no secret. */
+			log_printf("mcp: %s: the sign-in could not be kept: "
+			    "%s", o->name, err);
+			free(err);
+		} else {
+			pthread_mutex_lock(&o->lock);
+			if (o->gen == gen) {
+				json_decref(o->entry);
+				o->entry = mcp_tokens_get(path, o->url);
+			}
+			pthread_mutex_unlock(&o->lock);
+		}
+	}
+	json_decref(entry);
 }
 
 char *
@@ -558,7 +718,10 @@ mcp_oauth_header(struct mcp_oauth *o)
 	char *line = NULL;
 
 	pthread_mutex_lock(&o->lock);
-	if ((token = mcp_oauth_str(o->entry, "access_token")) != NULL)
+	/* Never in the clear to another machine, and never a value that
+	 * could end the header line. */
+	if ((token = mcp_oauth_str(o->entry, "access_token")) != NULL &&
+	    mcp_oauth_url_ok(o->url) && mcp_oauth_token_ok(token))
 		line = xasprintf("Authorization: Bearer %s", token);
 	pthread_mutex_unlock(&o->lock);
 	return line;
@@ -605,20 +768,31 @@ mcp_oauth_take(struct mcp_oauth *o, json_t *base, long status, json_t *got,
 	json_t *entry;
 	json_int_t expires;
 	const char *e;
+	char *said, *scope;
 
 	if (status < 200 || status >= 300 || !json_is_object(got) ||
 	    mcp_oauth_str(got, "access_token") == NULL) {
 		e = mcp_oauth_str(got, "error");
+		said = mcp_oauth_printable(e != NULL ? e : "", 80);
 		*err = status == 0 ? xasprintf("its authorization server "
 		    "could not be reached") : xasprintf("its authorization "
-		    "server refused the token request (HTTP %ld%s%.80s)",
-		    status, e != NULL ? ": " : "", e != NULL ? e : "");
+		    "server refused the token request (HTTP %ld%s%s)",
+		    status, *said != '\0' ? ": " : "", said);
+		free(said);
 		return NULL;
 	}
 	if ((e = mcp_oauth_str(got, "token_type")) != NULL &&
 	    strcasecmp(e, "bearer") != 0) {
+		said = mcp_oauth_printable(e, 40);
 		*err = xasprintf("its authorization server gave a token of "
-		    "type %.40s, not Bearer", e);
+		    "type %s, not Bearer", said);
+		free(said);
+		return NULL;
+	}
+	if (!mcp_oauth_token_ok(mcp_oauth_str(got, "access_token"))) {
+		*err = xstrdup("its authorization server gave a token that "
+		    "cannot go into a header (not RFC 6750's characters, or "
+		    "too long)");
 		return NULL;
 	}
 	entry = json_deep_copy(base);
@@ -627,15 +801,19 @@ mcp_oauth_take(struct mcp_oauth *o, json_t *base, long status, json_t *got,
 	if (mcp_oauth_str(got, "refresh_token") != NULL)
 		json_object_set(entry, "refresh_token", json_object_get(got,
 		    "refresh_token"));
-	expires = json_integer_value(json_object_get(got, "expires_in"));
+	expires = mcp_oauth_expiry((json_int_t)time(NULL), json_integer_value(
+	    json_object_get(got, "expires_in")));
 	if (expires > 0)
-		json_object_set_new(entry, "expires_at",
-		    json_integer((json_int_t)time(NULL) + expires));
+		json_object_set_new(entry, "expires_at", json_integer(expires));
 	else
 		json_object_del(entry, "expires_at");
-	if (mcp_oauth_str(got, "scope") != NULL)
-		json_object_set(entry, "scope", json_object_get(got, "scope"));
-	else if (asked != NULL)
+	if (mcp_oauth_str(got, "scope") != NULL) {
+		/* /mcp shows it: scope-tokens only. */
+		scope = mcp_oauth_scope_clean(mcp_oauth_str(got, "scope"));
+		json_object_set_new(entry, "scope", json_string(scope != NULL ?
+		    scope : ""));
+		free(scope);
+	} else if (asked != NULL)
 		json_object_set_new(entry, "scope", json_string(asked));
 	else
 		json_object_del(entry, "scope");
@@ -643,23 +821,64 @@ mcp_oauth_take(struct mcp_oauth *o, json_t *base, long status, json_t *got,
 	return entry;
 }
 
-/* Refreshes the stored sign-in. Returns 0 with a new token kept, or
- * -1 (the person must be asked). */
+/*
+ * Refreshes the stored sign-in. Returns 0 with a new token kept, or -1
+ * (the person must be asked).
+ *
+ * Another huddle of the person's may hold the same sign-in, and an
+ * authorization server that rotates refresh tokens takes each one once:
+ * the refresh is made under the store's refresh lock, and when the store
+ * holds another token than this one by then, the other huddle refreshed
+ * it already, and that token is taken instead. A store without the
+ * sign-in was signed out of elsewhere: the person is asked again.
+ */
 static int
 mcp_oauth_refresh(struct mcp_oauth *o, struct cancel *cancel)
 {
-	json_t *entry, *got, *next;
-	char *form = NULL, *auth = NULL, *err = NULL;
+	const char *path = o->launch != NULL ? o->launch->tokens : NULL;
+	json_t *entry, *got, *next, *stored = NULL;
+	char *form = NULL, *auth = NULL, *err = NULL, *was = NULL;
 	const char *rt, *te, *res;
+	unsigned gen;
 	long status;
+	int lk = -1, rc = -1, found;
 
 	pthread_mutex_lock(&o->lock);
 	entry = o->entry != NULL ? json_deep_copy(o->entry) : NULL;
+	gen = o->gen;
 	pthread_mutex_unlock(&o->lock);
 	if (entry == NULL || (rt = mcp_oauth_str(entry, "refresh_token")) ==
-	    NULL || (te = mcp_oauth_str(entry, "token_endpoint")) == NULL) {
+	    NULL || (te = mcp_oauth_str(entry, "token_endpoint")) == NULL ||
+	    !mcp_oauth_url_ok(te)) {
 		json_decref(entry);
 		return -1;
+	}
+	was = xstrdup(mcp_oauth_str(entry, "access_token") != NULL ?
+	    mcp_oauth_str(entry, "access_token") : "");
+	if (path != NULL) {
+		lk = mcp_tokens_lock_refresh(path);
+		found = mcp_tokens_find(path, o->url, &stored);
+		if (found == 0) {
+			log_printf("mcp: %s: the sign-in is no longer in the "
+			    "store", o->name);
+			goto out;
+		}
+		/* found == -1: the store cannot be read, and the sign-in is
+		 * this run's alone. */
+		if (found == 1 && (mcp_oauth_str(stored, "access_token") ==
+		    NULL || strcmp(mcp_oauth_str(stored, "access_token"),
+		    was) != 0)) {
+			log_printf("mcp: %s: the sign-in was refreshed "
+			    "elsewhere: taken from the store", o->name);
+			pthread_mutex_lock(&o->lock);
+			if (o->gen == gen) {
+				json_decref(o->entry);
+				o->entry = json_incref(stored);
+				rc = 0;
+			}
+			pthread_mutex_unlock(&o->lock);
+			goto out;
+		}
 	}
 	mcp_oauth_param(&form, "grant_type", "refresh_token");
 	mcp_oauth_param(&form, "refresh_token", rt);
@@ -667,21 +886,55 @@ mcp_oauth_refresh(struct mcp_oauth *o, struct cancel *cancel)
 		mcp_oauth_param(&form, "resource", res);
 	mcp_oauth_client_auth(entry, &form, &auth);
 	status = mcp_oauth_http(te, form, 0, auth, cancel, &got);
-	mcp_oauth_wipe(form);
-	mcp_oauth_wipe(auth);
 	next = mcp_oauth_take(o, entry, status, got,
 	    mcp_oauth_str(entry, "scope"), &err);
 	json_decref(got);
-	json_decref(entry);
 	if (next == NULL) {
 		log_printf("mcp: %s: the sign-in could not be refreshed: %s",
 		    o->name, err);
 		free(err);
-		return -1;
+		goto out;
 	}
 	log_printf("mcp: %s: the sign-in was refreshed", o->name);
-	mcp_oauth_keep(o, next);
-	return 0;
+	mcp_oauth_keep(o, next, gen, was);
+	rc = 0;
+out:
+	if (lk != -1)
+		mcp_tokens_unlock(lk);
+	json_decref(stored);
+	json_decref(entry);
+	mcp_oauth_wipe(form);
+	mcp_oauth_wipe(auth);
+	mcp_oauth_wipe(was);
+	return rc;
+}
+
+/*
+ * Refreshes, before a request, a token that ends within
+ * MCP_OAUTH_EARLY_S and can be refreshed, so that the request does not
+ * meet a 401 first. Nothing is said when it cannot: the request goes
+ * with the old token, and its 401 does the rest.
+ */
+void
+mcp_oauth_prepare(struct mcp_oauth *o, struct cancel *cancel)
+{
+	json_int_t at;
+	int due;
+
+	pthread_mutex_lock(&o->lock);
+	at = json_integer_value(json_object_get(o->entry, "expires_at"));
+	due = at > 0 && mcp_oauth_str(o->entry, "refresh_token") != NULL &&
+	    at - (json_int_t)time(NULL) < MCP_OAUTH_EARLY_S &&
+	    (o->early_failed == 0 || clock_mono_ms() - o->early_failed >
+	    MCP_OAUTH_EARLY_S * 1000);
+	pthread_mutex_unlock(&o->lock);
+	/* An authorization server that is down is not asked before every
+	 * request: once in MCP_OAUTH_EARLY_S. */
+	if (due && mcp_oauth_refresh(o, cancel) == -1) {
+		pthread_mutex_lock(&o->lock);
+		o->early_failed = clock_mono_ms();
+		pthread_mutex_unlock(&o->lock);
+	}
 }
 
 /* What discovery found: the resource, its scopes, the authorization
@@ -690,6 +943,8 @@ struct mcp_oauth_found {
 	char		*resource;
 	json_t		*prm_scopes;	/* a reference, or NULL */
 	json_t		*as;		/* the metadata (new), or NULL */
+	int		 fallback;	/* as is 2025-03-26's default
+					 * endpoints: no metadata at all */
 	const char	*authorize, *token, *registration;
 };
 
@@ -708,11 +963,22 @@ static int
 mcp_oauth_discover(struct mcp_oauth *o, const char *www,
     struct cancel *cancel, struct mcp_oauth_found *f, char **err)
 {
-	char *from = mcp_oauth_challenge(www, "resource_metadata"), *origin;
+	char *from, *origin, *said;
 	json_t *urls, *prm, *servers, *fallback;
 	const char *where, *issuer = NULL, *path, *res;
 
 	memset(f, 0, sizeof *f);
+	/* Each hop of discovery is held to what the endpoints are: over
+	 * plain HTTP to another machine, whoever is on the path could
+	 * answer with metadata of their own and take the code, or the
+	 * token as it goes to the server. */
+	if (!mcp_oauth_url_ok(o->url)) {
+		*err = xstrdup("its URL is plain HTTP to another machine: a "
+		    "sign-in would cross the network in the clear (use "
+		    "https)");
+		return -1;
+	}
+	from = mcp_oauth_challenge(www, "resource_metadata");
 	urls = mcp_oauth_prm_urls(o->url, from);
 	free(from);
 	prm = mcp_oauth_first(urls, NULL, cancel, &where);
@@ -722,9 +988,12 @@ mcp_oauth_discover(struct mcp_oauth *o, const char *www,
 		if (res == NULL || !mcp_oauth_resource_ok(res, o->url)) {
 			/* A resource that is not this server's would have
 			 * the person sign in for another. */
+			said = mcp_oauth_printable(res != NULL ? res :
+			    "none", 200);
 			*err = xasprintf("its protected resource metadata "
-			    "names another resource (%.200s), not %s",
-			    res != NULL ? res : "none", o->url);
+			    "names another resource (%s), not this server's",
+			    said);
+			free(said);
 			json_decref(prm);
 			return -1;
 		}
@@ -737,18 +1006,38 @@ mcp_oauth_discover(struct mcp_oauth *o, const char *www,
 			json_decref(prm);
 			return -1;
 		}
+		if (!mcp_oauth_url_ok(issuer)) {
+			*err = xstrdup("its authorization server is named by a "
+			    "plain HTTP address on another machine");
+			json_decref(prm);
+			return -1;
+		}
 		f->prm_scopes = json_incref(json_object_get(prm,
 		    "scopes_supported"));
 		urls = mcp_oauth_as_urls(issuer);
 		f->as = mcp_oauth_first(urls, "authorization_endpoint",
 		    cancel, &where);
 		json_decref(urls);
+		said = mcp_oauth_printable(issuer, 200);
 		if (f->as == NULL) {
 			*err = xasprintf("the metadata of its authorization "
-			    "server %.200s could not be read", issuer);
+			    "server %s could not be read", said);
+			free(said);
 			json_decref(prm);
 			return -1;
 		}
+		if (!mcp_oauth_issuer_ok(mcp_oauth_str(f->as, "issuer"),
+		    issuer)) {
+			/* Metadata that is not the issuer's own could send
+			 * the code anywhere (RFC 8414 section 3.3). */
+			*err = xasprintf("the metadata found for its "
+			    "authorization server %s names another issuer",
+			    said);
+			free(said);
+			json_decref(prm);
+			return -1;
+		}
+		free(said);
 		json_decref(prm);
 	} else {
 		/* A server of the 2025-03-26 revision: its own origin is
@@ -764,7 +1053,18 @@ mcp_oauth_discover(struct mcp_oauth *o, const char *www,
 		f->as = mcp_oauth_first(urls, "authorization_endpoint",
 		    cancel, &where);
 		json_decref(urls);
+		/* The server's origin is the issuer here; its metadata may
+		 * name a path beneath it, never another origin. */
+		if (f->as != NULL && !mcp_oauth_resource_ok(origin,
+		    mcp_oauth_str(f->as, "issuer") != NULL ?
+		    mcp_oauth_str(f->as, "issuer") : "")) {
+			*err = xstrdup("the metadata at its origin names "
+			    "another issuer");
+			free(origin);
+			return -1;
+		}
 		if (f->as == NULL) {
+			f->fallback = 1;
 			fallback = json_object();
 			json_object_set_new(fallback, "authorization_endpoint",
 			    json_sprintf("%s/authorize", origin));
@@ -797,10 +1097,11 @@ mcp_oauth_discover(struct mcp_oauth *o, const char *www,
 		    "all HTTPS (plain HTTP is taken only on this machine)");
 		return -1;
 	}
-	if (json_array_size(json_object_get(f->as,
-	    "code_challenge_methods_supported")) > 0 &&
-	    !mcp_oauth_array_has(json_object_get(f->as,
-	    "code_challenge_methods_supported"), "S256")) {
+	/* Metadata that does not list S256 may not check the code
+	 * challenge at all; only 2025-03-26's endpoints without metadata
+	 * are taken on trust. */
+	if (!f->fallback && !mcp_oauth_pkce_ok(json_object_get(f->as,
+	    "code_challenge_methods_supported"))) {
 		*err = xstrdup("its authorization server does not take PKCE "
 		    "with S256, which signing in requires");
 		return -1;
@@ -899,17 +1200,23 @@ mcp_oauth_signin(struct mcp_oauth *o, const char *www, const char *want,
 	json_t *client = NULL, *got = NULL, *entry;
 	char *scopes = NULL, *verifier = NULL, *state = NULL, *q = NULL;
 	char *url = NULL, *code = NULL, *form = NULL, *auth = NULL;
-	char *why = NULL, challenge[44], *cscope;
+	char *why = NULL, challenge[44], *cscope, *origin;
+	const char *path;
 	int64_t began;
+	unsigned gen;
 	long status;
 	int rc = -1, said;
 
-	if (o->launch == NULL || o->launch->signin == NULL) {
+	if (o->launch == NULL || o->launch->signin == NULL ||
+	    o->launch->open == NULL) {
 		*err = xstrdup("nobody can be asked to sign in here");
 		return -1;
 	}
+	pthread_mutex_lock(&o->lock);
+	gen = o->gen;
+	pthread_mutex_unlock(&o->lock);
 	if (mcp_oauth_discover(o, www, cancel, &f, err) == -1)
-		return -1;
+		goto out;
 	if ((rd = mcp_redirect_open(&why)) == NULL) {
 		*err = xasprintf("no loopback port for the sign-in: %s", why);
 		free(why);
@@ -943,12 +1250,22 @@ mcp_oauth_signin(struct mcp_oauth *o, const char *www, const char *want,
 	o->signing = 1;
 	pthread_mutex_unlock(&o->lock);
 
-	/* The person's time stops the request's clock. */
+	/* The person's time stops the request's clock. The listener
+	 * takes connections only once they said yes, and the start page's
+	 * address is given only then, to their browser (or shown to them):
+	 * nothing that read the request before can be there first. */
 	atomic_fetch_add(asking, 1);
 	began = clock_mono_ms();
-	said = o->launch->signin(o->launch->ud, o->name, scopes != NULL ?
-	    scopes : "", mcp_redirect_start_uri(rd), f.authorize, cancel,
-	    &why);
+	origin = mcp_oauth_origin(o->url, &path);
+	said = o->launch->signin(o->launch->ud, o->name, origin != NULL ?
+	    origin : o->url, f.resource, scopes != NULL ? scopes : "",
+	    f.authorize, cancel, &why);
+	free(origin);
+	if (said == 1 && mcp_redirect_listen(rd, &why) == -1)
+		said = -1;
+	if (said == 1)
+		o->launch->open(o->launch->ud, o->name,
+		    mcp_redirect_start_uri(rd));
 	if (said == 1 && mcp_redirect_wait(rd, url, state, cancel,
 	    clock_mono_ms() + MCP_OAUTH_BROWSER_MS, &code, &why) == -1)
 		said = -1;
@@ -977,7 +1294,7 @@ mcp_oauth_signin(struct mcp_oauth *o, const char *www, const char *want,
 	    err)) == NULL)
 		goto out;
 	log_printf("mcp: %s: signed in", o->name);
-	mcp_oauth_keep(o, entry);
+	mcp_oauth_keep(o, entry, gen, NULL);
 	rc = 0;
 out:
 	mcp_redirect_close(rd);
@@ -1021,7 +1338,8 @@ mcp_oauth_answer(struct mcp_oauth *o, long status, const char *www,
     atomic_llong *asked_ms, char **err)
 {
 	char *error = mcp_oauth_challenge(www, "error");
-	char *scope = mcp_oauth_challenge(www, "scope"), *want = NULL;
+	char *asked = mcp_oauth_challenge(www, "scope"), *want = NULL;
+	char *scope = mcp_oauth_scope_clean(asked);
 	char *why = NULL;
 	const char *had;
 	int step_up = status == 403, rc = -1, declined;
@@ -1071,6 +1389,7 @@ mcp_oauth_answer(struct mcp_oauth *o, long status, const char *www,
 	}
 out:
 	free(error);
+	free(asked);
 	free(scope);
 	free(want);
 	return rc;
@@ -1094,8 +1413,10 @@ mcp_oauth_text(struct mcp_oauth *o)
 		text = xasprintf("signed in%s%s%s%s", scope != NULL &&
 		    *scope != '\0' ? " (" : "", scope != NULL ? scope : "",
 		    scope != NULL && *scope != '\0' ? ")" : "",
-		    at > 0 && at < (json_int_t)time(NULL) ? ", token expired "
-		    "(refreshed at the next request)" : "");
+		    at > 0 && at < (json_int_t)time(NULL) ? mcp_oauth_str(
+		    o->entry, "refresh_token") != NULL ? ", token expired "
+		    "(refreshed at the next request)" : ", token expired (the "
+		    "next request asks to sign in again)" : "");
 	} else if (o->declined)
 		text = xstrdup("not signed in: the person declined");
 	else if (o->needed)
@@ -1112,6 +1433,7 @@ mcp_oauth_logout(struct mcp_oauth *o)
 
 	pthread_mutex_lock(&o->lock);
 	had = o->entry != NULL || o->declined;
+	o->gen++;
 	json_decref(o->entry);
 	o->entry = NULL;
 	o->declined = 0;

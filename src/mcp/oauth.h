@@ -13,11 +13,11 @@
  * flow with PKCE (S256), the `resource` parameter (RFC 8707) and the
  * scopes the specification chooses. The code comes back to a loopback
  * listener (redirect.h); the tokens go to the person's store (tokens.h)
- * and into the Authorization header of later requests, refreshed before
- * the person is asked again.
+ * and into the Authorization header of later requests, refreshed shortly
+ * before they end and before the person is asked again.
  *
  * Nothing here talks to the person: the one who lends the server its
- * launch (transport.h, `signin`) does. Tokens, codes, verifiers and
+ * launch (transport.h, `signin` and `open`) does. Tokens, codes, verifiers and
  * states never leave this file but in the requests to the servers and
  * the store; no error names them.
  */
@@ -37,6 +37,9 @@ struct mcp_oauth;
  * scopes. */
 #define MCP_OAUTH_BROWSER_MS	300000
 #define MCP_OAUTH_STEP_UPS	2
+
+/* The longest token put into a header. */
+#define MCP_OAUTH_TOKEN_MAX	8192
 
 /*
  * Server name's sign-in state, for its configuration (its "url", and the
@@ -65,6 +68,11 @@ char *mcp_oauth_header(struct mcp_oauth *o);
 int mcp_oauth_answer(struct mcp_oauth *o, long status, const char *www,
     int step_ups, struct cancel *cancel, atomic_int *asking,
     atomic_llong *asked_ms, char **err);
+
+/* Before a request: refreshes a token about to end (within 30 s) when
+ * it can, so that the request need not meet a 401. Says nothing when it
+ * cannot. */
+void mcp_oauth_prepare(struct mcp_oauth *o, struct cancel *cancel);
 
 /* What /mcp says of the sign-in (malloc'd), or NULL when the server
  * never asked for one. */
@@ -105,8 +113,35 @@ int mcp_oauth_resource_ok(const char *resource, const char *url);
 void mcp_oauth_s256(const char *verifier, char out[44]);
 
 /* Whether url may carry a code, a secret or a token: https, or http
- * to this machine (localhost, 127.0.0.0/8, [::1]) and without a user. */
+ * to this machine (localhost, 127.0.0.0/8, [::1]), without a user and
+ * without a space or control character. Every URL of a sign-in is held
+ * to it: the server's, the metadata's and the endpoints'. */
 int mcp_oauth_url_ok(const char *url);
+
+/* Whether the issuer got in an authorization server's metadata is the
+ * issuer want it was fetched for (RFC 8414 section 3.3; a trailing
+ * slash aside). */
+int mcp_oauth_issuer_ok(const char *got, const char *want);
+
+/* Whether the metadata's code_challenge_methods_supported (may be NULL)
+ * lists S256, without which the specification forbids a sign-in. */
+int mcp_oauth_pkce_ok(json_t *methods);
+
+/* Whether token may go into a header: RFC 6750's b64token, at most
+ * MCP_OAUTH_TOKEN_MAX characters. */
+int mcp_oauth_token_ok(const char *token);
+
+/* The scope-tokens of scopes (RFC 6749 section 3.3) separated by one
+ * space, others left out (malloc'd), or NULL when none is left. */
+char *mcp_oauth_scope_clean(const char *scopes);
+
+/* At most max bytes of s with all but printable ASCII as '?'
+ * (malloc'd): what a server says, fit for an error. */
+char *mcp_oauth_printable(const char *s, size_t max);
+
+/* When a token given at now for expires_in seconds ends (0: unsaid),
+ * its life capped at ten years. */
+json_int_t mcp_oauth_expiry(json_int_t now, json_int_t expires_in);
 
 /* How to authenticate at the token endpoint: "client_secret_basic",
  * "client_secret_post" or "none", from what the authorization server

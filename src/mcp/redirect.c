@@ -1,7 +1,11 @@
 /*
- * The loopback listener of a sign-in (see redirect.h). One connection at
- * a time, each read with a short limit of its own, so that a stray
- * connection that says nothing cannot hold the sign-in up.
+ * The loopback listener of a sign-in (see redirect.h). The port is bound
+ * when the sign-in begins (the redirect URI names it) but listened on
+ * only once the person said yes: until then a connection is refused, not
+ * queued to be served first. Up to MCP_REDIRECT_CONNS connections are
+ * read at once, each with a short limit of its own, so that a stray
+ * connection that says nothing, or says it slowly, cannot hold the
+ * sign-in up.
  */
 #include "config.h"
 
@@ -24,6 +28,9 @@
  * much of it is read. */
 #define MCP_REDIRECT_READ_MS	5000
 #define MCP_REDIRECT_MAX	8192
+/* How many connections are read at once; one more waits in the
+ * kernel's queue until one of them ends. */
+#define MCP_REDIRECT_CONNS	8
 
 struct mcp_redirect {
 	int	 fd;
@@ -53,7 +60,6 @@ mcp_redirect_open(char **err)
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = 0;
 	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
-	    listen(fd, 8) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1) {
 		*err = xasprintf("a port on 127.0.0.1: %s", strerror(errno));
 		close(fd);
@@ -80,6 +86,16 @@ mcp_redirect_open(char **err)
 	r->start = xasprintf("http://127.0.0.1:%d%s", ntohs(sin.sin_port),
 	    r->start_path);
 	return r;
+}
+
+int
+mcp_redirect_listen(struct mcp_redirect *r, char **err)
+{
+	if (listen(r->fd, MCP_REDIRECT_CONNS) == -1) {
+		*err = xasprintf("listening on 127.0.0.1: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 const char *
@@ -170,31 +186,6 @@ mcp_redirect_answer(int fd, int status, const char *text)
 	free(page);
 }
 
-/* Reads one connection's request line into buf (size bytes); 0, or -1
- * when it sent none in time. */
-static int
-mcp_redirect_read(int fd, char *buf, size_t size)
-{
-	int64_t until = clock_mono_ms() + MCP_REDIRECT_READ_MS;
-	struct pollfd p = { fd, POLLIN, 0 };
-	size_t len = 0;
-	ssize_t n;
-
-	while (len + 1 < size) {
-		int left = (int)(until - clock_mono_ms());
-
-		if (left <= 0 || poll(&p, 1, left) <= 0)
-			return -1;
-		if ((n = read(fd, buf + len, size - 1 - len)) <= 0)
-			return -1;
-		len += (size_t)n;
-		buf[len] = '\0';
-		if (strstr(buf, "\r\n") != NULL || strchr(buf, '\n') != NULL)
-			return 0;
-	}
-	return -1;
-}
-
 /* Sends the browser on to url (302). */
 static void
 mcp_redirect_send_on(int fd, const char *url)
@@ -209,87 +200,190 @@ mcp_redirect_send_on(int fd, const char *url)
 	free(page);
 }
 
+/* One connection being read: its descriptor, what it sent so far and
+ * when it must have sent its request line. */
+struct mcp_redirect_conn {
+	int	 fd;
+	int64_t	 until;
+	size_t	 len;
+	char	 buf[MCP_REDIRECT_MAX];
+};
+
+/*
+ * Answers one connection's request line (buf, NUL-terminated). Returns
+ * 1 when the sign-in ended (0 in *rc with *code, or -1 with *err), else
+ * 0: the wait goes on.
+ */
+static int
+mcp_redirect_serve(struct mcp_redirect *r, int fd, char *buf,
+    const char *authorize, const char *state, char **code, char **err,
+    int *rc)
+{
+	char *target, *sp, *got, *why, *q;
+	size_t plen;
+
+	if (strncmp(buf, "GET ", 4) != 0) {
+		mcp_redirect_answer(fd, 400, "Not a sign-in.");
+		return 0;
+	}
+	target = buf + 4;
+	if ((sp = strpbrk(target, " \r\n")) != NULL)
+		*sp = '\0';
+	if (strcmp(target, r->start_path) == 0) {
+		/* Once: a second visit would give the state to whoever
+		 * comes second. */
+		if (!r->started)
+			mcp_redirect_send_on(fd, authorize);
+		else
+			mcp_redirect_answer(fd, 400, "This sign-in page was "
+			    "opened already.");
+		r->started = 1;
+		return 0;
+	}
+	/* The callback's path exactly, then its query. */
+	plen = strcspn(target, "?#");
+	q = target[plen] == '?' ? target + plen : NULL;
+	got = mcp_redirect_param(q, "state");
+	if (plen != strlen(MCP_REDIRECT_PATH) || strncmp(target,
+	    MCP_REDIRECT_PATH, plen) != 0 || got == NULL ||
+	    strcmp(got, state) != 0) {
+		/* Not this sign-in's: whoever sent it learns nothing, and
+		 * the wait goes on. */
+		free(got);
+		mcp_redirect_answer(fd, 400, "Not this sign-in.");
+		return 0;
+	}
+	free(got);
+	*code = mcp_redirect_param(q, "code");
+	if (*code == NULL || **code == '\0') {
+		got = mcp_redirect_param(q, "error");
+		/* The server's word reaches an error an agent reads. */
+		for (why = got; why != NULL && *why != '\0'; why++)
+			if ((unsigned char)*why < 0x20 ||
+			    (unsigned char)*why >= 0x7f)
+				*why = '?';
+		*err = xasprintf("the authorization server answered %.100s",
+		    got != NULL ? got : "without a code");
+		free(got);
+		free(*code);
+		*code = NULL;
+		mcp_redirect_answer(fd, 200, "<p>huddle was not signed in. You "
+		    "may close this page.</p>");
+		*rc = -1;
+		return 1;
+	}
+	mcp_redirect_answer(fd, 200, "<p>Signed in: huddle has it from here. "
+	    "You may close this page.</p>");
+	*rc = 0;
+	return 1;
+}
+
+/* Ends connection c: closed, its bytes wiped, its slot free. */
+static void
+mcp_redirect_drop(struct mcp_redirect_conn *c)
+{
+	close(c->fd);
+	explicit_bzero(c->buf, c->len);
+	c->fd = -1;
+	c->len = 0;
+}
+
 int
 mcp_redirect_wait(struct mcp_redirect *r, const char *authorize,
     const char *state, struct cancel *cancel, int64_t deadline,
     char **code, char **err)
 {
-	struct pollfd p[2];
-	char buf[MCP_REDIRECT_MAX], *target, *sp, *got, *why;
-	int fd, n;
+	struct mcp_redirect_conn *c = xcalloc(MCP_REDIRECT_CONNS, sizeof *c);
+	struct pollfd p[MCP_REDIRECT_CONNS + 2];
+	int slot[MCP_REDIRECT_CONNS + 2];
+	int64_t now, wake;
+	int i, n, k, fd, rc = -1, done = 0;
+	ssize_t got;
 
 	*code = NULL;
-	for (;;) {
-		int left = (int)(deadline - clock_mono_ms());
-
-		if (left <= 0) {
+	for (i = 0; i < MCP_REDIRECT_CONNS; i++)
+		c[i].fd = -1;
+	while (!done) {
+		now = clock_mono_ms();
+		if (now >= deadline) {
 			*err = xstrdup("the browser did not come back in time");
-			return -1;
+			break;
 		}
-		p[0].fd = r->fd;
-		p[0].events = POLLIN;
-		p[1].fd = cancel != NULL ? cancel_fd(cancel) : -1;
-		p[1].events = POLLIN;
-		n = poll(p, 2, left > 1000 ? 1000 : left);
+		/* The listener while a slot is free, the cancel, and every
+		 * connection being read, each until its own limit. */
+		n = 0;
+		wake = deadline;
+		for (i = 0; i < MCP_REDIRECT_CONNS; i++) {
+			if (c[i].fd == -1)
+				continue;
+			if (c[i].until <= now) {
+				mcp_redirect_answer(c[i].fd, 400, "Not a "
+				    "sign-in.");
+				mcp_redirect_drop(&c[i]);
+				continue;
+			}
+			if (c[i].until < wake)
+				wake = c[i].until;
+			p[n].fd = c[i].fd;
+			p[n].events = POLLIN;
+			slot[n++] = i;
+		}
+		for (k = 0; k < MCP_REDIRECT_CONNS && c[k].fd != -1; k++)
+			;
+		p[n].fd = k < MCP_REDIRECT_CONNS ? r->fd : -1;
+		p[n].events = POLLIN;
+		slot[n++] = -1;
+		p[n].fd = cancel != NULL ? cancel_fd(cancel) : -1;
+		p[n].events = POLLIN;
+		slot[n++] = -2;
+		if (poll(p, (nfds_t)n, (int)(wake - now)) == -1 &&
+		    errno != EINTR) {
+			*err = xasprintf("poll: %s", strerror(errno));
+			break;
+		}
 		if (cancel != NULL && cancel_fired(cancel)) {
 			*err = xstrdup("cancelled");
-			return -1;
+			break;
 		}
-		if (n <= 0 || !(p[0].revents & POLLIN))
-			continue;
-		if ((fd = accept4(r->fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
-			continue;
-		if (mcp_redirect_read(fd, buf, sizeof buf) == -1 ||
-		    strncmp(buf, "GET ", 4) != 0) {
-			mcp_redirect_answer(fd, 400, "Not a sign-in.");
-			close(fd);
-			continue;
+		for (i = 0; i < n && !done; i++) {
+			struct mcp_redirect_conn *cc;
+
+			if (slot[i] < 0 || !(p[i].revents & (POLLIN |
+			    POLLHUP | POLLERR)))
+				continue;
+			cc = &c[slot[i]];
+			got = read(cc->fd, cc->buf + cc->len,
+			    sizeof cc->buf - 1 - cc->len);
+			if (got <= 0) {
+				mcp_redirect_drop(cc);
+				continue;
+			}
+			cc->len += (size_t)got;
+			cc->buf[cc->len] = '\0';
+			if (strchr(cc->buf, '\n') == NULL) {
+				if (cc->len + 1 >= sizeof cc->buf) {
+					mcp_redirect_answer(cc->fd, 400,
+					    "Not a sign-in.");
+					mcp_redirect_drop(cc);
+				}
+				continue;
+			}
+			done = mcp_redirect_serve(r, cc->fd, cc->buf,
+			    authorize, state, code, err, &rc);
+			mcp_redirect_drop(cc);
 		}
-		target = buf + 4;
-		if ((sp = strchr(target, ' ')) != NULL)
-			*sp = '\0';
-		if (strcmp(target, r->start_path) == 0) {
-			/* Once: a second visit would give the state to
-			 * whoever comes second. */
-			if (!r->started)
-				mcp_redirect_send_on(fd, authorize);
-			else
-				mcp_redirect_answer(fd, 400, "This sign-in "
-				    "page was opened already.");
-			r->started = 1;
-			close(fd);
-			continue;
+		if (!done && k < MCP_REDIRECT_CONNS &&
+		    (p[n - 2].revents & POLLIN) &&
+		    (fd = accept4(r->fd, NULL, NULL, SOCK_CLOEXEC |
+		    SOCK_NONBLOCK)) != -1) {
+			c[k].fd = fd;
+			c[k].len = 0;
+			c[k].until = clock_mono_ms() + MCP_REDIRECT_READ_MS;
 		}
-		got = mcp_redirect_param(strchr(target, '?'), "state");
-		if (strncmp(target, MCP_REDIRECT_PATH,
-		    strlen(MCP_REDIRECT_PATH)) != 0 || got == NULL ||
-		    strcmp(got, state) != 0) {
-			/* Not this sign-in's: whoever sent it learns
-			 * nothing, and the wait goes on. */
-			free(got);
-			mcp_redirect_answer(fd, 400, "Not this sign-in.");
-			close(fd);
-			continue;
-		}
-		free(got);
-		*code = mcp_redirect_param(strchr(target, '?'), "code");
-		if (*code == NULL || **code == '\0') {
-			why = mcp_redirect_param(strchr(target, '?'),
-			    "error");
-			*err = xasprintf("the authorization server answered "
-			    "%.100s", why != NULL ? why : "without a code");
-			free(why);
-			free(*code);
-			*code = NULL;
-			mcp_redirect_answer(fd, 200, "<p>huddle was not signed "
-			    "in. You may close this page.</p>");
-			close(fd);
-			return -1;
-		}
-		mcp_redirect_answer(fd, 200, "<p>Signed in: huddle has it "
-		    "from here. You may close this page.</p>");
-		close(fd);
-		explicit_bzero(buf, sizeof buf);
-		return 0;
 	}
+	for (i = 0; i < MCP_REDIRECT_CONNS; i++)
+		if (c[i].fd != -1)
+			mcp_redirect_drop(&c[i]);
+	free(c);
+	return rc;
 }

@@ -3,7 +3,8 @@
  * sent back to once they signed in (RFC 8252, "Loopback Interface
  * Redirection"). It listens on 127.0.0.1 at a port the kernel picks, for
  * that one sign-in only, and takes the first request whose `state` is the
- * sign-in's: its `code` (or the authorization server's `error`). It also
+ * sign-in's, on its callback path exactly: its `code` (or the
+ * authorization server's `error`). It also
  * serves, once, the start page that sends the browser on to the
  * authorization server. Anything else that knocks is answered 400 and
  * ignored.
@@ -20,8 +21,13 @@
 
 struct mcp_redirect;
 
-/* Opens the listener: NULL with *err when it cannot. */
+/* Opens the listener, its port bound but refusing connections until
+ * mcp_redirect_listen: NULL with *err when it cannot. */
 struct mcp_redirect *mcp_redirect_open(char **err);
+
+/* Takes connections from now on (once the person said yes): 0, or -1
+ * with *err. */
+int mcp_redirect_listen(struct mcp_redirect *r, char **err);
 
 /* Its redirect URI, "http://127.0.0.1:PORT/callback" (the listener's). */
 const char *mcp_redirect_uri(const struct mcp_redirect *r);

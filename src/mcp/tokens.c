@@ -40,7 +40,9 @@ mcp_tokens_lock(const char *path)
 	return fd;
 }
 
-/* The whole store: a new object ({} when there is none). */
+/* The whole store: a new object ({} when there is no file), or NULL
+ * when it cannot be read or is not a store: then nothing may be written
+ * over it, or every sign-in in it would be lost for one bad read. */
 static json_t *
 mcp_tokens_read(const char *path)
 {
@@ -51,33 +53,45 @@ mcp_tokens_read(const char *path)
 	if ((text = safefile_read(AT_FDCWD, path, 0, MCP_TOKENS_MAX, &size,
 	    &err)) == NULL) {
 		free(err);
-		return json_object();
+		return errno == ENOENT ? json_object() : NULL;
 	}
-	all = json_loads(text, 0, NULL);
+	all = size < MCP_TOKENS_MAX ? json_loads(text, 0, NULL) : NULL;
 	/* The tokens are gone from memory as soon as they are parsed. */
 	memset(text, 0, strlen(text));
 	free(text);
 	if (!json_is_object(all)) {
 		json_decref(all);
-		return json_object();
+		return NULL;
 	}
 	return all;
+}
+
+int
+mcp_tokens_find(const char *path, const char *url, json_t **entry)
+{
+	json_t *all, *servers;
+
+	*entry = NULL;
+	if (path == NULL || url == NULL)
+		return -1;
+	pthread_mutex_lock(&mcp_tokens_mutex);
+	all = mcp_tokens_read(path);
+	pthread_mutex_unlock(&mcp_tokens_mutex);
+	if (all == NULL)
+		return -1;
+	servers = json_object_get(all, "servers");
+	*entry = json_object_get(servers, url);
+	*entry = json_is_object(*entry) ? json_incref(*entry) : NULL;
+	json_decref(all);
+	return *entry != NULL;
 }
 
 json_t *
 mcp_tokens_get(const char *path, const char *url)
 {
-	json_t *all, *servers, *entry;
+	json_t *entry;
 
-	if (path == NULL || url == NULL)
-		return NULL;
-	pthread_mutex_lock(&mcp_tokens_mutex);
-	all = mcp_tokens_read(path);
-	pthread_mutex_unlock(&mcp_tokens_mutex);
-	servers = json_object_get(all, "servers");
-	entry = json_object_get(servers, url);
-	entry = json_is_object(entry) ? json_incref(entry) : NULL;
-	json_decref(all);
+	(void)mcp_tokens_find(path, url, &entry);
 	return entry;
 }
 
@@ -116,7 +130,15 @@ int
 mcp_tokens_put(const char *path, const char *url, json_t *entry,
     char **err)
 {
-	json_t *all, *servers;
+	return mcp_tokens_swap(path, url, entry, NULL, err) == 0 ? 0 : -1;
+}
+
+int
+mcp_tokens_swap(const char *path, const char *url, json_t *entry,
+    const char *was, char **err)
+{
+	json_t *all, *servers, *now;
+	const char *had;
 	int lock, rc;
 
 	if (path == NULL) {
@@ -125,8 +147,21 @@ mcp_tokens_put(const char *path, const char *url, json_t *entry,
 	}
 	pthread_mutex_lock(&mcp_tokens_mutex);
 	lock = mcp_tokens_lock(path);
-	all = mcp_tokens_read(path);
+	if ((all = mcp_tokens_read(path)) == NULL) {
+		*err = xasprintf("%s could not be read as a store of "
+		    "sign-ins: it is left as it is", path);
+		rc = -1;
+		goto out;
+	}
 	servers = json_object_get(all, "servers");
+	now = json_object_get(servers, url);
+	had = json_string_value(json_object_get(now, "access_token"));
+	if (was != NULL && (had == NULL || strcmp(had, was) != 0)) {
+		/* Changed since it was read: by another huddle. */
+		json_decref(all);
+		rc = 1;
+		goto out;
+	}
 	if (!json_is_object(servers)) {
 		servers = json_object();
 		json_object_set_new(all, "servers", servers);
@@ -138,8 +173,36 @@ mcp_tokens_put(const char *path, const char *url, json_t *entry,
 	json_object_set_new(all, "version", json_integer(1));
 	rc = mcp_tokens_write(path, all, err);
 	json_decref(all);
+out:
 	if (lock != -1)
 		close(lock);
 	pthread_mutex_unlock(&mcp_tokens_mutex);
 	return rc;
+}
+
+int
+mcp_tokens_lock_refresh(const char *path)
+{
+	char *name = xasprintf("%s.refresh", path);
+	int fd;
+
+	/* A lock of its own, so that the store is not held while a token
+	 * endpoint is asked: flock orders this huddle's threads as it
+	 * orders other huddles, each taking its own descriptor. */
+	fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	free(name);
+	while (fd != -1 && flock(fd, LOCK_EX) == -1) {
+		if (errno != EINTR) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
+}
+
+void
+mcp_tokens_unlock(int fd)
+{
+	if (fd != -1)
+		close(fd);
 }

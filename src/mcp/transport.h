@@ -50,20 +50,24 @@ struct mcp_launch {
 				    void **handle, char **err);
 	void			(*end)(void *ud, void *handle);
 	int			(*asking)(void *ud, void *handle);
-	/* Asks the person to sign in to HTTP server name (oauth.h) for
-	 * scopes ("": none named) at url, huddle's loopback page that
-	 * sends the browser on to the authorization server's page `at`
-	 * (its address without the query: the whole one, with its state,
-	 * goes to the browser alone), and waits for the answer, or
-	 * cancel (may be NULL). Returns 1 when
-	 * they said yes (the URL was opened for them, or shown), 0 when
-	 * they said no, -1 when nobody answered; *why may then say why.
-	 * NULL: nobody can be asked, and a server that asks for a sign-in
-	 * fails with a sentence. */
+	/* Asks the person to sign in to HTTP server name (oauth.h),
+	 * whose address's origin is origin (the host the token goes to),
+	 * for resource, with scopes ("": none named), at the authorization
+	 * server's page `at` (its address without the query), and waits
+	 * for the answer, or cancel (may be NULL). Returns 1 when they
+	 * said yes, 0 when they said no, -1 when nobody answered; *why
+	 * may then say why. NULL: nobody can be asked, and a server that
+	 * asks for a sign-in fails with a sentence. */
 	int			(*signin)(void *ud, const char *name,
-				    const char *scopes, const char *url,
-				    const char *at, struct cancel *cancel,
-				    char **why);
+				    const char *origin, const char *resource,
+				    const char *scopes, const char *at,
+				    struct cancel *cancel, char **why);
+	/* Once they said yes: opens url, huddle's loopback page that sends
+	 * the browser on to the authorization server's (with its state:
+	 * the browser alone gets that), in the person's browser, or shows
+	 * it to them when none can be opened. */
+	void			(*open)(void *ud, const char *name,
+				    const char *url);
 	const char		*tokens;	/* the store of sign-ins
 						 * (tokens.h), or NULL: kept
 						 * for this run only */

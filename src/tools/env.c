@@ -98,6 +98,8 @@ static const char *const env_desktop[] = {
 	"WEZTERM_UNIX_SOCKET", "ALACRITTY_SOCKET", "NVIM",
 	"NVIM_LISTEN_ADDRESS", "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE",
 	"KONSOLE_DBUS_SERVICE", "KONSOLE_DBUS_SESSION", "GNOME_TERMINAL_SCREEN",
+	"DESKTOP_SESSION", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP",
+	"XDG_SESSION_ID",
 };
 
 /* Whether an entry points at the desktop (env_desktop). */
@@ -159,9 +161,12 @@ env_for_browser(void)
 	for (n = 0; environ[n] != NULL; n++)
 		;
 	env = xcalloc(n + 1, sizeof *env);
-	/* The desktop's variables stay: the browser opens a window on it. */
+	/* The desktop's variables stay, whatever their names look like
+	 * (XAUTHORITY, DBUS_SESSION_BUS_ADDRESS): the browser opens a
+	 * window on it. */
 	for (n = 0; environ[n] != NULL; n++) {
-		if (!env_looks_secret(environ[n]) || !env_is_secret(environ[n]))
+		if (env_is_desktop(environ[n], strcspn(environ[n], "=")) ||
+		    !env_looks_secret(environ[n]) || !env_is_secret(environ[n]))
 			env[k++] = environ[n];
 	}
 	env[k] = NULL;

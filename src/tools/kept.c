@@ -22,6 +22,9 @@ static pthread_mutex_t	 kept_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t		*kept_pids;
 static size_t		 kept_n;
 static size_t		 kept_cap;
+/* Sessions whose members are all spared (kept_spawn_session). */
+static pid_t		*kept_sids;
+static size_t		 kept_nsids;
 
 /* Whether pid is listed; the lock is held. */
 static int
@@ -33,6 +36,46 @@ kept_listed(pid_t pid)
 		if (kept_pids[i] == pid)
 			return 1;
 	return 0;
+}
+
+/* Whether pid is in a spared session; the lock is held. */
+static int
+kept_in_session(pid_t pid)
+{
+	pid_t sid;
+	size_t i;
+
+	if (kept_nsids == 0 || (sid = getsid(pid)) == -1)
+		return 0;
+	for (i = 0; i < kept_nsids; i++)
+		if (kept_sids[i] == sid)
+			return 1;
+	return 0;
+}
+
+int
+kept_spawn_session(const char *program, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env)
+{
+	int rc;
+
+	pthread_mutex_lock(&kept_lock);
+	rc = posix_spawn(pid, program, fa, at, argv, env);
+	if (rc == 0) {
+		if (kept_n == kept_cap) {
+			kept_cap = kept_cap ? kept_cap * 2 : 16;
+			kept_pids = xrealloc(kept_pids,
+			    kept_cap * sizeof *kept_pids);
+		}
+		kept_pids[kept_n++] = *pid;
+		/* Its session is named by its pid (POSIX_SPAWN_SETSID). */
+		kept_sids = xrealloc(kept_sids, (kept_nsids + 1) *
+		    sizeof *kept_sids);
+		kept_sids[kept_nsids++] = *pid;
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return rc;
 }
 
 int
@@ -85,7 +128,7 @@ kept_signal_others(int sig, pid_t *pids)
 	pthread_mutex_lock(&kept_lock);
 	n = children_list(getpid(), all, KEPT_BATCH);
 	for (i = 0; i < n && i < KEPT_BATCH; i++) {
-		if (kept_listed(all[i]))
+		if (kept_listed(all[i]) || kept_in_session(all[i]))
 			continue;
 		kill(all[i], sig);
 		if (sig != SIGKILL)

@@ -1,7 +1,8 @@
 /*
  * The children of huddle's that a sweep for escaped processes spares:
  * the reaper of each running command (tools/reaper.h) and the namespace
- * holder (tools/mountns.h). Every other child of huddle's is what
+ * holder (tools/mountns.h), and the sessions of the browsers a sign-in
+ * opens (agent/mcpsignin.c). Every other child of huddle's is what
  * escaped a reaper the command killed, and bash_sweep_orphans ends it.
  */
 #ifndef HUDDLE_TOOLS_KEPT_H
@@ -18,6 +19,18 @@
  * sweep can see it unlisted. Returns posix_spawn's result.
  */
 int kept_spawn(const char *program, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env);
+
+/*
+ * kept_spawn for a child that starts a session of its own (at has
+ * POSIX_SPAWN_SETSID): every process of that session is spared as well,
+ * so that what the child starts and leaves to huddle (the browser that a
+ * launcher starts and returns) lives on. The session stays spared for
+ * huddle's life: a new process can have its number only once every
+ * member is gone.
+ */
+int kept_spawn_session(const char *program, pid_t *pid,
     posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
     char **env);
 

@@ -11,7 +11,9 @@ with the code — and ends there. No proxy is used, as a browser on the
 person's machine would reach 127.0.0.1 directly.
 
 With BROWSER_LOG set, it appends one line per run to that file: the
-status of the last page, or the error.
+status of the last page, or the error; then one line that tells how it
+was started ("started: blocked=MASK sid=SID"): the signals it found
+blocked (none, when started as from a shell) and its session.
 """
 
 import os
@@ -36,8 +38,18 @@ def main():
         code = 1
     log = os.environ.get("BROWSER_LOG")
     if log:
+        blocked = "?"
+        try:
+            with open("/proc/self/status") as st:
+                for s in st:
+                    if s.startswith("SigBlk:"):
+                        blocked = s.split()[1]
+        except OSError:
+            pass
         with open(log, "a") as f:
             print(line, file=f)
+            print("started: blocked=%s sid=%d" % (blocked, os.getsid(0)),
+                  file=f)
     return code
 
 

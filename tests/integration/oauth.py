@@ -125,11 +125,16 @@ def test_sign_in(fake):
                             timeout=20, what="the sign-in request")
             expect(signin.get("from") == "system", signin)
             first = signin["body"].splitlines()[0]
-            expect(first.startswith("sign in: web (notes:read) — "), first)
-            # What the person is shown: the authorization server's page
-            # and huddle's own start page, and no state.
-            expect("127.0.0.1" in signin["body"] and "/authorize" in
-                   signin["body"] and "state=" not in signin["body"],
+            # Its first line: what for, and where the token goes.
+            expect(first.startswith("sign in: web (notes:read) for %s — "
+                                    "the token goes to %s;" % (
+                                        url, url[:-len("/mcp")])), first)
+            # What the person is shown: the authorization server's page,
+            # no state, and not huddle's start page (the request is in
+            # every event and the store: whoever read it could be there
+            # first); nothing listens on huddle's port before approval.
+            expect("/authorize" in signin["body"] and "state=" not in
+                   signin["body"] and "/start/" not in signin["body"],
                    signin["body"])
             expect("waiting for the person to sign in" in mcp_text(h),
                    mcp_text(h))
@@ -150,8 +155,17 @@ def test_sign_in(fake):
                    "more than one sign-in request: %r"
                    % list(pending_signins(h)))
             with open(blog) as f:
-                expect("browser: 200 at http://127.0.0.1:" in f.read(),
-                       "the browser did not come back to huddle")
+                btext = f.read()
+            expect("browser: 200 at http://127.0.0.1:" in btext,
+                   "the browser did not come back to huddle")
+            # Started as from the person's shell: no signal blocked, in
+            # a session of its own (huddle's sweep spares it).
+            started = [ln for ln in btext.splitlines()
+                       if ln.startswith("started: ")]
+            expect(len(started) == 1, btext)
+            expect("blocked=0000000000000000 " in started[0], started)
+            sid = int(started[0].rsplit("sid=", 1)[1])
+            expect(sid != os.getsid(h.proc.pid), (sid, h.proc.pid))
             entries = logged(log)
             expect({"token": "authorization_code", "pkce": True} in
                    entries, entries)
@@ -202,11 +216,59 @@ def test_sign_in(fake):
         srv.wait()
 
 
+def test_own_header(fake):
+    """A server given an Authorization header in the person's settings:
+    its 401 is an error of that header's, never a sign-in."""
+    fake.reset()
+    tmp = tempfile.mkdtemp(prefix="huddle-oauth-")
+    log = os.path.join(tmp, "server.log")
+    port_file = os.path.join(tmp, "port")
+    srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
+                            "--oauth", "--oauth-calls",
+                            "--port-file", port_file, "--log", log])
+    try:
+        wait_for(lambda: os.path.exists(port_file), 10, "the HTTP server")
+        url = "http://127.0.0.1:%d/mcp" % int(open(port_file).read())
+        cfg = os.path.join(tmp, "mcp.json")
+        with open(cfg, "w") as f:
+            json.dump({"mcpServers": {"web": {
+                "type": "http", "url": url,
+                "headers": {"Authorization": "Bearer the-persons-own"}}}},
+                f)
+        fake.script(
+            call("lead", "mcp__web__echo", text="hi"),
+            say("lead", "Done."))
+        h = Huddle(fake, args=["--mcp-config", cfg],
+                   env={"BROWSER": BROWSER})
+        with h:
+            wait_for(lambda: ": ready" in mcp_text(h), 20,
+                     "the server to be ready")
+            h.send("go")
+            req = h.wait(ev("request", type="permission", status="pending",
+                            permission=lambda p: isinstance(p, dict) and
+                            p.get("tool") == "mcp__web__echo"),
+                         timeout=20, what="the call's request")
+            h.send("/approve %s" % req["id"])
+            res = h.wait(ev("tool_result", "lead", tool="mcp__web__echo"),
+                         timeout=30, what="the call's result")
+            expect(res["is_error"] is True and "refused the Authorization "
+                   "header your settings give it" in res["output"], res)
+            expect(not pending_signins(h), "a sign-in was asked for")
+            expect("sign-in" not in mcp_text(h), mcp_text(h))
+            h.send("/quit")
+            expect(h.wait_exit() == 0, "no clean exit: %s" % h.stderr)
+    finally:
+        srv.kill()
+        srv.wait()
+
+
 def main():
     r = Results()
     with FakeLLM() as fake:
         r.run("a server that asks to sign in: the person signs in, the "
               "call goes through, no token leaks", test_sign_in, fake)
+        r.run("a server given its Authorization header: no sign-in",
+              test_own_header, fake)
     r.finish()
 
 

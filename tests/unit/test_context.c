@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "agent/context.h"
+#include "agent/internal.h"
+#include "core/message.h"
+#include "core/protocol.h"
 #include "core/transcript.h"
 #include "liveteam.h"
 #include "util/xmalloc.h"
@@ -52,6 +55,38 @@ START_TEST(compact_when_asked)
 	/* The summary is no message to answer: no third call. */
 	ck_assert_ptr_null(lt_wait(&l, EV_ERROR, "lead", "script_exhausted",
 	    300));
+	lt_close(&l);
+}
+END_TEST
+
+/* What huddle asks the person itself (a sign-in, with the address of
+ * huddle's start page for the person's browser) is no model's to read:
+ * not in the state a compacted conversation is given either. */
+START_TEST(the_persons_requests_stay_out_of_a_compaction)
+{
+	struct lt l;
+	char *err = NULL, *dump;
+	char id[PROTO_ID_SIZE];
+	json_t *tr;
+
+	lt_init(&l, "{\"agents\": {\"lead\": [{\"text\": \"hello\"}, "
+	    "{\"text\": \"SUMMARY-8\"}]}}");
+	lt_start(&l);
+	ck_assert_int_eq(team_say(l.team, NULL, "hi", &err), 0);
+	lt_need(&l, EV_TEXT, "lead", "hello");
+	lt_need_status(&l, "lead", "idle");
+	ck_assert_int_eq(protocol_request(l.team->core.proto, REQ_PERMISSION,
+	    MSG_SYSTEM, "lead", "sign in: web (x) — open http://127.0.0.1:1/"
+	    "start/NONCE-4711", id, &err), 0);
+	ck_assert_int_eq(team_compact(l.team, "lead", &err), 0);
+	lt_need(&l, EV_COMPACTION, "lead", "\"kind\":\"client\"");
+	tr = transcript_load(team_store(l.team), "lead", &err);
+	dump = json_dumps(tr, JSON_COMPACT);
+	ck_assert_ptr_nonnull(strstr(dump, "SUMMARY-8"));
+	ck_assert_ptr_null(strstr(dump, "NONCE-4711"));
+	ck_assert_ptr_null(strstr(dump, id));
+	free(dump);
+	json_decref(tr);
 	lt_close(&l);
 }
 END_TEST
@@ -326,6 +361,7 @@ context_suite(void)
 
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, compact_when_asked);
+	tcase_add_test(tc, the_persons_requests_stay_out_of_a_compaction);
 	tcase_add_test(tc, no_summary_keeps_the_conversation);
 	tcase_add_test(tc, a_big_result_is_cut);
 	tcase_add_test(tc, a_smaller_window_is_learnt);
