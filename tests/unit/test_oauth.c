@@ -201,6 +201,7 @@ START_TEST(scopes_are_chosen_as_the_specification_says)
 {
 	json_t *prm = json_pack("[s,s,s]", "mcp:basic", "mcp:read", "");
 	json_t *as = json_pack("[s,s]", "mcp:basic", "offline_access");
+	json_t *none;
 	char *s;
 
 	/* The challenge's first. */
@@ -216,7 +217,9 @@ START_TEST(scopes_are_chosen_as_the_specification_says)
 	free(s);
 	/* Else none at all. */
 	ck_assert_ptr_null(mcp_oauth_scopes(NULL, NULL, as));
-	ck_assert_ptr_null(mcp_oauth_scopes(NULL, json_array(), NULL));
+	none = json_array();
+	ck_assert_ptr_null(mcp_oauth_scopes(NULL, none, NULL));
+	json_decref(none);
 	/* offline_access when the authorization server lists it, once. */
 	s = mcp_oauth_scopes("mcp:basic", NULL, as);
 	ck_assert_str_eq(s, "mcp:basic offline_access");
@@ -567,7 +570,7 @@ START_TEST(a_store_that_cannot_be_read_is_not_written_over)
 {
 	char *dir = tu_tmpdir(), *path = xasprintf("%s/%s", dir,
 	    MCP_TOKENS_FILE), *err = NULL, buf[64];
-	json_t *e = json_pack("{s:s}", "access_token", "A");
+	json_t *e = json_pack("{s:s}", "access_token", "A"), *kept;
 	FILE *f;
 	size_t n;
 
@@ -590,8 +593,9 @@ START_TEST(a_store_that_cannot_be_read_is_not_written_over)
 	ck_assert_int_eq(mcp_tokens_put(path, "https://h/mcp", e, &err), 0);
 	ck_assert_int_eq(mcp_tokens_swap(path, "https://h/mcp", NULL, "B",
 	    &err), 1);
-	ck_assert_ptr_nonnull(mcp_tokens_get(path, "https://h/mcp"));
-	json_decref(mcp_tokens_get(path, "https://h/mcp"));
+	kept = mcp_tokens_get(path, "https://h/mcp");
+	ck_assert_ptr_nonnull(kept);
+	json_decref(kept);
 	ck_assert_int_eq(mcp_tokens_swap(path, "https://h/mcp", NULL, "A",
 	    &err), 0);
 	ck_assert_ptr_null(mcp_tokens_get(path, "https://h/mcp"));
