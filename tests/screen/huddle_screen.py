@@ -15,13 +15,16 @@ from screen_driver import (EXITED, Results, Screen, expect,  # noqa: E402
 from fakellm_client import API_KEY, HUDDLE, FakeLLM  # noqa: E402
 
 
-def fake_screen(fake, args=(), cols=120, rows=40, term=None, workdir=None):
-    """huddle in a fresh workdir (or `workdir`), talking to the fake;
-    returns the Screen (not started: use it in a with)."""
+def fake_screen(fake, args=(), cols=120, rows=40, term=None, workdir=None,
+                env=None):
+    """huddle in a fresh workdir (or `workdir`), talking to the fake,
+    with `env`'s variables too; returns the Screen (not started: use it
+    in a with)."""
     work = workdir or tempfile.mkdtemp(prefix="huddle-screen-")
     return Screen([HUDDLE, "--workdir", work] + list(args),
-                  env={"ANTHROPIC_API_KEY": API_KEY,
-                       "ANTHROPIC_BASE_URL": fake.anthropic_url},
+                  env=dict({"ANTHROPIC_API_KEY": API_KEY,
+                            "ANTHROPIC_BASE_URL": fake.anthropic_url},
+                           **(env or {})),
                   cols=cols, rows=rows, term=term, settle=True)
 
 
