@@ -53,10 +53,12 @@ kept_in_session(pid_t pid)
 	return 0;
 }
 
-int
-kept_spawn_session(const char *program, pid_t *pid,
+/* posix_spawn, the child noted as kept (and its session as spared, with
+ * session), under the lock, so no sweep can meet it unnoted. */
+static int
+kept_spawn_as(const char *program, pid_t *pid,
     posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
-    char **env)
+    char **env, int session)
 {
 	int rc;
 
@@ -69,6 +71,8 @@ kept_spawn_session(const char *program, pid_t *pid,
 			    kept_cap * sizeof *kept_pids);
 		}
 		kept_pids[kept_n++] = *pid;
+	}
+	if (rc == 0 && session) {
 		/* Its session is named by its pid (POSIX_SPAWN_SETSID). */
 		kept_sids = xrealloc(kept_sids, (kept_nsids + 1) *
 		    sizeof *kept_sids);
@@ -79,24 +83,19 @@ kept_spawn_session(const char *program, pid_t *pid,
 }
 
 int
+kept_spawn_session(const char *program, pid_t *pid,
+    posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
+    char **env)
+{
+	return kept_spawn_as(program, pid, fa, at, argv, env, 1);
+}
+
+int
 kept_spawn(const char *program, pid_t *pid,
     posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, char **argv,
     char **env)
 {
-	int rc;
-
-	pthread_mutex_lock(&kept_lock);
-	rc = posix_spawn(pid, program, fa, at, argv, env);
-	if (rc == 0) {
-		if (kept_n == kept_cap) {
-			kept_cap = kept_cap ? kept_cap * 2 : 16;
-			kept_pids = xrealloc(kept_pids,
-			    kept_cap * sizeof *kept_pids);
-		}
-		kept_pids[kept_n++] = *pid;
-	}
-	pthread_mutex_unlock(&kept_lock);
-	return rc;
+	return kept_spawn_as(program, pid, fa, at, argv, env, 0);
 }
 
 void
