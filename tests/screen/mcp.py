@@ -29,7 +29,8 @@ ROW = re.compile(r"(req_[0-9a-f]{8})\s+permission\s+carl → lead\s+\S+\s+"
                  r"(\w+)")
 
 
-def script(fake):
+def script(fake, tool="mcp__test__echo", text="hi there"):
+    """The lead spawns carl, who calls tool with text."""
     fake.reset()
     fake.script(
         {"agent": "lead", "kind": "tool_use", "calls": [
@@ -38,7 +39,7 @@ def script(fake):
                 "prompt": "Use the tools."}}]},
         *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 8,
         {"agent": "carl", "kind": "tool_use", "calls": [
-            {"name": "mcp__test__echo", "input": {"text": "hi there"}}]},
+            {"name": tool, "input": {"text": text}}]},
         *[{"agent": "carl", "kind": "text", "text": "Echoed."}] * 4)
 
 
@@ -130,16 +131,7 @@ def test_picture_on_screen(fake):
 
 
 def test_sign_in_on_screen(fake):
-    fake.reset()
-    fake.script(
-        {"agent": "lead", "kind": "tool_use", "calls": [
-            {"name": "spawn_teammate", "input": {
-                "name": "carl", "role": "tools",
-                "prompt": "Use the tools."}}]},
-        *[{"agent": "lead", "kind": "text", "text": "Noted."}] * 8,
-        {"agent": "carl", "kind": "tool_use", "calls": [
-            {"name": "mcp__web__echo", "input": {"text": "signed"}}]},
-        *[{"agent": "carl", "kind": "text", "text": "Echoed."}] * 4)
+    script(fake, "mcp__web__echo", "signed")
     tmp = tempfile.mkdtemp(prefix="huddle-signin-")
     port_file = os.path.join(tmp, "port")
     srv = subprocess.Popen([sys.executable, SERVER, "--http", "--legacy",
