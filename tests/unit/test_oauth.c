@@ -135,65 +135,58 @@ at(json_t *urls, size_t i)
 	return json_string_value(json_array_get(urls, i));
 }
 
-START_TEST(metadata_urls_are_tried_path_based_first)
-{
-	json_t *u;
-
-	u = mcp_oauth_prm_urls("http://localhost:8/mcp", NULL);
-	ck_assert_uint_eq(json_array_size(u), 2);
-	ck_assert_str_eq(at(u, 0), "http://localhost:8/.well-known/"
-	    "oauth-protected-resource/mcp");
-	ck_assert_str_eq(at(u, 1), "http://localhost:8/.well-known/"
-	    "oauth-protected-resource");
-	json_decref(u);
+/* Where metadata is looked for: a server's resource metadata (prm), or an
+ * issuer's (as), and the first URLs expected (NULL: not checked). */
+static const struct {
+	int		 as;
+	const char	*url, *hint;
+	size_t		 n;
+	const char	*want[3];
+} metadata_cases[] = {
+	{ 0, "http://localhost:8/mcp", NULL, 2, {
+	    "http://localhost:8/.well-known/oauth-protected-resource/mcp",
+	    "http://localhost:8/.well-known/oauth-protected-resource" } },
 	/* Nothing is fetched over plain HTTP from another machine: not
 	 * the header's resource_metadata, not the well-known places of a
 	 * server there, not an issuer's. */
-	u = mcp_oauth_prm_urls("https://h/mcp", "http://evil.example/prm");
-	ck_assert_uint_eq(json_array_size(u), 2);
-	ck_assert_str_eq(at(u, 0), "https://h/.well-known/"
-	    "oauth-protected-resource/mcp");
-	json_decref(u);
-	u = mcp_oauth_prm_urls("http://h:8/mcp", NULL);
-	ck_assert_uint_eq(json_array_size(u), 0);
-	json_decref(u);
-	u = mcp_oauth_as_urls("http://as.example/tenant1");
-	ck_assert_uint_eq(json_array_size(u), 0);
-	json_decref(u);
+	{ 0, "https://h/mcp", "http://evil.example/prm", 2, {
+	    "https://h/.well-known/oauth-protected-resource/mcp" } },
+	{ 0, "http://h:8/mcp", NULL, 0, { NULL } },
+	{ 1, "http://as.example/tenant1", NULL, 0, { NULL } },
 	/* The header's first; query and trailing slash left out. */
-	u = mcp_oauth_prm_urls("https://h/a/mcp/?x=1", "https://h/custom.json");
-	ck_assert_uint_eq(json_array_size(u), 3);
-	ck_assert_str_eq(at(u, 0), "https://h/custom.json");
-	ck_assert_str_eq(at(u, 1), "https://h/.well-known/"
-	    "oauth-protected-resource/a/mcp");
-	json_decref(u);
+	{ 0, "https://h/a/mcp/?x=1", "https://h/custom.json", 3, {
+	    "https://h/custom.json",
+	    "https://h/.well-known/oauth-protected-resource/a/mcp" } },
 	/* A server at the root has only the root's. */
-	u = mcp_oauth_prm_urls("https://h", "");
-	ck_assert_uint_eq(json_array_size(u), 1);
-	ck_assert_str_eq(at(u, 0), "https://h/.well-known/"
-	    "oauth-protected-resource");
-	json_decref(u);
-	u = mcp_oauth_prm_urls("not a url", NULL);
-	ck_assert_uint_eq(json_array_size(u), 0);
-	json_decref(u);
-
+	{ 0, "https://h", "", 1, {
+	    "https://h/.well-known/oauth-protected-resource" } },
+	{ 0, "not a url", NULL, 0, { NULL } },
 	/* RFC 8414 for an issuer with a path, then OpenID's two. */
-	u = mcp_oauth_as_urls("https://as.example/tenant1");
-	ck_assert_uint_eq(json_array_size(u), 3);
-	ck_assert_str_eq(at(u, 0), "https://as.example/.well-known/"
-	    "oauth-authorization-server/tenant1");
-	ck_assert_str_eq(at(u, 1), "https://as.example/.well-known/"
-	    "openid-configuration/tenant1");
-	ck_assert_str_eq(at(u, 2), "https://as.example/tenant1/.well-known/"
-	    "openid-configuration");
-	json_decref(u);
-	u = mcp_oauth_as_urls("https://as.example/");
-	ck_assert_uint_eq(json_array_size(u), 2);
-	ck_assert_str_eq(at(u, 0), "https://as.example/.well-known/"
-	    "oauth-authorization-server");
-	ck_assert_str_eq(at(u, 1), "https://as.example/.well-known/"
-	    "openid-configuration");
-	json_decref(u);
+	{ 1, "https://as.example/tenant1", NULL, 3, {
+	    "https://as.example/.well-known/oauth-authorization-server/tenant1",
+	    "https://as.example/.well-known/openid-configuration/tenant1",
+	    "https://as.example/tenant1/.well-known/openid-configuration" } },
+	{ 1, "https://as.example/", NULL, 2, {
+	    "https://as.example/.well-known/oauth-authorization-server",
+	    "https://as.example/.well-known/openid-configuration" } },
+};
+
+START_TEST(metadata_urls_are_tried_path_based_first)
+{
+	json_t *u;
+	size_t i, j;
+
+	for (i = 0; i < sizeof metadata_cases / sizeof *metadata_cases; i++) {
+		u = metadata_cases[i].as ?
+		    mcp_oauth_as_urls(metadata_cases[i].url) :
+		    mcp_oauth_prm_urls(metadata_cases[i].url,
+		    metadata_cases[i].hint);
+		ck_assert_msg(json_array_size(u) == metadata_cases[i].n,
+		    "%s: %zu URLs", metadata_cases[i].url, json_array_size(u));
+		for (j = 0; j < 3 && metadata_cases[i].want[j] != NULL; j++)
+			ck_assert_str_eq(at(u, j), metadata_cases[i].want[j]);
+		json_decref(u);
+	}
 }
 END_TEST
 
@@ -801,6 +794,30 @@ canned_route(struct canned *c, const char *method, const char *path,
 	return &c->routes[i];
 }
 
+/* The server's resource metadata, naming c itself its authorization
+ * server. */
+static void
+canned_resource(struct canned *c)
+{
+	canned_route(c, "GET", "/.well-known/oauth-protected-resource/mcp",
+	    200, NULL, xasprintf("{\"resource\": \"%s/mcp\", "
+	    "\"authorization_servers\": [\"%s\"]}", c->base, c->base));
+}
+
+/* c's own authorization server metadata, its endpoints c's, listing
+ * S256 when s256. */
+static void
+canned_issuer(struct canned *c, int s256)
+{
+	canned_route(c, "GET", "/.well-known/oauth-authorization-server",
+	    200, NULL, xasprintf("{\"issuer\": \"%s\", "
+	    "\"authorization_endpoint\": \"%s/authorize\", "
+	    "\"token_endpoint\": \"%s/token\", "
+	    "\"registration_endpoint\": \"%s/register\"%s}", c->base,
+	    c->base, c->base, c->base, s256 ?
+	    ", \"code_challenge_methods_supported\": [\"S256\"]" : ""));
+}
+
 static void
 canned_start(struct canned *c)
 {
@@ -899,9 +916,7 @@ START_TEST(discovery_takes_nothing_that_could_be_forged)
 	ck_assert_ptr_nonnull(strstr(err, "plain HTTP"));
 	/* Metadata that names another issuer than the one it was fetched
 	 * for (RFC 8414 section 3.3). */
-	canned_route(&c, "GET", "/.well-known/oauth-protected-resource/mcp",
-	    200, NULL, xasprintf("{\"resource\": \"%s/mcp\", "
-	    "\"authorization_servers\": [\"%s\"]}", c.base, c.base));
+	canned_resource(&c);
 	canned_route(&c, "GET", "/.well-known/oauth-authorization-server",
 	    200, NULL, xasprintf("{\"issuer\": \"https://evil.example\", "
 	    "\"authorization_endpoint\": \"%s/authorize\", "
@@ -911,23 +926,12 @@ START_TEST(discovery_takes_nothing_that_could_be_forged)
 	ck_assert_int_eq(answer(o, "Bearer", &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "another issuer"));
 	/* Metadata that does not list S256. */
-	canned_route(&c, "GET", "/.well-known/oauth-authorization-server",
-	    200, NULL, xasprintf("{\"issuer\": \"%s\", "
-	    "\"authorization_endpoint\": \"%s/authorize\", "
-	    "\"token_endpoint\": \"%s/token\", "
-	    "\"registration_endpoint\": \"%s/register\"}", c.base, c.base,
-	    c.base, c.base));
+	canned_issuer(&c, 0);
 	ck_assert_int_eq(answer(o, "Bearer", &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "PKCE"));
 	ck_assert_int_eq(asks, 0);
 	/* With S256 the person is asked, told where the token goes. */
-	canned_route(&c, "GET", "/.well-known/oauth-authorization-server",
-	    200, NULL, xasprintf("{\"issuer\": \"%s\", "
-	    "\"authorization_endpoint\": \"%s/authorize\", "
-	    "\"token_endpoint\": \"%s/token\", "
-	    "\"registration_endpoint\": \"%s/register\", "
-	    "\"code_challenge_methods_supported\": [\"S256\"]}", c.base,
-	    c.base, c.base, c.base));
+	canned_issuer(&c, 1);
 	ck_assert_int_eq(answer(o, "Bearer", &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "declined"));
 	ck_assert_int_eq(asks, 1);
@@ -1125,16 +1129,8 @@ START_TEST(a_sign_out_during_a_sign_in_is_not_undone)
 
 	canned_open(&c);
 	url = xasprintf("%s/mcp", c.base);
-	canned_route(&c, "GET", "/.well-known/oauth-protected-resource/mcp",
-	    200, NULL, xasprintf("{\"resource\": \"%s/mcp\", "
-	    "\"authorization_servers\": [\"%s\"]}", c.base, c.base));
-	canned_route(&c, "GET", "/.well-known/oauth-authorization-server",
-	    200, NULL, xasprintf("{\"issuer\": \"%s\", "
-	    "\"authorization_endpoint\": \"%s/authorize\", "
-	    "\"token_endpoint\": \"%s/token\", "
-	    "\"registration_endpoint\": \"%s/register\", "
-	    "\"code_challenge_methods_supported\": [\"S256\"]}", c.base,
-	    c.base, c.base, c.base));
+	canned_resource(&c);
+	canned_issuer(&c, 1);
 	canned_route(&c, "POST", "/register", 201, NULL,
 	    xstrdup("{\"client_id\": \"c1\"}"));
 	token = canned_route(&c, "POST", "/token", 200, NULL, xstrdup(
