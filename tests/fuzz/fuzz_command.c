@@ -90,7 +90,7 @@ fuzz_check(const struct command *c, const char *line)
 	if (c->text != NULL && c->kind != CMD_SAY && c->kind != CMD_MSG &&
 	    c->kind != CMD_APPROVE && c->kind != CMD_REJECT &&
 	    c->kind != CMD_REJECT_ALL && c->kind != CMD_TASK_ADD &&
-	    c->kind != CMD_DISCARD)
+	    c->kind != CMD_DISCARD && c->kind != CMD_MCP)
 		abort();
 	/* /discard confirms with "yes", and nothing else. */
 	if (c->kind == CMD_DISCARD && c->text != NULL &&
@@ -99,20 +99,22 @@ fuzz_check(const struct command *c, const char *line)
 	fuzz_check_text(c->text, line);
 
 	/* A target: the request of /approve and /reject, the task of
-	 * /task assign|done|cancel|reopen (one word of the line each), or
-	 * the list of ids /task add waits for (which may hold blanks). */
+	 * /task assign|done|cancel|reopen, /mcp's "logout" (one word of
+	 * the line each), or the list of ids /task add waits for (which
+	 * may hold blanks). */
 	task_target = c->kind == CMD_TASK_ASSIGN || c->kind == CMD_TASK_DONE ||
 	    c->kind == CMD_TASK_CANCEL || c->kind == CMD_TASK_REOPEN;
 	if (task_target != (c->target != NULL) && c->kind != CMD_APPROVE &&
-	    c->kind != CMD_REJECT && c->kind != CMD_TASK_ADD)
+	    c->kind != CMD_REJECT && c->kind != CMD_TASK_ADD &&
+	    c->kind != CMD_MCP)
 		abort();
 	if (c->target != NULL && (*c->target == '\0' ||
 	    (c->kind != CMD_TASK_ADD && fuzz_has_blank(c->target)) ||
 	    strstr(line, c->target) == NULL))
 		abort();
-	/* Feedback only after a target. */
+	/* Feedback (or /mcp logout's server) only after a target. */
 	if (c->text != NULL && (c->kind == CMD_APPROVE ||
-	    c->kind == CMD_REJECT) && c->target == NULL)
+	    c->kind == CMD_REJECT || c->kind == CMD_MCP) && c->target == NULL)
 		abort();
 
 	/* /budget: -1 to show, 0 for none, else a sane amount of dollars. */
