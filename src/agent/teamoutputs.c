@@ -33,11 +33,35 @@ struct team_output_file {
 	off_t	 size;
 };
 
+/* Removes what a command's output left half written in dir when huddle
+ * was killed (bash's out-XXXXXX files): at the team's start, with its
+ * lock held, no command of it runs. */
+static void
+team_outputs_sweep(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	char *path;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "out-", 4) != 0)
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		unlink(path);
+		free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
 int
 team_outputs_open(struct team *t, char **err)
 {
 	t->home.outputs = xasprintf("%s/outputs", t->home.state);
-	return statedir_make(t->home.outputs, 0, err);
+	if (statedir_make(t->home.outputs, 0, err) == -1)
+		return -1;
+	team_outputs_sweep(t->home.outputs);
+	return 0;
 }
 
 char *

@@ -7,8 +7,9 @@
 
 struct team;
 
-/* The folder whole outputs are kept in (t->outputs), made at the
- * team's start: 0, or -1 with *err; and a kept output's file, tmp, moved
+/* The folder whole outputs are kept in (t->home.outputs), made at the
+ * team's start, what a killed huddle left half written there removed:
+ * 0, or -1 with *err; and a kept output's file, tmp, moved
  * to its name for agent's call id (team_output_path) with the oldest
  * beyond the team's count removed: the path (malloc'd), or NULL with tmp
  * removed. */

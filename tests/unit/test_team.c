@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/teamstate.h"
 #include "liveteam.h"
@@ -59,6 +60,31 @@ START_TEST(a_second_start_needs_resume)
 	l.o.resume = 1;
 	lt_open(&l);
 	lt_close(&l);
+}
+END_TEST
+
+/* A command's output half written when huddle was killed (bash's
+ * out-XXXXXX) is removed at the next start; kept outputs stay. */
+START_TEST(a_start_sweeps_half_written_outputs)
+{
+	struct lt l;
+	char *left, *kept;
+
+	lt_init(&l, LT_OK_ALWAYS);
+	lt_open(&l);
+	left = xasprintf("%s/outputs/out-Ab12Cd", team_state_dir(l.team));
+	kept = xasprintf("%s/outputs/lead.toolu_1.txt",
+	    team_state_dir(l.team));
+	team_free(l.team);
+	tu_write(left, "half");
+	tu_write(kept, "whole");
+	l.o.resume = 1;
+	lt_open(&l);
+	ck_assert_int_eq(access(left, F_OK), -1);
+	ck_assert_int_eq(access(kept, F_OK), 0);
+	lt_close(&l);
+	free(left);
+	free(kept);
 }
 END_TEST
 
@@ -154,6 +180,7 @@ team_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, a_fresh_team_has_its_lead);
 	tcase_add_test(tc, a_second_start_needs_resume);
+	tcase_add_test(tc, a_start_sweeps_half_written_outputs);
 	tcase_add_test(tc, the_state_may_not_lie_in_the_workdir);
 	tcase_add_test(tc, resume_relaunches_live_teammates);
 	tcase_add_test(tc, the_tick_reaps_an_ended_thread);
